@@ -1,0 +1,275 @@
+//! The storage-engine interface: one trait for an open database, one for a
+//! per-thread session on it, and a registry of engines by name.
+//!
+//! Engines contain no timing code: the runner times every call around them.
+//! An engine reports its version, every option it was opened with, and its
+//! internal statistics as name/value pairs.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use anyhow::{bail, Result};
+
+pub mod lmdb;
+pub mod null;
+pub mod rocksdb;
+pub mod sqlite;
+
+/// The type of an engine option's value, used to validate user input and to
+/// list valid values in error messages.
+#[derive(Debug, Clone, Copy)]
+pub enum OptKind {
+    Bool,
+    /// A non-negative integer.
+    Int,
+    /// A byte size: plain bytes or with a K/M/G/T suffix (powers of 1024).
+    Size,
+    Float,
+    Choice(&'static [&'static str]),
+    Text,
+}
+
+/// One option an engine accepts, with its default (as text) and a one-line help.
+#[derive(Debug, Clone, Copy)]
+pub struct OptionSpec {
+    pub name: &'static str,
+    pub default: &'static str,
+    pub kind: OptKind,
+    pub help: &'static str,
+}
+
+/// Validated engine options: every declared option is present (defaults filled
+/// in), values are in canonical form (bools are "true"/"false", sizes in bytes).
+#[derive(Debug, Clone, Default)]
+pub struct EngineOptions(pub BTreeMap<String, String>);
+
+impl EngineOptions {
+    pub fn str(&self, name: &str) -> &str {
+        self.0.get(name).map(String::as_str).unwrap_or_else(|| panic!("option {name} not declared"))
+    }
+    pub fn bool(&self, name: &str) -> bool {
+        self.str(name) == "true"
+    }
+    pub fn u64(&self, name: &str) -> u64 {
+        self.str(name).parse().unwrap_or_else(|_| panic!("option {name} is not an integer"))
+    }
+    pub fn i32(&self, name: &str) -> i32 {
+        self.u64(name).min(i32::MAX as u64) as i32
+    }
+    pub fn f64(&self, name: &str) -> f64 {
+        self.str(name).parse().unwrap_or_else(|_| panic!("option {name} is not a number"))
+    }
+}
+
+/// What an engine is opened with.
+#[derive(Debug, Clone)]
+pub struct OpenArgs {
+    /// Private directory for this engine's files; created by the caller.
+    pub dir: PathBuf,
+    pub options: EngineOptions,
+    pub key_size: usize,
+    pub value_size: usize,
+    /// Number of keys in the key space (the null engine pretends they exist).
+    pub num_keys: u64,
+    /// Client threads that will open sessions (some engines size pools by it).
+    pub threads: usize,
+}
+
+/// An engine in the registry.
+pub struct EngineSpec {
+    pub name: &'static str,
+    pub description: &'static str,
+    pub options: &'static [OptionSpec],
+    pub open: fn(&OpenArgs) -> Result<Box<dyn Engine>>,
+}
+
+/// An open database. Shared by all client threads of a step.
+pub trait Engine: Send + Sync {
+    /// Engine library version, e.g. "7.8.3".
+    fn version(&self) -> String;
+    /// Every option the engine was opened with, including ones derived from
+    /// the user's options (name, value), as the engine sees them.
+    fn effective_options(&self) -> Vec<(String, String)>;
+    /// A session for one client thread.
+    fn session(&self) -> Result<Box<dyn Session + '_>>;
+    /// Flush memtables / buffers so that reads see a settled structure.
+    fn flush(&self) -> Result<()> {
+        Ok(())
+    }
+    /// Whether background work (flushes, compactions) is pending or running.
+    /// None when the engine has no background work.
+    fn background_work_pending(&self) -> Result<Option<bool>> {
+        Ok(None)
+    }
+    /// Internal statistics as name/value pairs (RocksDB: rocksdb.stats etc.).
+    fn stats(&self) -> Vec<(String, String)> {
+        Vec::new()
+    }
+    /// The engine's own write-amplification figure since open, where it has one
+    /// (RocksDB: flush + compaction bytes written / bytes ingested).
+    fn engine_write_amp(&self) -> Option<f64> {
+        None
+    }
+}
+
+/// One entry of a write batch: a put (with value) or a delete.
+#[derive(Debug, Clone, Copy)]
+pub enum BatchOp<'a> {
+    Put(&'a [u8], &'a [u8]),
+    Delete(&'a [u8]),
+}
+
+/// A client thread's handle. All calls are synchronous; the runner times them.
+pub trait Session {
+    fn put(&mut self, key: &[u8], value: &[u8]) -> Result<()>;
+    fn delete(&mut self, key: &[u8]) -> Result<()>;
+    /// Apply the operations atomically (one commit / write batch).
+    fn write_batch(&mut self, ops: &[BatchOp<'_>]) -> Result<()>;
+    /// Point read; returns whether the key was found. The value is read (and
+    /// may be copied into an internal buffer) but not returned.
+    fn get(&mut self, key: &[u8]) -> Result<bool>;
+    /// Batched point reads of `keys.len() / key_size` keys laid out back to
+    /// back; returns how many were found.
+    fn multi_get(&mut self, keys: &[u8], key_size: usize) -> Result<usize> {
+        let mut found = 0;
+        for key in keys.chunks_exact(key_size) {
+            found += self.get(key)? as usize;
+        }
+        Ok(found)
+    }
+    /// Position at the first key >= `start` (or, when `reverse`, the last key
+    /// <= `start`) and visit entries in that direction until `visit` returns
+    /// false or `max_entries` were visited. Returns the number visited.
+    fn scan(
+        &mut self,
+        start: &[u8],
+        reverse: bool,
+        max_entries: usize,
+        visit: &mut dyn FnMut(&[u8], &[u8]) -> bool,
+    ) -> Result<usize>;
+}
+
+/// All engines, by name.
+pub fn registry() -> &'static [EngineSpec] {
+    static ENGINES: &[EngineSpec] = &[rocksdb::SPEC, lmdb::SPEC, sqlite::SPEC, null::SPEC];
+    ENGINES
+}
+
+pub fn engine_names() -> Vec<&'static str> {
+    registry().iter().map(|e| e.name).collect()
+}
+
+/// Look an engine up by name; the error names the valid choices.
+pub fn find(name: &str) -> Result<&'static EngineSpec> {
+    match registry().iter().find(|e| e.name == name) {
+        Some(spec) => Ok(spec),
+        None => bail!("unknown engine '{}' (valid engines: {})", name, engine_names().join(", ")),
+    }
+}
+
+/// Parse a byte size such as "64M", "1G", "4096" or "1.5GiB" (units are powers of 1024).
+pub fn parse_size(text: &str) -> Option<u64> {
+    let t = text.trim();
+    let t = t.strip_suffix("iB").or_else(|| t.strip_suffix('B')).unwrap_or(t);
+    let (num, mult) = match t.chars().last()? {
+        'k' | 'K' => (&t[..t.len() - 1], 1u64 << 10),
+        'm' | 'M' => (&t[..t.len() - 1], 1 << 20),
+        'g' | 'G' => (&t[..t.len() - 1], 1 << 30),
+        't' | 'T' => (&t[..t.len() - 1], 1 << 40),
+        _ => (t, 1),
+    };
+    if let Ok(n) = num.parse::<u64>() {
+        return n.checked_mul(mult);
+    }
+    let f: f64 = num.parse().ok()?;
+    (f >= 0.0 && f.is_finite()).then(|| (f * mult as f64) as u64)
+}
+
+fn canonical_value(spec: &OptionSpec, value: &str) -> Option<String> {
+    match spec.kind {
+        OptKind::Bool => match value.to_ascii_lowercase().as_str() {
+            "true" | "on" | "1" | "yes" => Some("true".into()),
+            "false" | "off" | "0" | "no" => Some("false".into()),
+            _ => None,
+        },
+        OptKind::Int => value.parse::<u64>().ok().map(|v| v.to_string()),
+        OptKind::Size => parse_size(value).map(|v| v.to_string()),
+        OptKind::Float => value.parse::<f64>().ok().filter(|v| v.is_finite()).map(|v| v.to_string()),
+        OptKind::Choice(choices) => choices.iter().find(|c| c.eq_ignore_ascii_case(value)).map(|c| c.to_string()),
+        OptKind::Text => Some(value.to_string()),
+    }
+}
+
+/// Describes the values an option accepts, for help and error messages.
+pub fn describe_kind(kind: OptKind) -> String {
+    match kind {
+        OptKind::Bool => "true|false".into(),
+        OptKind::Int => "integer".into(),
+        OptKind::Size => "size, e.g. 64M".into(),
+        OptKind::Float => "number".into(),
+        OptKind::Choice(c) => c.join("|"),
+        OptKind::Text => "text".into(),
+    }
+}
+
+/// Validate user options against an engine's declared options and fill in
+/// defaults. Unknown names and bad values give an error naming the valid ones.
+pub fn resolve_options(spec: &EngineSpec, user: &[(String, String)]) -> Result<EngineOptions> {
+    let mut out = BTreeMap::new();
+    for opt in spec.options {
+        let canon = canonical_value(opt, opt.default).expect("engine option default must be valid");
+        out.insert(opt.name.to_string(), canon);
+    }
+    for (name, value) in user {
+        let Some(opt) = spec.options.iter().find(|o| o.name == name) else {
+            let names: Vec<_> = spec.options.iter().map(|o| o.name).collect();
+            bail!(
+                "unknown option '{}' for engine {} (valid options: {})",
+                name,
+                spec.name,
+                if names.is_empty() { "none".to_string() } else { names.join(", ") }
+            );
+        };
+        let Some(canon) = canonical_value(opt, value) else {
+            bail!("invalid value '{}' for {}.{} (expected {})", value, spec.name, name, describe_kind(opt.kind));
+        };
+        out.insert(name.clone(), canon);
+    }
+    Ok(EngineOptions(out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse_with_binary_suffixes() {
+        assert_eq!(parse_size("4096"), Some(4096));
+        assert_eq!(parse_size("64M"), Some(64 << 20));
+        assert_eq!(parse_size("64MB"), Some(64 << 20));
+        assert_eq!(parse_size("1GiB"), Some(1 << 30));
+        assert_eq!(parse_size("1.5K"), Some(1536));
+        assert_eq!(parse_size("x"), None);
+        assert_eq!(parse_size("-1"), None);
+    }
+
+    #[test]
+    fn unknown_engine_lists_valid_ones() {
+        let err = find("mongo").err().unwrap().to_string();
+        assert!(err.contains("unknown engine 'mongo'"), "{err}");
+        assert!(err.contains("rocksdb") && err.contains("null"), "{err}");
+    }
+
+    #[test]
+    fn options_are_validated_and_defaulted() {
+        let spec = find("rocksdb").unwrap();
+        let opts = resolve_options(spec, &[("sync".into(), "on".into()), ("block_cache_size".into(), "1G".into())]).unwrap();
+        assert_eq!(opts.str("sync"), "true");
+        assert_eq!(opts.u64("block_cache_size"), 1 << 30);
+        assert_eq!(opts.str("compaction_style"), "leveled");
+        let err = resolve_options(spec, &[("nope".into(), "1".into())]).err().unwrap().to_string();
+        assert!(err.contains("valid options:") && err.contains("write_buffer_size"), "{err}");
+        let err = resolve_options(spec, &[("compaction_style".into(), "tiered".into())]).err().unwrap().to_string();
+        assert!(err.contains("leveled|universal"), "{err}");
+    }
+}

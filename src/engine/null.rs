@@ -1,0 +1,110 @@
+//! The null engine: stores nothing and answers at once, so a run against it
+//! measures the client's own cost per operation.
+//!
+//! It behaves as if every key id in [0, num_keys) were present (encoded as the
+//! workload encodes keys), so read and scan steps do the same client work they
+//! do against a real engine.
+
+use anyhow::Result;
+
+use super::{BatchOp, Engine, EngineSpec, OpenArgs, Session};
+
+pub const SPEC: EngineSpec = EngineSpec {
+    name: "null",
+    description: "does nothing, as fast as possible: measures the client's own overhead",
+    options: &[],
+    open,
+};
+
+fn open(args: &OpenArgs) -> Result<Box<dyn Engine>> {
+    Ok(Box::new(NullEngine { num_keys: args.num_keys, key_size: args.key_size, value: vec![b'x'; args.value_size] }))
+}
+
+pub struct NullEngine {
+    num_keys: u64,
+    key_size: usize,
+    value: Vec<u8>,
+}
+
+impl Engine for NullEngine {
+    fn version(&self) -> String {
+        env!("CARGO_PKG_VERSION").to_string()
+    }
+    fn effective_options(&self) -> Vec<(String, String)> {
+        Vec::new()
+    }
+    fn session(&self) -> Result<Box<dyn Session + '_>> {
+        Ok(Box::new(NullSession { engine: self, key: vec![b'0'; self.key_size.max(8)] }))
+    }
+}
+
+struct NullSession<'a> {
+    engine: &'a NullEngine,
+    key: Vec<u8>,
+}
+
+fn key_id(key: &[u8]) -> u64 {
+    let mut id = [0u8; 8];
+    let n = key.len().min(8);
+    id[..n].copy_from_slice(&key[..n]);
+    u64::from_be_bytes(id)
+}
+
+impl Session for NullSession<'_> {
+    #[inline]
+    fn put(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
+        std::hint::black_box((key, value));
+        Ok(())
+    }
+    #[inline]
+    fn delete(&mut self, key: &[u8]) -> Result<()> {
+        std::hint::black_box(key);
+        Ok(())
+    }
+    fn write_batch(&mut self, ops: &[BatchOp<'_>]) -> Result<()> {
+        std::hint::black_box(ops);
+        Ok(())
+    }
+    #[inline]
+    fn get(&mut self, key: &[u8]) -> Result<bool> {
+        Ok(key_id(std::hint::black_box(key)) < self.engine.num_keys)
+    }
+    fn scan(
+        &mut self,
+        start: &[u8],
+        reverse: bool,
+        max_entries: usize,
+        visit: &mut dyn FnMut(&[u8], &[u8]) -> bool,
+    ) -> Result<usize> {
+        let n = self.engine.num_keys;
+        if n == 0 {
+            return Ok(0);
+        }
+        let mut id = key_id(start);
+        if reverse {
+            id = id.min(n - 1);
+        } else if id >= n {
+            return Ok(0);
+        }
+        let mut visited = 0;
+        while visited < max_entries {
+            self.key[..8].copy_from_slice(&id.to_be_bytes());
+            visited += 1;
+            if !visit(&self.key, &self.engine.value) {
+                break;
+            }
+            if reverse {
+                if id == 0 {
+                    break;
+                }
+                id -= 1;
+            } else {
+                id += 1;
+                if id >= n {
+                    break;
+                }
+            }
+        }
+        Ok(visited)
+    }
+}

@@ -1,0 +1,2 @@
+mod engine;
+fn main() {}
