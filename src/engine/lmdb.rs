@@ -1,9 +1,641 @@
-//! Placeholder: being written.
-use anyhow::{bail, Result};
-use super::{Engine, EngineSpec, OpenArgs};
+//! LMDB through `heed` (bundled LMDB): a copy-on-write B-tree in one memory map.
+//!
+//! One unnamed ("default") database of raw bytes. LMDB allows one writer at a
+//! time: every put, delete and write batch is its own write transaction,
+//! committed at once, and concurrent writers queue on LMDB's writer mutex.
+//! Reads never block: a point read, a multi-get and a scan each run in one read
+//! transaction, begun per call, so they always see every prior commit.
+//!
+//! The environment is opened with thread-local reader slots (heed's `WithTls`):
+//! beginning a read transaction reuses the calling thread's slot without taking
+//! the reader-table lock, which is the cheapest way to run one read transaction
+//! per call. The price is LMDB's rule that a thread holds at most one read
+//! transaction at a time, so a scan's `visit` callback must not read this engine.
 
-pub const SPEC: EngineSpec = EngineSpec { name: "lmdb", description: "not yet available", options: &[], open };
+use std::ops::Bound;
+use std::path::{Path, PathBuf};
 
-fn open(_args: &OpenArgs) -> Result<Box<dyn Engine>> {
-    bail!("engine lmdb is not built yet")
+use anyhow::{bail, Context, Result};
+use heed::types::Bytes;
+use heed::{CommitOrAbort, Database, Env, EnvFlags, EnvOpenOptions};
+
+use super::{BatchOp, Engine, EngineSpec, OpenArgs, OptKind, OptionSpec, Session};
+
+const SYNC_MODES: &[&str] = &["sync", "nometasync", "nosync", "mapasync"];
+
+pub const SPEC: EngineSpec = EngineSpec {
+    name: "lmdb",
+    description: "LMDB (via heed, bundled): copy-on-write B-tree in a memory map; one writer at a time, reads never block",
+    options: &[
+        OptionSpec {
+            name: "map_size",
+            default: "64G",
+            kind: OptKind::Size,
+            help: "memory map size = maximum database size (virtual address space; rounded up to the OS page size)",
+        },
+        OptionSpec {
+            name: "sync_mode",
+            // Like RocksDB's sync=false and SQLite's synchronous=normal in WAL mode: a commit
+            // survives a process crash, not an OS crash. The same durability on every engine by default.
+            default: "nosync",
+            kind: OptKind::Choice(SYNC_MODES),
+            help: "commit durability: sync (fsync data+meta), nometasync (MDB_NOMETASYNC), nosync (MDB_NOSYNC), mapasync (MDB_NOSYNC|MDB_MAPASYNC)",
+        },
+        OptionSpec {
+            name: "write_map",
+            default: "false",
+            kind: OptKind::Bool,
+            help: "MDB_WRITEMAP: write through a writable memory map instead of write() calls",
+        },
+        OptionSpec {
+            name: "max_readers",
+            default: "126",
+            kind: OptKind::Int,
+            help: "reader table slots: maximum concurrent read transactions (one per reading thread)",
+        },
+        OptionSpec {
+            name: "no_readahead",
+            default: "false",
+            kind: OptKind::Bool,
+            help: "MDB_NORDAHEAD: turn off OS readahead on the map (helps random reads of a database larger than RAM)",
+        },
+    ],
+    open,
+};
+
+/// Names of the environment flags, for effective_options.
+const FLAG_NAMES: &[(EnvFlags, &str)] = &[
+    (EnvFlags::FIXED_MAP, "MDB_FIXEDMAP"),
+    (EnvFlags::NO_SUB_DIR, "MDB_NOSUBDIR"),
+    (EnvFlags::NO_SYNC, "MDB_NOSYNC"),
+    (EnvFlags::READ_ONLY, "MDB_RDONLY"),
+    (EnvFlags::NO_META_SYNC, "MDB_NOMETASYNC"),
+    (EnvFlags::WRITE_MAP, "MDB_WRITEMAP"),
+    (EnvFlags::MAP_ASYNC, "MDB_MAPASYNC"),
+    (EnvFlags::NO_LOCK, "MDB_NOLOCK"),
+    (EnvFlags::NO_READ_AHEAD, "MDB_NORDAHEAD"),
+    (EnvFlags::NO_MEM_INIT, "MDB_NOMEMINIT"),
+];
+/// MDB_NOTLS (heed deprecates its EnvFlags constant; only decoded here).
+const MDB_NOTLS: u32 = 0x20_0000;
+
+fn flag_names(bits: u32) -> String {
+    let mut names: Vec<&str> =
+        FLAG_NAMES.iter().filter(|(f, _)| bits & f.bits() == f.bits()).map(|(_, n)| *n).collect();
+    if bits & MDB_NOTLS != 0 {
+        names.push("MDB_NOTLS");
+    }
+    if names.is_empty() {
+        "none".to_string()
+    } else {
+        names.join("|")
+    }
+}
+
+fn os_page_size() -> u64 {
+    // SAFETY: sysconf only reads a system constant; no pointers are involved.
+    let size = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    if size > 0 {
+        size as u64
+    } else {
+        4096
+    }
+}
+
+fn open(args: &OpenArgs) -> Result<Box<dyn Engine>> {
+    Ok(Box::new(LmdbEngine::open(args)?))
+}
+
+pub struct LmdbEngine {
+    env: Env,
+    db: Database<'static, Bytes, Bytes>,
+    path: PathBuf,
+    sync_mode: String,
+}
+
+impl LmdbEngine {
+    fn open(args: &OpenArgs) -> Result<Self> {
+        let o = &args.options;
+        let path = args.dir.clone();
+        let page = os_page_size();
+        let map_size = o.u64("map_size").max(page).div_ceil(page) * page;
+        let map_size = usize::try_from(map_size)
+            .with_context(|| format!("lmdb: map_size {map_size} too large for this platform ({})", path.display()))?;
+        let max_readers = u32::try_from(o.u64("max_readers"))
+            .ok()
+            .filter(|&n| n > 0)
+            .with_context(|| format!("lmdb: max_readers must be 1..={} ({})", u32::MAX, path.display()))?;
+        // Every reading thread holds one reader slot (plus one for the thread
+        // that reads stats); running out fails reads with MDB_READERS_FULL.
+        if args.threads as u64 + 1 > max_readers as u64 {
+            bail!(
+                "lmdb: max_readers {max_readers} is too small for {} client threads (needs at least {}; set lmdb.max_readers) ({})",
+                args.threads,
+                args.threads + 1,
+                path.display()
+            );
+        }
+
+        let sync_mode = o.str("sync_mode").to_string();
+        let mut flags = match sync_mode.as_str() {
+            "sync" => EnvFlags::empty(),
+            "nometasync" => EnvFlags::NO_META_SYNC,
+            "nosync" => EnvFlags::NO_SYNC,
+            "mapasync" => EnvFlags::NO_SYNC | EnvFlags::MAP_ASYNC,
+            other => bail!("lmdb: invalid sync_mode '{other}' (valid: {})", SYNC_MODES.join("|")),
+        };
+        if o.bool("write_map") {
+            flags |= EnvFlags::WRITE_MAP;
+        }
+        if o.bool("no_readahead") {
+            flags |= EnvFlags::NO_READ_AHEAD;
+        }
+
+        let mut builder = EnvOpenOptions::new();
+        builder.map_size(map_size).max_readers(max_readers).max_dbs(0);
+        // SAFETY: NOSYNC / NOMETASYNC / MAPASYNC only weaken durability after a
+        // crash (the user's explicit choice); they cannot corrupt memory in
+        // this process.
+        unsafe { builder.flags(flags) };
+        // SAFETY: the directory is private to this engine (the caller creates
+        // it per run); nothing else in this process maps or modifies its files,
+        // and heed refuses to open the same path twice in one process.
+        let env = unsafe { builder.open(&path) }
+            .with_context(|| format!("lmdb: cannot open environment in {}", path.display()))?;
+
+        let wtxn = env.write_txn().with_context(|| format!("lmdb: cannot begin write txn in {}", path.display()))?;
+        let db: Database<'static, Bytes, Bytes> = env
+            .create_databases_and_commit(wtxn, |opener, wtxn| {
+                opener.create_database::<Bytes, Bytes>(wtxn, None).map(CommitOrAbort::<_, ()>::Commit)
+            })
+            .with_context(|| format!("lmdb: cannot open the default database in {}", path.display()))?
+            .unwrap_commit();
+
+        let max_key = env.max_key_size();
+        if args.key_size > max_key {
+            bail!("lmdb: key_size {} exceeds LMDB's maximum key size {} ({})", args.key_size, max_key, path.display());
+        }
+        Ok(LmdbEngine { env, db, path, sync_mode })
+    }
+
+    fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Engine for LmdbEngine {
+    fn version(&self) -> String {
+        let v = heed::lmdb_version();
+        format!("{}.{}.{}", v.major, v.minor, v.patch)
+    }
+
+    fn effective_options(&self) -> Vec<(String, String)> {
+        let info = self.env.info();
+        let bits = self.env.get_flags().unwrap_or(0);
+        let has = |f: EnvFlags| (bits & f.bits() == f.bits()).to_string();
+        let page_size = self.env.unnamed_database_stat().page_size;
+        vec![
+            ("map_size".into(), info.map_size.to_string()),
+            ("sync_mode".into(), self.sync_mode.clone()),
+            ("write_map".into(), has(EnvFlags::WRITE_MAP)),
+            ("max_readers".into(), self.env.max_readers().to_string()),
+            ("no_readahead".into(), has(EnvFlags::NO_READ_AHEAD)),
+            ("env_flags".into(), flag_names(bits)),
+            ("env_flags_raw".into(), format!("{bits:#x}")),
+            ("page_size".into(), page_size.to_string()),
+            ("max_key_size".into(), self.env.max_key_size().to_string()),
+            ("read_txn_tls".into(), (bits & MDB_NOTLS == 0).to_string()),
+            ("database".into(), "unnamed (default), raw bytes, bytewise key order".into()),
+            ("path".into(), self.path.display().to_string()),
+        ]
+    }
+
+    fn session(&self) -> Result<Box<dyn Session + '_>> {
+        Ok(Box::new(LmdbSession { engine: self, value: Vec::new() }))
+    }
+
+    fn flush(&self) -> Result<()> {
+        self.env.force_sync().with_context(|| format!("lmdb: sync failed in {}", self.path().display()))
+    }
+
+    fn stats(&self) -> Vec<(String, String)> {
+        let info = self.env.info();
+        let mut out = vec![
+            ("lmdb_version".to_string(), heed::lmdb_version().string.to_string()),
+            ("map_size".into(), info.map_size.to_string()),
+            ("last_pgno".into(), info.last_page_number.to_string()),
+            ("last_txnid".into(), info.last_txn_id.to_string()),
+            ("max_readers".into(), info.maximum_number_of_readers.to_string()),
+            ("num_readers".into(), info.number_of_readers.to_string()),
+        ];
+        if let Ok(size) = self.env.real_disk_size() {
+            out.push(("file_size".into(), size.to_string()));
+        }
+        let stat = self.env.read_txn().and_then(|rtxn| self.db.stat(&rtxn));
+        match stat {
+            Ok(s) => {
+                out.push(("page_size".into(), s.page_size.to_string()));
+                out.push(("depth".into(), s.depth.to_string()));
+                out.push(("branch_pages".into(), s.branch_pages.to_string()));
+                out.push(("leaf_pages".into(), s.leaf_pages.to_string()));
+                out.push(("overflow_pages".into(), s.overflow_pages.to_string()));
+                out.push(("entries".into(), s.entries.to_string()));
+                let used = (s.branch_pages + s.leaf_pages + s.overflow_pages) as u64 * s.page_size as u64;
+                out.push(("used_bytes".into(), used.to_string()));
+            }
+            Err(e) => out.push(("stat_error".into(), e.to_string())),
+        }
+        out
+    }
+}
+
+struct LmdbSession<'a> {
+    engine: &'a LmdbEngine,
+    /// The last value read, copied out of the map (reused, so no allocation
+    /// once it has grown to the value size).
+    value: Vec<u8>,
+}
+
+impl LmdbSession<'_> {
+    fn ctx(&self, what: &str) -> String {
+        format!("lmdb: {what} failed in {}", self.engine.path().display())
+    }
+}
+
+impl Session for LmdbSession<'_> {
+    fn put(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
+        let e = self.engine;
+        let mut wtxn = e.env.write_txn().with_context(|| self.ctx("begin write txn"))?;
+        e.db.put(&mut wtxn, key, value).with_context(|| self.ctx("put"))?;
+        wtxn.commit().with_context(|| self.ctx("commit"))
+    }
+
+    fn delete(&mut self, key: &[u8]) -> Result<()> {
+        let e = self.engine;
+        let mut wtxn = e.env.write_txn().with_context(|| self.ctx("begin write txn"))?;
+        e.db.delete(&mut wtxn, key).with_context(|| self.ctx("delete"))?;
+        wtxn.commit().with_context(|| self.ctx("commit"))
+    }
+
+    fn write_batch(&mut self, ops: &[BatchOp<'_>]) -> Result<()> {
+        let e = self.engine;
+        let mut wtxn = e.env.write_txn().with_context(|| self.ctx("begin write txn"))?;
+        for op in ops {
+            // On error the transaction is dropped, which aborts it: nothing of
+            // the batch is applied.
+            match *op {
+                BatchOp::Put(k, v) => e.db.put(&mut wtxn, k, v).with_context(|| self.ctx("batch put"))?,
+                BatchOp::Delete(k) => {
+                    e.db.delete(&mut wtxn, k).with_context(|| self.ctx("batch delete"))?;
+                }
+            }
+        }
+        wtxn.commit().with_context(|| self.ctx("batch commit"))
+    }
+
+    fn get(&mut self, key: &[u8]) -> Result<bool> {
+        let e = self.engine;
+        let rtxn = e.env.read_txn().with_context(|| self.ctx("begin read txn"))?;
+        match e.db.get(&rtxn, key).with_context(|| self.ctx("get"))? {
+            Some(v) => {
+                self.value.clear();
+                self.value.extend_from_slice(v);
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
+    fn multi_get(&mut self, keys: &[u8], key_size: usize) -> Result<usize> {
+        if key_size == 0 {
+            return Ok(0);
+        }
+        let e = self.engine;
+        let rtxn = e.env.read_txn().with_context(|| self.ctx("begin read txn"))?;
+        let mut found = 0;
+        for key in keys.chunks_exact(key_size) {
+            if let Some(v) = e.db.get(&rtxn, key).with_context(|| self.ctx("multi_get"))? {
+                self.value.clear();
+                self.value.extend_from_slice(v);
+                found += 1;
+            }
+        }
+        Ok(found)
+    }
+
+    fn scan(
+        &mut self,
+        start: &[u8],
+        reverse: bool,
+        max_entries: usize,
+        visit: &mut dyn FnMut(&[u8], &[u8]) -> bool,
+    ) -> Result<usize> {
+        if max_entries == 0 {
+            return Ok(0);
+        }
+        let e = self.engine;
+        let rtxn = e.env.read_txn().with_context(|| self.ctx("begin read txn"))?;
+        let mut visited = 0;
+        let mut each = |item: heed::Result<(&[u8], &[u8])>| -> Result<bool> {
+            let (k, v) = item.with_context(|| self.ctx("scan"))?;
+            visited += 1;
+            Ok(visit(k, v) && visited < max_entries)
+        };
+        if reverse {
+            let range: (Bound<&[u8]>, Bound<&[u8]>) = (Bound::Unbounded, Bound::Included(start));
+            for item in e.db.rev_range(&rtxn, &range).with_context(|| self.ctx("scan"))? {
+                if !each(item)? {
+                    break;
+                }
+            }
+        } else {
+            let range: (Bound<&[u8]>, Bound<&[u8]>) = (Bound::Included(start), Bound::Unbounded);
+            for item in e.db.range(&rtxn, &range).with_context(|| self.ctx("scan"))? {
+                if !each(item)? {
+                    break;
+                }
+            }
+        }
+        Ok(visited)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::resolve_options;
+
+    const KEY_SIZE: usize = 16;
+
+    fn key(id: u64) -> Vec<u8> {
+        let mut k = vec![0u8; KEY_SIZE];
+        k[..8].copy_from_slice(&id.to_be_bytes());
+        k
+    }
+
+    fn open_with(dir: &Path, opts: &[(&str, &str)]) -> Result<Box<dyn Engine>> {
+        let user: Vec<(String, String)> = opts.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        let options = resolve_options(&SPEC, &user)?;
+        let args = OpenArgs {
+            dir: dir.to_path_buf(),
+            options,
+            key_size: KEY_SIZE,
+            value_size: 100,
+            num_keys: 1000,
+            threads: 2,
+        };
+        (SPEC.open)(&args)
+    }
+
+    fn opt(engine: &dyn Engine, name: &str) -> String {
+        engine.effective_options().into_iter().find(|(k, _)| k == name).map(|(_, v)| v).unwrap_or_default()
+    }
+
+    fn stat(engine: &dyn Engine, name: &str) -> String {
+        engine.stats().into_iter().find(|(k, _)| k == name).map(|(_, v)| v).unwrap_or_default()
+    }
+
+    /// Loads keys 0, 2, 4, ..., 198 with value = the key's id as text.
+    fn load_even(s: &mut dyn Session) {
+        for i in (0..200u64).step_by(2) {
+            s.put(&key(i), i.to_string().as_bytes()).unwrap();
+        }
+    }
+
+    #[test]
+    fn opens_with_defaults_and_reports_itself() {
+        let dir = tempfile::tempdir().unwrap();
+        let e = open_with(dir.path(), &[]).unwrap();
+        assert!(e.version().starts_with("0.9."), "{}", e.version());
+        assert_eq!(opt(&*e, "map_size"), (64u64 << 30).to_string());
+        assert_eq!(opt(&*e, "sync_mode"), "nosync");
+        assert_eq!(opt(&*e, "write_map"), "false");
+        assert_eq!(opt(&*e, "no_readahead"), "false");
+        assert_eq!(opt(&*e, "max_readers"), "126");
+        assert_eq!(opt(&*e, "env_flags"), "MDB_NOSYNC");
+        assert_eq!(opt(&*e, "read_txn_tls"), "true");
+        assert!(e.background_work_pending().unwrap().is_none());
+        e.flush().unwrap();
+    }
+
+    #[test]
+    fn put_get_delete() {
+        let dir = tempfile::tempdir().unwrap();
+        let e = open_with(dir.path(), &[]).unwrap();
+        let mut s = e.session().unwrap();
+        assert!(!s.get(&key(1)).unwrap());
+        s.put(&key(1), b"one").unwrap();
+        assert!(s.get(&key(1)).unwrap());
+        assert!(!s.get(&key(2)).unwrap());
+        s.put(&key(1), b"uno").unwrap();
+        let mut seen = Vec::new();
+        s.scan(&key(0), false, 10, &mut |k, v| {
+            seen.push((k.to_vec(), v.to_vec()));
+            true
+        })
+        .unwrap();
+        assert_eq!(seen, vec![(key(1), b"uno".to_vec())]);
+        s.delete(&key(1)).unwrap();
+        assert!(!s.get(&key(1)).unwrap());
+        s.delete(&key(99)).unwrap(); // deleting a missing key is not an error
+        assert_eq!(stat(&*e, "entries"), "0");
+    }
+
+    #[test]
+    fn write_batch_is_visible_and_atomic() {
+        let dir = tempfile::tempdir().unwrap();
+        let e = open_with(dir.path(), &[]).unwrap();
+        let mut s = e.session().unwrap();
+        s.put(&key(5), b"five").unwrap();
+        let (k1, k2, k5) = (key(1), key(2), key(5));
+        s.write_batch(&[BatchOp::Put(&k1, b"a"), BatchOp::Put(&k2, b"b"), BatchOp::Delete(&k5)]).unwrap();
+        assert!(s.get(&k1).unwrap() && s.get(&k2).unwrap() && !s.get(&k5).unwrap());
+        s.write_batch(&[]).unwrap();
+
+        // A batch that fails part-way (key longer than LMDB's maximum) applies nothing.
+        let (k3, long) = (key(3), vec![7u8; 4096]);
+        let err = s.write_batch(&[BatchOp::Put(&k3, b"c"), BatchOp::Delete(&k1), BatchOp::Put(&long, b"x")]);
+        let msg = format!("{:#}", err.expect_err("over-long key must fail"));
+        assert!(msg.contains("lmdb") && msg.contains(&dir.path().display().to_string()), "{msg}");
+        assert!(!s.get(&k3).unwrap());
+        assert!(s.get(&k1).unwrap());
+        assert_eq!(stat(&*e, "entries"), "2");
+    }
+
+    #[test]
+    fn readers_never_see_half_a_batch() {
+        let dir = tempfile::tempdir().unwrap();
+        let e = open_with(dir.path(), &[("sync_mode", "nosync")]).unwrap();
+        let (ka, kb) = (key(1), key(2));
+        e.session().unwrap().write_batch(&[BatchOp::Put(&ka, b"0"), BatchOp::Put(&kb, b"0")]).unwrap();
+        std::thread::scope(|scope| {
+            let e = &*e;
+            let (ka, kb) = (&ka, &kb);
+            scope.spawn(move || {
+                let mut s = e.session().unwrap();
+                for i in 1..300u32 {
+                    let v = i.to_string();
+                    s.write_batch(&[BatchOp::Put(ka, v.as_bytes()), BatchOp::Put(kb, v.as_bytes())]).unwrap();
+                }
+            });
+            scope.spawn(move || {
+                let mut s = e.session().unwrap();
+                for _ in 0..300 {
+                    let mut vals = Vec::new();
+                    s.scan(&key(0), false, 2, &mut |_, v| {
+                        vals.push(v.to_vec());
+                        true
+                    })
+                    .unwrap();
+                    assert_eq!(vals.len(), 2);
+                    assert_eq!(vals[0], vals[1], "scan saw half a batch");
+                }
+            });
+        });
+    }
+
+    #[test]
+    fn multi_get_counts_found_keys() {
+        let dir = tempfile::tempdir().unwrap();
+        let e = open_with(dir.path(), &[]).unwrap();
+        let mut s = e.session().unwrap();
+        load_even(&mut *s);
+        let keys: Vec<u8> = (10..20u64).flat_map(key).collect();
+        assert_eq!(s.multi_get(&keys, KEY_SIZE).unwrap(), 5);
+        assert_eq!(s.multi_get(&[], KEY_SIZE).unwrap(), 0);
+        let missing: Vec<u8> = (1000..1004u64).flat_map(key).collect();
+        assert_eq!(s.multi_get(&missing, KEY_SIZE).unwrap(), 0);
+    }
+
+    #[test]
+    fn scans_forward_and_reverse() {
+        let dir = tempfile::tempdir().unwrap();
+        let e = open_with(dir.path(), &[]).unwrap();
+        let mut s = e.session().unwrap();
+        load_even(&mut *s);
+        let mut scan = |start: u64, reverse: bool, max: usize, stop_after: usize| {
+            let mut ids = Vec::new();
+            let n = s
+                .scan(&key(start), reverse, max, &mut |k, v| {
+                    let id = u64::from_be_bytes(k[..8].try_into().unwrap());
+                    assert_eq!(v, id.to_string().as_bytes());
+                    ids.push(id);
+                    ids.len() < stop_after
+                })
+                .unwrap();
+            assert_eq!(n, ids.len());
+            ids
+        };
+        // Forward from a present key and from a missing key (next greater).
+        assert_eq!(scan(100, false, 3, usize::MAX), vec![100, 102, 104]);
+        assert_eq!(scan(101, false, 3, usize::MAX), vec![102, 104, 106]);
+        // Reverse from a present key and from a missing key (next smaller).
+        assert_eq!(scan(100, true, 3, usize::MAX), vec![100, 98, 96]);
+        assert_eq!(scan(101, true, 3, usize::MAX), vec![100, 98, 96]);
+        // Early stop by visit.
+        assert_eq!(scan(100, false, 50, 2), vec![100, 102]);
+        assert_eq!(scan(100, true, 50, 1), vec![100]);
+        // Running off either end, and max_entries = 0.
+        assert_eq!(scan(195, false, 10, usize::MAX), vec![196, 198]);
+        assert_eq!(scan(3, true, 10, usize::MAX), vec![2, 0]);
+        assert!(scan(199, false, 10, usize::MAX).is_empty());
+        assert_eq!(scan(u64::MAX, true, 1, usize::MAX), vec![198]);
+        assert!(scan(100, false, 0, usize::MAX).is_empty());
+        // Unbounded length.
+        assert_eq!(scan(0, false, usize::MAX, usize::MAX).len(), 100);
+    }
+
+    #[test]
+    fn options_are_validated() {
+        let err = resolve_options(&SPEC, &[("sync_mode".into(), "sometimes".into())]).err().unwrap().to_string();
+        assert!(err.contains("sync|nometasync|nosync|mapasync"), "{err}");
+        let err = resolve_options(&SPEC, &[("map_size".into(), "lots".into())]).err().unwrap().to_string();
+        assert!(err.contains("lmdb.map_size"), "{err}");
+        let err = resolve_options(&SPEC, &[("cache_size".into(), "1G".into())]).err().unwrap().to_string();
+        assert!(err.contains("valid options") && err.contains("no_readahead"), "{err}");
+        let dir = tempfile::tempdir().unwrap();
+        let err = open_with(dir.path(), &[("max_readers", "0")]).err().unwrap().to_string();
+        assert!(err.contains("max_readers"), "{err}");
+        // Two client threads need three reader slots.
+        let err = open_with(dir.path(), &[("max_readers", "2")]).err().unwrap().to_string();
+        assert!(err.contains("max_readers 2 is too small"), "{err}");
+        open_with(dir.path(), &[("max_readers", "3")]).unwrap();
+    }
+
+    #[test]
+    fn effective_options_reflect_flags() {
+        let dir = tempfile::tempdir().unwrap();
+        let e = open_with(
+            dir.path(),
+            &[
+                ("sync_mode", "mapasync"),
+                ("write_map", "true"),
+                ("no_readahead", "on"),
+                ("max_readers", "200"),
+                ("map_size", "1000000"),
+            ],
+        )
+        .unwrap();
+        assert_eq!(opt(&*e, "sync_mode"), "mapasync");
+        assert_eq!(opt(&*e, "write_map"), "true");
+        assert_eq!(opt(&*e, "no_readahead"), "true");
+        assert_eq!(opt(&*e, "max_readers"), "200");
+        let map_size: u64 = opt(&*e, "map_size").parse().unwrap();
+        assert!(map_size >= 1_000_000 && map_size.is_multiple_of(os_page_size()), "{map_size}");
+        let flags = opt(&*e, "env_flags");
+        for f in ["MDB_NOSYNC", "MDB_MAPASYNC", "MDB_WRITEMAP", "MDB_NORDAHEAD"] {
+            assert!(flags.contains(f), "{flags}");
+        }
+        assert!(!flags.contains("MDB_NOMETASYNC"), "{flags}");
+        drop(e);
+
+        let dir = tempfile::tempdir().unwrap();
+        let e = open_with(dir.path(), &[("sync_mode", "nometasync")]).unwrap();
+        assert_eq!(opt(&*e, "env_flags"), "MDB_NOMETASYNC");
+        e.session().unwrap().put(&key(1), b"x").unwrap();
+        e.flush().unwrap();
+    }
+
+    #[test]
+    fn concurrent_writers_from_two_threads() {
+        let dir = tempfile::tempdir().unwrap();
+        let e = open_with(dir.path(), &[("sync_mode", "nosync")]).unwrap();
+        std::thread::scope(|scope| {
+            for t in 0..2u64 {
+                let e = &*e;
+                scope.spawn(move || {
+                    let mut s = e.session().unwrap();
+                    for i in 0..500u64 {
+                        let id = i * 2 + t;
+                        if i % 10 == 0 {
+                            let (k, k2) = (key(id), key(id + 1000));
+                            s.write_batch(&[BatchOp::Put(&k, b"v"), BatchOp::Put(&k2, b"w")]).unwrap();
+                        } else {
+                            s.put(&key(id), b"v").unwrap();
+                        }
+                        assert!(s.get(&key(id)).unwrap());
+                    }
+                });
+            }
+        });
+        let mut s = e.session().unwrap();
+        let all: Vec<u8> = (0..1000u64).flat_map(key).collect();
+        assert_eq!(s.multi_get(&all, KEY_SIZE).unwrap(), 1000);
+        assert_eq!(stat(&*e, "entries"), "1100");
+    }
+
+    #[test]
+    fn data_survives_reopen() {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            let e = open_with(dir.path(), &[]).unwrap();
+            let mut s = e.session().unwrap();
+            load_even(&mut *s);
+        }
+        let e = open_with(dir.path(), &[]).unwrap();
+        let mut s = e.session().unwrap();
+        assert!(s.get(&key(100)).unwrap());
+        assert_eq!(stat(&*e, "entries"), "100");
+        assert!(stat(&*e, "depth").parse::<u32>().unwrap() >= 1);
+    }
 }

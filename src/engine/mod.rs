@@ -20,7 +20,7 @@ pub mod sqlite;
 #[derive(Debug, Clone, Copy)]
 pub enum OptKind {
     Bool,
-    /// A non-negative integer.
+    /// An integer (negative values allowed where the engine gives them a meaning).
     Int,
     /// A byte size: plain bytes or with a K/M/G/T suffix (powers of 1024).
     Size,
@@ -53,8 +53,11 @@ impl EngineOptions {
     pub fn u64(&self, name: &str) -> u64 {
         self.str(name).parse().unwrap_or_else(|_| panic!("option {name} is not an integer"))
     }
+    pub fn i64(&self, name: &str) -> i64 {
+        self.str(name).parse().unwrap_or_else(|_| panic!("option {name} is not an integer"))
+    }
     pub fn i32(&self, name: &str) -> i32 {
-        self.u64(name).min(i32::MAX as u64) as i32
+        self.i64(name).clamp(i32::MIN as i64, i32::MAX as i64) as i32
     }
     pub fn f64(&self, name: &str) -> f64 {
         self.str(name).parse().unwrap_or_else(|_| panic!("option {name} is not a number"))
@@ -105,10 +108,33 @@ pub trait Engine: Send + Sync {
     fn stats(&self) -> Vec<(String, String)> {
         Vec::new()
     }
-    /// The engine's own write-amplification figure since open, where it has one
-    /// (RocksDB: flush + compaction bytes written / bytes ingested).
-    fn engine_write_amp(&self) -> Option<f64> {
+    /// The engine's own counters behind its write-amplification figure, where
+    /// it has one (RocksDB: bytes ingested, and flush + compaction bytes written).
+    fn write_amp_counters(&self) -> Option<WriteAmpCounters> {
         None
+    }
+}
+
+/// Cumulative counters since the engine was opened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WriteAmpCounters {
+    /// Logical bytes the engine accepted from clients.
+    pub ingest_bytes: u64,
+    /// Bytes the engine wrote for flushes and compactions.
+    pub written_bytes: u64,
+    /// How finely the engine reports these counters (bytes); 1 when exact.
+    pub resolution_bytes: u64,
+}
+
+impl WriteAmpCounters {
+    /// written / ingested between two snapshots. None when nothing was
+    /// ingested, or when the ingest is too small for the counters' resolution
+    /// to give the ratio within about 2%.
+    pub fn amp_since(&self, before: Option<WriteAmpCounters>) -> Option<f64> {
+        let (b_ingest, b_written) = before.map(|b| (b.ingest_bytes, b.written_bytes)).unwrap_or((0, 0));
+        let ingest = self.ingest_bytes.saturating_sub(b_ingest);
+        (ingest > 0 && ingest >= 50 * self.resolution_bytes)
+            .then(|| self.written_bytes.saturating_sub(b_written) as f64 / ingest as f64)
     }
 }
 
@@ -170,7 +196,14 @@ pub fn find(name: &str) -> Result<&'static EngineSpec> {
 /// Parse a byte size such as "64M", "1G", "4096" or "1.5GiB" (units are powers of 1024).
 pub fn parse_size(text: &str) -> Option<u64> {
     let t = text.trim();
-    let t = t.strip_suffix("iB").or_else(|| t.strip_suffix('B')).unwrap_or(t);
+    let lower = t.to_ascii_lowercase();
+    let t = if lower.ends_with("ib") {
+        &t[..t.len() - 2]
+    } else if lower.ends_with('b') {
+        &t[..t.len() - 1]
+    } else {
+        t
+    };
     let (num, mult) = match t.chars().last()? {
         'k' | 'K' => (&t[..t.len() - 1], 1u64 << 10),
         'm' | 'M' => (&t[..t.len() - 1], 1 << 20),
@@ -192,7 +225,7 @@ fn canonical_value(spec: &OptionSpec, value: &str) -> Option<String> {
             "false" | "off" | "0" | "no" => Some("false".into()),
             _ => None,
         },
-        OptKind::Int => value.parse::<u64>().ok().map(|v| v.to_string()),
+        OptKind::Int => value.parse::<i64>().ok().map(|v| v.to_string()),
         OptKind::Size => parse_size(value).map(|v| v.to_string()),
         OptKind::Float => value.parse::<f64>().ok().filter(|v| v.is_finite()).map(|v| v.to_string()),
         OptKind::Choice(choices) => choices.iter().find(|c| c.eq_ignore_ascii_case(value)).map(|c| c.to_string()),

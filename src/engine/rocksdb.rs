@@ -1,9 +1,461 @@
-//! Placeholder: being written.
-use anyhow::{bail, Result};
-use super::{Engine, EngineSpec, OpenArgs};
+//! RocksDB through rust-rocksdb, linked to Debian's librocksdb (the library
+//! Debian's db_bench uses, so the two clients can be compared like with like).
+//!
+//! Option defaults follow db_bench's, so `rumbench run --engine rocksdb` and
+//! `db_bench` with default flags open RocksDB the same way.
 
-pub const SPEC: EngineSpec = EngineSpec { name: "rocksdb", description: "not yet available", options: &[], open };
+use std::path::{Path, PathBuf};
 
-fn open(_args: &OpenArgs) -> Result<Box<dyn Engine>> {
-    bail!("engine rocksdb is not built yet")
+use anyhow::{Context, Result};
+use rocksdb::{
+    BlockBasedOptions, Cache, DBCompactionStyle, DBCompressionType, Options, ReadOptions, WriteBatch, WriteOptions, DB,
+};
+
+use super::{BatchOp, Engine, EngineOptions, EngineSpec, OpenArgs, OptKind, OptionSpec, Session, WriteAmpCounters};
+
+const OPTIONS: &[OptionSpec] = &[
+    OptionSpec { name: "compaction_style", default: "leveled", kind: OptKind::Choice(&["leveled", "universal"]), help: "LSM shape" },
+    OptionSpec { name: "block_cache_size", default: "8M", kind: OptKind::Size, help: "LRU block cache capacity (db_bench --cache_size)" },
+    OptionSpec { name: "write_buffer_size", default: "64M", kind: OptKind::Size, help: "memtable size" },
+    OptionSpec { name: "max_write_buffer_number", default: "2", kind: OptKind::Int, help: "memtables before writes stall" },
+    OptionSpec { name: "max_background_jobs", default: "2", kind: OptKind::Int, help: "flush + compaction threads" },
+    OptionSpec { name: "max_subcompactions", default: "1", kind: OptKind::Int, help: "threads per compaction job" },
+    OptionSpec { name: "level0_file_num_compaction_trigger", default: "4", kind: OptKind::Int, help: "L0 files that trigger compaction" },
+    OptionSpec { name: "level0_slowdown_writes_trigger", default: "20", kind: OptKind::Int, help: "L0 files that slow writes" },
+    OptionSpec { name: "level0_stop_writes_trigger", default: "36", kind: OptKind::Int, help: "L0 files that stop writes" },
+    OptionSpec { name: "target_file_size_base", default: "64M", kind: OptKind::Size, help: "SST file size at L1" },
+    OptionSpec { name: "max_bytes_for_level_base", default: "256M", kind: OptKind::Size, help: "L1 size (leveled)" },
+    OptionSpec { name: "num_levels", default: "7", kind: OptKind::Int, help: "LSM levels" },
+    OptionSpec {
+        name: "compression",
+        default: "snappy",
+        kind: OptKind::Choice(&["none", "snappy", "lz4", "zstd", "zlib", "bz2"]),
+        help: "block compression, all levels",
+    },
+    OptionSpec { name: "bloom_bits", default: "0", kind: OptKind::Int, help: "bloom filter bits per key, 0 = no filter" },
+    OptionSpec { name: "block_size", default: "4096", kind: OptKind::Size, help: "data block size" },
+    OptionSpec { name: "cache_index_and_filter_blocks", default: "false", kind: OptKind::Bool, help: "charge index/filter blocks to the block cache" },
+    OptionSpec { name: "wal", default: "true", kind: OptKind::Bool, help: "write-ahead log on/off" },
+    OptionSpec { name: "sync", default: "false", kind: OptKind::Bool, help: "fsync the WAL on every write" },
+    OptionSpec { name: "use_direct_reads", default: "false", kind: OptKind::Bool, help: "O_DIRECT for user reads" },
+    OptionSpec {
+        name: "use_direct_io_for_flush_and_compaction",
+        default: "false",
+        kind: OptKind::Bool,
+        help: "O_DIRECT for background IO",
+    },
+    OptionSpec { name: "max_open_files", default: "-1", kind: OptKind::Int, help: "table cache size, -1 = keep all open" },
+    OptionSpec { name: "bytes_per_sync", default: "0", kind: OptKind::Size, help: "incremental sync of SST files, 0 = off" },
+    OptionSpec {
+        name: "enable_pipelined_write",
+        default: "true",
+        kind: OptKind::Bool,
+        help: "pipelined WAL/memtable writes (db_bench's default)",
+    },
+    OptionSpec { name: "disable_auto_compactions", default: "false", kind: OptKind::Bool, help: "no automatic compactions" },
+    OptionSpec {
+        name: "statistics",
+        default: "false",
+        kind: OptKind::Bool,
+        help: "RocksDB statistics (exact write-amp counters; costs some CPU)",
+    },
+];
+
+pub const SPEC: EngineSpec = EngineSpec {
+    name: "rocksdb",
+    description: "RocksDB LSM (leveled or universal), Debian's librocksdb via rust-rocksdb",
+    options: OPTIONS,
+    open,
+};
+
+pub struct RocksEngine {
+    db: DB,
+    // Kept alive for the DB's lifetime; also queried for statistics.
+    db_opts: Options,
+    _cache: Cache,
+    dir: PathBuf,
+    write_opts_sync: bool,
+    write_opts_wal: bool,
+    statistics: bool,
+}
+
+fn compression(name: &str) -> DBCompressionType {
+    match name {
+        "none" => DBCompressionType::None,
+        "lz4" => DBCompressionType::Lz4,
+        "zstd" => DBCompressionType::Zstd,
+        "zlib" => DBCompressionType::Zlib,
+        "bz2" => DBCompressionType::Bz2,
+        _ => DBCompressionType::Snappy,
+    }
+}
+
+fn open(args: &OpenArgs) -> Result<Box<dyn Engine>> {
+    let o: &EngineOptions = &args.options;
+    let mut opts = Options::default();
+    opts.create_if_missing(true);
+    opts.set_compaction_style(match o.str("compaction_style") {
+        "universal" => DBCompactionStyle::Universal,
+        _ => DBCompactionStyle::Level,
+    });
+    opts.set_write_buffer_size(o.u64("write_buffer_size") as usize);
+    opts.set_max_write_buffer_number(o.i32("max_write_buffer_number"));
+    opts.set_max_background_jobs(o.i32("max_background_jobs"));
+    opts.set_max_subcompactions(o.u64("max_subcompactions") as u32);
+    opts.set_level_zero_file_num_compaction_trigger(o.i32("level0_file_num_compaction_trigger"));
+    opts.set_level_zero_slowdown_writes_trigger(o.i32("level0_slowdown_writes_trigger"));
+    opts.set_level_zero_stop_writes_trigger(o.i32("level0_stop_writes_trigger"));
+    opts.set_target_file_size_base(o.u64("target_file_size_base"));
+    opts.set_max_bytes_for_level_base(o.u64("max_bytes_for_level_base"));
+    opts.set_num_levels(o.i32("num_levels"));
+    opts.set_compression_type(compression(o.str("compression")));
+    opts.set_use_direct_reads(o.bool("use_direct_reads"));
+    opts.set_use_direct_io_for_flush_and_compaction(o.bool("use_direct_io_for_flush_and_compaction"));
+    opts.set_max_open_files(o.i32("max_open_files"));
+    opts.set_bytes_per_sync(o.u64("bytes_per_sync"));
+    opts.set_enable_pipelined_write(o.bool("enable_pipelined_write"));
+    opts.set_disable_auto_compactions(o.bool("disable_auto_compactions"));
+    if o.bool("statistics") {
+        opts.enable_statistics();
+    }
+    let cache = Cache::new_lru_cache(o.u64("block_cache_size") as usize).context("cannot create the block cache")?;
+    let mut table = BlockBasedOptions::default();
+    table.set_block_cache(&cache);
+    table.set_block_size(o.u64("block_size") as usize);
+    table.set_cache_index_and_filter_blocks(o.bool("cache_index_and_filter_blocks"));
+    let bloom = o.i64("bloom_bits");
+    if bloom > 0 {
+        table.set_bloom_filter(bloom as f64, false);
+    }
+    opts.set_block_based_table_factory(&table);
+    // Opened with the default column family named, so multiget can address it.
+    let db = DB::open_cf(&opts, &args.dir, [rocksdb::DEFAULT_COLUMN_FAMILY_NAME]).with_context(|| format!("rocksdb cannot open {}", args.dir.display()))?;
+    Ok(Box::new(RocksEngine {
+        db,
+        db_opts: opts,
+        _cache: cache,
+        dir: args.dir.clone(),
+        write_opts_sync: o.bool("sync"),
+        write_opts_wal: o.bool("wal"),
+        statistics: o.bool("statistics"),
+    }))
+}
+
+/// The newest OPTIONS-NNNNNN file RocksDB wrote: every option in force, as RocksDB sees it.
+fn latest_options_file(dir: &Path) -> Option<PathBuf> {
+    std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().to_string();
+            let n: u64 = name.strip_prefix("OPTIONS-")?.parse().ok()?;
+            Some((n, e.path()))
+        })
+        .max_by_key(|(n, _)| *n)
+        .map(|(_, p)| p)
+}
+
+/// Parse an OPTIONS file into ("Section.name", value) pairs.
+pub fn parse_options_file(text: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut section = String::new();
+    for line in text.lines() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        if let Some(s) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
+            // [CFOptions "default"] -> CFOptions; [TableOptions/BlockBasedTable "default"] -> TableOptions/BlockBasedTable
+            section = s.split_whitespace().next().unwrap_or("").to_string();
+            continue;
+        }
+        if let Some((k, v)) = line.split_once('=') {
+            out.push((format!("{section}.{}", k.trim()), v.trim().to_string()));
+        }
+    }
+    out
+}
+
+/// Parse the "Cumulative writes ... ingest: X GB" and "Cumulative compaction:
+/// X GB write" lines of rocksdb.stats. RocksDB counts flushes as compaction
+/// output of level 0, so the compaction figure already includes them.
+pub fn parse_stats_write_amp(stats: &str) -> Option<WriteAmpCounters> {
+    const GB: f64 = (1u64 << 30) as f64;
+    let after = |line: &str, key: &str| -> Option<f64> {
+        let rest = &line[line.find(key)? + key.len()..];
+        rest.split_whitespace().next()?.parse().ok()
+    };
+    let mut ingest = None;
+    let mut written = None;
+    for line in stats.lines() {
+        if line.starts_with("Cumulative writes:") {
+            ingest = after(line, "ingest:");
+        } else if line.starts_with("Cumulative compaction:") {
+            written = after(line, "Cumulative compaction:");
+        }
+    }
+    Some(WriteAmpCounters {
+        ingest_bytes: (ingest? * GB) as u64,
+        written_bytes: (written? * GB) as u64,
+        resolution_bytes: (0.01 * GB) as u64,
+    })
+}
+
+/// Read a ticker ("rocksdb.bytes.written COUNT : 123") from the statistics dump.
+pub fn ticker(stats: &str, name: &str) -> Option<u64> {
+    stats.lines().find_map(|l| {
+        let rest = l.strip_prefix(name)?.trim_start();
+        rest.strip_prefix("COUNT :")?.trim().parse().ok()
+    })
+}
+
+const INT_PROPERTIES: &[&str] = &[
+    "rocksdb.estimate-num-keys",
+    "rocksdb.total-sst-files-size",
+    "rocksdb.live-sst-files-size",
+    "rocksdb.estimate-live-data-size",
+    "rocksdb.estimate-pending-compaction-bytes",
+    "rocksdb.num-running-compactions",
+    "rocksdb.num-running-flushes",
+    "rocksdb.compaction-pending",
+    "rocksdb.mem-table-flush-pending",
+    "rocksdb.cur-size-all-mem-tables",
+    "rocksdb.block-cache-usage",
+    "rocksdb.block-cache-capacity",
+    "rocksdb.actual-delayed-write-rate",
+    "rocksdb.is-write-stopped",
+    "rocksdb.num-files-at-level0",
+    "rocksdb.num-files-at-level1",
+    "rocksdb.num-files-at-level2",
+    "rocksdb.num-files-at-level3",
+    "rocksdb.num-files-at-level4",
+    "rocksdb.num-files-at-level5",
+    "rocksdb.num-files-at-level6",
+];
+
+impl RocksEngine {
+    fn int_property(&self, name: &str) -> Option<u64> {
+        self.db.property_int_value(name).ok().flatten()
+    }
+}
+
+impl Engine for RocksEngine {
+    fn version(&self) -> String {
+        latest_options_file(&self.dir)
+            .and_then(|p| std::fs::read_to_string(p).ok())
+            .and_then(|t| {
+                parse_options_file(&t).into_iter().find(|(k, _)| k == "Version.rocksdb_version").map(|(_, v)| v)
+            })
+            .unwrap_or_else(|| "unknown".into())
+    }
+
+    fn effective_options(&self) -> Vec<(String, String)> {
+        let mut out = vec![("WriteOptions.sync".to_string(), self.write_opts_sync.to_string())];
+        out.push(("WriteOptions.disableWAL".into(), (!self.write_opts_wal).to_string()));
+        match latest_options_file(&self.dir).and_then(|p| std::fs::read_to_string(p).ok()) {
+            Some(text) => out.extend(parse_options_file(&text)),
+            None => out.push(("OPTIONS".into(), "no OPTIONS file found".into())),
+        }
+        out
+    }
+
+    fn session(&self) -> Result<Box<dyn Session + '_>> {
+        let mut wo = WriteOptions::default();
+        wo.set_sync(self.write_opts_sync);
+        wo.disable_wal(!self.write_opts_wal);
+        Ok(Box::new(RocksSession { db: &self.db, read_opts: ReadOptions::default(), write_opts: wo }))
+    }
+
+    fn flush(&self) -> Result<()> {
+        self.db.flush().context("rocksdb flush")
+    }
+
+    fn background_work_pending(&self) -> Result<Option<bool>> {
+        let busy = ["rocksdb.compaction-pending", "rocksdb.mem-table-flush-pending", "rocksdb.num-running-compactions", "rocksdb.num-running-flushes"]
+            .iter()
+            .any(|p| self.int_property(p).unwrap_or(0) > 0);
+        Ok(Some(busy))
+    }
+
+    fn stats(&self) -> Vec<(String, String)> {
+        let mut out: Vec<(String, String)> =
+            INT_PROPERTIES.iter().filter_map(|p| self.int_property(p).map(|v| (p.to_string(), v.to_string()))).collect();
+        if let Some(wa) = self.write_amp_counters() {
+            out.push(("write_amp.ingest_bytes".into(), wa.ingest_bytes.to_string()));
+            out.push(("write_amp.flush_and_compaction_bytes".into(), wa.written_bytes.to_string()));
+            out.push((
+                "write_amp.source".into(),
+                if self.statistics { "statistics tickers (exact)" } else { "rocksdb.stats text (rounded to 0.01 GB)" }.into(),
+            ));
+        }
+        if let Ok(Some(text)) = self.db.property_value("rocksdb.stats") {
+            out.push(("rocksdb.stats".into(), text));
+        }
+        if let Some(text) = self.db_opts.get_statistics() {
+            out.push(("rocksdb.options-statistics".into(), text));
+        }
+        out
+    }
+
+    fn write_amp_counters(&self) -> Option<WriteAmpCounters> {
+        if self.statistics {
+            let text = self.db_opts.get_statistics()?;
+            let flush = ticker(&text, "rocksdb.flush.write.bytes")?;
+            let compact = ticker(&text, "rocksdb.compact.write.bytes")?;
+            return Some(WriteAmpCounters {
+                ingest_bytes: ticker(&text, "rocksdb.bytes.written")?,
+                written_bytes: flush + compact,
+                resolution_bytes: 1,
+            });
+        }
+        let text = self.db.property_value("rocksdb.stats").ok()??;
+        parse_stats_write_amp(&text)
+    }
+}
+
+struct RocksSession<'a> {
+    db: &'a DB,
+    read_opts: ReadOptions,
+    write_opts: WriteOptions,
+}
+
+impl Session for RocksSession<'_> {
+    #[inline]
+    fn put(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
+        self.db.put_opt(key, value, &self.write_opts).context("rocksdb put")
+    }
+
+    fn delete(&mut self, key: &[u8]) -> Result<()> {
+        self.db.delete_opt(key, &self.write_opts).context("rocksdb delete")
+    }
+
+    fn write_batch(&mut self, ops: &[BatchOp<'_>]) -> Result<()> {
+        let mut batch = WriteBatch::default();
+        for op in ops {
+            match *op {
+                BatchOp::Put(k, v) => batch.put(k, v),
+                BatchOp::Delete(k) => batch.delete(k),
+            }
+        }
+        self.db.write_opt(batch, &self.write_opts).context("rocksdb write batch")
+    }
+
+    #[inline]
+    fn get(&mut self, key: &[u8]) -> Result<bool> {
+        // Pinned: the value is not copied, as db_bench's readrandom.
+        let v = self.db.get_pinned_opt(key, &self.read_opts).context("rocksdb get")?;
+        Ok(std::hint::black_box(v).is_some())
+    }
+
+    fn multi_get(&mut self, keys: &[u8], key_size: usize) -> Result<usize> {
+        let cf = self.db.cf_handle(rocksdb::DEFAULT_COLUMN_FAMILY_NAME).expect("opened with the default column family");
+        let results = self.db.batched_multi_get_cf_opt(cf, keys.chunks_exact(key_size), false, &self.read_opts);
+        let mut found = 0;
+        for r in results {
+            found += r.context("rocksdb multiget")?.is_some() as usize;
+        }
+        Ok(found)
+    }
+
+    fn scan(
+        &mut self,
+        start: &[u8],
+        reverse: bool,
+        max_entries: usize,
+        visit: &mut dyn FnMut(&[u8], &[u8]) -> bool,
+    ) -> Result<usize> {
+        // A new iterator per scan, as db_bench's seekrandom, so it sees the latest writes.
+        let mut it = self.db.raw_iterator_opt(ReadOptions::default());
+        if reverse {
+            it.seek_for_prev(start);
+        } else {
+            it.seek(start);
+        }
+        let mut n = 0;
+        while n < max_entries && it.valid() {
+            let (k, v) = (it.key().unwrap_or_default(), it.value().unwrap_or_default());
+            n += 1;
+            if !visit(k, v) || n == max_entries {
+                break;
+            }
+            if reverse {
+                it.prev();
+            } else {
+                it.next();
+            }
+        }
+        it.status().context("rocksdb iterator")?;
+        Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn open_default(dir: &Path, user: &[(&str, &str)]) -> Box<dyn Engine> {
+        let user: Vec<(String, String)> = user.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        let options = super::super::resolve_options(&SPEC, &user).unwrap();
+        open(&OpenArgs { dir: dir.to_path_buf(), options, key_size: 16, value_size: 100, num_keys: 100, threads: 1 }).unwrap()
+    }
+
+    #[test]
+    fn put_get_scan_delete_and_report() {
+        let dir = tempfile::tempdir().unwrap();
+        let engine = open_default(dir.path(), &[("statistics", "true")]);
+        let mut s = engine.session().unwrap();
+        for i in 0u64..100 {
+            let mut k = [b'0'; 16];
+            k[..8].copy_from_slice(&i.to_be_bytes());
+            s.put(&k, b"value").unwrap();
+        }
+        let key = |i: u64| {
+            let mut k = [b'0'; 16];
+            k[..8].copy_from_slice(&i.to_be_bytes());
+            k
+        };
+        assert!(s.get(&key(5)).unwrap());
+        assert!(!s.get(&key(500)).unwrap());
+        let mut seen = Vec::new();
+        assert_eq!(s.scan(&key(10), false, 3, &mut |k, _| { seen.push(k[7]); true }).unwrap(), 3);
+        assert_eq!(seen, vec![10, 11, 12]);
+        seen.clear();
+        assert_eq!(s.scan(&key(10), true, 3, &mut |k, _| { seen.push(k[7]); true }).unwrap(), 3);
+        assert_eq!(seen, vec![10, 9, 8]);
+        s.delete(&key(5)).unwrap();
+        assert!(!s.get(&key(5)).unwrap());
+        s.write_batch(&[BatchOp::Put(&key(200), b"x"), BatchOp::Delete(&key(6))]).unwrap();
+        assert!(s.get(&key(200)).unwrap() && !s.get(&key(6)).unwrap());
+        let mut keys = Vec::new();
+        for i in [1u64, 2, 300] {
+            keys.extend_from_slice(&key(i));
+        }
+        assert_eq!(s.multi_get(&keys, 16).unwrap(), 2);
+        drop(s);
+        engine.flush().unwrap();
+        assert_eq!(engine.version(), "7.8.3");
+        let opts = engine.effective_options();
+        assert!(opts.iter().any(|(k, v)| k == "CFOptions.write_buffer_size" && v == "67108864"), "{opts:?}");
+        let stats = engine.stats();
+        assert!(stats.iter().any(|(k, _)| k == "rocksdb.stats"));
+        let wa = engine.write_amp_counters().unwrap();
+        assert!(wa.ingest_bytes > 100 * 16 && wa.written_bytes > 0, "{wa:?}");
+        assert_eq!(engine.background_work_pending().unwrap(), Some(false));
+    }
+
+    #[test]
+    fn stats_text_parses() {
+        let text = "** DB Stats **\nUptime(secs): 10.0 total, 10.0 interval\nCumulative writes: 1000K writes, 1000K keys, 1000K commit groups, 1.0 writes per commit group, ingest: 0.11 GB, 11.07 MB/s\n\
+Cumulative compaction: 0.25 GB write, 25.10 MB/s write, 0.14 GB read, 14.0 MB/s read, 1.2 seconds\n";
+        let wa = parse_stats_write_amp(text).unwrap();
+        assert_eq!(wa.ingest_bytes, (0.11 * (1u64 << 30) as f64) as u64);
+        // 0.11 GB reported in steps of 0.01 GB is too coarse for a ratio within 2%.
+        assert_eq!(wa.amp_since(None), None);
+        let big = parse_stats_write_amp(&text.replace("ingest: 0.11 GB", "ingest: 1.10 GB")).unwrap();
+        assert!((big.amp_since(None).unwrap() - 0.25 / 1.10).abs() < 1e-6);
+        assert_eq!(ticker("rocksdb.bytes.written COUNT : 1234\nrocksdb.x COUNT : 1", "rocksdb.bytes.written"), Some(1234));
+        let opts = parse_options_file("[Version]\n  rocksdb_version=7.8.3\n[CFOptions \"default\"]\n  write_buffer_size=1\n");
+        assert_eq!(opts[0], ("Version.rocksdb_version".into(), "7.8.3".into()));
+        assert_eq!(opts[1], ("CFOptions.write_buffer_size".into(), "1".into()));
+    }
 }

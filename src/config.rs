@@ -1,0 +1,465 @@
+//! Run settings: from command-line flags, a suite file (TOML), or both.
+//!
+//! One struct of optional settings (`SettingsArgs`) is both the clap flag set
+//! and the TOML `[settings]` / `[[step]]` table, so the two can never drift.
+//! Precedence: built-in defaults < suite [settings] < suite [[step]] < flags.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use serde::{Deserialize, Serialize};
+
+use crate::engine;
+use crate::runner::steps::StepKind;
+use crate::workload::{Distribution, KeyOrder};
+
+/// Settings that apply to a run or to one step. Every field is optional so
+/// layers can be overlaid.
+#[derive(clap::Args, Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SettingsArgs {
+    /// Steps to run, comma separated, in order (see `rumbench steps`)
+    #[arg(long, short = 's', value_delimiter = ',')]
+    #[serde(default)]
+    pub steps: Option<Vec<String>>,
+    /// Number of keys in the key space [default: 1000000]
+    #[arg(long, short = 'n')]
+    pub num: Option<u64>,
+    /// Operations per step, total over client threads [default: num]
+    #[arg(long)]
+    pub ops: Option<u64>,
+    /// Run each step for this many seconds instead of a count of operations
+    #[arg(long)]
+    pub seconds: Option<f64>,
+    /// Client threads per step [default: 1]
+    #[arg(long, short = 't')]
+    pub threads: Option<usize>,
+    /// Key size in bytes, at least 8: a big-endian u64 id padded with '0' [default: 16]
+    #[arg(long)]
+    pub key_size: Option<usize>,
+    /// Value size in bytes [default: 100]
+    #[arg(long)]
+    pub value_size: Option<usize>,
+    /// Values compress to this fraction of their size [default: 0.5]
+    #[arg(long)]
+    pub compression_ratio: Option<f64>,
+    /// Load order of the `fill` step: seq, random, unique or hash; `hash` also
+    /// makes every step address keys as hash(i) [default: seq]
+    #[arg(long)]
+    pub key_order: Option<String>,
+    /// Access distribution of read, overwrite and delete steps: uniform,
+    /// zipfian[:THETA], latest[:THETA], exponential[:PCT], hotset:P.R [default: uniform]
+    #[arg(long)]
+    pub distribution: Option<String>,
+    /// Seed of every random stream; the same seed gives the same keys on every engine [default: 42]
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Next()/Prev() calls after each seek in fwdrange/revrange (db_bench's --seek_nexts) [default: 10]
+    #[arg(long)]
+    pub range_len: Option<usize>,
+    /// Puts per write batch in fill/overwrite steps (1 = single puts) [default: 1]
+    #[arg(long)]
+    pub batch_size: Option<usize>,
+    /// Keys per batch in multireadrandom [default: 10]
+    #[arg(long)]
+    pub multiget_batch: Option<usize>,
+    /// Background writer rate of *whilewriting steps: ops/s ("20000"), bytes/s
+    /// of key+value ("2MB", "512KB"), or "unlimited" [default: 2MB]
+    #[arg(long)]
+    pub writer_rate: Option<String>,
+    /// Upper bound in seconds on waitforcompaction [default: 600]
+    #[arg(long)]
+    pub compaction_timeout: Option<f64>,
+}
+
+macro_rules! overlay_fields {
+    ($dst:expr, $src:expr, $($field:ident),*) => {
+        $( if $src.$field.is_some() { $dst.$field = $src.$field.clone(); } )*
+    };
+}
+
+impl SettingsArgs {
+    /// Fields of `other` that are set replace ours.
+    pub fn overlay(&mut self, other: &SettingsArgs) {
+        overlay_fields!(
+            self, other, steps, num, ops, seconds, threads, key_size, value_size, compression_ratio, key_order,
+            distribution, seed, range_len, batch_size, multiget_batch, writer_rate, compaction_timeout
+        );
+    }
+}
+
+/// Background writer pacing.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct WriterRate {
+    /// Target operations per second; None = as fast as possible.
+    pub ops_per_s: Option<f64>,
+}
+
+impl WriterRate {
+    pub fn parse(text: &str, entry_bytes: usize) -> Result<WriterRate> {
+        let t = text.trim().to_ascii_lowercase();
+        if t == "unlimited" || t == "0" {
+            return Ok(WriterRate { ops_per_s: None });
+        }
+        let bad = || anyhow::anyhow!("invalid writer rate '{text}' (expected ops/s like 20000, bytes/s like 2MB, or unlimited)");
+        let plain = t.strip_suffix("ops").unwrap_or(&t).trim();
+        if let Ok(v) = plain.parse::<f64>() {
+            return if v > 0.0 && v.is_finite() { Ok(WriterRate { ops_per_s: Some(v) }) } else { Err(bad()) };
+        }
+        let t = t.strip_suffix("/s").unwrap_or(&t);
+        let bytes = engine::parse_size(t).filter(|&b| b > 0).ok_or_else(bad)?;
+        Ok(WriterRate { ops_per_s: Some(bytes as f64 / entry_bytes as f64) })
+    }
+}
+
+/// Fully resolved settings of one step.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Settings {
+    pub num: u64,
+    /// Operations in count mode (None in duration mode).
+    pub ops: Option<u64>,
+    pub seconds: Option<f64>,
+    pub threads: usize,
+    pub key_size: usize,
+    pub value_size: usize,
+    pub compression_ratio: f64,
+    pub key_order: KeyOrder,
+    pub distribution: Distribution,
+    pub seed: u64,
+    pub range_len: usize,
+    pub batch_size: usize,
+    pub multiget_batch: usize,
+    pub writer_rate: WriterRate,
+    pub compaction_timeout_s: f64,
+}
+
+impl Settings {
+    pub fn resolve(a: &SettingsArgs) -> Result<Settings> {
+        let num = a.num.unwrap_or(1_000_000);
+        let key_size = a.key_size.unwrap_or(16);
+        let value_size = a.value_size.unwrap_or(100);
+        let s = Settings {
+            num,
+            ops: if a.seconds.is_some() { None } else { Some(a.ops.unwrap_or(num)) },
+            seconds: a.seconds,
+            threads: a.threads.unwrap_or(1),
+            key_size,
+            value_size,
+            compression_ratio: a.compression_ratio.unwrap_or(0.5),
+            key_order: a.key_order.as_deref().unwrap_or("seq").parse().map_err(anyhow::Error::msg)?,
+            distribution: a.distribution.as_deref().unwrap_or("uniform").parse().map_err(anyhow::Error::msg)?,
+            seed: a.seed.unwrap_or(42),
+            range_len: a.range_len.unwrap_or(10),
+            batch_size: a.batch_size.unwrap_or(1),
+            multiget_batch: a.multiget_batch.unwrap_or(10),
+            writer_rate: WriterRate::parse(a.writer_rate.as_deref().unwrap_or("2MB"), key_size + value_size)?,
+            compaction_timeout_s: a.compaction_timeout.unwrap_or(600.0),
+        };
+        if s.num == 0 {
+            bail!("--num must be at least 1");
+        }
+        if s.key_size < 8 {
+            bail!("--key-size must be at least 8 bytes (keys are u64 ids), got {}", s.key_size);
+        }
+        if s.value_size == 0 {
+            bail!("--value-size must be at least 1 byte");
+        }
+        if s.threads == 0 || s.threads > 1024 {
+            bail!("--threads must be between 1 and 1024, got {}", s.threads);
+        }
+        if !(s.compression_ratio > 0.0 && s.compression_ratio <= 1.0) {
+            bail!("--compression-ratio must be in (0, 1], got {}", s.compression_ratio);
+        }
+        if let Some(sec) = s.seconds {
+            if !(sec > 0.0 && sec.is_finite()) {
+                bail!("--seconds must be positive, got {sec}");
+            }
+        }
+        if s.ops == Some(0) {
+            bail!("--ops must be at least 1");
+        }
+        if s.batch_size == 0 || s.multiget_batch == 0 {
+            bail!("--batch-size and --multiget-batch must be at least 1");
+        }
+        if !(s.compaction_timeout_s > 0.0) {
+            bail!("--compaction-timeout must be positive");
+        }
+        Ok(s)
+    }
+}
+
+/// One engine configuration of a suite.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConfigEntry {
+    /// Label in reports; defaults to the engine name.
+    pub name: Option<String>,
+    pub engine: String,
+    #[serde(default)]
+    pub options: toml::Table,
+}
+
+/// A step entry of a suite, with per-step overrides.
+#[derive(Debug, Clone, Deserialize)]
+pub struct StepEntry {
+    pub name: String,
+    #[serde(flatten)]
+    pub settings: SettingsArgs,
+}
+
+/// A suite file: shared settings, engine configs, steps.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SuiteFile {
+    pub name: Option<String>,
+    #[serde(default)]
+    pub settings: SettingsArgs,
+    #[serde(default, rename = "config")]
+    pub configs: Vec<ConfigEntry>,
+    #[serde(default, rename = "step")]
+    pub steps: Vec<StepEntry>,
+}
+
+impl SuiteFile {
+    pub fn load(path: &Path) -> Result<SuiteFile> {
+        let text = std::fs::read_to_string(path).with_context(|| format!("cannot read suite file {}", path.display()))?;
+        Self::parse(&text).with_context(|| format!("invalid suite file {}", path.display()))
+    }
+
+    pub fn parse(text: &str) -> Result<SuiteFile> {
+        // toml's message spans several lines; keep the first line and the position.
+        toml::from_str(text).map_err(|e| anyhow::anyhow!("{}", e.to_string().replace('\n', " ").split_whitespace().collect::<Vec<_>>().join(" ")))
+    }
+}
+
+fn toml_value_text(v: &toml::Value) -> String {
+    match v {
+        toml::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// A resolved engine configuration.
+#[derive(Debug, Clone, Serialize)]
+pub struct EngineConfig {
+    pub name: String,
+    pub engine: String,
+    /// Every engine option, validated, defaults filled in.
+    pub options: std::collections::BTreeMap<String, String>,
+}
+
+/// A resolved step: what to run and with which settings.
+#[derive(Debug, Clone, Serialize)]
+pub struct StepPlan {
+    pub kind: StepKind,
+    pub settings: Settings,
+}
+
+/// Everything a run needs, validated before anything runs.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunPlan {
+    pub suite: Option<String>,
+    pub configs: Vec<EngineConfig>,
+    pub steps: Vec<StepPlan>,
+    /// Run-wide settings (the base the steps were resolved from).
+    pub settings: Settings,
+}
+
+/// Inputs from the command line for building a plan.
+#[derive(Debug, Clone, Default)]
+pub struct PlanInputs {
+    pub suite: Option<SuiteFile>,
+    pub engines: Vec<String>,
+    /// "key=value" or "engine.key=value".
+    pub options: Vec<String>,
+    pub flags: SettingsArgs,
+}
+
+pub const DEFAULT_STEPS: &[&str] = &["fillseq", "readrandom"];
+
+impl RunPlan {
+    pub fn build(inp: &PlanInputs) -> Result<RunPlan> {
+        let suite = inp.suite.clone().unwrap_or_default();
+        // Engine configs: --engine replaces the suite's configs.
+        let mut entries: Vec<ConfigEntry> = if !inp.engines.is_empty() {
+            inp.engines.iter().map(|e| ConfigEntry { name: None, engine: e.clone(), options: Default::default() }).collect()
+        } else {
+            suite.configs.clone()
+        };
+        if entries.is_empty() {
+            bail!("no engine given: use --engine NAME or a suite file with [[config]] entries (engines: {})", engine::engine_names().join(", "));
+        }
+        // -o options: "engine.key=value" targets one engine, "key=value" all of them.
+        let mut cli_opts: Vec<(Option<String>, String, String)> = Vec::new();
+        for o in &inp.options {
+            let (k, v) = o.split_once('=').with_context(|| format!("invalid engine option '{o}' (expected KEY=VALUE or ENGINE.KEY=VALUE)"))?;
+            let (target, key) = match k.split_once('.') {
+                Some((eng, key)) => (Some(eng.to_string()), key.to_string()),
+                None => (None, k.to_string()),
+            };
+            if let Some(t) = &target {
+                engine::find(t)?;
+                if !entries.iter().any(|e| &e.engine == t) {
+                    bail!("option '{o}' is for engine {t}, which is not in this run");
+                }
+            }
+            cli_opts.push((target, key, v.to_string()));
+        }
+        let mut configs = Vec::new();
+        for entry in &entries {
+            let spec = engine::find(&entry.engine)?;
+            let mut user: Vec<(String, String)> =
+                entry.options.iter().map(|(k, v)| (k.clone(), toml_value_text(v))).collect();
+            for (target, k, v) in &cli_opts {
+                if target.as_deref().is_none_or(|t| t == entry.engine) {
+                    user.push((k.clone(), v.clone()));
+                }
+            }
+            let options = engine::resolve_options(spec, &user)?;
+            configs.push(EngineConfig {
+                name: entry.name.clone().unwrap_or_else(|| entry.engine.clone()),
+                engine: entry.engine.clone(),
+                options: options.0,
+            });
+        }
+        for (i, c) in configs.iter().enumerate() {
+            if configs[..i].iter().any(|p| p.name == c.name) {
+                bail!("two configs are named '{}': give each [[config]] a distinct name", c.name);
+            }
+        }
+
+        let mut base = suite.settings.clone();
+        base.overlay(&inp.flags);
+        let settings = Settings::resolve(&base)?;
+
+        // Steps: --steps, else suite [settings].steps or [[step]] tables, else the default.
+        let step_entries: Vec<StepEntry> = if let Some(names) = &inp.flags.steps {
+            names.iter().map(|n| StepEntry { name: n.clone(), settings: Default::default() }).collect()
+        } else if let Some(names) = &suite.settings.steps {
+            if !suite.steps.is_empty() {
+                bail!("the suite gives steps both in [settings].steps and as [[step]] tables; use one");
+            }
+            names.iter().map(|n| StepEntry { name: n.clone(), settings: Default::default() }).collect()
+        } else if !suite.steps.is_empty() {
+            suite.steps.clone()
+        } else {
+            DEFAULT_STEPS.iter().map(|n| StepEntry { name: n.to_string(), settings: Default::default() }).collect()
+        };
+        let mut steps = Vec::new();
+        for entry in step_entries {
+            let name = entry.name.trim();
+            if name.is_empty() {
+                continue;
+            }
+            if entry.settings.steps.is_some() {
+                bail!("[[step]] {name}: 'steps' is not a per-step setting");
+            }
+            let kind: StepKind = name.parse().map_err(anyhow::Error::msg)?;
+            let mut layered = suite.settings.clone();
+            layered.overlay(&entry.settings);
+            layered.overlay(&inp.flags);
+            let s = Settings::resolve(&layered).with_context(|| format!("step {name}"))?;
+            steps.push(StepPlan { kind, settings: s });
+        }
+        if steps.is_empty() {
+            bail!("no steps to run");
+        }
+        Ok(RunPlan { suite: suite.name.clone(), configs, steps, settings })
+    }
+}
+
+/// Where results go: `--output-dir`, or results/<timestamp> under the current directory.
+pub fn default_output_dir() -> PathBuf {
+    PathBuf::from("results").join(chrono::Local::now().format("%Y%m%d-%H%M%S").to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn inputs(engines: &[&str], flags: SettingsArgs) -> PlanInputs {
+        PlanInputs { engines: engines.iter().map(|s| s.to_string()).collect(), flags, ..Default::default() }
+    }
+
+    #[test]
+    fn defaults_resolve() {
+        let plan = RunPlan::build(&inputs(&["null"], Default::default())).unwrap();
+        assert_eq!(plan.settings.num, 1_000_000);
+        assert_eq!(plan.settings.key_size, 16);
+        assert_eq!(plan.settings.value_size, 100);
+        assert_eq!(plan.settings.ops, Some(1_000_000));
+        assert_eq!(plan.steps.len(), 2);
+        // 2 MB/s of 116-byte entries.
+        let r = plan.settings.writer_rate.ops_per_s.unwrap();
+        assert!((r - 2.0 * 1048576.0 / 116.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn suite_layers_and_flags_override() {
+        let suite = SuiteFile::parse(
+            r#"
+            name = "demo"
+            [settings]
+            num = 5000
+            threads = 2
+            [[config]]
+            name = "r1"
+            engine = "rocksdb"
+            options = { compaction_style = "universal", write_buffer_size = "8M", sync = true }
+            [[config]]
+            engine = "null"
+            [[step]]
+            name = "fillrandom"
+            [[step]]
+            name = "readrandom"
+            seconds = 3
+            threads = 4
+            "#,
+        )
+        .unwrap();
+        let flags = SettingsArgs { num: Some(7000), ..Default::default() };
+        let plan = RunPlan::build(&PlanInputs { suite: Some(suite), flags, ..Default::default() }).unwrap();
+        assert_eq!(plan.suite.as_deref(), Some("demo"));
+        assert_eq!(plan.configs.len(), 2);
+        assert_eq!(plan.configs[0].name, "r1");
+        assert_eq!(plan.configs[0].options["compaction_style"], "universal");
+        assert_eq!(plan.configs[0].options["write_buffer_size"], (8u64 << 20).to_string());
+        assert_eq!(plan.configs[0].options["sync"], "true");
+        assert_eq!(plan.configs[1].name, "null");
+        assert_eq!(plan.steps[0].settings.num, 7000);
+        assert_eq!(plan.steps[0].settings.threads, 2);
+        assert_eq!(plan.steps[0].settings.ops, Some(7000));
+        assert_eq!(plan.steps[1].settings.threads, 4);
+        assert_eq!(plan.steps[1].settings.seconds, Some(3.0));
+        assert_eq!(plan.steps[1].settings.ops, None);
+    }
+
+    #[test]
+    fn bad_input_is_named() {
+        let err = |flags: SettingsArgs, engines: &[&str]| RunPlan::build(&inputs(engines, flags)).unwrap_err().to_string();
+        assert!(err(Default::default(), &["nosuch"]).contains("valid engines"));
+        let e = err(SettingsArgs { steps: Some(vec!["fillbogus".into()]), ..Default::default() }, &["null"]);
+        assert!(e.contains("unknown step 'fillbogus'") && e.contains("readrandom"), "{e}");
+        assert!(err(SettingsArgs { key_size: Some(4), ..Default::default() }, &["null"]).contains("at least 8"));
+        assert!(err(SettingsArgs { distribution: Some("pareto".into()), ..Default::default() }, &["null"]).contains("zipfian"));
+        assert!(err(SettingsArgs { writer_rate: Some("fast".into()), ..Default::default() }, &["null"]).contains("writer rate"));
+        let e = RunPlan::build(&PlanInputs {
+            engines: vec!["rocksdb".into()],
+            options: vec!["lmdb.map_size=1G".into()],
+            ..Default::default()
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("not in this run"), "{e}");
+        assert!(SuiteFile::parse("[settings]\nbogus = 1").unwrap_err().to_string().contains("bogus"));
+    }
+
+    #[test]
+    fn writer_rates_parse() {
+        assert_eq!(WriterRate::parse("20000", 116).unwrap().ops_per_s, Some(20000.0));
+        assert_eq!(WriterRate::parse("unlimited", 116).unwrap().ops_per_s, None);
+        assert_eq!(WriterRate::parse("1160KB", 116).unwrap().ops_per_s, Some(1160.0 * 1024.0 / 116.0));
+        assert_eq!(WriterRate::parse("2MB/s", 100).unwrap().ops_per_s, Some(20971.52));
+        assert!(WriterRate::parse("-5", 100).is_err());
+    }
+}

@@ -1,0 +1,11 @@
+//! Measurement: latency histograms, per-thread recorders with 1-second
+//! interval series, and their merge after a step.
+//!
+//! Each client thread owns its recorders (no shared state on the hot path);
+//! the runner merges them when the step ends.
+
+pub mod latency;
+pub mod recorder;
+
+pub use latency::{new_histogram, LatencySummary};
+pub use recorder::{merge, IntervalStats, ProgressCounter, Recorder};

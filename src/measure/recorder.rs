@@ -1,0 +1,248 @@
+//! Per-thread recording of one operation type: a histogram for the whole step
+//! and a 1-second interval series, kept without any shared lock.
+//!
+//! On the hot path a thread only records into its current-interval histogram.
+//! When an interval boundary passes, that histogram is folded into the
+//! step histogram, its non-empty buckets are saved as the interval's record,
+//! and it is reset: O(histogram) work once a second, not per operation.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use hdrhistogram::Histogram;
+use serde::{Deserialize, Serialize};
+
+use super::latency::{new_histogram, LatencySummary, MAX_NS};
+
+pub const INTERVAL_NS: u64 = 1_000_000_000;
+
+/// A per-thread operation counter read by the progress display; padded to a
+/// cache line so threads never share one.
+#[repr(align(64))]
+#[derive(Default)]
+pub struct ProgressCounter(pub AtomicU64);
+
+/// One thread's record of one interval: its ops and the histogram's
+/// non-empty buckets (value, count).
+#[derive(Debug, Clone)]
+struct IntervalSlice {
+    index: u32,
+    ops: u64,
+    buckets: Vec<(u64, u64)>,
+}
+
+pub struct Recorder<'a> {
+    interval_hist: Histogram<u64>,
+    total: Histogram<u64>,
+    interval_index: u32,
+    next_boundary_ns: u64,
+    interval_ops: u64,
+    ops: u64,
+    calls: u64,
+    slices: Vec<IntervalSlice>,
+    progress: Option<&'a ProgressCounter>,
+}
+
+impl<'a> Recorder<'a> {
+    pub fn new(progress: Option<&'a ProgressCounter>) -> Self {
+        Recorder {
+            interval_hist: new_histogram(),
+            total: new_histogram(),
+            interval_index: 0,
+            next_boundary_ns: INTERVAL_NS,
+            interval_ops: 0,
+            ops: 0,
+            calls: 0,
+            slices: Vec::new(),
+            progress,
+        }
+    }
+
+    /// Record one call that completed `now_ns` after the step started, took
+    /// `latency_ns`, and did `ops` operations (more than one for batches).
+    #[inline]
+    pub fn record_n(&mut self, now_ns: u64, latency_ns: u64, ops: u64) {
+        if now_ns >= self.next_boundary_ns {
+            self.roll(now_ns);
+        }
+        self.interval_hist.saturating_record(latency_ns.clamp(1, MAX_NS));
+        self.interval_ops += ops;
+        self.ops += ops;
+        self.calls += 1;
+        if self.calls & 0x3ff == 0 {
+            if let Some(p) = self.progress {
+                p.0.store(self.ops, Ordering::Relaxed);
+            }
+        }
+    }
+
+    #[inline]
+    pub fn record(&mut self, now_ns: u64, latency_ns: u64) {
+        self.record_n(now_ns, latency_ns, 1)
+    }
+
+    pub fn ops(&self) -> u64 {
+        self.ops
+    }
+
+    #[cold]
+    fn roll(&mut self, now_ns: u64) {
+        self.close_interval();
+        self.interval_index = (now_ns / INTERVAL_NS) as u32;
+        self.next_boundary_ns = (self.interval_index as u64 + 1) * INTERVAL_NS;
+    }
+
+    fn close_interval(&mut self) {
+        if self.interval_ops > 0 || !self.interval_hist.is_empty() {
+            let buckets = self
+                .interval_hist
+                .iter_recorded()
+                .map(|v| (v.value_iterated_to(), v.count_at_value()))
+                .collect();
+            self.slices.push(IntervalSlice { index: self.interval_index, ops: self.interval_ops, buckets });
+            self.total.add(&self.interval_hist).expect("same histogram bounds");
+            self.interval_hist.reset();
+            self.interval_ops = 0;
+        }
+    }
+
+    /// Close the last (partial) interval; called when the thread is done.
+    pub fn finish(mut self) -> FinishedRecorder {
+        self.close_interval();
+        if let Some(p) = self.progress {
+            p.0.store(self.ops, Ordering::Relaxed);
+        }
+        FinishedRecorder { total: self.total, ops: self.ops, slices: self.slices }
+    }
+}
+
+/// A thread's finished recording, ready to merge.
+pub struct FinishedRecorder {
+    total: Histogram<u64>,
+    ops: u64,
+    slices: Vec<IntervalSlice>,
+}
+
+/// One second of a step, all threads merged.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct IntervalStats {
+    /// Interval number: second `index` of the step covers [index, index+1) s.
+    pub index: u32,
+    pub ops: u64,
+    pub p99_us: f64,
+    pub max_us: f64,
+}
+
+/// All threads' recordings of one operation type, merged.
+pub struct MergedOps {
+    pub histogram: Histogram<u64>,
+    pub ops: u64,
+    pub intervals: Vec<IntervalStats>,
+}
+
+impl MergedOps {
+    pub fn latency(&self) -> LatencySummary {
+        LatencySummary::from_histogram(&self.histogram)
+    }
+}
+
+/// Merge per-thread recordings after the step. `intervals` is the number of
+/// 1-second intervals the step spanned; seconds without operations appear
+/// with zero ops (a stall is visible as a gap, not hidden).
+pub fn merge(recorders: Vec<FinishedRecorder>, intervals: u32) -> MergedOps {
+    let mut histogram = new_histogram();
+    let mut ops = 0;
+    let last_index = recorders.iter().flat_map(|r| r.slices.iter().map(|s| s.index + 1)).max().unwrap_or(0);
+    let n = intervals.max(last_index) as usize;
+    let mut per_interval: Vec<(u64, Option<Histogram<u64>>)> = (0..n).map(|_| (0, None)).collect();
+    for r in &recorders {
+        histogram.add(&r.total).expect("same histogram bounds");
+        ops += r.ops;
+        for s in &r.slices {
+            let (iops, h) = &mut per_interval[s.index as usize];
+            *iops += s.ops;
+            let h = h.get_or_insert_with(new_histogram);
+            for &(v, c) in &s.buckets {
+                h.saturating_record_n(v, c);
+            }
+        }
+    }
+    let intervals = per_interval
+        .into_iter()
+        .enumerate()
+        .map(|(i, (iops, h))| {
+            let (p99_us, max_us) = match h {
+                Some(h) if !h.is_empty() => {
+                    (h.value_at_quantile(0.99) as f64 / 1000.0, h.max() as f64 / 1000.0)
+                }
+                _ => (0.0, 0.0),
+            };
+            IntervalStats { index: i as u32, ops: iops, p99_us, max_us }
+        })
+        .collect();
+    MergedOps { histogram, ops, intervals }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: u64 = 1_000_000;
+
+    #[test]
+    fn per_thread_recordings_merge_into_step_and_interval_stats() {
+        let counters = [ProgressCounter::default(), ProgressCounter::default()];
+        let mut a = Recorder::new(Some(&counters[0]));
+        let mut b = Recorder::new(Some(&counters[1]));
+        // Thread a: 100 ops of 10us in second 0, one 500ms stall ending in second 2.
+        for i in 0..100 {
+            a.record(i * MS, 10_000);
+        }
+        a.record(2_100 * MS, 500 * MS);
+        // Thread b: 50 ops of 20us in second 1, a batch of 10 ops in second 2.
+        for i in 0..50 {
+            b.record(1_000 * MS + i * MS, 20_000);
+        }
+        b.record_n(2_200 * MS, 30_000, 10);
+        let merged = merge(vec![a.finish(), b.finish()], 3);
+        assert_eq!(merged.ops, 161);
+        assert_eq!(merged.histogram.len(), 152); // calls, not ops
+        assert_eq!(merged.intervals.len(), 3);
+        assert_eq!(merged.intervals[0].ops, 100);
+        assert_eq!(merged.intervals[1].ops, 50);
+        assert_eq!(merged.intervals[2].ops, 11);
+        assert!((merged.intervals[0].max_us - 10.0).abs() < 0.1);
+        assert!((merged.intervals[1].max_us - 20.0).abs() < 0.1);
+        // The stall shows up as the max of the interval it ended in.
+        assert!((merged.intervals[2].max_us - 500_000.0).abs() / 500_000.0 < 0.001);
+        let lat = merged.latency();
+        assert!((lat.p50_us - 10.0).abs() < 0.1, "{lat:?}");
+        assert_eq!(counters[0].0.load(Ordering::Relaxed), 101);
+        assert_eq!(counters[1].0.load(Ordering::Relaxed), 60);
+    }
+
+    #[test]
+    fn empty_seconds_are_kept_as_zero_intervals() {
+        let mut a = Recorder::new(None);
+        a.record(100 * MS, 1_000);
+        a.record(3_500 * MS, 1_000);
+        let merged = merge(vec![a.finish()], 4);
+        let ops: Vec<u64> = merged.intervals.iter().map(|i| i.ops).collect();
+        assert_eq!(ops, vec![1, 0, 0, 1]);
+        assert_eq!(merged.intervals[1].max_us, 0.0);
+    }
+
+    #[test]
+    fn interval_p99_is_computed_over_all_threads() {
+        // Thread a has 98 fast ops, thread b 2 slow ones: per-thread p99s would
+        // say 1us and 100us; the merged interval p99 must be the slow value.
+        let mut a = Recorder::new(None);
+        let mut b = Recorder::new(None);
+        for i in 0..98 {
+            a.record(i * MS, 1_000);
+        }
+        b.record(1, 100_000);
+        b.record(2, 100_000);
+        let merged = merge(vec![a.finish(), b.finish()], 1);
+        assert!((merged.intervals[0].p99_us - 100.0).abs() < 0.1, "{:?}", merged.intervals[0]);
+    }
+}

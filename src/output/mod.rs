@@ -1,0 +1,154 @@
+//! Results: one summary struct (`RunResult`) from which every output format
+//! is rendered, and the exporters that write them into the run directory.
+//!
+//! All files are rewritten after every step (atomically: temp file + rename),
+//! so a failure or Ctrl-C later in the run loses nothing already measured.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+
+use crate::config::Settings;
+use crate::measure::{IntervalStats, LatencySummary};
+
+pub mod csv;
+pub mod json;
+pub mod table;
+
+/// Version of the result.json layout; bump on incompatible changes.
+pub const SCHEMA: &str = "rumbench.result/1";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Running,
+    Completed,
+    Interrupted,
+    Failed,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RunResult {
+    pub schema: String,
+    pub rumbench_version: String,
+    pub git_commit: Option<String>,
+    pub command_line: Vec<String>,
+    pub started_at: String,
+    pub finished_at: Option<String>,
+    pub status: Status,
+    /// One-line cause when the run failed or was interrupted.
+    pub error: Option<String>,
+    pub suite: Option<String>,
+    /// Run-wide settings (each step also records its own).
+    pub settings: Settings,
+    pub configs: Vec<ConfigResult>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ConfigResult {
+    pub name: String,
+    pub engine: String,
+    pub engine_version: Option<String>,
+    /// The engine's options as given (validated, defaults filled in).
+    pub options: BTreeMap<String, String>,
+    /// Every option as the engine reports it was opened with.
+    pub effective_options: Vec<(String, String)>,
+    pub db_dir: PathBuf,
+    pub status: Status,
+    pub error: Option<String>,
+    pub steps: Vec<StepResult>,
+    /// Engine statistics when the config finished.
+    pub engine_stats: Vec<(String, String)>,
+}
+
+/// Latency and interval series of one operation type in a step.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct OpResult {
+    /// get, put, delete, multiget, seek, next, write_batch, flush, wait.
+    pub op: String,
+    /// Operations (keys for batched calls).
+    pub ops: u64,
+    /// Response time per call: per operation, or per batch for batched calls.
+    pub latency: LatencySummary,
+    /// 1-second intervals: ops, p99 and max response time in each.
+    pub intervals: Vec<IntervalStats>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ReadCounts {
+    pub found: u64,
+    pub not_found: u64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct WriterResult {
+    /// Target rate; None when the writer ran unpaced (as fast as it could).
+    pub target_ops_s: Option<f64>,
+    pub achieved_ops_s: f64,
+    pub ops: u64,
+    /// Achieved rate fell more than 5% short of the target.
+    pub missed_target: bool,
+    /// Response time measured from each write's intended start (includes
+    /// queueing behind stalls), with its interval series.
+    pub latency: OpResult,
+    /// Service time: from the actual start of each write to its end.
+    pub service_time: LatencySummary,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct StepResult {
+    pub name: String,
+    pub status: Status,
+    pub error: Option<String>,
+    pub settings: Settings,
+    pub started_at: String,
+    /// Seconds from the moment all client threads were released to the last one finishing.
+    pub wall_s: f64,
+    /// Operations of the step's clients (the background writer's are separate).
+    pub ops: u64,
+    pub ops_s: f64,
+    /// Logical MB/s (key + value bytes of the clients' operations, 2^20 bytes).
+    pub mb_s: f64,
+    /// Per operation type; the first is the step's main operation.
+    pub ops_by_type: Vec<OpResult>,
+    pub reads: Option<ReadCounts>,
+    pub writer: Option<WriterResult>,
+    /// The engine's own write-amplification over this step, where it has one.
+    pub engine_write_amp: Option<f64>,
+    /// The engine's own write-amplification since the database was opened.
+    pub engine_write_amp_cumulative: Option<f64>,
+    /// Engine statistics right after the step.
+    pub engine_stats: Vec<(String, String)>,
+    /// Observations a reader needs (missing keys, writer shortfall, ...).
+    pub notes: Vec<String>,
+}
+
+impl StepResult {
+    pub fn main_op(&self) -> Option<&OpResult> {
+        self.ops_by_type.first()
+    }
+}
+
+/// One output format.
+pub trait Exporter {
+    fn file_name(&self) -> &'static str;
+    fn render(&self, run: &RunResult) -> Result<String>;
+}
+
+pub fn exporters() -> Vec<Box<dyn Exporter>> {
+    vec![Box::new(json::Json), Box::new(csv::IntervalsCsv), Box::new(table::SummaryText)]
+}
+
+/// Write every format into `dir`, each atomically.
+pub fn write_all(run: &RunResult, dir: &Path) -> Result<()> {
+    for exp in exporters() {
+        let text = exp.render(run)?;
+        let path = dir.join(exp.file_name());
+        let tmp = dir.join(format!(".{}.tmp", exp.file_name()));
+        std::fs::write(&tmp, text).with_context(|| format!("cannot write {}", tmp.display()))?;
+        std::fs::rename(&tmp, &path).with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    Ok(())
+}
