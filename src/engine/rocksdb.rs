@@ -128,8 +128,10 @@ fn open(args: &OpenArgs) -> Result<Box<dyn Engine>> {
         table.set_bloom_filter(bloom as f64, false);
     }
     opts.set_block_based_table_factory(&table);
-    // Opened with the default column family named, so multiget can address it.
-    let db = DB::open_cf(&opts, &args.dir, [rocksdb::DEFAULT_COLUMN_FAMILY_NAME]).with_context(|| format!("rocksdb cannot open {}", args.dir.display()))?;
+    // Opened with the default column family named (so multiget can address it)
+    // and given the same options: a bare name would get default CF options.
+    let cf = rocksdb::ColumnFamilyDescriptor::new(rocksdb::DEFAULT_COLUMN_FAMILY_NAME, opts.clone());
+    let db = DB::open_cf_descriptors(&opts, &args.dir, [cf]).with_context(|| format!("rocksdb cannot open {}", args.dir.display()))?;
     Ok(Box::new(RocksEngine {
         db,
         db_opts: opts,
@@ -402,7 +404,7 @@ mod tests {
     #[test]
     fn put_get_scan_delete_and_report() {
         let dir = tempfile::tempdir().unwrap();
-        let engine = open_default(dir.path(), &[("statistics", "true")]);
+        let engine = open_default(dir.path(), &[("statistics", "true"), ("write_buffer_size", "8M"), ("compaction_style", "universal")]);
         let mut s = engine.session().unwrap();
         for i in 0u64..100 {
             let mut k = [b'0'; 16];
@@ -435,7 +437,9 @@ mod tests {
         engine.flush().unwrap();
         assert_eq!(engine.version(), "7.8.3");
         let opts = engine.effective_options();
-        assert!(opts.iter().any(|(k, v)| k == "CFOptions.write_buffer_size" && v == "67108864"), "{opts:?}");
+        // The column family really got our options (not RocksDB's defaults).
+        assert!(opts.iter().any(|(k, v)| k == "CFOptions.write_buffer_size" && v == "8388608"), "{opts:?}");
+        assert!(opts.iter().any(|(k, v)| k == "CFOptions.compaction_style" && v == "kCompactionStyleUniversal"));
         let stats = engine.stats();
         assert!(stats.iter().any(|(k, _)| k == "rocksdb.stats"));
         let wa = engine.write_amp_counters().unwrap();

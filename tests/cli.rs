@@ -1,0 +1,263 @@
+//! Integration tests: the real binary against real engines on small data.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use assert_cmd::cargo::CommandCargoExt;
+use serde_json::Value;
+
+fn rumbench() -> Command {
+    let mut c = Command::cargo_bin("rumbench").unwrap();
+    c.arg("run").arg("--progress").arg("off");
+    c
+}
+
+fn run_ok(args: &[&str], dir: &Path) -> Value {
+    let out = rumbench().args(args).arg("--output-dir").arg(dir).output().unwrap();
+    assert!(out.status.success(), "rumbench {args:?} failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    load(dir)
+}
+
+fn load(dir: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.join("result.json")).unwrap()).unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).to_string()
+}
+
+fn step<'a>(v: &'a Value, config: usize, name: &str) -> &'a Value {
+    v["configs"][config]["steps"].as_array().unwrap().iter().find(|s| s["name"] == name).unwrap_or_else(|| panic!("no step {name}"))
+}
+
+/// The last line of stderr that carries the error.
+fn error_line(o: &Output) -> String {
+    stderr(o).lines().filter(|l| l.starts_with("rumbench: error:")).last().unwrap_or_default().to_string()
+}
+
+const ALL_STEPS: &str = "fillseq,fillrandom,filluniquerandom,overwrite,readrandom,multireadrandom,readseq,fwdrange,revrange,deleterandom,flush,waitforcompaction";
+
+#[test]
+fn every_engine_runs_every_step_and_writes_results() {
+    for engine in ["rocksdb", "lmdb", "sqlite", "null"] {
+        let dir = tempfile::tempdir().unwrap();
+        let v = run_ok(&["-e", engine, "-s", ALL_STEPS, "-n", "3000", "-t", "2"], dir.path());
+        assert_eq!(v["schema"], "rumbench.result/1");
+        assert_eq!(v["status"], "completed");
+        let c = &v["configs"][0];
+        assert_eq!(c["engine"], engine);
+        assert!(c["engine_version"].as_str().is_some_and(|s| !s.is_empty()));
+        let steps = c["steps"].as_array().unwrap();
+        assert_eq!(steps.len(), ALL_STEPS.split(',').count());
+        for s in steps {
+            assert_eq!(s["status"], "completed", "{engine} {}", s["name"]);
+            assert!(s["ops"].as_u64().unwrap() > 0, "{engine} {}", s["name"]);
+            let lat = &s["ops_by_type"][0]["latency"];
+            assert!(lat["p50_us"].as_f64().unwrap() > 0.0);
+            assert!(lat["max_us"].as_f64().unwrap() >= lat["p99_us"].as_f64().unwrap());
+            assert!(!s["ops_by_type"][0]["intervals"].as_array().unwrap().is_empty());
+        }
+        // 3000 ops split over 2 threads.
+        assert_eq!(step(&v, 0, "fillseq")["ops"], 3000);
+        let csv = std::fs::read_to_string(dir.path().join("intervals.csv")).unwrap();
+        assert!(csv.starts_with("config,engine,step,role,op,second,ops,ops_per_s,p99_us,max_us\n"));
+        assert!(csv.contains(&format!("{engine},{engine},readrandom,client,get,1,")));
+        let summary = std::fs::read_to_string(dir.path().join("summary.txt")).unwrap();
+        assert!(summary.contains("fwdrange"));
+        // The data dir is removed after the run unless --keep-db.
+        assert!(!dir.path().join("db").exists());
+    }
+}
+
+#[test]
+fn same_seed_gives_the_same_keys_on_every_engine() {
+    // After fillrandom (with replacement) the set of keys present depends only on the
+    // key stream; readseq counts them and readrandom's found count depends on both streams.
+    let outcome = |engine: &str, seed: &str| -> (u64, u64) {
+        let dir = tempfile::tempdir().unwrap();
+        let v = run_ok(&["-e", engine, "-s", "fillrandom,readrandom,readseq", "-n", "20000", "--seed", seed], dir.path());
+        (step(&v, 0, "readseq")["ops"].as_u64().unwrap(), step(&v, 0, "readrandom")["reads"]["found"].as_u64().unwrap())
+    };
+    let reference = outcome("rocksdb", "7");
+    // About 63% of the key space is present after N random inserts.
+    assert!((12_000..13_500).contains(&reference.0), "{reference:?}");
+    for engine in ["lmdb", "sqlite"] {
+        assert_eq!(outcome(engine, "7"), reference, "{engine}");
+    }
+    assert_ne!(outcome("rocksdb", "8"), reference);
+}
+
+#[test]
+fn several_engines_and_threads_with_a_suite_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let suite = dir.path().join("suite.toml");
+    std::fs::write(
+        &suite,
+        r#"
+name = "small"
+[settings]
+num = 2000
+threads = 2
+[[config]]
+name = "rocks-universal"
+engine = "rocksdb"
+options = { compaction_style = "universal", write_buffer_size = "1M", statistics = true }
+[[config]]
+name = "lite"
+engine = "sqlite"
+options = { synchronous = "off" }
+[[step]]
+name = "fillrandom"
+[[step]]
+name = "fwdrange"
+range_len = 5
+seconds = 1
+"#,
+    )
+    .unwrap();
+    let out_dir = dir.path().join("out");
+    let v = run_ok(&["--config", suite.to_str().unwrap()], &out_dir);
+    assert_eq!(v["suite"], "small");
+    assert_eq!(v["configs"][0]["name"], "rocks-universal");
+    assert_eq!(v["configs"][0]["options"]["compaction_style"], "universal");
+    let eff = v["configs"][0]["effective_options"].as_array().unwrap();
+    assert!(eff.iter().any(|p| p[0] == "CFOptions.compaction_style" && p[1] == "kCompactionStyleUniversal"), "{eff:?}");
+    assert_eq!(v["configs"][1]["name"], "lite");
+    let fwd = step(&v, 1, "fwdrange");
+    assert_eq!(fwd["settings"]["range_len"], 5);
+    assert_eq!(fwd["settings"]["threads"], 2);
+    let wall = fwd["wall_s"].as_f64().unwrap();
+    assert!((1.0..2.0).contains(&wall), "{wall}");
+}
+
+#[test]
+fn background_writer_is_paced_and_reported_separately() {
+    let dir = tempfile::tempdir().unwrap();
+    let v = run_ok(
+        &["-e", "rocksdb", "-s", "fillseq,readwhilewriting", "-n", "5000", "--writer-rate", "2000", "--seconds", "2"],
+        dir.path(),
+    );
+    let s = step(&v, 0, "readwhilewriting");
+    let w = &s["writer"];
+    assert_eq!(w["target_ops_s"], 2000.0);
+    let achieved = w["achieved_ops_s"].as_f64().unwrap();
+    assert!((1900.0..2100.0).contains(&achieved), "{achieved}");
+    assert_eq!(w["missed_target"], false);
+    assert_eq!(w["latency"]["op"], "put");
+    assert!(w["service_time"]["count"].as_u64().unwrap() > 3000);
+    // The readers' ops are the step's ops; the writer's are separate.
+    assert_eq!(s["ops_by_type"][0]["op"], "get");
+    let csv = std::fs::read_to_string(dir.path().join("intervals.csv")).unwrap();
+    assert!(csv.contains("rocksdb,rocksdb,readwhilewriting,writer,put,1,"));
+    // An engine that cannot keep up is flagged: lmdb with synced commits at 200k writes/s.
+    let dir = tempfile::tempdir().unwrap();
+    let v = run_ok(
+        &["-e", "lmdb", "-o", "sync_mode=sync", "-s", "fillseq,readwhilewriting", "-n", "2000", "--writer-rate", "200000", "--seconds", "1"],
+        dir.path(),
+    );
+    let s = step(&v, 0, "readwhilewriting");
+    assert_eq!(s["writer"]["missed_target"], true);
+    assert!(s["notes"].as_array().unwrap().iter().any(|n| n.as_str().unwrap().contains("missed its target")));
+}
+
+#[test]
+fn fillrandom_leaves_keys_missing_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let v = run_ok(&["-e", "rocksdb", "-s", "fillrandom,readrandom", "-n", "20000"], dir.path());
+    let r = &step(&v, 0, "readrandom")["reads"];
+    let (found, missing) = (r["found"].as_u64().unwrap(), r["not_found"].as_u64().unwrap());
+    assert_eq!(found + missing, 20000);
+    let pct = missing as f64 / 200.0;
+    assert!((34.0..40.0).contains(&pct), "{pct}");
+    assert!(step(&v, 0, "readrandom")["notes"][0].as_str().unwrap().contains("37%"));
+}
+
+#[test]
+fn bad_input_gets_one_line_and_exit_code_2() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["-e", "mongo"], "unknown engine 'mongo' (valid engines: rocksdb, lmdb, sqlite, null)"),
+        (&["-e", "null", "-s", "fillseq,readrandm"], "unknown step 'readrandm' (valid steps: fillseq,"),
+        (&["-e", "rocksdb", "-o", "cache=1G"], "unknown option 'cache' for engine rocksdb (valid options: compaction_style,"),
+        (&["-e", "rocksdb", "-o", "compaction_style=fifo"], "invalid value 'fifo' for rocksdb.compaction_style (expected leveled|universal)"),
+        (&["-e", "null", "--distribution", "pareto"], "invalid distribution 'pareto'"),
+        (&["-e", "null", "--threads", "0"], "--threads must be between 1 and 1024"),
+        (&["-e", "null", "--bogus"], "unexpected argument '--bogus'"),
+        (&["-e", "null", "--num", "ten"], "invalid value 'ten' for '--num <NUM>'"),
+        (&["--config", "/nonexistent/suite.toml"], "cannot read suite file /nonexistent/suite.toml"),
+    ];
+    for (args, expected) in cases {
+        let out = rumbench().args(*args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        let line = error_line(&out);
+        assert!(line.contains(expected), "{args:?}: {line}");
+        assert_eq!(stderr(&out).lines().count(), 1, "{args:?}: {}", stderr(&out));
+    }
+}
+
+#[test]
+fn unwritable_output_dir_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, "x").unwrap();
+    let out = rumbench().args(["-e", "null", "--output-dir"]).arg(file.join("sub")).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(error_line(&out).contains("cannot create output directory"), "{}", stderr(&out));
+}
+
+#[test]
+fn a_read_step_on_an_empty_database_fails_and_keeps_earlier_results() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = rumbench()
+        .args(["-e", "rocksdb", "-s", "flush,readrandom,fillseq", "-n", "1000", "--output-dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let line = error_line(&out);
+    assert!(line.contains("readrandom needs data but the rocksdb database is empty"), "{line}");
+    let v = load(dir.path());
+    assert_eq!(v["status"], "failed");
+    assert_eq!(step(&v, 0, "flush")["status"], "completed");
+    assert_eq!(step(&v, 0, "readrandom")["status"], "failed");
+    assert_eq!(v["configs"][0]["steps"].as_array().unwrap().len(), 2, "fillseq must not run after the failure");
+}
+
+#[test]
+fn ctrl_c_stops_the_run_and_keeps_what_was_measured() {
+    let dir = tempfile::tempdir().unwrap();
+    let child = rumbench()
+        .args(["-e", "rocksdb", "-s", "fillseq,readrandom,fwdrange", "-n", "2000", "--seconds", "3", "--output-dir"])
+        .arg(dir.path())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(4500));
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
+    let v = load(dir.path());
+    assert_eq!(v["status"], "interrupted");
+    assert_eq!(step(&v, 0, "fillseq")["status"], "completed");
+    let rr = step(&v, 0, "readrandom");
+    assert_eq!(rr["status"], "interrupted");
+    assert!(rr["ops"].as_u64().unwrap() > 0);
+    assert!(rr["wall_s"].as_f64().unwrap() < 2.5);
+    assert_eq!(v["configs"][0]["steps"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn engines_and_help_describe_everything() {
+    let out = Command::cargo_bin("rumbench").unwrap().arg("engines").output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    for needle in ["rocksdb", "lmdb", "sqlite", "null", "block_cache_size", "default 8M", "sync_mode", "journal_mode"] {
+        assert!(text.contains(needle), "{needle} missing from:\n{text}");
+    }
+    let out = Command::cargo_bin("rumbench").unwrap().args(["run", "--help"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    for flag in ["--engine", "--steps", "--num", "--seconds", "--threads", "--key-size", "--value-size", "--compression-ratio", "--key-order", "--distribution", "--seed", "--range-len", "--writer-rate", "--output-dir", "--option", "--config"] {
+        assert!(text.contains(flag), "{flag} missing from run --help");
+    }
+    let out = Command::cargo_bin("rumbench").unwrap().arg("steps").output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("readwhilewriting"));
+}
