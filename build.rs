@@ -1,18 +1,57 @@
-//! Records the git commit the binary was built from (shown in every result).
+//! Build script for rumbench.
+//!
+//! 1. Exports the sync wrappers of `src/measure/os/syncs.rs` (fsync, fdatasync,
+//!    msync, sync_file_range) in the executable's dynamic symbol table, so
+//!    that dynamically linked C/C++ libraries (Debian's librocksdb.so) bind to
+//!    them instead of glibc's. Without this, only code linked statically into
+//!    the binary (Rust, bundled SQLite, LMDB) would be counted. `--export-dynamic-symbol`
+//!    needs GNU ld >= 2.35 or lld (Debian 12 ships ld 2.40).
+//!    The flag is passed to every linked target (the binary and the test
+//!    harnesses), so tests see the same interposition the binary does.
+//! 2. Records the git commit the binary was built from (RUMBENCH_GIT_COMMIT,
+//!    with "-dirty" when the work tree had uncommitted changes at build time),
+//!    or nothing when git or the repository is unavailable (then "unknown").
+
+use std::path::PathBuf;
 use std::process::Command;
 
+/// Must match the `#[no_mangle]` wrappers in src/measure/os/syncs.rs.
+const SYNC_SYMBOLS: &[&str] = &["fsync", "fdatasync", "msync", "sync_file_range"];
+
 fn main() {
-    println!("cargo:rerun-if-changed=.git/HEAD");
-    println!("cargo:rerun-if-changed=.git/refs");
-    if let Ok(out) = Command::new("git").args(["rev-parse", "--short=12", "HEAD"]).output() {
-        if out.status.success() {
-            let commit = String::from_utf8_lossy(&out.stdout).trim().to_string();
-            let dirty = Command::new("git")
-                .args(["status", "--porcelain", "--untracked-files=no"])
-                .output()
-                .map(|o| !o.stdout.is_empty())
-                .unwrap_or(false);
-            println!("cargo:rustc-env=RUMBENCH_GIT_COMMIT={commit}{}", if dirty { "-dirty" } else { "" });
+    println!("cargo:rerun-if-changed=build.rs");
+    // Sources too, so the "-dirty" mark follows edits (the crate recompiles then anyway).
+    println!("cargo:rerun-if-changed=src");
+    println!("cargo:rerun-if-changed=Cargo.toml");
+    for sym in SYNC_SYMBOLS {
+        println!("cargo:rustc-link-arg=-Wl,--export-dynamic-symbol={sym}");
+    }
+    git_commit();
+}
+
+fn git(args: &[&str]) -> Option<String> {
+    let out = Command::new("git").args(args).output().ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    Some(String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+fn git_commit() {
+    // Rebuild when HEAD moves: HEAD itself, the branch ref it points to, packed refs and the index.
+    if let Some(git_dir) = git(&["rev-parse", "--git-dir"]) {
+        let git_dir = PathBuf::from(git_dir);
+        println!("cargo:rerun-if-changed={}", git_dir.join("HEAD").display());
+        println!("cargo:rerun-if-changed={}", git_dir.join("index").display());
+        if let Some(common) = git(&["rev-parse", "--git-common-dir"]) {
+            println!("cargo:rerun-if-changed={}", PathBuf::from(&common).join("packed-refs").display());
+            if let Some(head_ref) = git(&["symbolic-ref", "-q", "HEAD"]) {
+                println!("cargo:rerun-if-changed={}", PathBuf::from(&common).join(head_ref).display());
+            }
         }
     }
+    let Some(commit) = git(&["rev-parse", "HEAD"]) else { return };
+    let dirty = git(&["status", "--porcelain", "--untracked-files=no"]).is_some_and(|s| !s.is_empty());
+    let suffix = if dirty { "-dirty" } else { "" };
+    println!("cargo:rustc-env=RUMBENCH_GIT_COMMIT={commit}{suffix}");
 }

@@ -5,6 +5,7 @@
 //! the runner merges them when the step ends.
 
 pub mod latency;
+pub mod os;
 pub mod recorder;
 
 pub use latency::{new_histogram, LatencySummary};

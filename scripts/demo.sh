@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Install everything, build, and run the default benchmark on the embedded
+# engines (a few minutes). Ends with the results path and the summary table.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./scripts/setup.sh
+export PATH="$HOME/.cargo/bin:$PATH"
+cargo build --release --locked
+exec ./target/release/rumbench run --config suites/default.toml "$@"

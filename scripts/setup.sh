@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Install what rumbench needs on Debian 12 (run as root, or with sudo available).
+# Idempotent: does nothing when everything is already there.
+set -euo pipefail
+
+PACKAGES=(
+  build-essential pkg-config clang libclang-dev
+  librocksdb-dev rocksdb-tools          # RocksDB 7.8.3, and db_bench for side-by-side runs
+  libsnappy-dev liblz4-dev libzstd-dev libbz2-dev zlib1g-dev
+  libjemalloc2                          # the alternative allocator a config can choose
+)
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+if ! command -v cargo >/dev/null 2>&1; then
+  if [ -x "$HOME/.cargo/bin/cargo" ]; then
+    export PATH="$HOME/.cargo/bin:$PATH"
+  else
+    echo "setup: cargo not found: install Rust 1.80 or newer (rustup) and run again" >&2
+    exit 1
+  fi
+fi
+echo "setup: ok ($(cargo --version))"

@@ -1,0 +1,348 @@
+//! CPU, IO and memory of a process or a process tree (/proc/PID/stat, io,
+//! status), and busy CPU of the whole host (/proc/stat). Parsing is procfs's.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::fs::File;
+use std::io::BufReader;
+use std::path::Path;
+
+use anyhow::{anyhow, Context, Result};
+use procfs::{FromBufRead, FromBufReadSI, FromRead};
+use serde::Serialize;
+
+use super::Roots;
+
+fn ticks_to_us(ticks: u64, tps: u64) -> u64 {
+    ticks.saturating_mul(1_000_000) / tps.max(1)
+}
+
+fn open(path: &Path) -> Result<File> {
+    File::open(path).with_context(|| format!("opening {}", path.display()))
+}
+
+/// CPU, IO and memory of one process, or summed over a process tree.
+///
+/// Counters (CPU, IO) are cumulative since process start; use
+/// [`ProcessCounters::since`] for a step's share. Memory fields are gauges.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ProcessCounters {
+    /// The processes summed (one for a single process).
+    pub pids: Vec<i32>,
+    /// User CPU of all threads, microseconds (10 ms resolution: USER_HZ ticks).
+    pub cpu_user_us: u64,
+    /// System CPU of all threads, microseconds.
+    pub cpu_sys_us: u64,
+    /// User+system CPU of children that exited and were waited for
+    /// (cutime+cstime). For a server whose workers come and go (PostgreSQL
+    /// backends), add this to `cpu_us()` so exited workers' CPU is not lost.
+    pub reaped_children_cpu_us: u64,
+    /// /proc/PID/io: bytes passed to read-like syscalls (page cache hits included).
+    pub rchar: u64,
+    /// /proc/PID/io: bytes passed to write-like syscalls.
+    pub wchar: u64,
+    pub syscr: u64,
+    pub syscw: u64,
+    /// /proc/PID/io: bytes this process caused to be fetched from storage.
+    pub read_bytes: u64,
+    /// /proc/PID/io: bytes this process caused to be sent to storage (at
+    /// page dirtying time, so before writeback).
+    pub write_bytes: u64,
+    pub cancelled_write_bytes: u64,
+    /// VmRSS (summed over the tree: shared pages count once per process).
+    pub rss_bytes: u64,
+    /// VmHWM: the kernel's peak RSS (summed over the tree, an upper bound).
+    pub rss_hwm_bytes: u64,
+    /// VmSize.
+    pub vm_size_bytes: u64,
+    /// VmPeak.
+    pub vm_peak_bytes: u64,
+    pub threads: u64,
+}
+
+impl ProcessCounters {
+    /// User + system CPU of the process(es) themselves, microseconds.
+    pub fn cpu_us(&self) -> u64 {
+        self.cpu_user_us + self.cpu_sys_us
+    }
+
+    /// This process.
+    pub fn current() -> Result<ProcessCounters> {
+        ProcessCounters::read_at(&Roots::live(), std::process::id() as i32)
+    }
+
+    /// Process `pid` on this system.
+    pub fn of(pid: i32) -> Result<ProcessCounters> {
+        ProcessCounters::read_at(&Roots::live(), pid)
+    }
+
+    /// `pid` and all its descendants on this system, summed.
+    pub fn tree(pid: i32) -> Result<ProcessCounters> {
+        ProcessCounters::tree_at(&Roots::live(), pid)
+    }
+
+    /// Reads `<proc>/<pid>/{stat,io,status}`.
+    pub fn read_at(roots: &Roots, pid: i32) -> Result<ProcessCounters> {
+        let dir = roots.proc.join(pid.to_string());
+        let stat =
+            procfs::process::Stat::from_read(open(&dir.join("stat"))?).map_err(|e| anyhow!("{}/stat: {e}", dir.display()))?;
+        let io = procfs::process::Io::from_buf_read(BufReader::new(open(&dir.join("io"))?))
+            .map_err(|e| anyhow!("{}/io: {e}", dir.display()))?;
+        let status = procfs::process::Status::from_buf_read(BufReader::new(open(&dir.join("status"))?))
+            .map_err(|e| anyhow!("{}/status: {e}", dir.display()))?;
+        let tps = roots.ticks_per_second;
+        let kib = |v: Option<u64>| v.unwrap_or(0) * 1024;
+        Ok(ProcessCounters {
+            pids: vec![pid],
+            cpu_user_us: ticks_to_us(stat.utime, tps),
+            cpu_sys_us: ticks_to_us(stat.stime, tps),
+            reaped_children_cpu_us: ticks_to_us((stat.cutime.max(0) + stat.cstime.max(0)) as u64, tps),
+            rchar: io.rchar,
+            wchar: io.wchar,
+            syscr: io.syscr,
+            syscw: io.syscw,
+            read_bytes: io.read_bytes,
+            write_bytes: io.write_bytes,
+            cancelled_write_bytes: io.cancelled_write_bytes,
+            rss_bytes: kib(status.vmrss),
+            rss_hwm_bytes: kib(status.vmhwm),
+            vm_size_bytes: kib(status.vmsize),
+            vm_peak_bytes: kib(status.vmpeak),
+            threads: stat.num_threads.max(0) as u64,
+        })
+    }
+
+    /// `pid` and its descendants under `roots.proc`, summed. Processes that
+    /// exit while being read are left out; `pid` itself must be readable.
+    pub fn tree_at(roots: &Roots, pid: i32) -> Result<ProcessCounters> {
+        let mut sum = ProcessCounters::read_at(roots, pid)?;
+        for p in descendants(&roots.proc, pid)? {
+            if let Ok(c) = ProcessCounters::read_at(roots, p) {
+                sum = sum.plus(&c);
+            }
+        }
+        Ok(sum)
+    }
+
+    /// Sum of two (pid lists concatenated).
+    pub fn plus(&self, o: &ProcessCounters) -> ProcessCounters {
+        let mut pids = self.pids.clone();
+        pids.extend(&o.pids);
+        ProcessCounters {
+            pids,
+            cpu_user_us: self.cpu_user_us + o.cpu_user_us,
+            cpu_sys_us: self.cpu_sys_us + o.cpu_sys_us,
+            reaped_children_cpu_us: self.reaped_children_cpu_us + o.reaped_children_cpu_us,
+            rchar: self.rchar + o.rchar,
+            wchar: self.wchar + o.wchar,
+            syscr: self.syscr + o.syscr,
+            syscw: self.syscw + o.syscw,
+            read_bytes: self.read_bytes + o.read_bytes,
+            write_bytes: self.write_bytes + o.write_bytes,
+            cancelled_write_bytes: self.cancelled_write_bytes + o.cancelled_write_bytes,
+            rss_bytes: self.rss_bytes + o.rss_bytes,
+            rss_hwm_bytes: self.rss_hwm_bytes + o.rss_hwm_bytes,
+            vm_size_bytes: self.vm_size_bytes + o.vm_size_bytes,
+            vm_peak_bytes: self.vm_peak_bytes + o.vm_peak_bytes,
+            threads: self.threads + o.threads,
+        }
+    }
+
+    /// The counters' growth between `earlier` and `self`; memory gauges and
+    /// pids are `self`'s. For a tree, a process that exited between the two
+    /// reads takes its counts with it (saturating at 0).
+    pub fn since(&self, earlier: &ProcessCounters) -> ProcessCounters {
+        ProcessCounters {
+            pids: self.pids.clone(),
+            cpu_user_us: self.cpu_user_us.saturating_sub(earlier.cpu_user_us),
+            cpu_sys_us: self.cpu_sys_us.saturating_sub(earlier.cpu_sys_us),
+            reaped_children_cpu_us: self.reaped_children_cpu_us.saturating_sub(earlier.reaped_children_cpu_us),
+            rchar: self.rchar.saturating_sub(earlier.rchar),
+            wchar: self.wchar.saturating_sub(earlier.wchar),
+            syscr: self.syscr.saturating_sub(earlier.syscr),
+            syscw: self.syscw.saturating_sub(earlier.syscw),
+            read_bytes: self.read_bytes.saturating_sub(earlier.read_bytes),
+            write_bytes: self.write_bytes.saturating_sub(earlier.write_bytes),
+            cancelled_write_bytes: self.cancelled_write_bytes.saturating_sub(earlier.cancelled_write_bytes),
+            ..self.clone()
+        }
+    }
+}
+
+/// All descendants of `pid` (children, grandchildren, ...), found through
+/// the ppid field of every `<proc_root>/<n>/stat`. Sorted.
+pub fn descendants(proc_root: &Path, pid: i32) -> Result<Vec<i32>> {
+    let mut children: BTreeMap<i32, Vec<i32>> = BTreeMap::new();
+    let rd = std::fs::read_dir(proc_root).with_context(|| format!("listing {}", proc_root.display()))?;
+    for e in rd.flatten() {
+        let Some(p) = e.file_name().to_str().and_then(|s| s.parse::<i32>().ok()) else { continue };
+        // A process may exit between the listing and the read.
+        let Ok(f) = File::open(e.path().join("stat")) else { continue };
+        let Ok(stat) = procfs::process::Stat::from_read(f) else { continue };
+        children.entry(stat.ppid).or_default().push(p);
+    }
+    let mut out = Vec::new();
+    let mut queue = VecDeque::from([pid]);
+    while let Some(p) = queue.pop_front() {
+        for &c in children.get(&p).map(Vec::as_slice).unwrap_or(&[]) {
+            if c != pid && !out.contains(&c) {
+                out.push(c);
+                queue.push_back(c);
+            }
+        }
+    }
+    out.sort_unstable();
+    Ok(out)
+}
+
+/// Whole-host CPU time from the aggregate `cpu` line of /proc/stat, in
+/// microseconds summed over all CPUs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct HostCpu {
+    /// user + nice + system + irq + softirq + steal (guest time is already
+    /// inside user/nice). The numerator of `host_cpu_us_op`.
+    pub busy_us: u64,
+    pub idle_us: u64,
+    pub iowait_us: u64,
+    /// busy + idle + iowait.
+    pub total_us: u64,
+    /// Steal alone (time a hypervisor gave to others), part of busy.
+    pub steal_us: u64,
+    /// Number of per-CPU lines.
+    pub cpus: usize,
+}
+
+impl HostCpu {
+    /// This system's /proc/stat.
+    pub fn read() -> Result<HostCpu> {
+        HostCpu::read_at(&Roots::live())
+    }
+
+    /// `<proc>/stat`.
+    pub fn read_at(roots: &Roots) -> Result<HostCpu> {
+        let path = roots.proc.join("stat");
+        let info = procfs::ExplicitSystemInfo {
+            boot_time_secs: 0,
+            ticks_per_second: roots.ticks_per_second,
+            page_size: roots.page_size,
+            is_little_endian: cfg!(target_endian = "little"),
+        };
+        let ks = procfs::KernelStats::from_buf_read(BufReader::new(open(&path)?), &info)
+            .map_err(|e| anyhow!("{}: {e}", path.display()))?;
+        let t = &ks.total;
+        let tps = roots.ticks_per_second;
+        let busy = t.user + t.nice + t.system + t.irq.unwrap_or(0) + t.softirq.unwrap_or(0) + t.steal.unwrap_or(0);
+        let iowait = t.iowait.unwrap_or(0);
+        Ok(HostCpu {
+            busy_us: ticks_to_us(busy, tps),
+            idle_us: ticks_to_us(t.idle, tps),
+            iowait_us: ticks_to_us(iowait, tps),
+            total_us: ticks_to_us(busy + t.idle + iowait, tps),
+            steal_us: ticks_to_us(t.steal.unwrap_or(0), tps),
+            cpus: ks.cpu_time.len(),
+        })
+    }
+
+    /// Growth between `earlier` and `self`.
+    pub fn since(&self, earlier: &HostCpu) -> HostCpu {
+        HostCpu {
+            busy_us: self.busy_us.saturating_sub(earlier.busy_us),
+            idle_us: self.idle_us.saturating_sub(earlier.idle_us),
+            iowait_us: self.iowait_us.saturating_sub(earlier.iowait_us),
+            total_us: self.total_us.saturating_sub(earlier.total_us),
+            steal_us: self.steal_us.saturating_sub(earlier.steal_us),
+            cpus: self.cpus,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::measure::os::fixtures;
+
+    fn roots() -> Roots {
+        Roots::fixture(&fixtures())
+    }
+
+    #[test]
+    fn one_process_from_samples() {
+        let c = ProcessCounters::read_at(&roots(), 100).unwrap();
+        assert_eq!(c.pids, [100]);
+        assert_eq!(c.cpu_user_us, 12_500_000);
+        assert_eq!(c.cpu_sys_us, 4_300_000);
+        assert_eq!(c.cpu_us(), 16_800_000);
+        assert_eq!(c.reaped_children_cpu_us, 111_000_000);
+        assert_eq!((c.rchar, c.wchar, c.syscr, c.syscw), (5_120_300, 80_221_900, 1_203, 8_800));
+        assert_eq!((c.read_bytes, c.write_bytes, c.cancelled_write_bytes), (4_096_000, 75_452_416, 12_288));
+        assert_eq!(c.rss_bytes, 30_052 * 1024);
+        assert_eq!(c.rss_hwm_bytes, 31_200 * 1024);
+        assert_eq!(c.vm_size_bytes, 221_348 * 1024);
+        assert_eq!(c.vm_peak_bytes, 221_500 * 1024);
+    }
+
+    #[test]
+    fn comm_with_spaces_and_parens() {
+        let c = ProcessCounters::read_at(&roots(), 102).unwrap();
+        assert_eq!(c.cpu_user_us, 70_000_000);
+        assert_eq!(c.read_bytes, 88_080_384);
+    }
+
+    #[test]
+    fn tree_finds_descendants_and_sums() {
+        let r = roots();
+        assert_eq!(descendants(&r.proc, 100).unwrap(), [101, 102, 103]);
+        assert_eq!(descendants(&r.proc, 101).unwrap(), [102]);
+        assert!(descendants(&r.proc, 200).unwrap().is_empty());
+        let t = ProcessCounters::tree_at(&r, 100).unwrap();
+        assert_eq!(t.pids, [100, 101, 102, 103]);
+        assert_eq!(t.cpu_user_us, (1250 + 310 + 7000 + 20) * 10_000);
+        assert_eq!(t.write_bytes, 75_452_416 + 519_950_336 + 33_554_432);
+        assert_eq!(t.rss_bytes, (30_052 + 140_200 + 150_100 + 12_000) * 1024);
+        assert_eq!(t.threads, 4);
+    }
+
+    #[test]
+    fn since_subtracts_counters_keeps_gauges() {
+        let a = ProcessCounters::read_at(&roots(), 103).unwrap();
+        let b = ProcessCounters::read_at(&roots(), 100).unwrap();
+        let d = b.since(&a);
+        assert_eq!(d.cpu_user_us, (1250 - 20) * 10_000);
+        assert_eq!(d.rss_bytes, b.rss_bytes);
+        // A counter that went backwards (exited process) saturates.
+        assert_eq!(a.since(&b).write_bytes, 0);
+    }
+
+    #[test]
+    fn host_cpu_from_sample() {
+        let h = HostCpu::read_at(&roots()).unwrap();
+        // user + nice + system + irq (0) + softirq + steal
+        let busy = 84_420_311u64 + 10_312 + 12_003_401 + 301_223 + 44_021;
+        assert_eq!(h.busy_us, busy * 10_000);
+        assert_eq!(h.idle_us, 903_442_187 * 10_000);
+        assert_eq!(h.iowait_us, 1_212_034 * 10_000);
+        assert_eq!(h.total_us, (busy + 903_442_187 + 1_212_034) * 10_000);
+        assert_eq!(h.steal_us, 44_021 * 10_000);
+        assert_eq!(h.cpus, 2);
+    }
+
+    #[test]
+    fn live_self_and_host() {
+        let c = ProcessCounters::current().unwrap();
+        assert!(c.rss_bytes > 0 && c.vm_size_bytes >= c.rss_bytes && c.rss_hwm_bytes >= c.rss_bytes);
+        assert!(c.threads >= 1);
+        let t = ProcessCounters::tree(std::process::id() as i32).unwrap();
+        assert_eq!(t.pids[0], std::process::id() as i32);
+        let h = HostCpu::read().unwrap();
+        assert!(h.total_us >= h.busy_us && h.cpus >= 1);
+    }
+
+    #[test]
+    fn live_tree_sees_a_child() {
+        let mut child = std::process::Command::new("sleep").arg("5").spawn().unwrap();
+        let me = std::process::id() as i32;
+        let d = descendants(Path::new("/proc"), me).unwrap();
+        child.kill().ok();
+        child.wait().ok();
+        assert!(d.contains(&(child.id() as i32)), "{d:?}");
+    }
+}
