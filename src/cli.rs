@@ -36,6 +36,18 @@ rumbench run --config suite.toml --output-dir results/nightly\n\nList steps with
     },
     /// List the benchmark steps
     Steps,
+    /// Show the environment a run would record: CPU, kernel, memory, the data dir's device
+    Sysinfo {
+        /// Directory whose device and filesystem to describe
+        #[arg(long, default_value = ".")]
+        data_dir: PathBuf,
+        /// Print JSON (as stored in result.json) instead of text
+        #[arg(long)]
+        json: bool,
+    },
+    /// Runs one config of a plan in a child process (used by `run`)
+    #[command(hide = true)]
+    InternalRunConfig { task: PathBuf, index: usize },
 }
 
 #[derive(clap::Args, Debug)]

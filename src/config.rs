@@ -70,6 +70,13 @@ pub struct SettingsArgs {
     /// Upper bound in seconds on waitforcompaction [default: 600]
     #[arg(long)]
     pub compaction_timeout: Option<f64>,
+    /// cached, or io-bound: small engine cache, direct IO where the engine has
+    /// it, page cache dropped before each read step [default: cached]
+    #[arg(long)]
+    pub mode: Option<String>,
+    /// Heap allocator of every config: glibc or jemalloc (Debian's libjemalloc2) [default: glibc]
+    #[arg(long)]
+    pub allocator: Option<String>,
 }
 
 macro_rules! overlay_fields {
@@ -83,7 +90,7 @@ impl SettingsArgs {
     pub fn overlay(&mut self, other: &SettingsArgs) {
         overlay_fields!(
             self, other, steps, num, ops, seconds, threads, key_size, value_size, compression_ratio, key_order,
-            distribution, seed, range_len, batch_size, multiget_batch, writer_rate, compaction_timeout
+            distribution, seed, range_len, batch_size, multiget_batch, writer_rate, compaction_timeout, mode, allocator
         );
     }
 }
@@ -112,6 +119,46 @@ impl WriterRate {
     }
 }
 
+/// Whether the database should fit in memory or verifiably not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Mode {
+    #[default]
+    Cached,
+    IoBound,
+}
+
+impl std::str::FromStr for Mode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Mode, String> {
+        match s {
+            "cached" => Ok(Mode::Cached),
+            "io-bound" | "iobound" => Ok(Mode::IoBound),
+            _ => Err(format!("unknown mode '{s}' (valid: cached, io-bound)")),
+        }
+    }
+}
+
+/// The heap allocator a config's process runs with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Allocator {
+    #[default]
+    Glibc,
+    Jemalloc,
+}
+
+impl std::str::FromStr for Allocator {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Allocator, String> {
+        match s {
+            "glibc" | "malloc" => Ok(Allocator::Glibc),
+            "jemalloc" => Ok(Allocator::Jemalloc),
+            _ => Err(format!("unknown allocator '{s}' (valid: glibc, jemalloc)")),
+        }
+    }
+}
+
 /// Fully resolved settings of one step.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Settings {
@@ -131,6 +178,7 @@ pub struct Settings {
     pub multiget_batch: usize,
     pub writer_rate: WriterRate,
     pub compaction_timeout_s: f64,
+    pub mode: Mode,
 }
 
 impl Settings {
@@ -154,7 +202,11 @@ impl Settings {
             multiget_batch: a.multiget_batch.unwrap_or(10),
             writer_rate: WriterRate::parse(a.writer_rate.as_deref().unwrap_or("2MB"), key_size + value_size)?,
             compaction_timeout_s: a.compaction_timeout.unwrap_or(600.0),
+            mode: a.mode.as_deref().unwrap_or("cached").parse().map_err(anyhow::Error::msg)?,
         };
+        if let Some(al) = &a.allocator {
+            al.parse::<Allocator>().map_err(anyhow::Error::msg)?;
+        }
         if s.num == 0 {
             bail!("--num must be at least 1");
         }
@@ -197,6 +249,8 @@ pub struct ConfigEntry {
     pub engine: String,
     #[serde(default)]
     pub options: toml::Table,
+    /// glibc (default) or jemalloc.
+    pub allocator: Option<String>,
 }
 
 /// A step entry of a suite, with per-step overrides.
@@ -240,23 +294,24 @@ fn toml_value_text(v: &toml::Value) -> String {
 }
 
 /// A resolved engine configuration.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct EngineConfig {
     pub name: String,
     pub engine: String,
+    pub allocator: Allocator,
     /// Every engine option, validated, defaults filled in.
     pub options: std::collections::BTreeMap<String, String>,
 }
 
 /// A resolved step: what to run and with which settings.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct StepPlan {
     pub kind: StepKind,
     pub settings: Settings,
 }
 
 /// Everything a run needs, validated before anything runs.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RunPlan {
     pub suite: Option<String>,
     pub configs: Vec<EngineConfig>,
@@ -281,8 +336,8 @@ impl RunPlan {
     pub fn build(inp: &PlanInputs) -> Result<RunPlan> {
         let suite = inp.suite.clone().unwrap_or_default();
         // Engine configs: --engine replaces the suite's configs.
-        let mut entries: Vec<ConfigEntry> = if !inp.engines.is_empty() {
-            inp.engines.iter().map(|e| ConfigEntry { name: None, engine: e.clone(), options: Default::default() }).collect()
+        let entries: Vec<ConfigEntry> = if !inp.engines.is_empty() {
+            inp.engines.iter().map(|e| ConfigEntry { name: None, engine: e.clone(), options: Default::default(), allocator: None }).collect()
         } else {
             suite.configs.clone()
         };
@@ -305,20 +360,31 @@ impl RunPlan {
             }
             cli_opts.push((target, key, v.to_string()));
         }
+        let mut base = suite.settings.clone();
+        base.overlay(&inp.flags);
+        let settings = Settings::resolve(&base)?;
+
         let mut configs = Vec::new();
         for entry in &entries {
             let spec = engine::find(&entry.engine)?;
-            let mut user: Vec<(String, String)> =
-                entry.options.iter().map(|(k, v)| (k.clone(), toml_value_text(v))).collect();
+            // io-bound mode's engine settings come first, so the user's options override them.
+            let mut user: Vec<(String, String)> = match settings.mode {
+                Mode::IoBound => spec.io_bound_options.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+                Mode::Cached => Vec::new(),
+            };
+            user.extend(entry.options.iter().map(|(k, v)| (k.clone(), toml_value_text(v))));
             for (target, k, v) in &cli_opts {
                 if target.as_deref().is_none_or(|t| t == entry.engine) {
                     user.push((k.clone(), v.clone()));
                 }
             }
             let options = engine::resolve_options(spec, &user)?;
+            // --allocator overrides the suite's per-config choice.
+            let allocator = inp.flags.allocator.as_deref().or(entry.allocator.as_deref()).or(suite.settings.allocator.as_deref());
             configs.push(EngineConfig {
                 name: entry.name.clone().unwrap_or_else(|| entry.engine.clone()),
                 engine: entry.engine.clone(),
+                allocator: allocator.unwrap_or("glibc").parse().map_err(anyhow::Error::msg)?,
                 options: options.0,
             });
         }
@@ -327,10 +393,6 @@ impl RunPlan {
                 bail!("two configs are named '{}': give each [[config]] a distinct name", c.name);
             }
         }
-
-        let mut base = suite.settings.clone();
-        base.overlay(&inp.flags);
-        let settings = Settings::resolve(&base)?;
 
         // Steps: --steps, else suite [settings].steps or [[step]] tables, else the default.
         let step_entries: Vec<StepEntry> = if let Some(names) = &inp.flags.steps {

@@ -46,6 +46,21 @@ fn cmd_engines(name: Option<&str>) -> Result<()> {
     Ok(())
 }
 
+fn cmd_sysinfo(data_dir: &std::path::Path, json: bool) -> Result<()> {
+    use measure::os::sysinfo::{warnings, SystemInfo};
+    let info = SystemInfo::capture(Some(data_dir));
+    let value = serde_json::to_value(&info)?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&value)?);
+    } else {
+        output::sysinfo_text::print(&value);
+    }
+    for w in warnings(&info) {
+        println!("warning: {w}");
+    }
+    Ok(())
+}
+
 fn cmd_steps() {
     for (_, name, what) in runner::steps::STEPS {
         println!("{name:22} {what}");
@@ -64,11 +79,16 @@ fn cmd_run(args: RunArgs) -> Result<ExitCode> {
         keep_db: args.keep_db,
         use_existing_db: args.use_existing_db,
         command_line: std::env::args().collect(),
+        progress: args.progress,
     };
-    install_ctrlc_handler();
+    install_ctrlc_handler(true);
     let run = runner::run(&plan, &opts)?;
+    for w in &run.warnings {
+        eprintln!("warning: {w}");
+    }
     println!();
     print!("{}", output::table::render_table(output::table::COLUMNS, &output::table::summary_rows(&run)));
+    print!("{}", output::table::LEGEND);
     println!("\nresults: {}", output_dir.display());
     match run.status {
         Status::Completed => Ok(ExitCode::SUCCESS),
@@ -83,14 +103,20 @@ fn cmd_run(args: RunArgs) -> Result<ExitCode> {
     }
 }
 
-fn install_ctrlc_handler() {
-    let _ = ctrlc::set_handler(|| {
+/// `announce`: say what happens (the parent does; its config processes stay quiet).
+fn install_ctrlc_handler(announce: bool) {
+    let _ = ctrlc::set_handler(move || {
+        runner::forward_interrupt();
         if runner::exec::STOP.swap(true, std::sync::atomic::Ordering::SeqCst) {
             // Second Ctrl-C: the user does not want to wait for the step to wind down.
-            eprintln!("\nrumbench: interrupted again, exiting now");
+            if announce {
+                eprintln!("\nrumbench: interrupted again, exiting now");
+            }
             std::process::exit(EXIT_INTERRUPTED as i32);
         }
-        eprintln!("\nrumbench: stopping after the current operations (Ctrl-C again to exit at once)");
+        if announce {
+            eprintln!("\nrumbench: stopping after the current operations (Ctrl-C again to exit at once)");
+        }
     });
 }
 
@@ -117,6 +143,11 @@ fn main() -> ExitCode {
             Ok(ExitCode::SUCCESS)
         }
         Command::Run(args) => cmd_run(args),
+        Command::Sysinfo { data_dir, json } => cmd_sysinfo(&data_dir, json).map(|_| ExitCode::SUCCESS),
+        Command::InternalRunConfig { task, index } => {
+            install_ctrlc_handler(false);
+            return runner::run_config_child(&task, index);
+        }
     };
     match outcome {
         Ok(code) => code,

@@ -60,6 +60,7 @@ pub const SPEC: EngineSpec = EngineSpec {
             help: "MDB_NORDAHEAD: turn off OS readahead on the map (helps random reads of a database larger than RAM)",
         },
     ],
+    io_bound_options: &[],
     open,
 };
 

@@ -83,6 +83,8 @@ pub struct EngineSpec {
     pub name: &'static str,
     pub description: &'static str,
     pub options: &'static [OptionSpec],
+    /// Options applied in io-bound mode (before the user's own).
+    pub io_bound_options: &'static [(&'static str, &'static str)],
     pub open: fn(&OpenArgs) -> Result<Box<dyn Engine>>,
 }
 

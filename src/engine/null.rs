@@ -13,6 +13,7 @@ pub const SPEC: EngineSpec = EngineSpec {
     name: "null",
     description: "does nothing, as fast as possible: measures the client's own overhead",
     options: &[],
+    io_bound_options: &[],
     open,
 };
 

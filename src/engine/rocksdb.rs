@@ -61,10 +61,22 @@ const OPTIONS: &[OptionSpec] = &[
     },
 ];
 
+/// io-bound mode: O_DIRECT reads (no page cache), a small block cache, and
+/// bloom filters with index and filter blocks held outside the cache, so a
+/// point query costs about one storage read (the data block).
+const IO_BOUND: &[(&str, &str)] = &[
+    ("use_direct_reads", "true"),
+    ("use_direct_io_for_flush_and_compaction", "true"),
+    ("block_cache_size", "8M"),
+    ("bloom_bits", "10"),
+    ("cache_index_and_filter_blocks", "false"),
+];
+
 pub const SPEC: EngineSpec = EngineSpec {
     name: "rocksdb",
     description: "RocksDB LSM (leveled or universal), Debian's librocksdb via rust-rocksdb",
     options: OPTIONS,
+    io_bound_options: IO_BOUND,
     open,
 };
 

@@ -68,6 +68,7 @@ pub const SPEC: EngineSpec = EngineSpec {
             help: "how long a connection waits for a lock held by another before failing with SQLITE_BUSY",
         },
     ],
+    io_bound_options: &[("cache_size", "2M")],
     open,
 };
 

@@ -5,8 +5,10 @@
 //! the runner merges them when the step ends.
 
 pub mod latency;
+pub mod live;
 pub mod os;
 pub mod recorder;
+pub mod step_metrics;
 
 pub use latency::{new_histogram, LatencySummary};
 pub use recorder::{merge, IntervalStats, ProgressCounter, Recorder};

@@ -5,23 +5,32 @@ use std::fmt::Write;
 use anyhow::Result;
 
 use super::{Exporter, OpResult, RunResult};
+use crate::measure::step_metrics::MemoryPoint;
 
 pub struct IntervalsCsv;
 
-pub const HEADER: &str = "config,engine,step,role,op,second,ops,ops_per_s,p99_us,max_us";
+pub const HEADER: &str = "config,engine,step,role,op,second,ops,ops_per_s,p99_us,max_us,rss_bytes,vsz_bytes";
 
-fn rows(out: &mut String, config: &str, engine: &str, step: &str, role: &str, op: &OpResult) {
+/// The memory sample taken closest to the end of second `second` (1-based), within half a second.
+fn memory_at(memory: &[MemoryPoint], second: u32) -> Option<&MemoryPoint> {
+    memory
+        .iter()
+        .filter(|m| (m.t_s - second as f64).abs() <= 0.5)
+        .min_by(|a, b| (a.t_s - second as f64).abs().total_cmp(&(b.t_s - second as f64).abs()))
+}
+
+fn rows(out: &mut String, config: &str, engine: &str, step: &str, role: &str, op: &OpResult, memory: &[MemoryPoint]) {
     for iv in &op.intervals {
+        let second = iv.index + 1;
+        let (rss, vsz) = match memory_at(memory, second) {
+            Some(m) => (m.rss_bytes.to_string(), m.vsz_bytes.to_string()),
+            None => (String::new(), String::new()),
+        };
         // Each interval is one second long; the rate equals the count.
         let _ = writeln!(
             out,
-            "{config},{engine},{step},{role},{},{},{},{},{:.3},{:.3}",
-            op.op,
-            iv.index + 1,
-            iv.ops,
-            iv.ops,
-            iv.p99_us,
-            iv.max_us
+            "{config},{engine},{step},{role},{},{second},{},{},{:.3},{:.3},{rss},{vsz}",
+            op.op, iv.ops, iv.ops, iv.p99_us, iv.max_us
         );
     }
 }
@@ -35,11 +44,12 @@ impl Exporter for IntervalsCsv {
         out.push('\n');
         for c in &run.configs {
             for s in &c.steps {
+                let mem = &s.metrics.memory;
                 for op in &s.ops_by_type {
-                    rows(&mut out, &c.name, &c.engine, &s.name, "client", op);
+                    rows(&mut out, &c.name, &c.engine, &s.name, "client", op, mem);
                 }
                 if let Some(w) = &s.writer {
-                    rows(&mut out, &c.name, &c.engine, &s.name, "writer", &w.latency);
+                    rows(&mut out, &c.name, &c.engine, &s.name, "writer", &w.latency, mem);
                 }
             }
         }

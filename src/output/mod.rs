@@ -10,10 +10,12 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
-use crate::config::Settings;
+use crate::config::{Allocator, Mode, Settings};
+use crate::measure::step_metrics::StepMetrics;
 use crate::measure::{IntervalStats, LatencySummary};
 
 pub mod csv;
+pub mod sysinfo_text;
 pub mod json;
 pub mod table;
 
@@ -41,8 +43,13 @@ pub struct RunResult {
     /// One-line cause when the run failed or was interrupted.
     pub error: Option<String>,
     pub suite: Option<String>,
+    pub mode: Mode,
     /// Run-wide settings (each step also records its own).
     pub settings: Settings,
+    /// The environment: CPU, kernel, memory, the data dir's device, SMART wear, allocator.
+    pub system: Option<serde_json::Value>,
+    /// Everything that may make a figure mislead, environment and steps.
+    pub warnings: Vec<String>,
     pub configs: Vec<ConfigResult>,
 }
 
@@ -51,6 +58,9 @@ pub struct ConfigResult {
     pub name: String,
     pub engine: String,
     pub engine_version: Option<String>,
+    /// The allocator asked for, and the one the process really had.
+    pub allocator: Allocator,
+    pub allocator_in_use: Option<String>,
     /// The engine's options as given (validated, defaults filled in).
     pub options: BTreeMap<String, String>,
     /// Every option as the engine reports it was opened with.
@@ -119,10 +129,15 @@ pub struct StepResult {
     pub engine_write_amp: Option<f64>,
     /// The engine's own write-amplification since the database was opened.
     pub engine_write_amp_cumulative: Option<f64>,
+    /// Storage IO, amplification, CPU, memory and syncs of the step.
+    pub metrics: StepMetrics,
     /// Engine statistics right after the step.
     pub engine_stats: Vec<(String, String)>,
-    /// Observations a reader needs (missing keys, writer shortfall, ...).
+    /// Observations a reader needs (missing keys, ...).
     pub notes: Vec<String>,
+    /// What may make this step's figures mislead (writer missed its rate,
+    /// engine not durable as run, not really IO-bound, too short, ...).
+    pub warnings: Vec<String>,
 }
 
 impl StepResult {

@@ -52,8 +52,20 @@ pub fn render_table(header: &[&str], rows: &[Vec<String>]) -> String {
     out
 }
 
-pub const COLUMNS: &[&str] =
-    &["config", "step", "ops/s", "p50 us", "p99 us", "p99.9 us", "max us", "eng w-amp", "notes"];
+pub const COLUMNS: &[&str] = &[
+    "config", "step", "ops/s", "p50 us", "p99 us", "p99.9 us", "max us", "rpq", "wkbpi", "w-amp", "eng w-amp", "space-amp",
+    "cpu us/op", "rss MB", "syncs/commit", "notes",
+];
+
+/// Shown under the table when a row carries the mark.
+pub const NOT_DURABLE_MARK: &str = "ND";
+pub const LEGEND: &str = "ND = not durable as run: fewer sync calls than commits, so acknowledged writes could be lost in an OS crash.\n\
+rpq = storage reads per query; wkbpi = KB written to storage per write; w-amp = storage bytes written / logical bytes written; \
+eng w-amp = the engine's own figure; space-amp = bytes on disk / live logical bytes; rss MB = peak RSS. See docs/metrics.md.\n";
+
+fn opt(v: Option<f64>, f: impl Fn(f64) -> String) -> String {
+    v.map(f).unwrap_or_else(|| "-".into())
+}
 
 pub fn summary_rows(run: &RunResult) -> Vec<Vec<String>> {
     let mut rows = Vec::new();
@@ -75,21 +87,34 @@ pub fn summary_rows(run: &RunResult) -> Vec<Vec<String>> {
                 let target = w.target_ops_s.map(|t| format!("/{}", num(t))).unwrap_or_default();
                 notes.push(format!("writer {}{} ops/s{}", num(w.achieved_ops_s), target, if w.missed_target { " MISSED" } else { "" }));
             }
+            let m = &s.metrics;
+            let io = m.io.as_ref();
+            let not_durable = m.syncs.as_ref().is_some_and(|y| y.durable_as_run == Some(false));
             rows.push(vec![
                 c.name.clone(),
                 s.name.clone(),
-                num(s.ops_s),
+                if not_durable { format!("{} {NOT_DURABLE_MARK}", num(s.ops_s)) } else { num(s.ops_s) },
                 num(lat.p50_us),
                 num(lat.p99_us),
                 num(lat.p999_us),
                 num(lat.max_us),
-                s.engine_write_amp.map(|w| format!("{w:.2}")).unwrap_or_else(|| "-".into()),
+                opt(io.and_then(|i| i.rpq), |v| format!("{v:.2}")),
+                opt(io.and_then(|i| i.wkbpi), |v| format!("{v:.3}")),
+                opt(m.write_amp, |v| format!("{v:.2}")),
+                opt(s.engine_write_amp, |v| format!("{v:.2}")),
+                opt(m.space_amp, |v| format!("{v:.2}")),
+                opt(m.client_cpu_us_op, num),
+                opt(m.rss_peak_bytes.map(|b| b as f64 / 1048576.0), |v| format!("{v:.0}")),
+                opt(m.syncs.as_ref().and_then(|y| y.syncs_per_commit), |v| format!("{v:.3}")),
                 notes.join("; "),
             ]);
         }
         if c.steps.is_empty() {
             if let Some(e) = &c.error {
-                rows.push(vec![c.name.clone(), "-".into(), "-".into(), "-".into(), "-".into(), "-".into(), "-".into(), "-".into(), e.clone()]);
+                let mut row = vec![c.name.clone()];
+                row.extend((2..COLUMNS.len()).map(|_| "-".to_string()));
+                row.push(e.clone());
+                rows.push(row);
             }
         }
     }
@@ -101,7 +126,7 @@ impl Exporter for SummaryText {
         "summary.txt"
     }
     fn render(&self, run: &RunResult) -> Result<String> {
-        Ok(render_table(COLUMNS, &summary_rows(run)))
+        Ok(render_table(COLUMNS, &summary_rows(run)) + "\n" + LEGEND)
     }
 }
 

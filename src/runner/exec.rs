@@ -17,6 +17,7 @@ use super::progress::StepProgress;
 use super::steps::StepKind;
 use crate::config::StepPlan;
 use crate::engine::{BatchOp, Engine, Session};
+use crate::measure::live::KeyBitmap;
 use crate::measure::{merge, new_histogram, recorder::FinishedRecorder, LatencySummary, ProgressCounter, Recorder};
 use crate::output::{OpResult, ReadCounts, Status, StepResult, WriterResult};
 use crate::workload::{rng::stream_seed, KeyBuf, KeyOrder, KeySpace, LoadSequence, Rng, Sampler, ValueGen};
@@ -77,7 +78,11 @@ struct ThreadOutput {
     not_found: u64,
     bytes: u64,
     end_ns: u64,
-    writer: Option<WriterOutput>,
+    /// Write calls (a batch is one).
+    commits: u64,
+    /// Key indexes written / deleted.
+    written: KeyBitmap,
+    deleted: KeyBitmap,
 }
 
 struct WriterOutput {
@@ -85,6 +90,20 @@ struct WriterOutput {
     service: hdrhistogram::Histogram<u64>,
     ops: u64,
     active_ns: u64,
+    written: KeyBitmap,
+}
+
+/// What a client step did, beyond its timings: input to the step's metrics
+/// and to the run's set of live keys.
+#[derive(Debug, Default)]
+pub struct ClientWork {
+    pub queries: u64,
+    pub writes: u64,
+    pub commits: u64,
+    pub logical_bytes_written: u64,
+    pub writer_threads: u64,
+    pub written: KeyBitmap,
+    pub deleted: KeyBitmap,
 }
 
 const ROLE_CLIENT: u64 = 0;
@@ -154,13 +173,16 @@ fn client_thread(sh: &Shared<'_>, session: &mut dyn Session, thread: u64, progre
                     _ => load.index(g_op),
                 }
             };
+            let written = &mut out.written;
             if batch == 1 {
                 op_name = "put";
                 out.end_ns = closed_loop(sh, thread, &mut rec, 1, |g| {
-                    let id = ks.id(next_index(g, &mut rng));
-                    session.put(keybuf.encode(id), values.next())?;
+                    let index = next_index(g, &mut rng);
+                    written.set(index);
+                    session.put(keybuf.encode(ks.id(index)), values.next())?;
                     Ok((1, false))
                 })?;
+                out.commits = rec.ops();
             } else {
                 op_name = "write_batch";
                 let key_size = s.key_size;
@@ -169,8 +191,9 @@ fn client_thread(sh: &Shared<'_>, session: &mut dyn Session, thread: u64, progre
                 out.end_ns = closed_loop(sh, thread, &mut rec, batch, |g| {
                     vals.clear();
                     for j in 0..batch {
-                        let id = ks.id(next_index(g * batch + j, &mut rng));
-                        KeyBuf::encode_into(id, &mut keys[j as usize * key_size..(j as usize + 1) * key_size]);
+                        let index = next_index(g * batch + j, &mut rng);
+                        written.set(index);
+                        KeyBuf::encode_into(ks.id(index), &mut keys[j as usize * key_size..(j as usize + 1) * key_size]);
                         vals.extend_from_slice(values.next());
                     }
                     let vs = s.value_size;
@@ -182,6 +205,7 @@ fn client_thread(sh: &Shared<'_>, session: &mut dyn Session, thread: u64, progre
                     session.write_batch(&batch_ops)?;
                     Ok((batch, false))
                 })?;
+                out.commits = rec.ops().div_ceil(batch);
             }
             out.bytes = rec.ops() * entry_bytes;
         }
@@ -263,11 +287,14 @@ fn client_thread(sh: &Shared<'_>, session: &mut dyn Session, thread: u64, progre
         StepKind::DeleteRandom => {
             op_name = "delete";
             let sampler = sh.sampler.as_ref().expect("sampler");
+            let deleted = &mut out.deleted;
             out.end_ns = closed_loop(sh, thread, &mut rec, 1, |_| {
-                let id = ks.id(sampler.point(&mut rng));
-                session.delete(keybuf.encode(id))?;
+                let index = sampler.point(&mut rng);
+                deleted.set(index);
+                session.delete(keybuf.encode(ks.id(index)))?;
                 Ok((1, false))
             })?;
+            out.commits = rec.ops();
             out.bytes = rec.ops() * s.key_size as u64;
         }
         StepKind::Flush | StepKind::WaitForCompaction => unreachable!("engine-wide steps run in run_engine_step"),
@@ -292,6 +319,7 @@ fn writer_thread(sh: &Shared<'_>, session: &mut dyn Session) -> Result<WriterOut
     }
     let start = sh.start.get().expect("clock started").0;
     let mut ops = 0u64;
+    let mut written = KeyBitmap::default();
     let mut last_end = sh.now_ns();
     while sh.clients_running.load(Ordering::Relaxed) > 0 && !sh.should_stop() {
         let intended = match &mut pacer {
@@ -305,16 +333,17 @@ fn writer_thread(sh: &Shared<'_>, session: &mut dyn Session) -> Result<WriterOut
             }
             None => last_end,
         };
-        let id = sh.keyspace.id(rng.below(s.num));
+        let index = rng.below(s.num);
+        written.set(index);
         let began = sh.now_ns();
-        session.put(keybuf.encode(id), values.next())?;
+        session.put(keybuf.encode(sh.keyspace.id(index)), values.next())?;
         let end = sh.now_ns();
         rec.record(end, end - intended.min(began));
         service.saturating_record((end - began).max(1));
         last_end = end;
         ops += 1;
     }
-    Ok(WriterOutput { recorder: rec.finish(), service, ops, active_ns: last_end })
+    Ok(WriterOutput { recorder: rec.finish(), service, ops, active_ns: last_end, written })
 }
 
 fn join_error(e: Box<dyn std::any::Any + Send>) -> anyhow::Error {
@@ -327,7 +356,13 @@ fn join_error(e: Box<dyn std::any::Any + Send>) -> anyhow::Error {
 }
 
 /// Run a client step (everything but flush and waitforcompaction).
-pub fn run_client_step(engine: &dyn Engine, plan: &StepPlan, step_index: usize, keyspace: KeySpace, mut result: StepResult) -> StepResult {
+pub fn run_client_step(
+    engine: &dyn Engine,
+    plan: &StepPlan,
+    step_index: usize,
+    keyspace: KeySpace,
+    mut result: StepResult,
+) -> (StepResult, ClientWork) {
     let s = &plan.settings;
     let with_writer = matches!(plan.kind, StepKind::ReadWhileWriting | StepKind::FwdRangeWhileWriting);
     let threads = s.threads;
@@ -419,10 +454,14 @@ pub fn run_client_step(engine: &dyn Engine, plan: &StepPlan, step_index: usize, 
     // Merge per-thread recordings by operation type, keeping the order of first appearance.
     let mut by_op: Vec<(&'static str, Vec<FinishedRecorder>)> = Vec::new();
     let (mut found, mut not_found, mut bytes) = (0, 0, 0);
+    let mut work = ClientWork::default();
     for o in outputs {
         found += o.found;
         not_found += o.not_found;
         bytes += o.bytes;
+        work.commits += o.commits;
+        work.written.union_with(&o.written);
+        work.deleted.union_with(&o.deleted);
         for (name, rec) in o.recorders {
             match by_op.iter_mut().find(|(n, _)| *n == name) {
                 Some((_, v)) => v.push(rec),
@@ -438,6 +477,15 @@ pub fn run_client_step(engine: &dyn Engine, plan: &StepPlan, step_index: usize, 
     result.ops = result.ops_by_type.first().map(|o| o.ops).unwrap_or(0);
     result.ops_s = result.ops as f64 / wall_s;
     result.mb_s = bytes as f64 / wall_s / (1 << 20) as f64;
+    let entry_bytes = (s.key_size + s.value_size) as u64;
+    if plan.kind.writes() {
+        work.writes = result.ops;
+        work.writer_threads = threads as u64;
+        work.logical_bytes_written =
+            if plan.kind == StepKind::DeleteRandom { result.ops * s.key_size as u64 } else { result.ops * entry_bytes };
+    } else {
+        work.queries = result.ops;
+    }
     if plan.kind.needs_data() && !matches!(plan.kind, StepKind::Overwrite | StepKind::DeleteRandom | StepKind::ReadSeq) {
         result.reads = Some(ReadCounts { found, not_found });
         let total = found + not_found;
@@ -449,6 +497,13 @@ pub fn run_client_step(engine: &dyn Engine, plan: &StepPlan, step_index: usize, 
         }
     }
     if let Some(w) = writer {
+        // The readers are the step's clients; the writer adds writes and commits.
+        work.queries = result.ops;
+        work.writes = w.ops;
+        work.commits += w.ops;
+        work.writer_threads = 1;
+        work.logical_bytes_written = w.ops * entry_bytes;
+        work.written.union_with(&w.written);
         let m = merge(vec![w.recorder], intervals);
         let achieved = w.ops as f64 / (w.active_ns.max(1) as f64 / 1e9);
         let target = s.writer_rate.ops_per_s;
@@ -479,7 +534,7 @@ pub fn run_client_step(engine: &dyn Engine, plan: &StepPlan, step_index: usize, 
     } else {
         result.status = Status::Completed;
     }
-    result
+    (result, work)
 }
 
 impl Shared<'_> {

@@ -14,7 +14,8 @@ pub enum StepProgress {
 
 static MODE: Mutex<Option<ProgressMode>> = Mutex::new(None);
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum ProgressMode {
     /// A bar on a terminal, plain lines otherwise.
     Auto,

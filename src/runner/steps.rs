@@ -62,9 +62,10 @@ impl StepKind {
         )
     }
 
+    /// Steps whose clients write (the *whilewriting steps' writes come from their background writer).
     pub fn writes(self) -> bool {
         use StepKind::*;
-        matches!(self, Fill | FillSeq | FillRandom | FillUniqueRandom | Overwrite | DeleteRandom | ReadWhileWriting | FwdRangeWhileWriting)
+        matches!(self, Fill | FillSeq | FillRandom | FillUniqueRandom | Overwrite | DeleteRandom)
     }
 }
 

@@ -267,7 +267,7 @@ fn uname() -> (Probe<String>, Probe<String>, Probe<String>) {
 /// The C allocator in use: a preloaded/linked jemalloc, tcmalloc or mimalloc
 /// shows in the process's maps; otherwise glibc malloc. Rust's global
 /// allocator is the system one (rumbench sets no #[global_allocator]).
-fn allocator(proc: &Path) -> String {
+pub fn allocator(proc: &Path) -> String {
     let maps = std::fs::read_to_string(proc.join("self/maps")).unwrap_or_default();
     let lib = ["libjemalloc", "libtcmalloc", "libmimalloc"]
         .iter()

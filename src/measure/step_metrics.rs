@@ -1,0 +1,276 @@
+//! The efficiency metrics of a step (docs/metrics.md), computed in one place:
+//! storage IO, write- and space-amplification, CPU per operation, memory and
+//! sync calls. A snapshot is taken before the step and another after it; the
+//! difference, with the step's operation counts, gives every figure.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::os::device::{sync_filesystem, DataDirDevice};
+use super::os::diskstats::{DiskCounters, IoFigures};
+use super::os::process::{HostCpu, ProcessCounters};
+use super::os::sampler::Sampler;
+use super::os::space::allocated_bytes;
+use super::os::syncs::{sync_calls, SyncCounts};
+
+/// A metric that could not be measured, and why.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Missing {
+    pub metric: String,
+    pub reason: String,
+}
+
+/// Storage IO of the data dir's device(s) over the step.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct IoMetrics {
+    pub devices: Vec<String>,
+    pub bytes_read: u64,
+    pub bytes_written: u64,
+    /// TRIM, never counted as writes; None when the kernel has no discard fields.
+    pub bytes_discarded: Option<u64>,
+    pub read_requests: u64,
+    pub write_requests: u64,
+    pub rpq: Option<f64>,
+    pub rkbpq: Option<f64>,
+    pub wkbpi: Option<f64>,
+    pub reads_per_s: Option<f64>,
+    pub writes_per_s: Option<f64>,
+    pub read_mb_s: Option<f64>,
+    pub write_mb_s: Option<f64>,
+    pub discard_mb_s: Option<f64>,
+}
+
+/// Sync calls over the step.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SyncMetrics {
+    pub fsync: u64,
+    pub fdatasync: u64,
+    pub msync: u64,
+    pub sync_file_range: u64,
+    /// Commits: write calls (single puts/deletes or write batches), writer included.
+    pub commits: u64,
+    pub syncs_per_commit: Option<f64>,
+    /// False when there were fewer syncs than commits / concurrent writers:
+    /// then some acknowledged commits were not on storage yet.
+    pub durable_as_run: Option<bool>,
+}
+
+/// One memory sample: seconds since the step started, bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct MemoryPoint {
+    pub t_s: f64,
+    pub rss_bytes: u64,
+    pub vsz_bytes: u64,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct StepMetrics {
+    pub io: Option<IoMetrics>,
+    /// storage bytes written / logical bytes the clients wrote.
+    pub write_amp: Option<f64>,
+    /// The same from /proc/self/io write_bytes: this process's writes only,
+    /// immune to other processes' IO on the device.
+    pub write_amp_process: Option<f64>,
+    pub process_read_bytes: Option<u64>,
+    pub process_write_bytes: Option<u64>,
+    /// Dirty pages were written back (syncfs) before the end snapshot.
+    pub dirty_pages_synced: bool,
+    pub logical_bytes_written: u64,
+    pub db_size_bytes: Option<u64>,
+    pub live_keys: Option<u64>,
+    pub logical_live_bytes: Option<u64>,
+    pub space_amp: Option<f64>,
+    pub client_cpu_us_op: Option<f64>,
+    pub host_cpu_us_op: Option<f64>,
+    pub rss_peak_bytes: Option<u64>,
+    pub vsz_peak_bytes: Option<u64>,
+    pub rss_end_bytes: Option<u64>,
+    pub memory: Vec<MemoryPoint>,
+    pub syncs: Option<SyncMetrics>,
+    /// Metrics that could not be measured, with the reason (never shown as 0).
+    pub missing: Vec<Missing>,
+}
+
+/// What a step did, as the runner counted it.
+#[derive(Debug, Clone, Default)]
+pub struct StepWork {
+    /// All operations, clients and background writer.
+    pub ops: u64,
+    /// Read operations (gets, multiget keys, seeks, scanned entries).
+    pub queries: u64,
+    /// Write operations (puts, deletes), writer included.
+    pub writes: u64,
+    /// Commits: write calls (a batch is one).
+    pub commits: u64,
+    /// Key + value bytes written by clients and the writer.
+    pub logical_bytes_written: u64,
+    /// Threads that wrote concurrently (for the group-commit bound).
+    pub writer_threads: u64,
+    pub live_keys: Option<u64>,
+    pub entry_bytes: u64,
+    pub wall_s: f64,
+}
+
+/// Measures the storage under one data dir; resolved once per engine config.
+pub struct Probes {
+    data_dir: PathBuf,
+    device: Result<DataDirDevice, String>,
+}
+
+impl Probes {
+    pub fn new(data_dir: &Path) -> Probes {
+        let device = match DataDirDevice::resolve(data_dir) {
+            Ok(d) => match &d.io_not_meaningful {
+                Some(why) => Err(why.clone()),
+                None if d.counted_devices.is_empty() => Err("no block device found under the data dir".into()),
+                None => Ok(d),
+            },
+            Err(e) => Err(format!("cannot resolve the data dir's device: {e:#}")),
+        };
+        Probes { data_dir: data_dir.to_path_buf(), device }
+    }
+
+    pub fn begin(&self) -> StepProbe {
+        StepProbe {
+            disk: self.device.as_ref().ok().map(|d| d.counters().map_err(|e| format!("{e:#}"))),
+            process: ProcessCounters::current().map_err(|e| format!("{e:#}")),
+            host: HostCpu::read().map_err(|e| format!("{e:#}")),
+            syncs: sync_calls(),
+            sampler: Sampler::start(),
+        }
+    }
+}
+
+/// Snapshots taken when a step began.
+pub struct StepProbe {
+    disk: Option<Result<DiskCounters, String>>,
+    process: Result<ProcessCounters, String>,
+    host: Result<HostCpu, String>,
+    syncs: SyncCounts,
+    sampler: Sampler,
+}
+
+fn per(x: f64, n: u64) -> Option<f64> {
+    (n > 0).then(|| x / n as f64)
+}
+
+impl StepProbe {
+    /// Snapshot again and compute the step's metrics. For steps that wrote,
+    /// dirty pages are written back first so buffered writes are counted.
+    pub fn end(self, probes: &Probes, work: &StepWork) -> StepMetrics {
+        let mut m = StepMetrics { logical_bytes_written: work.logical_bytes_written, ..Default::default() };
+        let mut missing = |metric: &str, reason: String| m.missing.push(Missing { metric: metric.into(), reason });
+        let syncs = sync_calls().since(&self.syncs);
+        if work.logical_bytes_written > 0 {
+            match sync_filesystem(&probes.data_dir) {
+                Ok(()) => m.dirty_pages_synced = true,
+                Err(e) => missing("dirty_pages_synced", format!("syncfs failed: {e}: writes still in the page cache are not counted")),
+            }
+        }
+        let process_end = ProcessCounters::current();
+        let host_end = HostCpu::read();
+        let series = self.sampler.stop();
+
+        // Storage IO.
+        match (&probes.device, self.disk) {
+            (Err(why), _) => missing("io", why.clone()),
+            (Ok(dev), Some(Ok(before))) => match dev.counters() {
+                Ok(after) => {
+                    let d = after.since(&before);
+                    let f = IoFigures::from_delta(&d, work.wall_s, work.queries, work.writes);
+                    m.io = Some(IoMetrics {
+                        devices: d.devices.clone(),
+                        bytes_read: f.bytes_read,
+                        bytes_written: f.bytes_written,
+                        bytes_discarded: f.bytes_discarded,
+                        read_requests: d.reads,
+                        write_requests: d.writes,
+                        rpq: f.rpq,
+                        rkbpq: f.rkbpq,
+                        wkbpi: f.wkbpi,
+                        reads_per_s: f.reads_per_s,
+                        writes_per_s: f.writes_per_s,
+                        read_mb_s: f.read_mb_s,
+                        write_mb_s: f.write_mb_s,
+                        discard_mb_s: f.discard_mb_s,
+                    });
+                    m.write_amp = per(f.bytes_written as f64, work.logical_bytes_written);
+                }
+                Err(e) => missing("io", format!("cannot read /proc/diskstats: {e:#}")),
+            },
+            (Ok(_), Some(Err(e))) => missing("io", format!("cannot read /proc/diskstats: {e}")),
+            (Ok(_), None) => missing("io", "no disk counters".into()),
+        }
+        if work.logical_bytes_written == 0 {
+            missing("write_amp", "the step wrote nothing".into());
+        }
+
+        // CPU and per-process IO.
+        match (&self.process, &process_end) {
+            (Ok(b), Ok(a)) => {
+                let d = a.since(b);
+                m.client_cpu_us_op = per(d.cpu_us() as f64, work.ops);
+                m.process_read_bytes = Some(d.read_bytes);
+                m.process_write_bytes = Some(d.write_bytes);
+                m.write_amp_process = per(d.write_bytes as f64, work.logical_bytes_written);
+            }
+            (Err(e), _) => missing("client_cpu_us_op", e.clone()),
+            (_, Err(e)) => missing("client_cpu_us_op", format!("{e:#}")),
+        }
+        match (&self.host, &host_end) {
+            (Ok(b), Ok(a)) => m.host_cpu_us_op = per(a.since(b).busy_us as f64, work.ops),
+            (Err(e), _) => missing("host_cpu_us_op", e.clone()),
+            (_, Err(e)) => missing("host_cpu_us_op", format!("{e:#}")),
+        }
+
+        // Space.
+        match allocated_bytes(&probes.data_dir) {
+            Ok(bytes) => {
+                m.db_size_bytes = Some(bytes);
+                if let Some(live) = work.live_keys {
+                    let logical = live * work.entry_bytes;
+                    m.live_keys = Some(live);
+                    m.logical_live_bytes = Some(logical);
+                    m.space_amp = per(bytes as f64, logical);
+                }
+            }
+            Err(e) => missing("db_size", format!("cannot walk {}: {e}", probes.data_dir.display())),
+        }
+        if work.live_keys.is_none() {
+            missing("space_amp", "the live key count is unknown (the database was not loaded in this run)".into());
+        }
+
+        // Memory.
+        if series.samples.is_empty() {
+            missing("rss_peak", "no memory sample could be taken".into());
+        } else {
+            m.rss_peak_bytes = Some(series.rss_peak_bytes);
+            m.vsz_peak_bytes = Some(series.vsz_peak_bytes);
+            m.rss_end_bytes = Some(series.rss_end_bytes);
+            m.memory = series
+                .samples
+                .iter()
+                .map(|s| MemoryPoint { t_s: s.t_seconds, rss_bytes: s.rss_bytes, vsz_bytes: s.vsz_bytes })
+                .collect();
+        }
+
+        // Durability.
+        if work.commits > 0 {
+            let total = syncs.total();
+            let per_commit = total as f64 / work.commits as f64;
+            // Group commit lets one sync cover up to one commit per concurrent writer.
+            let needed = work.commits as f64 / work.writer_threads.max(1) as f64;
+            m.syncs = Some(SyncMetrics {
+                fsync: syncs.fsync,
+                fdatasync: syncs.fdatasync,
+                msync: syncs.msync,
+                sync_file_range: syncs.sync_file_range,
+                commits: work.commits,
+                syncs_per_commit: Some(per_commit),
+                durable_as_run: Some(total as f64 >= needed * 0.99),
+            });
+        }
+        m
+    }
+}
