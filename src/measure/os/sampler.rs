@@ -184,7 +184,7 @@ mod tests {
         // Touch 192 MiB so RSS grows. Other tests run in parallel in this
         // process and allocate/free too, so compare with absolute sizes, not
         // with the first sample.
-        let v = vec![1u8; 192 << 20];
+        let v = std::hint::black_box(vec![1u8; 192 << 20]);
         std::thread::sleep(Duration::from_millis(120));
         let m = sampler.stop();
         drop(v);
