@@ -248,7 +248,7 @@ import re, sys
 text = open(sys.argv[1], errors="replace").read().replace("\r", "\n"); bench = sys.argv[2]
 m = re.search(r"^%s\s*:\s*([\d.]+) micros/op (\d+) ops/sec ([\d.]+) seconds (\d+) operations;(.*)$" % re.escape(bench), text, re.M)
 if not m:
-    print("\t".join(["NA"] * 7)); sys.exit(0)
+    print("\t".join(["NA"] * 8)); sys.exit(0)
 ops_s, secs, ops, rest = m.group(2), m.group(3), m.group(4), m.group(5)
 after = text[m.end():]
 p = re.search(r"Percentiles: P50: ([\d.]+) P75: [\d.]+ P99: ([\d.]+)", after)
@@ -321,6 +321,7 @@ run_one() {
                 esac
                 ;;
         esac
+        mkdir -p "$WORK"
         echo "+ $DB_BENCH --db=$dbdir ${args[*]} <common flags>" >"$log"
         "$DB_BENCH" --db="$dbdir" "${DBB_COMMON[@]}" "${args[@]}" >>"$log" 2>&1 || echo "db_bench exited with $?" >>"$log"
         row=$(parse_dbb "$log" "$bench")
@@ -371,7 +372,10 @@ for n in $NUMS; do
         prep=(fillrandom flush waitforcompaction)
         [[ $READ_DB_PREP == compact ]] && prep+=(compact waitforcompaction)
         prep+=(levelstats)
-        "$DB_BENCH" --db="$DIR/pristine-$n" "${DBB_COMMON[@]}" --num="$n" --threads=1 \
+        # Its own seed: db_bench seeds thread i of every run with seed+i+1, so a
+        # read run with the load's seed would look up exactly the keys the load
+        # wrote, in the same order (all found at first).
+        "$DB_BENCH" --db="$DIR/pristine-$n" "${DBB_COMMON[@]}" --num="$n" --threads=1 --seed=$((SEED + 1000)) \
             --benchmarks="$(IFS=,; echo "${prep[*]}")" >"$LOGS/pristine-n$n.log" 2>&1
         rm -f "$DIR/pristine-$n/LOCK"
         rest
