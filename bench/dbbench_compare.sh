@@ -25,6 +25,9 @@
 #   OUT=bench/results/dbbench_compare-<date>.md   (+ .tsv and a -logs/ dir next to it)
 #   RUMBENCH=/work/main/target/release/rumbench   copied once at start to $DIR/bin
 #   DB_BENCH=/usr/bin/db_bench
+#   DBB_PERF_LEVEL=1          db_bench --perf_level (1 = kDisable, db_bench's default;
+#                             2 = kEnableCount, what a thread gets when it never calls
+#                             SetPerfLevel, as rumbench's threads do today)
 #   DRY_RUN=0                 1: print the commands and the time estimate, run nothing
 set -euo pipefail
 
@@ -57,6 +60,7 @@ OUT=${OUT:-$REPO_DIR/bench/results/dbbench_compare-$STAMP.md}
 RUMBENCH=${RUMBENCH:-$REPO_DIR/target/release/rumbench}
 DB_BENCH=${DB_BENCH:-/usr/bin/db_bench}
 DRY_RUN=${DRY_RUN:-0}
+DBB_PERF_LEVEL=${DBB_PERF_LEVEL:-1}
 
 TSV=${OUT%.md}.tsv
 LOGS=${OUT%.md}-logs
@@ -151,7 +155,7 @@ DBB_OPTS=(
     # Client behaviour:
     --histogram=1                                 # per-op timing, as rumbench always does
     --progress_reports=0                          # rumbench runs with --progress off
-    --perf_level=1                                # kDisable (the default), stated
+    "--perf_level=$DBB_PERF_LEVEL"                # 1 = kDisable (db_bench's default), stated
     "--seed=$SEED"
 )
 DBB_COMMON=("--key_size=$KEY_SIZE" "--value_size=$VALUE_SIZE" --compression_ratio=0.5 "${DBB_OPTS[@]}")
@@ -196,6 +200,7 @@ fi
 # ---------------------------------------------------------------------------
 rm -rf "$DIR"
 mkdir -p "$DIR/bin" "$LOGS/opts" "$(dirname "$OUT")"
+trap 'echo "interrupted; removing $DIR" >&2; rm -rf "$DIR"; exit 130' INT TERM
 # A private copy, so a rebuild of target/release during the run changes nothing.
 cp "$RUMBENCH" "$DIR/bin/rumbench"
 RB="$DIR/bin/rumbench"
@@ -376,7 +381,8 @@ for n in $NUMS; do
         # read run with the load's seed would look up exactly the keys the load
         # wrote, in the same order (all found at first).
         "$DB_BENCH" --db="$DIR/pristine-$n" "${DBB_COMMON[@]}" --num="$n" --threads=1 --seed=$((SEED + 1000)) \
-            --benchmarks="$(IFS=,; echo "${prep[*]}")" >"$LOGS/pristine-n$n.log" 2>&1
+            --benchmarks="$(IFS=,; echo "${prep[*]}")" >"$LOGS/pristine-n$n.log" 2>&1 ||
+            { echo "building the read db failed, see $LOGS/pristine-n$n.log" >&2; exit 1; }
         rm -f "$DIR/pristine-$n/LOCK"
         rest
     fi
@@ -402,7 +408,7 @@ RB_COMMIT=$(python3 -c 'import json,sys,glob
 for f in sorted(glob.glob(sys.argv[1]+"/*.rumbench/result.json")):
     d=json.load(open(f)); print(d.get("git_commit","?"), d["configs"][0].get("engine_version","?")); break' "$LOGS" || true)
 
-export NUMS THREADS REPEATS STEPS READ_SECONDS WRITE_RATE CACHE_SIZE READ_DB_PREP RUMBENCH DB_BENCH ENTRY
+export NUMS THREADS REPEATS STEPS READ_SECONDS WRITE_RATE CACHE_SIZE READ_DB_PREP RUMBENCH DB_BENCH ENTRY DBB_PERF_LEVEL
 export DBB_VERSION RB_COMMIT LOAD_START LOAD_END
 export HOST_INFO="$(nproc) CPUs, $(uname -r)" ELAPSED="$(( (T_END - T_START) / 60 )) min $(( (T_END - T_START) % 60 )) s"
 python3 - "$TSV" "$OUT" "$LOGS" <<'EOF'
@@ -425,7 +431,7 @@ L = []
 L.append(f"# rumbench vs db_bench (RocksDB {E['DBB_VERSION'] or '?'}, same librocksdb)\n")
 L.append(f"Run `{os.path.basename(out)}`: `bench/dbbench_compare.sh` with NUMS=\"{E['NUMS']}\" THREADS=\"{E['THREADS']}\" "
          f"REPEATS={E['REPEATS']} READ_SECONDS={E['READ_SECONDS']} WRITE_RATE={E['WRITE_RATE']} CACHE_SIZE={E['CACHE_SIZE']} "
-         f"READ_DB_PREP={E['READ_DB_PREP']}.\n")
+         f"READ_DB_PREP={E['READ_DB_PREP']} DBB_PERF_LEVEL={E['DBB_PERF_LEVEL']}.\n")
 L.append(f"- rumbench: {E['RB_COMMIT'] or '?'} (copied from `{E['RUMBENCH']}`); db_bench: `{E['DB_BENCH']}`")
 L.append(f"- host: {E['HOST_INFO']}; load average {E['LOAD_START']} at start, {E['LOAD_END']} at end; took {E['ELAPSED']}")
 L.append("- ops/s: median over repeats; ratio = rumbench / db_bench (goal: >= 0.97 on every row); p99 in microseconds "

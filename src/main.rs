@@ -1,13 +1,7 @@
 //! rumbench: one fast client that runs the same storage-engine benchmarks
 //! against many engines and reports honest measurements.
 
-mod cli;
-mod config;
-mod engine;
-mod measure;
-mod output;
-mod runner;
-mod workload;
+use rumbench::{cli, config, engine, measure, output, runner};
 
 use std::process::ExitCode;
 

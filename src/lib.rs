@@ -1,0 +1,17 @@
+//! rumbench: one fast client that runs the same storage-engine benchmarks
+//! against many engines and reports honest measurements.
+//!
+//! The binary (src/main.rs) is a thin command line over these modules:
+//! `engine` (one trait, one file per engine), `workload` (keys, values,
+//! distributions), `runner` (steps, threads, pacing), `measure` (histograms,
+//! OS probes, environment), `output` (one summary, one file per format),
+//! `server` (database servers rumbench starts and stops).
+
+pub mod cli;
+pub mod config;
+pub mod engine;
+pub mod measure;
+pub mod output;
+pub mod runner;
+pub mod server;
+pub mod workload;

@@ -1,0 +1,367 @@
+//! MariaDB (InnoDB or MyRocks): mariadb-install-db, then mariadbd as our child.
+
+use std::fs;
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{anyhow, bail, Context, Result};
+use mysql::prelude::Queryable;
+use mysql::{Conn, OptsBuilder};
+
+use super::{
+    absolute, check_loopback_only, check_not_stopping_all, file_tail, find_program, is_root, kill_tree, last_nonblank,
+    one_line, pick_free_port, prepare_data_dir, registry_add, run_cmd, setting_name, setting_value, signal, socket_dir,
+    start_error, tail_of, wait_child, Backend, DirGuard, RunningServer, ServerConfig, ServerKind, StartGuard, StopHow,
+    DB_NAME, LOG_TAIL_LINES, START_TIMEOUT, STOP_TIMEOUT,
+};
+
+const SBIN: &[&str] = &["/usr/sbin", "/usr/bin", "/sbin", "/bin"];
+
+/// Settings that only take effect when the data dir is created: passed to
+/// mariadb-install-db too when the fragment has them.
+const INSTALL_TIME: &[&str] =
+    &["innodb_page_size", "innodb_data_file_path", "innodb_undo_tablespaces", "lower_case_table_names"];
+
+/// Our mariadbd child.
+pub(super) struct MariaProc {
+    child: Child,
+}
+
+/// A connection as root (no password) over TCP to 127.0.0.1.
+pub(super) fn connect(port: u16, db: Option<&str>, timeout: Duration) -> Result<Conn> {
+    let opts = OptsBuilder::new()
+        .ip_or_hostname(Some("127.0.0.1"))
+        .tcp_port(port)
+        .user(Some("root"))
+        .db_name(db)
+        .prefer_socket(false)
+        .tcp_connect_timeout(Some(timeout));
+    Conn::new(opts).with_context(|| format!("cannot connect to mariadb at 127.0.0.1:{port}"))
+}
+
+pub(super) fn start(cfg: &ServerConfig) -> Result<RunningServer> {
+    let kind = cfg.kind;
+    let myrocks = kind == ServerKind::MariadbMyrocks;
+    let dir = absolute(&cfg.data_dir)?;
+    prepare_data_dir(&dir)?;
+    let port = pick_free_port()?;
+    let (sock_dir, own_sock_dir) = socket_dir(&dir, "mysqld.sock")?;
+    let sock_guard = DirGuard(own_sock_dir);
+    let socket = sock_dir.join("mysqld.sock");
+    let log = dir.join("error.log");
+    let cnf = dir.join("my.cnf");
+    // Layout: <dir>/data is MariaDB's datadir (every subdirectory there is
+    // a database), <dir>/tmp its private tmpdir (servers and bootstraps
+    // running side by side must not share /tmp for temporary tables).
+    let datadir = dir.join("data");
+    let tmp = dir.join("tmp");
+
+    // System tables.
+    let mut cmd = Command::new(find_program("mariadb-install-db", SBIN));
+    cmd.arg("--no-defaults");
+    if is_root() {
+        cmd.arg("--user=root");
+    }
+    cmd.arg(format!("--datadir={}", datadir.display()))
+        .args(["--auth-root-authentication-method=normal", "--skip-test-db"])
+        .arg(format!("--tmpdir={}", tmp.display()))
+        .current_dir("/");
+    for l in &cfg.config_lines {
+        if let (Some(n), Some(v)) = (setting_name(l), setting_value(l)) {
+            if INSTALL_TIME.contains(&n.as_str()) {
+                cmd.arg(format!("--{n}={v}"));
+            }
+        }
+    }
+    let install_log = dir.join("install-db.log");
+    fs::create_dir_all(&tmp)?;
+    fs::create_dir_all(&datadir)?;
+    let out = run_cmd(cmd, Duration::from_secs(120));
+    let out_lines = match &out {
+        Ok(o) => o.lines(),
+        Err(e) => vec![format!("{e:#}")],
+    };
+    let _ = fs::write(&install_log, out_lines.join("\n") + "\n");
+    if !matches!(&out, Ok(o) if o.status.success()) {
+        let reason = meaningful_line(&out_lines).unwrap_or_else(|| "mariadb-install-db failed".to_string());
+        return Err(start_error(
+            kind,
+            "initialize the data dir",
+            reason,
+            &install_log,
+            tail_of(&out_lines, LOG_TAIL_LINES),
+        ));
+    }
+
+    // Settings we manage go on the command line (it overrides the file); the
+    // file holds the user's fragment and, as comments, what we added.
+    let mut managed = vec![
+        format!("datadir={}", datadir.display()),
+        format!("socket={}", socket.display()),
+        format!("port={port}"),
+        "bind-address=127.0.0.1".to_string(),
+        format!("pid-file={}", dir.join("mariadbd.pid").display()),
+        format!("log-error={}", log.display()),
+    ];
+    if is_root() {
+        managed.push("user=root".to_string());
+    }
+    if myrocks {
+        managed.push("plugin-load-add=ha_rocksdb.so".to_string());
+        managed.push("default-storage-engine=ROCKSDB".to_string());
+    }
+    let mut text =
+        format!("# my.cnf written by rumbench for {kind}\n# managed settings, given on the mariadbd command line:\n");
+    for m in &managed {
+        text.push_str(&format!("#   --{m}\n"));
+    }
+    text.push_str("[mariadbd]\n# ---- rumbench: defaults (the fragment may override them) ----\n");
+    text.push_str(&format!("tmpdir={}\n", tmp.display()));
+    text.push_str("# ---- rumbench: config fragment from the suite (verbatim) ----\n");
+    for l in &cfg.config_lines {
+        text.push_str(l);
+        text.push('\n');
+    }
+    fs::write(&cnf, text).with_context(|| format!("cannot write {}", cnf.display()))?;
+
+    // Start mariadbd as our child, in its own process group (a terminal's
+    // Ctrl-C reaches only rumbench, which then stops it in order).
+    let logf = fs::OpenOptions::new().create(true).append(true).open(&log)?;
+    let mut cmd = Command::new(find_program("mariadbd", SBIN));
+    cmd.arg(format!("--defaults-file={}", cnf.display()))
+        .args(managed.iter().map(|m| format!("--{m}")))
+        .stdin(Stdio::null())
+        .stdout(logf.try_clone()?)
+        .stderr(logf)
+        .current_dir("/")
+        .process_group(0);
+    let t0 = Instant::now();
+    let child = cmd.spawn().context("cannot run mariadbd (run scripts/install-servers.sh)")?;
+    let pid = child.id();
+    let mut guard = StartGuard::new(registry_add(kind, Some(pid), &dir, StopHow::Signal), Some(child));
+    check_not_stopping_all()?;
+    let fail = |reason: String| {
+        let tail = file_tail(&log, LOG_TAIL_LINES);
+        let reason = meaningful_line(&tail).unwrap_or(reason);
+        start_error(kind, "start", reason, &log, tail)
+    };
+
+    // Wait until it answers over TCP.
+    let mut conn = loop {
+        let child = guard.child.as_mut().expect("child");
+        if let Some(st) = child.try_wait()? {
+            return Err(fail(format!("mariadbd exited ({st})")));
+        }
+        match connect(port, None, Duration::from_secs(2)) {
+            Ok(c) => break c,
+            Err(e) if t0.elapsed() >= START_TIMEOUT => {
+                return Err(fail(format!(
+                    "not answering on 127.0.0.1:{port} after {} s: {e:#}",
+                    START_TIMEOUT.as_secs()
+                )));
+            }
+            Err(_) => std::thread::sleep(Duration::from_millis(100)),
+        }
+    };
+    conn.query_drop(format!("CREATE DATABASE IF NOT EXISTS {DB_NAME}"))
+        .map_err(|e| fail(format!("CREATE DATABASE {DB_NAME}: {e}")))?;
+    let version: String =
+        conn.query_first("SELECT version()").map_err(|e| fail(format!("SELECT version(): {e}")))?.unwrap_or_default();
+    if myrocks {
+        let support: Option<String> = conn
+            .query_first("SELECT SUPPORT FROM information_schema.ENGINES WHERE ENGINE = 'ROCKSDB'")
+            .map_err(|e| fail(format!("checking for ROCKSDB: {e}")))?;
+        if support.as_deref() != Some("DEFAULT") {
+            return Err(fail(format!("ROCKSDB is not the default engine (support: {support:?})")));
+        }
+    }
+    drop(conn);
+    check_loopback_only(kind, port)?;
+
+    let (reg_id, child) = guard.disarm();
+    Ok(RunningServer {
+        kind,
+        data_dir: dir,
+        config_lines: cfg.config_lines.clone(),
+        port,
+        socket_path: socket,
+        own_socket_dir: sock_guard.take(),
+        log_path: log,
+        config_path: cnf,
+        pid,
+        version,
+        reg_id,
+        backend: Backend::Mariadb(MariaProc { child: child.expect("child") }),
+        stopped: false,
+    })
+}
+
+impl MariaProc {
+    /// `mariadb-admin shutdown` and wait for the child; then SIGTERM and
+    /// SIGKILL of the tree.
+    pub(super) fn stop(&mut self, kind: ServerKind, socket: &Path) -> Result<()> {
+        let pid = self.child.id();
+        if let Ok(Some(st)) = self.child.try_wait() {
+            bail!("{kind} (pid {pid}) had already exited ({st})");
+        }
+        let mut cmd = Command::new(find_program("mariadb-admin", SBIN));
+        cmd.arg("--no-defaults")
+            .arg(format!("--socket={}", socket.display()))
+            .args(["-uroot", "--connect-timeout=5", "shutdown"])
+            .current_dir("/");
+        let deadline = Instant::now() + STOP_TIMEOUT;
+        let problem = match run_cmd(cmd, STOP_TIMEOUT) {
+            Ok(o) if o.status.success() => {
+                let left = deadline.saturating_duration_since(Instant::now()).max(Duration::from_secs(5));
+                if wait_child(&mut self.child, left).is_some() {
+                    return Ok(());
+                }
+                format!("mariadbd still running {} s after mariadb-admin shutdown", STOP_TIMEOUT.as_secs())
+            }
+            Ok(o) => {
+                format!("mariadb-admin shutdown failed: {}", one_line(&last_nonblank(&o.lines()).unwrap_or_default()))
+            }
+            Err(e) => format!("{e:#}"),
+        };
+        signal(pid, libc::SIGTERM);
+        if wait_child(&mut self.child, Duration::from_secs(10)).is_none() {
+            kill_tree(pid, libc::SIGKILL);
+            if wait_child(&mut self.child, Duration::from_secs(10)).is_none() {
+                bail!("{kind} (pid {pid}) could not be stopped: {problem}");
+            }
+        }
+        Err(anyhow!("{kind} did not stop cleanly ({problem}); it was killed"))
+    }
+
+    /// Reap the child after someone else stopped it.
+    pub(super) fn reap(&mut self) {
+        if wait_child(&mut self.child, Duration::from_secs(5)).is_none() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// The most useful line of a MariaDB error log or install-db output: the last
+/// `[ERROR]` line other than "Aborting", without the timestamp prefix.
+pub(super) fn meaningful_line(lines: &[String]) -> Option<String> {
+    let l = lines.iter().rev().find(|l| {
+        let t = l.trim_end();
+        (t.contains("[ERROR]") || t.starts_with("ERROR") || t.starts_with("FATAL ERROR")) && !t.ends_with("Aborting")
+    })?;
+    Some(match l.find("[ERROR]") {
+        Some(p) => l[p + "[ERROR]".len()..].trim().to_string(),
+        None => l.trim().to_string(),
+    })
+}
+
+/// Selected SHOW GLOBAL STATUS (Handler_* row counters, bytes, and
+/// Innodb_buffer_pool_*/data_*/os_log_*/log_*/pages_*/row_lock_* for InnoDB,
+/// Rocksdb_* compaction/stall/bytes/flush/wal/memtable/rows fields for
+/// MyRocks), for InnoDB the LOG section of SHOW ENGINE INNODB STATUS, and
+/// the size of the rumbench schema.
+pub(super) fn stats(kind: ServerKind, port: u16) -> Result<Vec<(String, String)>> {
+    let mut c = connect(port, Some(DB_NAME), Duration::from_secs(10))?;
+    let status: Vec<(String, Option<String>)> = c.query("SHOW GLOBAL STATUS")?;
+    let keep = |n: &str| -> bool {
+        // Row counters: MariaDB 10.6+ has no Innodb_rows_*; Handler_* count
+        // row operations for every engine.
+        if ["Bytes_received", "Bytes_sent", "Questions", "Uptime", "Rows_read"].contains(&n)
+            || ["Handler_write", "Handler_update", "Handler_delete", "Handler_commit"].contains(&n)
+            || n.starts_with("Handler_read_")
+        {
+            return true;
+        }
+        match kind {
+            ServerKind::MariadbMyrocks => {
+                let l = n.to_ascii_lowercase();
+                l.starts_with("rocksdb_")
+                    && [
+                        "compact",
+                        "stall",
+                        "bytes",
+                        "flush",
+                        "wal_",
+                        "memtable",
+                        "rows_",
+                        "block_cache_hit",
+                        "block_cache_miss",
+                        "get_hit",
+                        "number_keys",
+                    ]
+                    .iter()
+                    .any(|s| l.contains(s))
+            }
+            _ => {
+                n.starts_with("Innodb_buffer_pool_")
+                    || n.starts_with("Innodb_rows_")
+                    || n.starts_with("Innodb_row_lock_")
+                    || n.starts_with("Innodb_data_")
+                    || n.starts_with("Innodb_os_log_")
+                    || n.starts_with("Innodb_log_")
+                    || n.starts_with("Innodb_pages_")
+                    || n == "Innodb_checkpoint_age"
+                    || n == "Innodb_lsn_current"
+                    || n == "Innodb_lsn_last_checkpoint"
+            }
+        }
+    };
+    let mut out: Vec<(String, String)> =
+        status.into_iter().filter(|(n, _)| keep(n)).map(|(n, v)| (n, v.unwrap_or_default())).collect();
+    if kind == ServerKind::MariadbInnodb {
+        let row: Option<(String, String, String)> = c.query_first("SHOW ENGINE INNODB STATUS")?;
+        if let Some((_, _, text)) = row {
+            out.extend(innodb_log_section(&text));
+        }
+    }
+    let size: Option<u64> = c.exec_first(
+        "SELECT CAST(COALESCE(SUM(data_length + index_length), 0) AS UNSIGNED) FROM information_schema.TABLES WHERE table_schema = ?",
+        (DB_NAME,),
+    )?;
+    out.push(("database_size_bytes".to_string(), size.unwrap_or(0).to_string()));
+    Ok(out)
+}
+
+/// "Log sequence number", "Log flushed up to", "Pages flushed up to", "Last
+/// checkpoint at" from SHOW ENGINE INNODB STATUS, as innodb_status.<snake_case>.
+fn innodb_log_section(text: &str) -> Vec<(String, String)> {
+    const KEYS: [&str; 4] = ["Log sequence number", "Log flushed up to", "Pages flushed up to", "Last checkpoint at"];
+    let mut out = Vec::new();
+    for line in text.lines() {
+        for k in KEYS {
+            if let Some(v) = line.strip_prefix(k) {
+                let name = format!("innodb_status.{}", k.to_ascii_lowercase().replace(' ', "_"));
+                out.push((name, v.trim().to_string()));
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn picks_the_error() {
+        let log: Vec<String> = [
+            "2026-11-22  0:02:48 0 [Note] InnoDB: Loading buffer pool(s)",
+            "2026-11-22  0:02:48 0 [ERROR] mariadbd: unknown variable 'nonsense_option=1'",
+            "2026-11-22  0:02:48 0 [ERROR] Aborting",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        assert_eq!(meaningful_line(&log).unwrap(), "mariadbd: unknown variable 'nonsense_option=1'");
+    }
+
+    #[test]
+    fn log_section() {
+        let t = "---\nLOG\n---\nLog sequence number 44760\nLog flushed up to   44760\nPages flushed up to 44404\nLast checkpoint at  44404\n";
+        let v = innodb_log_section(t);
+        assert_eq!(v[0], ("innodb_status.log_sequence_number".to_string(), "44760".to_string()));
+        assert_eq!(v[3], ("innodb_status.last_checkpoint_at".to_string(), "44404".to_string()));
+    }
+}
