@@ -77,6 +77,10 @@ pub struct SettingsArgs {
     /// Heap allocator of every config: glibc or jemalloc (Debian's libjemalloc2) [default: glibc]
     #[arg(long)]
     pub allocator: Option<String>,
+    /// Efficiency metrics (IO, amplification, CPU, memory, syncs): on or off,
+    /// to measure what measuring costs [default: on]
+    #[arg(long)]
+    pub metrics: Option<String>,
 }
 
 macro_rules! overlay_fields {
@@ -90,7 +94,7 @@ impl SettingsArgs {
     pub fn overlay(&mut self, other: &SettingsArgs) {
         overlay_fields!(
             self, other, steps, num, ops, seconds, threads, key_size, value_size, compression_ratio, key_order,
-            distribution, seed, range_len, batch_size, multiget_batch, writer_rate, compaction_timeout, mode, allocator
+            distribution, seed, range_len, batch_size, multiget_batch, writer_rate, compaction_timeout, mode, allocator, metrics
         );
     }
 }
@@ -179,6 +183,7 @@ pub struct Settings {
     pub writer_rate: WriterRate,
     pub compaction_timeout_s: f64,
     pub mode: Mode,
+    pub metrics: bool,
 }
 
 impl Settings {
@@ -203,6 +208,11 @@ impl Settings {
             writer_rate: WriterRate::parse(a.writer_rate.as_deref().unwrap_or("2MB"), key_size + value_size)?,
             compaction_timeout_s: a.compaction_timeout.unwrap_or(600.0),
             mode: a.mode.as_deref().unwrap_or("cached").parse().map_err(anyhow::Error::msg)?,
+            metrics: match a.metrics.as_deref().unwrap_or("on") {
+                "on" | "true" => true,
+                "off" | "false" => false,
+                other => bail!("invalid --metrics '{other}' (valid: on, off)"),
+            },
         };
         if let Some(al) = &a.allocator {
             al.parse::<Allocator>().map_err(anyhow::Error::msg)?;

@@ -274,6 +274,10 @@ impl Engine for RocksEngine {
     }
 
     fn session(&self) -> Result<Box<dyn Session + '_>> {
+        // Sessions are opened on the thread that uses them. RocksDB's per-thread
+        // perf counters are on by default; db_bench turns them off, and so do we
+        // (they cost about 14% more CPU per put in a profile).
+        rocksdb::perf::set_perf_stats(rocksdb::perf::PerfStatsLevel::Disable);
         let mut wo = WriteOptions::default();
         wo.set_sync(self.write_opts_sync);
         wo.disable_wal(!self.write_opts_wal);

@@ -312,7 +312,7 @@ fn run_step(
         }
     }
     let before = engine.write_amp_counters();
-    let probe = probes.begin();
+    let probe = plan.settings.metrics.then(|| probes.begin());
     let (mut result, work) = match plan.kind {
         StepKind::Flush | StepKind::WaitForCompaction => (exec::run_engine_step(engine, plan, result), Default::default()),
         _ => exec::run_client_step(engine, plan, index, keyspace, result),
@@ -333,7 +333,13 @@ fn run_step(
         entry_bytes: (s.key_size + s.value_size) as u64,
         wall_s: result.wall_s,
     };
-    result.metrics = probe.end(probes, &step_work);
+    match probe {
+        Some(p) => result.metrics = p.end(probes, &step_work),
+        None => result.metrics.missing.push(crate::measure::step_metrics::Missing {
+            metric: "all".into(),
+            reason: "efficiency metrics turned off (--metrics off)".into(),
+        }),
+    }
     if let Some(after) = engine.write_amp_counters() {
         result.engine_write_amp = after.amp_since(before);
         result.engine_write_amp_cumulative = after.amp_since(None);
@@ -467,7 +473,8 @@ fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut RunResu
         run.configs[ci].status = Status::Completed;
     }
     drop(engine);
-    if !opts.keep_db {
+    // Data the user pointed us at (--use-existing-db) is never removed.
+    if !opts.keep_db && !opts.use_existing_db {
         let _ = std::fs::remove_dir_all(&dir);
     }
     if exec::stop_requested() && run.status == Status::Running {
