@@ -1,0 +1,158 @@
+//! Integration tests of the efficiency metrics: the real binary, real engines.
+
+use std::path::Path;
+use std::process::Command;
+
+use assert_cmd::cargo::CommandCargoExt;
+use serde_json::Value;
+
+fn run(args: &[&str], dir: &Path) -> Value {
+    let out = Command::cargo_bin("rumbench")
+        .unwrap()
+        .args(["run", "--progress", "off"])
+        .args(args)
+        .arg("--output-dir")
+        .arg(dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "rumbench {args:?}:\n{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_str(&std::fs::read_to_string(dir.join("result.json")).unwrap()).unwrap()
+}
+
+fn step<'a>(v: &'a Value, name: &str) -> &'a Value {
+    v["configs"][0]["steps"].as_array().unwrap().iter().find(|s| s["name"] == name).unwrap()
+}
+
+fn f(v: &Value) -> f64 {
+    v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
+}
+
+#[test]
+fn rocksdb_fillrandom_writes_more_than_it_was_given() {
+    // A small memtable forces flushes and compactions during the step.
+    let dir = tempfile::tempdir().unwrap();
+    let v = run(&["-e", "rocksdb", "-s", "fillrandom", "-n", "300000", "-o", "write_buffer_size=1M", "-o", "statistics=true"], dir.path());
+    let s = step(&v, "fillrandom");
+    let m = &s["metrics"];
+    assert_eq!(m["dirty_pages_synced"], true);
+    assert!(f(&m["write_amp"]) > 1.0, "{m}");
+    assert!(f(&m["write_amp_process"]) > 1.0, "{m}");
+    assert!(f(&s["engine_write_amp"]) > 1.0, "{s}");
+    assert_eq!(m["logical_bytes_written"], 300000 * 116);
+    assert!(f(&m["io"]["wkbpi"]) > 0.1);
+    // Space: live keys are the distinct keys fillrandom wrote (about 63% of the key space).
+    let live = m["live_keys"].as_u64().unwrap();
+    assert!((185_000..195_000).contains(&live), "{live}");
+    assert!(f(&m["space_amp"]) > 0.3);
+    assert!(f(&m["client_cpu_us_op"]) > 0.0 && f(&m["host_cpu_us_op"]) > 0.0);
+    assert!(m["rss_peak_bytes"].as_u64().unwrap() > 10 << 20);
+    assert!(!m["memory"].as_array().unwrap().is_empty());
+}
+
+#[test]
+fn sync_calls_are_counted_per_commit() {
+    let dir = tempfile::tempdir().unwrap();
+    let v = run(&["-e", "rocksdb", "-s", "fillrandom", "-n", "3000", "-o", "sync=true"], dir.path());
+    let sy = &step(&v, "fillrandom")["metrics"]["syncs"];
+    assert_eq!(sy["commits"], 3000);
+    // One WAL sync per put with one writer thread.
+    assert!(f(&sy["syncs_per_commit"]) >= 1.0, "{sy}");
+    assert_eq!(sy["durable_as_run"], true);
+
+    let dir = tempfile::tempdir().unwrap();
+    let v = run(&["-e", "rocksdb", "-s", "fillrandom", "-n", "3000", "-o", "sync=false"], dir.path());
+    let s = step(&v, "fillrandom");
+    let sy = &s["metrics"]["syncs"];
+    assert_eq!(sy["fsync"].as_u64().unwrap() + sy["fdatasync"].as_u64().unwrap(), 0, "{sy}");
+    assert_eq!(sy["durable_as_run"], false);
+    assert!(s["warnings"].as_array().unwrap().iter().any(|w| w.as_str().unwrap().starts_with("not durable as run")));
+    let summary = std::fs::read_to_string(dir.path().join("summary.txt")).unwrap();
+    assert!(summary.contains(" ND "), "{summary}");
+
+    // LMDB commits with MDB_NOSYNC off sync every commit; SQLite synchronous=full too.
+    for (engine, opt) in [("lmdb", "sync_mode=sync"), ("sqlite", "synchronous=full")] {
+        let dir = tempfile::tempdir().unwrap();
+        let v = run(&["-e", engine, "-s", "fillrandom", "-n", "500", "-o", opt], dir.path());
+        let sy = &step(&v, "fillrandom")["metrics"]["syncs"];
+        assert!(f(&sy["syncs_per_commit"]) >= 1.0, "{engine}: {sy}");
+        assert_eq!(sy["durable_as_run"], true, "{engine}");
+    }
+}
+
+#[test]
+fn tmpfs_data_dir_is_flagged() {
+    if !Path::new("/dev/shm").is_dir() {
+        panic!("/dev/shm is missing: this test needs a tmpfs");
+    }
+    let db = tempfile::tempdir_in("/dev/shm").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let v = run(&["-e", "rocksdb", "-s", "fillseq", "-n", "2000", "--db-dir", db.path().to_str().unwrap()], dir.path());
+    let warnings: Vec<&str> = v["warnings"].as_array().unwrap().iter().map(|w| w.as_str().unwrap()).collect();
+    assert!(warnings.iter().any(|w| w.contains("IO figures are not meaningful") && w.contains("tmpfs")), "{warnings:?}");
+    let m = &step(&v, "fillseq")["metrics"];
+    assert!(m["io"].is_null());
+    let missing = m["missing"].as_array().unwrap();
+    assert!(missing.iter().any(|x| x["metric"] == "io" && x["reason"].as_str().unwrap().contains("tmpfs")), "{missing:?}");
+}
+
+#[test]
+fn io_bound_rocksdb_point_reads_cost_about_one_storage_read() {
+    let dir = tempfile::tempdir().unwrap();
+    // Load 1M keys (about 70 MB of SSTs against an 8 MB block cache), then a short read.
+    let suite = dir.path().join("io.toml");
+    std::fs::write(
+        &suite,
+        "[settings]\nnum = 1000000\nmode = \"io-bound\"\n[[config]]\nengine = \"rocksdb\"\n\
+         [[step]]\nname = \"fillseq\"\n[[step]]\nname = \"flush\"\n[[step]]\nname = \"waitforcompaction\"\n\
+         [[step]]\nname = \"readrandom\"\nseconds = 3\n",
+    )
+    .unwrap();
+    let v = run(&["--config", suite.to_str().unwrap()], &dir.path().join("out"));
+    let s = step(&v, "readrandom");
+    let rpq = f(&s["metrics"]["io"]["rpq"]);
+    assert!((0.7..1.3).contains(&rpq), "rpq {rpq}");
+    assert_eq!(v["mode"], "io-bound");
+    let opts = &v["configs"][0]["options"];
+    assert_eq!(opts["use_direct_reads"], "true");
+    assert!(s["notes"].as_array().unwrap().iter().any(|n| n.as_str().unwrap().contains("page cache dropped")));
+}
+
+#[test]
+fn environment_is_captured_and_sysinfo_prints_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let v = run(&["-e", "null", "-s", "fillseq", "-n", "1000"], dir.path());
+    let sys = &v["system"];
+    assert!(sys["cpu_model"]["value"].as_str().is_some(), "{sys}");
+    assert!(sys["kernel_release"]["value"].as_str().is_some());
+    assert!(sys["clocksource"].is_object());
+    assert!(sys["allocator"].as_str().unwrap().contains("malloc"));
+    assert!(sys["data_dir"]["value"]["counted_devices"].is_array() || sys["data_dir"]["unavailable"].is_string());
+    assert!(v["configs"][0]["allocator_in_use"].as_str().unwrap().contains("glibc"));
+    let out = Command::cargo_bin("rumbench").unwrap().args(["sysinfo", "--data-dir", "/tmp"]).output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    for key in ["cpu_model", "clocksource", "kernel_release", "mem_total_bytes", "data_dir.fs_device", "allocator"] {
+        assert!(text.contains(key), "{key} missing:\n{text}");
+    }
+}
+
+#[test]
+fn jemalloc_config_runs_with_jemalloc() {
+    if !Path::new("/usr/lib/x86_64-linux-gnu/libjemalloc.so.2").exists() {
+        panic!("libjemalloc2 is not installed (scripts/setup.sh installs it)");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let v = run(&["-e", "rocksdb", "-s", "fillseq", "-n", "1000", "--allocator", "jemalloc"], dir.path());
+    let c = &v["configs"][0];
+    assert_eq!(c["allocator"], "jemalloc");
+    assert!(c["allocator_in_use"].as_str().unwrap().contains("libjemalloc"), "{}", c["allocator_in_use"]);
+}
+
+#[test]
+fn measuring_can_be_turned_off() {
+    let dir = tempfile::tempdir().unwrap();
+    let v = run(&["-e", "null", "-s", "fillseq", "-n", "1000", "--metrics", "off"], dir.path());
+    let m = &step(&v, "fillseq")["metrics"];
+    assert!(m["io"].is_null() && m["client_cpu_us_op"].is_null());
+    assert!(m["missing"][0]["reason"].as_str().unwrap().contains("--metrics off"));
+}
