@@ -1,0 +1,17 @@
+# Shared by the bench/*.sh scripts: where the binary is, and a JSON field reader.
+RUMBENCH=${RUMBENCH:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/target/release/rumbench}
+[ -x "$RUMBENCH" ] || { echo "build first: cargo build --release" >&2; exit 1; }
+SCRATCH=${SCRATCH:-/tmp/rumbench-scratch}
+mkdir -p "$SCRATCH"
+
+# jget RESULT_DIR PYTHON_EXPR: evaluate an expression over the parsed result (as r).
+jget() {
+  python3 - "$1/result.json" "$2" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+def step(name, config=0):
+    return next(s for s in r["configs"][config]["steps"] if s["name"] == name)
+v = eval(sys.argv[2])
+print("-" if v is None else (f"{v:.3f}" if isinstance(v, float) else v))
+PY
+}
