@@ -10,6 +10,8 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Result};
 
+#[cfg(test)]
+pub mod conformance;
 pub mod lmdb;
 pub mod null;
 pub mod rocksdb;

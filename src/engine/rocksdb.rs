@@ -469,6 +469,11 @@ mod tests {
     }
 
     #[test]
+    fn keeps_the_engine_contract() {
+        super::super::conformance::run_all(|dir| open_default(dir, &[]));
+    }
+
+    #[test]
     fn stats_text_parses() {
         let text = "** DB Stats **\nUptime(secs): 10.0 total, 10.0 interval\nCumulative writes: 1000K writes, 1000K keys, 1000K commit groups, 1.0 writes per commit group, ingest: 0.11 GB, 11.07 MB/s\n\
 Cumulative compaction: 0.25 GB write, 25.10 MB/s write, 0.14 GB read, 14.0 MB/s read, 1.2 seconds\n";

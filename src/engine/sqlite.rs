@@ -421,15 +421,8 @@ impl Session for SqliteSession<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::conformance::{self, count, key, KEY_SIZE};
     use crate::engine::resolve_options;
-
-    const KEY_SIZE: usize = 16;
-
-    fn key(id: u64) -> Vec<u8> {
-        let mut k = vec![0u8; KEY_SIZE];
-        k[..8].copy_from_slice(&id.to_be_bytes());
-        k
-    }
 
     fn open_with(dir: &Path, opts: &[(&str, &str)]) -> Result<Box<dyn Engine>> {
         let user: Vec<(String, String)> = opts.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
@@ -445,23 +438,24 @@ mod tests {
         (SPEC.open)(&args)
     }
 
+    #[test]
+    fn keeps_the_engine_contract() {
+        conformance::run_all(|dir| open_with(dir, &[("synchronous", "off")]).unwrap());
+    }
+
+    #[test]
+    fn concurrent_writers_with_a_rollback_journal() {
+        let dir = tempfile::tempdir().unwrap();
+        let e = open_with(dir.path(), &[("journal_mode", "delete"), ("synchronous", "off")]).unwrap();
+        conformance::concurrent_writers_from_two_threads(&*e);
+    }
+
     fn opt(engine: &dyn Engine, name: &str) -> String {
         engine.effective_options().into_iter().find(|(k, _)| k == name).map(|(_, v)| v).unwrap_or_default()
     }
 
     fn stat(engine: &dyn Engine, name: &str) -> String {
         engine.stats().into_iter().find(|(k, _)| k == name).map(|(_, v)| v).unwrap_or_default()
-    }
-
-    fn count(s: &mut dyn Session) -> usize {
-        s.scan(&[], false, usize::MAX, &mut |_, _| true).unwrap()
-    }
-
-    /// Loads keys 0, 2, 4, ..., 198 with value = the key's id as text.
-    fn load_even(s: &mut dyn Session) {
-        for i in (0..200u64).step_by(2) {
-            s.put(&key(i), i.to_string().as_bytes()).unwrap();
-        }
     }
 
     #[test]
@@ -483,29 +477,6 @@ mod tests {
         e.session().unwrap().put(&key(1), b"x").unwrap();
         e.flush().unwrap();
         assert_eq!(stat(&*e, "wal_file_bytes"), "0", "TRUNCATE checkpoint empties the WAL");
-    }
-
-    #[test]
-    fn put_get_delete() {
-        let dir = tempfile::tempdir().unwrap();
-        let e = open_with(dir.path(), &[("synchronous", "off")]).unwrap();
-        let mut s = e.session().unwrap();
-        assert!(!s.get(&key(1)).unwrap());
-        s.put(&key(1), b"one").unwrap();
-        assert!(s.get(&key(1)).unwrap());
-        assert!(!s.get(&key(2)).unwrap());
-        s.put(&key(1), b"uno").unwrap();
-        let mut seen = Vec::new();
-        s.scan(&key(0), false, 10, &mut |k, v| {
-            seen.push((k.to_vec(), v.to_vec()));
-            true
-        })
-        .unwrap();
-        assert_eq!(seen, vec![(key(1), b"uno".to_vec())]);
-        s.delete(&key(1)).unwrap();
-        assert!(!s.get(&key(1)).unwrap());
-        s.delete(&key(99)).unwrap(); // deleting a missing key is not an error
-        assert_eq!(count(&mut *s), 0);
     }
 
     #[test]
@@ -536,87 +507,6 @@ mod tests {
         // The session is usable after the failed batch (no transaction left open).
         s.write_batch(&[BatchOp::Put(&k3, b"c")]).unwrap();
         assert!(e.session().unwrap().get(&k3).unwrap());
-    }
-
-    #[test]
-    fn readers_never_see_half_a_batch() {
-        let dir = tempfile::tempdir().unwrap();
-        let e = open_with(dir.path(), &[("synchronous", "off")]).unwrap();
-        let (ka, kb) = (key(1), key(2));
-        e.session().unwrap().write_batch(&[BatchOp::Put(&ka, b"0"), BatchOp::Put(&kb, b"0")]).unwrap();
-        std::thread::scope(|scope| {
-            let e = &*e;
-            let (ka, kb) = (&ka, &kb);
-            scope.spawn(move || {
-                let mut s = e.session().unwrap();
-                for i in 1..200u32 {
-                    let v = i.to_string();
-                    s.write_batch(&[BatchOp::Put(ka, v.as_bytes()), BatchOp::Put(kb, v.as_bytes())]).unwrap();
-                }
-            });
-            scope.spawn(move || {
-                let mut s = e.session().unwrap();
-                for _ in 0..200 {
-                    let mut vals = Vec::new();
-                    s.scan(&key(0), false, 2, &mut |_, v| {
-                        vals.push(v.to_vec());
-                        true
-                    })
-                    .unwrap();
-                    assert_eq!(vals.len(), 2);
-                    assert_eq!(vals[0], vals[1], "scan saw half a batch");
-                }
-            });
-        });
-    }
-
-    #[test]
-    fn multi_get_counts_found_keys() {
-        let dir = tempfile::tempdir().unwrap();
-        let e = open_with(dir.path(), &[("synchronous", "off")]).unwrap();
-        let mut s = e.session().unwrap();
-        load_even(&mut *s);
-        let keys: Vec<u8> = (10..20u64).flat_map(key).collect();
-        assert_eq!(s.multi_get(&keys, KEY_SIZE).unwrap(), 5);
-        assert_eq!(s.multi_get(&[], KEY_SIZE).unwrap(), 0);
-        let missing: Vec<u8> = (1000..1004u64).flat_map(key).collect();
-        assert_eq!(s.multi_get(&missing, KEY_SIZE).unwrap(), 0);
-        // The read transaction was closed: writes still work.
-        s.put(&key(11), b"11").unwrap();
-        assert_eq!(s.multi_get(&keys, KEY_SIZE).unwrap(), 6);
-    }
-
-    #[test]
-    fn scans_forward_and_reverse() {
-        let dir = tempfile::tempdir().unwrap();
-        let e = open_with(dir.path(), &[("synchronous", "off")]).unwrap();
-        let mut s = e.session().unwrap();
-        load_even(&mut *s);
-        let mut scan = |start: u64, reverse: bool, max: usize, stop_after: usize| {
-            let mut ids = Vec::new();
-            let n = s
-                .scan(&key(start), reverse, max, &mut |k, v| {
-                    let id = u64::from_be_bytes(k[..8].try_into().unwrap());
-                    assert_eq!(v, id.to_string().as_bytes());
-                    ids.push(id);
-                    ids.len() < stop_after
-                })
-                .unwrap();
-            assert_eq!(n, ids.len());
-            ids
-        };
-        assert_eq!(scan(100, false, 3, usize::MAX), vec![100, 102, 104]);
-        assert_eq!(scan(101, false, 3, usize::MAX), vec![102, 104, 106]);
-        assert_eq!(scan(100, true, 3, usize::MAX), vec![100, 98, 96]);
-        assert_eq!(scan(101, true, 3, usize::MAX), vec![100, 98, 96]);
-        assert_eq!(scan(100, false, 50, 2), vec![100, 102]);
-        assert_eq!(scan(100, true, 50, 1), vec![100]);
-        assert_eq!(scan(195, false, 10, usize::MAX), vec![196, 198]);
-        assert_eq!(scan(3, true, 10, usize::MAX), vec![2, 0]);
-        assert!(scan(199, false, 10, usize::MAX).is_empty());
-        assert_eq!(scan(u64::MAX, true, 1, usize::MAX), vec![198]);
-        assert!(scan(100, false, 0, usize::MAX).is_empty());
-        assert_eq!(scan(0, false, usize::MAX, usize::MAX).len(), 100);
     }
 
     #[test]
@@ -681,40 +571,4 @@ mod tests {
         }
     }
 
-    fn concurrent_writers(journal_mode: &str) {
-        let dir = tempfile::tempdir().unwrap();
-        let e = open_with(dir.path(), &[("journal_mode", journal_mode), ("synchronous", "off")]).unwrap();
-        std::thread::scope(|scope| {
-            for t in 0..2u64 {
-                let e = &*e;
-                scope.spawn(move || {
-                    let mut s = e.session().unwrap();
-                    for i in 0..300u64 {
-                        let id = i * 2 + t;
-                        if i % 10 == 0 {
-                            let (k, k2) = (key(id), key(id + 1000));
-                            s.write_batch(&[BatchOp::Put(&k, b"v"), BatchOp::Put(&k2, b"w")]).unwrap();
-                        } else {
-                            s.put(&key(id), b"v").unwrap();
-                        }
-                        assert!(s.get(&key(id)).unwrap());
-                    }
-                });
-            }
-        });
-        let mut s = e.session().unwrap();
-        let all: Vec<u8> = (0..600u64).flat_map(key).collect();
-        assert_eq!(s.multi_get(&all, KEY_SIZE).unwrap(), 600);
-        assert_eq!(count(&mut *s), 660);
-    }
-
-    #[test]
-    fn concurrent_writers_from_two_threads_wal() {
-        concurrent_writers("wal");
-    }
-
-    #[test]
-    fn concurrent_writers_from_two_threads_rollback_journal() {
-        concurrent_writers("delete");
-    }
 }
