@@ -261,3 +261,36 @@ fn engines_and_help_describe_everything() {
     let out = Command::cargo_bin("rumbench").unwrap().arg("steps").output().unwrap();
     assert!(String::from_utf8_lossy(&out.stdout).contains("readwhilewriting"));
 }
+
+#[test]
+fn a_full_disk_fails_the_run_with_the_cause_and_keeps_results() {
+    // A 4 MB tmpfs as the data filesystem (the tests run as root, as CI does).
+    let mnt = tempfile::tempdir().unwrap();
+    let ok = Command::new("mount").args(["-t", "tmpfs", "-o", "size=4m", "tmpfs"]).arg(mnt.path()).status().unwrap();
+    assert!(ok.success(), "cannot mount a tmpfs: this test needs root");
+    let dir = tempfile::tempdir().unwrap();
+    // A first step that fits (about 1 MB), then one that cannot (about 23 MB).
+    let suite = dir.path().join("full.toml");
+    std::fs::write(
+        &suite,
+        "[settings]\nnum = 200000\n[[config]]\nengine = \"rocksdb\"\n\
+         [[step]]\nname = \"fillseq\"\nops = 10000\n[[step]]\nname = \"fillrandom\"\n",
+    )
+    .unwrap();
+    let out = rumbench()
+        .arg("--config")
+        .arg(&suite)
+        .arg("--db-dir")
+        .arg(mnt.path().join("db"))
+        .arg("--output-dir")
+        .arg(dir.path().join("out"))
+        .output()
+        .unwrap();
+    let _ = Command::new("umount").arg(mnt.path()).status();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let line = error_line(&out);
+    assert!(line.contains("full") || line.contains("No space left"), "{line}");
+    let v = load(&dir.path().join("out"));
+    assert_eq!(v["status"], "failed");
+    assert_eq!(step(&v, 0, "fillseq")["status"], "completed", "the step before the failure is kept");
+}

@@ -141,7 +141,14 @@ pub fn run(plan: &RunPlan, opts: &RunOptions) -> Result<RunResult> {
                 Some(sig) => format!("killed by signal {sig} ({})", signal_name(sig)),
                 None => format!("exited with status {}", status.code().unwrap_or(-1)),
             };
-            let msg = format!("the {} process {how}; steps completed before it are kept", config.name);
+            let mut msg = format!("the {} process {how}", config.name);
+            // The likeliest cause an engine cannot report itself: a full data filesystem.
+            if let Ok(space) = crate::measure::os::device::FsSpace::of(&db_root) {
+                if space.avail_bytes < (1 << 20) || space.percent_full >= 99.5 {
+                    msg.push_str(&format!(" (the data filesystem is full: {} bytes free)", space.avail_bytes));
+                }
+            }
+            msg.push_str("; steps completed before it are kept");
             if run.configs.len() <= i {
                 run.configs.push(failed_config(config, &opts.db_root(), &msg));
             } else {
