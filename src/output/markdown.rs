@@ -36,7 +36,7 @@ fn header(cols: &[usize]) -> String {
             Better::Lower => " ↓",
             Better::Neither => "",
         };
-        let _ = write!(h, " {} ({}){arrow} |", m.label, m.unit);
+        let _ = write!(h, " {}{arrow} |", m.title());
         sep.push_str("--:|");
     }
     h + "\n" + &sep + "\n"
@@ -94,7 +94,7 @@ pub fn render(s: &Summary, base: &Base) -> String {
                 for &mi in &cols {
                     let text = match bases[ri] {
                         Some(b) if b == ri => "base".to_string(),
-                        Some(b) => summary::ratio(row.values[mi], st.rows[b].values[mi]).map(|r| format!("{r:.2}")).unwrap_or_else(|| "-".into()),
+                        Some(b) => summary::ratio(row.values[mi], st.rows[b].values[mi]).map(summary::fmt_ratio).unwrap_or_else(|| "-".into()),
                         None => "-".into(),
                     };
                     let _ = write!(o, " {text} |");

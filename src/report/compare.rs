@@ -303,11 +303,14 @@ pub fn compare(groups: &[Group], opts: &Options) -> Result<Comparison> {
             let names = config_names(g);
             let label = |grp: &Group, c: &str| format!("{}/{c}", grp.label);
             let mut matched = false;
-            for n in &names {
-                if base_names.contains(n) {
+            for n in &base_names {
+                if names.contains(n) {
                     matched = true;
                     jobs.push((label(&groups[0], n), side_of(&base_sum, n), label(g, n), side_of(&sum, n)));
-                } else if !(names.len() == 1 && base_names.len() == 1) {
+                }
+            }
+            if !(names.len() == 1 && base_names.len() == 1) {
+                for n in names.iter().filter(|n| !base_names.contains(n)) {
                     out.notes.push(format!("config {n} of {} has no counterpart in {}", g.label, groups[0].label));
                 }
             }

@@ -118,7 +118,7 @@ fn relative_table(o: &mut String, s: &Summary, step: &StepTable, cols: &[usize],
                             RatioClass::Above => " class=\"above\"",
                             RatioClass::Within => "",
                         };
-                        format!(r#"<td{class} title="{better}">{:.2}</td>"#, r)
+                        format!(r#"<td{class} title="{better}">{}</td>"#, summary::fmt_ratio(r))
                     }
                     None => "<td>-</td>".into(),
                 },

@@ -86,6 +86,15 @@ pub fn fmt_value(v: f64) -> String {
     }
 }
 
+/// Format a ratio: two decimals, more digits when tiny (500 us vs 950 ms is not "0.00").
+pub fn fmt_ratio(r: f64) -> String {
+    if r == 0.0 || r >= 0.01 {
+        if r >= 1000.0 { format!("{r:.0}") } else { format!("{r:.2}") }
+    } else {
+        format!("{r:.1e}")
+    }
+}
+
 /// A background writer's figures in a step.
 #[derive(Debug, Clone)]
 pub struct WriterInfo {
