@@ -290,7 +290,9 @@ pub fn compare(groups: &[Group], opts: &Options) -> Result<Comparison> {
     let mut out = Comparison { pairs: Vec::new(), notes: Vec::new(), options: opts.clone() };
     let base_sum = summaries(&groups[0]);
     let base_names = config_names(&groups[0]);
-    let mut jobs: Vec<(String, Vec<(String, Side)>, String, Vec<(String, Side)>)> = Vec::new();
+    // (base label, base sides per step, new label, new sides per step)
+    type Job = (String, Vec<(String, Side)>, String, Vec<(String, Side)>);
+    let mut jobs: Vec<Job> = Vec::new();
     if groups.len() == 1 {
         anyhow::ensure!(base_names.len() > 1, "one run with one config: give two runs (or a run with several configs) to compare");
         let a = &base_names[0];

@@ -454,6 +454,6 @@ pub fn render(s: &Summary, opts: &HtmlOptions) -> String {
     }
     environment(&mut o, s);
     legend(&mut o);
-    let _ = write!(o, "<script>{CHECK_JS}</script></body></html>\n");
+    let _ = writeln!(o, "<script>{CHECK_JS}</script></body></html>");
     o
 }
