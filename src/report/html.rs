@@ -264,6 +264,12 @@ fn step_charts(o: &mut String, step: &StepTable) {
     o.push_str("</div>");
 }
 
+/// A step's element id: letters, digits, '-', '_' and '.' only.
+fn anchor(key: &str) -> String {
+    let safe: String = key.chars().map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) { c } else { '-' }).collect();
+    format!("step-{safe}")
+}
+
 fn status_text(s: Status) -> &'static str {
     match s {
         Status::Running => "running",
@@ -274,7 +280,7 @@ fn status_text(s: Status) -> &'static str {
 }
 
 fn step_section(o: &mut String, s: &Summary, step: &StepTable, base: &Base) {
-    let _ = write!(o, r#"<section class="step" id="step-{}"><h2>{}</h2>"#, esc(&step.key), esc(&step.key));
+    let _ = write!(o, r#"<section class="step" id="{}"><h2>{}</h2>"#, anchor(&step.key), esc(&step.key));
     let ops: Vec<String> = {
         let mut v: Vec<String> = step.rows.iter().filter_map(|r| r.main_op.clone()).collect();
         v.dedup();
@@ -443,7 +449,7 @@ pub fn render(s: &Summary, opts: &HtmlOptions) -> String {
     }
     o.push_str("</tbody></table><nav>steps: ");
     for st in &s.steps {
-        let _ = write!(o, r##"<a href="#step-{}">{}</a>"##, esc(&st.key), esc(&st.key));
+        let _ = write!(o, r##"<a href="#{}">{}</a>"##, anchor(&st.key), esc(&st.key));
     }
     o.push_str(r##" &middot; <a href="#environment">environment and warnings</a> <a href="#legend">legend</a></nav>"##);
     if s.steps.is_empty() {

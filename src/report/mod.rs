@@ -62,6 +62,7 @@ pub fn resolve(arg: &str, history: Option<&Path>) -> Result<PathBuf> {
 
 pub fn load_one(arg: &str, history: Option<&Path>) -> Result<(PathBuf, RunResult)> {
     let dir = resolve(arg, history)?;
+    let dir = std::fs::canonicalize(&dir).unwrap_or(dir);
     let run = json::load(&dir.join("result.json"))?;
     Ok((dir, run))
 }
@@ -72,12 +73,19 @@ pub fn load_runs(args: &[String], history: Option<&Path>) -> Result<Vec<LoadedRu
     for a in args {
         loaded.push(load_one(a, history)?);
     }
-    let labels = summary::run_labels(&loaded.iter().map(|(d, _)| d.to_string_lossy().to_string()).collect::<Vec<_>>());
+    let labels = summary::run_labels(
+        &loaded.iter().map(|(d, _)| std::fs::canonicalize(d).unwrap_or_else(|_| d.clone()).to_string_lossy().to_string()).collect::<Vec<_>>(),
+    );
     Ok(loaded.into_iter().zip(labels).map(|((dir, run), label)| LoadedRun { label, dir, run }).collect())
 }
 
 pub fn named(runs: &[LoadedRun]) -> Vec<NamedRun<'_>> {
-    runs.iter().map(|r| NamedRun { label: r.label.clone(), dir: r.dir.display().to_string(), run: &r.run }).collect()
+    runs.iter()
+        .map(|r| {
+            let dir = std::fs::canonicalize(&r.dir).unwrap_or_else(|_| r.dir.clone());
+            NamedRun { label: r.label.clone(), dir: dir.display().to_string(), run: &r.run }
+        })
+        .collect()
 }
 
 pub fn summarize(runs: &[LoadedRun]) -> Summary {
