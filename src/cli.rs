@@ -45,6 +45,25 @@ rumbench run --config suite.toml --output-dir results/nightly\n\nList steps with
         #[arg(long)]
         json: bool,
     },
+    /// Write a self-contained HTML report (tables, charts, environment) of one or more runs
+    #[command(after_help = "RUN is a run directory, its result.json, or a history id (#12).\n\nExamples:\n  \
+rumbench report results/20250101-120000\n  \
+rumbench report results/a results/b --base results/a -o ab.html\n  \
+rumbench report results/sweep --base rocksdb-base -o sweep.html")]
+    Report(ReportArgs),
+    /// Compare runs: ratio per step and metric, each change marked regression, improvement or noise
+    #[command(after_help = "RUN is a run directory, its result.json, or a history id (#12); DIR1,DIR2,... are repeats of one run.\n\
+Every run after the first is compared with the first (configs matched by name); one run alone compares its configs with its first.\n\
+Noise: |ratio - 1| <= max(threshold, k x CV), CV from the per-second series and across repeats (see docs/report.md).\n\
+Exit codes: 0, or 1 with --fail-on-regression when a regression was found; 2 bad input.\n\nExamples:\n  \
+rumbench compare results/base results/new\n  \
+rumbench compare '#3' '#7' --fail-on-regression --metrics ops_s,p99_us\n  \
+rumbench compare base1,base2,base3 new1,new2,new3")]
+    Compare(CompareArgs),
+    /// List the runs recorded in the local history, or rebuild it from result directories
+    History(HistoryArgs),
+    /// Export runs as markdown tables, benchmark.sh-style TSV or per-second CSV
+    Export(ExportArgs),
     /// Runs one config of a plan in a child process (used by `run`)
     #[command(hide = true)]
     InternalRunConfig { task: PathBuf, index: usize },
@@ -78,4 +97,139 @@ pub struct RunArgs {
     /// Progress display
     #[arg(long, value_enum, default_value_t = ProgressMode::Auto)]
     pub progress: ProgressMode,
+    /// History database to record the run in [default: $XDG_DATA_HOME/rumbench/history.sqlite]
+    #[arg(long, value_name = "PATH")]
+    pub history: Option<PathBuf>,
+    /// Do not record the run in the history
+    #[arg(long, conflicts_with = "history")]
+    pub no_history: bool,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct ReportArgs {
+    /// Run directories (or result.json files, or history ids like #12)
+    #[arg(required = true, value_name = "RUN")]
+    pub runs: Vec<String>,
+    /// What the relative table divides by: a run (directory or label) or a
+    /// config name / run/config label [default: the first config of the first run]
+    #[arg(long, value_name = "RUN_OR_CONFIG")]
+    pub base: Option<String>,
+    /// Output file [default: RUN/report.html for one run, report.html for several]
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Title of the report
+    #[arg(long)]
+    pub title: Option<String>,
+    /// History database for #ID arguments
+    #[arg(long, value_name = "PATH")]
+    pub history: Option<PathBuf>,
+}
+
+/// A fraction: 0.05 or 5%.
+fn fraction(s: &str) -> Result<f64, String> {
+    let (num, scale) = match s.strip_suffix('%') {
+        Some(n) => (n, 100.0),
+        None => (s, 1.0),
+    };
+    let v: f64 = num.trim().parse().map_err(|_| format!("'{s}' is not a number (0.05 or 5%)"))?;
+    let v = v / scale;
+    if !(0.0..10.0).contains(&v) {
+        return Err(format!("'{s}' is out of range"));
+    }
+    Ok(v)
+}
+
+#[derive(clap::Args, Debug)]
+pub struct CompareArgs {
+    /// Runs: the first is the base; DIR1,DIR2 groups repeats of one run
+    #[arg(required = true, value_name = "RUN")]
+    pub runs: Vec<String>,
+    /// Exit with status 1 when any change is a regression (for CI)
+    #[arg(long)]
+    pub fail_on_regression: bool,
+    /// Smallest change that is not noise, as a fraction or percent
+    #[arg(long, default_value = "5%", value_parser = fraction)]
+    pub threshold: f64,
+    /// Multiple of the coefficient of variation that still counts as noise
+    #[arg(long, default_value_t = crate::report::compare::DEFAULT_K)]
+    pub k: f64,
+    /// Only these metrics, comma separated (ops_s, p99_us, cpu_us_op, ...)
+    #[arg(long, value_delimiter = ',')]
+    pub metrics: Vec<String>,
+    /// History database for #ID arguments
+    #[arg(long, value_name = "PATH")]
+    pub history: Option<PathBuf>,
+}
+
+#[derive(clap::Args, Debug)]
+#[command(args_conflicts_with_subcommands = true)]
+#[command(after_help = "Dates are YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS]; --until includes the day given.\n\
+Runs are recorded by `rumbench run`; the result directories stay the primary artifact and\n\
+`rumbench history rebuild DIR...` recreates the index from them.\n\nExamples:\n  \
+rumbench history --engine rocksdb --since 2025-01-01\n  \
+rumbench history --step readrandom --version 7.8\n  \
+rumbench history rebuild results/")]
+pub struct HistoryArgs {
+    #[command(subcommand)]
+    pub action: Option<HistoryAction>,
+    /// Runs with a config of this engine
+    #[arg(long)]
+    pub engine: Option<String>,
+    /// Runs whose engine version or rumbench version starts with this
+    #[arg(long)]
+    pub version: Option<String>,
+    /// Runs with this step (also shows its ops/s per config)
+    #[arg(long)]
+    pub step: Option<String>,
+    /// Runs with a config of this name
+    #[arg(long)]
+    pub config: Option<String>,
+    /// Runs started on or after this date
+    #[arg(long)]
+    pub since: Option<String>,
+    /// Runs started on or before this date
+    #[arg(long)]
+    pub until: Option<String>,
+    /// History database [default: $XDG_DATA_HOME/rumbench/history.sqlite or ~/.local/share/rumbench/history.sqlite]
+    #[arg(long, value_name = "PATH", global = true)]
+    pub history: Option<PathBuf>,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum HistoryAction {
+    /// Index every result.json under these directories (known runs keep their
+    /// ids; entries whose directory is gone are removed)
+    Rebuild {
+        #[arg(required = true, value_name = "DIR")]
+        dirs: Vec<PathBuf>,
+    },
+}
+
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExportFormat {
+    /// Markdown tables per step (GitHub issues, blog posts)
+    Markdown,
+    /// RocksDB benchmark.sh report columns, then rumbench's
+    Tsv,
+    /// Per-second intervals (intervals.csv; a leading run column for several runs)
+    Csv,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct ExportArgs {
+    /// Run directories (or result.json files, or history ids like #12)
+    #[arg(required = true, value_name = "RUN")]
+    pub runs: Vec<String>,
+    /// Output format
+    #[arg(long, short = 'f', value_enum)]
+    pub format: ExportFormat,
+    /// Output file [default: standard output]
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Base of the markdown relative tables (as for `report`)
+    #[arg(long, value_name = "RUN_OR_CONFIG")]
+    pub base: Option<String>,
+    /// History database for #ID arguments
+    #[arg(long, value_name = "PATH")]
+    pub history: Option<PathBuf>,
 }

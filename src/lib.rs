@@ -5,13 +5,15 @@
 //! `engine` (one trait, one file per engine), `workload` (keys, values,
 //! distributions), `runner` (steps, threads, pacing), `measure` (histograms,
 //! OS probes, environment), `output` (one summary, one file per format),
-//! `server` (database servers rumbench starts and stops).
+//! `server` (database servers rumbench starts and stops), `report` (HTML
+//! report, compare, history; rendered from result.json).
 
 pub mod cli;
 pub mod config;
 pub mod engine;
 pub mod measure;
 pub mod output;
+pub mod report;
 pub mod runner;
 pub mod server;
 pub mod workload;

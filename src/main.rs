@@ -1,14 +1,14 @@
 //! rumbench: one fast client that runs the same storage-engine benchmarks
 //! against many engines and reports honest measurements.
 
-use rumbench::{cli, config, engine, measure, output, runner};
+use rumbench::{cli, config, engine, measure, output, report, runner};
 
 use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::Parser;
 
-use cli::{Cli, Command, RunArgs};
+use cli::{Cli, Command, CompareArgs, ExportArgs, ExportFormat, HistoryAction, HistoryArgs, ReportArgs, RunArgs};
 use config::{PlanInputs, RunPlan, SuiteFile};
 use output::Status;
 
@@ -83,7 +83,21 @@ fn cmd_run(args: RunArgs) -> Result<ExitCode> {
     println!();
     print!("{}", output::table::render_table(output::table::COLUMNS, &output::table::summary_rows(&run)));
     print!("{}", output::table::LEGEND);
-    println!("\nresults: {}", output_dir.display());
+    println!();
+    if !args.no_history {
+        // The history is an index over result directories: failing to record only warns.
+        match record_history(args.history.as_deref(), &output_dir, &run) {
+            Ok((id, path)) => println!("history: run #{id} in {}", path.display()),
+            Err(e) => eprintln!("warning: not recorded in the history: {}", one_line(&e)),
+        }
+    }
+    println!("results: {}", output_dir.display());
+    let report_path = output_dir.join("report.html");
+    let loaded = [report::LoadedRun { label: report::summary::run_labels(&[output_dir.display().to_string()]).remove(0), dir: output_dir.clone(), run: run.clone() }];
+    match report::write_html(&loaded, None, None, &report_path) {
+        Ok(()) => println!("report: {}", report_path.display()),
+        Err(e) => eprintln!("warning: cannot write the HTML report: {}", one_line(&e)),
+    }
     match run.status {
         Status::Completed => Ok(ExitCode::SUCCESS),
         Status::Interrupted => {
@@ -95,6 +109,113 @@ fn cmd_run(args: RunArgs) -> Result<ExitCode> {
             Ok(ExitCode::from(EXIT_FAILED))
         }
     }
+}
+
+fn record_history(explicit: Option<&std::path::Path>, dir: &std::path::Path, run: &output::RunResult) -> Result<(i64, std::path::PathBuf)> {
+    let path = report::history::resolve_path(explicit)?;
+    let mut h = report::history::History::open(&path)?;
+    Ok((h.record(dir, run)?, path))
+}
+
+fn cmd_report(a: ReportArgs) -> Result<ExitCode> {
+    let runs = report::load_runs(&a.runs, a.history.as_deref())?;
+    let out = match a.output {
+        Some(p) => p,
+        None if runs.len() == 1 => runs[0].dir.join("report.html"),
+        None => std::path::PathBuf::from("report.html"),
+    };
+    report::write_html(&runs, a.base.as_deref(), a.title, &out)?;
+    println!("report: {}", out.display());
+    Ok(ExitCode::SUCCESS)
+}
+
+fn cmd_compare(a: CompareArgs) -> Result<ExitCode> {
+    use report::compare::{self, Group, Verdict};
+    let mut groups = Vec::new();
+    for arg in &a.runs {
+        let members: Vec<String> = arg.split(',').filter(|s| !s.is_empty()).map(String::from).collect();
+        let mut runs = Vec::new();
+        for m in &members {
+            let (dir, run) = report::load_one(m, a.history.as_deref())?;
+            runs.push((dir.display().to_string(), run));
+        }
+        groups.push((runs, members));
+    }
+    let labels = report::summary::run_labels(&groups.iter().map(|(r, _)| r[0].0.clone()).collect::<Vec<_>>());
+    let groups: Vec<Group> = groups
+        .into_iter()
+        .zip(labels)
+        .map(|((runs, members), label)| Group { label: if members.len() > 1 { format!("{label}(x{})", members.len()) } else { label }, runs })
+        .collect();
+    let opts = compare::Options { threshold: a.threshold, k: a.k, metrics: (!a.metrics.is_empty()).then(|| a.metrics.clone()) };
+    let c = compare::compare(&groups, &opts)?;
+    for g in &groups {
+        println!("{}: {}", g.label, g.runs.iter().map(|(d, _)| d.as_str()).collect::<Vec<_>>().join(", "));
+    }
+    print!("{}", compare::render_text(&c));
+    let regressions = c.count(Verdict::Regression);
+    if a.fail_on_regression && regressions > 0 {
+        eprintln!("rumbench: {regressions} regression{} beyond noise", if regressions == 1 { "" } else { "s" });
+        return Ok(ExitCode::from(EXIT_FAILED));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn cmd_history(a: HistoryArgs) -> Result<ExitCode> {
+    use report::history::{self, Filter, History};
+    let path = history::resolve_path(a.history.as_deref())?;
+    match a.action {
+        Some(HistoryAction::Rebuild { dirs }) => {
+            let mut h = History::open(&path)?;
+            let r = h.rebuild(&dirs)?;
+            for s in &r.skipped {
+                eprintln!("warning: skipped {s}");
+            }
+            println!("history: {} runs indexed, {} entries removed, {} runs in {}", r.recorded, r.removed, h.count()?, path.display());
+        }
+        None => {
+            let h = History::open_existing(&path)?;
+            let f = Filter { engine: a.engine, version: a.version, step: a.step.clone(), config: a.config, since: a.since, until: a.until };
+            let entries = h.list(&f)?;
+            if entries.is_empty() {
+                println!("no runs match (history: {})", path.display());
+            } else {
+                print!("{}", history::render_list(&entries, a.step.as_deref()));
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn cmd_export(a: ExportArgs) -> Result<ExitCode> {
+    use output::Exporter;
+    let runs = report::load_runs(&a.runs, a.history.as_deref())?;
+    let text = match a.format {
+        ExportFormat::Markdown => {
+            let s = report::summarize(&runs);
+            let base = report::parse_base(a.base.as_deref(), &runs, &s)?;
+            output::markdown::render(&s, &base)
+        }
+        ExportFormat::Tsv => output::tsv::render(&report::summarize(&runs)),
+        ExportFormat::Csv if runs.len() == 1 => output::csv::IntervalsCsv.render(&runs[0].run)?,
+        ExportFormat::Csv => {
+            let mut out = format!("run,{}\n", output::csv::HEADER);
+            for r in &runs {
+                for line in output::csv::IntervalsCsv.render(&r.run)?.lines().skip(1) {
+                    out.push_str(&format!("{},{line}\n", r.label));
+                }
+            }
+            out
+        }
+    };
+    match a.output {
+        Some(p) => {
+            report::write_atomic(&p, &text)?;
+            eprintln!("wrote {}", p.display());
+        }
+        None => print!("{text}"),
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// `announce`: say what happens (the parent does; its config processes stay quiet).
@@ -137,6 +258,10 @@ fn main() -> ExitCode {
             Ok(ExitCode::SUCCESS)
         }
         Command::Run(args) => cmd_run(args),
+        Command::Report(a) => cmd_report(a),
+        Command::Compare(a) => cmd_compare(a),
+        Command::History(a) => cmd_history(a),
+        Command::Export(a) => cmd_export(a),
         Command::Sysinfo { data_dir, json } => cmd_sysinfo(&data_dir, json).map(|_| ExitCode::SUCCESS),
         Command::InternalRunConfig { task, index } => {
             install_ctrlc_handler(false);

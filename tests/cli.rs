@@ -8,7 +8,8 @@ use serde_json::Value;
 
 fn rumbench() -> Command {
     let mut c = Command::cargo_bin("rumbench").unwrap();
-    c.arg("run").arg("--progress").arg("off");
+    // Tests' runs stay out of the user's results history.
+    c.arg("run").arg("--progress").arg("off").arg("--no-history");
     c
 }
 

@@ -15,9 +15,11 @@ use crate::measure::step_metrics::StepMetrics;
 use crate::measure::{IntervalStats, LatencySummary};
 
 pub mod csv;
-pub mod sysinfo_text;
 pub mod json;
+pub mod markdown;
+pub mod sysinfo_text;
 pub mod table;
+pub mod tsv;
 
 /// Version of the result.json layout; bump on incompatible changes.
 pub const SCHEMA: &str = "rumbench.result/1";
@@ -153,7 +155,13 @@ pub trait Exporter {
 }
 
 pub fn exporters() -> Vec<Box<dyn Exporter>> {
-    vec![Box::new(json::Json), Box::new(csv::IntervalsCsv), Box::new(table::SummaryText)]
+    vec![
+        Box::new(json::Json),
+        Box::new(csv::IntervalsCsv),
+        Box::new(table::SummaryText),
+        Box::new(markdown::Markdown),
+        Box::new(tsv::BenchmarkTsv),
+    ]
 }
 
 /// Write every format into `dir`, each atomically.

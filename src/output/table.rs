@@ -2,7 +2,7 @@
 
 use anyhow::Result;
 
-use super::{Exporter, RunResult, Status};
+use super::{Exporter, RunResult, Status, StepResult};
 
 pub struct SummaryText;
 
@@ -67,26 +67,33 @@ fn opt(v: Option<f64>, f: impl Fn(f64) -> String) -> String {
     v.map(f).unwrap_or_else(|| "-".into())
 }
 
+/// The observations shown beside a step's figures: status, keys not found,
+/// the background writer's rate (shared by every format).
+pub fn step_notes(s: &StepResult) -> Vec<String> {
+    let mut notes = Vec::new();
+    if s.status != Status::Completed {
+        notes.push(format!("{:?}", s.status).to_lowercase());
+    }
+    if let Some(r) = &s.reads {
+        let total = r.found + r.not_found;
+        if r.not_found > 0 && total > 0 {
+            let pct = 100.0 * r.not_found as f64 / total as f64;
+            notes.push(if pct < 1.0 { format!("{pct:.2}% not found") } else { format!("{pct:.0}% not found") });
+        }
+    }
+    if let Some(w) = &s.writer {
+        let target = w.target_ops_s.map(|t| format!("/{}", num(t))).unwrap_or_default();
+        notes.push(format!("writer {}{} ops/s{}", num(w.achieved_ops_s), target, if w.missed_target { " MISSED" } else { "" }));
+    }
+    notes
+}
+
 pub fn summary_rows(run: &RunResult) -> Vec<Vec<String>> {
     let mut rows = Vec::new();
     for c in &run.configs {
         for s in &c.steps {
             let lat = s.main_op().map(|o| o.latency.clone()).unwrap_or_default();
-            let mut notes = Vec::new();
-            if s.status != Status::Completed {
-                notes.push(format!("{:?}", s.status).to_lowercase());
-            }
-            if let Some(r) = &s.reads {
-                let total = r.found + r.not_found;
-                if r.not_found > 0 && total > 0 {
-                    let pct = 100.0 * r.not_found as f64 / total as f64;
-                    notes.push(if pct < 1.0 { format!("{pct:.2}% not found") } else { format!("{pct:.0}% not found") });
-                }
-            }
-            if let Some(w) = &s.writer {
-                let target = w.target_ops_s.map(|t| format!("/{}", num(t))).unwrap_or_default();
-                notes.push(format!("writer {}{} ops/s{}", num(w.achieved_ops_s), target, if w.missed_target { " MISSED" } else { "" }));
-            }
+            let notes = step_notes(s);
             let m = &s.metrics;
             let io = m.io.as_ref();
             let not_durable = m.syncs.as_ref().is_some_and(|y| y.durable_as_run == Some(false));

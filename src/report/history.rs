@@ -1,0 +1,398 @@
+//! The local results history: an SQLite index over run directories. The
+//! directories stay the primary artifact; `rebuild` recreates the index from
+//! them, and every figure shown from the history is read from result.json.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use rusqlite::{params, Connection, OptionalExtension};
+
+use crate::output::{json, RunResult, Status};
+
+pub const FILE_NAME: &str = "history.sqlite";
+
+/// $XDG_DATA_HOME/rumbench/history.sqlite, else ~/.local/share/rumbench/history.sqlite.
+pub fn default_path() -> Result<PathBuf> {
+    if let Some(x) = std::env::var_os("XDG_DATA_HOME").filter(|x| !x.is_empty()) {
+        return Ok(PathBuf::from(x).join("rumbench").join(FILE_NAME));
+    }
+    match std::env::var_os("HOME").filter(|h| !h.is_empty()) {
+        Some(h) => Ok(PathBuf::from(h).join(".local/share/rumbench").join(FILE_NAME)),
+        None => bail!("neither XDG_DATA_HOME nor HOME is set: give the history database with --history PATH"),
+    }
+}
+
+pub fn resolve_path(explicit: Option<&Path>) -> Result<PathBuf> {
+    match explicit {
+        Some(p) => Ok(p.to_path_buf()),
+        None => default_path(),
+    }
+}
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS runs (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    dir TEXT NOT NULL UNIQUE,
+    started_at TEXT NOT NULL,
+    finished_at TEXT,
+    status TEXT NOT NULL,
+    rumbench_version TEXT NOT NULL,
+    git_commit TEXT,
+    suite TEXT,
+    hostname TEXT,
+    command_line TEXT NOT NULL,
+    recorded_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS run_configs (
+    run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    engine TEXT NOT NULL,
+    engine_version TEXT,
+    options TEXT NOT NULL,
+    status TEXT NOT NULL,
+    PRIMARY KEY (run_id, seq)
+);
+CREATE TABLE IF NOT EXISTS run_steps (
+    run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    config_seq INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    step TEXT NOT NULL,
+    status TEXT NOT NULL,
+    ops_s REAL,
+    p99_us REAL,
+    PRIMARY KEY (run_id, config_seq, seq)
+);
+CREATE INDEX IF NOT EXISTS run_configs_engine ON run_configs(engine);
+CREATE INDEX IF NOT EXISTS run_steps_step ON run_steps(step);
+";
+
+pub struct History {
+    conn: Connection,
+    path: PathBuf,
+}
+
+fn status_text(s: Status) -> &'static str {
+    match s {
+        Status::Running => "running",
+        Status::Completed => "completed",
+        Status::Interrupted => "interrupted",
+        Status::Failed => "failed",
+    }
+}
+
+/// A run directory's canonical form (the history's key).
+pub fn canonical_dir(dir: &Path) -> Result<PathBuf> {
+    let dir = if dir.file_name().is_some_and(|f| f == "result.json") { dir.parent().unwrap_or(dir) } else { dir };
+    std::fs::canonicalize(dir).with_context(|| format!("cannot resolve {}", dir.display()))
+}
+
+/// One run as listed.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    pub id: i64,
+    pub dir: String,
+    pub started_at: String,
+    pub status: String,
+    pub rumbench_version: String,
+    /// (config, engine, engine version)
+    pub configs: Vec<(String, String, Option<String>)>,
+    pub steps: Vec<String>,
+    /// (config, ops/s) of the step asked for with --step.
+    pub step_rates: Vec<(String, Option<f64>)>,
+    pub dir_exists: bool,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Filter {
+    pub engine: Option<String>,
+    /// Prefix of the engine version or of the rumbench version.
+    pub version: Option<String>,
+    pub step: Option<String>,
+    pub config: Option<String>,
+    /// Dates: YYYY-MM-DD, optionally with THH:MM[:SS]; `until` includes that day.
+    pub since: Option<String>,
+    pub until: Option<String>,
+}
+
+/// Accept YYYY-MM-DD[THH:MM[:SS]] (a space also separates the time).
+pub fn check_date(s: &str) -> Result<String> {
+    let s = s.trim().replacen(' ', "T", 1);
+    let ok = chrono::NaiveDate::parse_from_str(&s, "%Y-%m-%d").is_ok()
+        || chrono::NaiveDateTime::parse_from_str(&s, "%Y-%m-%dT%H:%M").is_ok()
+        || chrono::NaiveDateTime::parse_from_str(&s, "%Y-%m-%dT%H:%M:%S").is_ok();
+    if !ok {
+        bail!("invalid date '{s}' (expected YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS])");
+    }
+    Ok(s)
+}
+
+impl History {
+    pub fn open(path: &Path) -> Result<History> {
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent).with_context(|| format!("cannot create {}", parent.display()))?;
+        }
+        let conn = Connection::open(path).with_context(|| format!("cannot open history database {}", path.display()))?;
+        conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        conn.execute_batch("PRAGMA foreign_keys = ON;")?;
+        conn.execute_batch(SCHEMA).with_context(|| format!("{} is not a rumbench history database", path.display()))?;
+        Ok(History { conn, path: path.to_path_buf() })
+    }
+
+    /// Open only if the file exists (for lookups: never create one by reading).
+    pub fn open_existing(path: &Path) -> Result<History> {
+        if !path.exists() {
+            bail!("no history database at {} (runs are recorded by `rumbench run`; `rumbench history rebuild DIR` creates one)", path.display());
+        }
+        History::open(path)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Record a run (or update it when its directory is already known: the
+    /// id stays). Returns the id.
+    pub fn record(&mut self, dir: &Path, run: &RunResult) -> Result<i64> {
+        let dir = canonical_dir(dir)?;
+        let dir_text = dir.to_string_lossy().to_string();
+        let hostname = run
+            .system
+            .as_ref()
+            .and_then(|s| s.get("hostname"))
+            .and_then(|h| h.get("value").or(Some(h)))
+            .and_then(|v| v.as_str())
+            .map(String::from);
+        let tx = self.conn.transaction()?;
+        let existing: Option<i64> = tx.query_row("SELECT id FROM runs WHERE dir = ?1", [&dir_text], |r| r.get(0)).optional()?;
+        let now = chrono::Local::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, false);
+        let command_line = serde_json::to_string(&run.command_line)?;
+        let status = status_text(run.status);
+        let id = match existing {
+            Some(id) => {
+                tx.execute(
+                    "UPDATE runs SET started_at=?2, finished_at=?3, status=?4, rumbench_version=?5, git_commit=?6, suite=?7, \
+                     hostname=?8, command_line=?9, recorded_at=?10 WHERE id=?1",
+                    params![id, run.started_at, run.finished_at, status, run.rumbench_version, run.git_commit, run.suite, hostname, command_line, now],
+                )?;
+                tx.execute("DELETE FROM run_configs WHERE run_id = ?1", [id])?;
+                tx.execute("DELETE FROM run_steps WHERE run_id = ?1", [id])?;
+                id
+            }
+            None => {
+                tx.execute(
+                    "INSERT INTO runs (dir, started_at, finished_at, status, rumbench_version, git_commit, suite, hostname, command_line, recorded_at) \
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                    params![dir_text, run.started_at, run.finished_at, status, run.rumbench_version, run.git_commit, run.suite, hostname, command_line, now],
+                )?;
+                tx.last_insert_rowid()
+            }
+        };
+        for (ci, c) in run.configs.iter().enumerate() {
+            tx.execute(
+                "INSERT INTO run_configs (run_id, seq, name, engine, engine_version, options, status) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                params![id, ci as i64, c.name, c.engine, c.engine_version, serde_json::to_string(&c.options)?, status_text(c.status)],
+            )?;
+            for (si, s) in c.steps.iter().enumerate() {
+                let p99 = s.main_op().filter(|o| o.latency.count > 0).map(|o| o.latency.p99_us);
+                tx.execute(
+                    "INSERT INTO run_steps (run_id, config_seq, seq, step, status, ops_s, p99_us) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                    params![id, ci as i64, si as i64, s.name, status_text(s.status), s.ops_s, p99],
+                )?;
+            }
+        }
+        tx.commit()?;
+        Ok(id)
+    }
+
+    /// The directory of run `id`.
+    pub fn dir_of(&self, id: i64) -> Result<PathBuf> {
+        let dir: Option<String> = self.conn.query_row("SELECT dir FROM runs WHERE id = ?1", [id], |r| r.get(0)).optional()?;
+        match dir {
+            Some(d) => Ok(PathBuf::from(d)),
+            None => bail!("no run #{id} in the history {}", self.path.display()),
+        }
+    }
+
+    /// Runs matching the filter, oldest first.
+    pub fn list(&self, f: &Filter) -> Result<Vec<Entry>> {
+        let mut sql = String::from("SELECT r.id, r.dir, r.started_at, r.status, r.rumbench_version FROM runs r WHERE 1=1");
+        let mut args: Vec<String> = Vec::new();
+        fn arg(sql: &mut String, args: &mut Vec<String>, clause: &str, v: String) {
+            args.push(v);
+            sql.push_str(&clause.replace('?', &format!("?{}", args.len())));
+        }
+        if let Some(e) = &f.engine {
+            arg(&mut sql, &mut args, " AND EXISTS (SELECT 1 FROM run_configs c WHERE c.run_id = r.id AND c.engine = ?)", e.clone());
+        }
+        if let Some(c) = &f.config {
+            arg(&mut sql, &mut args, " AND EXISTS (SELECT 1 FROM run_configs c WHERE c.run_id = r.id AND c.name = ?)", c.clone());
+        }
+        if let Some(v) = &f.version {
+            let pat = format!("{}%", v.replace('%', "\\%").replace('_', "\\_"));
+            args.push(pat);
+            let n = args.len();
+            sql.push_str(&format!(
+                " AND (r.rumbench_version LIKE ?{n} ESCAPE '\\' OR EXISTS (SELECT 1 FROM run_configs c WHERE c.run_id = r.id AND c.engine_version LIKE ?{n} ESCAPE '\\'))"
+            ));
+        }
+        if let Some(s) = &f.step {
+            arg(&mut sql, &mut args, " AND EXISTS (SELECT 1 FROM run_steps s WHERE s.run_id = r.id AND s.step = ?)", s.clone());
+        }
+        if let Some(d) = &f.since {
+            arg(&mut sql, &mut args, " AND r.started_at >= ?", check_date(d)?);
+        }
+        if let Some(d) = &f.until {
+            let d = check_date(d)?;
+            args.push(d);
+            let n = args.len();
+            sql.push_str(&format!(" AND substr(r.started_at, 1, length(?{n})) <= ?{n}"));
+        }
+        sql.push_str(" ORDER BY r.started_at, r.id");
+        let mut stmt = self.conn.prepare(&sql)?;
+        let rows = stmt.query_map(rusqlite::params_from_iter(args.iter()), |r| {
+            Ok(Entry {
+                id: r.get(0)?,
+                dir: r.get(1)?,
+                started_at: r.get(2)?,
+                status: r.get(3)?,
+                rumbench_version: r.get(4)?,
+                configs: Vec::new(),
+                steps: Vec::new(),
+                step_rates: Vec::new(),
+                dir_exists: false,
+            })
+        })?;
+        let mut out: Vec<Entry> = rows.collect::<rusqlite::Result<_>>()?;
+        for e in &mut out {
+            let mut c = self.conn.prepare("SELECT name, engine, engine_version FROM run_configs WHERE run_id = ?1 ORDER BY seq")?;
+            e.configs = c.query_map([e.id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?.collect::<rusqlite::Result<_>>()?;
+            let mut s = self.conn.prepare("SELECT step FROM run_steps WHERE run_id = ?1 AND config_seq = (SELECT MIN(config_seq) FROM run_steps WHERE run_id = ?1) ORDER BY seq")?;
+            e.steps = s.query_map([e.id], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
+            if let Some(step) = &f.step {
+                let mut q = self.conn.prepare(
+                    "SELECT c.name, s.ops_s FROM run_steps s JOIN run_configs c ON c.run_id = s.run_id AND c.seq = s.config_seq \
+                     WHERE s.run_id = ?1 AND s.step = ?2 ORDER BY s.config_seq, s.seq",
+                )?;
+                e.step_rates = q.query_map(params![e.id, step], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<rusqlite::Result<_>>()?;
+            }
+            e.dir_exists = Path::new(&e.dir).join("result.json").is_file();
+        }
+        Ok(out)
+    }
+
+    /// Index every result.json under `roots` (searched recursively); runs
+    /// already known keep their ids; entries whose directory no longer has a
+    /// result.json are removed. Returns (recorded, removed, skipped files).
+    pub fn rebuild(&mut self, roots: &[PathBuf]) -> Result<RebuildReport> {
+        let mut found = Vec::new();
+        for root in roots {
+            if !root.exists() {
+                bail!("{} does not exist", root.display());
+            }
+            find_results(root, 0, &mut found);
+        }
+        found.sort();
+        found.dedup();
+        // Oldest first, so new ids follow the order the runs were made.
+        let mut runs: Vec<(PathBuf, RunResult)> = Vec::new();
+        let mut report = RebuildReport::default();
+        for path in found {
+            match json::load(&path) {
+                Ok(r) => runs.push((path.parent().unwrap_or(Path::new(".")).to_path_buf(), r)),
+                Err(e) => report.skipped.push(format!("{}: {e:#}", path.display())),
+            }
+        }
+        runs.sort_by(|a, b| a.1.started_at.cmp(&b.1.started_at).then(a.0.cmp(&b.0)));
+        for (dir, run) in &runs {
+            self.record(dir, run)?;
+            report.recorded += 1;
+        }
+        let gone: Vec<(i64, String)> = {
+            let mut stmt = self.conn.prepare("SELECT id, dir FROM runs")?;
+            let all: Vec<(i64, String)> = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<rusqlite::Result<_>>()?;
+            all.into_iter().filter(|(_, d)| !Path::new(d).join("result.json").is_file()).collect()
+        };
+        for (id, _) in &gone {
+            self.conn.execute("DELETE FROM runs WHERE id = ?1", [id])?;
+        }
+        report.removed = gone.len();
+        Ok(report)
+    }
+
+    pub fn count(&self) -> Result<i64> {
+        Ok(self.conn.query_row("SELECT COUNT(*) FROM runs", [], |r| r.get(0))?)
+    }
+}
+
+#[derive(Debug, Default)]
+pub struct RebuildReport {
+    pub recorded: usize,
+    pub removed: usize,
+    pub skipped: Vec<String>,
+}
+
+/// result.json files under `dir` (not inside engines' data dirs: a run's `db`).
+fn find_results(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
+    if dir.is_file() {
+        if dir.file_name().is_some_and(|f| f == "result.json") {
+            out.push(dir.to_path_buf());
+        }
+        return;
+    }
+    let candidate = dir.join("result.json");
+    let is_run = candidate.is_file();
+    if is_run {
+        out.push(candidate);
+    }
+    if depth >= 6 {
+        return;
+    }
+    let Ok(rd) = std::fs::read_dir(dir) else { return };
+    let mut subdirs: Vec<PathBuf> = rd.filter_map(|e| e.ok()).filter(|e| e.file_type().is_ok_and(|t| t.is_dir())).map(|e| e.path()).collect();
+    subdirs.sort();
+    for sub in subdirs {
+        if sub.file_name().is_some_and(|f| f == "db") && is_run {
+            continue;
+        }
+        find_results(&sub, depth + 1, out);
+    }
+}
+
+/// Render a listing as a text table.
+pub fn render_list(entries: &[Entry], step: Option<&str>) -> String {
+    let mut header = vec!["id", "started", "status", "configs", "steps"];
+    let rate_header = step.map(|s| format!("{s} ops/s"));
+    if let Some(h) = &rate_header {
+        header.push(h);
+    }
+    header.push("directory");
+    let rows: Vec<Vec<String>> = entries
+        .iter()
+        .map(|e| {
+            let mut r = vec![
+                format!("#{}", e.id),
+                e.started_at.replacen('T', " ", 1).chars().take(16).collect(),
+                e.status.clone(),
+                e.configs
+                    .iter()
+                    .map(|(n, eng, v)| if n == eng { format!("{n} {}", v.as_deref().unwrap_or("?")) } else { format!("{n} ({eng} {})", v.as_deref().unwrap_or("?")) })
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                e.steps.join(","),
+            ];
+            if step.is_some() {
+                r.push(
+                    e.step_rates
+                        .iter()
+                        .map(|(c, v)| format!("{c} {}", v.map(crate::output::table::num).unwrap_or_else(|| "-".into())))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                );
+            }
+            r.push(if e.dir_exists { e.dir.clone() } else { format!("{} (missing)", e.dir) });
+            r
+        })
+        .collect();
+    crate::output::table::render_table(&header, &rows)
+}

@@ -1,0 +1,465 @@
+//! The self-contained HTML report: inline CSS, inline SVG charts, a few
+//! lines of inline script that only check the page rendered. Nothing is
+//! loaded from the network.
+
+use std::fmt::Write;
+
+use super::summary::{self, Base, Better, RatioClass, Rank, StepTable, Summary, METRICS};
+use super::svg::{self, esc, Chart, Series, Unit};
+use crate::output::{table, Status};
+
+pub struct HtmlOptions {
+    pub base: Base,
+    pub title: Option<String>,
+    /// When the report was made (shown in the header).
+    pub generated_at: String,
+}
+
+const CSS: &str = r#"
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;font-size:13px;color:#222;margin:16px 24px;background:#fafafa}
+h1{font-size:22px;margin:0 0 6px}h2{font-size:18px;margin:28px 0 6px;border-bottom:2px solid #ccc;padding-bottom:3px}
+h3{font-size:14px;margin:14px 0 4px}
+nav a{margin-right:10px}
+table{border-collapse:collapse;margin:4px 0 8px;background:#fff}
+th,td{border:1px solid #d0d0d0;padding:2px 5px;text-align:right;white-space:nowrap}
+th{background:#eef1f5;font-weight:600;white-space:normal;vertical-align:bottom}
+table.summary,table.relative{font-size:12px}
+.scroll{overflow-x:auto;max-width:100%}
+th.l,td.l{text-align:left}
+td.top{background:#b7e4c0}td.bottom{background:#f7b9b9}
+td.below{background:#fbd38d}td.above{background:#a9cdf5}
+td.base{color:#777}
+tr.missed td{background:#f7b9b9}
+.meta{color:#555}
+.warn{color:#9a3b00}
+.mark{font-size:10px;font-weight:700;color:#a00;margin-left:3px}
+.charts{display:flex;flex-wrap:wrap;gap:10px}
+.charts svg{border:1px solid #ddd;background:#fff}
+.legend{margin:4px 0}.legend span{display:inline-block;margin-right:14px}
+.sw{display:inline-block;width:14px;height:4px;vertical-align:middle;margin-right:4px}
+svg .ct{font-size:13px;font-weight:600;fill:#222}svg .tick{font-size:10px;fill:#444}svg .al{font-size:11px;fill:#333}
+svg .grid line{stroke:#e6e6e6}svg .frame{fill:none;stroke:#999}svg .xt{stroke:#999}svg .nodata{font-size:14px;fill:#999}
+table.env td{text-align:left;white-space:normal;max-width:900px}
+ul{margin:2px 0 6px;padding-left:20px}
+.small{font-size:11px}
+"#;
+
+/// Checks, after layout, that every chart has a size and a drawn plot; the
+/// result goes on <body> so a headless browser's DOM dump shows it.
+const CHECK_JS: &str = r#"(function(){
+var charts=document.querySelectorAll('svg.chart'),ok=0,lines=0;
+charts.forEach(function(s){var r=s.getBoundingClientRect();var p=s.querySelector('.plot');
+var drawn=!p||p.getBoundingClientRect().width>0;if(r.width>100&&r.height>100&&drawn)ok++;
+lines+=s.querySelectorAll('polyline').length;});
+var rows=0;document.querySelectorAll('table.summary').forEach(function(t){rows+=t.rows.length-1;});
+var b=document.body;b.setAttribute('data-charts',charts.length);b.setAttribute('data-charts-rendered',ok);
+b.setAttribute('data-polylines',lines);b.setAttribute('data-summary-rows',rows);
+})();"#;
+
+fn header_cell(o: &mut String, mi: usize) {
+    let m = &METRICS[mi];
+    let arrow = match m.better {
+        Better::Higher => " &uarr;",
+        Better::Lower => " &darr;",
+        Better::Neither => "",
+    };
+    let _ = write!(o, r#"<th title="{}">{}{arrow}<br><span class="small">{}</span></th>"#, esc(m.help), esc(m.label), esc(m.unit));
+}
+
+fn summary_table(o: &mut String, step: &StepTable, cols: &[usize]) {
+    let ranks = summary::rank_step(step);
+    o.push_str(r#"<div class="scroll"><table class="summary"><thead><tr><th class="l">config</th>"#);
+    for &mi in cols {
+        header_cell(o, mi);
+    }
+    o.push_str("</tr></thead><tbody>");
+    for (ri, row) in step.rows.iter().enumerate() {
+        let _ = write!(o, r#"<tr><td class="l"><span class="sw" style="background:{}"></span>{}</td>"#, svg::color(row.series), esc(&row.label));
+        for &mi in cols {
+            let class = match ranks[ri][mi] {
+                Some(Rank::Top) => " class=\"top\"",
+                Some(Rank::Bottom) => " class=\"bottom\"",
+                _ => "",
+            };
+            let text = row.values[mi].map(summary::fmt_value).unwrap_or_else(|| "-".into());
+            let mark = if METRICS[mi].key == "ops_s" && row.not_durable {
+                format!(r#"<span class="mark" title="not durable as run">{}</span>"#, table::NOT_DURABLE_MARK)
+            } else {
+                String::new()
+            };
+            let _ = write!(o, "<td{class}>{text}{mark}</td>");
+        }
+        o.push_str("</tr>");
+    }
+    o.push_str("</tbody></table></div>");
+}
+
+fn relative_table(o: &mut String, s: &Summary, step: &StepTable, cols: &[usize], base: &Base) {
+    let bases = s.base_rows(step, base);
+    o.push_str(r#"<div class="scroll"><table class="relative"><thead><tr><th class="l">config</th>"#);
+    for &mi in cols {
+        header_cell(o, mi);
+    }
+    o.push_str("</tr></thead><tbody>");
+    for (ri, row) in step.rows.iter().enumerate() {
+        let _ = write!(o, r#"<tr><td class="l"><span class="sw" style="background:{}"></span>{}</td>"#, svg::color(row.series), esc(&row.label));
+        for &mi in cols {
+            let cell = match bases[ri] {
+                Some(b) if b == ri => r#"<td class="base">base</td>"#.to_string(),
+                Some(b) => match summary::ratio(row.values[mi], step.rows[b].values[mi]) {
+                    Some(r) => {
+                        let better = match (METRICS[mi].better, r > 1.0) {
+                            (Better::Neither, _) => "",
+                            (Better::Higher, true) | (Better::Lower, false) => "better than base",
+                            _ => "worse than base",
+                        };
+                        let class = match summary::ratio_class(r) {
+                            RatioClass::Below => " class=\"below\"",
+                            RatioClass::Above => " class=\"above\"",
+                            RatioClass::Within => "",
+                        };
+                        format!(r#"<td{class} title="{better}">{}</td>"#, summary::fmt_ratio(r))
+                    }
+                    None => "<td>-</td>".into(),
+                },
+                None => r#"<td title="no base row">-</td>"#.into(),
+            };
+            o.push_str(&cell);
+        }
+        o.push_str("</tr>");
+    }
+    o.push_str("</tbody></table></div>");
+}
+
+fn writer_table(o: &mut String, step: &StepTable) {
+    o.push_str(
+        r#"<table class="writer"><thead><tr><th class="l">config</th><th class="l">op</th><th>target<br><span class="small">ops/s</span></th><th>achieved<br><span class="small">ops/s</span></th><th>achieved / target</th><th class="l">target</th><th>p50<br><span class="small">us</span></th><th>p99<br><span class="small">us</span></th><th>max<br><span class="small">us</span></th></tr></thead><tbody>"#,
+    );
+    for row in &step.rows {
+        let Some(w) = &row.writer else { continue };
+        let (verdict, class) = match (w.target_ops_s, w.missed_target) {
+            (None, _) => ("unpaced", ""),
+            (Some(_), true) => ("MISSED", " class=\"missed\""),
+            (Some(_), false) => ("held", ""),
+        };
+        let _ = write!(
+            o,
+            r#"<tr{class}><td class="l">{}</td><td class="l">{}</td><td>{}</td><td>{}</td><td>{}</td><td class="l">{verdict}</td><td>{}</td><td>{}</td><td>{}</td></tr>"#,
+            esc(&row.label),
+            esc(&w.op),
+            w.target_ops_s.map(table::num).unwrap_or_else(|| "-".into()),
+            table::num(w.achieved_ops_s),
+            w.target_ops_s.filter(|t| *t > 0.0).map(|t| format!("{:.3}", w.achieved_ops_s / t)).unwrap_or_else(|| "-".into()),
+            table::num(w.latency.p50_us),
+            table::num(w.latency.p99_us),
+            table::num(w.latency.max_us),
+        );
+    }
+    o.push_str("</tbody></table>");
+}
+
+/// Rate per second of each interval: full seconds only, unless the step
+/// lasted less than one (then its one partial second, scaled).
+fn rate_points(intervals: &[crate::measure::IntervalStats], wall_s: f64) -> Vec<(f64, f64)> {
+    let full = summary::full_second_ops(intervals, wall_s);
+    if !full.is_empty() {
+        return full.iter().map(|iv| (iv.index as f64 + 1.0, iv.ops as f64)).collect();
+    }
+    intervals.iter().filter(|_| wall_s > 0.05).map(|iv| (wall_s, iv.ops as f64 / wall_s)).collect()
+}
+
+/// Max response time of each full second (the partial last one too when it is the only one).
+fn max_points(intervals: &[crate::measure::IntervalStats], wall_s: f64) -> Vec<(f64, f64)> {
+    let full = summary::full_second_ops(intervals, wall_s);
+    let pick: Vec<&crate::measure::IntervalStats> = if full.is_empty() { intervals.iter().collect() } else { full };
+    pick.iter().map(|iv| (iv.index as f64 + 1.0, iv.max_us)).collect()
+}
+
+fn step_charts(o: &mut String, step: &StepTable) {
+    let series = |f: &dyn Fn(&summary::Row) -> Vec<(f64, f64)>| -> Vec<Series> {
+        step.rows
+            .iter()
+            .map(|r| Series { name: r.label.clone(), color: svg::color(r.series).into(), dashed: false, points: f(r) })
+            .filter(|s| !s.points.is_empty())
+            .collect()
+    };
+    let op = step.rows.iter().find_map(|r| r.main_op.clone()).unwrap_or_else(|| "op".into());
+    let mut charts = vec![
+        Chart {
+            title: format!("{}: throughput per second ({op})", step.name),
+            x_label: "second of the step".into(),
+            y_label: "ops/s".into(),
+            y_unit: Unit::Count,
+            y_log: false,
+            x_categories: None,
+            series: series(&|r| rate_points(&r.intervals, r.wall_s)),
+        },
+        Chart {
+            title: format!("{}: max response time per second ({op})", step.name),
+            x_label: "second of the step".into(),
+            y_label: "max response time (log)".into(),
+            y_unit: Unit::Micros,
+            y_log: true,
+            x_categories: None,
+            series: series(&|r| max_points(&r.intervals, r.wall_s)),
+        },
+        Chart {
+            title: format!("{}: response time percentiles ({op})", step.name),
+            x_label: "percentile".into(),
+            y_label: "response time (log)".into(),
+            y_unit: Unit::Micros,
+            y_log: true,
+            x_categories: Some(["p50", "p90", "p99", "p99.9", "p99.99", "max"].iter().map(|s| s.to_string()).collect()),
+            series: series(&|r| {
+                if r.latency.count == 0 {
+                    return Vec::new();
+                }
+                let l = &r.latency;
+                [l.p50_us, l.p90_us, l.p99_us, l.p999_us, l.p9999_us, l.max_us].iter().enumerate().map(|(i, v)| (i as f64, *v)).collect()
+            }),
+        },
+    ];
+    if step.has_writer() {
+        let wop = step.rows.iter().find_map(|r| r.writer.as_ref().map(|w| w.op.clone())).unwrap_or_default();
+        charts.push(Chart {
+            title: format!("{}: background writer per second ({wop})", step.name),
+            x_label: "second of the step".into(),
+            y_label: "writes/s".into(),
+            y_unit: Unit::Count,
+            y_log: false,
+            x_categories: None,
+            series: series(&|r| r.writer.as_ref().map(|w| rate_points(&w.intervals, r.wall_s)).unwrap_or_default()),
+        });
+        charts.push(Chart {
+            title: format!("{}: writer max response time per second", step.name),
+            x_label: "second of the step".into(),
+            y_label: "max response time (log)".into(),
+            y_unit: Unit::Micros,
+            y_log: true,
+            x_categories: None,
+            series: series(&|r| {
+                r.writer.as_ref().map(|w| max_points(&w.intervals, r.wall_s)).unwrap_or_default()
+            }),
+        });
+    }
+    if step.rows.iter().any(|r| !r.memory.is_empty()) {
+        charts.push(Chart {
+            title: format!("{}: resident memory (RSS)", step.name),
+            x_label: "second of the step".into(),
+            y_label: "RSS (MB)".into(),
+            y_unit: Unit::Count,
+            y_log: false,
+            x_categories: None,
+            series: series(&|r| r.memory.iter().map(|m| (m.t_s, m.rss_bytes as f64 / 1048576.0)).collect()),
+        });
+    }
+    o.push_str(r#"<div class="legend">"#);
+    for r in &step.rows {
+        let _ = write!(o, r#"<span><span class="sw" style="background:{}"></span>{}</span>"#, svg::color(r.series), esc(&r.label));
+    }
+    o.push_str(r#"</div><div class="charts">"#);
+    for c in &charts {
+        o.push_str(&c.render());
+    }
+    o.push_str("</div>");
+}
+
+/// A step's element id: letters, digits, '-', '_' and '.' only.
+fn anchor(key: &str) -> String {
+    let safe: String = key.chars().map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) { c } else { '-' }).collect();
+    format!("step-{safe}")
+}
+
+fn status_text(s: Status) -> &'static str {
+    match s {
+        Status::Running => "running",
+        Status::Completed => "completed",
+        Status::Interrupted => "interrupted",
+        Status::Failed => "failed",
+    }
+}
+
+fn step_section(o: &mut String, s: &Summary, step: &StepTable, base: &Base) {
+    let _ = write!(o, r#"<section class="step" id="{}"><h2>{}</h2>"#, anchor(&step.key), esc(&step.key));
+    let ops: Vec<String> = {
+        let mut v: Vec<String> = step.rows.iter().filter_map(|r| r.main_op.clone()).collect();
+        v.dedup();
+        v
+    };
+    let threads: Vec<String> = {
+        let mut v: Vec<usize> = step.rows.iter().map(|r| r.threads).collect();
+        v.sort();
+        v.dedup();
+        v.iter().map(|t| t.to_string()).collect()
+    };
+    let wall_lo = step.rows.iter().map(|r| r.wall_s).fold(f64::MAX, f64::min);
+    let wall_hi = step.rows.iter().map(|r| r.wall_s).fold(f64::MIN, f64::max);
+    let _ = write!(
+        o,
+        r#"<p class="meta">main operation: {} &middot; client threads: {} &middot; wall time: {:.1}&ndash;{:.1} s</p>"#,
+        esc(&ops.join(", ")),
+        threads.join(", "),
+        wall_lo,
+        wall_hi
+    );
+    let cols = step.present_metrics();
+    o.push_str("<h3>Summary</h3>");
+    summary_table(o, step, &cols);
+    let notes: Vec<(String, String, bool)> = step
+        .rows
+        .iter()
+        .flat_map(|r| {
+            r.notes
+                .iter()
+                .map(|n| (r.label.clone(), n.clone(), false))
+                .chain(r.warnings.iter().map(|w| (r.label.clone(), w.clone(), true)))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    if !notes.is_empty() {
+        o.push_str("<ul class=\"notes\">");
+        for (label, n, warn) in notes {
+            let _ = write!(o, r#"<li{}>{}: {}{}</li>"#, if warn { " class=\"warn\"" } else { "" }, esc(&label), if warn { "warning: " } else { "" }, esc(&n));
+        }
+        o.push_str("</ul>");
+    }
+    if step.rows.len() > 1 {
+        let _ = write!(o, "<h3>Relative to {} (value / base value)</h3>", esc(&s.describe_base(base)));
+        relative_table(o, s, step, &cols, base);
+    }
+    if step.has_writer() {
+        o.push_str("<h3>Background writer: target rate</h3>");
+        writer_table(o, step);
+    }
+    o.push_str("<h3>Charts</h3>");
+    step_charts(o, step);
+    o.push_str("</section>");
+}
+
+fn environment(o: &mut String, s: &Summary) {
+    o.push_str(r#"<section id="environment"><h2>Environment and warnings</h2>"#);
+    for r in &s.runs {
+        let _ = write!(o, "<h3>Run {}</h3>", esc(&r.label));
+        if r.warnings.is_empty() {
+            o.push_str("<p class=\"meta\">No warnings.</p>");
+        } else {
+            o.push_str("<p><b>Warnings</b></p><ul>");
+            for w in &r.warnings {
+                let _ = write!(o, r#"<li class="warn">{}</li>"#, esc(w));
+            }
+            o.push_str("</ul>");
+        }
+        o.push_str(r#"<table class="env"><tbody>"#);
+        let mut kv = |k: &str, v: &str| {
+            let _ = write!(o, r#"<tr><td class="l"><b>{}</b></td><td class="l">{}</td></tr>"#, esc(k), esc(v));
+        };
+        kv("directory", &r.dir);
+        kv("status", &format!("{}{}", status_text(r.status), r.error.as_ref().map(|e| format!(": {e}")).unwrap_or_default()));
+        kv("started", &r.started_at);
+        kv("finished", r.finished_at.as_deref().unwrap_or("-"));
+        kv("rumbench", &format!("{} {}", r.rumbench_version, r.git_commit.as_deref().unwrap_or("")));
+        if let Some(suite) = &r.suite {
+            kv("suite", suite);
+        }
+        kv("command line", &r.command_line);
+        if let serde_json::Value::Object(m) = &r.settings {
+            let text: Vec<String> = m.iter().map(|(k, v)| format!("{k}={}", if let Some(s) = v.as_str() { s.to_string() } else { v.to_string() })).collect();
+            kv("settings", &text.join(" "));
+        }
+        for c in &r.configs {
+            let opts: Vec<String> = c.options.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            kv(
+                &format!("config {}", c.name),
+                &format!(
+                    "{} {}; allocator {}; {}{}",
+                    c.engine,
+                    c.engine_version.as_deref().unwrap_or("?"),
+                    c.allocator_in_use.as_deref().unwrap_or("?"),
+                    if opts.is_empty() { "default options".to_string() } else { opts.join(" ") },
+                    c.error.as_ref().map(|e| format!("; {}: {e}", status_text(c.status))).unwrap_or_default()
+                ),
+            );
+        }
+        if let Some(sys) = &r.system {
+            for (k, v) in summary::environment_lines(sys) {
+                kv(&k, &v);
+            }
+        }
+        o.push_str("</tbody></table>");
+    }
+    o.push_str("</section>");
+}
+
+fn legend(o: &mut String) {
+    o.push_str(r#"<section id="legend"><h2>Legend</h2><table class="legend-table"><thead><tr><th class="l">column</th><th class="l">unit</th><th class="l">better</th><th class="l">definition</th></tr></thead><tbody>"#);
+    let _ = write!(o, r#"<tr><td class="l">config</td><td class="l">-</td><td class="l">-</td><td class="l">engine configuration; <i>run/config</i> when the report holds several runs</td></tr>"#);
+    for m in METRICS {
+        let better = match m.better {
+            Better::Higher => "higher &uarr;",
+            Better::Lower => "lower &darr;",
+            Better::Neither => "not ranked",
+        };
+        let _ = write!(
+            o,
+            r#"<tr><td class="l">{}</td><td class="l">{}</td><td class="l">{better}</td><td class="l">{}</td></tr>"#,
+            esc(m.label),
+            esc(m.unit),
+            esc(m.help)
+        );
+    }
+    o.push_str("</tbody></table><ul>");
+    for line in [
+        "Summary colours: rank within the step per column; green = top quarter, red = bottom quarter, none when the worst is within 80% of the best. A dash: not measured (see the run's warnings).",
+        "ND after ops/s: not durable as run: fewer sync calls than commits, so acknowledged writes could be lost in an OS crash.",
+        "Relative table: value / base value per cell; orange = below 0.95, blue = above 1.05 (whether that is better depends on the column's arrow; hover a cell).",
+        "Background writer: target and achieved rate; MISSED = achieved more than 5% below target. Its response time is measured from each write's intended start.",
+        "Charts: per-second series of the step's main operation (the partial last second is left out of rate charts); latency percentiles on a log scale; RSS sampled every second.",
+    ] {
+        let _ = write!(o, "<li>{}</li>", esc(line));
+    }
+    o.push_str("</ul></section>");
+}
+
+pub fn render(s: &Summary, opts: &HtmlOptions) -> String {
+    let title = opts.title.clone().unwrap_or_else(|| {
+        let labels: Vec<&str> = s.runs.iter().map(|r| r.label.as_str()).collect();
+        format!("rumbench report: {}", labels.join(" vs "))
+    });
+    let mut o = String::with_capacity(256 * 1024);
+    let _ = write!(
+        o,
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\">\
+<title>{}</title><style>{CSS}</style></head><body>",
+        esc(&title)
+    );
+    let _ = write!(o, "<h1>{}</h1><p class=\"meta\">generated {} by rumbench {}</p>", esc(&title), esc(&opts.generated_at), env!("CARGO_PKG_VERSION"));
+    o.push_str(r#"<table class="runs"><thead><tr><th class="l">run</th><th class="l">directory</th><th class="l">started</th><th class="l">status</th><th class="l">configs</th><th class="l">warnings</th></tr></thead><tbody>"#);
+    for r in &s.runs {
+        let configs: Vec<String> = r.configs.iter().map(|c| format!("{} ({} {})", c.name, c.engine, c.engine_version.as_deref().unwrap_or("?"))).collect();
+        let _ = write!(
+            o,
+            r#"<tr><td class="l">{}</td><td class="l">{}</td><td class="l">{}</td><td class="l">{}</td><td class="l">{}</td><td>{}</td></tr>"#,
+            esc(&r.label),
+            esc(&r.dir),
+            esc(&r.started_at),
+            status_text(r.status),
+            esc(&configs.join(", ")),
+            r.warnings.len()
+        );
+    }
+    o.push_str("</tbody></table><nav>steps: ");
+    for st in &s.steps {
+        let _ = write!(o, r##"<a href="#{}">{}</a>"##, anchor(&st.key), esc(&st.key));
+    }
+    o.push_str(r##" &middot; <a href="#environment">environment and warnings</a> <a href="#legend">legend</a></nav>"##);
+    if s.steps.is_empty() {
+        o.push_str("<p>No step results in these runs.</p>");
+    }
+    for st in &s.steps {
+        step_section(&mut o, s, st, &opts.base);
+    }
+    environment(&mut o, s);
+    legend(&mut o);
+    let _ = writeln!(o, "<script>{CHECK_JS}</script></body></html>");
+    o
+}

@@ -1,0 +1,139 @@
+//! The reporting side: everything people read after a run, rendered from
+//! result.json through one computed summary (`summary`): the HTML report
+//! (`html`, charts in `svg`), run comparison with regression detection
+//! (`compare`), and the local results history (`history`). The markdown and
+//! TSV exporters live beside the other formats in `output`.
+
+pub mod compare;
+pub mod history;
+pub mod html;
+pub mod summary;
+pub mod svg;
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+
+use crate::output::{json, RunResult};
+use summary::{Base, NamedRun, Summary};
+
+/// A run loaded for reporting, with the label it is shown under.
+pub struct LoadedRun {
+    pub label: String,
+    pub dir: PathBuf,
+    pub run: RunResult,
+}
+
+/// `#12` or `12` (when no such path exists) is run 12 of the history.
+fn history_id(arg: &str) -> Option<i64> {
+    let digits = arg.strip_prefix('#').unwrap_or(arg);
+    if digits.is_empty() || !digits.chars().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    if !arg.starts_with('#') && Path::new(arg).exists() {
+        return None;
+    }
+    digits.parse().ok()
+}
+
+/// The run directory an argument names: a directory, its result.json, or a history id.
+pub fn resolve(arg: &str, history: Option<&Path>) -> Result<PathBuf> {
+    if let Some(id) = history_id(arg) {
+        let path = history::resolve_path(history)?;
+        let h = history::History::open_existing(&path)?;
+        let dir = h.dir_of(id)?;
+        if !dir.join("result.json").is_file() {
+            bail!("run #{id} was in {} but its result.json is gone (rebuild the history with `rumbench history rebuild DIR`)", dir.display());
+        }
+        return Ok(dir);
+    }
+    let p = PathBuf::from(arg);
+    if p.is_file() {
+        return Ok(p.parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from(".")));
+    }
+    if p.join("result.json").is_file() {
+        return Ok(p);
+    }
+    if p.is_dir() {
+        bail!("{} has no result.json (not a rumbench run directory)", p.display());
+    }
+    bail!("no run directory or history id '{arg}'");
+}
+
+pub fn load_one(arg: &str, history: Option<&Path>) -> Result<(PathBuf, RunResult)> {
+    let dir = resolve(arg, history)?;
+    let dir = std::fs::canonicalize(&dir).unwrap_or(dir);
+    let run = json::load(&dir.join("result.json"))?;
+    Ok((dir, run))
+}
+
+/// Load runs and label them by directory name (made unique).
+pub fn load_runs(args: &[String], history: Option<&Path>) -> Result<Vec<LoadedRun>> {
+    let mut loaded = Vec::new();
+    for a in args {
+        loaded.push(load_one(a, history)?);
+    }
+    let labels = summary::run_labels(
+        &loaded.iter().map(|(d, _)| std::fs::canonicalize(d).unwrap_or_else(|_| d.clone()).to_string_lossy().to_string()).collect::<Vec<_>>(),
+    );
+    Ok(loaded.into_iter().zip(labels).map(|((dir, run), label)| LoadedRun { label, dir, run }).collect())
+}
+
+pub fn named(runs: &[LoadedRun]) -> Vec<NamedRun<'_>> {
+    runs.iter()
+        .map(|r| {
+            let dir = std::fs::canonicalize(&r.dir).unwrap_or_else(|_| r.dir.clone());
+            NamedRun { label: r.label.clone(), dir: dir.display().to_string(), run: &r.run }
+        })
+        .collect()
+}
+
+pub fn summarize(runs: &[LoadedRun]) -> Summary {
+    Summary::build(&named(runs))
+}
+
+/// Interpret `--base`: one of the runs (by directory or label), else a row
+/// label (`run/config`) or config name present in the runs.
+pub fn parse_base(arg: Option<&str>, runs: &[LoadedRun], s: &Summary) -> Result<Base> {
+    let Some(arg) = arg else { return Ok(s.default_base()) };
+    if let Ok(canon) = std::fs::canonicalize(arg.trim_end_matches("/result.json")) {
+        if let Some(i) = runs.iter().position(|r| std::fs::canonicalize(&r.dir).is_ok_and(|d| d == canon)) {
+            return Ok(Base::Run(i));
+        }
+    }
+    if let Some(i) = runs.iter().position(|r| r.label == arg) {
+        return Ok(Base::Run(i));
+    }
+    let rows = s.steps.iter().flat_map(|st| st.rows.iter());
+    if rows.clone().any(|r| r.label == arg || r.config == arg) {
+        return Ok(Base::Row(arg.to_string()));
+    }
+    let mut choices: Vec<String> = runs.iter().map(|r| r.label.clone()).collect();
+    for r in rows {
+        for c in [&r.label, &r.config] {
+            if !choices.contains(c) {
+                choices.push(c.clone());
+            }
+        }
+    }
+    bail!("--base '{arg}' is neither one of the runs nor a config in them (valid: {})", choices.join(", "))
+}
+
+pub fn now_text() -> String {
+    chrono::Local::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, false)
+}
+
+/// Render the HTML report of `runs` into `out` (atomically).
+pub fn write_html(runs: &[LoadedRun], base: Option<&str>, title: Option<String>, out: &Path) -> Result<()> {
+    let s = summarize(runs);
+    let base = parse_base(base, runs, &s)?;
+    let text = html::render(&s, &html::HtmlOptions { base, title, generated_at: now_text() });
+    write_atomic(out, &text)
+}
+
+pub fn write_atomic(path: &Path, text: &str) -> Result<()> {
+    let name = path.file_name().map(|f| f.to_string_lossy().to_string()).unwrap_or_else(|| "out".into());
+    let tmp = path.with_file_name(format!(".{name}.tmp"));
+    std::fs::write(&tmp, text).with_context(|| format!("cannot write {}", tmp.display()))?;
+    std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))
+}

@@ -1,0 +1,632 @@
+//! The one computed summary every report format renders (HTML, markdown,
+//! TSV, compare): per step, one row per run and config, each step metric with
+//! its unit and direction. Nothing here is measured; everything is derived
+//! from result.json, so the formats can never disagree.
+
+use serde_json::Value;
+
+use crate::measure::step_metrics::MemoryPoint;
+use crate::measure::{IntervalStats, LatencySummary};
+use crate::output::{table, RunResult, Status, StepResult};
+
+/// Whether a larger value of a metric is better, worse, or neither.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Better {
+    Higher,
+    Lower,
+    /// Not ranked: a change is reported, never called good or bad.
+    Neither,
+}
+
+/// One column of the summary.
+#[derive(Debug, Clone, Copy)]
+pub struct Metric {
+    /// Stable name (compare --metrics, markdown, docs).
+    pub key: &'static str,
+    /// Column header.
+    pub label: &'static str,
+    pub unit: &'static str,
+    pub better: Better,
+    /// One line for the legend.
+    pub help: &'static str,
+}
+
+const fn m(key: &'static str, label: &'static str, unit: &'static str, better: Better, help: &'static str) -> Metric {
+    Metric { key, label, unit, better, help }
+}
+
+/// Every step metric, in column order.
+pub const METRICS: &[Metric] = &[
+    m("ops_s", "ops/s", "ops/s", Better::Higher, "operations completed by the step's clients / wall seconds (the background writer's are separate)"),
+    m("mb_s", "MB/s", "MB/s", Better::Higher, "logical MB/s: key + value bytes of the clients' operations per second (MB = 2^20 bytes)"),
+    m("p50_us", "p50", "us", Better::Lower, "median response time of the step's main operation (per call; a batch for batched calls)"),
+    m("p90_us", "p90", "us", Better::Lower, "90th percentile response time of the main operation"),
+    m("p99_us", "p99", "us", Better::Lower, "99th percentile response time of the main operation"),
+    m("p999_us", "p99.9", "us", Better::Lower, "99.9th percentile response time of the main operation"),
+    m("p9999_us", "p99.99", "us", Better::Lower, "99.99th percentile response time of the main operation"),
+    m("max_us", "max", "us", Better::Lower, "largest response time of the main operation in the step"),
+    m("rpq", "rpq", "reads/query", Better::Lower, "storage read requests per query (/proc/diskstats of the data dir's device)"),
+    m("wkbpi", "wkbpi", "KB/write", Better::Lower, "KB written to storage per write operation (KB = 1024 bytes)"),
+    m("write_amp", "w-amp", "ratio", Better::Lower, "bytes written to storage during the step / logical bytes the clients wrote"),
+    m("eng_write_amp", "eng w-amp", "ratio", Better::Lower, "the engine's own write-amplification over the step (RocksDB: flush + compaction bytes / ingest bytes)"),
+    m("space_amp", "space-amp", "ratio", Better::Lower, "bytes on disk under the data dir at step end / logical bytes of live data"),
+    m("db_mb", "db size", "MB", Better::Lower, "bytes on disk under the data dir at step end (allocated blocks), MB = 2^20 bytes"),
+    m("cpu_us_op", "cpu/op", "us/op", Better::Lower, "user + system CPU of the benchmark process (engine included when embedded) per operation"),
+    m("host_cpu_us_op", "host cpu/op", "us/op", Better::Lower, "busy CPU of the whole host (/proc/stat) per operation"),
+    m("rss_mb", "peak rss", "MB", Better::Lower, "peak resident memory of the process during the step, sampled every second (MB = 2^20 bytes)"),
+    m("syncs_per_commit", "syncs/commit", "calls/commit", Better::Neither, "fsync + fdatasync + msync + sync_file_range calls per commit; 0 means not durable as run"),
+    m("stall_pct", "stall%", "%", Better::Lower, "share of the step's time writes were stalled, from the engine's counters (RocksDB only)"),
+    m("n_stall", "stalls", "count", Better::Lower, "write stalls and slowdowns the engine counted during the step (RocksDB only)"),
+    m("c_wgb", "c_wgb", "GB", Better::Lower, "GB written by flush and compaction during the step, from the engine's counters (RocksDB only; GB = 2^30 bytes)"),
+];
+
+impl Metric {
+    /// Label with its unit where the unit adds something: "p99 us", "peak rss MB", "ops/s".
+    pub fn title(&self) -> String {
+        match self.unit {
+            "ratio" | "count" | "%" | "reads/query" | "calls/commit" | "KB/write" => self.label.to_string(),
+            u if u == self.label => self.label.to_string(),
+            "us/op" => format!("{} us", self.label),
+            u => format!("{} {u}", self.label),
+        }
+    }
+}
+
+pub fn metric_index(key: &str) -> Option<usize> {
+    METRICS.iter().position(|m| m.key == key)
+}
+
+/// Format a metric value for a table: 3-4 significant digits, tiny values in
+/// scientific notation (an rpq of 0.0000077 is not "0.00").
+pub fn fmt_value(v: f64) -> String {
+    if v != 0.0 && v.abs() < 0.001 {
+        format!("{v:.1e}")
+    } else {
+        table::num(v)
+    }
+}
+
+/// Format a ratio: two decimals, more digits when tiny (500 us vs 950 ms is not "0.00").
+pub fn fmt_ratio(r: f64) -> String {
+    if r == 0.0 || r >= 0.01 {
+        if r >= 1000.0 { format!("{r:.0}") } else { format!("{r:.2}") }
+    } else {
+        format!("{r:.1e}")
+    }
+}
+
+/// A background writer's figures in a step.
+#[derive(Debug, Clone)]
+pub struct WriterInfo {
+    pub target_ops_s: Option<f64>,
+    pub achieved_ops_s: f64,
+    pub missed_target: bool,
+    pub op: String,
+    pub latency: LatencySummary,
+    pub intervals: Vec<IntervalStats>,
+}
+
+/// One run and config in one step.
+#[derive(Debug, Clone)]
+pub struct Row {
+    /// Index into `Summary::runs`.
+    pub run: usize,
+    pub config: String,
+    pub engine: String,
+    pub engine_version: Option<String>,
+    /// `config`, or `run/config` when the summary holds several runs.
+    pub label: String,
+    /// Stable position of this run/config across steps (chart colours).
+    pub series: usize,
+    pub status: Status,
+    pub values: Vec<Option<f64>>,
+    pub not_durable: bool,
+    /// Whether commits were synced (None: the step committed nothing).
+    pub durable: Option<bool>,
+    pub notes: Vec<String>,
+    pub warnings: Vec<String>,
+    pub started_at: String,
+    pub wall_s: f64,
+    pub threads: usize,
+    pub main_op: Option<String>,
+    pub latency: LatencySummary,
+    pub intervals: Vec<IntervalStats>,
+    pub writer: Option<WriterInfo>,
+    pub memory: Vec<MemoryPoint>,
+}
+
+impl Row {
+    pub fn get(&self, key: &str) -> Option<f64> {
+        metric_index(key).and_then(|i| self.values[i])
+    }
+}
+
+/// One step (by name; a step repeated within a config gets `name#2`, ...).
+#[derive(Debug, Clone)]
+pub struct StepTable {
+    pub key: String,
+    pub name: String,
+    pub rows: Vec<Row>,
+}
+
+impl StepTable {
+    /// Metrics that have a value in at least one row (the columns worth showing).
+    pub fn present_metrics(&self) -> Vec<usize> {
+        (0..METRICS.len()).filter(|&i| self.rows.iter().any(|r| r.values[i].is_some())).collect()
+    }
+    pub fn has_writer(&self) -> bool {
+        self.rows.iter().any(|r| r.writer.is_some())
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct ConfigInfo {
+    pub name: String,
+    pub engine: String,
+    pub engine_version: Option<String>,
+    pub allocator_in_use: Option<String>,
+    pub options: Vec<(String, String)>,
+    pub status: Status,
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct RunInfo {
+    pub label: String,
+    pub dir: String,
+    pub status: Status,
+    pub error: Option<String>,
+    pub started_at: String,
+    pub finished_at: Option<String>,
+    pub rumbench_version: String,
+    pub git_commit: Option<String>,
+    pub suite: Option<String>,
+    pub command_line: String,
+    pub settings: Value,
+    pub system: Option<Value>,
+    pub warnings: Vec<String>,
+    pub configs: Vec<ConfigInfo>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Summary {
+    pub runs: Vec<RunInfo>,
+    pub steps: Vec<StepTable>,
+    /// Row labels in series order (for chart legends).
+    pub series: Vec<String>,
+}
+
+/// Input to the summary: a run with the label and directory it is known by.
+pub struct NamedRun<'a> {
+    pub label: String,
+    pub dir: String,
+    pub run: &'a RunResult,
+}
+
+fn mb(bytes: u64) -> f64 {
+    bytes as f64 / 1048576.0
+}
+
+/// RocksDB's stats text: (uptime s, cumulative stall s, stall count) since the DB was opened.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct RocksStalls {
+    pub uptime_s: f64,
+    pub stall_s: f64,
+    pub stalls: u64,
+}
+
+/// Parse "Uptime(secs): 20.3 total", "Cumulative stall: 00:00:1.500 H:M:S"
+/// and the "Stalls(count): N name, M name, ..." line of rocksdb.stats.
+pub fn parse_rocksdb_stalls(text: &str) -> Option<RocksStalls> {
+    let mut out = RocksStalls::default();
+    let (mut up, mut st) = (false, false);
+    for line in text.lines() {
+        let line = line.trim();
+        if let Some(rest) = line.strip_prefix("Uptime(secs):") {
+            if let Some(v) = rest.split_whitespace().next().and_then(|v| v.parse::<f64>().ok()) {
+                out.uptime_s = v;
+                up = true;
+            }
+        } else if let Some(rest) = line.strip_prefix("Cumulative stall:") {
+            let hms = rest.split_whitespace().next()?;
+            let parts: Vec<f64> = hms.split(':').filter_map(|p| p.parse().ok()).collect();
+            if parts.len() == 3 {
+                out.stall_s = parts[0] * 3600.0 + parts[1] * 60.0 + parts[2];
+                st = true;
+            }
+        } else if let Some(rest) = line.strip_prefix("Stalls(count):") {
+            // "0 level0_slowdown, 0 level0_numfiles, ..., interval 0 total count"
+            out.stalls = rest
+                .split(',')
+                .filter(|part| !part.contains("interval") && !part.contains("total"))
+                .filter_map(|part| part.split_whitespace().next()?.parse::<u64>().ok())
+                .sum();
+        }
+    }
+    (up && st).then_some(out)
+}
+
+fn stat<'a>(s: &'a StepResult, key: &str) -> Option<&'a str> {
+    s.engine_stats.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+}
+
+/// Stall share, stall count and flush+compaction GB over one step, from the
+/// engine's cumulative counters after this step and after the previous one.
+fn engine_deltas(s: &StepResult, prev: Option<&StepResult>) -> (Option<f64>, Option<f64>, Option<f64>) {
+    let now = stat(s, "rocksdb.stats").and_then(parse_rocksdb_stalls);
+    let before = match prev {
+        Some(p) => stat(p, "rocksdb.stats").and_then(parse_rocksdb_stalls),
+        None => Some(RocksStalls::default()),
+    };
+    let (stall_pct, n_stall) = match (now, before) {
+        (Some(a), Some(b)) if a.uptime_s > b.uptime_s => {
+            (Some(100.0 * ((a.stall_s - b.stall_s).max(0.0) / (a.uptime_s - b.uptime_s)).min(1.0)), Some(a.stalls.saturating_sub(b.stalls) as f64))
+        }
+        _ => (None, None),
+    };
+    let written = |x: &StepResult| stat(x, "write_amp.flush_and_compaction_bytes").and_then(|v| v.parse::<f64>().ok());
+    let c_wgb = match (written(s), prev.map(written)) {
+        (Some(a), None) => Some(a),
+        (Some(a), Some(Some(b))) => Some((a - b).max(0.0)),
+        _ => None,
+    }
+    .map(|b| b / 1073741824.0);
+    (stall_pct, n_stall, c_wgb)
+}
+
+/// Every metric of one step, in `METRICS` order.
+pub fn step_values(s: &StepResult, prev: Option<&StepResult>) -> Vec<Option<f64>> {
+    if s.status == Status::Failed {
+        // Its figures are partial: the notes say it failed, no cell competes.
+        return vec![None; METRICS.len()];
+    }
+    let lat = s.main_op().map(|o| &o.latency);
+    let has_ops = s.ops > 0 && lat.is_some_and(|l| l.count > 0);
+    let m = &s.metrics;
+    let io = m.io.as_ref();
+    let (stall_pct, n_stall, c_wgb) = engine_deltas(s, prev);
+    let l = |f: fn(&LatencySummary) -> f64| if has_ops { lat.map(f) } else { None };
+    let v: Vec<Option<f64>> = vec![
+        Some(s.ops_s),
+        Some(s.mb_s),
+        l(|l| l.p50_us),
+        l(|l| l.p90_us),
+        l(|l| l.p99_us),
+        l(|l| l.p999_us),
+        l(|l| l.p9999_us),
+        l(|l| l.max_us),
+        io.and_then(|i| i.rpq),
+        io.and_then(|i| i.wkbpi),
+        m.write_amp,
+        s.engine_write_amp,
+        m.space_amp,
+        m.db_size_bytes.map(mb),
+        m.client_cpu_us_op,
+        m.host_cpu_us_op,
+        m.rss_peak_bytes.map(mb),
+        m.syncs.as_ref().and_then(|y| y.syncs_per_commit),
+        stall_pct,
+        n_stall,
+        c_wgb,
+    ];
+    debug_assert_eq!(v.len(), METRICS.len());
+    v
+}
+
+/// Label runs by their directory name, made unique when two share one.
+pub fn run_labels(dirs: &[String]) -> Vec<String> {
+    let base: Vec<String> = dirs
+        .iter()
+        .map(|d| {
+            let p = std::path::Path::new(d);
+            let p = if p.file_name().is_some_and(|f| f == "result.json") { p.parent().unwrap_or(p) } else { p };
+            p.file_name().map(|f| f.to_string_lossy().to_string()).filter(|s| !s.is_empty()).unwrap_or_else(|| d.clone())
+        })
+        .collect();
+    base.iter()
+        .enumerate()
+        .map(|(i, b)| if base.iter().filter(|x| *x == b).count() > 1 { format!("{}:{b}", i + 1) } else { b.clone() })
+        .collect()
+}
+
+impl Summary {
+    pub fn build(runs: &[NamedRun]) -> Summary {
+        let multi = runs.len() > 1;
+        let mut steps: Vec<StepTable> = Vec::new();
+        let mut series: Vec<String> = Vec::new();
+        let mut infos = Vec::new();
+        for (ri, nr) in runs.iter().enumerate() {
+            let run = nr.run;
+            infos.push(RunInfo {
+                label: nr.label.clone(),
+                dir: nr.dir.clone(),
+                status: run.status,
+                error: run.error.clone(),
+                started_at: run.started_at.clone(),
+                finished_at: run.finished_at.clone(),
+                rumbench_version: run.rumbench_version.clone(),
+                git_commit: run.git_commit.clone(),
+                suite: run.suite.clone(),
+                command_line: run.command_line.join(" "),
+                settings: serde_json::to_value(&run.settings).unwrap_or(Value::Null),
+                system: run.system.clone(),
+                warnings: run.warnings.clone(),
+                configs: run
+                    .configs
+                    .iter()
+                    .map(|c| ConfigInfo {
+                        name: c.name.clone(),
+                        engine: c.engine.clone(),
+                        engine_version: c.engine_version.clone(),
+                        allocator_in_use: c.allocator_in_use.clone(),
+                        options: c.options.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+                        status: c.status,
+                        error: c.error.clone(),
+                    })
+                    .collect(),
+            });
+            for c in &run.configs {
+                let label = if multi { format!("{}/{}", nr.label, c.name) } else { c.name.clone() };
+                let series_index = series.len();
+                series.push(label.clone());
+                let mut seen: Vec<&str> = Vec::new();
+                for (si, s) in c.steps.iter().enumerate() {
+                    let n = seen.iter().filter(|x| **x == s.name).count();
+                    seen.push(&s.name);
+                    let key = if n == 0 { s.name.clone() } else { format!("{}#{}", s.name, n + 1) };
+                    let prev = si.checked_sub(1).map(|p| &c.steps[p]);
+                    let main = s.main_op();
+                    let row = Row {
+                        run: ri,
+                        config: c.name.clone(),
+                        engine: c.engine.clone(),
+                        engine_version: c.engine_version.clone(),
+                        label: label.clone(),
+                        series: series_index,
+                        status: s.status,
+                        values: step_values(s, prev),
+                        not_durable: s.metrics.syncs.as_ref().is_some_and(|y| y.durable_as_run == Some(false)),
+                        durable: s.metrics.syncs.as_ref().and_then(|y| y.durable_as_run),
+                        notes: table::step_notes(s),
+                        warnings: s.warnings.clone(),
+                        started_at: s.started_at.clone(),
+                        wall_s: s.wall_s,
+                        threads: s.settings.threads,
+                        main_op: main.map(|o| o.op.clone()),
+                        latency: main.map(|o| o.latency.clone()).unwrap_or_default(),
+                        intervals: main.map(|o| o.intervals.clone()).unwrap_or_default(),
+                        writer: s.writer.as_ref().map(|w| WriterInfo {
+                            target_ops_s: w.target_ops_s,
+                            achieved_ops_s: w.achieved_ops_s,
+                            missed_target: w.missed_target,
+                            op: w.latency.op.clone(),
+                            latency: w.latency.latency.clone(),
+                            intervals: w.latency.intervals.clone(),
+                        }),
+                        memory: s.metrics.memory.clone(),
+                    };
+                    match steps.iter_mut().find(|t| t.key == key) {
+                        Some(t) => t.rows.push(row),
+                        None => steps.push(StepTable { key, name: s.name.clone(), rows: vec![row] }),
+                    }
+                }
+            }
+        }
+        Summary { runs: infos, steps, series }
+    }
+
+    pub fn multi_run(&self) -> bool {
+        self.runs.len() > 1
+    }
+}
+
+/// Colour class of a cell from its rank within the step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rank {
+    /// Top quarter.
+    Top,
+    /// Bottom quarter, and the worst is not within 80% of the best.
+    Bottom,
+    Middle,
+}
+
+/// Rank every cell of a step per metric: the best value is rank 0; a cell is
+/// Top when its rank / (n - 1) <= 0.25, Bottom when >= 0.75 (equal values
+/// share the better rank). No Bottom when the worst is within 80% of the
+/// best (worst/best >= 0.8 for higher-is-better, best/worst >= 0.8 for
+/// lower-is-better), nothing at all when all values are equal or fewer than
+/// two rows have a value. `ranks[row][metric]`.
+pub fn rank_step(step: &StepTable) -> Vec<Vec<Option<Rank>>> {
+    let mut out = vec![vec![None; METRICS.len()]; step.rows.len()];
+    for (mi, metric) in METRICS.iter().enumerate() {
+        if metric.better == Better::Neither {
+            continue;
+        }
+        let vals: Vec<(usize, f64)> = step.rows.iter().enumerate().filter_map(|(ri, r)| r.values[mi].map(|v| (ri, v))).collect();
+        for (ri, r) in rank_values(&vals.iter().map(|x| x.1).collect::<Vec<_>>(), metric.better).into_iter().enumerate() {
+            out[vals[ri].0][mi] = r;
+        }
+    }
+    out
+}
+
+/// The ranking rule of `rank_step` on one list of values.
+pub fn rank_values(vals: &[f64], better: Better) -> Vec<Option<Rank>> {
+    let n = vals.len();
+    if n < 2 || better == Better::Neither {
+        return vec![None; n];
+    }
+    let higher = better == Better::Higher;
+    let best = if higher { vals.iter().cloned().fold(f64::MIN, f64::max) } else { vals.iter().cloned().fold(f64::MAX, f64::min) };
+    let worst = if higher { vals.iter().cloned().fold(f64::MAX, f64::min) } else { vals.iter().cloned().fold(f64::MIN, f64::max) };
+    if best == worst {
+        return vec![None; n];
+    }
+    let close = if higher { best > 0.0 && worst / best >= 0.8 } else { worst > 0.0 && best / worst >= 0.8 };
+    vals.iter()
+        .map(|&v| {
+            // Rank = number of strictly better values.
+            let rank = vals.iter().filter(|&&o| if higher { o > v } else { o < v }).count();
+            let pos = rank as f64 / (n - 1) as f64;
+            Some(if pos <= 0.25 {
+                Rank::Top
+            } else if pos >= 0.75 && !close {
+                Rank::Bottom
+            } else {
+                Rank::Middle
+            })
+        })
+        .collect()
+}
+
+/// What the relative table divides by.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Base {
+    /// Every row against the same row: a row label (`run/config`) or config name
+    /// (its first row in each step).
+    Row(String),
+    /// Each row against the row of the same config in this run (index into runs).
+    Run(usize),
+}
+
+/// Ratio cell class: below 0.95, above 1.05 or in between.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RatioClass {
+    Below,
+    Within,
+    Above,
+}
+
+pub const RATIO_LOW: f64 = 0.95;
+pub const RATIO_HIGH: f64 = 1.05;
+
+pub fn ratio_class(r: f64) -> RatioClass {
+    if r < RATIO_LOW {
+        RatioClass::Below
+    } else if r > RATIO_HIGH {
+        RatioClass::Above
+    } else {
+        RatioClass::Within
+    }
+}
+
+pub fn ratio(value: Option<f64>, base: Option<f64>) -> Option<f64> {
+    match (value, base) {
+        (Some(v), Some(b)) if b != 0.0 => Some(v / b),
+        (Some(v), Some(b)) if b == 0.0 && v == 0.0 => Some(1.0),
+        _ => None,
+    }
+}
+
+impl Summary {
+    /// Index of the base row for each row of a step (None: no counterpart).
+    pub fn base_rows(&self, step: &StepTable, base: &Base) -> Vec<Option<usize>> {
+        match base {
+            Base::Row(name) => {
+                let b = step.rows.iter().position(|r| &r.label == name).or_else(|| step.rows.iter().position(|r| &r.config == name));
+                vec![b; step.rows.len()]
+            }
+            Base::Run(run) => step.rows.iter().map(|r| step.rows.iter().position(|b| b.run == *run && b.config == r.config)).collect(),
+        }
+    }
+
+    /// The default base: the first config of the first run.
+    pub fn default_base(&self) -> Base {
+        let first = self.runs.first().and_then(|r| r.configs.first());
+        match first {
+            Some(c) if self.multi_run() => Base::Row(format!("{}/{}", self.runs[0].label, c.name)),
+            Some(c) => Base::Row(c.name.clone()),
+            None => Base::Run(0),
+        }
+    }
+
+    /// Describe a base for headings.
+    pub fn describe_base(&self, base: &Base) -> String {
+        match base {
+            Base::Row(n) => n.clone(),
+            Base::Run(i) => format!("run {} (same config)", self.runs.get(*i).map(|r| r.label.as_str()).unwrap_or("?")),
+        }
+    }
+}
+
+/// Per-second rates of the full seconds of a step: interval `i` counts when
+/// the step lasted at least until i + 1 s (the partial last second is left
+/// out, it would read as a drop).
+pub fn full_second_ops(intervals: &[IntervalStats], wall_s: f64) -> Vec<&IntervalStats> {
+    intervals.iter().filter(|iv| (iv.index as f64 + 1.0) <= wall_s + 0.01).collect()
+}
+
+/// Coefficient of variation (sample standard deviation / mean) of at least
+/// `min_n` values; None when there are fewer or the mean is 0.
+pub fn cv(xs: &[f64], min_n: usize) -> Option<f64> {
+    if xs.len() < min_n.max(2) {
+        return None;
+    }
+    let n = xs.len() as f64;
+    let mean = xs.iter().sum::<f64>() / n;
+    if mean == 0.0 {
+        return None;
+    }
+    let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
+    Some(var.sqrt() / mean.abs())
+}
+
+/// The environment as (key, value) lines.
+pub fn environment_lines(system: &Value) -> Vec<(String, String)> {
+    crate::output::sysinfo_text::lines(system)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranks_by_quarter_with_the_80_percent_rule() {
+        use Rank::*;
+        // Higher is better: 100 best, 10 worst (far apart).
+        assert_eq!(rank_values(&[100.0, 10.0, 50.0], Better::Higher), vec![Some(Top), Some(Bottom), Some(Middle)]);
+        // Worst within 80% of the best: no red.
+        assert_eq!(rank_values(&[100.0, 85.0, 90.0], Better::Higher), vec![Some(Top), Some(Middle), Some(Middle)]);
+        // Lower is better.
+        assert_eq!(rank_values(&[1.0, 5.0, 2.0, 3.0, 4.0], Better::Lower), vec![Some(Top), Some(Bottom), Some(Top), Some(Middle), Some(Bottom)]);
+        assert_eq!(rank_values(&[1.0, 1.1], Better::Lower), vec![Some(Top), Some(Middle)]);
+        // Ties share the better rank; all equal: no colour.
+        assert_eq!(rank_values(&[3.0, 3.0, 1.0], Better::Higher), vec![Some(Top), Some(Top), Some(Bottom)]);
+        assert_eq!(rank_values(&[2.0, 2.0], Better::Higher), vec![None, None]);
+        assert_eq!(rank_values(&[2.0], Better::Higher), vec![None]);
+        assert_eq!(rank_values(&[2.0, 1.0], Better::Neither), vec![None, None]);
+    }
+
+    #[test]
+    fn parses_rocksdb_stall_lines() {
+        let text = "** DB Stats **\nUptime(secs): 20.3 total, 0.0 interval\n\
+Stalls(count): 2 level0_slowdown, 0 level0_slowdown_with_compaction, 1 level0_numfiles, 3 memtable_slowdown, interval 0 total count\n\
+Cumulative stall: 00:01:2.500 H:M:S, 3.1 percent\nInterval stall: 00:00:0.000 H:M:S, 0.0 percent\n";
+        let s = parse_rocksdb_stalls(text).unwrap();
+        assert_eq!(s, RocksStalls { uptime_s: 20.3, stall_s: 62.5, stalls: 6 });
+        assert!(parse_rocksdb_stalls("nothing").is_none());
+    }
+
+    #[test]
+    fn coefficient_of_variation() {
+        assert!(cv(&[10.0, 10.0, 10.0], 3).unwrap().abs() < 1e-12);
+        let c = cv(&[90.0, 100.0, 110.0], 3).unwrap();
+        assert!((c - 0.1).abs() < 1e-9, "{c}");
+        assert!(cv(&[1.0, 2.0], 3).is_none());
+    }
+
+    #[test]
+    fn full_seconds_drop_the_partial_last_one() {
+        let iv = |i| IntervalStats { index: i, ops: 10, p99_us: 1.0, max_us: 2.0 };
+        let ivs = vec![iv(0), iv(1), iv(2)];
+        assert_eq!(full_second_ops(&ivs, 2.4).len(), 2);
+        assert_eq!(full_second_ops(&ivs, 3.0).len(), 3);
+        assert_eq!(full_second_ops(&ivs, 2.995).len(), 3);
+    }
+
+    #[test]
+    fn labels_are_unique() {
+        assert_eq!(run_labels(&["/x/a".into(), "/y/b/result.json".into()]), vec!["a", "b"]);
+        assert_eq!(run_labels(&["/x/a".into(), "/y/a".into()]), vec!["1:a", "2:a"]);
+    }
+}
