@@ -9,7 +9,7 @@ use serde_json::Value;
 fn run(args: &[&str], dir: &Path) -> Value {
     let out = Command::cargo_bin("rumbench")
         .unwrap()
-        .args(["run", "--progress", "off"])
+        .args(["run", "--progress", "off", "--no-history"])
         .args(args)
         .arg("--output-dir")
         .arg(dir)
