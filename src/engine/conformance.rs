@@ -3,9 +3,19 @@
 
 use std::path::Path;
 
-use super::{BatchOp, Engine, Session};
+use anyhow::Result;
+
+use super::{resolve_options, BatchOp, Engine, EngineSpec, OpenArgs, Session};
 
 pub const KEY_SIZE: usize = 16;
+
+/// Open `spec` in `dir` with these options (the rest at their defaults).
+pub fn open_with(spec: &EngineSpec, dir: &Path, opts: &[(&str, &str)]) -> Result<Box<dyn Engine>> {
+    let user: Vec<(String, String)> = opts.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    let options = resolve_options(spec, &user)?;
+    let args = OpenArgs { dir: dir.to_path_buf(), options, key_size: KEY_SIZE, value_size: 100, num_keys: 1000, threads: 2 };
+    (spec.open)(&args)
+}
 
 pub fn key(id: u64) -> Vec<u8> {
     let mut k = vec![0u8; KEY_SIZE];

@@ -370,21 +370,11 @@ impl Session for LmdbSession<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::conformance::{self, key, load_even, KEY_SIZE};
+    use crate::engine::conformance::{self, key, load_even};
     use crate::engine::resolve_options;
 
     fn open_with(dir: &Path, opts: &[(&str, &str)]) -> Result<Box<dyn Engine>> {
-        let user: Vec<(String, String)> = opts.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-        let options = resolve_options(&SPEC, &user)?;
-        let args = OpenArgs {
-            dir: dir.to_path_buf(),
-            options,
-            key_size: KEY_SIZE,
-            value_size: 100,
-            num_keys: 1000,
-            threads: 2,
-        };
-        (SPEC.open)(&args)
+        conformance::open_with(&SPEC, dir, opts)
     }
 
     #[test]

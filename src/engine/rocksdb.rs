@@ -412,9 +412,7 @@ mod tests {
     use super::*;
 
     fn open_default(dir: &Path, user: &[(&str, &str)]) -> Box<dyn Engine> {
-        let user: Vec<(String, String)> = user.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-        let options = super::super::resolve_options(&SPEC, &user).unwrap();
-        open(&OpenArgs { dir: dir.to_path_buf(), options, key_size: 16, value_size: 100, num_keys: 100, threads: 1 }).unwrap()
+        super::super::conformance::open_with(&SPEC, dir, user).unwrap()
     }
 
     #[test]
