@@ -81,8 +81,7 @@ fn cmd_run(args: RunArgs) -> Result<ExitCode> {
         eprintln!("warning: {w}");
     }
     println!();
-    print!("{}", output::table::render_table(output::table::COLUMNS, &output::table::summary_rows(&run)));
-    print!("{}", output::table::LEGEND);
+    print!("{}", output::table::render_summary(&run));
     println!("\nresults: {}", output_dir.display());
     match run.status {
         Status::Completed => Ok(ExitCode::SUCCESS),
@@ -106,6 +105,8 @@ fn install_ctrlc_handler(announce: bool) {
             if announce {
                 eprintln!("\nrumbench: interrupted again, exiting now");
             }
+            // exit() runs no destructors: stop the database servers this process started.
+            rumbench::server::stop_all_servers();
             std::process::exit(EXIT_INTERRUPTED as i32);
         }
         if announce {
