@@ -13,6 +13,7 @@ use rumbench::engine::{self, EngineOptions, OpenArgs};
 use rumbench::ibench::kv::KvTable;
 use rumbench::ibench::mariadb::MyTable;
 use rumbench::ibench::postgres::PgTable;
+use rumbench::ibench::servers::Transport;
 use rumbench::ibench::table::Table;
 use rumbench::ibench::{Index, Row, RowGen};
 use rumbench::server::{RunningServer, ServerConfig, ServerKind};
@@ -229,9 +230,11 @@ fn table_layer_keeps_index_order_on_every_backend() {
     for kind in ServerKind::ALL {
         let cfg = ServerConfig { kind, data_dir: tmp.path().join(kind.name()), config_lines: vec![] };
         let server = RunningServer::start(&cfg).unwrap();
+        // One backend over TCP, the others through the Unix socket.
+        let transport = if kind == ServerKind::MariadbInnodb { Transport::Tcp } else { Transport::Unix };
         let table: Box<dyn Table> = match kind {
-            ServerKind::Postgres => Box::new(PgTable::new(&server).unwrap()),
-            _ => Box::new(MyTable::new(&server).unwrap()),
+            ServerKind::Postgres => Box::new(PgTable::new(&server, transport).unwrap()),
+            _ => Box::new(MyTable::new(&server, transport).unwrap()),
         };
         check_table(table.as_ref());
         drop(table);

@@ -12,6 +12,7 @@ use mysql::prelude::Queryable;
 use mysql::{Conn, OptsBuilder, Params, Statement, Value};
 
 use super::table::{Table, TableSession};
+use super::servers::Transport;
 use super::{table_name, Index, Row};
 use crate::server::{RunningServer, ServerKind, DB_NAME};
 
@@ -44,15 +45,27 @@ const RECORDED_VARIABLES: &[&str] = &[
     "rocksdb_wal_bytes_per_sync",
 ];
 
-fn connect(port: u16) -> Result<Conn> {
+/// Where and how to connect.
+#[derive(Clone)]
+struct Target {
+    port: u16,
+    /// The server's Unix socket, when connecting through it.
+    socket: Option<String>,
+}
+
+fn connect(t: &Target) -> Result<Conn> {
     let opts = OptsBuilder::new()
         .ip_or_hostname(Some("127.0.0.1"))
-        .tcp_port(port)
+        .tcp_port(t.port)
+        .socket(t.socket.clone())
         .user(Some("root"))
         .db_name(Some(DB_NAME))
         .prefer_socket(false)
         .tcp_connect_timeout(Some(Duration::from_secs(10)));
-    Conn::new(opts).with_context(|| format!("cannot connect to mariadb at 127.0.0.1:{port}"))
+    Conn::new(opts).with_context(|| match &t.socket {
+        Some(s) => format!("cannot connect to mariadb at {s}"),
+        None => format!("cannot connect to mariadb at 127.0.0.1:{}", t.port),
+    })
 }
 
 fn status_value(c: &mut Conn, name: &str) -> Result<Option<u64>> {
@@ -62,18 +75,25 @@ fn status_value(c: &mut Conn, name: &str) -> Result<Option<u64>> {
 
 /// The tables of one MariaDB server.
 pub struct MyTable {
-    port: u16,
+    target: Target,
     kind: ServerKind,
     version: String,
     options: Vec<(String, String)>,
 }
 
 impl MyTable {
-    pub fn new(server: &RunningServer) -> Result<MyTable> {
-        let port = server.port();
-        let mut c = connect(port)?;
+    pub fn new(server: &RunningServer, transport: Transport) -> Result<MyTable> {
+        let target = Target {
+            port: server.port(),
+            socket: match transport {
+                Transport::Unix => Some(server.socket_path().to_string_lossy().into_owned()),
+                Transport::Tcp => None,
+            },
+        };
+        let mut c = connect(&target)?;
         let mut options: Vec<(String, String)> =
             server.managed_settings().into_iter().map(|(k, v)| (format!("managed.{k}"), v)).collect();
+        options.push(("client.connect".into(), format!("{transport:?}").to_lowercase()));
         let mut names: Vec<String> = RECORDED_VARIABLES.iter().map(|s| s.to_string()).collect();
         for l in server.config_lines() {
             let t = l.trim();
@@ -87,7 +107,7 @@ impl MyTable {
         let vars: Vec<(String, String)> =
             c.query(format!("SHOW GLOBAL VARIABLES WHERE Variable_name IN ({list})"))?;
         options.extend(vars.into_iter().map(|(k, v)| (format!("variables.{k}"), v)));
-        Ok(MyTable { port, kind: server.kind(), version: server.version().to_string(), options })
+        Ok(MyTable { target, kind: server.kind(), version: server.version().to_string(), options })
     }
 
     fn engine_clause(&self) -> &'static str {
@@ -170,7 +190,7 @@ impl Table for MyTable {
     }
 
     fn create_tables(&self, tables: u32) -> Result<()> {
-        let mut c = connect(self.port)?;
+        let mut c = connect(&self.target)?;
         for t in 0..tables {
             let name = table_name(t);
             c.query_drop(format!("DROP TABLE IF EXISTS {name}"))?;
@@ -186,11 +206,11 @@ impl Table for MyTable {
     }
 
     fn session(&self) -> Result<Box<dyn TableSession + '_>> {
-        Ok(Box::new(MySession { c: connect(self.port)?, stmts: HashMap::new(), autocommit: true }))
+        Ok(Box::new(MySession { c: connect(&self.target)?, stmts: HashMap::new(), autocommit: true }))
     }
 
     fn settle(&self, _tables: u32, timeout: Duration, stop: &dyn Fn() -> bool) -> Result<Vec<String>> {
-        let mut c = connect(self.port)?;
+        let mut c = connect(&self.target)?;
         match self.kind {
             ServerKind::MariadbMyrocks => self.settle_myrocks(&mut c, timeout, stop),
             _ => self.settle_innodb(&mut c, timeout, stop),
@@ -199,7 +219,7 @@ impl Table for MyTable {
 
     fn stats(&self, _tables: u32) -> Vec<(String, String)> {
         let r = (|| -> Result<Vec<(String, String)>> {
-            let mut c = connect(self.port)?;
+            let mut c = connect(&self.target)?;
             let rows: Vec<(String, u64, u64, u64)> = c.exec(
                 "SELECT TABLE_NAME, CAST(DATA_LENGTH AS UNSIGNED), CAST(INDEX_LENGTH AS UNSIGNED), CAST(TABLE_ROWS AS UNSIGNED) \
                  FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? ORDER BY TABLE_NAME",

@@ -37,7 +37,7 @@ use crate::config::{RunPlan, SettingsArgs};
 use crate::engine::EngineOptions;
 use crate::runner::steps::StepKind;
 use crate::server::ServerKind;
-use crate::workload::rng::{stream_seed, Rng};
+use crate::workload::rng::{mix64, stream_seed};
 
 pub mod exec;
 pub mod kv;
@@ -250,22 +250,34 @@ impl RowGen {
     }
 
     /// Fill `out` with row `id` of table `table` (reusing its data buffer).
+    /// A SplitMix64 stream seeded from (seed, table, id): one mix per value.
     pub fn fill(&self, table: u32, id: u64, out: &mut Row) {
-        let mut r = Rng::new(stream_seed(self.seed, &[table as u64, id]));
+        let mut x = self.seed ^ mix64(((table as u64) << 48) ^ id);
+        let mut next = move || {
+            x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            mix64(x)
+        };
+        // Uniform in [0, n) by multiply-shift (Lemire).
+        let below = |v: u64, n: u64| ((v as u128 * n as u128) >> 64) as u64;
         out.id = id;
         out.dateandtime = DATEANDTIME_BASE_US + id as i64 * 1000;
-        out.cashregisterid = r.below(CASH_REGISTERS) as i32;
-        out.productid = r.below(PRODUCTS) as i32;
-        out.customerid = r.below(CUSTOMERS) as i32;
-        out.price = r.below(PRICES) as i32;
-        let len = 10 + r.below(11) as usize;
+        out.cashregisterid = below(next(), CASH_REGISTERS) as i32;
+        out.productid = below(next(), PRODUCTS) as i32;
+        out.customerid = below(next(), CUSTOMERS) as i32;
+        out.price = below(next(), PRICES) as i32;
+        let len = 10 + below(next(), 11) as usize;
+        // Half random letters (successive base-26 digits of one random
+        // value), half padding.
+        let mut buf = [b'.'; 20];
+        let mut v = next();
+        for b in buf.iter_mut().take(len / 2) {
+            let t = v as u128 * 26;
+            *b = b'a' + (t >> 64) as u8;
+            v = t as u64;
+        }
         out.data.clear();
-        for _ in 0..len / 2 {
-            out.data.push((b'a' + r.below(26) as u8) as char);
-        }
-        while out.data.len() < len {
-            out.data.push('.');
-        }
+        // SAFETY: buf holds ASCII letters and '.' only.
+        unsafe { out.data.as_mut_vec().extend_from_slice(&buf[..len]) };
     }
 
     pub fn row(&self, table: u32, id: u64) -> Row {

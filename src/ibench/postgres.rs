@@ -5,6 +5,7 @@
 
 use std::collections::HashMap;
 use std::ops::Range;
+use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
@@ -12,20 +13,30 @@ use postgres::types::ToSql;
 use postgres::{Client, NoTls, Statement};
 
 use super::table::{Table, TableSession};
+use super::servers::Transport;
 use super::{table_name, Index, Row};
 use crate::server::{RunningServer, DB_NAME};
 
 const COLUMNS: &str = "id, dateandtime, cashregisterid, productid, customerid, price, data";
 
-fn connect(port: u16) -> Result<Client> {
-    postgres::Config::new()
-        .host("127.0.0.1")
-        .port(port)
-        .user("postgres")
-        .dbname(DB_NAME)
-        .connect_timeout(Duration::from_secs(10))
-        .connect(NoTls)
-        .with_context(|| format!("cannot connect to postgres at 127.0.0.1:{port}/{DB_NAME}"))
+/// Where and how to connect.
+#[derive(Clone)]
+struct Target {
+    port: u16,
+    /// The directory of the server's Unix socket, when connecting through it.
+    socket_dir: Option<PathBuf>,
+}
+
+fn connect(t: &Target) -> Result<Client> {
+    let mut cfg = postgres::Config::new();
+    match &t.socket_dir {
+        Some(dir) => cfg.host_path(dir),
+        None => cfg.host("127.0.0.1"),
+    };
+    cfg.port(t.port).user("postgres").dbname(DB_NAME).connect_timeout(Duration::from_secs(10)).connect(NoTls).with_context(|| {
+        let how = t.socket_dir.as_ref().map(|d| format!("socket in {}", d.display())).unwrap_or_else(|| "127.0.0.1".into());
+        format!("cannot connect to postgres at {how}:{}/{DB_NAME}", t.port)
+    })
 }
 
 fn index_name(table: u32, index: Index) -> String {
@@ -34,17 +45,24 @@ fn index_name(table: u32, index: Index) -> String {
 
 /// The tables of one PostgreSQL server.
 pub struct PgTable {
-    port: u16,
+    target: Target,
     version: String,
     options: Vec<(String, String)>,
 }
 
 impl PgTable {
-    pub fn new(server: &RunningServer) -> Result<PgTable> {
-        let port = server.port();
-        let mut c = connect(port)?;
+    pub fn new(server: &RunningServer, transport: Transport) -> Result<PgTable> {
+        let target = Target {
+            port: server.port(),
+            socket_dir: match transport {
+                Transport::Unix => server.socket_path().parent().map(|p| p.to_path_buf()),
+                Transport::Tcp => None,
+            },
+        };
+        let mut c = connect(&target)?;
         let mut options: Vec<(String, String)> =
             server.managed_settings().into_iter().map(|(k, v)| (format!("managed.{k}"), v)).collect();
+        options.push(("client.connect".into(), format!("{transport:?}").to_lowercase()));
         // Every setting that is not at its built-in default, as the server sees it.
         let rows = c.query(
             "SELECT name, setting, COALESCE(unit, ''), source FROM pg_settings WHERE source NOT IN ('default', 'override') ORDER BY name",
@@ -54,7 +72,7 @@ impl PgTable {
             let (name, setting, unit, source): (String, String, String, String) = (r.get(0), r.get(1), r.get(2), r.get(3));
             options.push((format!("pg_settings.{name}"), format!("{setting}{unit} ({source})")));
         }
-        Ok(PgTable { port, version: server.version().to_string(), options })
+        Ok(PgTable { target, version: server.version().to_string(), options })
     }
 }
 
@@ -68,7 +86,7 @@ impl Table for PgTable {
     }
 
     fn create_tables(&self, tables: u32) -> Result<()> {
-        let mut c = connect(self.port)?;
+        let mut c = connect(&self.target)?;
         for t in 0..tables {
             let name = table_name(t);
             c.batch_execute(&format!(
@@ -82,11 +100,11 @@ impl Table for PgTable {
     }
 
     fn session(&self) -> Result<Box<dyn TableSession + '_>> {
-        Ok(Box::new(PgSession { c: connect(self.port)?, stmts: HashMap::new(), ids: Vec::new() }))
+        Ok(Box::new(PgSession { c: connect(&self.target)?, stmts: HashMap::new(), ids: Vec::new() }))
     }
 
     fn settle(&self, tables: u32, _timeout: Duration, _stop: &dyn Fn() -> bool) -> Result<Vec<String>> {
-        let mut c = connect(self.port)?;
+        let mut c = connect(&self.target)?;
         let t0 = std::time::Instant::now();
         for t in 0..tables {
             c.batch_execute(&format!("VACUUM (ANALYZE) {}", table_name(t))).context("VACUUM")?;
@@ -102,7 +120,7 @@ impl Table for PgTable {
 
     fn stats(&self, _tables: u32) -> Vec<(String, String)> {
         let r = (|| -> Result<Vec<(String, String)>> {
-            let mut c = connect(self.port)?;
+            let mut c = connect(&self.target)?;
             let mut out = Vec::new();
             let q = "SELECT c.relname::text, pg_relation_size(c.oid), pg_indexes_size(c.oid), pg_total_relation_size(c.oid) \
                      FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace \
@@ -228,13 +246,15 @@ impl TableSession for PgSession {
             params.push(v);
         }
         for (row, id) in rows.iter().zip(&self.ids[first..]) {
-            params.push(id);
-            params.push(&row.dateandtime);
-            params.push(&row.cashregisterid);
-            params.push(&row.productid);
-            params.push(&row.customerid);
-            params.push(&row.price);
-            params.push(&row.data);
+            params.extend_from_slice(&[
+                id as &(dyn ToSql + Sync),
+                &row.dateandtime,
+                &row.cashregisterid,
+                &row.productid,
+                &row.customerid,
+                &row.price,
+                &row.data,
+            ]);
         }
         if delete.is_some() {
             let deleted: i64 = self.c.query_one(&stmt, &params).context("insert and delete")?.get(0);

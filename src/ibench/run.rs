@@ -19,6 +19,7 @@ use super::exec::{self, IbenchState};
 use super::kv::KvTable;
 use super::mariadb::MyTable;
 use super::postgres::PgTable;
+use super::servers::Transport;
 use super::table::Table;
 use super::{query_step, server_kind, RowGen, ROW_LOGICAL_BYTES};
 use crate::config::{EngineConfig, RunPlan, StepPlan};
@@ -68,9 +69,10 @@ fn open_backend(config: &EngineConfig, plan: &RunPlan, opts: &RunOptions, dir: &
                 return Err(e);
             }
         };
+        let transport = Transport::from_options(&config.options);
         let table: Box<dyn Table> = match kind {
-            ServerKind::Postgres => Box::new(PgTable::new(&server)?),
-            _ => Box::new(MyTable::new(&server)?),
+            ServerKind::Postgres => Box::new(PgTable::new(&server, transport)?),
+            _ => Box::new(MyTable::new(&server, transport)?),
         };
         return Ok(Backend { table, server: Some(server) });
     }

@@ -7,12 +7,39 @@ use anyhow::{bail, Result};
 
 use crate::engine::{Engine, EngineSpec, OpenArgs, OptKind, OptionSpec};
 
-const OPTIONS: &[OptionSpec] = &[OptionSpec {
-    name: "config",
-    default: "",
-    kind: OptKind::Text,
-    help: "server config lines, ';'-separated (suite files: server_config = [\"...\", ...] on the [[config]]); recorded in the result",
-}];
+const OPTIONS: &[OptionSpec] = &[
+    OptionSpec {
+        name: "config",
+        default: "",
+        kind: OptKind::Text,
+        help: "server config lines, ';'-separated (suite files: server_config = [\"...\", ...] on the [[config]]); recorded in the result",
+    },
+    OptionSpec {
+        name: "connect",
+        default: "unix",
+        kind: OptKind::Choice(&["unix", "tcp"]),
+        help: "how clients connect: the server's Unix socket, or TCP to 127.0.0.1 (costs both sides more CPU per round trip)",
+    },
+];
+
+/// How the benchmark's clients connect to a server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Transport {
+    /// The server's Unix socket in its private directory.
+    Unix,
+    /// TCP to 127.0.0.1:port.
+    Tcp,
+}
+
+impl Transport {
+    /// From a server engine's `connect` option.
+    pub fn from_options(options: &std::collections::BTreeMap<String, String>) -> Transport {
+        match options.get("connect").map(String::as_str) {
+            Some("tcp") => Transport::Tcp,
+            _ => Transport::Unix,
+        }
+    }
+}
 
 fn not_a_kv_engine(_: &OpenArgs) -> Result<Box<dyn Engine>> {
     bail!("database servers run the insert benchmark steps only (l.i0, l.x, l.i1, l.i2, qr*, qp*)")
