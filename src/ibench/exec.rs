@@ -438,10 +438,21 @@ pub fn run_step(
                 writer_handles.push(scope.spawn(move || -> Result<ThreadOut> { ctx.enter(|session| writer(ctx, session, t, rate)) }));
             }
         }
+        let mut stop_seen: Option<Instant> = None;
+        let mut cancelled = false;
         while handles.iter().any(|h| !h.is_finished()) {
             let done: u64 = counters.iter().map(|c| c.0.load(Ordering::Relaxed)).sum();
             progress.update(done, ctx.start.get().map(|s| s.0.elapsed()));
             std::thread::sleep(Duration::from_millis(100));
+            // After Ctrl-C, give the calls in flight a second, then cancel
+            // them on the server (an index build can take minutes).
+            if stop_requested() {
+                let seen = *stop_seen.get_or_insert_with(Instant::now);
+                if !cancelled && seen.elapsed() >= Duration::from_secs(1) {
+                    table.cancel_running();
+                    cancelled = true;
+                }
+            }
         }
         let clients: Vec<Result<ThreadOut>> =
             handles.into_iter().map(|h| h.join().map_err(join_error).and_then(|r| r)).collect();
@@ -560,12 +571,14 @@ pub fn run_step(
         }
     }
 
-    if !errors.is_empty() {
-        result.status = Status::Failed;
-        result.error = Some(errors.iter().map(|e| format!("{e:#}")).collect::<Vec<_>>().join("; "));
-    } else if stop_requested() {
+    if stop_requested() {
+        // Errors after Ctrl-C come from the statements it cancelled.
         result.status = Status::Interrupted;
         result.error = Some("interrupted by Ctrl-C".into());
+        result.notes.extend(errors.iter().map(|e| format!("after Ctrl-C: {e:#}")));
+    } else if !errors.is_empty() {
+        result.status = Status::Failed;
+        result.error = Some(errors.iter().map(|e| format!("{e:#}")).collect::<Vec<_>>().join("; "));
     } else {
         result.status = Status::Completed;
     }

@@ -294,6 +294,9 @@ impl TableSession for KvSession<'_> {
             if chunk.len() < INDEX_BUILD_CHUNK {
                 break;
             }
+            if crate::runner::exec::stop_requested() {
+                anyhow::bail!("index build interrupted");
+            }
             start = primary_key(table, chunk.last().unwrap().id + 1);
         }
         self.table.indexed[table as usize].store(true, Ordering::Release);

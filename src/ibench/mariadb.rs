@@ -5,6 +5,7 @@
 
 use std::collections::HashMap;
 use std::ops::Range;
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
@@ -76,6 +77,8 @@ fn status_value(c: &mut Conn, name: &str) -> Result<Option<u64>> {
 /// The tables of one MariaDB server.
 pub struct MyTable {
     target: Target,
+    /// Connection ids of the sessions made (the latest ones), for Ctrl-C.
+    conn_ids: Mutex<Vec<u32>>,
     kind: ServerKind,
     version: String,
     options: Vec<(String, String)>,
@@ -107,7 +110,7 @@ impl MyTable {
         let vars: Vec<(String, String)> =
             c.query(format!("SHOW GLOBAL VARIABLES WHERE Variable_name IN ({list})"))?;
         options.extend(vars.into_iter().map(|(k, v)| (format!("variables.{k}"), v)));
-        Ok(MyTable { target, kind: server.kind(), version: server.version().to_string(), options })
+        Ok(MyTable { target, conn_ids: Mutex::new(Vec::new()), kind: server.kind(), version: server.version().to_string(), options })
     }
 
     fn engine_clause(&self) -> &'static str {
@@ -206,7 +209,14 @@ impl Table for MyTable {
     }
 
     fn session(&self) -> Result<Box<dyn TableSession + '_>> {
-        Ok(Box::new(MySession { c: connect(&self.target)?, stmts: HashMap::new(), autocommit: true }))
+        let c = connect(&self.target)?;
+        let mut ids = self.conn_ids.lock().unwrap_or_else(|e| e.into_inner());
+        if ids.len() >= 256 {
+            ids.drain(..128);
+        }
+        ids.push(c.connection_id());
+        drop(ids);
+        Ok(Box::new(MySession { c, stmts: HashMap::new(), autocommit: true }))
     }
 
     fn settle(&self, _tables: u32, timeout: Duration, stop: &dyn Fn() -> bool) -> Result<Vec<String>> {
@@ -234,6 +244,16 @@ impl Table for MyTable {
             Ok(out)
         })();
         r.unwrap_or_else(|e| vec![("table_stats_error".into(), format!("{e:#}"))])
+    }
+
+    fn cancel_running(&self) {
+        let ids = self.conn_ids.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        if let Ok(mut c) = connect(&self.target) {
+            for id in ids {
+                // Ids of closed connections give "unknown thread id": ignored.
+                let _ = c.query_drop(format!("KILL QUERY {id}"));
+            }
+        }
     }
 }
 

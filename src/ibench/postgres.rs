@@ -6,11 +6,12 @@
 use std::collections::HashMap;
 use std::ops::Range;
 use std::path::PathBuf;
+use std::sync::Mutex;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
 use postgres::types::ToSql;
-use postgres::{Client, NoTls, Statement};
+use postgres::{CancelToken, Client, NoTls, Statement};
 
 use super::table::{Table, TableSession};
 use super::servers::Transport;
@@ -46,6 +47,8 @@ fn index_name(table: u32, index: Index) -> String {
 /// The tables of one PostgreSQL server.
 pub struct PgTable {
     target: Target,
+    /// Cancel tokens of the connections made (the latest ones), for Ctrl-C.
+    cancel: Mutex<Vec<CancelToken>>,
     version: String,
     options: Vec<(String, String)>,
 }
@@ -72,7 +75,20 @@ impl PgTable {
             let (name, setting, unit, source): (String, String, String, String) = (r.get(0), r.get(1), r.get(2), r.get(3));
             options.push((format!("pg_settings.{name}"), format!("{setting}{unit} ({source})")));
         }
-        Ok(PgTable { target, version: server.version().to_string(), options })
+        Ok(PgTable { target, cancel: Mutex::new(Vec::new()), version: server.version().to_string(), options })
+    }
+}
+
+impl PgTable {
+    /// A connection whose running statement Ctrl-C can cancel.
+    fn connect_cancellable(&self) -> Result<Client> {
+        let c = connect(&self.target)?;
+        let mut tokens = self.cancel.lock().unwrap_or_else(|e| e.into_inner());
+        if tokens.len() >= 256 {
+            tokens.drain(..128);
+        }
+        tokens.push(c.cancel_token());
+        Ok(c)
     }
 }
 
@@ -100,11 +116,11 @@ impl Table for PgTable {
     }
 
     fn session(&self) -> Result<Box<dyn TableSession + '_>> {
-        Ok(Box::new(PgSession { c: connect(&self.target)?, stmts: HashMap::new(), ids: Vec::new() }))
+        Ok(Box::new(PgSession { c: self.connect_cancellable()?, stmts: HashMap::new(), ids: Vec::new() }))
     }
 
     fn settle(&self, tables: u32, _timeout: Duration, _stop: &dyn Fn() -> bool) -> Result<Vec<String>> {
-        let mut c = connect(&self.target)?;
+        let mut c = self.connect_cancellable()?;
         let t0 = std::time::Instant::now();
         for t in 0..tables {
             c.batch_execute(&format!("VACUUM (ANALYZE) {}", table_name(t))).context("VACUUM")?;
@@ -158,6 +174,14 @@ impl Table for PgTable {
             Ok(out)
         })();
         r.unwrap_or_else(|e| vec![("table_stats_error".into(), format!("{e:#}"))])
+    }
+
+    fn cancel_running(&self) {
+        let tokens = self.cancel.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        for t in tokens {
+            // Tokens of closed connections are ignored by the server.
+            let _ = t.cancel_query(NoTls);
+        }
     }
 }
 

@@ -141,7 +141,10 @@ fn run_step(
             reason: "the server makes its sync calls in its own processes (see its statistics, e.g. pg_stat_wal, Innodb_os_log_fsyncs)".into(),
         });
     }
-    result.rates = result.main_op().and_then(|o| crate::measure::rate_percentiles(&o.intervals, result.wall_s));
+    // l.x is one call per table: it has no per-second rates to speak of.
+    if plan.kind != StepKind::CreateIndexes {
+        result.rates = result.main_op().and_then(|o| crate::measure::rate_percentiles(&o.intervals, result.wall_s));
+    }
     match plan.kind {
         StepKind::LoadI0 => state.loaded = true,
         StepKind::CreateIndexes if result.status == Status::Completed => state.indexed = true,

@@ -31,6 +31,10 @@ pub trait Table: Send + Sync {
     /// Statistics that explain a result (server statistics, table and index
     /// sizes, engine statistics), as name/value pairs.
     fn stats(&self, tables: u32) -> Vec<(String, String)>;
+    /// Cancel the statements running on this table's sessions, so that a
+    /// long call (an index build, a vacuum) returns soon after Ctrl-C.
+    /// Called from another thread; the cancelled calls return errors.
+    fn cancel_running(&self) {}
 }
 
 /// One client thread's connection.
