@@ -195,7 +195,11 @@ fn join_error(e: Box<dyn std::any::Any + Send>) -> anyhow::Error {
 /// after its first call in that step, to test that servers are stopped when
 /// the client panics.
 fn fault_injected(step: StepKind) -> bool {
-    std::env::var("RUMBENCH_IBENCH_FAULT").is_ok_and(|v| v == format!("panic@{}", step.name()))
+    static FAULT: OnceLock<Option<String>> = OnceLock::new();
+    FAULT
+        .get_or_init(|| std::env::var("RUMBENCH_IBENCH_FAULT").ok())
+        .as_deref()
+        .is_some_and(|v| v.strip_prefix("panic@") == Some(step.name()))
 }
 
 /// Insert `n` rows at the head of table `tno`, deleting as many from the

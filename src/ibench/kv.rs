@@ -359,7 +359,8 @@ mod tests {
         let g = RowGen::new(1);
         let rows: Vec<Row> = (1..500).map(|id| g.row(3, id)).collect();
         for ix in Index::ALL {
-            let mut keyed: Vec<(Vec<u8>, (i64, i64, i64), u64)> = rows
+            type Keyed = (Vec<u8>, (i64, i64, i64), u64);
+            let mut keyed: Vec<Keyed> = rows
                 .iter()
                 .map(|r| {
                     let mut k = Vec::new();
