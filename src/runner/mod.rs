@@ -56,7 +56,7 @@ struct ChildTask {
 
 const TASK_FILE: &str = ".rumbench-task.json";
 
-pub(crate) fn now_text() -> String {
+fn now_text() -> String {
     chrono::Local::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, false)
 }
 
