@@ -81,6 +81,22 @@ pub struct SettingsArgs {
     /// to measure what measuring costs [default: on]
     #[arg(long)]
     pub metrics: Option<String>,
+    /// Insert benchmark: rows l.i0 loads per client (= per table) [default: --num]
+    #[arg(long)]
+    pub rows: Option<u64>,
+    /// Insert benchmark: rows l.i1 and l.i2 each insert per client [default: rows / 10]
+    #[arg(long)]
+    pub insert_rows: Option<u64>,
+    /// Insert benchmark: delete as many rows from the tail (lowest ids) as l.i1, l.i2
+    /// and the q steps' writers insert, so the table size stays constant [default: true]
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "true")]
+    pub deletes: Option<bool>,
+    /// Insert benchmark: seconds each query step (qr100 ... qp1000) runs [default: 60]
+    #[arg(long)]
+    pub query_seconds: Option<f64>,
+    /// Insert benchmark: all clients share one table instead of one table per client [default: false]
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "true")]
+    pub one_table: Option<bool>,
 }
 
 macro_rules! overlay_fields {
@@ -94,7 +110,8 @@ impl SettingsArgs {
     pub fn overlay(&mut self, other: &SettingsArgs) {
         overlay_fields!(
             self, other, steps, num, ops, seconds, threads, key_size, value_size, compression_ratio, key_order,
-            distribution, seed, range_len, batch_size, multiget_batch, writer_rate, compaction_timeout, mode, allocator, metrics
+            distribution, seed, range_len, batch_size, multiget_batch, writer_rate, compaction_timeout, mode, allocator, metrics,
+            rows, insert_rows, deletes, query_seconds, one_table
         );
     }
 }
@@ -184,6 +201,9 @@ pub struct Settings {
     pub compaction_timeout_s: f64,
     pub mode: Mode,
     pub metrics: bool,
+    /// Insert-benchmark settings (used by the l.* and q* steps only).
+    #[serde(default)]
+    pub ibench: crate::ibench::IbenchSettings,
 }
 
 impl Settings {
@@ -213,6 +233,7 @@ impl Settings {
                 "off" | "false" => false,
                 other => bail!("invalid --metrics '{other}' (valid: on, off)"),
             },
+            ibench: crate::ibench::IbenchSettings::resolve(a, num)?,
         };
         if let Some(al) = &a.allocator {
             al.parse::<Allocator>().map_err(anyhow::Error::msg)?;
@@ -261,6 +282,9 @@ pub struct ConfigEntry {
     pub options: toml::Table,
     /// glibc (default) or jemalloc.
     pub allocator: Option<String>,
+    /// Server engines: postgresql.conf / my.cnf lines, applied verbatim.
+    #[serde(default)]
+    pub server_config: Vec<String>,
 }
 
 /// A step entry of a suite, with per-step overrides.
@@ -311,6 +335,10 @@ pub struct EngineConfig {
     pub allocator: Allocator,
     /// Every engine option, validated, defaults filled in.
     pub options: std::collections::BTreeMap<String, String>,
+    /// Server engines: the config fragment (suite `server_config` lines, then
+    /// the lines of the `config` option), recorded in the result.
+    #[serde(default)]
+    pub server_config: Vec<String>,
 }
 
 /// A resolved step: what to run and with which settings.
@@ -347,7 +375,13 @@ impl RunPlan {
         let suite = inp.suite.clone().unwrap_or_default();
         // Engine configs: --engine replaces the suite's configs.
         let entries: Vec<ConfigEntry> = if !inp.engines.is_empty() {
-            inp.engines.iter().map(|e| ConfigEntry { name: None, engine: e.clone(), options: Default::default(), allocator: None }).collect()
+            inp.engines.iter().map(|e| ConfigEntry {
+                    name: None,
+                    engine: e.clone(),
+                    options: Default::default(),
+                    allocator: None,
+                    server_config: Vec::new(),
+                }).collect()
         } else {
             suite.configs.clone()
         };
@@ -391,11 +425,13 @@ impl RunPlan {
             let options = engine::resolve_options(spec, &user)?;
             // --allocator overrides the suite's per-config choice.
             let allocator = inp.flags.allocator.as_deref().or(entry.allocator.as_deref()).or(suite.settings.allocator.as_deref());
+            let server_config = crate::ibench::server_config_lines(&entry.engine, &entry.server_config, &options)?;
             configs.push(EngineConfig {
                 name: entry.name.clone().unwrap_or_else(|| entry.engine.clone()),
                 engine: entry.engine.clone(),
                 allocator: allocator.unwrap_or("glibc").parse().map_err(anyhow::Error::msg)?,
                 options: options.0,
+                server_config,
             });
         }
         for (i, c) in configs.iter().enumerate() {

@@ -5,12 +5,14 @@
 //! `engine` (one trait, one file per engine), `workload` (keys, values,
 //! distributions), `runner` (steps, threads, pacing), `measure` (histograms,
 //! OS probes, environment), `output` (one summary, one file per format),
-//! `server` (database servers rumbench starts and stops), `report` (HTML
-//! report, compare, history; rendered from result.json).
+//! `server` (database servers rumbench starts and stops), `ibench` (the
+//! insert benchmark, on a table layer over servers and key-value engines),
+//! `report` (HTML report, compare, history; rendered from result.json).
 
 pub mod cli;
 pub mod config;
 pub mod engine;
+pub mod ibench;
 pub mod measure;
 pub mod output;
 pub mod report;

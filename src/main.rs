@@ -81,8 +81,7 @@ fn cmd_run(args: RunArgs) -> Result<ExitCode> {
         eprintln!("warning: {w}");
     }
     println!();
-    print!("{}", output::table::render_table(output::table::COLUMNS, &output::table::summary_rows(&run)));
-    print!("{}", output::table::LEGEND);
+    print!("{}", output::table::render_summary(&run));
     println!();
     if !args.no_history {
         // The history is an index over result directories: failing to record only warns.
@@ -227,6 +226,8 @@ fn install_ctrlc_handler(announce: bool) {
             if announce {
                 eprintln!("\nrumbench: interrupted again, exiting now");
             }
+            // exit() runs no destructors: stop the database servers this process started.
+            rumbench::server::stop_all_servers();
             std::process::exit(EXIT_INTERRUPTED as i32);
         }
         if announce {

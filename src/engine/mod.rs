@@ -158,6 +158,21 @@ pub trait Session {
     /// Point read; returns whether the key was found. The value is read (and
     /// may be copied into an internal buffer) but not returned.
     fn get(&mut self, key: &[u8]) -> Result<bool>;
+    /// Point read that returns the value: `out` is cleared and receives it;
+    /// false when the key is absent. The default positions an iterator with
+    /// `scan`; engines with a cheaper point read override it.
+    fn get_value(&mut self, key: &[u8], out: &mut Vec<u8>) -> Result<bool> {
+        out.clear();
+        let mut found = false;
+        self.scan(key, false, 1, &mut |k, v| {
+            if k == key {
+                found = true;
+                out.extend_from_slice(v);
+            }
+            false
+        })?;
+        Ok(found)
+    }
     /// Batched point reads of `keys.len() / key_size` keys laid out back to
     /// back; returns how many were found.
     fn multi_get(&mut self, keys: &[u8], key_size: usize) -> Result<usize> {
@@ -181,7 +196,15 @@ pub trait Session {
 
 /// All engines, by name.
 pub fn registry() -> &'static [EngineSpec] {
-    static ENGINES: &[EngineSpec] = &[rocksdb::SPEC, lmdb::SPEC, sqlite::SPEC, null::SPEC];
+    static ENGINES: &[EngineSpec] = &[
+        rocksdb::SPEC,
+        lmdb::SPEC,
+        sqlite::SPEC,
+        null::SPEC,
+        crate::ibench::servers::POSTGRES,
+        crate::ibench::servers::MARIADB_INNODB,
+        crate::ibench::servers::MARIADB_MYROCKS,
+    ];
     ENGINES
 }
 

@@ -365,6 +365,17 @@ impl Session for RocksSession<'_> {
         Ok(std::hint::black_box(v).is_some())
     }
 
+    fn get_value(&mut self, key: &[u8], out: &mut Vec<u8>) -> Result<bool> {
+        out.clear();
+        match self.db.get_pinned_opt(key, &self.read_opts).context("rocksdb get")? {
+            Some(v) => {
+                out.extend_from_slice(&v);
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
     fn multi_get(&mut self, keys: &[u8], key_size: usize) -> Result<usize> {
         let cf = self.db.cf_handle(rocksdb::DEFAULT_COLUMN_FAMILY_NAME).expect("opened with the default column family");
         let results = self.db.batched_multi_get_cf_opt(cf, keys.chunks_exact(key_size), false, &self.read_opts);

@@ -11,4 +11,4 @@ pub mod recorder;
 pub mod step_metrics;
 
 pub use latency::{new_histogram, LatencySummary};
-pub use recorder::{merge, IntervalStats, ProgressCounter, Recorder};
+pub use recorder::{merge, rate_percentiles, IntervalStats, ProgressCounter, RatePercentiles, Recorder};

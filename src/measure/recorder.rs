@@ -132,6 +132,39 @@ pub struct IntervalStats {
     pub max_us: f64,
 }
 
+/// The spread of per-second rates over a step, as the insert benchmark
+/// reports it: the rates of the full 1-second intervals sorted descending,
+/// and the values at 50% and 99% of that list.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RatePercentiles {
+    /// Full 1-second intervals the figures are over (a last, partial second is left out).
+    pub intervals: u32,
+    /// Median per-second rate.
+    pub p50: f64,
+    /// The rate that 99% of the seconds reached or beat (a low rate: stalls pull it down).
+    pub p99: f64,
+    pub min: f64,
+    pub max: f64,
+}
+
+/// Rate percentiles of an interval series; None when the step had no full second.
+pub fn rate_percentiles(intervals: &[IntervalStats], wall_s: f64) -> Option<RatePercentiles> {
+    let mut rates: Vec<f64> =
+        intervals.iter().filter(|iv| (iv.index as f64 + 1.0) <= wall_s + 1e-9).map(|iv| iv.ops as f64).collect();
+    if rates.is_empty() {
+        return None;
+    }
+    rates.sort_by(|a, b| b.total_cmp(a));
+    let at = |p: f64| rates[((p * rates.len() as f64).ceil() as usize).clamp(1, rates.len()) - 1];
+    Some(RatePercentiles {
+        intervals: rates.len() as u32,
+        p50: at(0.50),
+        p99: at(0.99),
+        min: *rates.last().unwrap(),
+        max: rates[0],
+    })
+}
+
 /// All threads' recordings of one operation type, merged.
 pub struct MergedOps {
     pub histogram: Histogram<u64>,
@@ -229,6 +262,20 @@ mod tests {
         let ops: Vec<u64> = merged.intervals.iter().map(|i| i.ops).collect();
         assert_eq!(ops, vec![1, 0, 0, 1]);
         assert_eq!(merged.intervals[1].max_us, 0.0);
+    }
+
+    #[test]
+    fn rate_percentiles_use_full_seconds_sorted_descending() {
+        let iv = |index, ops| IntervalStats { index, ops, p99_us: 0.0, max_us: 0.0 };
+        // 100 full seconds with rates 1..=100, then a partial second that must be ignored.
+        let mut series: Vec<IntervalStats> = (0..100).map(|i| iv(i, i as u64 + 1)).collect();
+        series.push(iv(100, 1));
+        let r = rate_percentiles(&series, 100.4).unwrap();
+        assert_eq!(r.intervals, 100);
+        assert_eq!((r.max, r.min), (100.0, 1.0));
+        assert_eq!(r.p50, 51.0);
+        assert_eq!(r.p99, 2.0);
+        assert!(rate_percentiles(&series[..1], 0.5).is_none());
     }
 
     #[test]

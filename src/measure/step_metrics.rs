@@ -10,7 +10,8 @@ use serde::{Deserialize, Serialize};
 use super::os::device::{sync_filesystem, DataDirDevice};
 use super::os::diskstats::{DiskCounters, IoFigures};
 use super::os::process::{HostCpu, ProcessCounters};
-use super::os::sampler::Sampler;
+use super::os::sampler::{SampleTargets, Sampler};
+use super::os::Roots;
 use super::os::space::allocated_bytes;
 use super::os::syncs::{sync_calls, SyncCounts};
 
@@ -82,6 +83,10 @@ pub struct StepMetrics {
     pub logical_live_bytes: Option<u64>,
     pub space_amp: Option<f64>,
     pub client_cpu_us_op: Option<f64>,
+    /// Server engines: CPU of the server's process tree (exited workers
+    /// included) per operation. The client's share is `client_cpu_us_op`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine_cpu_us_op: Option<f64>,
     pub host_cpu_us_op: Option<f64>,
     pub rss_peak_bytes: Option<u64>,
     pub vsz_peak_bytes: Option<u64>,
@@ -116,6 +121,9 @@ pub struct StepWork {
 pub struct Probes {
     data_dir: PathBuf,
     device: Result<DataDirDevice, String>,
+    /// A server engine's main process: its process tree is measured for
+    /// engine CPU, process IO and memory.
+    server_pid: Option<i32>,
 }
 
 impl Probes {
@@ -128,24 +136,47 @@ impl Probes {
             },
             Err(e) => Err(format!("cannot resolve the data dir's device: {e:#}")),
         };
-        Probes { data_dir: data_dir.to_path_buf(), device }
+        Probes { data_dir: data_dir.to_path_buf(), device, server_pid: None }
+    }
+
+    /// Probes for a server engine whose main process is `pid`: CPU, process
+    /// IO and memory of its process tree are measured beside the client's.
+    pub fn with_server(data_dir: &Path, pid: u32) -> Probes {
+        Probes { server_pid: Some(pid as i32), ..Probes::new(data_dir) }
     }
 
     pub fn begin(&self) -> StepProbe {
+        let sampler = match self.server_pid {
+            Some(pid) => Sampler::start_with(
+                SampleTargets { pids: vec![pid], include_descendants: true },
+                std::time::Duration::from_secs(1),
+                Roots::live(),
+            ),
+            None => Sampler::start(),
+        };
         StepProbe {
             disk: self.device.as_ref().ok().map(|d| d.counters().map_err(|e| format!("{e:#}"))),
             process: ProcessCounters::current().map_err(|e| format!("{e:#}")),
+            server: self.server_pid.map(|p| ProcessCounters::tree(p).map_err(|e| format!("{e:#}"))),
             host: HostCpu::read().map_err(|e| format!("{e:#}")),
             syncs: sync_calls(),
-            sampler: Sampler::start(),
+            sampler,
         }
     }
+}
+
+/// CPU of a process tree including its exited, reaped children (workers
+/// that came and went), microseconds.
+fn tree_cpu_us(c: &ProcessCounters) -> u64 {
+    c.cpu_us() + c.reaped_children_cpu_us
 }
 
 /// Snapshots taken when a step began.
 pub struct StepProbe {
     disk: Option<Result<DiskCounters, String>>,
     process: Result<ProcessCounters, String>,
+    /// The server's process tree, for server engines.
+    server: Option<Result<ProcessCounters, String>>,
     host: Result<HostCpu, String>,
     syncs: SyncCounts,
     sampler: Sampler,
@@ -169,6 +200,7 @@ impl StepProbe {
             }
         }
         let process_end = ProcessCounters::current();
+        let server_end = probes.server_pid.map(ProcessCounters::tree);
         let host_end = HostCpu::read();
         let series = self.sampler.stop();
 
@@ -217,6 +249,20 @@ impl StepProbe {
             }
             (Err(e), _) => missing("client_cpu_us_op", e.clone()),
             (_, Err(e)) => missing("client_cpu_us_op", format!("{e:#}")),
+        }
+        // A server's tree: its CPU is the engine's; its IO is the engine's
+        // process IO (the client does none).
+        match (&self.server, &server_end) {
+            (None, _) | (_, None) => {}
+            (Some(Ok(b)), Some(Ok(a))) => {
+                m.engine_cpu_us_op = per(tree_cpu_us(a).saturating_sub(tree_cpu_us(b)) as f64, work.ops);
+                let d = a.since(b);
+                m.process_read_bytes = Some(d.read_bytes);
+                m.process_write_bytes = Some(d.write_bytes);
+                m.write_amp_process = per(d.write_bytes as f64, work.logical_bytes_written);
+            }
+            (Some(Err(e)), _) => missing("engine_cpu_us_op", e.clone()),
+            (_, Some(Err(e))) => missing("engine_cpu_us_op", format!("server process tree: {e:#}")),
         }
         match (&self.host, &host_end) {
             (Ok(b), Ok(a)) => m.host_cpu_us_op = per(a.since(b).busy_us as f64, work.ops),

@@ -50,6 +50,9 @@ impl Exporter for IntervalsCsv {
                 }
                 if let Some(w) = &s.writer {
                     rows(&mut out, &c.name, &c.engine, &s.name, "writer", &w.latency, mem);
+                    if let Some(d) = &w.deletes {
+                        rows(&mut out, &c.name, &c.engine, &s.name, "writer", d, mem);
+                    }
                 }
             }
         }

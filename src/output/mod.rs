@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::{Allocator, Mode, Settings};
 use crate::measure::step_metrics::StepMetrics;
-use crate::measure::{IntervalStats, LatencySummary};
+use crate::measure::{IntervalStats, LatencySummary, RatePercentiles};
 
 pub mod csv;
 pub mod json;
@@ -68,6 +68,9 @@ pub struct ConfigResult {
     /// Every option as the engine reports it was opened with.
     pub effective_options: Vec<(String, String)>,
     pub db_dir: PathBuf,
+    /// Server engines: the config fragment the server ran with (postgresql.conf / my.cnf lines).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub server_config: Vec<String>,
     pub status: Status,
     pub error: Option<String>,
     pub steps: Vec<StepResult>,
@@ -107,6 +110,10 @@ pub struct WriterResult {
     pub latency: OpResult,
     /// Service time: from the actual start of each write to its end.
     pub service_time: LatencySummary,
+    /// Insert benchmark: rows the writers deleted from the tail (in the
+    /// inserts' commits, so with the same response times), per second.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deletes: Option<OpResult>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -131,8 +138,15 @@ pub struct StepResult {
     pub engine_write_amp: Option<f64>,
     /// The engine's own write-amplification since the database was opened.
     pub engine_write_amp_cumulative: Option<f64>,
+    /// Spread of the main operation's per-second rates (p50/p99 over full seconds).
+    #[serde(default)]
+    pub rates: Option<RatePercentiles>,
     /// Storage IO, amplification, CPU, memory and syncs of the step.
     pub metrics: StepMetrics,
+    /// Insert-benchmark figures: rows in the tables after the step, rows
+    /// inserted/deleted, rows the queries returned, the settle phase.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ibench: Option<crate::ibench::IbenchStepInfo>,
     /// Engine statistics right after the step.
     pub engine_stats: Vec<(String, String)>,
     /// Observations a reader needs (missing keys, ...).

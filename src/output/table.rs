@@ -88,10 +88,20 @@ pub fn step_notes(s: &StepResult) -> Vec<String> {
     notes
 }
 
+/// Whether a step of the result is an insert-benchmark step.
+fn is_ibench_step(name: &str) -> bool {
+    name.parse::<crate::runner::steps::StepKind>().is_ok_and(|k| k.is_ibench())
+}
+
+/// Whether a config runs on a database server (its rows go to the insert-benchmark table).
+fn is_server_config(c: &super::ConfigResult) -> bool {
+    crate::ibench::server_kind(&c.engine).is_some()
+}
+
 pub fn summary_rows(run: &RunResult) -> Vec<Vec<String>> {
     let mut rows = Vec::new();
     for c in &run.configs {
-        for s in &c.steps {
+        for s in c.steps.iter().filter(|s| !is_ibench_step(&s.name)) {
             let lat = s.main_op().map(|o| o.latency.clone()).unwrap_or_default();
             let notes = step_notes(s);
             let m = &s.metrics;
@@ -116,7 +126,7 @@ pub fn summary_rows(run: &RunResult) -> Vec<Vec<String>> {
                 notes.join("; "),
             ]);
         }
-        if c.steps.is_empty() {
+        if c.steps.is_empty() && !is_server_config(c) {
             if let Some(e) = &c.error {
                 let mut row = vec![c.name.clone()];
                 row.extend((2..COLUMNS.len()).map(|_| "-".to_string()));
@@ -128,12 +138,104 @@ pub fn summary_rows(run: &RunResult) -> Vec<Vec<String>> {
     rows
 }
 
+/// The insert benchmark's summary columns, next to the latency percentiles.
+pub const IBENCH_COLUMNS: &[&str] = &[
+    "config", "step", "rate", "rate p50", "rate p99", "p50 us", "p99 us", "p99.9 us", "max ms", "rpq", "rkbpq", "wkbpi",
+    "cli us/op", "srv us/op", "db MB", "rss MB", "rows", "notes",
+];
+
+pub const IBENCH_LEGEND: &str = "rate = rows inserted/s (l.i0, l.i1, l.i2), rows indexed/s (l.x), queries/s (qr*, qp*); \
+rate p50/p99 = per-second rates sorted descending, the values at 50% and 99% (p99: 99% of seconds were at least this fast); \
+latencies are per commit (l.i*) or per query (q*); rpq, rkbpq = storage reads and KB read per query; wkbpi = KB written to storage per row inserted; \
+cli us/op = CPU of rumbench (with the engine, for embedded engines) per op; srv us/op = CPU of the server's process tree per op; \
+db MB = data dir size; rss MB = peak RSS (of the server's process tree, summed over its processes, for servers); rows = rows in the tables after the step.\n";
+
+pub fn ibench_rows(run: &RunResult) -> Vec<Vec<String>> {
+    let mut rows = Vec::new();
+    for c in &run.configs {
+        for s in c.steps.iter().filter(|s| is_ibench_step(&s.name)) {
+            let lat = s.main_op().map(|o| o.latency.clone()).unwrap_or_default();
+            let m = &s.metrics;
+            let io = m.io.as_ref();
+            let mut notes = Vec::new();
+            if s.status != Status::Completed {
+                notes.push(format!("{:?}", s.status).to_lowercase());
+                if let Some(e) = &s.error {
+                    notes.push(e.clone());
+                }
+            }
+            if let Some(w) = &s.writer {
+                let target = w.target_ops_s.map(|t| format!("/{}", num(t))).unwrap_or_default();
+                notes.push(format!("writers {}{} rows/s{}", num(w.achieved_ops_s), target, if w.missed_target { " MISSED" } else { "" }));
+            }
+            if let Some(st) = s.ibench.as_ref().and_then(|i| i.settle_s) {
+                notes.push(format!("settle {st:.1} s"));
+            }
+            if m.syncs.as_ref().is_some_and(|y| y.durable_as_run == Some(false)) {
+                notes.push(NOT_DURABLE_MARK.to_string());
+            }
+            let table_rows = s.ibench.as_ref().filter(|i| !i.table_rows.is_empty()).map(|i| i.table_rows.iter().sum::<u64>());
+            rows.push(vec![
+                c.name.clone(),
+                s.name.clone(),
+                num(s.ops_s),
+                opt(s.rates.as_ref().map(|r| r.p50), num),
+                opt(s.rates.as_ref().map(|r| r.p99), num),
+                num(lat.p50_us),
+                num(lat.p99_us),
+                num(lat.p999_us),
+                num(lat.max_us / 1000.0),
+                opt(io.and_then(|i| i.rpq), |v| format!("{v:.3}")),
+                opt(io.and_then(|i| i.rkbpq), |v| format!("{v:.3}")),
+                opt(io.and_then(|i| i.wkbpi), |v| format!("{v:.3}")),
+                opt(m.client_cpu_us_op, num),
+                opt(m.engine_cpu_us_op, num),
+                opt(m.db_size_bytes.map(|b| b as f64 / 1048576.0), |v| format!("{v:.0}")),
+                opt(m.rss_peak_bytes.map(|b| b as f64 / 1048576.0), |v| format!("{v:.0}")),
+                table_rows.map(|r| r.to_string()).unwrap_or_else(|| "-".into()),
+                notes.join("; "),
+            ]);
+        }
+        if c.steps.is_empty() && is_server_config(c) {
+            if let Some(e) = &c.error {
+                let mut row = vec![c.name.clone()];
+                row.extend((2..IBENCH_COLUMNS.len()).map(|_| "-".to_string()));
+                row.push(e.clone());
+                rows.push(row);
+            }
+        }
+    }
+    rows
+}
+
+/// The summary as printed and written to summary.txt: the db_bench-style
+/// table and the insert-benchmark table, each with its legend, when it has rows.
+pub fn render_summary(run: &RunResult) -> String {
+    let kv = summary_rows(run);
+    let ib = ibench_rows(run);
+    let mut out = String::new();
+    if !kv.is_empty() || ib.is_empty() {
+        out.push_str(&render_table(COLUMNS, &kv));
+        out.push('\n');
+        out.push_str(LEGEND);
+    }
+    if !ib.is_empty() {
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(&render_table(IBENCH_COLUMNS, &ib));
+        out.push('\n');
+        out.push_str(IBENCH_LEGEND);
+    }
+    out
+}
+
 impl Exporter for SummaryText {
     fn file_name(&self) -> &'static str {
         "summary.txt"
     }
     fn render(&self, run: &RunResult) -> Result<String> {
-        Ok(render_table(COLUMNS, &summary_rows(run)) + "\n" + LEGEND)
+        Ok(render_summary(run))
     }
 }
 

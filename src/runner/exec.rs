@@ -297,7 +297,8 @@ fn client_thread(sh: &Shared<'_>, session: &mut dyn Session, thread: u64, progre
             out.commits = rec.ops();
             out.bytes = rec.ops() * s.key_size as u64;
         }
-        StepKind::Flush | StepKind::WaitForCompaction => unreachable!("engine-wide steps run in run_engine_step"),
+        // Flush and WaitForCompaction run in run_engine_step, insert-benchmark steps in crate::ibench.
+        _ => unreachable!("engine-wide and insert-benchmark steps do not run here"),
     }
     out.recorders.push((op_name, rec.finish()));
     Ok(out)
@@ -523,6 +524,7 @@ pub fn run_client_step(
             missed_target: missed,
             latency: OpResult { op: "put".into(), ops: m.ops, latency: m.latency(), intervals: m.intervals },
             service_time: LatencySummary::from_histogram(&w.service),
+            deletes: None,
         });
     }
     if !errors.is_empty() {

@@ -42,7 +42,7 @@ pub struct RunOptions {
 }
 
 impl RunOptions {
-    fn db_root(&self) -> PathBuf {
+    pub(crate) fn db_root(&self) -> PathBuf {
         self.db_dir.clone().unwrap_or_else(|| self.output_dir.join("db"))
     }
 }
@@ -133,6 +133,11 @@ pub fn run(plan: &RunPlan, opts: &RunOptions) -> Result<RunResult> {
         }
         let status = child.wait().context("waiting for the benchmark process")?;
         CHILD_PID.store(0, std::sync::atomic::Ordering::SeqCst);
+        // A config process that died without stopping its database server
+        // (killed, crashed) leaves it running: stop it from here.
+        for leftover in crate::ibench::stop_leftover_servers(&config.engine, &db_root.join(&config.name)) {
+            eprintln!("rumbench: {leftover}");
+        }
         // The child rewrote result.json after each step; take it back.
         run = output::json::load(&opts.output_dir.join("result.json"))?;
         let crashed = status.code().is_none() || status.code().is_some_and(|c| c != 0 && c != 1 && c != 130);
@@ -204,7 +209,7 @@ fn failed_config(config: &EngineConfig, db_root: &Path, msg: &str) -> ConfigResu
     c
 }
 
-fn new_config_result(config: &EngineConfig, dir: PathBuf) -> ConfigResult {
+pub(crate) fn new_config_result(config: &EngineConfig, dir: PathBuf) -> ConfigResult {
     ConfigResult {
         name: config.name.clone(),
         engine: config.engine.clone(),
@@ -214,6 +219,7 @@ fn new_config_result(config: &EngineConfig, dir: PathBuf) -> ConfigResult {
         options: config.options.clone(),
         effective_options: Vec::new(),
         db_dir: dir,
+        server_config: config.server_config.clone(),
         status: Status::Running,
         error: None,
         steps: Vec::new(),
@@ -241,7 +247,7 @@ pub fn run_config_child(task_path: &Path, index: usize) -> ExitCode {
     }
 }
 
-fn new_step_result(plan: &StepPlan) -> StepResult {
+pub(crate) fn new_step_result(plan: &StepPlan) -> StepResult {
     StepResult {
         name: plan.kind.to_string(),
         status: Status::Running,
@@ -257,7 +263,9 @@ fn new_step_result(plan: &StepPlan) -> StepResult {
         writer: None,
         engine_write_amp: None,
         engine_write_amp_cumulative: None,
+        rates: None,
         metrics: Default::default(),
+        ibench: None,
         engine_stats: Vec::new(),
         notes: Vec::new(),
         warnings: Vec::new(),
@@ -347,6 +355,7 @@ fn run_step(
             reason: "efficiency metrics turned off (--metrics off)".into(),
         }),
     }
+    result.rates = result.main_op().and_then(|o| crate::measure::rate_percentiles(&o.intervals, result.wall_s));
     if let Some(after) = engine.write_amp_counters() {
         result.engine_write_amp = after.amp_since(before);
         result.engine_write_amp_cumulative = after.amp_since(None);
@@ -395,7 +404,7 @@ fn run_step(
     result
 }
 
-fn print_step_line(config: &str, s: &StepResult) {
+pub(crate) fn print_step_line(config: &str, s: &StepResult) {
     let lat = s.main_op().map(|o| o.latency.clone()).unwrap_or_default();
     match s.status {
         Status::Completed | Status::Interrupted => eprintln!(
@@ -418,6 +427,9 @@ fn print_step_line(config: &str, s: &StepResult) {
 /// Run one config's steps, appending to `run` and writing after each step.
 fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut RunResult) -> Result<()> {
     let config = plan.configs.get(index).context("config index out of range")?;
+    if plan.steps.iter().any(|s| s.kind.is_ibench()) {
+        return crate::ibench::run::run_config(plan, opts, index, run);
+    }
     let spec = engine::find(&config.engine)?;
     let dir = opts.db_root().join(&config.name);
     let keyspace = KeySpace { n: plan.settings.num, hashed: plan.settings.key_order == KeyOrder::Hash };
@@ -497,5 +509,5 @@ pub fn check_plan(plan: &RunPlan) -> Result<()> {
     if plan.configs.is_empty() {
         bail!("no engine configs");
     }
-    Ok(())
+    crate::ibench::check_plan(plan)
 }

@@ -23,6 +23,21 @@ pub enum StepKind {
     DeleteRandom,
     Flush,
     WaitForCompaction,
+    // The insert benchmark (src/ibench).
+    #[serde(rename = "l.i0")]
+    LoadI0,
+    #[serde(rename = "l.x")]
+    CreateIndexes,
+    #[serde(rename = "l.i1")]
+    LoadI1,
+    #[serde(rename = "l.i2")]
+    LoadI2,
+    Qr100,
+    Qp100,
+    Qr500,
+    Qp500,
+    Qr1000,
+    Qp1000,
 }
 
 /// (kind, name, what it does)
@@ -42,6 +57,16 @@ pub const STEPS: &[(StepKind, &str, &str)] = &[
     (StepKind::DeleteRandom, "deleterandom", "delete random keys (with replacement)"),
     (StepKind::Flush, "flush", "flush memtables and buffers"),
     (StepKind::WaitForCompaction, "waitforcompaction", "wait until the engine has no pending background work (bounded by --compaction-timeout)"),
+    (StepKind::LoadI0, "l.i0", "insert benchmark: load --rows rows per client, no secondary indexes, 100 rows per commit"),
+    (StepKind::CreateIndexes, "l.x", "insert benchmark: create the 3 secondary indexes"),
+    (StepKind::LoadI1, "l.i1", "insert benchmark: insert --insert-rows rows per client, 50 per commit, with index maintenance (and tail deletes)"),
+    (StepKind::LoadI2, "l.i2", "insert benchmark: like l.i1 with 5 rows per commit, then settle (vacuum/checkpoint, flush, compaction)"),
+    (StepKind::Qr100, "qr100", "insert benchmark: range queries on a secondary index, writers at 100 rows/s per client"),
+    (StepKind::Qp100, "qp100", "insert benchmark: point queries of 10 ids, writers at 100 rows/s per client"),
+    (StepKind::Qr500, "qr500", "insert benchmark: range queries, writers at 500 rows/s per client"),
+    (StepKind::Qp500, "qp500", "insert benchmark: point queries, writers at 500 rows/s per client"),
+    (StepKind::Qr1000, "qr1000", "insert benchmark: range queries, writers at 1000 rows/s per client"),
+    (StepKind::Qp1000, "qp1000", "insert benchmark: point queries, writers at 1000 rows/s per client"),
 ];
 
 impl StepKind {
@@ -60,6 +85,12 @@ impl StepKind {
             self,
             Overwrite | ReadRandom | MultiReadRandom | ReadSeq | FwdRange | RevRange | ReadWhileWriting | FwdRangeWhileWriting | DeleteRandom
         )
+    }
+
+    /// Insert-benchmark steps (run by src/ibench on a table layer).
+    pub fn is_ibench(self) -> bool {
+        use StepKind::*;
+        matches!(self, LoadI0 | CreateIndexes | LoadI1 | LoadI2 | Qr100 | Qp100 | Qr500 | Qp500 | Qr1000 | Qp1000)
     }
 
     /// Steps whose clients write (the *whilewriting steps' writes come from their background writer).

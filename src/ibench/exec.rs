@@ -1,0 +1,609 @@
+//! Running one insert-benchmark step: the client threads (and the q steps'
+//! background writers), each with its own table session and its own
+//! `Recorder`s, merged after the step as the runner merges db_bench-style
+//! steps. Tables contain no timing code: every call is timed here.
+//!
+//! Timing follows src/runner/exec.rs: a closed-loop call's response time is
+//! the time since the same thread's previous call ended (row generation
+//! included, nothing between calls missed); a paced writer's is measured
+//! from the commit's intended start (queueing behind a stall counts), with
+//! the service time kept beside it.
+
+use std::ops::Range;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Barrier, OnceLock};
+use std::time::{Duration, Instant};
+
+use anyhow::{anyhow, Result};
+use hdrhistogram::Histogram;
+
+use super::table::{Table, TableSession};
+use super::{
+    query_step, rows_per_commit, Index, IbenchStepInfo, Row, RowGen, LI0_ROWS_PER_COMMIT, WRITER_ROWS_PER_COMMIT,
+};
+use crate::config::StepPlan;
+use crate::measure::recorder::FinishedRecorder;
+use crate::measure::{merge, new_histogram, LatencySummary, ProgressCounter, Recorder};
+use crate::output::{OpResult, Status, StepResult, WriterResult};
+use crate::runner::exec::stop_requested;
+use crate::runner::pacer::{self, Pacer};
+use crate::runner::progress::StepProgress;
+use crate::runner::steps::StepKind;
+use crate::workload::rng::{stream_seed, Rng};
+
+/// Ids of one table: rows `min_live..next_id` exist (inserted and not deleted).
+#[derive(Debug)]
+pub struct TableState {
+    /// The next id to insert (ids start at 1 and grow: inserts go to the head).
+    pub next_id: AtomicU64,
+    /// The lowest id not deleted (deletes take ids from the tail).
+    pub min_live: AtomicU64,
+}
+
+impl TableState {
+    fn new() -> TableState {
+        TableState { next_id: AtomicU64::new(1), min_live: AtomicU64::new(1) }
+    }
+
+    /// Rows the table should hold.
+    pub fn live(&self) -> u64 {
+        self.next_id.load(Ordering::Relaxed).saturating_sub(self.min_live.load(Ordering::Relaxed))
+    }
+
+    /// Claim the `n` oldest ids for deletion, unless that would reach ids
+    /// within `slack` of `head` (the start of the caller's own insert, whose
+    /// neighbours other clients of a shared table may not have committed yet).
+    fn claim_delete(&self, n: u64, head: u64, slack: u64) -> Option<Range<u64>> {
+        let mut lo = self.min_live.load(Ordering::Relaxed);
+        loop {
+            if lo + n + slack > head {
+                return None;
+            }
+            match self.min_live.compare_exchange_weak(lo, lo + n, Ordering::Relaxed, Ordering::Relaxed) {
+                Ok(_) => return Some(lo..lo + n),
+                Err(now) => lo = now,
+            }
+        }
+    }
+}
+
+/// What the steps of one config share: the tables' ids and what exists.
+pub struct IbenchState {
+    pub tables: Vec<TableState>,
+    /// l.i0 has run.
+    pub loaded: bool,
+    /// The secondary indexes exist.
+    pub indexed: bool,
+    pub rows: RowGen,
+}
+
+impl IbenchState {
+    pub fn new(tables: u32, rows: RowGen) -> IbenchState {
+        IbenchState { tables: (0..tables).map(|_| TableState::new()).collect(), loaded: false, indexed: false, rows }
+    }
+
+    pub fn expected_rows(&self) -> u64 {
+        self.tables.iter().map(|t| t.live()).sum()
+    }
+}
+
+/// What a step did, beyond its timings: input to the step's metrics.
+#[derive(Debug, Default, Clone)]
+pub struct Work {
+    /// The operations the step's rate counts: rows inserted (load steps),
+    /// rows indexed (l.x) or queries (q steps).
+    pub main_ops: u64,
+    pub rows_inserted: u64,
+    pub rows_deleted: u64,
+    pub queries: u64,
+    pub rows_returned: u64,
+    pub commits: u64,
+    pub logical_bytes_written: u64,
+    /// Threads that wrote concurrently.
+    pub writer_threads: u64,
+}
+
+const ROLE_CLIENT: u64 = 0;
+
+/// Shared by the threads of one step.
+struct Ctx<'a> {
+    plan: &'a StepPlan,
+    step_index: u64,
+    table: &'a dyn Table,
+    state: &'a IbenchState,
+    clock: quanta::Clock,
+    start: OnceLock<(Instant, u64)>,
+    barrier: Barrier,
+    abort: AtomicBool,
+    clients_running: AtomicUsize,
+}
+
+impl Ctx<'_> {
+    #[inline]
+    fn now_ns(&self) -> u64 {
+        let start_raw = self.start.get().expect("clock started").1;
+        self.clock.delta_as_nanos(start_raw, self.clock.raw())
+    }
+    fn should_stop(&self) -> bool {
+        stop_requested() || self.abort.load(Ordering::Relaxed)
+    }
+    fn clients(&self) -> usize {
+        self.plan.settings.threads
+    }
+    /// The table client `t` uses.
+    fn table_of(&self, t: usize) -> u32 {
+        if self.plan.settings.ibench.one_table {
+            0
+        } else {
+            t as u32
+        }
+    }
+    /// Clients sharing one table.
+    fn sharers(&self) -> u64 {
+        if self.plan.settings.ibench.one_table {
+            self.clients() as u64
+        } else {
+            1
+        }
+    }
+    fn rng(&self, thread: usize, role: u64) -> Rng {
+        Rng::new(stream_seed(self.plan.settings.seed, &[self.step_index, thread as u64, role, 0x1b]))
+    }
+    /// Open a session, wait for every thread, start the clock; then run `f`.
+    fn enter<T>(&self, f: impl FnOnce(&mut dyn TableSession) -> Result<T>) -> Result<T> {
+        let session = self.table.session();
+        if self.barrier.wait().is_leader() {
+            let _ = self.start.set((Instant::now(), self.clock.raw()));
+        }
+        while self.start.get().is_none() {
+            std::hint::spin_loop();
+        }
+        let outcome = session.and_then(|mut s| f(s.as_mut()));
+        if outcome.is_err() {
+            self.abort.store(true, Ordering::Relaxed);
+        }
+        outcome
+    }
+}
+
+/// What a client or writer thread brings back.
+#[derive(Default)]
+struct ThreadOut {
+    /// (op name, recording).
+    recorders: Vec<(&'static str, FinishedRecorder)>,
+    end_ns: u64,
+    rows_inserted: u64,
+    rows_deleted: u64,
+    queries: u64,
+    rows_returned: u64,
+    commits: u64,
+    logical_bytes: u64,
+    /// Writers: service times (actual start to end) of their commits.
+    service: Option<Histogram<u64>>,
+}
+
+fn join_error(e: Box<dyn std::any::Any + Send>) -> anyhow::Error {
+    let msg = e
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| e.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into());
+    anyhow!("client thread panicked: {msg}")
+}
+
+/// Test hook: `RUMBENCH_IBENCH_FAULT=panic@<step>` makes client 0 panic
+/// after its first call in that step, to test that servers are stopped when
+/// the client panics.
+fn fault_injected(step: StepKind) -> bool {
+    static FAULT: OnceLock<Option<String>> = OnceLock::new();
+    FAULT
+        .get_or_init(|| std::env::var("RUMBENCH_IBENCH_FAULT").ok())
+        .as_deref()
+        .is_some_and(|v| v.strip_prefix("panic@") == Some(step.name()))
+}
+
+/// Insert `n` rows at the head of table `tno`, deleting as many from the
+/// tail when asked; returns (rows deleted, delete asked).
+fn insert_commit(
+    ctx: &Ctx<'_>,
+    session: &mut dyn TableSession,
+    tno: u32,
+    n: u64,
+    deletes: bool,
+    rows: &mut Vec<Row>,
+) -> Result<(u64, bool)> {
+    let ts = &ctx.state.tables[tno as usize];
+    let first = ts.next_id.fetch_add(n, Ordering::Relaxed);
+    ctx.state.rows.fill_range(tno, first..first + n, rows);
+    let slack = (ctx.sharers() - 1) * n * 4;
+    let delete = if deletes { ts.claim_delete(n, first, slack) } else { None };
+    let asked = delete.is_some();
+    let deleted = session.insert_rows(tno, rows, delete)?;
+    Ok((deleted, asked))
+}
+
+/// A load step's client: `total` rows in commits of `batch`.
+fn insert_client(ctx: &Ctx<'_>, session: &mut dyn TableSession, t: usize, counter: &ProgressCounter) -> Result<ThreadOut> {
+    let kind = ctx.plan.kind;
+    let s = &ctx.plan.settings;
+    let batch = rows_per_commit(kind).unwrap_or(LI0_ROWS_PER_COMMIT) as u64;
+    let total = if kind == StepKind::LoadI0 { s.ibench.rows } else { s.ibench.insert_rows };
+    let deletes = s.ibench.deletes && kind != StepKind::LoadI0;
+    let tno = ctx.table_of(t);
+    let mut ins = Recorder::new(Some(counter));
+    let mut del = Recorder::new(None);
+    let mut rows: Vec<Row> = Vec::with_capacity(batch as usize);
+    let mut out = ThreadOut::default();
+    let mut last = ctx.now_ns();
+    let mut done = 0u64;
+    while done < total && !ctx.should_stop() {
+        let n = batch.min(total - done);
+        let (deleted, asked) = insert_commit(ctx, session, tno, n, deletes, &mut rows)?;
+        let now = ctx.now_ns();
+        ins.record_n(now, now - last, n);
+        if asked {
+            del.record_n(now, now - last, deleted);
+        }
+        last = now;
+        done += n;
+        out.rows_deleted += deleted;
+        out.commits += 1;
+        out.logical_bytes += rows.iter().map(Row::logical_bytes).sum::<u64>();
+        if t == 0 && fault_injected(kind) {
+            panic!("fault injected by RUMBENCH_IBENCH_FAULT in {kind}");
+        }
+    }
+    out.rows_inserted = done;
+    out.end_ns = last;
+    out.recorders.push(("insert", ins.finish()));
+    if deletes {
+        out.recorders.push(("delete", del.finish()));
+    }
+    Ok(out)
+}
+
+/// l.x's client: the secondary indexes of its table (one call, timed).
+fn index_client(ctx: &Ctx<'_>, session: &mut dyn TableSession, t: usize, counter: &ProgressCounter) -> Result<ThreadOut> {
+    let mut out = ThreadOut::default();
+    let mut rec = Recorder::new(Some(counter));
+    let owns_table = !ctx.plan.settings.ibench.one_table || t == 0;
+    if owns_table && !ctx.should_stop() {
+        let rows = ctx.state.tables[t].live();
+        session.create_secondary_indexes(t as u32)?;
+        let now = ctx.now_ns();
+        rec.record_n(now, now, rows);
+        out.end_ns = now;
+        if t == 0 && fault_injected(ctx.plan.kind) {
+            panic!("fault injected by RUMBENCH_IBENCH_FAULT in {}", ctx.plan.kind);
+        }
+    }
+    out.recorders.push(("create_index", rec.finish()));
+    Ok(out)
+}
+
+/// A q step's query client: closed loop for --query-seconds.
+fn query_client(ctx: &Ctx<'_>, session: &mut dyn TableSession, t: usize, counter: &ProgressCounter) -> Result<ThreadOut> {
+    let s = &ctx.plan.settings;
+    let (range, _) = query_step(ctx.plan.kind).expect("a query step");
+    let tno = ctx.table_of(t);
+    let ts = &ctx.state.tables[tno as usize];
+    let deadline = (s.ibench.query_seconds * 1e9) as u64;
+    let mut rng = ctx.rng(t, ROLE_CLIENT);
+    let mut rec = Recorder::new(Some(counter));
+    let mut out = ThreadOut::default();
+    let mut rows: Vec<Row> = Vec::with_capacity(s.range_len.max(s.multiget_batch));
+    let mut ids: Vec<u64> = Vec::with_capacity(s.multiget_batch);
+    let mut last = ctx.now_ns();
+    let mut k = 0usize;
+    while !ctx.should_stop() {
+        if range {
+            let ix = Index::ALL[k % Index::ALL.len()];
+            let start = rng.below(ix.leading_domain()) as i32;
+            session.range_query(tno, ix, start, s.range_len, &mut rows)?;
+        } else {
+            let lo = ts.min_live.load(Ordering::Relaxed);
+            let hi = ts.next_id.load(Ordering::Relaxed).max(lo + 1);
+            ids.clear();
+            ids.extend((0..s.multiget_batch).map(|_| lo + rng.below(hi - lo)));
+            session.point_query(tno, &ids, &mut rows)?;
+        }
+        let now = ctx.now_ns();
+        rec.record(now, now - last);
+        last = now;
+        out.rows_returned += rows.len() as u64;
+        k += 1;
+        if t == 0 && fault_injected(ctx.plan.kind) {
+            panic!("fault injected by RUMBENCH_IBENCH_FAULT in {}", ctx.plan.kind);
+        }
+        if now >= deadline {
+            break;
+        }
+    }
+    out.queries = k as u64;
+    out.end_ns = last;
+    out.recorders.push(("query", rec.finish()));
+    Ok(out)
+}
+
+/// A q step's background writer: commits of WRITER_ROWS_PER_COMMIT rows
+/// paced smoothly at the step's rate until the query clients are done.
+fn writer(ctx: &Ctx<'_>, session: &mut dyn TableSession, t: usize, rows_per_s: f64) -> Result<ThreadOut> {
+    let deletes = ctx.plan.settings.ibench.deletes;
+    let batch = WRITER_ROWS_PER_COMMIT as u64;
+    let tno = ctx.table_of(t);
+    let mut ins = Recorder::new(None);
+    let mut del = Recorder::new(None);
+    let mut service = new_histogram();
+    let mut out = ThreadOut::default();
+    let mut rows: Vec<Row> = Vec::with_capacity(batch as usize);
+    let mut pacer = Pacer::new(rows_per_s / batch as f64);
+    pacer::set_precise_timer_slack();
+    let start = ctx.start.get().expect("clock started").0;
+    let mut last_end = 0;
+    while ctx.clients_running.load(Ordering::Relaxed) > 0 && !ctx.should_stop() {
+        let intended = pacer.next_intended();
+        Pacer::wait_until(start, intended);
+        if ctx.clients_running.load(Ordering::Relaxed) == 0 || ctx.should_stop() {
+            break;
+        }
+        let began = ctx.now_ns();
+        let (deleted, asked) = insert_commit(ctx, session, tno, batch, deletes, &mut rows)?;
+        let end = ctx.now_ns();
+        let response = end - intended.min(began);
+        ins.record_n(end, response, batch);
+        if asked {
+            del.record_n(end, response, deleted);
+        }
+        service.saturating_record((end - began).max(1));
+        last_end = end;
+        out.rows_inserted += batch;
+        out.rows_deleted += deleted;
+        out.commits += 1;
+        out.logical_bytes += rows.iter().map(Row::logical_bytes).sum::<u64>();
+    }
+    out.end_ns = last_end;
+    out.recorders.push(("insert", ins.finish()));
+    if deletes {
+        out.recorders.push(("delete", del.finish()));
+    }
+    out.service = Some(service);
+    Ok(out)
+}
+
+fn merge_ops(outs: &mut [ThreadOut], intervals: u32) -> Vec<OpResult> {
+    let mut by_op: Vec<(&'static str, Vec<FinishedRecorder>)> = Vec::new();
+    for o in outs.iter_mut() {
+        for (name, rec) in o.recorders.drain(..) {
+            match by_op.iter_mut().find(|(n, _)| *n == name) {
+                Some((_, v)) => v.push(rec),
+                None => by_op.push((name, vec![rec])),
+            }
+        }
+    }
+    by_op
+        .into_iter()
+        .map(|(name, recs)| {
+            let m = merge(recs, intervals);
+            OpResult { op: name.to_string(), ops: m.ops, latency: m.latency(), intervals: m.intervals }
+        })
+        .collect()
+}
+
+/// Run an insert-benchmark step against `table`. The caller has checked
+/// that the step can run (data loaded, indexes there for range queries).
+pub fn run_step(
+    table: &dyn Table,
+    plan: &StepPlan,
+    step_index: usize,
+    state: &IbenchState,
+    mut result: StepResult,
+) -> (StepResult, Work, IbenchStepInfo) {
+    let kind = plan.kind;
+    let s = &plan.settings;
+    let clients = s.threads;
+    let q = query_step(kind);
+    let writers = if q.is_some() { clients } else { 0 };
+    let ctx = Ctx {
+        plan,
+        step_index: step_index as u64,
+        table,
+        state,
+        clock: quanta::Clock::new(),
+        start: OnceLock::new(),
+        barrier: Barrier::new(clients + writers),
+        abort: AtomicBool::new(false),
+        clients_running: AtomicUsize::new(clients),
+    };
+    let counters: Vec<ProgressCounter> = (0..clients).map(|_| ProgressCounter::default()).collect();
+    let progress = match (kind, q) {
+        (_, Some(_)) => StepProgress::start(kind.name(), None, Some(s.ibench.query_seconds)),
+        (StepKind::CreateIndexes, _) => StepProgress::start(kind.name(), None, None),
+        (StepKind::LoadI0, _) => StepProgress::start(kind.name(), Some(s.ibench.rows * clients as u64), None),
+        _ => StepProgress::start(kind.name(), Some(s.ibench.insert_rows * clients as u64), None),
+    };
+
+    let (client_results, writer_results) = std::thread::scope(|scope| {
+        let ctx = &ctx;
+        let mut handles = Vec::new();
+        for (t, counter) in counters.iter().enumerate() {
+            handles.push(scope.spawn(move || -> Result<ThreadOut> {
+                let r = ctx.enter(|session| match kind {
+                    StepKind::CreateIndexes => index_client(ctx, session, t, counter),
+                    _ if q.is_some() => query_client(ctx, session, t, counter),
+                    _ => insert_client(ctx, session, t, counter),
+                });
+                ctx.clients_running.fetch_sub(1, Ordering::Relaxed);
+                r
+            }));
+        }
+        let mut writer_handles = Vec::new();
+        if let Some((_, rate)) = q {
+            for t in 0..writers {
+                writer_handles.push(scope.spawn(move || -> Result<ThreadOut> { ctx.enter(|session| writer(ctx, session, t, rate)) }));
+            }
+        }
+        let mut stop_seen: Option<Instant> = None;
+        let mut cancelled = false;
+        while handles.iter().any(|h| !h.is_finished()) {
+            let done: u64 = counters.iter().map(|c| c.0.load(Ordering::Relaxed)).sum();
+            progress.update(done, ctx.start.get().map(|s| s.0.elapsed()));
+            std::thread::sleep(Duration::from_millis(100));
+            // After Ctrl-C, give the calls in flight a second, then cancel
+            // them on the server (an index build can take minutes).
+            if stop_requested() {
+                let seen = *stop_seen.get_or_insert_with(Instant::now);
+                if !cancelled && seen.elapsed() >= Duration::from_secs(1) {
+                    table.cancel_running();
+                    cancelled = true;
+                }
+            }
+        }
+        let clients: Vec<Result<ThreadOut>> =
+            handles.into_iter().map(|h| h.join().map_err(join_error).and_then(|r| r)).collect();
+        let writers: Vec<Result<ThreadOut>> =
+            writer_handles.into_iter().map(|h| h.join().map_err(join_error).and_then(|r| r)).collect();
+        (clients, writers)
+    });
+    progress.finish();
+
+    let mut errors = Vec::new();
+    let mut outs: Vec<ThreadOut> = Vec::new();
+    for r in client_results {
+        match r {
+            Ok(o) => outs.push(o),
+            Err(e) => errors.push(e),
+        }
+    }
+    let mut wouts: Vec<ThreadOut> = Vec::new();
+    for r in writer_results {
+        match r {
+            Ok(o) => wouts.push(o),
+            Err(e) => errors.push(e.context("background writer")),
+        }
+    }
+    let wall_ns = outs.iter().map(|o| o.end_ns).max().unwrap_or(0).max(1);
+    let wall_s = wall_ns as f64 / 1e9;
+    let intervals = wall_ns.div_ceil(1_000_000_000) as u32;
+
+    let mut work = Work { writer_threads: clients as u64, ..Default::default() };
+    let mut info = IbenchStepInfo { rows_per_commit: rows_per_commit(kind), ..Default::default() };
+    for o in outs.iter().chain(wouts.iter()) {
+        work.rows_inserted += o.rows_inserted;
+        work.rows_deleted += o.rows_deleted;
+        work.queries += o.queries;
+        work.rows_returned += o.rows_returned;
+        work.commits += o.commits;
+        work.logical_bytes_written += o.logical_bytes;
+    }
+    result.ops_by_type = merge_ops(&mut outs, intervals);
+    result.ops = result.ops_by_type.first().map(|o| o.ops).unwrap_or(0);
+    work.main_ops = result.ops;
+    result.wall_s = wall_s;
+    result.ops_s = result.ops as f64 / wall_s;
+    result.mb_s = work.logical_bytes_written as f64 / wall_s / 1048576.0;
+
+    if let Some((_, rate)) = q {
+        let writer_rows: u64 = wouts.iter().map(|w| w.rows_inserted).sum();
+        // A writer that kept up made its k commits at 0, I, ..., (k-1)I: it
+        // covered k intervals I. One that fell behind ended later than that.
+        let interval_ns = 1e9 * WRITER_ROWS_PER_COMMIT as f64 / rate;
+        let achieved_each: Vec<f64> = wouts
+            .iter()
+            .map(|w| {
+                let covered_ns = (w.end_ns as f64).max(w.commits as f64 * interval_ns).max(1.0);
+                w.rows_inserted as f64 / (covered_ns / 1e9)
+            })
+            .collect();
+        let achieved: f64 = achieved_each.iter().sum();
+        let target = rate * writers as f64;
+        let min_each = achieved_each.iter().copied().fold(f64::INFINITY, f64::min);
+        let missed = pacer::missed_rate(target, achieved) || achieved_each.iter().any(|&a| pacer::missed_rate(rate, a));
+        let mut service = new_histogram();
+        for w in &wouts {
+            if let Some(h) = &w.service {
+                service.add(h).expect("same histogram bounds");
+            }
+        }
+        let mut ops = merge_ops(&mut wouts, intervals);
+        let deletes = ops.iter().position(|o| o.op == "delete").map(|i| ops.remove(i));
+        let inserts = ops.into_iter().next().unwrap_or(OpResult {
+            op: "insert".into(),
+            ops: 0,
+            latency: LatencySummary::default(),
+            intervals: Vec::new(),
+        });
+        if missed {
+            result.notes.push(format!(
+                "background writers missed their target: {achieved:.0} of {target:.0} rows/s ({:.1}%), slowest writer {min_each:.0} of {rate:.0} rows/s",
+                100.0 * achieved / target
+            ));
+        }
+        result.writer = Some(WriterResult {
+            target_ops_s: Some(target),
+            achieved_ops_s: achieved,
+            ops: writer_rows,
+            missed_target: missed,
+            latency: inserts,
+            service_time: LatencySummary::from_histogram(&service),
+            deletes,
+        });
+        info.rows_per_commit = Some(WRITER_ROWS_PER_COMMIT);
+        info.writer_target_per_client = Some(rate);
+        info.writer_min_achieved = min_each.is_finite().then_some(min_each);
+    }
+    info.rows_inserted = work.rows_inserted;
+    info.rows_deleted = work.rows_deleted;
+    info.queries = work.queries;
+    info.rows_returned = work.rows_returned;
+
+    // l.i2 ends with the settle phase, timed on its own.
+    if kind == StepKind::LoadI2 && errors.is_empty() && !stop_requested() {
+        let t0 = Instant::now();
+        let tables = state.tables.len() as u32;
+        let timeout = Duration::from_secs_f64(s.compaction_timeout_s);
+        match table.settle(tables, timeout, &stop_requested) {
+            Ok(notes) => {
+                let ns = t0.elapsed().as_nanos() as u64;
+                let mut rec = Recorder::new(None);
+                rec.record(ns, ns);
+                let m = merge(vec![rec.finish()], ns.div_ceil(1_000_000_000) as u32);
+                result.ops_by_type.push(OpResult { op: "settle".into(), ops: 1, latency: m.latency(), intervals: m.intervals });
+                info.settle_s = Some(ns as f64 / 1e9);
+                info.settle = notes;
+            }
+            Err(e) => errors.push(e.context("settle")),
+        }
+    }
+
+    if stop_requested() {
+        // Errors after Ctrl-C come from the statements it cancelled.
+        result.status = Status::Interrupted;
+        result.error = Some("interrupted by Ctrl-C".into());
+        result.notes.extend(errors.iter().map(|e| format!("after Ctrl-C: {e:#}")));
+    } else if !errors.is_empty() {
+        result.status = Status::Failed;
+        result.error = Some(errors.iter().map(|e| format!("{e:#}")).collect::<Vec<_>>().join("; "));
+    } else {
+        result.status = Status::Completed;
+    }
+    (result, work, info)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn deletes_take_the_tail_and_never_reach_the_head() {
+        let ts = TableState::new();
+        ts.next_id.store(101, Ordering::Relaxed);
+        assert_eq!(ts.live(), 100);
+        assert_eq!(ts.claim_delete(10, 101, 0), Some(1..11));
+        assert_eq!(ts.claim_delete(10, 101, 0), Some(11..21));
+        assert_eq!(ts.live(), 80);
+        // Not into the caller's own insert, nor within the slack of it.
+        assert_eq!(ts.claim_delete(50, 60, 20), None);
+        assert_eq!(ts.claim_delete(80, 101, 0), Some(21..101));
+        assert_eq!(ts.claim_delete(1, 101, 0), None);
+    }
+}

@@ -1,0 +1,440 @@
+//! The insert benchmark (workloads.md, "The insert benchmark"): inserts with
+//! secondary-index maintenance, and queries while writes go on.
+//!
+//! Steps: `l.i0` (load, no secondary index, 100 rows per commit), `l.x`
+//! (create the three secondary indexes), `l.i1` (50 rows per commit, index
+//! maintenance, optional deletes from the tail), `l.i2` (5 rows per commit,
+//! then settle), and `qr100 qp100 qr500 qp500 qr1000 qp1000` (a query client
+//! per client runs closed loop while a writer per client inserts, and deletes,
+//! at 100/500/1000 rows/s, paced smoothly and measured from intended start).
+//!
+//! The layers:
+//!
+//! * [`table`]: the table-level interface ([`table::Table`], one
+//!   [`table::TableSession`] per client thread). One implementation per
+//!   backend: [`postgres`], [`mariadb`] (InnoDB or MyRocks), [`kv`] (any
+//!   key-value engine of `crate::engine`: a primary key space plus one key
+//!   space per secondary index, maintained with blind writes in one batch).
+//! * [`exec`]: the client threads of a step; it times every call (tables
+//!   contain no timing code) with the runner's per-thread `Recorder`s and
+//!   `Pacer`.
+//! * [`run`]: one engine config: starts the server (or opens the engine),
+//!   runs the steps with the runner's `Probes`, stops the server on success,
+//!   error, Ctrl-C and panic.
+//!
+//! Rows are a pure function of (seed, table, id) ([`RowGen`]), so the same
+//! seed gives the same rows on every engine, and a key-value table can delete
+//! a row's index entries without reading it first.
+
+use std::ops::Range;
+use std::path::Path;
+use std::str::FromStr;
+
+use anyhow::{bail, Result};
+use serde::{Deserialize, Serialize};
+
+use crate::config::{RunPlan, SettingsArgs};
+use crate::engine::EngineOptions;
+use crate::runner::steps::StepKind;
+use crate::server::ServerKind;
+use crate::workload::rng::{mix64, stream_seed};
+
+pub mod exec;
+pub mod kv;
+pub mod mariadb;
+pub mod postgres;
+pub mod run;
+pub mod servers;
+pub mod table;
+
+/// Rows per commit of l.i0, l.i1, l.i2.
+pub const LI0_ROWS_PER_COMMIT: usize = 100;
+pub const LI1_ROWS_PER_COMMIT: usize = 50;
+pub const LI2_ROWS_PER_COMMIT: usize = 5;
+/// Rows per commit of the q steps' background writers (one commit every
+/// 10 ms per client at 1000 rows/s, every 100 ms at 100 rows/s).
+pub const WRITER_ROWS_PER_COMMIT: usize = 10;
+/// Logical bytes of an average row (id, dateandtime, four ints, 15 bytes of data).
+pub const ROW_LOGICAL_BYTES: u64 = 8 + 8 + 4 * 4 + 15;
+/// dateandtime of row id 0: 2024-01-01T00:00:00Z in microseconds; each id adds 1 ms.
+const DATEANDTIME_BASE_US: i64 = 1_704_067_200 * 1_000_000;
+/// Most tables (clients) a run may have.
+pub const MAX_TABLES: usize = 1024;
+
+/// Insert-benchmark settings of a step.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct IbenchSettings {
+    /// Rows l.i0 inserts per client (per table when each client has its own).
+    pub rows: u64,
+    /// Rows l.i1 and l.i2 each insert per client.
+    pub insert_rows: u64,
+    /// Delete from the tail as many rows as are inserted (l.i1, l.i2, q writers).
+    pub deletes: bool,
+    /// Duration of each q step.
+    pub query_seconds: f64,
+    /// All clients share table pi1 instead of one table per client.
+    pub one_table: bool,
+}
+
+impl Default for IbenchSettings {
+    fn default() -> Self {
+        IbenchSettings { rows: 1_000_000, insert_rows: 100_000, deletes: true, query_seconds: 60.0, one_table: false }
+    }
+}
+
+impl IbenchSettings {
+    pub fn resolve(a: &SettingsArgs, num: u64) -> Result<IbenchSettings> {
+        let rows = a.rows.unwrap_or(num);
+        let s = IbenchSettings {
+            rows,
+            insert_rows: a.insert_rows.unwrap_or((rows / 10).max(1)),
+            deletes: a.deletes.unwrap_or(true),
+            query_seconds: a.query_seconds.unwrap_or(60.0),
+            one_table: a.one_table.unwrap_or(false),
+        };
+        if s.rows == 0 || s.insert_rows == 0 {
+            bail!("--rows and --insert-rows must be at least 1");
+        }
+        if !(s.query_seconds > 0.0 && s.query_seconds.is_finite()) {
+            bail!("--query-seconds must be positive, got {}", s.query_seconds);
+        }
+        Ok(s)
+    }
+}
+
+/// Rows per commit of an insert step.
+pub fn rows_per_commit(kind: StepKind) -> Option<usize> {
+    match kind {
+        StepKind::LoadI0 => Some(LI0_ROWS_PER_COMMIT),
+        StepKind::LoadI1 => Some(LI1_ROWS_PER_COMMIT),
+        StepKind::LoadI2 => Some(LI2_ROWS_PER_COMMIT),
+        _ => None,
+    }
+}
+
+/// A q step: (range queries?, writer rows/s per client).
+pub fn query_step(kind: StepKind) -> Option<(bool, f64)> {
+    match kind {
+        StepKind::Qr100 => Some((true, 100.0)),
+        StepKind::Qp100 => Some((false, 100.0)),
+        StepKind::Qr500 => Some((true, 500.0)),
+        StepKind::Qp500 => Some((false, 500.0)),
+        StepKind::Qr1000 => Some((true, 1000.0)),
+        StepKind::Qp1000 => Some((false, 1000.0)),
+        _ => None,
+    }
+}
+
+/// What the result of an insert-benchmark step adds to the common figures.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct IbenchStepInfo {
+    /// Rows per commit of the step's inserts (the writers' in q steps).
+    pub rows_per_commit: Option<usize>,
+    pub rows_inserted: u64,
+    pub rows_deleted: u64,
+    /// Queries and the rows they returned (q steps).
+    pub queries: u64,
+    pub rows_returned: u64,
+    /// Rows each table holds after the step, counted (SELECT count(*), or a
+    /// scan of the primary key space), table pi1 first.
+    pub table_rows: Vec<u64>,
+    /// Rows the tables should hold, from the ids inserted and deleted so far.
+    pub expected_rows: u64,
+    /// Whether the secondary indexes exist after the step.
+    pub indexed: bool,
+    /// l.i2: seconds the settle phase took (after the inserts; not part of
+    /// the insert rate, but inside the step's CPU and IO figures).
+    pub settle_s: Option<f64>,
+    /// l.i2: what settling did.
+    pub settle: Vec<String>,
+    /// q steps: writer target per client, rows/s.
+    pub writer_target_per_client: Option<f64>,
+    /// q steps: the slowest writer's achieved rate, rows/s.
+    pub writer_min_achieved: Option<f64>,
+}
+
+/// One row of a table `piN`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Row {
+    pub id: u64,
+    /// Microseconds since the epoch (a BIGINT, increasing with id).
+    pub dateandtime: i64,
+    pub cashregisterid: i32,
+    pub productid: i32,
+    pub customerid: i32,
+    pub price: i32,
+    /// 10 to 20 bytes: half random letters, half padding.
+    pub data: String,
+}
+
+impl Row {
+    /// The row's values of `index`'s columns, in index order.
+    pub fn index_key(&self, index: Index) -> (i64, i64, i64) {
+        match index {
+            Index::MarketSegment => (self.productid as i64, self.customerid as i64, self.price as i64),
+            Index::RegisterSegment => (self.cashregisterid as i64, self.customerid as i64, self.price as i64),
+            Index::Pdc => (self.price as i64, self.dateandtime, self.customerid as i64),
+        }
+    }
+
+    /// Logical bytes of this row (its column values).
+    pub fn logical_bytes(&self) -> u64 {
+        8 + 8 + 4 * 4 + self.data.len() as u64
+    }
+}
+
+/// The secondary indexes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Index {
+    /// (productid, customerid, price)
+    MarketSegment,
+    /// (cashregisterid, customerid, price)
+    RegisterSegment,
+    /// (price, dateandtime, customerid)
+    Pdc,
+}
+
+impl Index {
+    pub const ALL: [Index; 3] = [Index::MarketSegment, Index::RegisterSegment, Index::Pdc];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Index::MarketSegment => "marketsegment",
+            Index::RegisterSegment => "registersegment",
+            Index::Pdc => "pdc",
+        }
+    }
+
+    pub fn columns(self) -> [&'static str; 3] {
+        match self {
+            Index::MarketSegment => ["productid", "customerid", "price"],
+            Index::RegisterSegment => ["cashregisterid", "customerid", "price"],
+            Index::Pdc => ["price", "dateandtime", "customerid"],
+        }
+    }
+
+    /// Values of the leading column: [0, domain).
+    pub fn leading_domain(self) -> u64 {
+        match self {
+            Index::MarketSegment => PRODUCTS,
+            Index::RegisterSegment => CASH_REGISTERS,
+            Index::Pdc => PRICES,
+        }
+    }
+
+    /// 0, 1, 2.
+    pub fn number(self) -> usize {
+        self as usize
+    }
+}
+
+const CASH_REGISTERS: u64 = 1000;
+const PRODUCTS: u64 = 10_000;
+const CUSTOMERS: u64 = 100_000;
+const PRICES: u64 = 500;
+
+/// Table name of table number `t` (0-based): pi1, pi2, ...
+pub fn table_name(t: u32) -> String {
+    format!("pi{}", t + 1)
+}
+
+/// Makes rows: a pure function of (seed, table, id).
+#[derive(Debug, Clone, Copy)]
+pub struct RowGen {
+    seed: u64,
+}
+
+impl RowGen {
+    pub fn new(run_seed: u64) -> RowGen {
+        RowGen { seed: stream_seed(run_seed, &[0x1be7c4]) }
+    }
+
+    /// Fill `out` with row `id` of table `table` (reusing its data buffer).
+    /// A SplitMix64 stream seeded from (seed, table, id): one mix per value.
+    pub fn fill(&self, table: u32, id: u64, out: &mut Row) {
+        let mut x = self.seed ^ mix64(((table as u64) << 48) ^ id);
+        let mut next = move || {
+            x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            mix64(x)
+        };
+        // Uniform in [0, n) by multiply-shift (Lemire).
+        let below = |v: u64, n: u64| ((v as u128 * n as u128) >> 64) as u64;
+        out.id = id;
+        out.dateandtime = DATEANDTIME_BASE_US + id as i64 * 1000;
+        out.cashregisterid = below(next(), CASH_REGISTERS) as i32;
+        out.productid = below(next(), PRODUCTS) as i32;
+        out.customerid = below(next(), CUSTOMERS) as i32;
+        out.price = below(next(), PRICES) as i32;
+        let len = 10 + below(next(), 11) as usize;
+        // Half random letters (successive base-26 digits of one random
+        // value), half padding.
+        let mut buf = [b'.'; 20];
+        let mut v = next();
+        for b in buf.iter_mut().take(len / 2) {
+            let t = v as u128 * 26;
+            *b = b'a' + (t >> 64) as u8;
+            v = t as u64;
+        }
+        out.data.clear();
+        // SAFETY: buf holds ASCII letters and '.' only.
+        unsafe { out.data.as_mut_vec().extend_from_slice(&buf[..len]) };
+    }
+
+    pub fn row(&self, table: u32, id: u64) -> Row {
+        let mut r = Row::default();
+        self.fill(table, id, &mut r);
+        r
+    }
+
+    /// Rows `ids` of `table` into `out` (resized, buffers reused).
+    pub fn fill_range(&self, table: u32, ids: Range<u64>, out: &mut Vec<Row>) {
+        let n = (ids.end - ids.start) as usize;
+        out.resize_with(n, Row::default);
+        for (row, id) in out.iter_mut().zip(ids) {
+            self.fill(table, id, row);
+        }
+    }
+}
+
+/// The server kind behind an engine name, for server engines.
+pub fn server_kind(engine: &str) -> Option<ServerKind> {
+    ServerKind::from_str(engine).ok()
+}
+
+/// A server engine's config fragment: the suite's `server_config` lines, then
+/// the lines of its `config` option (separated by ';'). An error for other engines.
+pub fn server_config_lines(engine: &str, suite_lines: &[String], options: &EngineOptions) -> Result<Vec<String>> {
+    if server_kind(engine).is_none() {
+        if !suite_lines.is_empty() {
+            bail!("server_config is for server engines (postgres, mariadb-innodb, mariadb-myrocks), not {engine}");
+        }
+        return Ok(Vec::new());
+    }
+    let mut lines: Vec<String> = suite_lines.iter().map(|l| l.trim().to_string()).filter(|l| !l.is_empty()).collect();
+    if let Some(text) = options.0.get("config") {
+        lines.extend(text.split([';', '\n']).map(|l| l.trim().to_string()).filter(|l| !l.is_empty()));
+    }
+    Ok(lines)
+}
+
+/// Refuse plans the insert benchmark cannot run, before anything runs.
+pub fn check_plan(plan: &RunPlan) -> Result<()> {
+    let (ib, kv): (Vec<_>, Vec<_>) = plan.steps.iter().partition(|s| s.kind.is_ibench());
+    if !ib.is_empty() && !kv.is_empty() {
+        bail!(
+            "insert-benchmark steps ({}) and db_bench-style steps ({}) cannot be mixed in one run: run them separately",
+            ib.iter().map(|s| s.kind.name()).collect::<Vec<_>>().join(","),
+            kv.iter().map(|s| s.kind.name()).collect::<Vec<_>>().join(",")
+        );
+    }
+    for c in &plan.configs {
+        if server_kind(&c.engine).is_some() && ib.is_empty() {
+            bail!(
+                "{} is a database server: it runs the insert benchmark steps (l.i0, l.x, l.i1, l.i2, qr100, qp100, qr500, qp500, qr1000, qp1000), not {}",
+                c.engine,
+                kv[0].kind
+            );
+        }
+        if !ib.is_empty() && c.engine == "null" {
+            bail!("the null engine stores nothing, so it cannot run the insert benchmark (it needs its rows back)");
+        }
+    }
+    if let Some(first) = ib.first() {
+        for s in &ib {
+            if s.settings.threads != first.settings.threads || s.settings.ibench.one_table != first.settings.ibench.one_table {
+                bail!(
+                    "insert-benchmark steps must all have the same --threads and --one-table (the tables are made by the first step): {} has {} threads, {} has {}",
+                    first.kind,
+                    first.settings.threads,
+                    s.kind,
+                    s.settings.threads
+                );
+            }
+            if s.settings.seconds.is_some() {
+                bail!(
+                    "{}: --seconds does not apply to insert-benchmark steps (load steps insert --rows / --insert-rows rows; query steps run --query-seconds)",
+                    s.kind
+                );
+            }
+            if s.settings.threads > MAX_TABLES {
+                bail!("the insert benchmark supports at most {MAX_TABLES} clients");
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Stop database servers left running under `dir` by a config process that
+/// died without stopping them (killed or crashed). Checks the pid files a
+/// server writes there (postgres: postmaster.pid; mariadb: mariadbd.pid)
+/// and that the process still names `dir` on its command line. Returns what
+/// it did, one line each.
+pub fn stop_leftover_servers(engine: &str, dir: &Path) -> Vec<String> {
+    let Some(kind) = server_kind(engine) else { return Vec::new() };
+    let pid_file = match kind {
+        ServerKind::Postgres => dir.join("postmaster.pid"),
+        _ => dir.join("mariadbd.pid"),
+    };
+    let Some(pid) = std::fs::read_to_string(&pid_file).ok().and_then(|t| t.lines().next()?.trim().parse::<u32>().ok())
+    else {
+        return Vec::new();
+    };
+    let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+    let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+    if !crate::server::process_alive(pid) || !cmdline.contains(&*dir.to_string_lossy()) {
+        return Vec::new();
+    }
+    // postgres: SIGQUIT is an immediate shutdown (the postmaster takes its
+    // children with it); mariadbd: SIGTERM is a normal shutdown.
+    let first = if kind == ServerKind::Postgres { libc::SIGQUIT } else { libc::SIGTERM };
+    // SAFETY: signals to a server process this run started (checked above).
+    unsafe { libc::kill(pid as i32, first) };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
+    while crate::server::process_alive(pid) && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    if crate::server::process_alive(pid) {
+        // SAFETY: as above.
+        unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+    }
+    vec![format!("stopped {kind} (pid {pid}) that the config process left running in {}", dir.display())]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_are_a_function_of_seed_table_and_id() {
+        let g = RowGen::new(42);
+        let a = g.row(0, 7);
+        assert_eq!(a, g.row(0, 7));
+        assert_ne!(a, g.row(1, 7));
+        assert_ne!(a, RowGen::new(43).row(0, 7));
+        assert_eq!(a.id, 7);
+        for id in 1..2000 {
+            let r = g.row(3, id);
+            assert!((10..=20).contains(&r.data.len()), "{r:?}");
+            assert!((0..1000).contains(&r.cashregisterid));
+            assert!((0..10_000).contains(&r.productid));
+            assert!((0..100_000).contains(&r.customerid));
+            assert!((0..500).contains(&r.price));
+            assert!(r.data.ends_with('.') && r.data.is_ascii());
+        }
+        assert!(g.row(0, 2).dateandtime > g.row(0, 1).dateandtime);
+        let mut v = Vec::new();
+        g.fill_range(2, 10..15, &mut v);
+        assert_eq!(v.iter().map(|r| r.id).collect::<Vec<_>>(), vec![10, 11, 12, 13, 14]);
+        assert_eq!(v[3], g.row(2, 13));
+    }
+
+    #[test]
+    fn config_lines_come_from_the_suite_and_the_option() {
+        let mut o = EngineOptions::default();
+        o.0.insert("config".into(), "a = 1; b = 2;".into());
+        let lines = server_config_lines("postgres", &["x = y".into()], &o).unwrap();
+        assert_eq!(lines, ["x = y", "a = 1", "b = 2"]);
+        assert!(server_config_lines("rocksdb", &["x".into()], &EngineOptions::default()).is_err());
+        assert!(server_config_lines("rocksdb", &[], &EngineOptions::default()).unwrap().is_empty());
+    }
+}

@@ -1,0 +1,70 @@
+//! The database servers as entries of the engine registry, so that
+//! `rumbench engines` lists them with their options and configs name them
+//! like any engine. They run the insert-benchmark steps only: opening one
+//! as a key-value engine is an error (check_plan refuses such plans first).
+
+use anyhow::{bail, Result};
+
+use crate::engine::{Engine, EngineSpec, OpenArgs, OptKind, OptionSpec};
+
+const OPTIONS: &[OptionSpec] = &[
+    OptionSpec {
+        name: "config",
+        default: "",
+        kind: OptKind::Text,
+        help: "server config lines, ';'-separated (suite files: server_config = [\"...\", ...] on the [[config]]); recorded in the result",
+    },
+    OptionSpec {
+        name: "connect",
+        default: "unix",
+        kind: OptKind::Choice(&["unix", "tcp"]),
+        help: "how clients connect: the server's Unix socket, or TCP to 127.0.0.1 (costs both sides more CPU per round trip)",
+    },
+];
+
+/// How the benchmark's clients connect to a server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Transport {
+    /// The server's Unix socket in its private directory.
+    Unix,
+    /// TCP to 127.0.0.1:port.
+    Tcp,
+}
+
+impl Transport {
+    /// From a server engine's `connect` option.
+    pub fn from_options(options: &std::collections::BTreeMap<String, String>) -> Transport {
+        match options.get("connect").map(String::as_str) {
+            Some("tcp") => Transport::Tcp,
+            _ => Transport::Unix,
+        }
+    }
+}
+
+fn not_a_kv_engine(_: &OpenArgs) -> Result<Box<dyn Engine>> {
+    bail!("database servers run the insert benchmark steps only (l.i0, l.x, l.i1, l.i2, qr*, qp*)")
+}
+
+pub const POSTGRES: EngineSpec = EngineSpec {
+    name: "postgres",
+    description: "PostgreSQL server (Debian's), started by rumbench on 127.0.0.1 in a private data dir; insert benchmark only",
+    options: OPTIONS,
+    io_bound_options: &[],
+    open: not_a_kv_engine,
+};
+
+pub const MARIADB_INNODB: EngineSpec = EngineSpec {
+    name: "mariadb-innodb",
+    description: "MariaDB server with InnoDB, started by rumbench on 127.0.0.1 in a private data dir; insert benchmark only",
+    options: OPTIONS,
+    io_bound_options: &[],
+    open: not_a_kv_engine,
+};
+
+pub const MARIADB_MYROCKS: EngineSpec = EngineSpec {
+    name: "mariadb-myrocks",
+    description: "MariaDB server with MyRocks (ROCKSDB as the default engine), started by rumbench on 127.0.0.1; insert benchmark only",
+    options: OPTIONS,
+    io_bound_options: &[],
+    open: not_a_kv_engine,
+};
