@@ -320,6 +320,43 @@ fn ctrl_c_stops_the_server() {
 }
 
 #[test]
+fn a_killed_config_process_does_not_leave_its_server_running() {
+    let dir = tempfile::tempdir().unwrap();
+    let child = rumbench()
+        .args(["-e", "postgres", "-s", "l.i0,l.x", "--rows", "3000000", "--output-dir"])
+        .arg(dir.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The config process, once its server is up: kill it (no destructor, no handler runs).
+    let task = dir.path().join(".rumbench-task.json").to_string_lossy().to_string();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let config_pid = loop {
+        // The postmaster writes its pid file once it runs (initdb's bootstrap does not).
+        let up = dir.path().join("db/postgres/postmaster.pid").exists();
+        let pid = std::fs::read_dir("/proc").unwrap().flatten().find_map(|e| {
+            let pid = e.file_name().to_str()?.parse::<i32>().ok()?;
+            let cmd = String::from_utf8_lossy(&std::fs::read(e.path().join("cmdline")).ok()?).replace('\0', " ");
+            (cmd.contains("internal-run-config") && cmd.contains(&task)).then_some(pid)
+        });
+        if let (true, Some(pid)) = (up, pid) {
+            break pid;
+        }
+        assert!(Instant::now() < deadline, "the server did not come up");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    std::thread::sleep(Duration::from_millis(1500));
+    assert!(!processes_under(dir.path()).is_empty());
+    unsafe { libc::kill(config_pid, libc::SIGKILL) };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("killed by signal 9"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("left running"), "{}", stderr(&out));
+    assert_no_server_under(dir.path());
+}
+
+#[test]
 fn a_server_that_does_not_start_gives_one_line() {
     let dir = tempfile::tempdir().unwrap();
     let out = rumbench()

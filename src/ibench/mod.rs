@@ -364,40 +364,59 @@ pub fn check_plan(plan: &RunPlan) -> Result<()> {
     Ok(())
 }
 
+/// Main processes of servers whose command line names `dir` (the
+/// postmaster's `-D DIR`, mariadbd's `--datadir=DIR/data`).
+fn server_processes_under(dir: &Path) -> Vec<(u32, String)> {
+    let needle = dir.to_string_lossy().to_string();
+    let mut out = Vec::new();
+    let Ok(rd) = std::fs::read_dir("/proc") else { return out };
+    for e in rd.flatten() {
+        let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else { continue };
+        let comm = std::fs::read_to_string(e.path().join("comm")).unwrap_or_default();
+        let comm = comm.trim();
+        if comm != "postgres" && comm != "mariadbd" {
+            continue;
+        }
+        let cmdline = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
+        if String::from_utf8_lossy(&cmdline).replace('\0', " ").contains(&needle) && crate::server::process_alive(pid) {
+            out.push((pid, comm.to_string()));
+        }
+    }
+    out
+}
+
 /// Stop database servers left running under `dir` by a config process that
-/// died without stopping them (killed or crashed). Checks the pid files a
-/// server writes there (postgres: postmaster.pid; mariadb: mariadbd.pid)
-/// and that the process still names `dir` on its command line. Returns what
-/// it did, one line each.
-pub fn stop_leftover_servers(engine: &str, dir: &Path) -> Vec<String> {
-    let Some(kind) = server_kind(engine) else { return Vec::new() };
-    let pid_file = match kind {
-        ServerKind::Postgres => dir.join("postmaster.pid"),
-        _ => dir.join("mariadbd.pid"),
-    };
-    let Some(pid) = std::fs::read_to_string(&pid_file).ok().and_then(|t| t.lines().next()?.trim().parse::<u32>().ok())
-    else {
-        return Vec::new();
-    };
-    let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-    let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
-    if !crate::server::process_alive(pid) || !cmdline.contains(&*dir.to_string_lossy()) {
+/// died without stopping them (killed or crashed): every postgres or
+/// mariadbd process whose command line names `dir`. When the process died
+/// abnormally (`crashed`), look again a little later too, for a server that
+/// was still starting. Returns what it did, one line each.
+pub fn stop_leftover_servers(engine: &str, dir: &Path, crashed: bool) -> Vec<String> {
+    if server_kind(engine).is_none() {
         return Vec::new();
     }
-    // postgres: SIGQUIT is an immediate shutdown (the postmaster takes its
-    // children with it); mariadbd: SIGTERM is a normal shutdown.
-    let first = if kind == ServerKind::Postgres { libc::SIGQUIT } else { libc::SIGTERM };
-    // SAFETY: signals to a server process this run started (checked above).
-    unsafe { libc::kill(pid as i32, first) };
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
-    while crate::server::process_alive(pid) && std::time::Instant::now() < deadline {
-        std::thread::sleep(std::time::Duration::from_millis(50));
+    let mut done = Vec::new();
+    for attempt in 0..if crashed { 2 } else { 1 } {
+        if attempt > 0 {
+            std::thread::sleep(std::time::Duration::from_secs(2));
+        }
+        for (pid, comm) in server_processes_under(dir) {
+            // postgres: SIGQUIT is an immediate shutdown (the postmaster takes
+            // its children with it); mariadbd: SIGTERM is a normal shutdown.
+            let first = if comm == "postgres" { libc::SIGQUIT } else { libc::SIGTERM };
+            // SAFETY: signals to a server process of this run (its command line names our data dir).
+            unsafe { libc::kill(pid as i32, first) };
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
+            while crate::server::process_alive(pid) && std::time::Instant::now() < deadline {
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+            if crate::server::process_alive(pid) {
+                // SAFETY: as above.
+                unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+            }
+            done.push(format!("stopped {comm} (pid {pid}) that the config process left running in {}", dir.display()));
+        }
     }
-    if crate::server::process_alive(pid) {
-        // SAFETY: as above.
-        unsafe { libc::kill(pid as i32, libc::SIGKILL) };
-    }
-    vec![format!("stopped {kind} (pid {pid}) that the config process left running in {}", dir.display())]
+    done
 }
 
 #[cfg(test)]

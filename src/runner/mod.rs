@@ -133,14 +133,14 @@ pub fn run(plan: &RunPlan, opts: &RunOptions) -> Result<RunResult> {
         }
         let status = child.wait().context("waiting for the benchmark process")?;
         CHILD_PID.store(0, std::sync::atomic::Ordering::SeqCst);
+        let crashed = status.code().is_none() || status.code().is_some_and(|c| c != 0 && c != 1 && c != 130);
         // A config process that died without stopping its database server
         // (killed, crashed) leaves it running: stop it from here.
-        for leftover in crate::ibench::stop_leftover_servers(&config.engine, &db_root.join(&config.name)) {
+        for leftover in crate::ibench::stop_leftover_servers(&config.engine, &db_root.join(&config.name), crashed) {
             eprintln!("rumbench: {leftover}");
         }
         // The child rewrote result.json after each step; take it back.
         run = output::json::load(&opts.output_dir.join("result.json"))?;
-        let crashed = status.code().is_none() || status.code().is_some_and(|c| c != 0 && c != 1 && c != 130);
         if crashed {
             let how = match std::os::unix::process::ExitStatusExt::signal(&status) {
                 Some(sig) => format!("killed by signal {sig} ({})", signal_name(sig)),
