@@ -162,6 +162,7 @@ impl StepSpec {
                     intervals: (0..n).map(|i| IntervalStats { index: i as u32, ops: achieved as u64, p99_us: 900.0, max_us: 5000.0 + 1000.0 * i as f64 }).collect(),
                 },
                 service_time: latency(w_ops, 25.0, 300.0, 9_000.0),
+                deletes: None,
             }
         });
         let mut warnings = Vec::new();
@@ -192,6 +193,8 @@ impl StepSpec {
             engine_stats: Vec::new(),
             notes: Vec::new(),
             warnings,
+            ibench: None,
+            rates: None,
         }
     }
 }
@@ -210,6 +213,7 @@ pub fn config(name: &str, engine: &str, version: &str, steps: &[StepSpec]) -> Co
         error: None,
         steps: steps.iter().map(StepSpec::build).collect(),
         engine_stats: Vec::new(),
+        server_config: Vec::new(),
     }
 }
 
