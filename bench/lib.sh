@@ -15,3 +15,4 @@ v = eval(sys.argv[2])
 print("-" if v is None else (f"{v:.3f}" if isinstance(v, float) else v))
 PY
 }
+export XDG_DATA_HOME="$SCRATCH/xdg"   # keep benchmark runs out of the user's history
