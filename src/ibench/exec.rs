@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Barrier, OnceLock};
 use std::time::{Duration, Instant};
 
-use anyhow::{anyhow, Result};
+use anyhow::Result;
 use hdrhistogram::Histogram;
 
 use super::table::{Table, TableSession};
@@ -182,14 +182,7 @@ struct ThreadOut {
     service: Option<Histogram<u64>>,
 }
 
-fn join_error(e: Box<dyn std::any::Any + Send>) -> anyhow::Error {
-    let msg = e
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| e.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "unknown panic".into());
-    anyhow!("client thread panicked: {msg}")
-}
+use crate::runner::exec::join_error;
 
 /// Test hook: `RUMBENCH_IBENCH_FAULT=panic@<step>` makes client 0 panic
 /// after its first call in that step, to test that servers are stopped when

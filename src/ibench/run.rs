@@ -248,16 +248,7 @@ pub fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut Run
             break;
         }
         let result = run_step(&backend, step, i, &mut state, &probes);
-        runner::print_step_line(&config.name, &result);
-        let status = result.status;
-        let error = result.error.clone();
-        run.configs[ci].steps.push(result);
-        output::write_all(run, &opts.output_dir)?;
-        if status != Status::Completed {
-            run.configs[ci].status = status;
-            run.configs[ci].error = error.clone();
-            run.status = status;
-            run.error = error.map(|e| format!("{} {}: {e}", config.name, step.kind));
+        if !runner::record_step(run, ci, &config.name, step.kind, result, opts)? {
             break;
         }
     }

@@ -347,7 +347,8 @@ fn writer_thread(sh: &Shared<'_>, session: &mut dyn Session) -> Result<WriterOut
     Ok(WriterOutput { recorder: rec.finish(), service, ops, active_ns: last_end, written })
 }
 
-fn join_error(e: Box<dyn std::any::Any + Send>) -> anyhow::Error {
+/// A panicking client thread's payload as an error.
+pub(crate) fn join_error(e: Box<dyn std::any::Any + Send>) -> anyhow::Error {
     let msg = e
         .downcast_ref::<&str>()
         .map(|s| s.to_string())

@@ -424,6 +424,32 @@ pub(crate) fn print_step_line(config: &str, s: &StepResult) {
     }
 }
 
+/// Print a finished step, append it to config `ci` of `run` and write every
+/// output. Returns whether the config's next step should run (false once a
+/// step did not complete; the run then carries its status and error).
+pub(crate) fn record_step(
+    run: &mut RunResult,
+    ci: usize,
+    config_name: &str,
+    kind: StepKind,
+    result: StepResult,
+    opts: &RunOptions,
+) -> Result<bool> {
+    print_step_line(config_name, &result);
+    let status = result.status;
+    let error = result.error.clone();
+    run.configs[ci].steps.push(result);
+    output::write_all(run, &opts.output_dir)?;
+    if status != Status::Completed {
+        run.configs[ci].status = status;
+        run.configs[ci].error = error.clone();
+        run.status = status;
+        run.error = error.map(|e| format!("{config_name} {kind}: {e}"));
+        return Ok(false);
+    }
+    Ok(true)
+}
+
 /// Run one config's steps, appending to `run` and writing after each step.
 fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut RunResult) -> Result<()> {
     let config = plan.configs.get(index).context("config index out of range")?;
@@ -474,16 +500,7 @@ fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut RunResu
             break;
         }
         let result = run_step(engine.as_ref(), config, step, i, keyspace, &probes, &mut state, &dir);
-        print_step_line(&config.name, &result);
-        let status = result.status;
-        let error = result.error.clone();
-        run.configs[ci].steps.push(result);
-        output::write_all(run, &opts.output_dir)?;
-        if status != Status::Completed {
-            run.configs[ci].status = status;
-            run.configs[ci].error = error.clone();
-            run.status = status;
-            run.error = error.map(|e| format!("{} {}: {e}", config.name, step.kind));
+        if !record_step(run, ci, &config.name, step.kind, result, opts)? {
             break;
         }
     }
