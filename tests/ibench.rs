@@ -107,6 +107,14 @@ fn every_step(engine: &str, config: &str) {
     }
     let li0 = step(&v, "l.i0");
     assert_eq!(li0["ops"], 12000);
+    if server {
+        // The server's own count of its log syncs; every config here skips
+        // the sync at commit, so the run is not durable and says so.
+        let sy = &li0["metrics"]["syncs"];
+        assert!(sy["server_counter"].as_str().is_some_and(|c| !c.is_empty()), "{engine}: {sy}");
+        assert_eq!(sy["commits"], 120, "{engine}: {sy}");
+        assert_eq!(sy["durable_as_run"], false, "{engine}: {sy}");
+    }
     assert_eq!(li0["ibench"]["rows_per_commit"], 100);
     let li1 = step(&v, "l.i1");
     assert_eq!(li1["ibench"]["rows_inserted"], 3000);
@@ -145,6 +153,25 @@ fn every_step(engine: &str, config: &str) {
 #[test]
 fn postgres_runs_every_step() {
     every_step("postgres", "shared_buffers = 64MB;synchronous_commit = off");
+}
+
+#[test]
+fn postgres_syncing_at_commit_is_durable_as_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = rumbench()
+        .args(["-e", "postgres", "-s", "l.i0", "--rows", "3000", "-t", "2", "-o", "config=synchronous_commit = on"])
+        .arg("--output-dir")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v = load(dir.path());
+    let sy = &step(&v, "l.i0")["metrics"]["syncs"];
+    assert_eq!(sy["server_counter"], "pg_stat_wal.wal_sync", "{sy}");
+    assert_eq!(sy["commits"], 60, "{sy}");
+    // One WAL sync per commit, less what group commit merged (2 clients).
+    assert!(sy["server_syncs"].as_u64().unwrap() >= 30, "{sy}");
+    assert_eq!(sy["durable_as_run"], true, "{sy}");
 }
 
 #[test]

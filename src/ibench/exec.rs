@@ -435,21 +435,12 @@ pub fn run_step(
                 writer_handles.push(scope.spawn(move || -> Result<ThreadOut> { ctx.enter(|session| writer(ctx, session, t, rate)) }));
             }
         }
-        let mut stop_seen: Option<Instant> = None;
-        let mut cancelled = false;
+        let mut cancel_watch = CancelWatch::default();
         while handles.iter().any(|h| !h.is_finished()) {
             let done: u64 = counters.iter().map(|c| c.0.load(Ordering::Relaxed)).sum();
             progress.update(done, ctx.start.get().map(|s| s.0.elapsed()));
             std::thread::sleep(Duration::from_millis(100));
-            // After Ctrl-C, give the calls in flight a second, then cancel
-            // them on the server (an index build can take minutes).
-            if stop_requested() {
-                let seen = *stop_seen.get_or_insert_with(Instant::now);
-                if !cancelled && seen.elapsed() >= Duration::from_secs(1) {
-                    table.cancel_running();
-                    cancelled = true;
-                }
-            }
+            cancel_watch.poll(table);
         }
         let clients: Vec<Result<ThreadOut>> =
             handles.into_iter().map(|h| h.join().map_err(join_error).and_then(|r| r)).collect();
@@ -554,7 +545,7 @@ pub fn run_step(
         let t0 = Instant::now();
         let tables = state.tables.len() as u32;
         let timeout = Duration::from_secs_f64(s.compaction_timeout_s);
-        match table.settle(tables, timeout, &stop_requested) {
+        match cancel_on_stop(table, || table.settle(tables, timeout, &stop_requested)) {
             Ok(notes) => {
                 let ns = t0.elapsed().as_nanos() as u64;
                 let mut rec = Recorder::new(None);
@@ -580,6 +571,40 @@ pub fn run_step(
         result.status = Status::Completed;
     }
     (result, work, info)
+}
+
+/// After Ctrl-C, give the calls in flight a second, then cancel them on the
+/// server (an index build or a VACUUM can take minutes).
+#[derive(Default)]
+struct CancelWatch {
+    stop_seen: Option<Instant>,
+    cancelled: bool,
+}
+
+impl CancelWatch {
+    fn poll(&mut self, table: &dyn Table) {
+        if stop_requested() {
+            let seen = *self.stop_seen.get_or_insert_with(Instant::now);
+            if !self.cancelled && seen.elapsed() >= Duration::from_secs(1) {
+                table.cancel_running();
+                self.cancelled = true;
+            }
+        }
+    }
+}
+
+/// Run `f` (a long call into `table`) on its own thread while this one
+/// cancels it on the server after Ctrl-C.
+fn cancel_on_stop<T: Send>(table: &dyn Table, f: impl FnOnce() -> T + Send) -> T {
+    std::thread::scope(|scope| {
+        let h = scope.spawn(f);
+        let mut watch = CancelWatch::default();
+        while !h.is_finished() {
+            watch.poll(table);
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))
+    })
 }
 
 #[cfg(test)]

@@ -12,7 +12,7 @@ use anyhow::{Context, Result};
 use mysql::prelude::Queryable;
 use mysql::{Conn, OptsBuilder, Params, Statement, Value};
 
-use super::table::{Table, TableSession};
+use super::table::{ServerSyncs, Table, TableSession};
 use super::servers::Transport;
 use super::{table_name, Index, Row};
 use crate::server::{RunningServer, ServerKind, DB_NAME};
@@ -243,6 +243,18 @@ impl Table for MyTable {
             Ok(out)
         })();
         r.unwrap_or_else(|e| vec![("table_stats_error".into(), format!("{e:#}"))])
+    }
+
+    fn server_syncs(&self) -> Option<Result<ServerSyncs>> {
+        let counter = match self.kind {
+            ServerKind::MariadbMyrocks => "rocksdb_wal_synced",
+            _ => "Innodb_os_log_fsyncs",
+        };
+        Some((|| {
+            let mut c = connect(&self.target)?;
+            let count = status_value(&mut c, counter)?.with_context(|| format!("the server has no status variable {counter}"))?;
+            Ok(ServerSyncs { count, counter: counter.into() })
+        })())
     }
 
     fn cancel_running(&self) {

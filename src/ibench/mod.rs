@@ -42,6 +42,7 @@ use crate::workload::rng::{mix64, stream_seed};
 pub mod exec;
 pub mod kv;
 pub mod mariadb;
+pub mod pgwire;
 pub mod postgres;
 pub mod run;
 pub mod servers;

@@ -1,7 +1,9 @@
 //! The insert benchmark's tables on PostgreSQL: one connection per client
 //! thread, prepared statements (cached per table and batch size), multi-row
 //! INSERT ... VALUES with the tail DELETE in the same statement (a
-//! data-modifying WITH, so one round trip and one commit).
+//! data-modifying WITH, so one round trip and one commit). Client threads
+//! talk to the server through [`super::pgwire`] (a lean blocking client);
+//! setup and statistics queries use the `postgres` crate.
 
 use std::collections::HashMap;
 use std::ops::Range;
@@ -10,10 +12,10 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use postgres::types::ToSql;
-use postgres::{CancelToken, Client, NoTls, Statement};
+use postgres::{Client, NoTls};
 
-use super::table::{Table, TableSession};
+use super::pgwire::{self, CancelKey, Columns, Params, PgConn, INT4, INT8, INT8_ARRAY, VARCHAR};
+use super::table::{ServerSyncs, Table, TableSession};
 use super::servers::Transport;
 use super::{table_name, Index, Row};
 use crate::server::{RunningServer, DB_NAME};
@@ -26,6 +28,15 @@ struct Target {
     port: u16,
     /// The directory of the server's Unix socket, when connecting through it.
     socket_dir: Option<PathBuf>,
+}
+
+impl Target {
+    fn wire_address(&self) -> pgwire::Address {
+        match &self.socket_dir {
+            Some(dir) => pgwire::Address::Unix(dir.join(format!(".s.PGSQL.{}", self.port))),
+            None => pgwire::Address::Tcp(self.port),
+        }
+    }
 }
 
 fn connect(t: &Target) -> Result<Client> {
@@ -47,8 +58,8 @@ fn index_name(table: u32, index: Index) -> String {
 /// The tables of one PostgreSQL server.
 pub struct PgTable {
     target: Target,
-    /// Cancel tokens of the connections made (the latest ones), for Ctrl-C.
-    cancel: Mutex<Vec<CancelToken>>,
+    /// Cancel keys of the connections made (the latest ones), for Ctrl-C.
+    cancel: Mutex<Vec<CancelKey>>,
     version: String,
     options: Vec<(String, String)>,
 }
@@ -81,13 +92,13 @@ impl PgTable {
 
 impl PgTable {
     /// A connection whose running statement Ctrl-C can cancel.
-    fn connect_cancellable(&self) -> Result<Client> {
-        let c = connect(&self.target)?;
-        let mut tokens = self.cancel.lock().unwrap_or_else(|e| e.into_inner());
-        if tokens.len() >= 256 {
-            tokens.drain(..128);
+    fn connect_cancellable(&self) -> Result<PgConn> {
+        let c = PgConn::connect(&self.target.wire_address(), "postgres", DB_NAME)?;
+        let mut keys = self.cancel.lock().unwrap_or_else(|e| e.into_inner());
+        if keys.len() >= 256 {
+            keys.drain(..128);
         }
-        tokens.push(c.cancel_token());
+        keys.push(c.cancel_key());
         Ok(c)
     }
 }
@@ -122,9 +133,9 @@ impl Table for PgTable {
     fn settle(&self, tables: u32, _timeout: Duration, _stop: &dyn Fn() -> bool) -> Result<Vec<String>> {
         let mut c = self.connect_cancellable()?;
         for t in 0..tables {
-            c.batch_execute(&format!("VACUUM (ANALYZE) {}", table_name(t))).context("VACUUM")?;
+            c.simple_query(&format!("VACUUM (ANALYZE) {}", table_name(t))).context("VACUUM")?;
         }
-        c.batch_execute("CHECKPOINT").context("CHECKPOINT")?;
+        c.simple_query("CHECKPOINT").context("CHECKPOINT")?;
         Ok(vec![format!("VACUUM (ANALYZE) of {tables} table(s), then CHECKPOINT")])
     }
 
@@ -170,11 +181,29 @@ impl Table for PgTable {
         r.unwrap_or_else(|e| vec![("table_stats_error".into(), format!("{e:#}"))])
     }
 
+    fn server_syncs(&self) -> Option<Result<ServerSyncs>> {
+        Some((|| {
+            let mut c = connect(&self.target)?;
+            // Backends report their WAL statistics up to a second late (and
+            // on exit): read until the count holds still.
+            let mut last: Option<i64> = None;
+            for _ in 0..10 {
+                let n: i64 = c.query_one("SELECT wal_sync FROM pg_stat_wal", &[]).context("reading pg_stat_wal")?.get(0);
+                if last == Some(n) {
+                    break;
+                }
+                last = Some(n);
+                std::thread::sleep(Duration::from_millis(250));
+            }
+            Ok(ServerSyncs { count: last.unwrap_or(0).max(0) as u64, counter: "pg_stat_wal.wal_sync".into() })
+        })())
+    }
+
     fn cancel_running(&self) {
-        let tokens = self.cancel.lock().unwrap_or_else(|e| e.into_inner()).clone();
-        for t in tokens {
-            // Tokens of closed connections are ignored by the server.
-            let _ = t.cancel_query(NoTls);
+        let keys = self.cancel.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        for k in keys {
+            // Keys of closed connections are ignored by the server.
+            let _ = k.cancel();
         }
     }
 }
@@ -188,17 +217,22 @@ enum StmtKey {
 }
 
 struct PgSession {
-    c: Client,
-    stmts: HashMap<StmtKey, Statement>,
+    c: PgConn,
+    /// Prepared statements of this connection, by what they do.
+    stmts: HashMap<StmtKey, String>,
     ids: Vec<i64>,
 }
 
+/// Parameter types of one row of an INSERT, in `COLUMNS` order.
+const ROW_TYPES: [u32; 7] = [INT8, INT8, INT4, INT4, INT4, INT4, VARCHAR];
+
 impl PgSession {
-    fn stmt(&mut self, key: StmtKey) -> Result<Statement> {
-        if let Some(s) = self.stmts.get(&key) {
-            return Ok(s.clone());
+    /// Prepare the statement for `key` on first use.
+    fn prepare(&mut self, key: StmtKey) -> Result<()> {
+        if self.stmts.contains_key(&key) {
+            return Ok(());
         }
-        let sql = match key {
+        let (sql, types): (String, Vec<u32>) = match key {
             StmtKey::Insert { table, rows, delete } => {
                 let name = table_name(table);
                 let first = if delete { 3 } else { 1 };
@@ -209,109 +243,128 @@ impl PgSession {
                     })
                     .collect();
                 let insert = format!("INSERT INTO {name} ({COLUMNS}) VALUES {}", values.join(","));
+                let row_types = ROW_TYPES.iter().copied().cycle().take(rows * 7);
                 if delete {
-                    format!(
-                        "WITH d AS (DELETE FROM {name} WHERE id >= $1 AND id < $2 RETURNING 1), i AS ({insert}) SELECT count(*) FROM d"
+                    (
+                        format!(
+                            "WITH d AS (DELETE FROM {name} WHERE id >= $1 AND id < $2 RETURNING 1), i AS ({insert}) SELECT count(*) FROM d"
+                        ),
+                        [INT8, INT8].into_iter().chain(row_types).collect(),
                     )
                 } else {
-                    insert
+                    (insert, row_types.collect())
                 }
             }
             StmtKey::Range { table, index, limit } => {
                 let cols = index.columns();
-                format!(
+                let sql = format!(
                     "SELECT {COLUMNS} FROM {} WHERE {} >= $1 ORDER BY {} LIMIT {limit}",
                     table_name(table),
                     cols[0],
                     cols.join(", ")
-                )
+                );
+                (sql, vec![INT4])
             }
-            StmtKey::Point { table } => format!("SELECT {COLUMNS} FROM {} WHERE id = ANY($1)", table_name(table)),
-            StmtKey::Count { table } => format!("SELECT count(*) FROM {}", table_name(table)),
+            StmtKey::Point { table } => (format!("SELECT {COLUMNS} FROM {} WHERE id = ANY($1)", table_name(table)), vec![INT8_ARRAY]),
+            StmtKey::Count { table } => (format!("SELECT count(*) FROM {}", table_name(table)), vec![]),
         };
-        let s = self.c.prepare(&sql).with_context(|| format!("preparing {}", sql.chars().take(120).collect::<String>()))?;
-        self.stmts.insert(key, s.clone());
-        Ok(s)
+        let name = format!("s{}", self.stmts.len());
+        self.c.prepare(&name, &sql, &types).with_context(|| format!("preparing {}", sql.chars().take(120).collect::<String>()))?;
+        self.stmts.insert(key, name);
+        Ok(())
+    }
+
+    /// Run the prepared statement for `key`, each result row to `on_row`.
+    fn run(
+        &mut self,
+        key: StmtKey,
+        params: impl FnOnce(&mut Params),
+        on_row: &mut dyn FnMut(&postgres_protocol::message::backend::DataRowBody) -> Result<()>,
+    ) -> Result<()> {
+        self.prepare(key)?;
+        self.c.execute(&self.stmts[&key], params, on_row)
     }
 }
 
-fn read_rows(rows: Vec<postgres::Row>, out: &mut Vec<Row>) {
-    for r in rows {
-        out.push(Row {
-            id: r.get::<_, i64>(0) as u64,
-            dateandtime: r.get(1),
-            cashregisterid: r.get(2),
-            productid: r.get(3),
-            customerid: r.get(4),
-            price: r.get(5),
-            data: r.get(6),
-        });
-    }
+/// Decode a row selected as `COLUMNS` (binary format).
+fn read_row(r: &postgres_protocol::message::backend::DataRowBody) -> Result<Row> {
+    let mut c = Columns::new(r);
+    Ok(Row {
+        id: c.i64()? as u64,
+        dateandtime: c.i64()?,
+        cashregisterid: c.i32()?,
+        productid: c.i32()?,
+        customerid: c.i32()?,
+        price: c.i32()?,
+        data: c.string()?,
+    })
 }
 
 impl TableSession for PgSession {
     fn insert_rows(&mut self, table: u32, rows: &[Row], delete: Option<Range<u64>>) -> Result<u64> {
-        let stmt = self.stmt(StmtKey::Insert { table, rows: rows.len(), delete: delete.is_some() })?;
-        self.ids.clear();
-        if let Some(d) = &delete {
-            self.ids.push(d.start as i64);
-            self.ids.push(d.end as i64);
-        }
-        self.ids.extend(rows.iter().map(|r| r.id as i64));
-        let first = if delete.is_some() { 2 } else { 0 };
-        let mut params: Vec<&(dyn ToSql + Sync)> = Vec::with_capacity(first + rows.len() * 7);
-        for v in &self.ids[..first] {
-            params.push(v);
-        }
-        for (row, id) in rows.iter().zip(&self.ids[first..]) {
-            params.extend_from_slice(&[
-                id as &(dyn ToSql + Sync),
-                &row.dateandtime,
-                &row.cashregisterid,
-                &row.productid,
-                &row.customerid,
-                &row.price,
-                &row.data,
-            ]);
-        }
-        if delete.is_some() {
-            let deleted: i64 = self.c.query_one(&stmt, &params).context("insert and delete")?.get(0);
-            Ok(deleted as u64)
-        } else {
-            self.c.execute(&stmt, &params).context("insert")?;
-            Ok(0)
-        }
+        let key = StmtKey::Insert { table, rows: rows.len(), delete: delete.is_some() };
+        let params = |p: &mut Params| {
+            if let Some(d) = &delete {
+                p.i64(d.start as i64);
+                p.i64(d.end as i64);
+            }
+            for r in rows {
+                p.i64(r.id as i64);
+                p.i64(r.dateandtime);
+                p.i32(r.cashregisterid);
+                p.i32(r.productid);
+                p.i32(r.customerid);
+                p.i32(r.price);
+                p.str(&r.data);
+            }
+        };
+        let mut deleted = 0i64;
+        let what = if delete.is_some() { "insert and delete" } else { "insert" };
+        self.run(key, params, &mut |r| {
+            deleted = Columns::new(r).i64()?;
+            Ok(())
+        })
+        .context(what)?;
+        Ok(deleted as u64)
     }
 
     fn create_secondary_indexes(&mut self, table: u32) -> Result<()> {
         for ix in Index::ALL {
             let sql = format!("CREATE INDEX {} ON {} ({})", index_name(table, ix), table_name(table), ix.columns().join(", "));
-            self.c.batch_execute(&sql).with_context(|| sql.clone())?;
+            self.c.simple_query(&sql).with_context(|| sql.clone())?;
         }
         Ok(())
     }
 
     fn range_query(&mut self, table: u32, index: Index, start: i32, limit: usize, out: &mut Vec<Row>) -> Result<()> {
         out.clear();
-        let stmt = self.stmt(StmtKey::Range { table, index, limit })?;
-        let rows = self.c.query(&stmt, &[&start]).context("range query")?;
-        read_rows(rows, out);
-        Ok(())
+        self.run(StmtKey::Range { table, index, limit }, |p| p.i32(start), &mut |r| {
+            out.push(read_row(r)?);
+            Ok(())
+        })
+        .context("range query")
     }
 
     fn point_query(&mut self, table: u32, ids: &[u64], out: &mut Vec<Row>) -> Result<()> {
         out.clear();
-        let stmt = self.stmt(StmtKey::Point { table })?;
-        self.ids.clear();
-        self.ids.extend(ids.iter().map(|&i| i as i64));
-        let rows = self.c.query(&stmt, &[&self.ids]).context("point query")?;
-        read_rows(rows, out);
-        Ok(())
+        let mut id_params = std::mem::take(&mut self.ids);
+        id_params.clear();
+        id_params.extend(ids.iter().map(|&i| i as i64));
+        let r = self.run(StmtKey::Point { table }, |p| p.i64_array(&id_params), &mut |r| {
+            out.push(read_row(r)?);
+            Ok(())
+        });
+        self.ids = id_params;
+        r.context("point query")
     }
 
     fn row_count(&mut self, table: u32) -> Result<u64> {
-        let stmt = self.stmt(StmtKey::Count { table })?;
-        let n: i64 = self.c.query_one(&stmt, &[]).context("count")?.get(0);
+        let mut n = 0i64;
+        self.run(StmtKey::Count { table }, |_| {}, &mut |r| {
+            n = Columns::new(r).i64()?;
+            Ok(())
+        })
+        .context("count")?;
         Ok(n as u64)
     }
 }

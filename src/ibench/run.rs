@@ -25,7 +25,7 @@ use super::{query_step, server_kind, RowGen, ROW_LOGICAL_BYTES};
 use crate::config::{EngineConfig, RunPlan, StepPlan};
 use crate::engine::{self, EngineOptions, OpenArgs};
 use crate::measure::os::sysinfo;
-use crate::measure::step_metrics::{Probes, StepWork};
+use crate::measure::step_metrics::{Missing, Probes, StepWork, SyncMetrics};
 use crate::output::{self, RunResult, Status, StepResult};
 use crate::runner::steps::StepKind;
 use crate::runner::{self, RunOptions};
@@ -118,9 +118,10 @@ fn run_step(
         result.error = Some(why);
         return result;
     }
+    let server = backend.server.is_some();
+    let syncs_before = backend.table.server_syncs();
     let probe = probes.begin();
     let (mut result, work, mut info) = exec::run_step(backend.table.as_ref(), plan, index, state, result);
-    let server = backend.server.is_some();
     let live_before_count = state.expected_rows();
     let step_work = StepWork {
         ops: work.main_ops,
@@ -136,10 +137,25 @@ fn run_step(
     };
     result.metrics = probe.end(probes, &step_work);
     if server {
-        result.metrics.missing.push(crate::measure::step_metrics::Missing {
-            metric: "syncs".into(),
-            reason: "the server makes its sync calls in its own processes (see its statistics, e.g. pg_stat_wal, Innodb_os_log_fsyncs)".into(),
-        });
+        // The server syncs in its own processes: take its own count.
+        let why_missing = match (syncs_before, backend.table.server_syncs()) {
+            (Some(Ok(before)), Some(Ok(after))) => {
+                if work.commits > 0 {
+                    result.metrics.syncs = Some(SyncMetrics::from_server(
+                        after.count.saturating_sub(before.count),
+                        after.counter,
+                        work.commits,
+                        work.writer_threads,
+                    ));
+                }
+                None
+            }
+            (Some(Err(e)), _) | (_, Some(Err(e))) => Some(format!("could not read the server's sync counter: {e:#}")),
+            _ => Some("the server makes its sync calls in its own processes and reports no count of them".into()),
+        };
+        if let Some(reason) = why_missing {
+            result.metrics.missing.push(Missing { metric: "syncs".into(), reason });
+        }
     }
     // l.x is one call per table: it has no per-second rates to speak of.
     if plan.kind != StepKind::CreateIndexes {
@@ -183,7 +199,7 @@ fn run_step(
         if sy.durable_as_run == Some(false) {
             result.warnings.push(format!(
                 "not durable as run: {} sync calls for {} commits ({:.4} per commit)",
-                sy.fsync + sy.fdatasync + sy.msync + sy.sync_file_range,
+                sy.total(),
                 sy.commits,
                 sy.syncs_per_commit.unwrap_or(0.0)
             ));

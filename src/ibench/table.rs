@@ -31,6 +31,11 @@ pub trait Table: Send + Sync {
     /// Statistics that explain a result (server statistics, table and index
     /// sizes, engine statistics), as name/value pairs.
     fn stats(&self, tables: u32) -> Vec<(String, String)>;
+    /// A server's own cumulative count of its log syncs (None: not a server,
+    /// or it keeps no such count).
+    fn server_syncs(&self) -> Option<Result<ServerSyncs>> {
+        None
+    }
     /// Cancel the statements running on this table's sessions, so that a
     /// long call (an index build, a vacuum) returns soon after Ctrl-C.
     /// Called from another thread; the cancelled calls return errors.
@@ -55,4 +60,11 @@ pub trait TableSession {
     fn point_query(&mut self, table: u32, ids: &[u64], out: &mut Vec<Row>) -> Result<()>;
     /// Rows in `table`.
     fn row_count(&mut self, table: u32) -> Result<u64>;
+}
+
+/// A server's count of the sync calls it made to its log since it started.
+pub struct ServerSyncs {
+    pub count: u64,
+    /// Where the count comes from (e.g. `pg_stat_wal.wal_sync`).
+    pub counter: String,
 }

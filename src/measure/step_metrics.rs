@@ -55,6 +55,52 @@ pub struct SyncMetrics {
     /// False when there were fewer syncs than commits / concurrent writers:
     /// then some acknowledged commits were not on storage yet.
     pub durable_as_run: Option<bool>,
+    /// Server engines: the log syncs the server itself counted (the libc
+    /// counts above are rumbench's own process, which does not sync), and
+    /// the counter they come from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_syncs: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_counter: Option<String>,
+}
+
+impl SyncMetrics {
+    /// Sync calls counted in this process over `commits` commits made by
+    /// `writer_threads` concurrent writers.
+    pub fn from_calls(calls: &SyncCounts, commits: u64, writer_threads: u64) -> SyncMetrics {
+        let mut m = SyncMetrics {
+            fsync: calls.fsync,
+            fdatasync: calls.fdatasync,
+            msync: calls.msync,
+            sync_file_range: calls.sync_file_range,
+            commits,
+            ..SyncMetrics::default()
+        };
+        m.judge(calls.total(), writer_threads);
+        m
+    }
+
+    /// Log syncs a server reported (`counter` names where they come from).
+    pub fn from_server(syncs: u64, counter: String, commits: u64, writer_threads: u64) -> SyncMetrics {
+        let mut m = SyncMetrics { commits, server_syncs: Some(syncs), server_counter: Some(counter), ..SyncMetrics::default() };
+        m.judge(syncs, writer_threads);
+        m
+    }
+
+    fn judge(&mut self, syncs: u64, writer_threads: u64) {
+        if self.commits == 0 {
+            return;
+        }
+        self.syncs_per_commit = Some(syncs as f64 / self.commits as f64);
+        // Group commit lets one sync cover up to one commit per concurrent writer.
+        let needed = self.commits as f64 / writer_threads.max(1) as f64;
+        self.durable_as_run = Some(syncs as f64 >= needed * 0.99);
+    }
+
+    /// All sync calls counted, whichever way.
+    pub fn total(&self) -> u64 {
+        self.server_syncs.unwrap_or(self.fsync + self.fdatasync + self.msync + self.sync_file_range)
+    }
 }
 
 /// One memory sample: seconds since the step started, bytes.
@@ -303,19 +349,7 @@ impl StepProbe {
 
         // Durability.
         if work.commits > 0 {
-            let total = syncs.total();
-            let per_commit = total as f64 / work.commits as f64;
-            // Group commit lets one sync cover up to one commit per concurrent writer.
-            let needed = work.commits as f64 / work.writer_threads.max(1) as f64;
-            m.syncs = Some(SyncMetrics {
-                fsync: syncs.fsync,
-                fdatasync: syncs.fdatasync,
-                msync: syncs.msync,
-                sync_file_range: syncs.sync_file_range,
-                commits: work.commits,
-                syncs_per_commit: Some(per_commit),
-                durable_as_run: Some(total as f64 >= needed * 0.99),
-            });
+            m.syncs = Some(SyncMetrics::from_calls(&syncs, work.commits, work.writer_threads));
         }
         m
     }

@@ -175,6 +175,19 @@ fn max_points(intervals: &[crate::measure::IntervalStats], wall_s: f64) -> Vec<(
     pick.iter().map(|iv| (iv.index as f64 + 1.0, iv.max_us)).collect()
 }
 
+/// A chart over the seconds of a step; response times on a log axis.
+fn per_second(title: String, y_label: &str, y_unit: Unit, series: Vec<Series>) -> Chart {
+    Chart {
+        title,
+        x_label: "second of the step".into(),
+        y_label: y_label.into(),
+        y_log: matches!(y_unit, Unit::Micros),
+        y_unit,
+        x_categories: None,
+        series,
+    }
+}
+
 fn step_charts(o: &mut String, step: &StepTable) {
     let series = |f: &dyn Fn(&summary::Row) -> Vec<(f64, f64)>| -> Vec<Series> {
         step.rows
@@ -185,24 +198,18 @@ fn step_charts(o: &mut String, step: &StepTable) {
     };
     let op = step.rows.iter().find_map(|r| r.main_op.clone()).unwrap_or_else(|| "op".into());
     let mut charts = vec![
-        Chart {
-            title: format!("{}: throughput per second ({op})", step.name),
-            x_label: "second of the step".into(),
-            y_label: "ops/s".into(),
-            y_unit: Unit::Count,
-            y_log: false,
-            x_categories: None,
-            series: series(&|r| rate_points(&r.intervals, r.wall_s)),
-        },
-        Chart {
-            title: format!("{}: max response time per second ({op})", step.name),
-            x_label: "second of the step".into(),
-            y_label: "max response time (log)".into(),
-            y_unit: Unit::Micros,
-            y_log: true,
-            x_categories: None,
-            series: series(&|r| max_points(&r.intervals, r.wall_s)),
-        },
+        per_second(
+            format!("{}: throughput per second ({op})", step.name),
+            "ops/s",
+            Unit::Count,
+            series(&|r| rate_points(&r.intervals, r.wall_s)),
+        ),
+        per_second(
+            format!("{}: max response time per second ({op})", step.name),
+            "max response time (log)",
+            Unit::Micros,
+            series(&|r| max_points(&r.intervals, r.wall_s)),
+        ),
         Chart {
             title: format!("{}: response time percentiles ({op})", step.name),
             x_label: "percentile".into(),
@@ -221,37 +228,26 @@ fn step_charts(o: &mut String, step: &StepTable) {
     ];
     if step.has_writer() {
         let wop = step.rows.iter().find_map(|r| r.writer.as_ref().map(|w| w.op.clone())).unwrap_or_default();
-        charts.push(Chart {
-            title: format!("{}: background writer per second ({wop})", step.name),
-            x_label: "second of the step".into(),
-            y_label: "writes/s".into(),
-            y_unit: Unit::Count,
-            y_log: false,
-            x_categories: None,
-            series: series(&|r| r.writer.as_ref().map(|w| rate_points(&w.intervals, r.wall_s)).unwrap_or_default()),
-        });
-        charts.push(Chart {
-            title: format!("{}: writer max response time per second", step.name),
-            x_label: "second of the step".into(),
-            y_label: "max response time (log)".into(),
-            y_unit: Unit::Micros,
-            y_log: true,
-            x_categories: None,
-            series: series(&|r| {
-                r.writer.as_ref().map(|w| max_points(&w.intervals, r.wall_s)).unwrap_or_default()
-            }),
-        });
+        charts.push(per_second(
+            format!("{}: background writer per second ({wop})", step.name),
+            "writes/s",
+            Unit::Count,
+            series(&|r| r.writer.as_ref().map(|w| rate_points(&w.intervals, r.wall_s)).unwrap_or_default()),
+        ));
+        charts.push(per_second(
+            format!("{}: writer max response time per second", step.name),
+            "max response time (log)",
+            Unit::Micros,
+            series(&|r| r.writer.as_ref().map(|w| max_points(&w.intervals, r.wall_s)).unwrap_or_default()),
+        ));
     }
     if step.rows.iter().any(|r| !r.memory.is_empty()) {
-        charts.push(Chart {
-            title: format!("{}: resident memory (RSS)", step.name),
-            x_label: "second of the step".into(),
-            y_label: "RSS (MB)".into(),
-            y_unit: Unit::Count,
-            y_log: false,
-            x_categories: None,
-            series: series(&|r| r.memory.iter().map(|m| (m.t_s, m.rss_bytes as f64 / 1048576.0)).collect()),
-        });
+        charts.push(per_second(
+            format!("{}: resident memory (RSS)", step.name),
+            "RSS (MB)",
+            Unit::Count,
+            series(&|r| r.memory.iter().map(|m| (m.t_s, m.rss_bytes as f64 / 1048576.0)).collect()),
+        ));
     }
     o.push_str(r#"<div class="legend">"#);
     for r in &step.rows {

@@ -377,7 +377,7 @@ fn run_step(
         if sy.durable_as_run == Some(false) {
             result.warnings.push(format!(
                 "not durable as run: {} sync calls for {} commits ({:.4} per commit)",
-                sy.fsync + sy.fdatasync + sy.msync + sy.sync_file_range,
+                sy.total(),
                 sy.commits,
                 sy.syncs_per_commit.unwrap_or(0.0)
             ));
