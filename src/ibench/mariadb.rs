@@ -248,7 +248,9 @@ impl Table for MyTable {
     fn server_syncs(&self) -> Option<Result<ServerSyncs>> {
         let counter = match self.kind {
             ServerKind::MariadbMyrocks => "rocksdb_wal_synced",
-            _ => "Innodb_os_log_fsyncs",
+            // MariaDB 10.8+ has no Innodb_os_log_fsyncs: this one counts every
+            // InnoDB fsync, redo log included.
+            _ => "Innodb_data_fsyncs",
         };
         Some((|| {
             let mut c = connect(&self.target)?;
