@@ -113,7 +113,13 @@ fn every_step(engine: &str, config: &str) {
         let sy = &li0["metrics"]["syncs"];
         assert!(sy["server_counter"].as_str().is_some_and(|c| !c.is_empty()), "{engine}: {sy}");
         assert_eq!(sy["commits"], 120, "{engine}: {sy}");
-        assert_eq!(sy["durable_as_run"], false, "{engine}: {sy}");
+        if engine == "mariadb-innodb" {
+            // InnoDB's counter includes data-file fsyncs: it can only ever
+            // prove "not durable"; a tiny step with page flushing proves nothing.
+            assert_ne!(sy["durable_as_run"], true, "{engine}: {sy}");
+        } else {
+            assert_eq!(sy["durable_as_run"], false, "{engine}: {sy}");
+        }
     }
     assert_eq!(li0["ibench"]["rows_per_commit"], 100);
     let li1 = step(&v, "l.i1");

@@ -255,7 +255,8 @@ impl Table for MyTable {
         Some((|| {
             let mut c = connect(&self.target)?;
             let count = status_value(&mut c, counter)?.with_context(|| format!("the server has no status variable {counter}"))?;
-            Ok(ServerSyncs { count, counter: counter.into() })
+            let includes_data_files = self.kind != ServerKind::MariadbMyrocks;
+            Ok(ServerSyncs { count, counter: counter.into(), includes_data_files })
         })())
     }
 

@@ -195,7 +195,8 @@ impl Table for PgTable {
                 last = Some(n);
                 std::thread::sleep(Duration::from_millis(250));
             }
-            Ok(ServerSyncs { count: last.unwrap_or(0).max(0) as u64, counter: "pg_stat_wal.wal_sync".into() })
+            let count = last.unwrap_or(0).max(0) as u64;
+            Ok(ServerSyncs { count, counter: "pg_stat_wal.wal_sync".into(), includes_data_files: false })
         })())
     }
 

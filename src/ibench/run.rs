@@ -144,6 +144,7 @@ fn run_step(
                     result.metrics.syncs = Some(SyncMetrics::from_server(
                         after.count.saturating_sub(before.count),
                         after.counter,
+                        after.includes_data_files,
                         work.commits,
                         work.writer_threads,
                     ));

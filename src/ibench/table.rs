@@ -67,4 +67,7 @@ pub struct ServerSyncs {
     pub count: u64,
     /// Where the count comes from (e.g. `pg_stat_wal.wal_sync`).
     pub counter: String,
+    /// The counter also counts other syncs (data files): then it can show
+    /// that commits were not synced, but not that they were.
+    pub includes_data_files: bool,
 }

@@ -81,9 +81,20 @@ impl SyncMetrics {
     }
 
     /// Log syncs a server reported (`counter` names where they come from).
-    pub fn from_server(syncs: u64, counter: String, commits: u64, writer_threads: u64) -> SyncMetrics {
+    /// A counter that `includes_data_files` syncs is an upper bound on the
+    /// log's: it can prove commits were not synced, never that they were.
+    pub fn from_server(
+        syncs: u64,
+        counter: String,
+        includes_data_files: bool,
+        commits: u64,
+        writer_threads: u64,
+    ) -> SyncMetrics {
         let mut m = SyncMetrics { commits, server_syncs: Some(syncs), server_counter: Some(counter), ..SyncMetrics::default() };
         m.judge(syncs, writer_threads);
+        if includes_data_files && m.durable_as_run == Some(true) {
+            m.durable_as_run = None;
+        }
         m
     }
 
@@ -352,5 +363,31 @@ impl StepProbe {
             m.syncs = Some(SyncMetrics::from_calls(&syncs, work.commits, work.writer_threads));
         }
         m
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_sync_per_commit_per_writer_is_durable() {
+        let calls = SyncCounts { fdatasync: 50, ..SyncCounts::default() };
+        // 100 commits by 2 writers: group commit may cover two per sync.
+        let m = SyncMetrics::from_calls(&calls, 100, 2);
+        assert_eq!((m.syncs_per_commit, m.durable_as_run), (Some(0.5), Some(true)));
+        let m = SyncMetrics::from_calls(&calls, 100, 1);
+        assert_eq!(m.durable_as_run, Some(false));
+        assert_eq!(SyncMetrics::from_calls(&calls, 0, 1).durable_as_run, None);
+    }
+
+    #[test]
+    fn a_counter_with_data_file_syncs_only_proves_not_durable() {
+        let log_only = SyncMetrics::from_server(100, "wal".into(), false, 100, 1);
+        assert_eq!((log_only.durable_as_run, log_only.total()), (Some(true), 100));
+        let all = SyncMetrics::from_server(100, "all".into(), true, 100, 1);
+        assert_eq!(all.durable_as_run, None);
+        let few = SyncMetrics::from_server(3, "all".into(), true, 100, 1);
+        assert_eq!(few.durable_as_run, Some(false));
     }
 }
