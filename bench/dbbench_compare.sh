@@ -161,7 +161,7 @@ DBB_OPTS=(
 )
 DBB_COMMON=("--key_size=$KEY_SIZE" "--value_size=$VALUE_SIZE" --compression_ratio=0.5 "${DBB_OPTS[@]}")
 RB_COMMON=(-e rocksdb "--key-size=$KEY_SIZE" "--value-size=$VALUE_SIZE" --compression-ratio=0.5 "--seed=$SEED"
-           --progress=off --keep-db "${RB_OPTS[@]}")
+           --progress=off --keep-db --no-history "${RB_OPTS[@]}")
 
 # ---------------------------------------------------------------------------
 # Time estimate (rough: 250k fillseq, 90k fillrandom ops/s on a 2-core VM,
