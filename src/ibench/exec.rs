@@ -542,12 +542,16 @@ pub fn run_step(
 
     // l.i2 ends with the settle phase, timed on its own.
     if kind == StepKind::LoadI2 && errors.is_empty() && !stop_requested() {
-        let t0 = Instant::now();
         let tables = state.tables.len() as u32;
         let timeout = Duration::from_secs_f64(s.compaction_timeout_s);
-        match cancel_on_stop(table, || table.settle(tables, timeout, &stop_requested)) {
+        // Timed on the thread that runs it, not to when the watcher sees it end.
+        let (settled, took) = cancel_on_stop(table, || {
+            let t0 = Instant::now();
+            (table.settle(tables, timeout, &stop_requested), t0.elapsed())
+        });
+        match settled {
             Ok(notes) => {
-                let ns = t0.elapsed().as_nanos() as u64;
+                let ns = took.as_nanos() as u64;
                 let mut rec = Recorder::new(None);
                 rec.record(ns, ns);
                 let m = merge(vec![rec.finish()], ns.div_ceil(1_000_000_000) as u32);
