@@ -179,6 +179,7 @@ pub struct PgConn {
     /// The hot path's messages (Bind, Execute, Sync), reused.
     call: Vec<u8>,
     inbuf: BytesMut,
+    chunk: Box<[u8]>,
     cancel: CancelKey,
 }
 
@@ -195,6 +196,7 @@ impl PgConn {
             out: BytesMut::with_capacity(4096),
             call: Vec::with_capacity(64 * 1024),
             inbuf: BytesMut::with_capacity(READ_CHUNK),
+            chunk: vec![0; READ_CHUNK].into_boxed_slice(),
             cancel: CancelKey { addr: addr.clone(), process_id: 0, secret_key: 0 },
         };
         frontend::startup_message([("user", user), ("database", database), ("client_encoding", "UTF8")], &mut c.out)?;
@@ -242,20 +244,13 @@ impl PgConn {
             if let Some(m) = Message::parse(&mut self.inbuf).context("reading from postgres")? {
                 return Ok(m);
             }
-            let len = self.inbuf.len();
-            self.inbuf.resize(len + READ_CHUNK, 0);
-            let n = self.stream.read(&mut self.inbuf[len..]);
-            let n = match n {
-                Ok(n) => n,
-                Err(e) => {
-                    self.inbuf.truncate(len);
-                    return Err(e).context("reading from postgres");
-                }
-            };
-            self.inbuf.truncate(len + n);
+            // Into a buffer zeroed once, then only the bytes read are copied:
+            // no 16 KB zero-fill per reply on the per-statement path.
+            let n = self.stream.read(&mut self.chunk).context("reading from postgres")?;
             if n == 0 {
                 bail!("postgres closed the connection");
             }
+            self.inbuf.extend_from_slice(&self.chunk[..n]);
         }
     }
 
