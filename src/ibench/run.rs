@@ -196,15 +196,8 @@ fn run_step(
             ));
         }
     }
-    if let Some(sy) = &result.metrics.syncs {
-        if sy.durable_as_run == Some(false) {
-            result.warnings.push(format!(
-                "not durable as run: {} sync calls for {} commits ({:.4} per commit)",
-                sy.total(),
-                sy.commits,
-                sy.syncs_per_commit.unwrap_or(0.0)
-            ));
-        }
+    if let Some(w) = result.metrics.syncs.as_ref().and_then(SyncMetrics::not_durable_warning) {
+        result.warnings.push(w);
     }
     if let Some(s) = info.settle_s {
         result.notes.push(format!("settle: {s:.1} s ({})", info.settle.join("; ")));

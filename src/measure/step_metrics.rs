@@ -108,6 +108,18 @@ impl SyncMetrics {
         self.durable_as_run = Some(syncs as f64 >= needed * 0.99);
     }
 
+    /// The run's warning when the syncs show it was not durable.
+    pub fn not_durable_warning(&self) -> Option<String> {
+        (self.durable_as_run == Some(false)).then(|| {
+            format!(
+                "not durable as run: {} sync calls for {} commits ({:.4} per commit)",
+                self.total(),
+                self.commits,
+                self.syncs_per_commit.unwrap_or(0.0)
+            )
+        })
+    }
+
     /// All sync calls counted, whichever way.
     pub fn total(&self) -> u64 {
         self.server_syncs.unwrap_or(self.fsync + self.fdatasync + self.msync + self.sync_file_range)
@@ -389,5 +401,7 @@ mod tests {
         assert_eq!(all.durable_as_run, None);
         let few = SyncMetrics::from_server(3, "all".into(), true, 100, 1);
         assert_eq!(few.durable_as_run, Some(false));
+        assert_eq!(few.not_durable_warning().unwrap(), "not durable as run: 3 sync calls for 100 commits (0.0300 per commit)");
+        assert_eq!(all.not_durable_warning(), None);
     }
 }

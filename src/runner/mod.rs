@@ -22,7 +22,7 @@ use crate::config::{Allocator, EngineConfig, Mode, RunPlan, StepPlan};
 use crate::engine::{self, Engine, EngineOptions, OpenArgs};
 use crate::measure::live::KeyBitmap;
 use crate::measure::os::sysinfo::{self, SystemInfo};
-use crate::measure::step_metrics::{Probes, StepWork};
+use crate::measure::step_metrics::{Probes, StepWork, SyncMetrics};
 use crate::output::{self, ConfigResult, RunResult, Status, StepResult};
 use crate::workload::{KeyOrder, KeySpace};
 use progress::ProgressMode;
@@ -373,15 +373,8 @@ fn run_step(
             ));
         }
     }
-    if let Some(sy) = &result.metrics.syncs {
-        if sy.durable_as_run == Some(false) {
-            result.warnings.push(format!(
-                "not durable as run: {} sync calls for {} commits ({:.4} per commit)",
-                sy.total(),
-                sy.commits,
-                sy.syncs_per_commit.unwrap_or(0.0)
-            ));
-        }
+    if let Some(w) = result.metrics.syncs.as_ref().and_then(SyncMetrics::not_durable_warning) {
+        result.warnings.push(w);
     }
     if result.writer.as_ref().is_some_and(|w| w.missed_target) {
         let w = result.writer.as_ref().unwrap();
