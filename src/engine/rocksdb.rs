@@ -281,7 +281,12 @@ impl Engine for RocksEngine {
         let mut wo = WriteOptions::default();
         wo.set_sync(self.write_opts_sync);
         wo.disable_wal(!self.write_opts_wal);
-        Ok(Box::new(RocksSession { db: &self.db, read_opts: ReadOptions::default(), write_opts: wo }))
+        Ok(Box::new(RocksSession {
+            db: &self.db,
+            read_opts: ReadOptions::default(),
+            write_opts: wo,
+            batch: WriteBatch::default(),
+        }))
     }
 
     fn flush(&self) -> Result<()> {
@@ -335,27 +340,40 @@ struct RocksSession<'a> {
     db: &'a DB,
     read_opts: ReadOptions,
     write_opts: WriteOptions,
+    /// One batch per session, cleared and reused for every write, as db_bench
+    /// does: `put_opt` would build and heap-allocate a new one per put inside
+    /// `DB::Put` (vendor/rust-rocksdb/RUMBENCH.md).
+    batch: WriteBatch,
+}
+
+impl RocksSession<'_> {
+    fn write_reused_batch(&mut self, fill: impl FnOnce(&mut WriteBatch)) -> Result<(), rocksdb::Error> {
+        self.batch.clear();
+        fill(&mut self.batch);
+        self.db.write_opt_borrowed(&self.batch, &self.write_opts)
+    }
 }
 
 impl Session for RocksSession<'_> {
     #[inline]
     fn put(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
-        self.db.put_opt(key, value, &self.write_opts).context("rocksdb put")
+        self.write_reused_batch(|b| b.put(key, value)).context("rocksdb put")
     }
 
     fn delete(&mut self, key: &[u8]) -> Result<()> {
-        self.db.delete_opt(key, &self.write_opts).context("rocksdb delete")
+        self.write_reused_batch(|b| b.delete(key)).context("rocksdb delete")
     }
 
     fn write_batch(&mut self, ops: &[BatchOp<'_>]) -> Result<()> {
-        let mut batch = WriteBatch::default();
-        for op in ops {
-            match *op {
-                BatchOp::Put(k, v) => batch.put(k, v),
-                BatchOp::Delete(k) => batch.delete(k),
+        self.write_reused_batch(|batch| {
+            for op in ops {
+                match *op {
+                    BatchOp::Put(k, v) => batch.put(k, v),
+                    BatchOp::Delete(k) => batch.delete(k),
+                }
             }
-        }
-        self.db.write_opt(batch, &self.write_opts).context("rocksdb write batch")
+        })
+        .context("rocksdb write batch")
     }
 
     #[inline]
