@@ -654,30 +654,13 @@ fn proc_stat_fields(stat: &str) -> Option<(char, u32)> {
     Some((state, ppid))
 }
 
-/// All descendants of `pid` (children, grandchildren, ...).
+/// All descendants of `pid` (children, grandchildren, ...); none if /proc cannot be read.
 fn descendants(pid: u32) -> Vec<u32> {
-    let mut parent_of = Vec::new();
-    if let Ok(rd) = fs::read_dir("/proc") {
-        for ent in rd.flatten() {
-            let Some(p) = ent.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else { continue };
-            if let Ok(s) = fs::read_to_string(format!("/proc/{p}/stat")) {
-                if let Some((_, ppid)) = proc_stat_fields(&s) {
-                    parent_of.push((p, ppid));
-                }
-            }
-        }
-    }
-    let mut out = Vec::new();
-    let mut frontier = vec![pid];
-    while let Some(p) = frontier.pop() {
-        for &(c, pp) in &parent_of {
-            if pp == p && !out.contains(&c) {
-                out.push(c);
-                frontier.push(c);
-            }
-        }
-    }
-    out
+    crate::measure::os::process::descendants(Path::new("/proc"), pid as i32)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|p| p as u32)
+        .collect()
 }
 
 fn signal(pid: u32, sig: libc::c_int) {

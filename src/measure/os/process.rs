@@ -168,9 +168,45 @@ impl ProcessCounters {
     }
 }
 
-/// All descendants of `pid` (children, grandchildren, ...), found through
-/// the ppid field of every `<proc_root>/<n>/stat`. Sorted.
+/// All descendants of `pid` (children, grandchildren, ...). Sorted.
+///
+/// Walks `<proc_root>/<pid>/task/<tid>/children` (Linux's
+/// CONFIG_PROC_CHILDREN), so the cost grows with the tree rather than with
+/// the number of processes on the host: the sampler does this every second
+/// on rumbench's own CPU. Where those files are missing (other kernels,
+/// fixture trees) it reads the ppid of every `<proc_root>/<n>/stat`.
 pub fn descendants(proc_root: &Path, pid: i32) -> Result<Vec<i32>> {
+    let has_children_files = proc_root.join(format!("{pid}/task/{pid}/children")).exists();
+    let mut out = if has_children_files {
+        descendants_by_children_files(proc_root, pid)
+    } else {
+        descendants_by_ppid_scan(proc_root, pid)?
+    };
+    out.sort_unstable();
+    Ok(out)
+}
+
+fn descendants_by_children_files(proc_root: &Path, pid: i32) -> Vec<i32> {
+    let mut out = Vec::new();
+    let mut queue = VecDeque::from([pid]);
+    while let Some(p) = queue.pop_front() {
+        // A child hangs off the thread that forked it: read every thread's list.
+        // Processes and threads that exit meanwhile are skipped.
+        let Ok(tasks) = std::fs::read_dir(proc_root.join(format!("{p}/task"))) else { continue };
+        for task in tasks.flatten() {
+            let Ok(list) = std::fs::read_to_string(task.path().join("children")) else { continue };
+            for c in list.split_ascii_whitespace().filter_map(|c| c.parse::<i32>().ok()) {
+                if c != pid && !out.contains(&c) {
+                    out.push(c);
+                    queue.push_back(c);
+                }
+            }
+        }
+    }
+    out
+}
+
+fn descendants_by_ppid_scan(proc_root: &Path, pid: i32) -> Result<Vec<i32>> {
     let mut children: BTreeMap<i32, Vec<i32>> = BTreeMap::new();
     let rd = std::fs::read_dir(proc_root).with_context(|| format!("listing {}", proc_root.display()))?;
     for e in rd.flatten() {
@@ -190,7 +226,6 @@ pub fn descendants(proc_root: &Path, pid: i32) -> Result<Vec<i32>> {
             }
         }
     }
-    out.sort_unstable();
     Ok(out)
 }
 
@@ -337,12 +372,24 @@ mod tests {
     }
 
     #[test]
-    fn live_tree_sees_a_child() {
-        let mut child = std::process::Command::new("sleep").arg("5").spawn().unwrap();
-        let me = std::process::id() as i32;
-        let d = descendants(Path::new("/proc"), me).unwrap();
+    fn live_tree_sees_children_and_grandchildren_both_ways() {
+        // sh forks a sleep: a child and a grandchild of this (multi-threaded) process.
+        let mut child = std::process::Command::new("sh").args(["-c", "sleep 5 & wait"]).spawn().unwrap();
+        let (me, sh) = (std::process::id() as i32, child.id() as i32);
+        let proc_root = Path::new("/proc");
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(3);
+        let mut under_sh = descendants(proc_root, sh).unwrap();
+        while under_sh.is_empty() && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+            under_sh = descendants(proc_root, sh).unwrap();
+        }
+        let under_sh_by_scan = descendants_by_ppid_scan(proc_root, sh).unwrap();
+        let under_me = descendants(proc_root, me).unwrap();
         child.kill().ok();
         child.wait().ok();
-        assert!(d.contains(&(child.id() as i32)), "{d:?}");
+        assert!(proc_root.join(format!("{me}/task/{me}/children")).exists(), "this kernel has no children files");
+        assert_eq!(under_sh.len(), 1, "the sleep under sh: {under_sh:?}");
+        assert_eq!(under_sh, under_sh_by_scan);
+        assert!(under_me.contains(&sh) && under_me.contains(&under_sh[0]), "{under_me:?}");
     }
 }

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# A/B of two rumbench builds on one rocksdb step, run alternately (A B, B A,
+# A B, ...) so slow and fast periods of a shared machine hit both alike.
+# Options: those of bench/dbbench_compare.sh (16-byte keys, 100-byte values,
+# compression ratio 0.5, the same RocksDB options).
+#
+# Usage:  bench/ab_builds.sh BINARY_A BINARY_B [ROUNDS] [STEP] [NUM]
+#   ROUNDS=10  pairs;  STEP=fillseq (fillseq or fillrandom);  NUM=1000000 puts
+# Prints one line per run (round, build, ops/s, user and system CPU seconds),
+# then each pair's B/A ratio and their median.
+set -euo pipefail
+A=${1:?binary A}; B=${2:?binary B}; ROUNDS=${3:-10}; STEP=${4:-fillseq}; NUM=${5:-1000000}
+case $STEP in fillseq|fillrandom) ;; *) echo "STEP must be fillseq or fillrandom" >&2; exit 2 ;; esac
+for bin in "$A" "$B"; do [[ -x $bin ]] || { echo "not an executable: $bin" >&2; exit 1; }; done
+SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+MB=$((1 << 20)); CACHE_SIZE=67108864
+# The RocksDB options array, taken from the side-by-side script so both agree.
+eval "$(sed -n '/^RB_OPTS=(/,/^)/p' "$SCRIPT_DIR/dbbench_compare.sh")"
+WORK=$(mktemp -d /tmp/rumbench-ab.XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
+export XDG_DATA_HOME="$WORK/xdg"
+
+run() {   # run BINARY -> "ops/s user sys"
+    rm -rf "$WORK/db" "$WORK/out"
+    sync; sleep 1
+    /usr/bin/time -f "%U %S" -o "$WORK/time" "$1" run -e rocksdb --key-size=16 --value-size=100 \
+        --compression-ratio=0.5 --seed=42 --progress=off --no-history "${RB_OPTS[@]}" \
+        -s "$STEP" -n "$NUM" --ops "$NUM" -t 1 --db-dir "$WORK/db" -d "$WORK/out" >"$WORK/log" 2>&1 \
+        || { echo "$1 failed:" >&2; tail -5 "$WORK/log" >&2; exit 1; }
+    echo "$(python3 -c 'import json,sys; print(round(json.load(open(sys.argv[1]))["configs"][0]["steps"][0]["ops_s"]))' "$WORK/out/result.json") $(cat "$WORK/time")"
+}
+
+echo "# $STEP, $NUM puts, 1 thread; A=$A B=$B"
+echo "# round build ops/s user_s sys_s"
+ratios=()
+for r in $(seq "$ROUNDS"); do
+    if (( r % 2 )); then order="A B"; else order="B A"; fi
+    declare -A ops=()
+    for which in $order; do
+        bin=$A; [[ $which == B ]] && bin=$B
+        line=$(run "$bin")
+        echo "$r $which $line"
+        ops[$which]=${line%% *}
+    done
+    ratios+=("$(python3 -c "print(${ops[B]} / ${ops[A]})")")
+done
+python3 - "${ratios[@]}" <<'PY'
+import statistics, sys
+r = sorted(float(x) for x in sys.argv[1:])
+print("# B/A per pair:", " ".join(f"{x:.3f}" for x in r))
+print(f"# median B/A: {statistics.median(r):.3f}")
+PY
