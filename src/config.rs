@@ -490,6 +490,26 @@ mod tests {
     }
 
     #[test]
+    fn every_suite_in_the_repo_resolves() {
+        // The shipped suites are documented commands: a typo or a renamed
+        // option in one must fail here, not 20 minutes into a run.
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("suites");
+        let mut checked = 0;
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|x| x != "toml") {
+                continue;
+            }
+            let suite = SuiteFile::load(&path).unwrap_or_else(|e| panic!("{e:#}"));
+            let plan = RunPlan::build(&PlanInputs { suite: Some(suite), ..Default::default() })
+                .unwrap_or_else(|e| panic!("{}: {e:#}", path.display()));
+            crate::runner::check_plan(&plan).unwrap_or_else(|e| panic!("{}: {e:#}", path.display()));
+            checked += 1;
+        }
+        assert!(checked >= 4, "only {checked} suites in {}", dir.display());
+    }
+
+    #[test]
     fn defaults_resolve() {
         let plan = RunPlan::build(&inputs(&["null"], Default::default())).unwrap();
         assert_eq!(plan.settings.num, 1_000_000);
