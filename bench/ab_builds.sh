@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # A/B of two rumbench builds on one rocksdb step, run alternately (A B, B A,
 # A B, ...) so slow and fast periods of a shared machine hit both alike.
-# Options: those of bench/dbbench_compare.sh (16-byte keys, 100-byte values,
-# compression ratio 0.5, the same RocksDB options).
+# Flags: rumbench's in bench/dbbench_compare.sh (16-byte keys, 100-byte values,
+# compression ratio 0.5, seed 42, the same RocksDB options).
 #
 # Usage:  bench/ab_builds.sh BINARY_A BINARY_B [ROUNDS] [STEP] [NUM]
 #   ROUNDS=10  pairs;  STEP=fillseq (fillseq or fillrandom);  NUM=1000000 puts
@@ -13,9 +13,10 @@ A=${1:?binary A}; B=${2:?binary B}; ROUNDS=${3:-10}; STEP=${4:-fillseq}; NUM=${5
 case $STEP in fillseq|fillrandom) ;; *) echo "STEP must be fillseq or fillrandom" >&2; exit 2 ;; esac
 for bin in "$A" "$B"; do [[ -x $bin ]] || { echo "not an executable: $bin" >&2; exit 1; }; done
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-MB=$((1 << 20)); CACHE_SIZE=67108864
-# The RocksDB options array, taken from the side-by-side script so both agree.
-eval "$(sed -n '/^RB_OPTS=(/,/^)/p' "$SCRIPT_DIR/dbbench_compare.sh")"
+MB=$((1 << 20)); CACHE_SIZE=67108864; KEY_SIZE=16; VALUE_SIZE=100; SEED=42
+# rumbench's flags (RB_OPTS: RocksDB options; RB_COMMON: engine, sizes, seed,
+# output), taken from the side-by-side script so both agree.
+eval "$(sed -n -e '/^RB_OPTS=(/,/^)/p' -e '/^RB_COMMON=(/,/)$/p' "$SCRIPT_DIR/dbbench_compare.sh")"
 WORK=$(mktemp -d /tmp/rumbench-ab.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 export XDG_DATA_HOME="$WORK/xdg"
@@ -23,8 +24,7 @@ export XDG_DATA_HOME="$WORK/xdg"
 run() {   # run BINARY -> "ops/s user sys"
     rm -rf "$WORK/db" "$WORK/out"
     sync; sleep 1
-    /usr/bin/time -f "%U %S" -o "$WORK/time" "$1" run -e rocksdb --key-size=16 --value-size=100 \
-        --compression-ratio=0.5 --seed=42 --progress=off --no-history "${RB_OPTS[@]}" \
+    /usr/bin/time -f "%U %S" -o "$WORK/time" "$1" run "${RB_COMMON[@]}" \
         -s "$STEP" -n "$NUM" --ops "$NUM" -t 1 --db-dir "$WORK/db" -d "$WORK/out" >"$WORK/log" 2>&1 \
         || { echo "$1 failed:" >&2; tail -5 "$WORK/log" >&2; exit 1; }
     echo "$(python3 -c 'import json,sys; print(round(json.load(open(sys.argv[1]))["configs"][0]["steps"][0]["ops_s"]))' "$WORK/out/result.json") $(cat "$WORK/time")"

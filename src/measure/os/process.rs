@@ -187,23 +187,18 @@ pub fn descendants(proc_root: &Path, pid: i32) -> Result<Vec<i32>> {
 }
 
 fn descendants_by_children_files(proc_root: &Path, pid: i32) -> Vec<i32> {
-    let mut out = Vec::new();
-    let mut queue = VecDeque::from([pid]);
-    while let Some(p) = queue.pop_front() {
+    walk_tree(pid, |p| {
         // A child hangs off the thread that forked it: read every thread's list.
         // Processes and threads that exit meanwhile are skipped.
-        let Ok(tasks) = std::fs::read_dir(proc_root.join(format!("{p}/task"))) else { continue };
+        let mut kids = Vec::new();
+        let Ok(tasks) = std::fs::read_dir(proc_root.join(format!("{p}/task"))) else { return kids };
         for task in tasks.flatten() {
-            let Ok(list) = std::fs::read_to_string(task.path().join("children")) else { continue };
-            for c in list.split_ascii_whitespace().filter_map(|c| c.parse::<i32>().ok()) {
-                if c != pid && !out.contains(&c) {
-                    out.push(c);
-                    queue.push_back(c);
-                }
+            if let Ok(list) = std::fs::read_to_string(task.path().join("children")) {
+                kids.extend(list.split_ascii_whitespace().filter_map(|c| c.parse::<i32>().ok()));
             }
         }
-    }
-    out
+        kids
+    })
 }
 
 fn descendants_by_ppid_scan(proc_root: &Path, pid: i32) -> Result<Vec<i32>> {
@@ -216,17 +211,22 @@ fn descendants_by_ppid_scan(proc_root: &Path, pid: i32) -> Result<Vec<i32>> {
         let Ok(stat) = procfs::process::Stat::from_read(f) else { continue };
         children.entry(stat.ppid).or_default().push(p);
     }
+    Ok(walk_tree(pid, |p| children.get(&p).cloned().unwrap_or_default()))
+}
+
+/// Breadth-first from `pid` through `children_of`; each descendant once, `pid` never.
+fn walk_tree(pid: i32, mut children_of: impl FnMut(i32) -> Vec<i32>) -> Vec<i32> {
     let mut out = Vec::new();
     let mut queue = VecDeque::from([pid]);
     while let Some(p) = queue.pop_front() {
-        for &c in children.get(&p).map(Vec::as_slice).unwrap_or(&[]) {
+        for c in children_of(p) {
             if c != pid && !out.contains(&c) {
                 out.push(c);
                 queue.push_back(c);
             }
         }
     }
-    Ok(out)
+    out
 }
 
 /// Whole-host CPU time from the aggregate `cpu` line of /proc/stat, in
