@@ -82,13 +82,18 @@ pub struct RunArgs {
     pub options: Vec<String>,
     #[command(flatten)]
     pub settings: SettingsArgs,
-    /// Run directory for results [default: results/<date>-<time>]
+    /// Run directory for results [default: results/<date>-<time>]; an
+    /// existing one that holds files is refused unless --replace-output
     #[arg(long, short = 'd')]
     pub output_dir: Option<PathBuf>,
+    /// Replace an earlier run in --output-dir (only a directory rumbench made)
+    #[arg(long)]
+    pub replace_output: bool,
     /// Parent directory of the engines' data dirs [default: <output-dir>/db]
     #[arg(long)]
     pub db_dir: Option<PathBuf>,
-    /// Keep the engines' data dirs after the run (removed by default)
+    /// Keep the engines' data dirs after the run (by default rumbench removes
+    /// the data dirs it created, and nothing else)
     #[arg(long)]
     pub keep_db: bool,
     /// Open the data already in --db-dir instead of starting empty

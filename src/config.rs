@@ -209,6 +209,9 @@ pub struct Settings {
 impl Settings {
     pub fn resolve(a: &SettingsArgs) -> Result<Settings> {
         let num = a.num.unwrap_or(1_000_000);
+        if num == 0 {
+            bail!("--num must be at least 1");
+        }
         let key_size = a.key_size.unwrap_or(16);
         let value_size = a.value_size.unwrap_or(100);
         let s = Settings {
@@ -288,11 +291,42 @@ pub struct ConfigEntry {
 }
 
 /// A step entry of a suite, with per-step overrides.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone)]
 pub struct StepEntry {
     pub name: String,
-    #[serde(flatten)]
     pub settings: SettingsArgs,
+}
+
+impl<'de> Deserialize<'de> for StepEntry {
+    /// `name` plus any setting. By hand because serde's `flatten` would let
+    /// unknown keys (a misspelt `threadz = 2`) through silently.
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let mut table = toml::Table::deserialize(d)?;
+        let name = match table.remove("name") {
+            Some(toml::Value::String(n)) => n,
+            Some(other) => return Err(D::Error::custom(format!("[[step]] name must be a string, got {other}"))),
+            None => return Err(D::Error::custom("a [[step]] needs a name")),
+        };
+        let settings = SettingsArgs::deserialize(toml::Value::Table(table)).map_err(|e| {
+            D::Error::custom(format!("[[step]] {name}: {}", e.to_string().split_whitespace().collect::<Vec<_>>().join(" ")))
+        })?;
+        Ok(StepEntry { name, settings })
+    }
+}
+
+/// Whether `name` can be a config name: it names the config's data dir and
+/// log files, so only letters, digits, '.', '_' and '-' (not "." or "..").
+pub fn check_config_name(name: &str) -> Result<()> {
+    let ok = !name.is_empty()
+        && name.len() <= 100
+        && name != "."
+        && name != ".."
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
+    if !ok {
+        bail!("invalid config name {name:?}: use letters, digits, '.', '_' and '-' only (it names the config's data directory)");
+    }
+    Ok(())
 }
 
 /// A suite file: shared settings, engine configs, steps.
@@ -426,8 +460,11 @@ impl RunPlan {
             // --allocator overrides the suite's per-config choice.
             let allocator = inp.flags.allocator.as_deref().or(entry.allocator.as_deref()).or(suite.settings.allocator.as_deref());
             let server_config = crate::ibench::server_config_lines(&entry.engine, &entry.server_config, &options)?;
+            (spec.check)(&options).with_context(|| format!("config {}", entry.name.as_deref().unwrap_or(&entry.engine)))?;
+            let name = entry.name.clone().unwrap_or_else(|| entry.engine.clone());
+            check_config_name(&name)?;
             configs.push(EngineConfig {
-                name: entry.name.clone().unwrap_or_else(|| entry.engine.clone()),
+                name,
                 engine: entry.engine.clone(),
                 allocator: allocator.unwrap_or("glibc").parse().map_err(anyhow::Error::msg)?,
                 options: options.0,

@@ -5,17 +5,17 @@ use rumbench::{cli, config, engine, measure, output, report, runner};
 
 use std::process::ExitCode;
 
-use anyhow::Result;
+use anyhow::{bail, Result};
 use clap::Parser;
 
 use cli::{Cli, Command, CompareArgs, ExportArgs, ExportFormat, HistoryAction, HistoryArgs, ReportArgs, RunArgs};
 use config::{PlanInputs, RunPlan, SuiteFile};
 use output::Status;
 
-/// Exit codes: 0 success, 1 a run that failed, 2 bad input, 130 interrupted.
+/// Exit codes: 0 success, 1 a run that failed, 2 bad input, 128 + signal
+/// when a signal stopped the run (130 SIGINT, 143 SIGTERM, 129 SIGHUP).
 const EXIT_FAILED: u8 = 1;
 const EXIT_USAGE: u8 = 2;
-const EXIT_INTERRUPTED: u8 = 130;
 
 fn one_line(e: &anyhow::Error) -> String {
     format!("{e:#}").replace('\n', " ")
@@ -61,6 +61,14 @@ fn cmd_steps() {
     }
 }
 
+/// Print to stdout without panicking when it is gone (a closed terminal, a pipe whose reader quit).
+macro_rules! out {
+    ($($t:tt)*) => {{
+        use std::io::Write;
+        let _ = writeln!(std::io::stdout(), $($t)*);
+    }};
+}
+
 fn cmd_run(args: RunArgs) -> Result<ExitCode> {
     let suite = args.config.as_deref().map(SuiteFile::load).transpose()?;
     let plan = RunPlan::build(&PlanInputs { suite, engines: args.engine.clone(), options: args.options.clone(), flags: args.settings.clone() })?;
@@ -72,42 +80,59 @@ fn cmd_run(args: RunArgs) -> Result<ExitCode> {
         db_dir: args.db_dir.clone(),
         keep_db: args.keep_db,
         use_existing_db: args.use_existing_db,
+        replace_output: args.replace_output,
         command_line: std::env::args().collect(),
         progress: args.progress,
     };
-    install_ctrlc_handler(true);
-    let run = runner::run(&plan, &opts)?;
+    // Everything that can be known before a step runs: exit 2, nothing written.
+    runner::preflight(&plan, &opts)?;
+    install_signal_handlers(true);
+    let run = match runner::run(&plan, &opts) {
+        Ok(run) => run,
+        // Past the checks above, a failure to run is not bad input.
+        Err(e) => {
+            eprintln!("rumbench: error: {}", one_line(&e));
+            return Ok(ExitCode::from(EXIT_FAILED));
+        }
+    };
+    // Files first, so that a terminal that went away (SIGHUP) loses nothing.
+    let report_path = output_dir.join("report.html");
+    let loaded = [report::LoadedRun { label: report::summary::run_labels(&[output_dir.display().to_string()]).remove(0), dir: output_dir.clone(), run: run.clone() }];
+    let report_written = report::write_html(&loaded, None, None, &report_path);
+    let history = (!args.no_history).then(|| record_history(args.history.as_deref(), &output_dir, &run));
     for w in &run.warnings {
         eprintln!("warning: {w}");
     }
-    println!();
-    print!("{}", output::table::render_summary(&run));
-    println!();
-    if !args.no_history {
+    out!();
+    out!("{}", output::table::render_summary(&run).trim_end_matches('\n'));
+    out!();
+    match history {
         // The history is an index over result directories: failing to record only warns.
-        match record_history(args.history.as_deref(), &output_dir, &run) {
-            Ok((id, path)) => println!("history: run #{id} in {}", path.display()),
-            Err(e) => eprintln!("warning: not recorded in the history: {}", one_line(&e)),
-        }
+        Some(Ok((id, path))) => out!("history: run #{id} in {}", path.display()),
+        Some(Err(e)) => eprintln!("warning: not recorded in the history: {}", one_line(&e)),
+        None => {}
     }
-    println!("results: {}", output_dir.display());
-    let report_path = output_dir.join("report.html");
-    let loaded = [report::LoadedRun { label: report::summary::run_labels(&[output_dir.display().to_string()]).remove(0), dir: output_dir.clone(), run: run.clone() }];
-    match report::write_html(&loaded, None, None, &report_path) {
-        Ok(()) => println!("report: {}", report_path.display()),
+    out!("results: {}", output_dir.display());
+    match report_written {
+        Ok(()) => out!("report: {}", report_path.display()),
         Err(e) => eprintln!("warning: cannot write the HTML report: {}", one_line(&e)),
     }
     match run.status {
         Status::Completed => Ok(ExitCode::SUCCESS),
         Status::Interrupted => {
-            eprintln!("rumbench: interrupted; results measured so far are in {}", output_dir.display());
-            Ok(ExitCode::from(EXIT_INTERRUPTED))
+            eprintln!("rumbench: {}; results measured so far are in {}", run.error.as_deref().unwrap_or("interrupted"), output_dir.display());
+            Ok(ExitCode::from(interrupted_exit_code()))
         }
         _ => {
             eprintln!("rumbench: error: {}", run.error.as_deref().unwrap_or("run failed"));
             Ok(ExitCode::from(EXIT_FAILED))
         }
     }
+}
+
+/// 128 + the signal that stopped the run, as shells report it (130 for SIGINT).
+fn interrupted_exit_code() -> u8 {
+    128u8.saturating_add(runner::exec::stop_signal().unwrap_or(libc::SIGINT) as u8)
 }
 
 fn record_history(explicit: Option<&std::path::Path>, dir: &std::path::Path, run: &output::RunResult) -> Result<(i64, std::path::PathBuf)> {
@@ -132,7 +157,10 @@ fn cmd_compare(a: CompareArgs) -> Result<ExitCode> {
     use report::compare::{self, Group, Verdict};
     let mut groups = Vec::new();
     for arg in &a.runs {
-        let members: Vec<String> = arg.split(',').filter(|s| !s.is_empty()).map(String::from).collect();
+        let members: Vec<String> = arg.split(',').map(str::trim).filter(|s| !s.is_empty()).map(String::from).collect();
+        if members.is_empty() {
+            bail!("compare: {arg:?} names no run (give run directories, result.json files or history ids; DIR1,DIR2 groups repeats)");
+        }
         let mut runs = Vec::new();
         for m in &members {
             let (dir, run) = report::load_one(m, a.history.as_deref())?;
@@ -217,23 +245,70 @@ fn cmd_export(a: ExportArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// SIGINT, SIGTERM and SIGHUP (Ctrl-C, `timeout`/systemd, a closed
+/// terminal) all stop the run the same way: the running step winds down and
+/// is marked interrupted, servers are stopped, every result is written, and
+/// the exit code is 128 + the signal. A second signal exits at once.
 /// `announce`: say what happens (the parent does; its config processes stay quiet).
-fn install_ctrlc_handler(announce: bool) {
-    let _ = ctrlc::set_handler(move || {
-        runner::forward_interrupt();
-        if runner::exec::STOP.swap(true, std::sync::atomic::Ordering::SeqCst) {
-            // Second Ctrl-C: the user does not want to wait for the step to wind down.
-            if announce {
-                eprintln!("\nrumbench: interrupted again, exiting now");
-            }
-            // exit() runs no destructors: stop the database servers this process started.
-            rumbench::server::stop_all_servers();
-            std::process::exit(EXIT_INTERRUPTED as i32);
+fn install_signal_handlers(announce: bool) {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM, SIGUSR2};
+    debug_assert_eq!(SIGUSR2, runner::PARENT_DIED_SIGNAL);
+    // Only a config process is told of its parent's death.
+    let handled: &[i32] = if announce { &[SIGINT, SIGTERM, SIGHUP] } else { &[SIGINT, SIGTERM, SIGHUP, SIGUSR2] };
+    let mut signals = match signal_hook::iterator::Signals::new(handled) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("warning: cannot handle signals: {e}");
+            return;
         }
-        if announce {
-            eprintln!("\nrumbench: stopping after the current operations (Ctrl-C again to exit at once)");
+    };
+    std::thread::spawn(move || {
+        for sig in signals.forever() {
+            if sig == runner::PARENT_DIED_SIGNAL {
+                // A config process whose main process died. The kernel sends
+                // this once per thread of the dead parent, so it never escalates.
+                runner::exec::request_stop(SIGTERM);
+                continue;
+            }
+            if sig == SIGHUP {
+                detach_from_dead_terminal();
+            }
+            runner::forward_signal(sig);
+            if runner::exec::request_stop(sig) {
+                // A second signal: the user does not want to wait for the step to wind down.
+                if announce {
+                    eprintln!("\nrumbench: {} again, exiting now", runner::exec::signal_name(sig));
+                } else {
+                    eprintln!("rumbench: config process: {} again, stopping its servers and exiting now", runner::exec::signal_name(sig));
+                }
+                // exit() runs no destructors: stop the database servers this process started.
+                rumbench::server::stop_all_servers();
+                std::process::exit(interrupted_exit_code() as i32);
+            }
+            if announce {
+                let again = if sig == SIGINT { "Ctrl-C" } else { "the signal" };
+                eprintln!("\nrumbench: {}: stopping after the current operations ({again} again to exit at once)", runner::exec::signal_name(sig));
+            }
         }
     });
+}
+
+/// After SIGHUP from a closed terminal, writes to it fail (EIO): send
+/// stdout and stderr to /dev/null instead, so nothing fails on the way out.
+fn detach_from_dead_terminal() {
+    // SAFETY: plain descriptor calls on our own standard streams.
+    unsafe {
+        let null = libc::open(c"/dev/null".as_ptr(), libc::O_WRONLY);
+        if null < 0 {
+            return;
+        }
+        for fd in [1, 2] {
+            if libc::isatty(fd) == 1 {
+                libc::dup2(null, fd);
+            }
+        }
+        libc::close(null);
+    }
 }
 
 fn main() -> ExitCode {
@@ -265,7 +340,7 @@ fn main() -> ExitCode {
         Command::Export(a) => cmd_export(a),
         Command::Sysinfo { data_dir, json } => cmd_sysinfo(&data_dir, json).map(|_| ExitCode::SUCCESS),
         Command::InternalRunConfig { task, index } => {
-            install_ctrlc_handler(false);
+            install_signal_handlers(false);
             return runner::run_config_child(&task, index);
         }
     };

@@ -62,6 +62,7 @@ pub const SPEC: EngineSpec = EngineSpec {
     ],
     io_bound_options: &[],
     open,
+    check: super::no_contradictions,
 };
 
 /// Names of the environment flags, for effective_options.

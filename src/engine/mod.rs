@@ -88,6 +88,13 @@ pub struct EngineSpec {
     /// Options applied in io-bound mode (before the user's own).
     pub io_bound_options: &'static [(&'static str, &'static str)],
     pub open: fn(&OpenArgs) -> Result<Box<dyn Engine>>,
+    /// Refuse option combinations that contradict each other, at plan time.
+    pub check: fn(&EngineOptions) -> Result<()>,
+}
+
+/// `EngineSpec::check` of an engine whose options cannot contradict each other.
+pub fn no_contradictions(_: &EngineOptions) -> Result<()> {
+    Ok(())
 }
 
 /// An open database. Shared by all client threads of a step.

@@ -15,6 +15,7 @@ pub const SPEC: EngineSpec = EngineSpec {
     options: &[],
     io_bound_options: &[],
     open,
+    check: super::no_contradictions,
 };
 
 fn open(args: &OpenArgs) -> Result<Box<dyn Engine>> {

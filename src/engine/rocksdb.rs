@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use rocksdb::{
     BlockBasedOptions, Cache, DBCompactionStyle, DBCompressionType, Options, ReadOptions, WriteBatch, WriteOptions, DB,
 };
@@ -78,7 +78,23 @@ pub const SPEC: EngineSpec = EngineSpec {
     options: OPTIONS,
     io_bound_options: IO_BOUND,
     open,
+    check,
 };
+
+/// Option combinations that cannot mean what they say.
+fn check(o: &EngineOptions) -> Result<()> {
+    if !o.bool("wal") && o.bool("sync") {
+        bail!("sync=true syncs the write-ahead log, but wal=false turns it off: drop one of them");
+    }
+    if o.i64("level0_stop_writes_trigger") < o.i64("level0_slowdown_writes_trigger") {
+        bail!(
+            "level0_stop_writes_trigger ({}) is below level0_slowdown_writes_trigger ({}): writes would stop before they slow down",
+            o.i64("level0_stop_writes_trigger"),
+            o.i64("level0_slowdown_writes_trigger")
+        );
+    }
+    Ok(())
+}
 
 pub struct RocksEngine {
     db: DB,

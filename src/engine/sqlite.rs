@@ -70,6 +70,7 @@ pub const SPEC: EngineSpec = EngineSpec {
     ],
     io_bound_options: &[("cache_size", "2M")],
     open,
+    check: super::no_contradictions,
 };
 
 const CREATE_TABLE: &str = "CREATE TABLE IF NOT EXISTS kv(k BLOB PRIMARY KEY, v BLOB) WITHOUT ROWID";

@@ -483,8 +483,8 @@ pub fn run_step(
     result.ops = result.ops_by_type.first().map(|o| o.ops).unwrap_or(0);
     work.main_ops = result.ops;
     result.wall_s = wall_s;
-    result.ops_s = result.ops as f64 / wall_s;
-    result.mb_s = work.logical_bytes_written as f64 / wall_s / 1048576.0;
+    result.ops_s = Some(result.ops as f64 / wall_s);
+    result.mb_s = Some(work.logical_bytes_written as f64 / wall_s / 1048576.0);
 
     if let Some((_, rate)) = q {
         let writer_rows: u64 = wouts.iter().map(|w| w.rows_inserted).sum();
@@ -566,7 +566,7 @@ pub fn run_step(
     if stop_requested() {
         // Errors after Ctrl-C come from the statements it cancelled.
         result.status = Status::Interrupted;
-        result.error = Some("interrupted by Ctrl-C".into());
+        result.error = Some(crate::runner::exec::interrupted_text());
         result.notes.extend(errors.iter().map(|e| format!("after Ctrl-C: {e:#}")));
     } else if !errors.is_empty() {
         result.status = Status::Failed;

@@ -340,6 +340,15 @@ pub fn check_plan(plan: &RunPlan) -> Result<()> {
             bail!("the null engine stores nothing, so it cannot run the insert benchmark (it needs its rows back)");
         }
     }
+    // What each step needs before it (the tables start empty, every run).
+    let (mut loaded, mut indexed) = (false, false);
+    for s in &ib {
+        if let Some(why) = precheck(s.kind, loaded, indexed) {
+            bail!("{why}");
+        }
+        loaded |= s.kind == StepKind::LoadI0;
+        indexed |= s.kind == StepKind::CreateIndexes;
+    }
     if let Some(first) = ib.first() {
         for s in &ib {
             if s.settings.threads != first.settings.threads || s.settings.ibench.one_table != first.settings.ibench.one_table {
@@ -363,6 +372,20 @@ pub fn check_plan(plan: &RunPlan) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Why a step cannot run after the steps before it, if it cannot.
+fn precheck(kind: StepKind, loaded: bool, indexed: bool) -> Option<String> {
+    if kind != StepKind::LoadI0 && !loaded {
+        return Some(format!("step {kind} needs the tables loaded: run l.i0 before it (e.g. --steps l.i0,l.x,{kind})"));
+    }
+    if kind == StepKind::CreateIndexes && indexed {
+        return Some("the secondary indexes already exist (l.x ran before)".into());
+    }
+    if query_step(kind).is_some_and(|(range, _)| range) && !indexed {
+        return Some(format!("step {kind} queries the secondary indexes: run l.x before it"));
+    }
+    None
 }
 
 /// Main processes of servers whose command line names `dir` (the

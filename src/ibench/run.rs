@@ -21,13 +21,14 @@ use super::mariadb::MyTable;
 use super::postgres::PgTable;
 use super::servers::Transport;
 use super::table::Table;
-use super::{query_step, server_kind, RowGen, ROW_LOGICAL_BYTES};
+use super::{server_kind, RowGen, ROW_LOGICAL_BYTES};
 use crate::config::{EngineConfig, RunPlan, StepPlan};
 use crate::engine::{self, EngineOptions, OpenArgs};
 use crate::measure::os::sysinfo;
 use crate::measure::step_metrics::{Missing, Probes, StepWork, SyncMetrics};
 use crate::output::{self, RunResult, Status, StepResult};
 use crate::runner::steps::StepKind;
+use crate::runner::dirs::DataDir;
 use crate::runner::{self, RunOptions};
 use crate::server::{RunningServer, ServerConfig, ServerKind, ServerStartError};
 
@@ -57,7 +58,9 @@ fn open_backend(config: &EngineConfig, plan: &RunPlan, opts: &RunOptions, dir: &
     if let Some(kind) = server_kind(&config.engine) {
         // A panic anywhere stops every server at once.
         crate::server::install_panic_hook();
-        let cfg = ServerConfig { kind, data_dir: dir.to_path_buf(), config_lines: config.server_config.clone() };
+        // The server's own private dir, inside the data dir rumbench marked
+        // as its own (initdb wants an empty directory).
+        let cfg = ServerConfig { kind, data_dir: dir.join("server"), config_lines: config.server_config.clone() };
         let server = match RunningServer::start(&cfg) {
             Ok(s) => s,
             Err(e) => {
@@ -77,7 +80,6 @@ fn open_backend(config: &EngineConfig, plan: &RunPlan, opts: &RunOptions, dir: &
         return Ok(Backend { table, server: Some(server) });
     }
     let spec = engine::find(&config.engine)?;
-    std::fs::create_dir_all(dir).with_context(|| format!("cannot create data dir {}", dir.display()))?;
     let args = OpenArgs {
         dir: dir.to_path_buf(),
         options: EngineOptions(config.options.clone()),
@@ -90,21 +92,6 @@ fn open_backend(config: &EngineConfig, plan: &RunPlan, opts: &RunOptions, dir: &
     Ok(Backend { table: Box::new(KvTable::new(engine, &config.engine, rows)), server: None })
 }
 
-/// Why a step cannot run in the current state, if it cannot.
-fn precheck(kind: StepKind, state: &IbenchState) -> Option<String> {
-    let needs_load = kind != StepKind::LoadI0;
-    if needs_load && !state.loaded {
-        return Some(format!("step {kind} needs the tables loaded: run l.i0 before it (e.g. --steps l.i0,l.x,{kind})"));
-    }
-    if kind == StepKind::CreateIndexes && state.indexed {
-        return Some("the secondary indexes already exist (l.x ran before)".into());
-    }
-    if query_step(kind).is_some_and(|(range, _)| range) && !state.indexed {
-        return Some(format!("step {kind} queries the secondary indexes: run l.x before it"));
-    }
-    None
-}
-
 fn run_step(
     backend: &Backend,
     plan: &StepPlan,
@@ -112,12 +99,7 @@ fn run_step(
     state: &mut IbenchState,
     probes: &Probes,
 ) -> StepResult {
-    let mut result = runner::new_step_result(plan);
-    if let Some(why) = precheck(plan.kind, state) {
-        result.status = Status::Failed;
-        result.error = Some(why);
-        return result;
-    }
+    let result = runner::new_step_result(plan);
     let server = backend.server.is_some();
     let syncs_before = backend.table.server_syncs();
     let probe = probes.begin();
@@ -210,9 +192,7 @@ fn run_step(
 fn fail_config(run: &mut RunResult, opts: &RunOptions, msg: String) -> Result<()> {
     let c = run.configs.last_mut().expect("config result");
     c.status = Status::Failed;
-    c.error = Some(msg.clone());
-    run.status = Status::Failed;
-    run.error = Some(msg);
+    c.error = Some(msg);
     output::write_all(run, &opts.output_dir)
 }
 
@@ -223,12 +203,11 @@ pub fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut Run
     let mut cres = runner::new_config_result(config, dir.clone());
     cres.allocator_in_use = Some(sysinfo::allocator(Path::new("/proc")));
     run.configs.push(cres);
-    if opts.use_existing_db {
-        return fail_config(run, opts, "the insert benchmark starts from empty tables: --use-existing-db is not supported".into());
-    }
-    if dir.exists() {
-        std::fs::remove_dir_all(&dir).with_context(|| format!("cannot clear data dir {}", dir.display()))?;
-    }
+    // --use-existing-db is refused when the plan is checked: the tables start empty.
+    let data = match DataDir::fresh(&dir) {
+        Ok(d) => d,
+        Err(e) => return fail_config(run, opts, format!("{e:#}")),
+    };
     let first = plan.steps.first().context("no steps")?;
     let tables: u32 = if first.settings.ibench.one_table { 1 } else { first.settings.threads as u32 };
     let backend = match open_backend(config, plan, opts, &dir).and_then(|b| {
@@ -239,7 +218,7 @@ pub fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut Run
         Err(e) => {
             let msg = format!("{e}").replace('\n', " ");
             if !opts.keep_db {
-                let _ = std::fs::remove_dir_all(&dir);
+                data.remove();
             }
             return fail_config(run, opts, msg);
         }
@@ -258,7 +237,7 @@ pub fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut Run
             break;
         }
         let result = run_step(&backend, step, i, &mut state, &probes);
-        if !runner::record_step(run, ci, &config.name, step.kind, result, opts)? {
+        if !runner::record_step(run, ci, &config.name, step.kind, result, opts, &dir)? {
             break;
         }
     }
@@ -276,11 +255,7 @@ pub fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut Run
         keep_log(&log, &opts.output_dir, &config.name);
     }
     if !opts.keep_db {
-        let _ = std::fs::remove_dir_all(&dir);
-    }
-    if runner::exec::stop_requested() && run.status == Status::Running {
-        run.status = Status::Interrupted;
-        run.error = Some("interrupted by Ctrl-C".into());
+        data.remove();
     }
     output::write_all(run, &opts.output_dir)?;
     Ok(())

@@ -51,6 +51,7 @@ pub const POSTGRES: EngineSpec = EngineSpec {
     options: OPTIONS,
     io_bound_options: &[],
     open: not_a_kv_engine,
+    check: crate::engine::no_contradictions,
 };
 
 pub const MARIADB_INNODB: EngineSpec = EngineSpec {
@@ -59,6 +60,7 @@ pub const MARIADB_INNODB: EngineSpec = EngineSpec {
     options: OPTIONS,
     io_bound_options: &[],
     open: not_a_kv_engine,
+    check: crate::engine::no_contradictions,
 };
 
 pub const MARIADB_MYROCKS: EngineSpec = EngineSpec {
@@ -67,4 +69,5 @@ pub const MARIADB_MYROCKS: EngineSpec = EngineSpec {
     options: OPTIONS,
     io_bound_options: &[],
     open: not_a_kv_engine,
+    check: crate::engine::no_contradictions,
 };

@@ -31,6 +31,9 @@ pub enum Status {
     Completed,
     Interrupted,
     Failed,
+    /// A config the run never started (it was interrupted before it); the error says why.
+    #[serde(rename = "not_run")]
+    NotRun,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -127,9 +130,10 @@ pub struct StepResult {
     pub wall_s: f64,
     /// Operations of the step's clients (the background writer's are separate).
     pub ops: u64,
-    pub ops_s: f64,
+    /// None when the step failed: its partial figures are not a rate.
+    pub ops_s: Option<f64>,
     /// Logical MB/s (key + value bytes of the clients' operations, 2^20 bytes).
-    pub mb_s: f64,
+    pub mb_s: Option<f64>,
     /// Per operation type; the first is the step's main operation.
     pub ops_by_type: Vec<OpResult>,
     pub reads: Option<ReadCounts>,

@@ -102,7 +102,8 @@ pub fn summary_rows(run: &RunResult) -> Vec<Vec<String>> {
     let mut rows = Vec::new();
     for c in &run.configs {
         for s in c.steps.iter().filter(|s| !is_ibench_step(&s.name)) {
-            let lat = s.main_op().map(|o| o.latency.clone()).unwrap_or_default();
+            // No latency for a step without measured operations (a failed step): '-', not 0.
+            let lat = s.main_op().filter(|o| o.latency.count > 0).map(|o| o.latency.clone());
             let notes = step_notes(s);
             let m = &s.metrics;
             let io = m.io.as_ref();
@@ -110,11 +111,15 @@ pub fn summary_rows(run: &RunResult) -> Vec<Vec<String>> {
             rows.push(vec![
                 c.name.clone(),
                 s.name.clone(),
-                if not_durable { format!("{} {NOT_DURABLE_MARK}", num(s.ops_s)) } else { num(s.ops_s) },
-                num(lat.p50_us),
-                num(lat.p99_us),
-                num(lat.p999_us),
-                num(lat.max_us),
+                match (s.ops_s, not_durable) {
+                    (None, _) => "-".into(),
+                    (Some(v), true) => format!("{} {NOT_DURABLE_MARK}", num(v)),
+                    (Some(v), false) => num(v),
+                },
+                opt(lat.as_ref().map(|l| l.p50_us), num),
+                opt(lat.as_ref().map(|l| l.p99_us), num),
+                opt(lat.as_ref().map(|l| l.p999_us), num),
+                opt(lat.as_ref().map(|l| l.max_us), num),
                 opt(io.and_then(|i| i.rpq), |v| format!("{v:.2}")),
                 opt(io.and_then(|i| i.wkbpi), |v| format!("{v:.3}")),
                 opt(m.write_amp, |v| format!("{v:.2}")),
@@ -154,7 +159,8 @@ pub fn ibench_rows(run: &RunResult) -> Vec<Vec<String>> {
     let mut rows = Vec::new();
     for c in &run.configs {
         for s in c.steps.iter().filter(|s| is_ibench_step(&s.name)) {
-            let lat = s.main_op().map(|o| o.latency.clone()).unwrap_or_default();
+            // No latency for a step without measured operations (a failed step): '-', not 0.
+            let lat = s.main_op().filter(|o| o.latency.count > 0).map(|o| o.latency.clone());
             let m = &s.metrics;
             let io = m.io.as_ref();
             let mut notes = Vec::new();
@@ -178,13 +184,13 @@ pub fn ibench_rows(run: &RunResult) -> Vec<Vec<String>> {
             rows.push(vec![
                 c.name.clone(),
                 s.name.clone(),
-                num(s.ops_s),
+                opt(s.ops_s, num),
                 opt(s.rates.as_ref().map(|r| r.p50), num),
                 opt(s.rates.as_ref().map(|r| r.p99), num),
-                num(lat.p50_us),
-                num(lat.p99_us),
-                num(lat.p999_us),
-                num(lat.max_us / 1000.0),
+                opt(lat.as_ref().map(|l| l.p50_us), num),
+                opt(lat.as_ref().map(|l| l.p99_us), num),
+                opt(lat.as_ref().map(|l| l.p999_us), num),
+                opt(lat.as_ref().map(|l| l.max_us / 1000.0), num),
                 opt(io.and_then(|i| i.rpq), |v| format!("{v:.3}")),
                 opt(io.and_then(|i| i.rkbpq), |v| format!("{v:.3}")),
                 opt(io.and_then(|i| i.wkbpi), |v| format!("{v:.3}")),

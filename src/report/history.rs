@@ -78,6 +78,7 @@ fn status_text(s: Status) -> &'static str {
         Status::Completed => "completed",
         Status::Interrupted => "interrupted",
         Status::Failed => "failed",
+        Status::NotRun => "not run",
     }
 }
 

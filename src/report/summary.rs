@@ -287,8 +287,8 @@ pub fn step_values(s: &StepResult, prev: Option<&StepResult>) -> Vec<Option<f64>
     let (stall_pct, n_stall, c_wgb) = engine_deltas(s, prev);
     let l = |f: fn(&LatencySummary) -> f64| if has_ops { lat.map(f) } else { None };
     let v: Vec<Option<f64>> = vec![
-        Some(s.ops_s),
-        Some(s.mb_s),
+        s.ops_s,
+        s.mb_s,
         l(|l| l.p50_us),
         l(|l| l.p90_us),
         l(|l| l.p99_us),

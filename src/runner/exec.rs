@@ -22,11 +22,46 @@ use crate::measure::{merge, new_histogram, recorder::FinishedRecorder, LatencySu
 use crate::output::{OpResult, ReadCounts, Status, StepResult, WriterResult};
 use crate::workload::{rng::stream_seed, KeyBuf, KeyOrder, KeySpace, LoadSequence, Rng, Sampler, ValueGen};
 
-/// Set by the Ctrl-C handler: every loop checks it and stops.
+/// Set by the signal handler (SIGINT, SIGTERM, SIGHUP): every loop checks it and stops.
 pub static STOP: AtomicBool = AtomicBool::new(false);
+/// The first stop signal received (0: none).
+static STOP_SIGNAL: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
 
 pub fn stop_requested() -> bool {
     STOP.load(Ordering::Relaxed)
+}
+
+/// Ask every loop to stop because of `signal`. Returns whether a stop had
+/// already been asked for (a second signal).
+pub fn request_stop(signal: i32) -> bool {
+    let _ = STOP_SIGNAL.compare_exchange(0, signal, Ordering::SeqCst, Ordering::SeqCst);
+    STOP.swap(true, Ordering::SeqCst)
+}
+
+/// The signal that stopped the run, if one did.
+pub fn stop_signal() -> Option<i32> {
+    Some(STOP_SIGNAL.load(Ordering::SeqCst)).filter(|&s| s != 0)
+}
+
+/// The one-line reason of an interrupted step or run: "interrupted by SIGTERM".
+pub fn interrupted_text() -> String {
+    match stop_signal() {
+        Some(sig) => format!("interrupted by {}", signal_name(sig)),
+        None => "interrupted".into(),
+    }
+}
+
+pub fn signal_name(sig: i32) -> &'static str {
+    match sig {
+        libc::SIGINT => "SIGINT",
+        libc::SIGTERM => "SIGTERM",
+        libc::SIGHUP => "SIGHUP",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGBUS => "SIGBUS",
+        _ => "a signal",
+    }
 }
 
 /// Shared by the threads of one step.
@@ -477,8 +512,8 @@ pub fn run_client_step(
     }
     result.wall_s = wall_s;
     result.ops = result.ops_by_type.first().map(|o| o.ops).unwrap_or(0);
-    result.ops_s = result.ops as f64 / wall_s;
-    result.mb_s = bytes as f64 / wall_s / (1 << 20) as f64;
+    result.ops_s = Some(result.ops as f64 / wall_s);
+    result.mb_s = Some(bytes as f64 / wall_s / (1 << 20) as f64);
     let entry_bytes = (s.key_size + s.value_size) as u64;
     if plan.kind.writes() {
         work.writes = result.ops;
@@ -533,7 +568,7 @@ pub fn run_client_step(
         result.error = Some(errors.iter().map(|e| format!("{e:#}")).collect::<Vec<_>>().join("; "));
     } else if stop_requested() {
         result.status = Status::Interrupted;
-        result.error = Some("interrupted by Ctrl-C".into());
+        result.error = Some(interrupted_text());
     } else {
         result.status = Status::Completed;
     }
@@ -590,7 +625,7 @@ pub fn run_engine_step(engine: &dyn Engine, plan: &StepPlan, mut result: StepRes
     match outcome {
         Ok(op) => {
             result.ops = 1;
-            result.ops_s = 1.0 / result.wall_s.max(1e-9);
+            result.ops_s = Some(1.0 / result.wall_s.max(1e-9));
             result.ops_by_type.push(OpResult { op: op.into(), ops: 1, latency: m.latency(), intervals: m.intervals });
             result.status = if stop_requested() { Status::Interrupted } else { Status::Completed };
         }

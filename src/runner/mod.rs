@@ -7,6 +7,7 @@
 //! that crashes the process takes only its own unfinished step with it: the
 //! parent records the crash and keeps everything measured before it.
 
+pub mod dirs;
 pub mod exec;
 pub mod pacer;
 pub mod progress;
@@ -25,6 +26,7 @@ use crate::measure::os::sysinfo::{self, SystemInfo};
 use crate::measure::step_metrics::{Probes, StepWork, SyncMetrics};
 use crate::output::{self, ConfigResult, RunResult, Status, StepResult};
 use crate::workload::{KeyOrder, KeySpace};
+use dirs::DataDir;
 use progress::ProgressMode;
 use steps::StepKind;
 
@@ -37,6 +39,9 @@ pub struct RunOptions {
     pub keep_db: bool,
     /// Open existing data instead of starting from an empty directory.
     pub use_existing_db: bool,
+    /// Replace an earlier run's output dir.
+    #[serde(default)]
+    pub replace_output: bool,
     pub command_line: Vec<String>,
     pub progress: ProgressMode,
 }
@@ -60,39 +65,81 @@ fn now_text() -> String {
     chrono::Local::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, false)
 }
 
-/// Create the output directory and check that it takes files.
-fn prepare_output_dir(dir: &Path) -> Result<()> {
-    std::fs::create_dir_all(dir).with_context(|| format!("cannot create output directory {}", dir.display()))?;
-    let probe = dir.join(".rumbench-write-test");
-    std::fs::write(&probe, b"").with_context(|| format!("output directory {} is not writable", dir.display()))?;
-    let _ = std::fs::remove_file(probe);
-    Ok(())
-}
-
 /// The running config process, if any.
 static CHILD_PID: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
 
-/// Pass an interrupt on to the running config process (called by the Ctrl-C handler).
-pub fn forward_interrupt() {
+/// Pass a stop signal on to the running config process (called by the signal handler).
+pub fn forward_signal(sig: i32) {
     let pid = CHILD_PID.load(std::sync::atomic::Ordering::SeqCst);
     if pid > 0 {
         // SAFETY: sending a signal to a child we started.
-        unsafe { libc::kill(pid, libc::SIGINT) };
+        unsafe { libc::kill(pid, sig) };
     }
 }
 
+/// The signal a config process gets when the main process dies
+/// (PR_SET_PDEATHSIG). Not SIGTERM: the kernel sends it once for every thread
+/// of the dead parent, which must not count as "a second signal, exit now".
+pub const PARENT_DIED_SIGNAL: i32 = libc::SIGUSR2;
+
 const JEMALLOC: &str = "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2";
+
+/// Check everything about the run's directories that can be known before
+/// anything starts: the output dir, every config's data dir, and what
+/// --use-existing-db needs. Nothing is created or changed.
+pub fn preflight(plan: &RunPlan, opts: &RunOptions) -> Result<()> {
+    dirs::check_output_dir(&opts.output_dir, opts.replace_output)?;
+    if plan.configs.iter().any(|c| c.allocator == Allocator::Jemalloc) && !Path::new(JEMALLOC).exists() {
+        bail!("a config asks for jemalloc but {JEMALLOC} is missing (apt-get install libjemalloc2)");
+    }
+    let root = opts.db_root();
+    if root.exists() && !root.is_dir() {
+        bail!("--db-dir {} is not a directory", root.display());
+    }
+    for c in &plan.configs {
+        let dir = root.join(&c.name);
+        if opts.use_existing_db {
+            dirs::check_existing(&dir)?;
+        } else if dirs::state(&dir)? == dirs::DirState::Foreign {
+            return Err(dirs::foreign_error(
+                &dir,
+                "data dir",
+                "move it away, choose another --db-dir, or open it as it is with --use-existing-db",
+            ));
+        }
+        if dirs::is_locked(&dir) {
+            bail!("data dir {} is in use by another rumbench run", dir.display());
+        }
+    }
+    if opts.use_existing_db && plan.steps.iter().any(|s| s.kind.is_ibench()) {
+        bail!("the insert benchmark starts from empty tables: --use-existing-db is not supported with its steps");
+    }
+    if !opts.use_existing_db {
+        for (i, step) in plan.steps.iter().enumerate() {
+            if step.kind.needs_data() && !plan.steps[..i].iter().any(|s| s.kind.loads()) {
+                bail!(
+                    "step {} reads existing keys, but no fill step runs before it and the database starts empty: put one first (e.g. --steps fillseq,{}) or use --use-existing-db",
+                    step.kind,
+                    step.kind
+                );
+            }
+        }
+    }
+    Ok(())
+}
 
 /// Run the plan (the parent process). Results are written to
 /// `opts.output_dir` after every step. Returns the result; its status says
 /// whether everything completed.
 pub fn run(plan: &RunPlan, opts: &RunOptions) -> Result<RunResult> {
-    prepare_output_dir(&opts.output_dir)?;
-    if plan.configs.iter().any(|c| c.allocator == Allocator::Jemalloc) && !Path::new(JEMALLOC).exists() {
-        bail!("a config asks for jemalloc but {JEMALLOC} is missing (apt-get install libjemalloc2)");
-    }
+    preflight(plan, opts)?;
+    // Held for the whole run: a second run cannot replace this one's directory.
+    let _output_lock = dirs::prepare_output_dir(&opts.output_dir, opts.replace_output)?;
     let db_root = opts.db_root();
-    std::fs::create_dir_all(&db_root).with_context(|| format!("cannot create data directory {}", db_root.display()))?;
+    if !db_root.exists() {
+        std::fs::create_dir_all(&db_root).with_context(|| format!("cannot create data directory {}", db_root.display()))?;
+        let _ = std::fs::write(db_root.join(dirs::MARKER), "made by rumbench; created=true\n");
+    }
     let system = SystemInfo::capture(Some(&db_root));
     let mut run = RunResult {
         schema: output::SCHEMA.into(),
@@ -116,90 +163,154 @@ pub fn run(plan: &RunPlan, opts: &RunOptions) -> Result<RunResult> {
     let exe = std::env::current_exe().context("cannot find the rumbench executable")?;
 
     for (i, config) in plan.configs.iter().enumerate() {
-        eprintln!("{} ({}{}):", config.name, config.engine, if config.allocator == Allocator::Jemalloc { ", jemalloc" } else { "" });
-        let mut cmd = std::process::Command::new(&exe);
-        cmd.arg("internal-run-config").arg(&task_path).arg(i.to_string());
-        match config.allocator {
-            Allocator::Jemalloc => cmd.env("LD_PRELOAD", JEMALLOC),
-            Allocator::Glibc => cmd.env_remove("LD_PRELOAD"),
-        };
-        // Its own process group: a terminal's Ctrl-C reaches only us, and we
-        // forward it once (see `forward_interrupt`).
-        std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
-        let mut child = cmd.spawn().context("cannot start the benchmark process")?;
-        CHILD_PID.store(child.id() as i32, std::sync::atomic::Ordering::SeqCst);
         if exec::stop_requested() {
-            forward_interrupt();
+            run.configs.push(not_run_config(config, &db_root, &format!("not run: the run was {}", exec::interrupted_text())));
+            output::write_all(&run, &opts.output_dir)?;
+            continue;
         }
-        let status = child.wait().context("waiting for the benchmark process")?;
-        CHILD_PID.store(0, std::sync::atomic::Ordering::SeqCst);
-        let crashed = status.code().is_none() || status.code().is_some_and(|c| c != 0 && c != 1 && c != 130);
+        eprintln!("{} ({}{}):", config.name, config.engine, if config.allocator == Allocator::Jemalloc { ", jemalloc" } else { "" });
+        let (status, crash) = match run_child(&exe, &task_path, i, config) {
+            Ok(status) => (Some(status), None),
+            Err(e) => (None, Some(format!("cannot run the {} process: {e:#}", config.name))),
+        };
+        let crashed = crash.is_some()
+            || status.is_some_and(|s| s.code().is_none() || s.code().is_some_and(|c| c != 0 && c != 1 && c != 130));
+        let dir = db_root.join(&config.name);
         // A config process that died without stopping its database server
         // (killed, crashed) leaves it running: stop it from here.
-        for leftover in crate::ibench::stop_leftover_servers(&config.engine, &db_root.join(&config.name), crashed) {
+        for leftover in crate::ibench::stop_leftover_servers(&config.engine, &dir, crashed) {
             eprintln!("rumbench: {leftover}");
         }
         // The child rewrote result.json after each step; take it back.
         run = output::json::load(&opts.output_dir.join("result.json"))?;
         if crashed {
-            let how = match std::os::unix::process::ExitStatusExt::signal(&status) {
-                Some(sig) => format!("killed by signal {sig} ({})", signal_name(sig)),
-                None => format!("exited with status {}", status.code().unwrap_or(-1)),
-            };
-            let mut msg = format!("the {} process {how}", config.name);
-            // The likeliest cause an engine cannot report itself: a full data filesystem.
-            if let Ok(space) = crate::measure::os::device::FsSpace::of(&db_root) {
-                if space.avail_bytes < (1 << 20) || space.percent_full >= 99.5 {
-                    msg.push_str(&format!(" (the data filesystem is full: {} bytes free)", space.avail_bytes));
-                }
-            }
-            msg.push_str("; steps completed before it are kept");
+            let msg = crash.unwrap_or_else(|| crash_message(config, status.as_ref().expect("a status"), &db_root));
+            eprintln!("  {}: {msg}", config.name);
             if run.configs.len() <= i {
-                run.configs.push(failed_config(config, &opts.db_root(), &msg));
+                run.configs.push(failed_config(config, &db_root, &msg));
             } else {
                 run.configs[i].status = Status::Failed;
                 run.configs[i].error = Some(msg.clone());
             }
-            run.status = Status::Failed;
-            run.error = Some(msg);
-            output::write_all(&run, &opts.output_dir)?;
+            // The crashed process could not remove its data dir (rumbench's own only).
+            if !opts.keep_db && !opts.use_existing_db {
+                dirs::remove_owned(&dir);
+            }
+        } else if run.configs.len() <= i {
+            run.configs.push(failed_config(config, &db_root, "the config process ended without recording a result"));
         }
-        if run.status != Status::Running || exec::stop_requested() {
-            break;
-        }
+        output::write_all(&run, &opts.output_dir)?;
     }
-    let _ = std::fs::remove_file(&task_path);
-    if !opts.keep_db {
-        // Remove the db root if it is now empty (we created it).
-        let _ = std::fs::remove_dir(&db_root);
+    finish_run(&mut run, opts)?;
+    Ok(run)
+}
+
+/// The end of a run, whoever ends it (the parent, or a config process whose
+/// parent died): the task file and an empty data root go, the status is
+/// settled, warnings gathered, every file written.
+fn finish_run(run: &mut RunResult, opts: &RunOptions) -> Result<()> {
+    let _ = std::fs::remove_file(opts.output_dir.join(TASK_FILE));
+    let db_root = opts.db_root();
+    if !opts.keep_db && !dirs::has_content(&db_root) {
+        // Only when rumbench made it (it carries the marker).
+        dirs::remove_owned(&db_root);
     }
-    if exec::stop_requested() && run.status == Status::Running {
-        run.status = Status::Interrupted;
-        run.error = Some("interrupted by Ctrl-C".into());
-    }
-    if run.status == Status::Running {
-        run.status = Status::Completed;
-    }
+    finish_status(run);
     for c in &run.configs {
         for s in &c.steps {
             run.warnings.extend(s.warnings.iter().map(|w| format!("{} {}: {w}", c.name, s.name)));
         }
     }
     run.finished_at = Some(now_text());
-    output::write_all(&run, &opts.output_dir)?;
-    Ok(run)
+    output::write_all(run, &opts.output_dir)
 }
 
-fn signal_name(sig: i32) -> &'static str {
-    match sig {
-        libc::SIGSEGV => "SIGSEGV",
-        libc::SIGABRT => "SIGABRT",
-        libc::SIGKILL => "SIGKILL, perhaps the out-of-memory killer",
-        libc::SIGBUS => "SIGBUS",
-        libc::SIGINT => "SIGINT",
-        libc::SIGTERM => "SIGTERM",
-        _ => "signal",
+/// Start config `index`'s process and wait for it.
+fn run_child(exe: &Path, task_path: &Path, index: usize, config: &EngineConfig) -> Result<std::process::ExitStatus> {
+    use std::os::unix::process::CommandExt;
+    let mut cmd = std::process::Command::new(exe);
+    cmd.arg("internal-run-config").arg(task_path).arg(index.to_string());
+    match config.allocator {
+        Allocator::Jemalloc => cmd.env("LD_PRELOAD", JEMALLOC),
+        Allocator::Glibc => cmd.env_remove("LD_PRELOAD"),
+    };
+    // Its own process group: a terminal's Ctrl-C reaches only us, and we
+    // forward it once (see `forward_signal`).
+    cmd.process_group(0);
+    let parent = std::process::id();
+    // SAFETY: async-signal-safe calls only (prctl, getppid, kill, getpid).
+    unsafe {
+        cmd.pre_exec(move || {
+            // The config process stops (as on SIGTERM: its step is marked,
+            // its server stopped, its results written) when we die, even by
+            // SIGKILL. Until its handler is installed the signal just ends it.
+            libc::prctl(libc::PR_SET_PDEATHSIG, PARENT_DIED_SIGNAL);
+            if libc::getppid() as u32 != parent {
+                libc::kill(libc::getpid(), PARENT_DIED_SIGNAL);
+            }
+            Ok(())
+        });
     }
+    let mut child = cmd.spawn().context("cannot start the benchmark process")?;
+    CHILD_PID.store(child.id() as i32, std::sync::atomic::Ordering::SeqCst);
+    if let Some(sig) = exec::stop_signal() {
+        forward_signal(sig);
+    }
+    let status = child.wait().context("waiting for the benchmark process");
+    CHILD_PID.store(0, std::sync::atomic::Ordering::SeqCst);
+    status
+}
+
+fn crash_message(config: &EngineConfig, status: &std::process::ExitStatus, db_root: &Path) -> String {
+    let how = match std::os::unix::process::ExitStatusExt::signal(status) {
+        Some(sig) => format!(
+            "killed by signal {sig} ({}{})",
+            exec::signal_name(sig),
+            if sig == libc::SIGKILL { ", perhaps the out-of-memory killer" } else { "" }
+        ),
+        None => format!("exited with status {}", status.code().unwrap_or(-1)),
+    };
+    let mut msg = format!("the {} process {how}", config.name);
+    // The likeliest cause an engine cannot report itself: a full data filesystem.
+    if let Some(full) = full_filesystem_note(db_root) {
+        msg.push_str(&format!(" ({full})"));
+    }
+    msg.push_str("; steps completed before it are kept");
+    msg
+}
+
+/// "the data filesystem is full: N bytes free", when it is.
+pub(crate) fn full_filesystem_note(dir: &Path) -> Option<String> {
+    let space = crate::measure::os::device::FsSpace::of(dir).ok()?;
+    (space.avail_bytes < (1 << 20) || space.percent_full >= 99.5).then(|| format!("the data filesystem is full: {} bytes free", space.avail_bytes))
+}
+
+/// The run's status from its configs: interrupted when a signal stopped it,
+/// failed when a config failed, completed otherwise.
+fn finish_status(run: &mut RunResult) {
+    let failed: Vec<String> = run
+        .configs
+        .iter()
+        .filter(|c| c.status == Status::Failed)
+        .map(|c| format!("{}: {}", c.name, c.error.as_deref().unwrap_or("failed")))
+        .collect();
+    if exec::stop_requested() {
+        run.status = Status::Interrupted;
+        run.error = Some(exec::interrupted_text());
+    } else if !failed.is_empty() {
+        run.status = Status::Failed;
+        run.error = Some(failed.join("; "));
+    } else {
+        run.status = Status::Completed;
+        run.error = None;
+    }
+}
+
+fn not_run_config(config: &EngineConfig, db_root: &Path, why: &str) -> ConfigResult {
+    let mut c = new_config_result(config, db_root.join(&config.name));
+    c.status = Status::NotRun;
+    c.error = Some(why.to_string());
+    c
 }
 
 fn failed_config(config: &EngineConfig, db_root: &Path, msg: &str) -> ConfigResult {
@@ -227,19 +338,35 @@ pub(crate) fn new_config_result(config: &EngineConfig, dir: PathBuf) -> ConfigRe
     }
 }
 
-/// The child side: run config `index` of the task in `task_path`.
+/// The child side: run config `index` of the task in `task_path`. Its exit
+/// code is its own config's outcome: 0 completed, 1 failed, 130 interrupted.
 pub fn run_config_child(task_path: &Path, index: usize) -> ExitCode {
+    // SAFETY: getppid has no preconditions.
+    let parent = unsafe { libc::getppid() };
     let outcome = (|| -> Result<Status> {
         let task: ChildTask = serde_json::from_slice(&std::fs::read(task_path)?)?;
         progress::set_mode(task.opts.progress);
         let mut run = output::json::load(&task.opts.output_dir.join("result.json"))?;
         run_config(&task.plan, &task.opts, index, &mut run)?;
-        Ok(run.status)
+        let status = run.configs.get(index).map(|c| c.status).unwrap_or(Status::Failed);
+        // SAFETY: as above.
+        if unsafe { libc::getppid() } != parent {
+            // The main process died (we were stopped by PR_SET_PDEATHSIG):
+            // nobody else will end the run, so end it here.
+            for c in &task.plan.configs[index + 1..] {
+                run.configs.push(not_run_config(c, &task.opts.db_root(), "not run: the main rumbench process died"));
+            }
+            exec::request_stop(libc::SIGTERM);
+            finish_run(&mut run, &task.opts)?;
+            run.error = Some("interrupted: the main rumbench process died".into());
+            output::write_all(&run, &task.opts.output_dir)?;
+        }
+        Ok(status)
     })();
     match outcome {
         Ok(Status::Running) | Ok(Status::Completed) => ExitCode::SUCCESS,
         Ok(Status::Interrupted) => ExitCode::from(130),
-        Ok(Status::Failed) => ExitCode::from(1),
+        Ok(Status::Failed) | Ok(Status::NotRun) => ExitCode::from(1),
         Err(e) => {
             eprintln!("rumbench: error: {}", format!("{e:#}").replace('\n', " "));
             ExitCode::from(1)
@@ -256,8 +383,8 @@ pub(crate) fn new_step_result(plan: &StepPlan) -> StepResult {
         started_at: now_text(),
         wall_s: 0.0,
         ops: 0,
-        ops_s: 0.0,
-        mb_s: 0.0,
+        ops_s: None,
+        mb_s: None,
         ops_by_type: Vec::new(),
         reads: None,
         writer: None,
@@ -403,7 +530,7 @@ pub(crate) fn print_step_line(config: &str, s: &StepResult) {
         Status::Completed | Status::Interrupted => eprintln!(
             "  {config} {}: {} ops/s over {:.1} s, p50 {} us, p99 {} us, max {} us{}",
             s.name,
-            output::table::num(s.ops_s),
+            output::table::num(s.ops_s.unwrap_or(0.0)),
             s.wall_s,
             output::table::num(lat.p50_us),
             output::table::num(lat.p99_us),
@@ -419,15 +546,34 @@ pub(crate) fn print_step_line(config: &str, s: &StepResult) {
 
 /// Print a finished step, append it to config `ci` of `run` and write every
 /// output. Returns whether the config's next step should run (false once a
-/// step did not complete; the run then carries its status and error).
+/// step did not complete; the config then carries its status and error).
+///
+/// A failed step keeps its count of operations but no rate or latency: its
+/// partial figures describe a run that broke, not the engine. When the data
+/// filesystem is full, its error says so (engines often report only EIO).
 pub(crate) fn record_step(
     run: &mut RunResult,
     ci: usize,
     config_name: &str,
     kind: StepKind,
-    result: StepResult,
+    mut result: StepResult,
     opts: &RunOptions,
+    data_dir: &Path,
 ) -> Result<bool> {
+    if result.status == Status::Failed {
+        if let Some(full) = full_filesystem_note(data_dir) {
+            let e = result.error.take().unwrap_or_else(|| "failed".into());
+            result.error = Some(format!("{e} ({full})"));
+        }
+        if result.ops > 0 {
+            result.notes.push(format!("failed after {} operations: no rate or latency is reported for a failed step", result.ops));
+        }
+        result.ops_s = None;
+        result.mb_s = None;
+        result.rates = None;
+        result.ops_by_type.clear();
+        result.writer = None;
+    }
     print_step_line(config_name, &result);
     let status = result.status;
     let error = result.error.clone();
@@ -435,9 +581,7 @@ pub(crate) fn record_step(
     output::write_all(run, &opts.output_dir)?;
     if status != Status::Completed {
         run.configs[ci].status = status;
-        run.configs[ci].error = error.clone();
-        run.status = status;
-        run.error = error.map(|e| format!("{config_name} {kind}: {e}"));
+        run.configs[ci].error = error.map(|e| format!("step {kind}: {e}"));
         return Ok(false);
     }
     Ok(true)
@@ -454,11 +598,8 @@ fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut RunResu
     let keyspace = KeySpace { n: plan.settings.num, hashed: plan.settings.key_order == KeyOrder::Hash };
     let mut cres = new_config_result(config, dir.clone());
     cres.allocator_in_use = Some(sysinfo::allocator(Path::new("/proc")));
-    let opened = (|| -> Result<Box<dyn Engine>> {
-        if !opts.use_existing_db && dir.exists() {
-            std::fs::remove_dir_all(&dir).with_context(|| format!("cannot clear data dir {}", dir.display()))?;
-        }
-        std::fs::create_dir_all(&dir).with_context(|| format!("cannot create data dir {}", dir.display()))?;
+    let opened = (|| -> Result<(DataDir, Box<dyn Engine>)> {
+        let data = DataDir::open(&dir, opts.use_existing_db)?;
         let args = OpenArgs {
             dir: dir.clone(),
             options: EngineOptions(config.options.clone()),
@@ -467,15 +608,22 @@ fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut RunResu
             num_keys: plan.settings.num,
             threads: plan.steps.iter().map(|s| s.settings.threads).max().unwrap_or(1) + 1,
         };
-        (spec.open)(&args).with_context(|| format!("cannot open {} in {}", config.engine, dir.display()))
+        match (spec.open)(&args) {
+            Ok(engine) => Ok((data, engine)),
+            Err(e) => {
+                let e = e.context(format!("cannot open {} in {}", config.engine, dir.display()));
+                if !opts.keep_db {
+                    data.remove();
+                }
+                Err(e)
+            }
+        }
     })();
-    let engine = match opened {
+    let (data, engine) = match opened {
         Ok(e) => e,
         Err(e) => {
             cres.status = Status::Failed;
             cres.error = Some(format!("{e:#}"));
-            run.status = Status::Failed;
-            run.error = cres.error.clone();
             run.configs.push(cres);
             output::write_all(run, &opts.output_dir)?;
             return Ok(());
@@ -493,7 +641,7 @@ fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut RunResu
             break;
         }
         let result = run_step(engine.as_ref(), config, step, i, keyspace, &probes, &mut state, &dir);
-        if !record_step(run, ci, &config.name, step.kind, result, opts)? {
+        if !record_step(run, ci, &config.name, step.kind, result, opts, &dir)? {
             break;
         }
     }
@@ -502,13 +650,9 @@ fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut RunResu
         run.configs[ci].status = Status::Completed;
     }
     drop(engine);
-    // Data the user pointed us at (--use-existing-db) is never removed.
-    if !opts.keep_db && !opts.use_existing_db {
-        let _ = std::fs::remove_dir_all(&dir);
-    }
-    if exec::stop_requested() && run.status == Status::Running {
-        run.status = Status::Interrupted;
-        run.error = Some("interrupted by Ctrl-C".into());
+    // Only what rumbench created is removed (never --use-existing-db data).
+    if !opts.keep_db {
+        data.remove();
     }
     output::write_all(run, &opts.output_dir)?;
     Ok(())

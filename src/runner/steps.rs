@@ -87,6 +87,12 @@ impl StepKind {
         )
     }
 
+    /// Steps that load keys into an empty database (a read step needs one before it).
+    pub fn loads(self) -> bool {
+        use StepKind::*;
+        matches!(self, Fill | FillSeq | FillRandom | FillUniqueRandom)
+    }
+
     /// Insert-benchmark steps (run by src/ibench on a table layer).
     pub fn is_ibench(self) -> bool {
         use StepKind::*;

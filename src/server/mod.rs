@@ -14,7 +14,7 @@
 //!   process exists, and [`stop_all_servers`] stops everything in it.
 //!
 //! **The main binary must call [`stop_all_servers`] from its Ctrl-C / SIGTERM
-//! handler** (e.g. `ctrlc::set_handler(|| { stop_all_servers(); std::process::exit(130) })`)
+//! handler** (main.rs does: a second SIGINT/SIGTERM/SIGHUP calls it, then exits)
 //! because `exit` runs no destructors; [`install_panic_hook`] does the same
 //! for panics (useful with `panic = "abort"` or panics in threads that do not
 //! own the server).

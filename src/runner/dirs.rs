@@ -1,0 +1,330 @@
+//! Directories rumbench creates, and the rule that it deletes nothing else.
+//!
+//! Every data dir and run (output) dir rumbench makes gets a marker file,
+//! [`MARKER`], and every removal checks for it first: a directory without the
+//! marker was not made by rumbench and is never emptied or removed. A
+//! non-empty directory without the marker is refused with a one-line error.
+//!
+//! A data dir is also locked (`flock` on the directory itself) by the process
+//! that uses it, for as long as it uses it, on every engine: a second run on
+//! the same database gets a clear error instead of deleting it under the
+//! first one's feet. The lock goes with the process, however it ends.
+
+use std::fs::File;
+use std::io::Write;
+use std::os::fd::AsRawFd;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+
+/// The marker file in every directory rumbench created (or adopted empty).
+pub const MARKER: &str = ".rumbench-owned";
+
+/// How a directory relates to rumbench, judged without changing it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DirState {
+    Missing,
+    Empty,
+    /// Carries the marker: rumbench made it.
+    Owned,
+    /// Holds files and no marker: not rumbench's.
+    Foreign,
+}
+
+pub fn state(dir: &Path) -> Result<DirState> {
+    if !dir.exists() {
+        return Ok(DirState::Missing);
+    }
+    if !dir.is_dir() {
+        bail!("{} exists and is not a directory", dir.display());
+    }
+    if dir.join(MARKER).is_file() {
+        return Ok(DirState::Owned);
+    }
+    let mut entries = std::fs::read_dir(dir).with_context(|| format!("cannot read {}", dir.display()))?;
+    Ok(if entries.next().is_none() { DirState::Empty } else { DirState::Foreign })
+}
+
+/// Whether the directory holds anything but rumbench's marker.
+pub fn has_content(dir: &Path) -> bool {
+    std::fs::read_dir(dir).map(|it| it.flatten().any(|e| e.file_name() != MARKER)).unwrap_or(false)
+}
+
+fn write_marker(dir: &Path, created: bool) -> Result<()> {
+    let mut f = File::create(dir.join(MARKER)).with_context(|| format!("cannot write to {}", dir.display()))?;
+    // `created` says whether rumbench made the directory itself (then it may
+    // remove it) or found it empty (then it only empties it again).
+    writeln!(f, "made by rumbench (pid {}); created={created}", std::process::id())?;
+    Ok(())
+}
+
+fn created_by_us(dir: &Path) -> bool {
+    std::fs::read_to_string(dir.join(MARKER)).map(|t| t.contains("created=true")).unwrap_or(false)
+}
+
+/// An exclusive lock on a directory, held until dropped (or the process ends).
+#[derive(Debug)]
+pub struct DirLock {
+    _file: File,
+}
+
+/// Lock `dir`, or say that another process holds it.
+pub fn lock(dir: &Path) -> Result<DirLock> {
+    let file = File::open(dir).with_context(|| format!("cannot open {}", dir.display()))?;
+    // SAFETY: flock on a descriptor we own.
+    if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+        let err = std::io::Error::last_os_error();
+        if err.raw_os_error() == Some(libc::EWOULDBLOCK) {
+            bail!("{} is in use by another rumbench run", dir.display());
+        }
+        return Err(err).with_context(|| format!("cannot lock {}", dir.display()));
+    }
+    Ok(DirLock { _file: file })
+}
+
+/// Whether another process holds the lock on `dir` (false when it is free or missing).
+pub fn is_locked(dir: &Path) -> bool {
+    dir.is_dir() && lock(dir).is_err_and(|e| e.to_string().contains("in use by another"))
+}
+
+/// The refusal for a directory with someone else's files in it.
+pub fn foreign_error(dir: &Path, what: &str, hint: &str) -> anyhow::Error {
+    anyhow::anyhow!("{what} {} is not empty and was not created by rumbench (no {MARKER} in it); {hint}", dir.display())
+}
+
+/// A data dir in use: locked, and marked as rumbench's unless it holds the
+/// user's own database (--use-existing-db).
+#[derive(Debug)]
+pub struct DataDir {
+    pub path: PathBuf,
+    lock: Option<DirLock>,
+    owned: bool,
+}
+
+impl DataDir {
+    /// Make `dir` ready for a fresh database: create it, or take over an empty
+    /// one, or empty one that an earlier rumbench run made (and left, with
+    /// --keep-db or by crashing). Anything else is refused.
+    pub fn fresh(dir: &Path) -> Result<DataDir> {
+        match state(dir)? {
+            DirState::Missing => {
+                if let Some(parent) = dir.parent() {
+                    std::fs::create_dir_all(parent).with_context(|| format!("cannot create {}", parent.display()))?;
+                }
+                std::fs::create_dir(dir).with_context(|| format!("cannot create data dir {}", dir.display()))?;
+                let lock = lock(dir)?;
+                write_marker(dir, true)?;
+                Ok(DataDir { path: dir.to_path_buf(), lock: Some(lock), owned: true })
+            }
+            DirState::Empty => {
+                let lock = lock(dir)?;
+                write_marker(dir, false)?;
+                Ok(DataDir { path: dir.to_path_buf(), lock: Some(lock), owned: true })
+            }
+            DirState::Owned => {
+                let lock = lock(dir)?;
+                clear_contents(dir)?;
+                Ok(DataDir { path: dir.to_path_buf(), lock: Some(lock), owned: true })
+            }
+            DirState::Foreign => Err(foreign_error(
+                dir,
+                "data dir",
+                "move it away, choose another --db-dir, or open it as it is with --use-existing-db",
+            )),
+        }
+    }
+
+    /// The user's existing database: locked, never marked, never removed.
+    pub fn existing(dir: &Path) -> Result<DataDir> {
+        check_existing(dir)?;
+        let lock = lock(dir)?;
+        Ok(DataDir { path: dir.to_path_buf(), lock: Some(lock), owned: false })
+    }
+
+    /// Open `dir` as the plan says: fresh, or the user's existing database.
+    pub fn open(dir: &Path, use_existing: bool) -> Result<DataDir> {
+        if use_existing {
+            DataDir::existing(dir)
+        } else {
+            DataDir::fresh(dir)
+        }
+    }
+
+    /// Remove the database (only ours; the user's existing one stays).
+    pub fn remove(mut self) {
+        let lock = self.lock.take();
+        if self.owned {
+            remove_owned(&self.path);
+        }
+        drop(lock);
+    }
+}
+
+/// Check that --use-existing-db has something to open.
+pub fn check_existing(dir: &Path) -> Result<()> {
+    match state(dir)? {
+        DirState::Missing => bail!("--use-existing-db: {} does not exist", dir.display()),
+        DirState::Empty => bail!("--use-existing-db: {} is empty", dir.display()),
+        DirState::Owned if !has_content(dir) => bail!("--use-existing-db: {} holds no database", dir.display()),
+        _ => Ok(()),
+    }
+}
+
+/// Remove everything in `dir` except the marker (the dir must be ours).
+fn clear_contents(dir: &Path) -> Result<()> {
+    for e in std::fs::read_dir(dir).with_context(|| format!("cannot read {}", dir.display()))? {
+        let e = e?;
+        if e.file_name() == MARKER {
+            continue;
+        }
+        let p = e.path();
+        let r = if e.file_type()?.is_dir() { std::fs::remove_dir_all(&p) } else { std::fs::remove_file(&p) };
+        r.with_context(|| format!("cannot clear {}", p.display()))?;
+    }
+    Ok(())
+}
+
+/// Remove `dir` if, and only if, it carries rumbench's marker: the whole dir
+/// when rumbench created it, its contents when it was found empty. Returns
+/// whether anything was removed.
+pub fn remove_owned(dir: &Path) -> bool {
+    if !dir.join(MARKER).is_file() {
+        return false;
+    }
+    if created_by_us(dir) {
+        std::fs::remove_dir_all(dir).is_ok()
+    } else {
+        let ok = clear_contents(dir).is_ok();
+        let _ = std::fs::remove_file(dir.join(MARKER));
+        ok
+    }
+}
+
+/// The run (output) directory: created and marked, or taken over empty; an
+/// existing one with files is refused unless `replace` is given and the
+/// directory is an earlier rumbench run's (it carries the marker).
+pub fn prepare_output_dir(dir: &Path, replace: bool) -> Result<DirLock> {
+    check_output_dir(dir, replace)?;
+    match state(dir)? {
+        DirState::Missing => {
+            std::fs::create_dir_all(dir).with_context(|| format!("cannot create output directory {}", dir.display()))?;
+            write_marker(dir, true).with_context(|| format!("output directory {} is not writable", dir.display()))?;
+        }
+        DirState::Empty => {
+            write_marker(dir, false).with_context(|| format!("output directory {} is not writable", dir.display()))?;
+        }
+        DirState::Owned => {
+            let lock = lock(dir).with_context(|| format!("cannot replace output directory {}", dir.display()))?;
+            clear_contents(dir)?;
+            return Ok(lock);
+        }
+        DirState::Foreign => unreachable!("refused by check_output_dir"),
+    }
+    lock(dir)
+}
+
+/// What `prepare_output_dir` would refuse, without changing anything.
+pub fn check_output_dir(dir: &Path, replace: bool) -> Result<()> {
+    match state(dir).with_context(|| format!("cannot create output directory {}", dir.display()))? {
+        DirState::Missing | DirState::Empty => Ok(()),
+        DirState::Owned if !has_content(dir) => Ok(()),
+        DirState::Owned if replace => {
+            if is_locked(dir) {
+                bail!("output directory {} is in use by another rumbench run", dir.display());
+            }
+            Ok(())
+        }
+        DirState::Owned => bail!(
+            "output directory {} already holds a run: choose another --output-dir, or pass --replace-output to replace it",
+            dir.display()
+        ),
+        DirState::Foreign => Err(foreign_error(dir, "output directory", "choose another --output-dir")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_foreign_dir_is_refused_and_left_alone() {
+        let t = tempfile::tempdir().unwrap();
+        let d = t.path().join("lmdb");
+        std::fs::create_dir(&d).unwrap();
+        std::fs::write(d.join("important.txt"), "precious").unwrap();
+        let e = DataDir::fresh(&d).unwrap_err().to_string();
+        assert!(e.contains("was not created by rumbench"), "{e}");
+        assert!(!remove_owned(&d));
+        assert_eq!(std::fs::read_to_string(d.join("important.txt")).unwrap(), "precious");
+    }
+
+    #[test]
+    fn created_dirs_are_removed_adopted_ones_only_emptied() {
+        let t = tempfile::tempdir().unwrap();
+        let made = t.path().join("made");
+        let dd = DataDir::fresh(&made).unwrap();
+        std::fs::write(made.join("data"), "x").unwrap();
+        dd.remove();
+        assert!(!made.exists());
+
+        let found = t.path().join("found");
+        std::fs::create_dir(&found).unwrap();
+        let dd = DataDir::fresh(&found).unwrap();
+        std::fs::write(found.join("data"), "x").unwrap();
+        dd.remove();
+        assert!(found.is_dir(), "a directory rumbench found empty is kept");
+        assert_eq!(std::fs::read_dir(&found).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn an_earlier_runs_dir_is_reused_but_not_while_locked() {
+        let t = tempfile::tempdir().unwrap();
+        let d = t.path().join("rocksdb");
+        let first = DataDir::fresh(&d).unwrap();
+        std::fs::write(d.join("000001.log"), "x").unwrap();
+        // flock locks are per open file description: a second open conflicts
+        // even within one process, as it does between two runs.
+        let e = DataDir::fresh(&d).unwrap_err().to_string();
+        assert!(e.contains("in use by another rumbench run"), "{e}");
+        assert!(d.join("000001.log").exists());
+        drop(first);
+        let second = DataDir::fresh(&d).unwrap();
+        assert!(!d.join("000001.log").exists(), "an unlocked earlier run's data is cleared");
+        second.remove();
+    }
+
+    #[test]
+    fn existing_databases_are_locked_and_never_removed() {
+        let t = tempfile::tempdir().unwrap();
+        let d = t.path().join("db");
+        assert!(DataDir::existing(&d).unwrap_err().to_string().contains("does not exist"));
+        std::fs::create_dir(&d).unwrap();
+        assert!(DataDir::existing(&d).unwrap_err().to_string().contains("is empty"));
+        std::fs::write(d.join("data.mdb"), "x").unwrap();
+        let a = DataDir::existing(&d).unwrap();
+        assert!(DataDir::existing(&d).unwrap_err().to_string().contains("in use"));
+        a.remove();
+        assert!(d.join("data.mdb").exists());
+    }
+
+    #[test]
+    fn output_dirs_are_refused_unless_replaced() {
+        let t = tempfile::tempdir().unwrap();
+        let out = t.path().join("run");
+        drop(prepare_output_dir(&out, false).unwrap());
+        std::fs::write(out.join("result.json"), "{}").unwrap();
+        let e = check_output_dir(&out, false).unwrap_err().to_string();
+        assert!(e.contains("--replace-output"), "{e}");
+        let held = prepare_output_dir(&out, true).unwrap();
+        assert!(!out.join("result.json").exists());
+        std::fs::write(out.join("result.json"), "{}").unwrap();
+        assert!(check_output_dir(&out, true).unwrap_err().to_string().contains("in use"));
+        drop(held);
+
+        let foreign = t.path().join("mine");
+        std::fs::create_dir(&foreign).unwrap();
+        std::fs::write(foreign.join("notes.txt"), "x").unwrap();
+        let e = check_output_dir(&foreign, true).unwrap_err().to_string();
+        assert!(e.contains("was not created by rumbench"), "{e}");
+    }
+}
