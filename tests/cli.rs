@@ -206,21 +206,52 @@ fn unwritable_output_dir_is_refused() {
 }
 
 #[test]
-fn a_read_step_on_an_empty_database_fails_and_keeps_earlier_results() {
+fn a_read_step_on_an_empty_database_is_refused_before_anything_runs() {
     let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("out");
     let out = rumbench()
         .args(["-e", "rocksdb", "-s", "flush,readrandom,fillseq", "-n", "1000", "--output-dir"])
-        .arg(dir.path())
+        .arg(&out_dir)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
+    let line = error_line(&out);
+    assert!(line.contains("step readrandom reads existing keys, but no fill step runs before it"), "{line}");
+    assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
+    assert!(!out_dir.exists(), "nothing is written for a plan that cannot run");
+}
+
+#[test]
+fn a_database_with_no_keys_fails_its_read_step_and_keeps_earlier_results() {
+    // An existing database that holds files but no key: only a run can tell.
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db");
+    let first = rumbench()
+        .args(["-e", "rocksdb", "-s", "flush", "-n", "200", "--keep-db", "--db-dir"])
+        .arg(&db)
+        .arg("--output-dir")
+        .arg(dir.path().join("first"))
+        .output()
+        .unwrap();
+    assert!(first.status.success(), "{}", stderr(&first));
+    let out_dir = dir.path().join("out");
+    let out = rumbench()
+        .args(["-e", "rocksdb", "-s", "flush,readrandom", "-n", "200", "--use-existing-db", "--db-dir"])
+        .arg(&db)
+        .arg("--output-dir")
+        .arg(&out_dir)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let line = error_line(&out);
     assert!(line.contains("readrandom needs data but the rocksdb database is empty"), "{line}");
-    let v = load(dir.path());
+    let v = load(&out_dir);
     assert_eq!(v["status"], "failed");
     assert_eq!(step(&v, 0, "flush")["status"], "completed");
-    assert_eq!(step(&v, 0, "readrandom")["status"], "failed");
-    assert_eq!(v["configs"][0]["steps"].as_array().unwrap().len(), 2, "fillseq must not run after the failure");
+    let rr = step(&v, 0, "readrandom");
+    assert_eq!(rr["status"], "failed");
+    assert!(rr["ops_s"].is_null(), "a failed step has no rate: {}", rr["ops_s"]);
+    assert!(db.join("rocksdb/CURRENT").exists(), "an existing database is never removed");
 }
 
 #[test]

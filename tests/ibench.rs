@@ -367,7 +367,7 @@ fn a_killed_config_process_does_not_leave_its_server_running() {
     let deadline = Instant::now() + Duration::from_secs(60);
     let config_pid = loop {
         // The postmaster writes its pid file once it runs (initdb's bootstrap does not).
-        let up = dir.path().join("db/postgres/postmaster.pid").exists();
+        let up = dir.path().join("db/postgres/server/postmaster.pid").exists();
         let pid = std::fs::read_dir("/proc").unwrap().flatten().find_map(|e| {
             let pid = e.file_name().to_str()?.parse::<i32>().ok()?;
             let cmd = String::from_utf8_lossy(&std::fs::read(e.path().join("cmdline")).ok()?).replace('\0', " ");

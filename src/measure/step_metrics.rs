@@ -251,6 +251,21 @@ pub struct StepProbe {
     sampler: Sampler,
 }
 
+/// /proc counts CPU time in clock ticks (10 ms at USER_HZ 100): a step
+/// shorter than one tick, or one in which not a single tick was counted, has
+/// no CPU figure, not 0. Returns why, when it has none.
+fn below_cpu_resolution(cpu_us: u64, wall_s: f64) -> Option<String> {
+    let tick_us = 1_000_000 / procfs::ticks_per_second().max(1);
+    (cpu_us < tick_us || wall_s * 1e6 < tick_us as f64).then(|| {
+        format!(
+            "below resolution: /proc counts CPU in {} ms ticks and the step took {:.1} ms ({} ms of CPU counted)",
+            tick_us / 1000,
+            wall_s * 1e3,
+            cpu_us / 1000
+        )
+    })
+}
+
 fn per(x: f64, n: u64) -> Option<f64> {
     (n > 0).then(|| x / n as f64)
 }
@@ -311,7 +326,10 @@ impl StepProbe {
         match (&self.process, &process_end) {
             (Ok(b), Ok(a)) => {
                 let d = a.since(b);
-                m.client_cpu_us_op = per(d.cpu_us() as f64, work.ops);
+                match below_cpu_resolution(d.cpu_us(), work.wall_s) {
+                    None => m.client_cpu_us_op = per(d.cpu_us() as f64, work.ops),
+                    Some(why) => missing("client_cpu_us_op", why),
+                }
                 m.process_read_bytes = Some(d.read_bytes);
                 m.process_write_bytes = Some(d.write_bytes);
                 m.write_amp_process = per(d.write_bytes as f64, work.logical_bytes_written);
@@ -324,7 +342,11 @@ impl StepProbe {
         match (&self.server, &server_end) {
             (None, _) | (_, None) => {}
             (Some(Ok(b)), Some(Ok(a))) => {
-                m.engine_cpu_us_op = per(tree_cpu_us(a).saturating_sub(tree_cpu_us(b)) as f64, work.ops);
+                let cpu = tree_cpu_us(a).saturating_sub(tree_cpu_us(b));
+                match below_cpu_resolution(cpu, work.wall_s) {
+                    None => m.engine_cpu_us_op = per(cpu as f64, work.ops),
+                    Some(why) => missing("engine_cpu_us_op", why),
+                }
                 let d = a.since(b);
                 m.process_read_bytes = Some(d.read_bytes);
                 m.process_write_bytes = Some(d.write_bytes);
@@ -334,7 +356,10 @@ impl StepProbe {
             (_, Some(Err(e))) => missing("engine_cpu_us_op", format!("server process tree: {e:#}")),
         }
         match (&self.host, &host_end) {
-            (Ok(b), Ok(a)) => m.host_cpu_us_op = per(a.since(b).busy_us as f64, work.ops),
+            (Ok(b), Ok(a)) => match below_cpu_resolution(a.since(b).busy_us, work.wall_s) {
+                None => m.host_cpu_us_op = per(a.since(b).busy_us as f64, work.ops),
+                Some(why) => missing("host_cpu_us_op", why),
+            },
             (Err(e), _) => missing("host_cpu_us_op", e.clone()),
             (_, Err(e)) => missing("host_cpu_us_op", format!("{e:#}")),
         }
@@ -381,6 +406,15 @@ impl StepProbe {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cpu_below_one_tick_is_not_a_figure() {
+        let why = below_cpu_resolution(0, 0.004).unwrap();
+        assert!(why.starts_with("below resolution") && why.contains("4.0 ms"), "{why}");
+        assert!(below_cpu_resolution(0, 2.0).is_some(), "no tick counted in 2 s");
+        assert!(below_cpu_resolution(20_000, 0.005).is_some(), "a 5 ms step cannot be timed by 10 ms ticks");
+        assert!(below_cpu_resolution(20_000, 0.5).is_none());
+    }
 
     #[test]
     fn one_sync_per_commit_per_writer_is_durable() {

@@ -89,6 +89,9 @@ const JEMALLOC: &str = "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2";
 /// --use-existing-db needs. Nothing is created or changed.
 pub fn preflight(plan: &RunPlan, opts: &RunOptions) -> Result<()> {
     dirs::check_output_dir(&opts.output_dir, opts.replace_output)?;
+    if opts.use_existing_db && plan.steps.iter().any(|s| s.kind.is_ibench()) {
+        bail!("the insert benchmark starts from empty tables: --use-existing-db is not supported with its steps");
+    }
     if plan.configs.iter().any(|c| c.allocator == Allocator::Jemalloc) && !Path::new(JEMALLOC).exists() {
         bail!("a config asks for jemalloc but {JEMALLOC} is missing (apt-get install libjemalloc2)");
     }
@@ -110,9 +113,6 @@ pub fn preflight(plan: &RunPlan, opts: &RunOptions) -> Result<()> {
         if dirs::is_locked(&dir) {
             bail!("data dir {} is in use by another rumbench run", dir.display());
         }
-    }
-    if opts.use_existing_db && plan.steps.iter().any(|s| s.kind.is_ibench()) {
-        bail!("the insert benchmark starts from empty tables: --use-existing-db is not supported with its steps");
     }
     if !opts.use_existing_db {
         for (i, step) in plan.steps.iter().enumerate() {

@@ -1,0 +1,397 @@
+//! rumbench never destroys what it did not create, stops everything it
+//! started on every signal, and refuses bad input before anything starts.
+//!
+//! Each test asserts the message, the exit code, what is left on disk, and
+//! that no process of the run is alive afterwards: processes are found by the
+//! run's paths in /proc/*/cmdline (the config process names its task file in
+//! the output dir; servers name their data dir).
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use assert_cmd::cargo::CommandCargoExt;
+use serde_json::Value;
+
+fn rumbench() -> Command {
+    let mut c = Command::cargo_bin("rumbench").unwrap();
+    c.arg("run").arg("--progress").arg("off").arg("--no-history");
+    c
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).to_string()
+}
+
+fn load(dir: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.join("result.json")).unwrap()).unwrap()
+}
+
+/// Live processes whose command line mentions `path` (zombies excluded).
+fn processes_mentioning(path: &Path) -> Vec<(i32, String)> {
+    let needle = path.to_string_lossy().to_string();
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<i32>().ok()) else { continue };
+        if pid == std::process::id() as i32 {
+            continue;
+        }
+        let cmd = String::from_utf8_lossy(&std::fs::read(e.path().join("cmdline")).unwrap_or_default()).replace('\0', " ");
+        let state = std::fs::read_to_string(e.path().join("stat")).unwrap_or_default();
+        let zombie = state.rsplit(')').next().is_some_and(|rest| rest.trim_start().starts_with('Z'));
+        if cmd.contains(&needle) && !zombie {
+            out.push((pid, cmd));
+        }
+    }
+    out
+}
+
+/// Wait (up to `secs`) until no process mentions `path`; fail naming them otherwise.
+fn assert_nothing_left_running(path: &Path, secs: u64) {
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    loop {
+        let left = processes_mentioning(path);
+        if left.is_empty() {
+            return;
+        }
+        assert!(Instant::now() < deadline, "still running after the run: {left:?}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// A run refused before anything started: exit 2, one line on stderr that
+/// contains `expected`, nothing written to `out_dir`.
+fn assert_refused(out: &Output, expected: &str, out_dir: &Path) {
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(out));
+    let text = stderr(out);
+    assert_eq!(text.lines().count(), 1, "one line: {text}");
+    assert!(text.starts_with("rumbench: error: ") && text.contains(expected), "{text}");
+    assert!(!out_dir.exists(), "nothing may be written for a refused run: {}", out_dir.display());
+}
+
+#[test]
+fn a_directory_rumbench_did_not_create_is_never_removed() {
+    let t = tempfile::tempdir().unwrap();
+    let data = t.path().join("mydata");
+    std::fs::create_dir_all(data.join("lmdb")).unwrap();
+    std::fs::write(data.join("lmdb/important.txt"), "precious").unwrap();
+    let out_dir = t.path().join("out");
+    let out = rumbench().args(["-e", "lmdb", "-s", "fillseq", "-n", "1000", "--db-dir"]).arg(&data).arg("--output-dir").arg(&out_dir).output().unwrap();
+    assert_refused(&out, &format!("data dir {} is not empty and was not created by rumbench", data.join("lmdb").display()), &out_dir);
+    assert_eq!(std::fs::read_to_string(data.join("lmdb/important.txt")).unwrap(), "precious");
+    assert_nothing_left_running(&out_dir, 5);
+
+    // A data dir rumbench made itself (kept with --keep-db) may be reused and
+    // is removed at the end; the user's --db-dir around it stays.
+    let kept = rumbench().args(["-e", "lmdb", "-s", "fillseq", "-n", "1000", "--keep-db", "--db-dir"]).arg(t.path().join("db2")).arg("--output-dir").arg(t.path().join("k1")).output().unwrap();
+    assert!(kept.status.success(), "{}", stderr(&kept));
+    assert!(t.path().join("db2/lmdb/data.mdb").exists());
+    let again = rumbench().args(["-e", "lmdb", "-s", "fillseq", "-n", "1000", "--db-dir"]).arg(t.path().join("db2")).arg("--output-dir").arg(t.path().join("k2")).output().unwrap();
+    assert!(again.status.success(), "{}", stderr(&again));
+    assert!(!t.path().join("db2/lmdb").exists(), "rumbench's own data dir is removed after the run");
+}
+
+#[test]
+fn config_names_cannot_leave_the_data_directory() {
+    let t = tempfile::tempdir().unwrap();
+    let victim = t.path().join("victim");
+    std::fs::create_dir(&victim).unwrap();
+    std::fs::write(victim.join("keep.txt"), "mine").unwrap();
+    let suite = t.path().join("evil.toml");
+    std::fs::write(&suite, "[[config]]\nname = \"../../victim\"\nengine = \"null\"\n").unwrap();
+    let out_dir = t.path().join("a/b/out");
+    let out = rumbench().arg("--config").arg(&suite).arg("--output-dir").arg(&out_dir).output().unwrap();
+    assert_refused(&out, "invalid config name \"../../victim\": use letters, digits, '.', '_' and '-' only", &out_dir);
+    assert_eq!(std::fs::read_to_string(victim.join("keep.txt")).unwrap(), "mine");
+}
+
+#[test]
+fn an_existing_output_dir_is_refused_unless_replaced() {
+    let t = tempfile::tempdir().unwrap();
+    let out_dir = t.path().join("run");
+    let first = rumbench().args(["-e", "null", "-s", "fillseq", "-n", "100", "--output-dir"]).arg(&out_dir).output().unwrap();
+    assert!(first.status.success(), "{}", stderr(&first));
+    let started = load(&out_dir)["started_at"].clone();
+
+    let second = rumbench().args(["-e", "null", "-s", "fillseq", "-n", "100", "--output-dir"]).arg(&out_dir).output().unwrap();
+    assert_eq!(second.status.code(), Some(2), "{}", stderr(&second));
+    assert!(stderr(&second).contains("already holds a run: choose another --output-dir, or pass --replace-output"), "{}", stderr(&second));
+    assert_eq!(load(&out_dir)["started_at"], started, "the earlier run is untouched");
+
+    std::thread::sleep(Duration::from_millis(1100));
+    let third = rumbench().args(["-e", "null", "-s", "fillseq", "-n", "100", "--replace-output", "--output-dir"]).arg(&out_dir).output().unwrap();
+    assert!(third.status.success(), "{}", stderr(&third));
+    assert_ne!(load(&out_dir)["started_at"], started, "replaced");
+
+    // --replace-output never replaces a directory rumbench did not make.
+    let mine = t.path().join("mine");
+    std::fs::create_dir(&mine).unwrap();
+    std::fs::write(mine.join("thesis.tex"), "x").unwrap();
+    let out = rumbench().args(["-e", "null", "-s", "fillseq", "-n", "100", "--replace-output", "--output-dir"]).arg(&mine).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains(&format!("output directory {} is not empty and was not created by rumbench", mine.display())), "{}", stderr(&out));
+    assert!(mine.join("thesis.tex").exists());
+    assert_eq!(std::fs::read_dir(&mine).unwrap().count(), 1, "nothing written into it");
+}
+
+/// Start a run that holds `db_root/<engine>` for a few seconds, and wait until it does.
+fn start_holding_run(engine: &str, db_root: &Path, out_dir: &Path) -> Child {
+    let child = rumbench()
+        .args(["-e", engine, "-s", "fillrandom", "-n", "50000", "--seconds", "4", "--keep-db", "--db-dir"])
+        .arg(db_root)
+        .arg("--output-dir")
+        .arg(out_dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !db_root.join(engine).join(".rumbench-owned").exists() {
+        assert!(Instant::now() < deadline, "{engine}: the first run did not open its database");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    child
+}
+
+#[test]
+fn a_database_another_run_holds_is_refused_on_every_engine() {
+    for engine in ["rocksdb", "lmdb", "sqlite"] {
+        let t = tempfile::tempdir().unwrap();
+        let db_root = t.path().join("shared");
+        let first = start_holding_run(engine, &db_root, &t.path().join("first"));
+        for extra in [&[][..], &["--use-existing-db"][..]] {
+            let out_dir = t.path().join(format!("second{}", extra.len()));
+            let out = rumbench()
+                .args(["-e", engine, "-s", "fillseq", "-n", "1000"])
+                .args(extra)
+                .arg("--db-dir")
+                .arg(&db_root)
+                .arg("--output-dir")
+                .arg(&out_dir)
+                .output()
+                .unwrap();
+            assert_refused(&out, &format!("data dir {} is in use by another rumbench run", db_root.join(engine).display()), &out_dir);
+        }
+        let done = first.wait_with_output().unwrap();
+        assert!(done.status.success(), "{engine}: the first run must not notice the second: {}", stderr(&done));
+        assert_eq!(load(&t.path().join("first"))["status"], "completed");
+        // Free again: an existing database is opened, read, and kept.
+        let out = rumbench()
+            .args(["-e", engine, "-s", "readrandom", "-n", "50000", "--ops", "1000", "--use-existing-db", "--db-dir"])
+            .arg(&db_root)
+            .arg("--output-dir")
+            .arg(t.path().join("third"))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{engine}: {}", stderr(&out));
+        assert!(db_root.join(engine).join(".rumbench-owned").exists(), "{engine}: --use-existing-db keeps the database");
+        assert_nothing_left_running(t.path(), 5);
+    }
+}
+
+#[test]
+fn everything_knowable_is_checked_before_anything_starts() {
+    let t = tempfile::tempdir().unwrap();
+    let suite = t.path().join("typo.toml");
+    std::fs::write(&suite, "[[config]]\nengine = \"null\"\n[[step]]\nname = \"fillseq\"\nthreadz = 2\n").unwrap();
+    let empty = t.path().join("empty");
+    std::fs::create_dir_all(empty.join("lmdb")).unwrap();
+    let suite_s = suite.to_string_lossy().to_string();
+    let missing = t.path().join("nothere").to_string_lossy().to_string();
+    let empty_s = empty.to_string_lossy().to_string();
+    let cases: Vec<(Vec<&str>, String)> = vec![
+        (vec!["--config", &suite_s], "[[step]] fillseq: unknown field `threadz`".into()),
+        (vec!["-e", "lmdb", "-s", "readrandom", "--use-existing-db", "--db-dir", &missing], format!("--use-existing-db: {missing}/lmdb does not exist")),
+        (vec!["-e", "lmdb", "-s", "readrandom", "--use-existing-db", "--db-dir", &empty_s], format!("--use-existing-db: {empty_s}/lmdb is empty")),
+        (vec!["-e", "lmdb", "-s", "readrandom,fillseq"], "step readrandom reads existing keys, but no fill step runs before it".into()),
+        (vec!["-e", "rocksdb", "-o", "wal=false", "-o", "sync=true"], "sync=true syncs the write-ahead log, but wal=false turns it off".into()),
+        (vec!["-e", "null", "--num", "0"], "--num must be at least 1".into()),
+        (vec!["-e", "postgres", "-s", "l.x,l.i0"], "step l.x needs the tables loaded: run l.i0 before it".into()),
+        (vec!["-e", "rocksdb", "-s", "l.i0,qr100"], "step qr100 queries the secondary indexes: run l.x before it".into()),
+        (vec!["-e", "rocksdb", "-s", "l.i0", "--use-existing-db", "--db-dir", &empty_s], "--use-existing-db is not supported with its steps".into()),
+    ];
+    for (args, expected) in cases {
+        let out_dir = t.path().join("out");
+        let out = rumbench().args(&args).arg("--output-dir").arg(&out_dir).output().unwrap();
+        assert_refused(&out, &expected, &out_dir);
+    }
+    assert!(empty.join("lmdb").is_dir(), "an empty dir the user made stays");
+    // compare with an empty group is a usage error, not a panic.
+    let out = Command::cargo_bin("rumbench").unwrap().args(["compare", ",", t.path().to_str().unwrap()]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("compare: \",\" names no run"), "{}", stderr(&out));
+}
+
+/// The config process of the run in `out_dir`, once it runs.
+fn config_process(out_dir: &Path) -> i32 {
+    let task = out_dir.join(".rumbench-task.json");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Some((pid, _)) = processes_mentioning(&task).into_iter().find(|(_, c)| c.contains("internal-run-config")) {
+            return pid;
+        }
+        assert!(Instant::now() < deadline, "no config process");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Wait until the run in `out_dir` has measured `steps` steps.
+fn wait_for_steps(out_dir: &Path, steps: usize, secs: u64) {
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    loop {
+        let n = std::fs::read_to_string(out_dir.join("result.json"))
+            .ok()
+            .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+            .map(|v| v["configs"][0]["steps"].as_array().map_or(0, |s| s.len()))
+            .unwrap_or(0);
+        if n >= steps {
+            return;
+        }
+        assert!(Instant::now() < deadline, "{steps} steps not measured in time");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Send `sig` to the parent while the second step of the first config runs,
+/// and check what every signal must leave behind.
+fn signal_the_parent(sig: i32, args: &[&str], suite: Option<&str>, steps_before: usize, data_dir_name: &str) {
+    let t = tempfile::tempdir().unwrap();
+    let out_dir = t.path().join("out");
+    let db_root = t.path().join("db");
+    let mut cmd = rumbench();
+    if let Some(text) = suite {
+        std::fs::write(t.path().join("suite.toml"), text).unwrap();
+        cmd.arg("--config").arg(t.path().join("suite.toml"));
+    }
+    let mut parent = cmd
+        .args(args)
+        .arg("--db-dir")
+        .arg(&db_root)
+        .arg("--output-dir")
+        .arg(&out_dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for_steps(&out_dir, steps_before, 120);
+    config_process(&out_dir);
+    std::thread::sleep(Duration::from_millis(1500));
+    // SAFETY: a signal to the process we started.
+    unsafe { libc::kill(parent.id() as i32, sig) };
+    let status = parent.wait().unwrap();
+    let name = format!("signal {sig}");
+    if sig == libc::SIGKILL {
+        assert_eq!(std::os::unix::process::ExitStatusExt::signal(&status), Some(libc::SIGKILL));
+    } else {
+        assert_eq!(status.code(), Some(128 + sig), "{name}: exit 128 + signal");
+        assert!(out_dir.join("report.html").exists(), "{name}: the report is written");
+    }
+    // The config process winds down (SIGKILL: it is told by PR_SET_PDEATHSIG)
+    // and stops its server: nothing of the run may be left.
+    assert_nothing_left_running(t.path(), 60);
+    let v = load(&out_dir);
+    assert_eq!(v["status"], "interrupted", "{name}: {}", v["error"]);
+    let steps = v["configs"][0]["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), steps_before + 1, "{name}");
+    assert!(steps[..steps_before].iter().all(|s| s["status"] == "completed"), "{name}: steps done are kept");
+    assert_eq!(steps[steps_before]["status"], "interrupted", "{name}: the running step is marked");
+    let configs = v["configs"].as_array().unwrap();
+    if configs.len() > 1 {
+        assert_eq!(configs[1]["status"], "not_run", "{name}: later configs are recorded as not run");
+    }
+    assert!(!db_root.join(data_dir_name).exists(), "{name}: the data dir is removed");
+    assert!(!out_dir.join(".rumbench-task.json").exists(), "{name}");
+}
+
+#[test]
+fn sigterm_sighup_and_sigkill_of_the_parent_during_a_rocksdb_step() {
+    for sig in [libc::SIGTERM, libc::SIGHUP, libc::SIGKILL] {
+        let suite = "[settings]\nnum = 20000\n[[config]]\nengine = \"rocksdb\"\n[[config]]\nengine = \"lmdb\"\n\
+                     [[step]]\nname = \"fillseq\"\n[[step]]\nname = \"readrandom\"\nseconds = 30\n";
+        signal_the_parent(sig, &[], Some(suite), 1, "rocksdb");
+    }
+}
+
+#[test]
+fn sigterm_sighup_and_sigkill_of_the_parent_during_a_postgres_step() {
+    for sig in [libc::SIGTERM, libc::SIGHUP, libc::SIGKILL] {
+        signal_the_parent(sig, &["-e", "postgres", "-s", "l.i0,qp100", "--rows", "3000", "--query-seconds", "60"], None, 1, "postgres");
+    }
+}
+
+#[test]
+fn a_crashed_config_process_is_cleaned_up_and_the_next_config_still_runs() {
+    let t = tempfile::tempdir().unwrap();
+    let out_dir = t.path().join("out");
+    let db_root = t.path().join("db");
+    let parent = rumbench()
+        .args(["-e", "rocksdb,lmdb", "-s", "fillseq,readrandom", "-n", "20000", "--seconds", "2", "--db-dir"])
+        .arg(&db_root)
+        .arg("--output-dir")
+        .arg(&out_dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for_steps(&out_dir, 1, 60);
+    let child = config_process(&out_dir);
+    // SAFETY: the config process of our run.
+    unsafe { libc::kill(child, libc::SIGKILL) };
+    let out = parent.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("the rocksdb process killed by signal 9 (SIGKILL"), "{}", stderr(&out));
+    let v = load(&out_dir);
+    assert_eq!(v["status"], "failed");
+    assert_eq!(v["configs"][0]["status"], "failed");
+    assert_eq!(v["configs"][0]["steps"][0]["status"], "completed", "measured before the crash: kept");
+    assert_eq!(v["configs"][1]["name"], "lmdb");
+    assert_eq!(v["configs"][1]["status"], "completed", "the config after a failed one still runs");
+    assert!(!db_root.join("rocksdb").exists(), "a crashed config's data dir is removed as on a normal end");
+    assert!(!db_root.exists());
+    assert_nothing_left_running(t.path(), 5);
+}
+
+#[test]
+fn missing_figures_are_null_with_a_reason() {
+    let t = tempfile::tempdir().unwrap();
+    let out_dir = t.path().join("out");
+    let out = rumbench().args(["-e", "null", "-s", "fillseq", "-n", "50", "--output-dir"]).arg(&out_dir).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v = load(&out_dir);
+    let m = &v["configs"][0]["steps"][0]["metrics"];
+    assert!(m["client_cpu_us_op"].is_null(), "a step shorter than a tick has no CPU figure: {}", m["client_cpu_us_op"]);
+    let why = m["missing"].as_array().unwrap().iter().find(|x| x["metric"] == "client_cpu_us_op").expect("a reason");
+    assert!(why["reason"].as_str().unwrap().starts_with("below resolution"), "{why}");
+}
+
+#[test]
+fn a_full_disk_under_lmdb_says_the_disk_is_full() {
+    let mnt = tempfile::tempdir().unwrap();
+    let ok = Command::new("mount").args(["-t", "tmpfs", "-o", "size=4m", "tmpfs"]).arg(mnt.path()).status().unwrap();
+    assert!(ok.success(), "cannot mount a tmpfs: this test needs root");
+    let t = tempfile::tempdir().unwrap();
+    let out_dir = t.path().join("out");
+    let out = rumbench()
+        .args(["-e", "lmdb,sqlite", "-s", "fillseq", "-n", "200000", "--db-dir"])
+        .arg(mnt.path().join("db"))
+        .arg("--output-dir")
+        .arg(&out_dir)
+        .output()
+        .unwrap();
+    let left: Vec<PathBuf> = std::fs::read_dir(mnt.path()).unwrap().flatten().map(|e| e.path()).collect();
+    let _ = Command::new("umount").arg(mnt.path()).status();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let v = load(&out_dir);
+    for c in v["configs"].as_array().unwrap() {
+        assert_eq!(c["status"], "failed", "{}", c["name"]);
+        let err = c["error"].as_str().unwrap();
+        assert!(err.contains("the data filesystem is full"), "{err}");
+        let s = &c["steps"][0];
+        assert!(s["ops_s"].is_null() && s["ops_by_type"].as_array().unwrap().is_empty(), "a failed step shows no rate or latency");
+    }
+    let summary = std::fs::read_to_string(out_dir.join("summary.txt")).unwrap();
+    let row = summary.lines().find(|l| l.starts_with("lmdb")).unwrap();
+    assert!(row.split_whitespace().nth(2) == Some("-"), "{row}");
+    assert!(left.is_empty(), "the data dirs rumbench made are removed: {left:?}");
+}
