@@ -226,7 +226,8 @@ pub fn prepare_output_dir(dir: &Path, replace: bool) -> Result<DirLock> {
 /// What `prepare_output_dir` would refuse, without changing anything.
 pub fn check_output_dir(dir: &Path, replace: bool) -> Result<()> {
     match state(dir).with_context(|| format!("cannot create output directory {}", dir.display()))? {
-        DirState::Missing | DirState::Empty => Ok(()),
+        DirState::Missing => check_creatable(dir).with_context(|| format!("cannot create output directory {}", dir.display())),
+        DirState::Empty => Ok(()),
         DirState::Owned if !has_content(dir) => Ok(()),
         DirState::Owned if replace => {
             if is_locked(dir) {
@@ -240,6 +241,28 @@ pub fn check_output_dir(dir: &Path, replace: bool) -> Result<()> {
         ),
         DirState::Foreign => Err(foreign_error(dir, "output directory", "choose another --output-dir")),
     }
+}
+
+/// Whether `dir` could be created: its nearest existing ancestor is a
+/// directory we may write to.
+fn check_creatable(dir: &Path) -> Result<()> {
+    let mut p = dir;
+    while let Some(parent) = p.parent() {
+        let parent = if parent.as_os_str().is_empty() { Path::new(".") } else { parent };
+        if parent.exists() {
+            if !parent.is_dir() {
+                bail!("{} is not a directory", parent.display());
+            }
+            let c = std::ffi::CString::new(parent.as_os_str().as_encoded_bytes())?;
+            // SAFETY: access(2) on a NUL-terminated path.
+            if unsafe { libc::access(c.as_ptr(), libc::W_OK | libc::X_OK) } != 0 {
+                bail!("{} is not writable", parent.display());
+            }
+            return Ok(());
+        }
+        p = parent;
+    }
+    Ok(())
 }
 
 #[cfg(test)]
