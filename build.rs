@@ -11,6 +11,10 @@
 //! 2. Records the git commit the binary was built from (RUMBENCH_GIT_COMMIT,
 //!    with "-dirty" when the work tree had uncommitted changes at build time),
 //!    or nothing when git or the repository is unavailable (then "unknown").
+//! 3. Records how the binary (and the C/C++ built into it) was compiled: the
+//!    target CPU from RUSTFLAGS (librocksdb-sys passes it to the C++ as
+//!    -march), the optimisation level, and the C++ compiler's version
+//!    (src/build_info.rs).
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -27,6 +31,51 @@ fn main() {
         println!("cargo:rustc-link-arg=-Wl,--export-dynamic-symbol={sym}");
     }
     git_commit();
+    build_info();
+}
+
+fn build_info() {
+    println!("cargo:rerun-if-env-changed=CARGO_ENCODED_RUSTFLAGS");
+    let flags = std::env::var("CARGO_ENCODED_RUSTFLAGS").unwrap_or_default();
+    let parts: Vec<&str> = flags.split('\x1f').collect();
+    let mut target_cpu = None;
+    for (i, p) in parts.iter().enumerate() {
+        let value = if let Some(v) = p.strip_prefix("-Ctarget-cpu=") {
+            Some(v)
+        } else if *p == "-C" {
+            parts.get(i + 1).and_then(|n| n.strip_prefix("target-cpu="))
+        } else {
+            None
+        };
+        if let Some(v) = value {
+            target_cpu = Some(v.to_string());
+        }
+    }
+    let cpu = match target_cpu {
+        Some(c) if c == "native" => format!("native ({})", host_cpu_name()),
+        Some(c) => c,
+        None => "generic x86-64 (no target-cpu: hardware CRC32C and newer instructions unused)".into(),
+    };
+    println!("cargo:rustc-env=RUMBENCH_TARGET_CPU={cpu}");
+    println!("cargo:rustc-env=RUMBENCH_OPT_LEVEL={}", std::env::var("OPT_LEVEL").unwrap_or_else(|_| "unknown".into()));
+    println!("cargo:rustc-env=RUMBENCH_PROFILE={}", std::env::var("PROFILE").unwrap_or_else(|_| "unknown".into()));
+    let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".into());
+    let version = Command::new(&cxx)
+        .arg("--version")
+        .output()
+        .ok()
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .and_then(|t| t.lines().next().map(str::to_string))
+        .unwrap_or_else(|| format!("{cxx} (version unknown)"));
+    println!("cargo:rustc-env=RUMBENCH_CXX={version}");
+}
+
+/// The CPU model, for "native": what the code was tuned for.
+fn host_cpu_name() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|t| t.lines().find(|l| l.starts_with("model name")).and_then(|l| l.split_once(':')).map(|(_, v)| v.trim().to_string()))
+        .unwrap_or_else(|| "this machine's CPU".into())
 }
 
 fn git(args: &[&str]) -> Option<String> {

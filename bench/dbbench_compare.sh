@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Side-by-side speed comparison: rumbench (rocksdb engine) vs Debian's db_bench,
-# both on the same librocksdb (7.8.3), the same RocksDB options and the same
+# Side-by-side speed comparison: rumbench (rocksdb engine) vs db_bench of the
+# very same RocksDB build (11.8.1 from the rocksdb crate's bundled source, the
+# same compiler flags and librocksdb.a: bench/build_dbbench.sh), the same RocksDB options and the same
 # workload, run alternately (db_bench then rumbench on odd repeats, the other
 # way round on even ones); read runs start from a warmed page cache.
 #
@@ -25,7 +26,7 @@
 #   DIR=/tmp/rumbench-vs-dbbench     scratch dir for databases (emptied at start)
 #   OUT=bench/results/dbbench_compare-<date>.md   (+ .tsv and a -logs/ dir next to it)
 #   RUMBENCH=/work/main/target/release/rumbench   copied once at start to $DIR/bin
-#   DB_BENCH=/usr/bin/db_bench
+#   DB_BENCH=target/dbbench/db_bench  (built by bench/build_dbbench.sh when missing)
 #   DBB_PERF_LEVEL=1          db_bench --perf_level (1 = kDisable, db_bench's default;
 #                             2 = kEnableCount, what a thread gets when it never calls
 #                             SetPerfLevel, as rumbench's threads do today)
@@ -59,7 +60,7 @@ DIR=${DIR:-/tmp/rumbench-vs-dbbench}
 STAMP=$(date +%Y%m%d-%H%M%S)
 OUT=${OUT:-$REPO_DIR/bench/results/dbbench_compare-$STAMP.md}
 RUMBENCH=${RUMBENCH:-$REPO_DIR/target/release/rumbench}
-DB_BENCH=${DB_BENCH:-/usr/bin/db_bench}
+DB_BENCH=${DB_BENCH:-$REPO_DIR/target/dbbench/db_bench}
 DRY_RUN=${DRY_RUN:-0}
 DBB_PERF_LEVEL=${DBB_PERF_LEVEL:-1}
 
@@ -74,7 +75,10 @@ for s in $STEPS; do
         *) echo "unknown step '$s'" >&2; exit 2 ;; esac
 done
 case $READ_DB_PREP in waitforcompaction|compact) ;; *) echo "READ_DB_PREP must be waitforcompaction or compact" >&2; exit 2 ;; esac
-[[ -x $DB_BENCH ]] || { echo "db_bench not found at $DB_BENCH (apt-get install rocksdb-tools)" >&2; exit 1; }
+if [[ ! -x $DB_BENCH && $DB_BENCH == "$REPO_DIR/target/dbbench/db_bench" ]]; then
+    "$REPO_DIR/bench/build_dbbench.sh" >/dev/null
+fi
+[[ -x $DB_BENCH ]] || { echo "db_bench not found at $DB_BENCH (bench/build_dbbench.sh builds it)" >&2; exit 1; }
 [[ -x $RUMBENCH ]] || { echo "rumbench not found at $RUMBENCH (cargo build --release)" >&2; exit 1; }
 command -v python3 >/dev/null || { echo "python3 is needed to parse results" >&2; exit 1; }
 

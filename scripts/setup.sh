@@ -4,8 +4,7 @@
 set -euo pipefail
 
 PACKAGES=(
-  build-essential pkg-config clang libclang-dev
-  librocksdb-dev rocksdb-tools          # RocksDB 7.8.3, and db_bench for side-by-side runs
+  build-essential pkg-config clang libclang-dev   # RocksDB is built from the rocksdb crate's bundled source
   libsnappy-dev liblz4-dev libzstd-dev libbz2-dev zlib1g-dev
   libjemalloc2                          # the alternative allocator a config can choose
 )

@@ -281,6 +281,9 @@ pub struct ConfigEntry {
     /// Label in reports; defaults to the engine name.
     pub name: Option<String>,
     pub engine: String,
+    /// A named set of the engine's options (`rumbench engines` lists them),
+    /// applied under `options`; also written `engine = "rocksdb:blob"`.
+    pub preset: Option<String>,
     #[serde(default)]
     pub options: toml::Table,
     /// glibc (default) or jemalloc.
@@ -412,6 +415,7 @@ impl RunPlan {
             inp.engines.iter().map(|e| ConfigEntry {
                     name: None,
                     engine: e.clone(),
+                    preset: None,
                     options: Default::default(),
                     allocator: None,
                     server_config: Vec::new(),
@@ -419,6 +423,17 @@ impl RunPlan {
         } else {
             suite.configs.clone()
         };
+        // "rocksdb:blob": engine rocksdb with its preset "blob", named rocksdb-blob by default.
+        let mut entries = entries;
+        for e in &mut entries {
+            if let Some((engine, preset)) = e.engine.clone().split_once(':') {
+                if e.preset.is_some() {
+                    bail!("config {}: a preset is given twice ({} and preset = {:?})", e.engine, preset, e.preset.as_deref().unwrap_or(""));
+                }
+                e.engine = engine.to_string();
+                e.preset = Some(preset.to_string());
+            }
+        }
         if entries.is_empty() {
             bail!("no engine given: use --engine NAME or a suite file with [[config]] entries (engines: {})", engine::engine_names().join(", "));
         }
@@ -450,6 +465,17 @@ impl RunPlan {
                 Mode::IoBound => spec.io_bound_options.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
                 Mode::Cached => Vec::new(),
             };
+            if let Some(p) = &entry.preset {
+                let Some((_, opts)) = spec.presets.iter().find(|(n, _)| n == p) else {
+                    let names: Vec<&str> = spec.presets.iter().map(|(n, _)| *n).collect();
+                    bail!(
+                        "unknown preset '{p}' for engine {} (valid presets: {})",
+                        spec.name,
+                        if names.is_empty() { "none".to_string() } else { names.join(", ") }
+                    );
+                };
+                user.extend(opts.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+            }
             user.extend(entry.options.iter().map(|(k, v)| (k.clone(), toml_value_text(v))));
             for (target, k, v) in &cli_opts {
                 if target.as_deref().is_none_or(|t| t == entry.engine) {
@@ -461,7 +487,10 @@ impl RunPlan {
             let allocator = inp.flags.allocator.as_deref().or(entry.allocator.as_deref()).or(suite.settings.allocator.as_deref());
             let server_config = crate::ibench::server_config_lines(&entry.engine, &entry.server_config, &options)?;
             (spec.check)(&options).with_context(|| format!("config {}", entry.name.as_deref().unwrap_or(&entry.engine)))?;
-            let name = entry.name.clone().unwrap_or_else(|| entry.engine.clone());
+            let name = entry.name.clone().unwrap_or_else(|| match &entry.preset {
+                Some(p) => format!("{}-{p}", entry.engine),
+                None => entry.engine.clone(),
+            });
             check_config_name(&name)?;
             configs.push(EngineConfig {
                 name,

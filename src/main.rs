@@ -35,6 +35,13 @@ fn cmd_engines(name: Option<&str>) -> Result<()> {
         for o in spec.options {
             println!("    {:w$}  default {:<10} {} [{}]", o.name, o.default, o.help, engine::describe_kind(o.kind));
         }
+        for (preset, opts) in spec.presets {
+            let list: Vec<String> = opts.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            println!("    preset {}:{preset} (config {}-{preset}): {}", spec.name, spec.name, list.join(" "));
+        }
+        for (k, v) in (spec.build_info)() {
+            println!("    {k}: {v}");
+        }
         println!();
     }
     Ok(())

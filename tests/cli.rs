@@ -326,3 +326,57 @@ fn a_full_disk_fails_the_run_with_the_cause_and_keeps_results() {
     assert_eq!(v["status"], "failed");
     assert_eq!(step(&v, 0, "fillseq")["status"], "completed", "the step before the failure is kept");
 }
+
+#[test]
+fn waitforcompaction_returns_with_universal_compaction_and_marks_a_timeout() {
+    // Universal compaction keeps "compaction-pending" at 1 when it has nothing
+    // to pick (RocksDB issue 9275): polling it ran to the timeout every time.
+    let dir = tempfile::tempdir().unwrap();
+    let v = run_ok(
+        &["-e", "rocksdb", "-o", "compaction_style=universal", "-o", "write_buffer_size=1M", "-s", "fillrandom,waitforcompaction", "-n", "100000", "--compaction-timeout", "60"],
+        dir.path(),
+    );
+    let w = step(&v, 0, "waitforcompaction");
+    assert_eq!(w["status"], "completed");
+    assert!(w["wall_s"].as_f64().unwrap() < 30.0, "waited {} s", w["wall_s"]);
+    assert!(w.get("timed_out").is_none_or(|t| t == false));
+
+    // A timeout too short for the flush it has to wait for is marked and warned about.
+    let dir = tempfile::tempdir().unwrap();
+    let out = rumbench()
+        .args(["-e", "rocksdb", "-o", "write_buffer_size=64M", "-s", "fillrandom,waitforcompaction", "-n", "200000", "--compaction-timeout", "0.000001", "--output-dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v = load(dir.path());
+    let w = step(&v, 0, "waitforcompaction");
+    assert_eq!(w["timed_out"], true, "{w}");
+    assert!(w["warnings"][0].as_str().unwrap().contains("waitforcompaction timed out"), "{w}");
+    let summary = std::fs::read_to_string(dir.path().join("summary.txt")).unwrap();
+    assert!(summary.lines().any(|l| l.contains("waitforcompaction") && l.contains("TIMED OUT")), "{summary}");
+}
+
+#[test]
+fn results_say_exactly_what_ran() {
+    let dir = tempfile::tempdir().unwrap();
+    let v = run_ok(&["-e", "rocksdb:blob", "-s", "fillseq", "-n", "2000", "-o", "cache_type=hyper_clock"], dir.path());
+    let c = &v["configs"][0];
+    assert_eq!(c["name"], "rocksdb-blob", "a preset is a named config");
+    assert_eq!(c["engine_version"], "11.8.1");
+    let prov: Vec<(String, String)> = serde_json::from_value(c["provenance"].clone()).unwrap();
+    let get = |k: &str| prov.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone()).unwrap_or_else(|| panic!("no {k} in {prov:?}"));
+    assert!(get("build.ndebug").starts_with("true"));
+    assert!(get("build.target_cpu").starts_with("native"), "{}", get("build.target_cpu"));
+    assert_eq!(get("version"), "11.8.1");
+    let eff: Vec<(String, String)> = serde_json::from_value(c["effective_options"].clone()).unwrap();
+    let opt = |k: &str| eff.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone()).unwrap_or_default();
+    assert_eq!(opt("CFOptions.enable_blob_files"), "true");
+    assert!(opt("BlockBasedTable.block_cache").starts_with("HyperClockCache"), "{eff:?}");
+    let build: Vec<(String, String)> = serde_json::from_value(v["build"].clone()).unwrap();
+    assert!(build.iter().any(|(k, val)| k == "profile" && val == "release"), "{build:?}");
+    assert!(!v["warnings"].as_array().unwrap().iter().any(|w| w.as_str().unwrap().contains("assertions")), "a release build is not warned about");
+    let out = Command::cargo_bin("rumbench").unwrap().args(["engines", "rocksdb"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("preset rocksdb:blob") && text.contains("build.ndebug: true"), "{text}");
+}

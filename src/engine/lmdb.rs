@@ -62,7 +62,9 @@ pub const SPEC: EngineSpec = EngineSpec {
     ],
     io_bound_options: &[],
     open,
+    presets: &[],
     check: super::no_contradictions,
+    build_info: super::no_build_info,
 };
 
 /// Names of the environment flags, for effective_options.

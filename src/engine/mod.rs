@@ -15,6 +15,7 @@ pub mod conformance;
 pub mod lmdb;
 pub mod null;
 pub mod rocksdb;
+mod rocksdb_batch;
 pub mod sqlite;
 
 /// The type of an engine option's value, used to validate user input and to
@@ -87,9 +88,20 @@ pub struct EngineSpec {
     pub options: &'static [OptionSpec],
     /// Options applied in io-bound mode (before the user's own).
     pub io_bound_options: &'static [(&'static str, &'static str)],
+    /// Named configs (`-e ENGINE:PRESET`): options applied under the user's own.
+    pub presets: &'static [(&'static str, &'static [(&'static str, &'static str)])],
     pub open: fn(&OpenArgs) -> Result<Box<dyn Engine>>,
     /// Refuse option combinations that contradict each other, at plan time.
     pub check: fn(&EngineOptions) -> Result<()>,
+    /// How the library is built into this binary, as far as it is known
+    /// without opening a database (`rumbench engines`); an open engine adds
+    /// its version in `Engine::provenance`.
+    pub build_info: fn() -> Vec<(String, String)>,
+}
+
+/// `EngineSpec::build_info` of an engine with nothing to say before it is opened.
+pub fn no_build_info() -> Vec<(String, String)> {
+    Vec::new()
 }
 
 /// `EngineSpec::check` of an engine whose options cannot contradict each other.
@@ -104,11 +116,24 @@ pub trait Engine: Send + Sync {
     /// Every option the engine was opened with, including ones derived from
     /// the user's options (name, value), as the engine sees them.
     fn effective_options(&self) -> Vec<(String, String)>;
+    /// How the engine library was built (name, value): version, bundled or
+    /// system library, assertions (`build.ndebug`), optimisation, target CPU,
+    /// compiler. See [`assertion_warning`].
+    fn provenance(&self) -> Vec<(String, String)> {
+        Vec::new()
+    }
     /// A session for one client thread.
     fn session(&self) -> Result<Box<dyn Session + '_>>;
     /// Flush memtables / buffers so that reads see a settled structure.
     fn flush(&self) -> Result<()> {
         Ok(())
+    }
+    /// Wait, at most `timeout`, until background work (flushes, compactions)
+    /// is done, with the engine's own wait: Some(true) done, Some(false) the
+    /// timeout came first; None when the engine has no such wait (the caller
+    /// polls `background_work_pending` instead).
+    fn wait_for_background_work(&self, _timeout: std::time::Duration) -> Result<Option<bool>> {
+        Ok(None)
     }
     /// Whether background work (flushes, compactions) is pending or running.
     /// None when the engine has no background work.
@@ -124,6 +149,16 @@ pub trait Engine: Send + Sync {
     fn write_amp_counters(&self) -> Option<WriteAmpCounters> {
         None
     }
+}
+
+/// The warning for an engine whose library was built with assertions (or as
+/// a debug build): its figures are slower than what users run. Reads the
+/// provenance entries `build.ndebug` ("false...") and `build.assertions` ("on").
+pub fn assertion_warning(engine: &str, provenance: &[(String, String)]) -> Option<String> {
+    let on = provenance.iter().any(|(k, v)| {
+        (k == "build.ndebug" && v.starts_with("false")) || (k == "build.assertions" && (v == "on" || v.starts_with("on ") || v == "true"))
+    });
+    on.then(|| format!("{engine} was built with assertions on: a debug build runs slower than the release builds users run, so its figures mislead"))
 }
 
 /// Cumulative counters since the engine was opened.
@@ -308,6 +343,22 @@ pub fn resolve_options(spec: &EngineSpec, user: &[(String, String)]) -> Result<E
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_assertion_build_is_warned_about() {
+        let p = |k: &str, v: &str| vec![(k.to_string(), v.to_string())];
+        // Debian's librocksdb 7.8.3 (NDEBUG not defined), a PostgreSQL built
+        // with --enable-cassert, a MariaDB -debug server.
+        for prov in [p("build.ndebug", "false (assertions compiled in)"), p("build.assertions", "on"), p("build.assertions", "on (a -debug server)")] {
+            let w = assertion_warning("x", &prov).unwrap_or_else(|| panic!("no warning for {prov:?}"));
+            assert!(w.contains("built with assertions on"), "{w}");
+        }
+        for prov in [p("build.ndebug", "true (librocksdb-sys defines NDEBUG: assertions off)"), p("build.assertions", "off"), vec![]] {
+            assert_eq!(assertion_warning("x", &prov), None, "{prov:?}");
+        }
+        // The RocksDB built into this binary is a release build.
+        assert_eq!(assertion_warning("rocksdb", &rocksdb::build_provenance()), None);
+    }
 
     #[test]
     fn sizes_parse_with_binary_suffixes() {

@@ -15,7 +15,9 @@ pub const SPEC: EngineSpec = EngineSpec {
     options: &[],
     io_bound_options: &[],
     open,
+    presets: &[],
     check: super::no_contradictions,
+    build_info: super::no_build_info,
 };
 
 fn open(args: &OpenArgs) -> Result<Box<dyn Engine>> {

@@ -1,5 +1,7 @@
-//! RocksDB through rust-rocksdb, linked to Debian's librocksdb (the library
-//! Debian's db_bench uses, so the two clients can be compared like with like).
+//! RocksDB 11.8.1 through rust-rocksdb 0.25, built from the crate's bundled
+//! source as a release build (NDEBUG, -O3, for this machine's CPU); bench/
+//! builds db_bench from the very same source and flags, so the two clients
+//! compare like with like.
 //!
 //! Option defaults follow db_bench's, so `rumbench run --engine rocksdb` and
 //! `db_bench` with default flags open RocksDB the same way.
@@ -7,15 +9,21 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
-use rocksdb::{
-    BlockBasedOptions, Cache, DBCompactionStyle, DBCompressionType, Options, ReadOptions, WriteBatch, WriteOptions, DB,
-};
+use rocksdb::{BlockBasedOptions, Cache, DBCompactionStyle, DBCompressionType, Options, ReadOptions, WaitForCompactOptions, DB};
+
+use super::rocksdb_batch::{RawWriteOptions, ReusedBatch};
 
 use super::{BatchOp, Engine, EngineOptions, EngineSpec, OpenArgs, OptKind, OptionSpec, Session, WriteAmpCounters};
 
 const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "compaction_style", default: "leveled", kind: OptKind::Choice(&["leveled", "universal"]), help: "LSM shape" },
-    OptionSpec { name: "block_cache_size", default: "8M", kind: OptKind::Size, help: "LRU block cache capacity (db_bench --cache_size)" },
+    OptionSpec { name: "block_cache_size", default: "8M", kind: OptKind::Size, help: "block cache capacity (db_bench --cache_size)" },
+    OptionSpec {
+        name: "cache_type",
+        default: "lru",
+        kind: OptKind::Choice(&["lru", "hyper_clock"]),
+        help: "block cache: LRUCache or HyperClockCache (db_bench --cache_type=hyper_clock_cache)",
+    },
     OptionSpec { name: "write_buffer_size", default: "64M", kind: OptKind::Size, help: "memtable size" },
     OptionSpec { name: "max_write_buffer_number", default: "2", kind: OptKind::Int, help: "memtables before writes stall" },
     OptionSpec { name: "max_background_jobs", default: "2", kind: OptKind::Int, help: "flush + compaction threads" },
@@ -26,6 +34,22 @@ const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "target_file_size_base", default: "64M", kind: OptKind::Size, help: "SST file size at L1" },
     OptionSpec { name: "max_bytes_for_level_base", default: "256M", kind: OptKind::Size, help: "L1 size (leveled)" },
     OptionSpec { name: "num_levels", default: "7", kind: OptKind::Int, help: "LSM levels" },
+    OptionSpec {
+        name: "compaction_pri",
+        default: "min_overlapping_ratio",
+        kind: OptKind::Choice(&["by_compensated_size", "oldest_largest_seq_first", "oldest_smallest_seq_first", "min_overlapping_ratio", "round_robin"]),
+        help: "which file leveled compaction picks first",
+    },
+    OptionSpec { name: "enable_blob_files", default: "false", kind: OptKind::Bool, help: "BlobDB: values of at least min_blob_size go to blob files" },
+    OptionSpec { name: "min_blob_size", default: "0", kind: OptKind::Size, help: "smallest value stored in a blob file" },
+    OptionSpec { name: "blob_file_size", default: "256M", kind: OptKind::Size, help: "blob file size" },
+    OptionSpec {
+        name: "blob_compression_type",
+        default: "none",
+        kind: OptKind::Choice(&["none", "snappy", "lz4", "zstd"]),
+        help: "blob file compression",
+    },
+    OptionSpec { name: "enable_blob_garbage_collection", default: "false", kind: OptKind::Bool, help: "rewrite blobs of old blob files during compaction" },
     OptionSpec {
         name: "compression",
         default: "snappy",
@@ -72,13 +96,22 @@ const IO_BOUND: &[(&str, &str)] = &[
     ("cache_index_and_filter_blocks", "false"),
 ];
 
+/// Named configs: `-e rocksdb:blob` runs a config "rocksdb-blob" with these options under the user's.
+pub const PRESETS: &[(&str, &[(&str, &str)])] = &[
+    ("leveled", &[("compaction_style", "leveled")]),
+    ("universal", &[("compaction_style", "universal")]),
+    ("blob", &[("enable_blob_files", "true"), ("min_blob_size", "0"), ("enable_blob_garbage_collection", "true")]),
+];
+
 pub const SPEC: EngineSpec = EngineSpec {
     name: "rocksdb",
-    description: "RocksDB LSM (leveled or universal), Debian's librocksdb via rust-rocksdb",
+    description: "RocksDB 11.8.1 LSM (leveled, universal, BlobDB), a release build from rust-rocksdb's bundled source",
     options: OPTIONS,
     io_bound_options: IO_BOUND,
+    presets: PRESETS,
     open,
     check,
+    build_info: build_provenance,
 };
 
 /// Option combinations that cannot mean what they say.
@@ -105,6 +138,19 @@ pub struct RocksEngine {
     write_opts_sync: bool,
     write_opts_wal: bool,
     statistics: bool,
+    /// The block cache as created (the OPTIONS file does not name its type).
+    cache_description: String,
+}
+
+fn compaction_pri(name: &str) -> rocksdb::CompactionPri {
+    use rocksdb::CompactionPri::*;
+    match name {
+        "by_compensated_size" => ByCompensatedSize,
+        "oldest_largest_seq_first" => OldestLargestSeqFirst,
+        "oldest_smallest_seq_first" => OldestSmallestSeqFirst,
+        "round_robin" => RoundRobin,
+        _ => MinOverlappingRatio,
+    }
 }
 
 fn compression(name: &str) -> DBCompressionType {
@@ -137,6 +183,12 @@ fn open(args: &OpenArgs) -> Result<Box<dyn Engine>> {
     opts.set_max_bytes_for_level_base(o.u64("max_bytes_for_level_base"));
     opts.set_num_levels(o.i32("num_levels"));
     opts.set_compression_type(compression(o.str("compression")));
+    opts.set_compaction_pri(compaction_pri(o.str("compaction_pri")));
+    opts.set_enable_blob_files(o.bool("enable_blob_files"));
+    opts.set_min_blob_size(o.u64("min_blob_size"));
+    opts.set_blob_file_size(o.u64("blob_file_size"));
+    opts.set_blob_compression_type(compression(o.str("blob_compression_type")));
+    opts.set_enable_blob_gc(o.bool("enable_blob_garbage_collection"));
     opts.set_use_direct_reads(o.bool("use_direct_reads"));
     opts.set_use_direct_io_for_flush_and_compaction(o.bool("use_direct_io_for_flush_and_compaction"));
     opts.set_max_open_files(o.i32("max_open_files"));
@@ -146,7 +198,15 @@ fn open(args: &OpenArgs) -> Result<Box<dyn Engine>> {
     if o.bool("statistics") {
         opts.enable_statistics();
     }
-    let cache = Cache::new_lru_cache(o.u64("block_cache_size") as usize).context("cannot create the block cache")?;
+    let cache_description = match o.str("cache_type") {
+        "hyper_clock" => format!("HyperClockCache(capacity={}, estimated_entry_charge=0: auto)", o.u64("block_cache_size")),
+        _ => format!("LRUCache(capacity={})", o.u64("block_cache_size")),
+    };
+    let cache = match o.str("cache_type") {
+        // 0: let RocksDB size its table (AutoHyperClockCache), as db_bench does by default.
+        "hyper_clock" => Cache::new_hyper_clock_cache(o.u64("block_cache_size") as usize, 0),
+        _ => Cache::new_lru_cache(o.u64("block_cache_size") as usize),
+    };
     let mut table = BlockBasedOptions::default();
     table.set_block_cache(&cache);
     table.set_block_size(o.u64("block_size") as usize);
@@ -168,6 +228,7 @@ fn open(args: &OpenArgs) -> Result<Box<dyn Engine>> {
         write_opts_sync: o.bool("sync"),
         write_opts_wal: o.bool("wal"),
         statistics: o.bool("statistics"),
+        cache_description,
     }))
 }
 
@@ -183,6 +244,17 @@ fn latest_options_file(dir: &Path) -> Option<PathBuf> {
         })
         .max_by_key(|(n, _)| *n)
         .map(|(_, p)| p)
+}
+
+/// How this RocksDB was built, for every result (see build.rs).
+pub fn build_provenance() -> Vec<(String, String)> {
+    vec![
+        ("build.library".into(), "bundled source of librocksdb-sys 0.19.0+11.8.1, linked statically".into()),
+        ("build.ndebug".into(), "true (librocksdb-sys defines NDEBUG: assertions off)".into()),
+        ("build.opt_level".into(), crate::build_info::OPT_LEVEL.into()),
+        ("build.target_cpu".into(), crate::build_info::TARGET_CPU.into()),
+        ("build.compiler".into(), crate::build_info::CXX_COMPILER.into()),
+    ]
 }
 
 /// Parse an OPTIONS file into ("Section.name", value) pairs.
@@ -282,6 +354,7 @@ impl Engine for RocksEngine {
     fn effective_options(&self) -> Vec<(String, String)> {
         let mut out = vec![("WriteOptions.sync".to_string(), self.write_opts_sync.to_string())];
         out.push(("WriteOptions.disableWAL".into(), (!self.write_opts_wal).to_string()));
+        out.push(("BlockBasedTable.block_cache".into(), self.cache_description.clone()));
         match latest_options_file(&self.dir).and_then(|p| std::fs::read_to_string(p).ok()) {
             Some(text) => out.extend(parse_options_file(&text)),
             None => out.push(("OPTIONS".into(), "no OPTIONS file found".into())),
@@ -289,24 +362,41 @@ impl Engine for RocksEngine {
         out
     }
 
+    fn provenance(&self) -> Vec<(String, String)> {
+        let mut p = vec![("version".to_string(), self.version())];
+        p.extend(build_provenance());
+        p
+    }
+
     fn session(&self) -> Result<Box<dyn Session + '_>> {
         // Sessions are opened on the thread that uses them. RocksDB's per-thread
         // perf counters are on by default; db_bench turns them off, and so do we
         // (they cost about 14% more CPU per put in a profile).
         rocksdb::perf::set_perf_stats(rocksdb::perf::PerfStatsLevel::Disable);
-        let mut wo = WriteOptions::default();
-        wo.set_sync(self.write_opts_sync);
-        wo.disable_wal(!self.write_opts_wal);
         Ok(Box::new(RocksSession {
             db: &self.db,
             read_opts: ReadOptions::default(),
-            write_opts: wo,
-            batch: WriteBatch::default(),
+            write_opts: RawWriteOptions::new(self.write_opts_sync, self.write_opts_wal),
+            batch: ReusedBatch::new(),
         }))
     }
 
     fn flush(&self) -> Result<()> {
         self.db.flush().context("rocksdb flush")
+    }
+
+    fn wait_for_background_work(&self, timeout: std::time::Duration) -> Result<Option<bool>> {
+        // RocksDB's own wait (DB::WaitForCompact), not polling
+        // compaction-pending: with universal compaction that stays 1 when
+        // there is nothing it can pick (RocksDB issue 9275).
+        let mut opts = WaitForCompactOptions::default();
+        opts.set_flush(true);
+        opts.set_timeout(timeout.as_micros().max(1) as u64);
+        match self.db.wait_for_compact(&opts) {
+            Ok(()) => Ok(Some(true)),
+            Err(e) if e.kind() == rocksdb::ErrorKind::TimedOut => Ok(Some(false)),
+            Err(e) => Err(e).context("rocksdb wait for compaction"),
+        }
     }
 
     fn background_work_pending(&self) -> Result<Option<bool>> {
@@ -355,18 +445,18 @@ impl Engine for RocksEngine {
 struct RocksSession<'a> {
     db: &'a DB,
     read_opts: ReadOptions,
-    write_opts: WriteOptions,
+    write_opts: RawWriteOptions,
     /// One batch per session, cleared and reused for every write, as db_bench
-    /// does: `put_opt` would build and heap-allocate a new one per put inside
-    /// `DB::Put` (vendor/rust-rocksdb/RUMBENCH.md).
-    batch: WriteBatch,
+    /// does (src/engine/rocksdb_batch.rs).
+    batch: ReusedBatch,
 }
 
 impl RocksSession<'_> {
-    fn write_reused_batch(&mut self, fill: impl FnOnce(&mut WriteBatch)) -> Result<(), rocksdb::Error> {
+    #[inline]
+    fn write_reused_batch(&mut self, fill: impl FnOnce(&mut ReusedBatch)) -> Result<()> {
         self.batch.clear();
         fill(&mut self.batch);
-        self.db.write_opt_borrowed(&self.batch, &self.write_opts)
+        self.batch.write(self.db, &self.write_opts).map_err(anyhow::Error::msg)
     }
 }
 
@@ -494,7 +584,7 @@ mod tests {
         assert_eq!(s.multi_get(&keys, 16).unwrap(), 2);
         drop(s);
         engine.flush().unwrap();
-        assert_eq!(engine.version(), "7.8.3");
+        assert_eq!(engine.version(), "11.8.1");
         let opts = engine.effective_options();
         // The column family really got our options (not RocksDB's defaults).
         assert!(opts.iter().any(|(k, v)| k == "CFOptions.write_buffer_size" && v == "8388608"), "{opts:?}");

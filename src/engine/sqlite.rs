@@ -70,7 +70,9 @@ pub const SPEC: EngineSpec = EngineSpec {
     ],
     io_bound_options: &[("cache_size", "2M")],
     open,
+    presets: &[],
     check: super::no_contradictions,
+    build_info: super::no_build_info,
 };
 
 const CREATE_TABLE: &str = "CREATE TABLE IF NOT EXISTS kv(k BLOB PRIMARY KEY, v BLOB) WITHOUT ROWID";

@@ -185,14 +185,24 @@ struct ThreadOut {
 use crate::runner::exec::join_error;
 
 /// Test hook: `RUMBENCH_IBENCH_FAULT=panic@<step>` makes client 0 panic
-/// after its first call in that step, to test that servers are stopped when
-/// the client panics.
-fn fault_injected(step: StepKind) -> bool {
+/// after its first call in that step (`error@<step>`: fail with an error),
+/// to test that servers are stopped when a client panics or a step fails.
+fn fault_injected(step: StepKind) -> Option<&'static str> {
     static FAULT: OnceLock<Option<String>> = OnceLock::new();
-    FAULT
-        .get_or_init(|| std::env::var("RUMBENCH_IBENCH_FAULT").ok())
-        .as_deref()
-        .is_some_and(|v| v.strip_prefix("panic@") == Some(step.name()))
+    let (how, at) = FAULT.get_or_init(|| std::env::var("RUMBENCH_IBENCH_FAULT").ok()).as_deref()?.split_once('@')?;
+    (at == step.name()).then_some(match how {
+        "panic" => "panic",
+        _ => "error",
+    })
+}
+
+/// Panic or fail here when the test hook asks for it in this step.
+fn inject_fault(kind: StepKind) -> Result<()> {
+    match fault_injected(kind) {
+        Some("panic") => panic!("fault injected by RUMBENCH_IBENCH_FAULT in {kind}"),
+        Some(_) => anyhow::bail!("fault injected by RUMBENCH_IBENCH_FAULT in {kind}"),
+        None => Ok(()),
+    }
 }
 
 /// Insert `n` rows at the head of table `tno`, deleting as many from the
@@ -242,8 +252,8 @@ fn insert_client(ctx: &Ctx<'_>, session: &mut dyn TableSession, t: usize, counte
         out.rows_deleted += deleted;
         out.commits += 1;
         out.logical_bytes += rows.iter().map(Row::logical_bytes).sum::<u64>();
-        if t == 0 && fault_injected(kind) {
-            panic!("fault injected by RUMBENCH_IBENCH_FAULT in {kind}");
+        if t == 0 {
+            inject_fault(kind)?;
         }
     }
     out.rows_inserted = done;
@@ -266,8 +276,8 @@ fn index_client(ctx: &Ctx<'_>, session: &mut dyn TableSession, t: usize, counter
         let now = ctx.now_ns();
         rec.record_n(now, now, rows);
         out.end_ns = now;
-        if t == 0 && fault_injected(ctx.plan.kind) {
-            panic!("fault injected by RUMBENCH_IBENCH_FAULT in {}", ctx.plan.kind);
+        if t == 0 {
+            inject_fault(ctx.plan.kind)?;
         }
     }
     out.recorders.push(("create_index", rec.finish()));
@@ -305,8 +315,8 @@ fn query_client(ctx: &Ctx<'_>, session: &mut dyn TableSession, t: usize, counter
         last = now;
         out.rows_returned += rows.len() as u64;
         k += 1;
-        if t == 0 && fault_injected(ctx.plan.kind) {
-            panic!("fault injected by RUMBENCH_IBENCH_FAULT in {}", ctx.plan.kind);
+        if t == 0 {
+            inject_fault(ctx.plan.kind)?;
         }
         if now >= deadline {
             break;

@@ -127,6 +127,10 @@ impl Table for KvTable {
         self.engine.effective_options()
     }
 
+    fn provenance(&self) -> Vec<(String, String)> {
+        self.engine.provenance()
+    }
+
     fn create_tables(&self, _tables: u32) -> Result<()> {
         // Key spaces need no creation; the data dir is fresh.
         Ok(())

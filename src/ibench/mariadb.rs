@@ -82,6 +82,29 @@ pub struct MyTable {
     kind: ServerKind,
     version: String,
     options: Vec<(String, String)>,
+    provenance: Vec<(String, String)>,
+}
+
+/// How the server was built: its version (a debug build says "-debug"),
+/// compile target, and for MyRocks the RocksDB it bundles, as its own LOG
+/// file names it.
+fn provenance(c: &mut mysql::Conn, server: &RunningServer) -> Result<Vec<(String, String)>> {
+    let row: Option<(String, String, String)> = c.query_first("SELECT @@version, @@version_comment, @@version_compile_machine")?;
+    let (version, comment, machine) = row.unwrap_or_default();
+    let mut p = vec![
+        ("version".to_string(), version.clone()),
+        ("build.assertions".into(), if version.contains("-debug") { "on (a -debug server)".into() } else { "off".into() }),
+        ("build.version_comment".into(), comment),
+        ("build.machine".into(), machine),
+    ];
+    if server.kind() == ServerKind::MariadbMyrocks {
+        let log = server.data_dir().join("data").join("#rocksdb").join("LOG");
+        let found = std::fs::read_to_string(&log)
+            .ok()
+            .and_then(|t| t.lines().find_map(|l| l.split_once("RocksDB version:").map(|(_, v)| v.trim().to_string())));
+        p.push(("myrocks.rocksdb_version".into(), found.unwrap_or_else(|| format!("unknown (no 'RocksDB version' line in {})", log.display()))));
+    }
+    Ok(p)
 }
 
 impl MyTable {
@@ -110,7 +133,8 @@ impl MyTable {
         let vars: Vec<(String, String)> =
             c.query(format!("SHOW GLOBAL VARIABLES WHERE Variable_name IN ({list})"))?;
         options.extend(vars.into_iter().map(|(k, v)| (format!("variables.{k}"), v)));
-        Ok(MyTable { target, conn_ids: Mutex::new(Vec::new()), kind: server.kind(), version: server.version().to_string(), options })
+        let provenance = provenance(&mut c, server)?;
+        Ok(MyTable { target, conn_ids: Mutex::new(Vec::new()), kind: server.kind(), version: server.version().to_string(), options, provenance })
     }
 
     fn engine_clause(&self) -> &'static str {
@@ -189,6 +213,10 @@ impl Table for MyTable {
 
     fn effective_options(&self) -> Vec<(String, String)> {
         self.options.clone()
+    }
+
+    fn provenance(&self) -> Vec<(String, String)> {
+        self.provenance.clone()
     }
 
     fn create_tables(&self, tables: u32) -> Result<()> {

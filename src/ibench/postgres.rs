@@ -62,6 +62,7 @@ pub struct PgTable {
     cancel: Mutex<Vec<CancelKey>>,
     version: String,
     options: Vec<(String, String)>,
+    provenance: Vec<(String, String)>,
 }
 
 impl PgTable {
@@ -86,7 +87,16 @@ impl PgTable {
             let (name, setting, unit, source): (String, String, String, String) = (r.get(0), r.get(1), r.get(2), r.get(3));
             options.push((format!("pg_settings.{name}"), format!("{setting}{unit} ({source})")));
         }
-        Ok(PgTable { target, cancel: Mutex::new(Vec::new()), version: server.version().to_string(), options })
+        // How the server was built: assertions, and pg_config's configure
+        // line and compiler flags (the pg_config view; we connect as superuser).
+        let mut provenance = vec![("version".to_string(), server.version().to_string())];
+        let assertions: String = c.query_one("SELECT setting FROM pg_settings WHERE name = 'debug_assertions'", &[])?.get(0);
+        provenance.push(("build.assertions".into(), assertions));
+        for r in c.query("SELECT name, setting FROM pg_config WHERE name IN ('VERSION', 'CONFIGURE', 'CC', 'CFLAGS')", &[]).unwrap_or_default() {
+            let (name, setting): (String, String) = (r.get(0), r.get(1));
+            provenance.push((format!("build.pg_config.{}", name.to_ascii_lowercase()), setting));
+        }
+        Ok(PgTable { target, cancel: Mutex::new(Vec::new()), version: server.version().to_string(), options, provenance })
     }
 }
 
@@ -110,6 +120,10 @@ impl Table for PgTable {
 
     fn effective_options(&self) -> Vec<(String, String)> {
         self.options.clone()
+    }
+
+    fn provenance(&self) -> Vec<(String, String)> {
+        self.provenance.clone()
     }
 
     fn create_tables(&self, tables: u32) -> Result<()> {

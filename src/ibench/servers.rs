@@ -51,7 +51,9 @@ pub const POSTGRES: EngineSpec = EngineSpec {
     options: OPTIONS,
     io_bound_options: &[],
     open: not_a_kv_engine,
+    presets: &[],
     check: crate::engine::no_contradictions,
+    build_info: crate::engine::no_build_info,
 };
 
 pub const MARIADB_INNODB: EngineSpec = EngineSpec {
@@ -60,7 +62,9 @@ pub const MARIADB_INNODB: EngineSpec = EngineSpec {
     options: OPTIONS,
     io_bound_options: &[],
     open: not_a_kv_engine,
+    presets: &[],
     check: crate::engine::no_contradictions,
+    build_info: crate::engine::no_build_info,
 };
 
 pub const MARIADB_MYROCKS: EngineSpec = EngineSpec {
@@ -69,5 +73,7 @@ pub const MARIADB_MYROCKS: EngineSpec = EngineSpec {
     options: OPTIONS,
     io_bound_options: &[],
     open: not_a_kv_engine,
+    presets: &[],
     check: crate::engine::no_contradictions,
+    build_info: crate::engine::no_build_info,
 };

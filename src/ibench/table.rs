@@ -19,6 +19,10 @@ pub trait Table: Send + Sync {
     fn version(&self) -> String;
     /// Options as the engine reports them (name, value).
     fn effective_options(&self) -> Vec<(String, String)>;
+    /// How the engine or server was built (see `Engine::provenance`).
+    fn provenance(&self) -> Vec<(String, String)> {
+        Vec::new()
+    }
     /// Create tables 0..`tables`, empty, with the primary key only.
     fn create_tables(&self, tables: u32) -> Result<()>;
     /// A session (connection) for one client thread.

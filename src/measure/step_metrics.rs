@@ -139,11 +139,15 @@ pub struct StepMetrics {
     pub io: Option<IoMetrics>,
     /// storage bytes written / logical bytes the clients wrote.
     pub write_amp: Option<f64>,
-    /// The same from /proc/self/io write_bytes: this process's writes only,
-    /// immune to other processes' IO on the device.
+    /// The same from /proc/self/io: write_bytes less cancelled_write_bytes,
+    /// this process's writes only, immune to other processes' IO on the device.
     pub write_amp_process: Option<f64>,
     pub process_read_bytes: Option<u64>,
+    /// write_bytes less cancelled_write_bytes over the step.
     pub process_write_bytes: Option<u64>,
+    /// Bytes dirtied, then truncated or deleted before writeback (never written).
+    #[serde(default)]
+    pub process_cancelled_write_bytes: Option<u64>,
     /// Dirty pages were written back (syncfs) before the end snapshot.
     pub dirty_pages_synced: bool,
     pub logical_bytes_written: u64,
@@ -331,8 +335,12 @@ impl StepProbe {
                     Some(why) => missing("client_cpu_us_op", why),
                 }
                 m.process_read_bytes = Some(d.read_bytes);
-                m.process_write_bytes = Some(d.write_bytes);
-                m.write_amp_process = per(d.write_bytes as f64, work.logical_bytes_written);
+                // Bytes dirtied and then truncated or deleted before
+                // writeback (short-lived WAL files) never reach storage.
+                let written = d.write_bytes.saturating_sub(d.cancelled_write_bytes);
+                m.process_write_bytes = Some(written);
+                m.process_cancelled_write_bytes = Some(d.cancelled_write_bytes);
+                m.write_amp_process = per(written as f64, work.logical_bytes_written);
             }
             (Err(e), _) => missing("client_cpu_us_op", e.clone()),
             (_, Err(e)) => missing("client_cpu_us_op", format!("{e:#}")),
@@ -349,8 +357,12 @@ impl StepProbe {
                 }
                 let d = a.since(b);
                 m.process_read_bytes = Some(d.read_bytes);
-                m.process_write_bytes = Some(d.write_bytes);
-                m.write_amp_process = per(d.write_bytes as f64, work.logical_bytes_written);
+                // Bytes dirtied and then truncated or deleted before
+                // writeback (short-lived WAL files) never reach storage.
+                let written = d.write_bytes.saturating_sub(d.cancelled_write_bytes);
+                m.process_write_bytes = Some(written);
+                m.process_cancelled_write_bytes = Some(d.cancelled_write_bytes);
+                m.write_amp_process = per(written as f64, work.logical_bytes_written);
             }
             (Some(Err(e)), _) => missing("engine_cpu_us_op", e.clone()),
             (_, Some(Err(e))) => missing("engine_cpu_us_op", format!("server process tree: {e:#}")),

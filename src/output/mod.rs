@@ -41,6 +41,10 @@ pub struct RunResult {
     pub schema: String,
     pub rumbench_version: String,
     pub git_commit: Option<String>,
+    /// How rumbench (and the C/C++ built into it) was compiled: profile,
+    /// optimisation, target CPU, compiler.
+    #[serde(default)]
+    pub build: Vec<(String, String)>,
     pub command_line: Vec<String>,
     pub started_at: String,
     pub finished_at: Option<String>,
@@ -70,6 +74,10 @@ pub struct ConfigResult {
     pub options: BTreeMap<String, String>,
     /// Every option as the engine reports it was opened with.
     pub effective_options: Vec<(String, String)>,
+    /// What ran: version, and how the engine or server was built (assertions,
+    /// optimisation, target CPU, compiler, bundled or system library).
+    #[serde(default)]
+    pub provenance: Vec<(String, String)>,
     pub db_dir: PathBuf,
     /// Server engines: the config fragment the server ran with (postgresql.conf / my.cnf lines).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -153,6 +161,9 @@ pub struct StepResult {
     pub ibench: Option<crate::ibench::IbenchStepInfo>,
     /// Engine statistics right after the step.
     pub engine_stats: Vec<(String, String)>,
+    /// waitforcompaction: the timeout came before the background work was done.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub timed_out: bool,
     /// Observations a reader needs (missing keys, ...).
     pub notes: Vec<String>,
     /// What may make this step's figures mislead (writer missed its rate,

@@ -74,6 +74,9 @@ pub fn step_notes(s: &StepResult) -> Vec<String> {
     if s.status != Status::Completed {
         notes.push(format!("{:?}", s.status).to_lowercase());
     }
+    if s.timed_out {
+        notes.push("TIMED OUT".into());
+    }
     if let Some(r) = &s.reads {
         let total = r.found + r.not_found;
         if r.not_found > 0 && total > 0 {

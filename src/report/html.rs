@@ -376,6 +376,10 @@ fn environment(o: &mut String, s: &Summary) {
                     c.error.as_ref().map(|e| format!("; {}: {e}", status_text(c.status))).unwrap_or_default()
                 ),
             );
+            if !c.provenance.is_empty() {
+                let what: Vec<String> = c.provenance.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+                kv(&format!("{} built as", c.name), &what.join("; "));
+            }
         }
         if let Some(sys) = &r.system {
             for (k, v) in summary::environment_lines(sys) {

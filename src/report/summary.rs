@@ -166,6 +166,7 @@ pub struct ConfigInfo {
     pub engine_version: Option<String>,
     pub allocator_in_use: Option<String>,
     pub options: Vec<(String, String)>,
+    pub provenance: Vec<(String, String)>,
     pub status: Status,
     pub error: Option<String>,
 }
@@ -360,6 +361,7 @@ impl Summary {
                         engine_version: c.engine_version.clone(),
                         allocator_in_use: c.allocator_in_use.clone(),
                         options: c.options.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+                        provenance: c.provenance.clone(),
                         status: c.status,
                         error: c.error.clone(),
                     })

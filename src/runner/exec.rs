@@ -584,38 +584,64 @@ impl Shared<'_> {
     }
 }
 
+/// Wait until the engine's background work is done or `timeout` passed
+/// (then the step is marked timed out and warned about). The engine's own
+/// wait where it has one, in slices of a second so that a signal stops it;
+/// otherwise polling its "work pending" state.
+fn wait_for_compaction(engine: &dyn Engine, start: Instant, timeout: Duration, result: &mut StepResult) -> Result<()> {
+    const SLICE: Duration = Duration::from_secs(1);
+    let mut native = true;
+    loop {
+        if stop_requested() {
+            return Ok(());
+        }
+        let left = timeout.saturating_sub(start.elapsed());
+        if left.is_zero() {
+            result.timed_out = true;
+            result.warnings.push(format!(
+                "waitforcompaction timed out: background work was still going after {:.0} s (--compaction-timeout); the steps after it ran on an unsettled database",
+                timeout.as_secs_f64()
+            ));
+            return Ok(());
+        }
+        let done = if native {
+            match engine.wait_for_background_work(left.min(SLICE))? {
+                Some(done) => done,
+                None => {
+                    native = false;
+                    continue;
+                }
+            }
+        } else {
+            match engine.background_work_pending()? {
+                None => {
+                    result.notes.push("the engine has no background work to wait for".into());
+                    true
+                }
+                Some(pending) => {
+                    if pending {
+                        std::thread::sleep(Duration::from_millis(100).min(left));
+                    }
+                    !pending
+                }
+            }
+        };
+        if done {
+            return Ok(());
+        }
+    }
+}
+
 /// Run flush or waitforcompaction: one engine-wide call, timed.
 pub fn run_engine_step(engine: &dyn Engine, plan: &StepPlan, mut result: StepResult) -> StepResult {
     let start = Instant::now();
     let mut rec = Recorder::new(None);
     let outcome: Result<&'static str> = match plan.kind {
         StepKind::Flush => engine.flush().map(|_| "flush"),
-        StepKind::WaitForCompaction => (|| {
+        StepKind::WaitForCompaction => {
             let timeout = Duration::from_secs_f64(plan.settings.compaction_timeout_s);
-            loop {
-                match engine.background_work_pending()? {
-                    None => {
-                        result.notes.push("the engine has no background work to wait for".into());
-                        break;
-                    }
-                    Some(false) => break,
-                    Some(true) if start.elapsed() >= timeout => {
-                        result.notes.push(format!(
-                            "background work still pending after the {:.0} s timeout (--compaction-timeout)",
-                            timeout.as_secs_f64()
-                        ));
-                        break;
-                    }
-                    Some(true) => {
-                        if stop_requested() {
-                            break;
-                        }
-                        std::thread::sleep(Duration::from_millis(100));
-                    }
-                }
-            }
-            Ok("wait")
-        })(),
+            wait_for_compaction(engine, start, timeout, &mut result).map(|_| "wait")
+        }
         _ => unreachable!(),
     };
     let elapsed = start.elapsed().as_nanos() as u64;

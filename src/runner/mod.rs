@@ -145,6 +145,7 @@ pub fn run(plan: &RunPlan, opts: &RunOptions) -> Result<RunResult> {
         schema: output::SCHEMA.into(),
         rumbench_version: env!("CARGO_PKG_VERSION").into(),
         git_commit: option_env!("RUMBENCH_GIT_COMMIT").map(String::from),
+        build: crate::build_info::summary(),
         command_line: opts.command_line.clone(),
         started_at: now_text(),
         finished_at: None,
@@ -157,6 +158,9 @@ pub fn run(plan: &RunPlan, opts: &RunOptions) -> Result<RunResult> {
         warnings: sysinfo::warnings(&system),
         configs: Vec::new(),
     };
+    if !crate::build_info::optimised() {
+        run.warnings.push("rumbench itself is a debug build: its own cost per operation is far above a release build's".into());
+    }
     output::write_all(&run, &opts.output_dir)?;
     let task_path = opts.output_dir.join(TASK_FILE);
     std::fs::write(&task_path, serde_json::to_vec(&ChildTask { plan: plan.clone(), opts: opts.clone() })?)?;
@@ -329,6 +333,7 @@ pub(crate) fn new_config_result(config: &EngineConfig, dir: PathBuf) -> ConfigRe
         allocator_in_use: None,
         options: config.options.clone(),
         effective_options: Vec::new(),
+        provenance: Vec::new(),
         db_dir: dir,
         server_config: config.server_config.clone(),
         status: Status::Running,
@@ -394,6 +399,7 @@ pub(crate) fn new_step_result(plan: &StepPlan) -> StepResult {
         metrics: Default::default(),
         ibench: None,
         engine_stats: Vec::new(),
+        timed_out: false,
         notes: Vec::new(),
         warnings: Vec::new(),
     }
@@ -631,6 +637,11 @@ fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut RunResu
     };
     cres.engine_version = Some(engine.version());
     cres.effective_options = engine.effective_options();
+    cres.provenance = engine.provenance();
+    if let Some(w) = engine::assertion_warning(&config.engine, &cres.provenance) {
+        eprintln!("  warning: {w}");
+        run.warnings.push(format!("{}: {w}", config.name));
+    }
     run.configs.push(cres);
     let ci = run.configs.len() - 1;
     let probes = Probes::new(&dir);

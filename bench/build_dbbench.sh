@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Build db_bench from the very RocksDB that rumbench links: the sources shipped
+# in the librocksdb-sys crate (RocksDB 11.8.1), compiled with the exact
+# compiler command the crate's build used for the library (taken from the
+# build script's log, which .cargo/config.toml turns on), and linked against
+# the librocksdb.a it built. Like with like: RocksDB's own Makefile uses other
+# flags (-O2, and -march=native only when asked), which moved results by
+# about 20% here.
+#
+# Usage:  bench/build_dbbench.sh            (after `cargo build --release`)
+# Prints the path of the db_bench binary on its last line: target/dbbench/db_bench
+set -euo pipefail
+
+REPO_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+OUT_BIN_DIR=$REPO_DIR/target/dbbench
+mkdir -p "$OUT_BIN_DIR"
+
+if ! dpkg-query -W -f='${Status}' libgflags-dev 2>/dev/null | grep -q "install ok installed"; then
+    echo "build_dbbench: installing libgflags-dev (db_bench's flag parser)" >&2
+    SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
+    $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq libgflags-dev >/dev/null
+fi
+
+# The newest librocksdb-sys build of the release profile.
+BUILD_DIR=$(ls -td "$REPO_DIR"/target/release/build/librocksdb-sys-*/ 2>/dev/null | while read -r d; do
+    [ -f "$d/out/librocksdb.a" ] && { echo "$d"; break; }; done)
+[ -n "${BUILD_DIR:-}" ] || { echo "build_dbbench: no librocksdb.a under target/release/build: run cargo build --release first" >&2; exit 1; }
+LIB_OUT=$BUILD_DIR/out
+SRC=$(ls -d ~/.cargo/registry/src/*/librocksdb-sys-0.19.0+11.8.1 2>/dev/null | head -n1)
+[ -d "$SRC/rocksdb/tools" ] || { echo "build_dbbench: librocksdb-sys sources not found in ~/.cargo/registry" >&2; exit 1; }
+
+# One logged compile of a library source: the compiler and its flags.
+CMDLINE=$(grep -h 'running: ' "$BUILD_DIR/output" "$BUILD_DIR/stderr" 2>/dev/null | grep -m1 'rocksdb/db/db_impl/db_impl.cc' || true)
+[ -n "$CMDLINE" ] || { echo "build_dbbench: the build log has no compiler command; build with CC_ENABLE_DEBUG_OUTPUT=1 (.cargo/config.toml sets it)" >&2; exit 1; }
+# running: cd "..." && env ... "c++" "-O3" ... "-o" "X.o" "-c" "Y.cc"  -> the quoted words
+mapfile -t WORDS < <(printf '%s\n' "${CMDLINE#*running: }" | grep -o '"[^"]*"' | sed 's/^"//; s/"$//')
+CXX=""
+FLAGS=()
+skip=0
+for w in "${WORDS[@]}"; do
+    if [ $skip -eq 1 ]; then skip=0; continue; fi
+    case "$w" in
+        -o|-c) skip=1 ;;
+        *=*) [ -z "$CXX" ] && continue || FLAGS+=("$w") ;;   # env assignments before the compiler
+        *) if [ -z "$CXX" ]; then CXX=$w; else FLAGS+=("$w"); fi ;;
+    esac
+done
+[ -n "$CXX" ] || { echo "build_dbbench: could not parse: $CMDLINE" >&2; exit 1; }
+# Include paths in the log are relative to the crate's directory.
+ABS_FLAGS=()
+for f in "${FLAGS[@]}"; do
+    case "$f" in
+        -I/*) ABS_FLAGS+=("$f") ;;
+        -I*) ABS_FLAGS+=("-I$SRC/${f#-I}") ;;
+        *) ABS_FLAGS+=("$f") ;;
+    esac
+done
+printf '%s\n' "$CXX ${ABS_FLAGS[*]}" > "$OUT_BIN_DIR/flags.txt"
+echo "build_dbbench: compiler flags (as the library): $(cat "$OUT_BIN_DIR/flags.txt")" >&2
+
+SOURCES=(tools/db_bench.cc tools/db_bench_tool.cc tools/simulated_hybrid_file_system.cc test_util/testutil.cc)
+OBJS=()
+for s in "${SOURCES[@]}"; do
+    o="$OUT_BIN_DIR/$(echo "$s" | tr / _).o"
+    "$CXX" "${ABS_FLAGS[@]}" -I"$SRC/rocksdb" -DGFLAGS=1 -c "$SRC/rocksdb/$s" -o "$o" &
+    OBJS+=("$o")
+done
+wait
+# Compression libraries the crate built (snappy in librocksdb-sys's own out dir).
+LIBS=("$LIB_OUT/librocksdb.a")
+[ -f "$LIB_OUT/libsnappy.a" ] && LIBS+=("$LIB_OUT/libsnappy.a")
+for crate in lz4-sys zstd-sys; do
+    a=$(ls -t "$REPO_DIR"/target/release/build/$crate-*/out/*.a "$REPO_DIR"/target/release/build/$crate-*/out/*/*.a 2>/dev/null | head -n1 || true)
+    [ -n "$a" ] && LIBS+=("$a")
+done
+"$CXX" -o "$OUT_BIN_DIR/db_bench" "${OBJS[@]}" "${LIBS[@]}" -lgflags -lpthread -ldl
+echo "build_dbbench: built from $SRC/rocksdb with $LIB_OUT/librocksdb.a" >&2
+echo "$OUT_BIN_DIR/db_bench"

@@ -1,0 +1,26 @@
+//! How this binary was built (recorded by build.rs): every result carries it,
+//! so a figure can always be traced to the build that produced it.
+
+/// The target CPU the Rust code and the bundled C/C++ (RocksDB) were compiled for.
+pub const TARGET_CPU: &str = env!("RUMBENCH_TARGET_CPU");
+/// Cargo's optimisation level of the build ("3" for release).
+pub const OPT_LEVEL: &str = env!("RUMBENCH_OPT_LEVEL");
+/// "release" or "debug".
+pub const PROFILE: &str = env!("RUMBENCH_PROFILE");
+/// The C/C++ compiler's version line.
+pub const CXX_COMPILER: &str = env!("RUMBENCH_CXX");
+
+/// Whether this is an optimised build; a debug build's figures mean little.
+pub fn optimised() -> bool {
+    PROFILE == "release" && OPT_LEVEL != "0"
+}
+
+/// All of the above as (name, value) pairs, for results.
+pub fn summary() -> Vec<(String, String)> {
+    vec![
+        ("profile".into(), PROFILE.into()),
+        ("opt_level".into(), OPT_LEVEL.into()),
+        ("target_cpu".into(), TARGET_CPU.into()),
+        ("cxx".into(), CXX_COMPILER.into()),
+    ]
+}
