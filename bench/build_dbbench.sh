@@ -48,8 +48,15 @@ done
 [ -n "$CXX" ] || { echo "build_dbbench: could not parse: $CMDLINE" >&2; exit 1; }
 # Include paths in the log are relative to the crate's directory.
 ABS_FLAGS=()
+inc=0
 for f in "${FLAGS[@]}"; do
+    if [ $inc -eq 1 ]; then   # the word after a lone -I
+        inc=0
+        case "$f" in /*) ABS_FLAGS+=("-I$f") ;; *) ABS_FLAGS+=("-I$SRC/$f") ;; esac
+        continue
+    fi
     case "$f" in
+        -I) inc=1 ;;
         -I/*) ABS_FLAGS+=("$f") ;;
         -I*) ABS_FLAGS+=("-I$SRC/${f#-I}") ;;
         *) ABS_FLAGS+=("$f") ;;
@@ -58,14 +65,16 @@ done
 printf '%s\n' "$CXX ${ABS_FLAGS[*]}" > "$OUT_BIN_DIR/flags.txt"
 echo "build_dbbench: compiler flags (as the library): $(cat "$OUT_BIN_DIR/flags.txt")" >&2
 
-SOURCES=(tools/db_bench.cc tools/db_bench_tool.cc tools/simulated_hybrid_file_system.cc test_util/testutil.cc)
+SOURCES=(tools/db_bench.cc tools/db_bench_tool.cc tools/tool_hooks.cc tools/simulated_hybrid_file_system.cc test_util/testutil.cc)
 OBJS=()
+PIDS=()
 for s in "${SOURCES[@]}"; do
     o="$OUT_BIN_DIR/$(echo "$s" | tr / _).o"
     "$CXX" "${ABS_FLAGS[@]}" -I"$SRC/rocksdb" -DGFLAGS=1 -c "$SRC/rocksdb/$s" -o "$o" &
+    PIDS+=($!)
     OBJS+=("$o")
 done
-wait
+for p in "${PIDS[@]}"; do wait "$p" || { echo "build_dbbench: a compile failed" >&2; exit 1; }; done
 # Compression libraries the crate built (snappy in librocksdb-sys's own out dir).
 LIBS=("$LIB_OUT/librocksdb.a")
 [ -f "$LIB_OUT/libsnappy.a" ] && LIBS+=("$LIB_OUT/libsnappy.a")
@@ -73,6 +82,9 @@ for crate in lz4-sys zstd-sys; do
     a=$(ls -t "$REPO_DIR"/target/release/build/$crate-*/out/*.a "$REPO_DIR"/target/release/build/$crate-*/out/*/*.a 2>/dev/null | head -n1 || true)
     [ -n "$a" ] && LIBS+=("$a")
 done
-"$CXX" -o "$OUT_BIN_DIR/db_bench" "${OBJS[@]}" "${LIBS[@]}" -lgflags -lpthread -ldl
+# The crate's pre-generated build_version.cc defines RocksDbIOUringEnable()
+# too (always true; rumbench never sets up io_uring): db_bench's own, which
+# follows its --io_uring_enabled flag, is linked first and wins.
+"$CXX" -o "$OUT_BIN_DIR/db_bench" "${OBJS[@]}" "${LIBS[@]}" -Wl,--allow-multiple-definition -lgflags -lpthread -ldl
 echo "build_dbbench: built from $SRC/rocksdb with $LIB_OUT/librocksdb.a" >&2
 echo "$OUT_BIN_DIR/db_bench"
