@@ -8,7 +8,10 @@
 //!    needs GNU ld >= 2.35 or lld (Debian 12 ships ld 2.40).
 //!    The flag is passed to every linked target (the binary and the test
 //!    harnesses), so tests see the same interposition the binary does.
-//! 2. Records the git commit the binary was built from (RUMBENCH_GIT_COMMIT,
+//! 2. Passes on how leveldb-sys built LevelDB (compiler and C++ flags, from
+//!    its DEP_LEVELDB_* report) as RUMBENCH_LEVELDB_*, for the leveldb
+//!    engine's effective options.
+//! 3. Records the git commit the binary was built from (RUMBENCH_GIT_COMMIT,
 //!    with "-dirty" when the work tree had uncommitted changes at build time),
 //!    or nothing when git or the repository is unavailable (then "unknown").
 
@@ -26,7 +29,15 @@ fn main() {
     for sym in SYNC_SYMBOLS {
         println!("cargo:rustc-link-arg=-Wl,--export-dynamic-symbol={sym}");
     }
+    leveldb_provenance();
     git_commit();
+}
+
+fn leveldb_provenance() {
+    for (dep, ours) in [("DEP_LEVELDB_CXX_FLAGS", "RUMBENCH_LEVELDB_CXX_FLAGS"), ("DEP_LEVELDB_COMPILER", "RUMBENCH_LEVELDB_COMPILER")] {
+        let v = std::env::var(dep).unwrap_or_else(|_| "unknown".into());
+        println!("cargo:rustc-env={ours}={v}");
+    }
 }
 
 fn git(args: &[&str]) -> Option<String> {

@@ -12,6 +12,7 @@ use anyhow::{bail, Result};
 
 #[cfg(test)]
 pub mod conformance;
+pub mod leveldb;
 pub mod lmdb;
 pub mod null;
 pub mod rocksdb;
@@ -205,6 +206,7 @@ pub trait Session {
 pub fn registry() -> &'static [EngineSpec] {
     static ENGINES: &[EngineSpec] = &[
         rocksdb::SPEC,
+        leveldb::SPEC,
         lmdb::SPEC,
         sqlite::SPEC,
         null::SPEC,
