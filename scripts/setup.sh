@@ -5,6 +5,8 @@ set -euo pipefail
 
 PACKAGES=(
   build-essential pkg-config clang libclang-dev
+  cmake                                 # builds the bundled LevelDB (leveldb-sys) and WiredTiger
+  python3-pip                           # fetches WiredTiger's sdist (scripts/build-wiredtiger.sh, feature wiredtiger)
   librocksdb-dev rocksdb-tools          # RocksDB 7.8.3, and db_bench for side-by-side runs
   libsnappy-dev liblz4-dev libzstd-dev libbz2-dev zlib1g-dev
   libjemalloc2                          # the alternative allocator a config can choose

@@ -17,6 +17,9 @@ pub mod lmdb;
 pub mod null;
 pub mod rocksdb;
 pub mod sqlite;
+/// GPL: only in builds with the cargo feature `wiredtiger`.
+#[cfg(feature = "wiredtiger")]
+pub mod wiredtiger;
 
 /// The type of an engine option's value, used to validate user input and to
 /// list valid values in error messages.
@@ -210,6 +213,8 @@ pub fn registry() -> &'static [EngineSpec] {
         lmdb::SPEC,
         sqlite::SPEC,
         null::SPEC,
+        #[cfg(feature = "wiredtiger")]
+        wiredtiger::SPEC,
         crate::ibench::servers::POSTGRES,
         crate::ibench::servers::MARIADB_INNODB,
         crate::ibench::servers::MARIADB_MYROCKS,
