@@ -319,7 +319,7 @@ impl Engine for WtEngine {
             ("file_metadata".into(), self.file_metadata.clone()),
             ("path".into(), self.path.display().to_string()),
             ("build.version_banner".into(), banner),
-            ("build.library".into(), "static libwiredtiger.a, bundled WiredTiger 11.3.1 from the PyPI sdist (scripts/build-wiredtiger.sh)".into()),
+            ("build.origin".into(), "bundled WiredTiger 11.3.1 from the PyPI sdist, built by scripts/build-wiredtiger.sh".into()),
         ];
         for field in BUILD_INFO.split(';').filter(|f| !f.is_empty()) {
             let (k, v) = field.split_once('=').unwrap_or((field, ""));
