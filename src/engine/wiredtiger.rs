@@ -571,7 +571,12 @@ impl Session for WtSession<'_> {
                 }
             })();
             wt!(c, reset);
-            wt!(sess, rollback_transaction, ptr::null());
+            // Committed, not rolled back: it wrote nothing, and WiredTiger's
+            // "transactions rolled back" then counts only write conflicts.
+            let end = wt!(sess, commit_transaction, ptr::null());
+            if result == 0 && end != 0 {
+                return Err(self.fail(end, "commit (scan)"));
+            }
             if result != 0 {
                 return Err(self.fail(result, "scan"));
             }
