@@ -465,6 +465,30 @@ mod tests {
         assert!(err.contains("write_buffer_size"), "{err}");
     }
 
+    /// Bytes in the .ldb tables after writing 2000 compressible values and a flush.
+    fn table_bytes(compression: &str) -> u64 {
+        let dir = tempfile::tempdir().unwrap();
+        let e = open_with(dir.path(), &[("compression", compression)]).unwrap();
+        let mut s = e.session().unwrap();
+        for i in 0..2000 {
+            s.put(&key(i), &[b'a'; 1000]).unwrap();
+        }
+        drop(s);
+        e.flush().unwrap();
+        std::fs::read_dir(dir.path())
+            .unwrap()
+            .filter_map(|f| f.ok())
+            .filter(|f| f.file_name().to_string_lossy().ends_with(".ldb"))
+            .map(|f| f.metadata().unwrap().len())
+            .sum()
+    }
+
+    #[test]
+    fn snappy_is_compiled_in() {
+        let (snappy, none) = (table_bytes("snappy"), table_bytes("none"));
+        assert!(none > 2_000_000 && snappy * 10 < none, "snappy {snappy} bytes, none {none} bytes");
+    }
+
     #[test]
     fn data_survives_reopen() {
         let dir = tempfile::tempdir().unwrap();
