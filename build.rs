@@ -8,7 +8,16 @@
 //!    needs GNU ld >= 2.35 or lld (Debian 12 ships ld 2.40).
 //!    The flag is passed to every linked target (the binary and the test
 //!    harnesses), so tests see the same interposition the binary does.
-//! 2. Records the git commit the binary was built from (RUMBENCH_GIT_COMMIT,
+//! 2. Passes on how leveldb-sys built LevelDB (compiler and C++ flags, from
+//!    its DEP_LEVELDB_* report) as RUMBENCH_LEVELDB_*, for the leveldb
+//!    engine's effective options.
+//! 3. With the cargo feature `wiredtiger`: builds WiredTiger 11.3.1 once with
+//!    scripts/build-wiredtiger.sh (a Release static library in a cache dir),
+//!    generates bindings to its wiredtiger.h with bindgen ($OUT_DIR/wiredtiger.rs),
+//!    links libwiredtiger.a with snappy, lz4 and zstd, and passes the build's
+//!    BUILD_INFO on as RUMBENCH_WT_BUILD_INFO. Set RUMBENCH_WIREDTIGER_PREFIX to
+//!    use a WiredTiger built elsewhere (lib/libwiredtiger.a, include/wiredtiger.h).
+//! 4. Records the git commit the binary was built from (RUMBENCH_GIT_COMMIT,
 //!    with "-dirty" when the work tree had uncommitted changes at build time),
 //!    or nothing when git or the repository is unavailable (then "unknown").
 //! 3. Records how the binary (and the C/C++ built into it) was compiled: the
@@ -29,6 +38,11 @@ fn main() {
     println!("cargo:rerun-if-changed=Cargo.toml");
     for sym in SYNC_SYMBOLS {
         println!("cargo:rustc-link-arg=-Wl,--export-dynamic-symbol={sym}");
+    }
+    leveldb_provenance();
+    if std::env::var_os("CARGO_FEATURE_WIREDTIGER").is_some() {
+        #[cfg(feature = "wiredtiger")]
+        wiredtiger();
     }
     git_commit();
     build_info();
@@ -76,6 +90,62 @@ fn host_cpu_name() -> String {
         .ok()
         .and_then(|t| t.lines().find(|l| l.starts_with("model name")).and_then(|l| l.split_once(':')).map(|(_, v)| v.trim().to_string()))
         .unwrap_or_else(|| "this machine's CPU".into())
+}
+
+#[cfg(feature = "wiredtiger")]
+fn wiredtiger() {
+    println!("cargo:rerun-if-changed=scripts/build-wiredtiger.sh");
+    println!("cargo:rerun-if-env-changed=RUMBENCH_WIREDTIGER_PREFIX");
+    let prefix = match std::env::var("RUMBENCH_WIREDTIGER_PREFIX") {
+        Ok(p) if !p.is_empty() => PathBuf::from(p),
+        _ => {
+            let out = Command::new("bash")
+                .arg("scripts/build-wiredtiger.sh")
+                .stderr(std::process::Stdio::inherit())
+                .output()
+                .expect("cannot run scripts/build-wiredtiger.sh");
+            if !out.status.success() {
+                panic!("scripts/build-wiredtiger.sh failed ({}); see its output above", out.status);
+            }
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            PathBuf::from(stdout.lines().last().expect("build-wiredtiger.sh printed no prefix").trim())
+        }
+    };
+    let lib = prefix.join("lib");
+    let include = prefix.join("include");
+    assert!(lib.join("libwiredtiger.a").exists(), "no libwiredtiger.a in {}", lib.display());
+    println!("cargo:rerun-if-changed={}", lib.join("libwiredtiger.a").display());
+    println!("cargo:rustc-link-search=native={}", lib.display());
+    println!("cargo:rustc-link-lib=static=wiredtiger");
+    for l in ["snappy", "lz4", "zstd", "pthread", "dl", "m"] {
+        println!("cargo:rustc-link-lib={l}");
+    }
+    let info = std::fs::read_to_string(prefix.join("BUILD_INFO")).unwrap_or_default();
+    // One line: fields separated by ';' (rustc-env values cannot hold newlines).
+    println!("cargo:rustc-env=RUMBENCH_WT_BUILD_INFO={}", info.trim().replace('\n', ";"));
+    let header = include.join("wiredtiger.h");
+    let bindings = bindgen::Builder::default()
+        .header(header.display().to_string())
+        .allowlist_function("wiredtiger_open")
+        .allowlist_function("wiredtiger_version")
+        .allowlist_function("wiredtiger_strerror")
+        .allowlist_type("WT_CONNECTION")
+        .allowlist_type("WT_SESSION")
+        .allowlist_type("WT_CURSOR")
+        .allowlist_type("WT_ITEM")
+        .allowlist_var("WT_ROLLBACK|WT_NOTFOUND|WT_DUPLICATE_KEY|WT_PANIC|WT_CACHE_FULL|WT_PREPARE_CONFLICT|WT_RUN_RECOVERY")
+        .layout_tests(false)
+        .generate()
+        .expect("bindgen failed on wiredtiger.h");
+    let out = PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("wiredtiger.rs");
+    bindings.write_to_file(&out).expect("cannot write wiredtiger bindings");
+}
+
+fn leveldb_provenance() {
+    for (dep, ours) in [("DEP_LEVELDB_CXX_FLAGS", "RUMBENCH_LEVELDB_CXX_FLAGS"), ("DEP_LEVELDB_COMPILER", "RUMBENCH_LEVELDB_COMPILER")] {
+        let v = std::env::var(dep).unwrap_or_else(|_| "unknown".into());
+        println!("cargo:rustc-env={ours}={v}");
+    }
 }
 
 fn git(args: &[&str]) -> Option<String> {

@@ -5,6 +5,8 @@ set -euo pipefail
 
 PACKAGES=(
   build-essential pkg-config clang libclang-dev   # RocksDB is built from the rocksdb crate's bundled source
+  cmake                                 # builds the bundled LevelDB (leveldb-sys) and WiredTiger
+  python3-pip                           # fetches WiredTiger's sdist (scripts/build-wiredtiger.sh, feature wiredtiger)
   libsnappy-dev liblz4-dev libzstd-dev libbz2-dev zlib1g-dev
   libjemalloc2                          # the alternative allocator a config can choose
 )

@@ -10,3 +10,6 @@ cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
 cargo build --release --locked
 cargo test --release --locked
+# The GPL WiredTiger engine is a cargo feature (off by default): its own tests, with
+# WiredTiger built once from its PyPI sdist (scripts/build-wiredtiger.sh, about 3 min).
+cargo test --release --locked --features wiredtiger --lib engine::wiredtiger

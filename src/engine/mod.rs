@@ -12,11 +12,15 @@ use anyhow::{bail, Result};
 
 #[cfg(test)]
 pub mod conformance;
+pub mod leveldb;
 pub mod lmdb;
 pub mod null;
 pub mod rocksdb;
 mod rocksdb_batch;
 pub mod sqlite;
+/// GPL: only in builds with the cargo feature `wiredtiger`.
+#[cfg(feature = "wiredtiger")]
+pub mod wiredtiger;
 
 /// The type of an engine option's value, used to validate user input and to
 /// list valid values in error messages.
@@ -119,8 +123,11 @@ pub trait Engine: Send + Sync {
     /// How the engine library was built (name, value): version, bundled or
     /// system library, assertions (`build.ndebug`), optimisation, target CPU,
     /// compiler. See [`assertion_warning`].
+    /// The default: the version, and the `build.*` entries of the effective options.
     fn provenance(&self) -> Vec<(String, String)> {
-        Vec::new()
+        let mut p = vec![("version".to_string(), self.version())];
+        p.extend(self.effective_options().into_iter().filter(|(k, _)| k.starts_with("build.")));
+        p
     }
     /// A session for one client thread.
     fn session(&self) -> Result<Box<dyn Session + '_>>;
@@ -240,9 +247,12 @@ pub trait Session {
 pub fn registry() -> &'static [EngineSpec] {
     static ENGINES: &[EngineSpec] = &[
         rocksdb::SPEC,
+        leveldb::SPEC,
         lmdb::SPEC,
         sqlite::SPEC,
         null::SPEC,
+        #[cfg(feature = "wiredtiger")]
+        wiredtiger::SPEC,
         crate::ibench::servers::POSTGRES,
         crate::ibench::servers::MARIADB_INNODB,
         crate::ibench::servers::MARIADB_MYROCKS,
