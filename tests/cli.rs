@@ -176,7 +176,7 @@ fn fillrandom_leaves_keys_missing_and_says_so() {
 #[test]
 fn bad_input_gets_one_line_and_exit_code_2() {
     let cases: &[(&[&str], &str)] = &[
-        (&["-e", "mongo"], "unknown engine 'mongo' (valid engines: rocksdb, lmdb, sqlite, null, postgres, mariadb-innodb, mariadb-myrocks)"),
+        (&["-e", "mongo"], "unknown engine 'mongo' (valid engines: rocksdb, leveldb, lmdb, sqlite, null, postgres, mariadb-innodb, mariadb-myrocks)"),
         (&["-e", "null", "-s", "fillseq,readrandm"], "unknown step 'readrandm' (valid steps: fillseq,"),
         (&["-e", "rocksdb", "-o", "cache=1G"], "unknown option 'cache' for engine rocksdb (valid options: compaction_style,"),
         (&["-e", "rocksdb", "-o", "compaction_style=fifo"], "invalid value 'fifo' for rocksdb.compaction_style (expected leveled|universal)"),

@@ -17,6 +17,16 @@ pub fn open_with(spec: &EngineSpec, dir: &Path, opts: &[(&str, &str)]) -> Result
     (spec.open)(&args)
 }
 
+/// An effective option of an open engine ("" when it reports none by that name).
+pub fn opt(engine: &dyn Engine, name: &str) -> String {
+    engine.effective_options().into_iter().find(|(k, _)| k == name).map(|(_, v)| v).unwrap_or_default()
+}
+
+/// A statistic of an open engine, if it reports one by that name.
+pub fn stat(engine: &dyn Engine, name: &str) -> Option<String> {
+    engine.stats().into_iter().find(|(k, _)| k == name).map(|(_, v)| v)
+}
+
 pub fn key(id: u64) -> Vec<u8> {
     let mut k = vec![0u8; KEY_SIZE];
     k[..8].copy_from_slice(&id.to_be_bytes());

@@ -396,7 +396,7 @@ impl Session for LevelDbSession<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::conformance::{self, key, load_even};
+    use crate::engine::conformance::{self, opt, stat, key, load_even};
     use crate::engine::resolve_options;
     use std::path::Path;
 
@@ -404,13 +404,7 @@ mod tests {
         conformance::open_with(&SPEC, dir, opts)
     }
 
-    fn opt(engine: &dyn Engine, name: &str) -> String {
-        engine.effective_options().into_iter().find(|(k, _)| k == name).map(|(_, v)| v).unwrap_or_default()
-    }
 
-    fn stat(engine: &dyn Engine, name: &str) -> Option<String> {
-        engine.stats().into_iter().find(|(k, _)| k == name).map(|(_, v)| v)
-    }
 
     #[test]
     fn keeps_the_engine_contract() {

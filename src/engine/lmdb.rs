@@ -373,7 +373,7 @@ impl Session for LmdbSession<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::conformance::{self, key, load_even};
+    use crate::engine::conformance::{self, opt, key, load_even};
     use crate::engine::resolve_options;
 
     fn open_with(dir: &Path, opts: &[(&str, &str)]) -> Result<Box<dyn Engine>> {
@@ -385,12 +385,9 @@ mod tests {
         conformance::run_all(|dir| open_with(dir, &[]).unwrap());
     }
 
-    fn opt(engine: &dyn Engine, name: &str) -> String {
-        engine.effective_options().into_iter().find(|(k, _)| k == name).map(|(_, v)| v).unwrap_or_default()
-    }
 
     fn stat(engine: &dyn Engine, name: &str) -> String {
-        engine.stats().into_iter().find(|(k, _)| k == name).map(|(_, v)| v).unwrap_or_default()
+        conformance::stat(engine, name).unwrap_or_default()
     }
 
     #[test]

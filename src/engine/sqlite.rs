@@ -424,7 +424,7 @@ impl Session for SqliteSession<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::conformance::{self, count, key};
+    use crate::engine::conformance::{self, opt, count, key};
     use crate::engine::resolve_options;
 
     fn open_with(dir: &Path, opts: &[(&str, &str)]) -> Result<Box<dyn Engine>> {
@@ -443,12 +443,9 @@ mod tests {
         conformance::concurrent_writers_from_two_threads(&*e);
     }
 
-    fn opt(engine: &dyn Engine, name: &str) -> String {
-        engine.effective_options().into_iter().find(|(k, _)| k == name).map(|(_, v)| v).unwrap_or_default()
-    }
 
     fn stat(engine: &dyn Engine, name: &str) -> String {
-        engine.stats().into_iter().find(|(k, _)| k == name).map(|(_, v)| v).unwrap_or_default()
+        conformance::stat(engine, name).unwrap_or_default()
     }
 
     #[test]

@@ -91,6 +91,11 @@ fn report_flags(dest_prefix: &Path) {
 
 fn main() {
     println!("cargo:rerun-if-changed=src/build.rs");
+    // rumbench: its .cargo/config.toml turns on the cc crate's command log
+    // (for RocksDB's flags); here it would only print the cmake crate's
+    // compiler probes ("unrecognized command-line option '-?'") as warnings.
+    // SAFETY: the build script is single-threaded at this point.
+    unsafe { env::remove_var("CC_ENABLE_DEBUG_OUTPUT") };
     let snappy = env::var_os("CARGO_FEATURE_SNAPPY").is_some();
     let prefix = build_leveldb(snappy);
     report_flags(&prefix);
