@@ -23,6 +23,20 @@ use super::{BatchOp, Engine, EngineSpec, OpenArgs, OptKind, OptionSpec, Session}
 
 const SYNC_MODES: &[&str] = &["sync", "nometasync", "nosync", "mapasync"];
 
+/// How LMDB is built into this binary: lmdb-master-sys compiles the bundled
+/// mdb.c with the cc crate, defining NDEBUG unless its build script has
+/// debug assertions (a debug build of rumbench).
+fn build_info() -> Vec<(String, String)> {
+    vec![
+        ("build.library".into(), "bundled LMDB of heed 0.23 (lmdb-master-sys), linked statically".into()),
+        (
+            "build.ndebug".into(),
+            if crate::build_info::optimised() { "true (defined by lmdb-master-sys in release builds)" } else { "false (a debug build)" }.into(),
+        ),
+        ("build.opt_level".into(), crate::build_info::OPT_LEVEL.into()),
+    ]
+}
+
 pub const SPEC: EngineSpec = EngineSpec {
     name: "lmdb",
     description: "LMDB (via heed, bundled): copy-on-write B-tree in a memory map; one writer at a time, reads never block",
@@ -64,7 +78,7 @@ pub const SPEC: EngineSpec = EngineSpec {
     open,
     presets: &[],
     check: super::no_contradictions,
-    build_info: super::no_build_info,
+    build_info,
 };
 
 /// Names of the environment flags, for effective_options.
@@ -191,6 +205,12 @@ impl Engine for LmdbEngine {
     fn version(&self) -> String {
         let v = heed::lmdb_version();
         format!("{}.{}.{}", v.major, v.minor, v.patch)
+    }
+
+    fn provenance(&self) -> Vec<(String, String)> {
+        let mut p = vec![("version".to_string(), self.version())];
+        p.extend(build_info());
+        p
     }
 
     fn effective_options(&self) -> Vec<(String, String)> {

@@ -27,6 +27,17 @@ use super::{BatchOp, Engine, EngineSpec, OpenArgs, OptKind, OptionSpec, Session}
 const JOURNAL_MODES: &[&str] = &["wal", "delete", "truncate", "memory", "off"];
 const SYNCHRONOUS: &[&str] = &["off", "normal", "full", "extra"];
 
+/// How SQLite is built into this binary: rusqlite's bundled sqlite3.c
+/// (libsqlite3-sys), which defines NDEBUG itself unless SQLITE_DEBUG is set
+/// (it is not).
+fn build_info() -> Vec<(String, String)> {
+    vec![
+        ("build.library".into(), "bundled SQLite of rusqlite 0.37 (libsqlite3-sys 0.35), linked statically".into()),
+        ("build.ndebug".into(), "true (sqlite3.c defines NDEBUG without SQLITE_DEBUG)".into()),
+        ("build.opt_level".into(), crate::build_info::OPT_LEVEL.into()),
+    ]
+}
+
 pub const SPEC: EngineSpec = EngineSpec {
     name: "sqlite",
     description: "SQLite (via rusqlite, bundled): B-tree table kv(k BLOB PRIMARY KEY, v BLOB) WITHOUT ROWID, one connection per client thread",
@@ -72,7 +83,7 @@ pub const SPEC: EngineSpec = EngineSpec {
     open,
     presets: &[],
     check: super::no_contradictions,
-    build_info: super::no_build_info,
+    build_info,
 };
 
 const CREATE_TABLE: &str = "CREATE TABLE IF NOT EXISTS kv(k BLOB PRIMARY KEY, v BLOB) WITHOUT ROWID";
@@ -233,6 +244,12 @@ impl SqliteEngine {
 impl Engine for SqliteEngine {
     fn version(&self) -> String {
         rusqlite::version().to_string()
+    }
+
+    fn provenance(&self) -> Vec<(String, String)> {
+        let mut p = vec![("version".to_string(), self.version())];
+        p.extend(build_info());
+        p
     }
 
     fn effective_options(&self) -> Vec<(String, String)> {

@@ -247,9 +247,7 @@ pub fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut Run
         }
     }
     run.configs[ci].engine_stats = backend.stats(tables);
-    if run.configs[ci].status == Status::Running {
-        run.configs[ci].status = Status::Completed;
-    }
+    runner::settle_config_status(run, ci, plan.steps.len());
     let Backend { table, server } = backend;
     drop(table);
     if let Some(server) = server {

@@ -657,9 +657,7 @@ fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut RunResu
         }
     }
     run.configs[ci].engine_stats = engine.stats();
-    if run.configs[ci].status == Status::Running {
-        run.configs[ci].status = Status::Completed;
-    }
+    settle_config_status(run, ci, plan.steps.len());
     drop(engine);
     // Only what rumbench created is removed (never --use-existing-db data).
     if !opts.keep_db {
@@ -667,6 +665,20 @@ fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut RunResu
     }
     output::write_all(run, &opts.output_dir)?;
     Ok(())
+}
+
+/// A config whose steps all ran is completed; one a signal stopped before
+/// its last step is interrupted (a failed step has set its status already).
+pub(crate) fn settle_config_status(run: &mut RunResult, ci: usize, planned_steps: usize) {
+    let c = &mut run.configs[ci];
+    if c.status == Status::Running {
+        if c.steps.len() >= planned_steps || !exec::stop_requested() {
+            c.status = Status::Completed;
+        } else {
+            c.status = Status::Interrupted;
+            c.error = Some(format!("not every step ran: {}", exec::interrupted_text()));
+        }
+    }
 }
 
 /// Refuse plans that cannot work before anything runs.
