@@ -99,6 +99,7 @@ RB_OPTS=(
     -o level0_stop_writes_trigger=36                  # --level0_stop_writes_trigger
     -o "target_file_size_base=$((64 * MB))"           # --target_file_size_base
     -o "max_bytes_for_level_base=$((256 * MB))"       # --max_bytes_for_level_base
+    -o level_compaction_dynamic_level_bytes=false      # --level_compaction_dynamic_level_bytes
     -o num_levels=7                                   # --num_levels
     -o compression=snappy                             # --compression_type=snappy
     -o bloom_bits=0                                   # --bloom_bits=0 (no filter)
@@ -131,6 +132,7 @@ DBB_OPTS=(
     --level0_stop_writes_trigger=36
     "--target_file_size_base=$((64 * MB))"
     "--max_bytes_for_level_base=$((256 * MB))"
+    "--level_compaction_dynamic_level_bytes=false"
     --num_levels=7
     --compression_type=snappy
     --bloom_bits=0

@@ -77,6 +77,7 @@ pub const SPEC: EngineSpec = EngineSpec {
     io_bound_options: &[],
     open,
     presets: &[],
+    stores_data: true,
     check: super::no_contradictions,
     build_info,
 };

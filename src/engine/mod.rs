@@ -95,6 +95,9 @@ pub struct EngineSpec {
     /// Named configs (`-e ENGINE:PRESET`): options applied under the user's own.
     pub presets: &'static [(&'static str, &'static [(&'static str, &'static str)])],
     pub open: fn(&OpenArgs) -> Result<Box<dyn Engine>>,
+    /// Whether it keeps what is written (the null engine pretends every key
+    /// exists, so a read step needs no fill before it there).
+    pub stores_data: bool,
     /// Refuse option combinations that contradict each other, at plan time.
     pub check: fn(&EngineOptions) -> Result<()>,
     /// How the library is built into this binary, as far as it is known

@@ -16,6 +16,7 @@ pub const SPEC: EngineSpec = EngineSpec {
     io_bound_options: &[],
     open,
     presets: &[],
+    stores_data: false,
     check: super::no_contradictions,
     build_info: super::no_build_info,
 };

@@ -35,6 +35,13 @@ const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "max_bytes_for_level_base", default: "256M", kind: OptKind::Size, help: "L1 size (leveled)" },
     OptionSpec { name: "num_levels", default: "7", kind: OptKind::Int, help: "LSM levels" },
     OptionSpec {
+        name: "level_compaction_dynamic_level_bytes",
+        // db_bench's default; RocksDB's own has been true since 8.4.
+        default: "false",
+        kind: OptKind::Bool,
+        help: "size leveled levels from the last one up (RocksDB's default since 8.4; db_bench's is false)",
+    },
+    OptionSpec {
         name: "compaction_pri",
         default: "min_overlapping_ratio",
         kind: OptKind::Choice(&["by_compensated_size", "oldest_largest_seq_first", "oldest_smallest_seq_first", "min_overlapping_ratio", "round_robin"]),
@@ -109,6 +116,7 @@ pub const SPEC: EngineSpec = EngineSpec {
     options: OPTIONS,
     io_bound_options: IO_BOUND,
     presets: PRESETS,
+    stores_data: true,
     open,
     check,
     build_info: build_provenance,
@@ -182,6 +190,7 @@ fn open(args: &OpenArgs) -> Result<Box<dyn Engine>> {
     opts.set_target_file_size_base(o.u64("target_file_size_base"));
     opts.set_max_bytes_for_level_base(o.u64("max_bytes_for_level_base"));
     opts.set_num_levels(o.i32("num_levels"));
+    opts.set_level_compaction_dynamic_level_bytes(o.bool("level_compaction_dynamic_level_bytes"));
     opts.set_compression_type(compression(o.str("compression")));
     opts.set_compaction_pri(compaction_pri(o.str("compaction_pri")));
     opts.set_enable_blob_files(o.bool("enable_blob_files"));

@@ -82,6 +82,7 @@ pub const SPEC: EngineSpec = EngineSpec {
     io_bound_options: &[("cache_size", "2M")],
     open,
     presets: &[],
+    stores_data: true,
     check: super::no_contradictions,
     build_info,
 };

@@ -78,6 +78,7 @@ pub const SPEC: EngineSpec = EngineSpec {
     options: OPTIONS,
     io_bound_options: IO_BOUND,
     presets: &[],
+    stores_data: true,
     open,
     check,
     build_info,

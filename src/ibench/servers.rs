@@ -52,6 +52,7 @@ pub const POSTGRES: EngineSpec = EngineSpec {
     io_bound_options: &[],
     open: not_a_kv_engine,
     presets: &[],
+    stores_data: true,
     check: crate::engine::no_contradictions,
     build_info: crate::engine::no_build_info,
 };
@@ -63,6 +64,7 @@ pub const MARIADB_INNODB: EngineSpec = EngineSpec {
     io_bound_options: &[],
     open: not_a_kv_engine,
     presets: &[],
+    stores_data: true,
     check: crate::engine::no_contradictions,
     build_info: crate::engine::no_build_info,
 };
@@ -74,6 +76,7 @@ pub const MARIADB_MYROCKS: EngineSpec = EngineSpec {
     io_bound_options: &[],
     open: not_a_kv_engine,
     presets: &[],
+    stores_data: true,
     check: crate::engine::no_contradictions,
     build_info: crate::engine::no_build_info,
 };

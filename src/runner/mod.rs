@@ -114,7 +114,8 @@ pub fn preflight(plan: &RunPlan, opts: &RunOptions) -> Result<()> {
             bail!("data dir {} is in use by another rumbench run", dir.display());
         }
     }
-    if !opts.use_existing_db {
+    let stores = plan.configs.iter().any(|c| engine::find(&c.engine).is_ok_and(|s| s.stores_data));
+    if !opts.use_existing_db && stores {
         for (i, step) in plan.steps.iter().enumerate() {
             if step.kind.needs_data() && !plan.steps[..i].iter().any(|s| s.kind.loads()) {
                 bail!(
