@@ -208,12 +208,6 @@ impl Engine for LmdbEngine {
         format!("{}.{}.{}", v.major, v.minor, v.patch)
     }
 
-    fn provenance(&self) -> Vec<(String, String)> {
-        let mut p = vec![("version".to_string(), self.version())];
-        p.extend(build_info());
-        p
-    }
-
     fn effective_options(&self) -> Vec<(String, String)> {
         let info = self.env.info();
         let bits = self.env.get_flags().unwrap_or(0);
@@ -405,7 +399,6 @@ mod tests {
     fn keeps_the_engine_contract() {
         conformance::run_all(|dir| open_with(dir, &[]).unwrap());
     }
-
 
     fn stat(engine: &dyn Engine, name: &str) -> String {
         conformance::stat(engine, name).unwrap_or_default()

@@ -123,14 +123,10 @@ pub trait Engine: Send + Sync {
     /// Every option the engine was opened with, including ones derived from
     /// the user's options (name, value), as the engine sees them.
     fn effective_options(&self) -> Vec<(String, String)>;
-    /// How the engine library was built (name, value): version, bundled or
-    /// system library, assertions (`build.ndebug`), optimisation, target CPU,
-    /// compiler. See [`assertion_warning`].
-    /// The default: the version, and the `build.*` entries of the effective options.
+    /// What only the open engine knows about how it was built (name, value);
+    /// the spec's `build_info` says the rest. See [`provenance`].
     fn provenance(&self) -> Vec<(String, String)> {
-        let mut p = vec![("version".to_string(), self.version())];
-        p.extend(self.effective_options().into_iter().filter(|(k, _)| k.starts_with("build.")));
-        p
+        Vec::new()
     }
     /// A session for one client thread.
     fn session(&self) -> Result<Box<dyn Session + '_>>;
@@ -159,6 +155,16 @@ pub trait Engine: Send + Sync {
     fn write_amp_counters(&self) -> Option<WriteAmpCounters> {
         None
     }
+}
+
+/// What ran, for a result: the version, how the library is built into this
+/// binary (`spec.build_info`), and what the open engine or server adds
+/// (`runtime`; its own "version" entry gives way to `version`).
+pub fn provenance(spec: &EngineSpec, version: String, runtime: Vec<(String, String)>) -> Vec<(String, String)> {
+    let mut p = vec![("version".to_string(), version)];
+    p.extend((spec.build_info)());
+    p.extend(runtime.into_iter().filter(|(k, _)| k != "version"));
+    p
 }
 
 /// The warning for an engine whose library was built with assertions (or as

@@ -207,14 +207,14 @@ fn open(args: &OpenArgs) -> Result<Box<dyn Engine>> {
     if o.bool("statistics") {
         opts.enable_statistics();
     }
-    let cache_description = match o.str("cache_type") {
-        "hyper_clock" => format!("HyperClockCache(capacity={}, estimated_entry_charge=0: auto)", o.u64("block_cache_size")),
-        _ => format!("LRUCache(capacity={})", o.u64("block_cache_size")),
-    };
-    let cache = match o.str("cache_type") {
+    let capacity = o.u64("block_cache_size");
+    let (cache, cache_description) = match o.str("cache_type") {
         // 0: let RocksDB size its table (AutoHyperClockCache), as db_bench does by default.
-        "hyper_clock" => Cache::new_hyper_clock_cache(o.u64("block_cache_size") as usize, 0),
-        _ => Cache::new_lru_cache(o.u64("block_cache_size") as usize),
+        "hyper_clock" => (
+            Cache::new_hyper_clock_cache(capacity as usize, 0),
+            format!("HyperClockCache(capacity={capacity}, estimated_entry_charge=0: auto)"),
+        ),
+        _ => (Cache::new_lru_cache(capacity as usize), format!("LRUCache(capacity={capacity})")),
     };
     let mut table = BlockBasedOptions::default();
     table.set_block_cache(&cache);
@@ -369,12 +369,6 @@ impl Engine for RocksEngine {
             None => out.push(("OPTIONS".into(), "no OPTIONS file found".into())),
         }
         out
-    }
-
-    fn provenance(&self) -> Vec<(String, String)> {
-        let mut p = vec![("version".to_string(), self.version())];
-        p.extend(build_provenance());
-        p
     }
 
     fn session(&self) -> Result<Box<dyn Session + '_>> {

@@ -247,12 +247,6 @@ impl Engine for SqliteEngine {
         rusqlite::version().to_string()
     }
 
-    fn provenance(&self) -> Vec<(String, String)> {
-        let mut p = vec![("version".to_string(), self.version())];
-        p.extend(build_info());
-        p
-    }
-
     fn effective_options(&self) -> Vec<(String, String)> {
         self.effective.clone()
     }
@@ -460,7 +454,6 @@ mod tests {
         let e = open_with(dir.path(), &[("journal_mode", "delete"), ("synchronous", "off")]).unwrap();
         conformance::concurrent_writers_from_two_threads(&*e);
     }
-
 
     fn stat(engine: &dyn Engine, name: &str) -> String {
         conformance::stat(engine, name).unwrap_or_default()

@@ -605,8 +605,6 @@ mod tests {
         conformance::open_with(&SPEC, dir, opts)
     }
 
-
-
     #[test]
     fn keeps_the_engine_contract() {
         conformance::run_all(|dir| open_with(dir, &[]).unwrap());

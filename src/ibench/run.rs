@@ -226,11 +226,7 @@ pub fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut Run
     let ci = run.configs.len() - 1;
     run.configs[ci].engine_version = Some(backend.table.version());
     run.configs[ci].effective_options = backend.table.effective_options();
-    run.configs[ci].provenance = backend.table.provenance();
-    if let Some(w) = crate::engine::assertion_warning(&config.engine, &run.configs[ci].provenance) {
-        eprintln!("  warning: {w}");
-        run.warnings.push(format!("{}: {w}", config.name));
-    }
+    runner::record_provenance(run, ci, engine::find(&config.engine)?, backend.table.version(), backend.table.provenance());
     let probes = match &backend.server {
         Some(s) => Probes::with_server(&dir, s.pid()),
         None => Probes::new(&dir),

@@ -129,11 +129,10 @@ pub fn preflight(plan: &RunPlan, opts: &RunOptions) -> Result<()> {
     Ok(())
 }
 
-/// Run the plan (the parent process). Results are written to
-/// `opts.output_dir` after every step. Returns the result; its status says
-/// whether everything completed.
+/// Run the plan (the parent process), after `preflight` passed. Results are
+/// written to `opts.output_dir` after every step. Returns the result; its
+/// status says whether everything completed.
 pub fn run(plan: &RunPlan, opts: &RunOptions) -> Result<RunResult> {
-    preflight(plan, opts)?;
     // Held for the whole run: a second run cannot replace this one's directory.
     let _output_lock = dirs::prepare_output_dir(&opts.output_dir, opts.replace_output)?;
     let db_root = opts.db_root();
@@ -169,7 +168,7 @@ pub fn run(plan: &RunPlan, opts: &RunOptions) -> Result<RunResult> {
 
     for (i, config) in plan.configs.iter().enumerate() {
         if exec::stop_requested() {
-            run.configs.push(not_run_config(config, &db_root, &format!("not run: the run was {}", exec::interrupted_text())));
+            run.configs.push(ended_config(config, &db_root, Status::NotRun, &format!("not run: the run was {}", exec::interrupted_text())));
             output::write_all(&run, &opts.output_dir)?;
             continue;
         }
@@ -192,7 +191,7 @@ pub fn run(plan: &RunPlan, opts: &RunOptions) -> Result<RunResult> {
             let msg = crash.unwrap_or_else(|| crash_message(config, status.as_ref().expect("a status"), &db_root));
             eprintln!("  {}: {msg}", config.name);
             if run.configs.len() <= i {
-                run.configs.push(failed_config(config, &db_root, &msg));
+                run.configs.push(ended_config(config, &db_root, Status::Failed, &msg));
             } else {
                 run.configs[i].status = Status::Failed;
                 run.configs[i].error = Some(msg.clone());
@@ -202,18 +201,19 @@ pub fn run(plan: &RunPlan, opts: &RunOptions) -> Result<RunResult> {
                 dirs::remove_owned(&dir);
             }
         } else if run.configs.len() <= i {
-            run.configs.push(failed_config(config, &db_root, "the config process ended without recording a result"));
+            run.configs.push(ended_config(config, &db_root, Status::Failed, "the config process ended without recording a result"));
         }
         output::write_all(&run, &opts.output_dir)?;
     }
-    finish_run(&mut run, opts)?;
+    finish_run(&mut run, opts, None)?;
     Ok(run)
 }
 
 /// The end of a run, whoever ends it (the parent, or a config process whose
 /// parent died): the task file and an empty data root go, the status is
-/// settled, warnings gathered, every file written.
-fn finish_run(run: &mut RunResult, opts: &RunOptions) -> Result<()> {
+/// settled (`why` replaces the run's error when given), warnings gathered,
+/// every file written.
+fn finish_run(run: &mut RunResult, opts: &RunOptions, why: Option<&str>) -> Result<()> {
     let _ = std::fs::remove_file(opts.output_dir.join(TASK_FILE));
     let db_root = opts.db_root();
     if !opts.keep_db && !dirs::has_content(&db_root) {
@@ -221,6 +221,9 @@ fn finish_run(run: &mut RunResult, opts: &RunOptions) -> Result<()> {
         dirs::remove_owned(&db_root);
     }
     finish_status(run);
+    if let Some(why) = why {
+        run.error = Some(why.to_string());
+    }
     for c in &run.configs {
         for s in &c.steps {
             run.warnings.extend(s.warnings.iter().map(|w| format!("{} {}: {w}", c.name, s.name)));
@@ -311,17 +314,13 @@ fn finish_status(run: &mut RunResult) {
     }
 }
 
-fn not_run_config(config: &EngineConfig, db_root: &Path, why: &str) -> ConfigResult {
-    let mut c = new_config_result(config, db_root.join(&config.name));
-    c.status = Status::NotRun;
-    c.error = Some(why.to_string());
-    c
-}
 
-fn failed_config(config: &EngineConfig, db_root: &Path, msg: &str) -> ConfigResult {
+/// The result of a config that ended without running its steps itself:
+/// failed (its process crashed) or not run (the run was stopped before it).
+fn ended_config(config: &EngineConfig, db_root: &Path, status: Status, why: &str) -> ConfigResult {
     let mut c = new_config_result(config, db_root.join(&config.name));
-    c.status = Status::Failed;
-    c.error = Some(msg.to_string());
+    c.status = status;
+    c.error = Some(why.to_string());
     c
 }
 
@@ -360,12 +359,10 @@ pub fn run_config_child(task_path: &Path, index: usize) -> ExitCode {
             // The main process died (we were stopped by PR_SET_PDEATHSIG):
             // nobody else will end the run, so end it here.
             for c in &task.plan.configs[index + 1..] {
-                run.configs.push(not_run_config(c, &task.opts.db_root(), "not run: the main rumbench process died"));
+                run.configs.push(ended_config(c, &task.opts.db_root(), Status::NotRun, "not run: the main rumbench process died"));
             }
             exec::request_stop(libc::SIGTERM);
-            finish_run(&mut run, &task.opts)?;
-            run.error = Some("interrupted: the main rumbench process died".into());
-            output::write_all(&run, &task.opts.output_dir)?;
+            finish_run(&mut run, &task.opts, Some("interrupted: the main rumbench process died"))?;
         }
         Ok(status)
     })();
@@ -638,13 +635,9 @@ fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut RunResu
     };
     cres.engine_version = Some(engine.version());
     cres.effective_options = engine.effective_options();
-    cres.provenance = engine.provenance();
-    if let Some(w) = engine::assertion_warning(&config.engine, &cres.provenance) {
-        eprintln!("  warning: {w}");
-        run.warnings.push(format!("{}: {w}", config.name));
-    }
     run.configs.push(cres);
     let ci = run.configs.len() - 1;
+    record_provenance(run, ci, spec, engine.version(), engine.provenance());
     let probes = Probes::new(&dir);
     let mut state = ConfigState { live: (!opts.use_existing_db).then(|| KeyBitmap::with_capacity(plan.settings.num)) };
 
@@ -666,6 +659,18 @@ fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut RunResu
     }
     output::write_all(run, &opts.output_dir)?;
     Ok(())
+}
+
+/// Record what ran in config `ci` (see `engine::provenance`) and warn when
+/// it was built with assertions.
+pub(crate) fn record_provenance(run: &mut RunResult, ci: usize, spec: &engine::EngineSpec, version: String, runtime: Vec<(String, String)>) {
+    let c = &mut run.configs[ci];
+    c.provenance = engine::provenance(spec, version, runtime);
+    if let Some(w) = engine::assertion_warning(&c.engine, &c.provenance) {
+        eprintln!("  warning: {w}");
+        let w = format!("{}: {w}", c.name);
+        run.warnings.push(w);
+    }
 }
 
 /// A config whose steps all ran is completed; one a signal stopped before
