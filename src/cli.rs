@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand};
 
 use crate::config::SettingsArgs;
-use crate::runner::progress::ProgressMode;
+use crate::driver::progress::ProgressMode;
 
 #[derive(Parser, Debug)]
 #[command(

@@ -7,11 +7,11 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
 use crate::engine;
-use crate::runner::steps::StepKind;
-use crate::workload::{Distribution, KeyOrder};
+use crate::settings::steps::StepKind;
+use crate::settings::{Allocator, EngineConfig, IbenchSettings, Mode, RunPlan, Settings, StepPlan, WriterRate};
 
 /// Settings that apply to a run or to one step. Every field is optional so
 /// layers can be overlaid.
@@ -116,162 +116,89 @@ impl SettingsArgs {
     }
 }
 
-/// Background writer pacing.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct WriterRate {
-    /// Target operations per second; None = as fast as possible.
-    pub ops_per_s: Option<f64>,
-}
-
-impl WriterRate {
-    pub fn parse(text: &str, entry_bytes: usize) -> Result<WriterRate> {
-        let t = text.trim().to_ascii_lowercase();
-        if t == "unlimited" || t == "0" {
-            return Ok(WriterRate { ops_per_s: None });
-        }
-        let bad = || anyhow::anyhow!("invalid writer rate '{text}' (expected ops/s like 20000, bytes/s like 2MB, or unlimited)");
-        let plain = t.strip_suffix("ops").unwrap_or(&t).trim();
-        if let Ok(v) = plain.parse::<f64>() {
-            return if v > 0.0 && v.is_finite() { Ok(WriterRate { ops_per_s: Some(v) }) } else { Err(bad()) };
-        }
-        let t = t.strip_suffix("/s").unwrap_or(&t);
-        let bytes = engine::parse_size(t).filter(|&b| b > 0).ok_or_else(bad)?;
-        Ok(WriterRate { ops_per_s: Some(bytes as f64 / entry_bytes as f64) })
+/// Resolve the settings of a step from its layered flags.
+pub fn resolve_settings(a: &SettingsArgs) -> Result<Settings> {
+    let num = a.num.unwrap_or(1_000_000);
+    if num == 0 {
+        bail!("--num must be at least 1");
     }
-}
-
-/// Whether the database should fit in memory or verifiably not.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Mode {
-    #[default]
-    Cached,
-    IoBound,
-}
-
-impl std::str::FromStr for Mode {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Mode, String> {
-        match s {
-            "cached" => Ok(Mode::Cached),
-            "io-bound" | "iobound" => Ok(Mode::IoBound),
-            _ => Err(format!("unknown mode '{s}' (valid: cached, io-bound)")),
-        }
+    let key_size = a.key_size.unwrap_or(16);
+    let value_size = a.value_size.unwrap_or(100);
+    let s = Settings {
+        num,
+        ops: if a.seconds.is_some() { None } else { Some(a.ops.unwrap_or(num)) },
+        seconds: a.seconds,
+        threads: a.threads.unwrap_or(1),
+        key_size,
+        value_size,
+        compression_ratio: a.compression_ratio.unwrap_or(0.5),
+        key_order: a.key_order.as_deref().unwrap_or("seq").parse().map_err(anyhow::Error::msg)?,
+        distribution: a.distribution.as_deref().unwrap_or("uniform").parse().map_err(anyhow::Error::msg)?,
+        seed: a.seed.unwrap_or(42),
+        range_len: a.range_len.unwrap_or(10),
+        batch_size: a.batch_size.unwrap_or(1),
+        multiget_batch: a.multiget_batch.unwrap_or(10),
+        writer_rate: WriterRate::parse(a.writer_rate.as_deref().unwrap_or("2MB"), key_size + value_size)?,
+        compaction_timeout_s: a.compaction_timeout.unwrap_or(600.0),
+        mode: a.mode.as_deref().unwrap_or("cached").parse().map_err(anyhow::Error::msg)?,
+        metrics: match a.metrics.as_deref().unwrap_or("on") {
+            "on" | "true" => true,
+            "off" | "false" => false,
+            other => bail!("invalid --metrics '{other}' (valid: on, off)"),
+        },
+        ibench: resolve_ibench(a, num)?,
+    };
+    if let Some(al) = &a.allocator {
+        al.parse::<Allocator>().map_err(anyhow::Error::msg)?;
     }
-}
-
-/// The heap allocator a config's process runs with.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Allocator {
-    #[default]
-    Glibc,
-    Jemalloc,
-}
-
-impl std::str::FromStr for Allocator {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Allocator, String> {
-        match s {
-            "glibc" | "malloc" => Ok(Allocator::Glibc),
-            "jemalloc" => Ok(Allocator::Jemalloc),
-            _ => Err(format!("unknown allocator '{s}' (valid: glibc, jemalloc)")),
+    if s.num == 0 {
+        bail!("--num must be at least 1");
+    }
+    if s.key_size < 8 {
+        bail!("--key-size must be at least 8 bytes (keys are u64 ids), got {}", s.key_size);
+    }
+    if s.value_size == 0 {
+        bail!("--value-size must be at least 1 byte");
+    }
+    if s.threads == 0 || s.threads > 1024 {
+        bail!("--threads must be between 1 and 1024, got {}", s.threads);
+    }
+    if !(s.compression_ratio > 0.0 && s.compression_ratio <= 1.0) {
+        bail!("--compression-ratio must be in (0, 1], got {}", s.compression_ratio);
+    }
+    if let Some(sec) = s.seconds {
+        if !(sec > 0.0 && sec.is_finite()) {
+            bail!("--seconds must be positive, got {sec}");
         }
     }
-}
-
-/// Fully resolved settings of one step.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Settings {
-    pub num: u64,
-    /// Operations in count mode (None in duration mode).
-    pub ops: Option<u64>,
-    pub seconds: Option<f64>,
-    pub threads: usize,
-    pub key_size: usize,
-    pub value_size: usize,
-    pub compression_ratio: f64,
-    pub key_order: KeyOrder,
-    pub distribution: Distribution,
-    pub seed: u64,
-    pub range_len: usize,
-    pub batch_size: usize,
-    pub multiget_batch: usize,
-    pub writer_rate: WriterRate,
-    pub compaction_timeout_s: f64,
-    pub mode: Mode,
-    pub metrics: bool,
-    /// Insert-benchmark settings (used by the l.* and q* steps only).
-    #[serde(default)]
-    pub ibench: crate::ibench::IbenchSettings,
-}
-
-impl Settings {
-    pub fn resolve(a: &SettingsArgs) -> Result<Settings> {
-        let num = a.num.unwrap_or(1_000_000);
-        if num == 0 {
-            bail!("--num must be at least 1");
-        }
-        let key_size = a.key_size.unwrap_or(16);
-        let value_size = a.value_size.unwrap_or(100);
-        let s = Settings {
-            num,
-            ops: if a.seconds.is_some() { None } else { Some(a.ops.unwrap_or(num)) },
-            seconds: a.seconds,
-            threads: a.threads.unwrap_or(1),
-            key_size,
-            value_size,
-            compression_ratio: a.compression_ratio.unwrap_or(0.5),
-            key_order: a.key_order.as_deref().unwrap_or("seq").parse().map_err(anyhow::Error::msg)?,
-            distribution: a.distribution.as_deref().unwrap_or("uniform").parse().map_err(anyhow::Error::msg)?,
-            seed: a.seed.unwrap_or(42),
-            range_len: a.range_len.unwrap_or(10),
-            batch_size: a.batch_size.unwrap_or(1),
-            multiget_batch: a.multiget_batch.unwrap_or(10),
-            writer_rate: WriterRate::parse(a.writer_rate.as_deref().unwrap_or("2MB"), key_size + value_size)?,
-            compaction_timeout_s: a.compaction_timeout.unwrap_or(600.0),
-            mode: a.mode.as_deref().unwrap_or("cached").parse().map_err(anyhow::Error::msg)?,
-            metrics: match a.metrics.as_deref().unwrap_or("on") {
-                "on" | "true" => true,
-                "off" | "false" => false,
-                other => bail!("invalid --metrics '{other}' (valid: on, off)"),
-            },
-            ibench: crate::ibench::IbenchSettings::resolve(a, num)?,
-        };
-        if let Some(al) = &a.allocator {
-            al.parse::<Allocator>().map_err(anyhow::Error::msg)?;
-        }
-        if s.num == 0 {
-            bail!("--num must be at least 1");
-        }
-        if s.key_size < 8 {
-            bail!("--key-size must be at least 8 bytes (keys are u64 ids), got {}", s.key_size);
-        }
-        if s.value_size == 0 {
-            bail!("--value-size must be at least 1 byte");
-        }
-        if s.threads == 0 || s.threads > 1024 {
-            bail!("--threads must be between 1 and 1024, got {}", s.threads);
-        }
-        if !(s.compression_ratio > 0.0 && s.compression_ratio <= 1.0) {
-            bail!("--compression-ratio must be in (0, 1], got {}", s.compression_ratio);
-        }
-        if let Some(sec) = s.seconds {
-            if !(sec > 0.0 && sec.is_finite()) {
-                bail!("--seconds must be positive, got {sec}");
-            }
-        }
-        if s.ops == Some(0) {
-            bail!("--ops must be at least 1");
-        }
-        if s.batch_size == 0 || s.multiget_batch == 0 {
-            bail!("--batch-size and --multiget-batch must be at least 1");
-        }
-        if !(s.compaction_timeout_s > 0.0) {
-            bail!("--compaction-timeout must be positive");
-        }
-        Ok(s)
+    if s.ops == Some(0) {
+        bail!("--ops must be at least 1");
     }
+    if s.batch_size == 0 || s.multiget_batch == 0 {
+        bail!("--batch-size and --multiget-batch must be at least 1");
+    }
+    if !(s.compaction_timeout_s > 0.0) {
+        bail!("--compaction-timeout must be positive");
+    }
+    Ok(s)
+}
+
+fn resolve_ibench(a: &SettingsArgs, num: u64) -> Result<IbenchSettings> {
+    let rows = a.rows.unwrap_or(num);
+    let s = IbenchSettings {
+        rows,
+        insert_rows: a.insert_rows.unwrap_or((rows / 10).max(1)),
+        deletes: a.deletes.unwrap_or(true),
+        query_seconds: a.query_seconds.unwrap_or(60.0),
+        one_table: a.one_table.unwrap_or(false),
+    };
+    if s.rows == 0 || s.insert_rows == 0 {
+        bail!("--rows and --insert-rows must be at least 1");
+    }
+    if !(s.query_seconds > 0.0 && s.query_seconds.is_finite()) {
+        bail!("--query-seconds must be positive, got {}", s.query_seconds);
+    }
+    Ok(s)
 }
 
 /// One engine configuration of a suite.
@@ -364,37 +291,6 @@ fn toml_value_text(v: &toml::Value) -> String {
     }
 }
 
-/// A resolved engine configuration.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct EngineConfig {
-    pub name: String,
-    pub engine: String,
-    pub allocator: Allocator,
-    /// Every engine option, validated, defaults filled in.
-    pub options: std::collections::BTreeMap<String, String>,
-    /// Server engines: the config fragment (suite `server_config` lines, then
-    /// the lines of the `config` option), recorded in the result.
-    #[serde(default)]
-    pub server_config: Vec<String>,
-}
-
-/// A resolved step: what to run and with which settings.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct StepPlan {
-    pub kind: StepKind,
-    pub settings: Settings,
-}
-
-/// Everything a run needs, validated before anything runs.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct RunPlan {
-    pub suite: Option<String>,
-    pub configs: Vec<EngineConfig>,
-    pub steps: Vec<StepPlan>,
-    /// Run-wide settings (the base the steps were resolved from).
-    pub settings: Settings,
-}
-
 /// Inputs from the command line for building a plan.
 #[derive(Debug, Clone, Default)]
 pub struct PlanInputs {
@@ -455,7 +351,7 @@ impl RunPlan {
         }
         let mut base = suite.settings.clone();
         base.overlay(&inp.flags);
-        let settings = Settings::resolve(&base)?;
+        let settings = resolve_settings(&base)?;
 
         let mut configs = Vec::new();
         for entry in &entries {
@@ -532,7 +428,7 @@ impl RunPlan {
             let mut layered = suite.settings.clone();
             layered.overlay(&entry.settings);
             layered.overlay(&inp.flags);
-            let s = Settings::resolve(&layered).with_context(|| format!("step {name}"))?;
+            let s = resolve_settings(&layered).with_context(|| format!("step {name}"))?;
             steps.push(StepPlan { kind, settings: s });
         }
         if steps.is_empty() {

@@ -12,11 +12,13 @@
 pub mod build_info;
 pub mod cli;
 pub mod config;
+pub mod datagen;
+pub mod driver;
 pub mod engine;
 pub mod ibench;
 pub mod measure;
-pub mod output;
 pub mod report;
+pub mod result;
 pub mod runner;
 pub mod server;
-pub mod workload;
+pub mod settings;

@@ -1,7 +1,7 @@
 //! rumbench: one fast client that runs the same storage-engine benchmarks
 //! against many engines and reports honest measurements.
 
-use rumbench::{cli, config, engine, measure, output, report, runner};
+use rumbench::{cli, config, driver, engine, measure, report, result, runner, settings};
 
 use std::process::ExitCode;
 
@@ -9,8 +9,9 @@ use anyhow::{bail, Result};
 use clap::Parser;
 
 use cli::{Cli, Command, CompareArgs, ExportArgs, ExportFormat, HistoryAction, HistoryArgs, ReportArgs, RunArgs};
-use config::{PlanInputs, RunPlan, SuiteFile};
-use output::Status;
+use config::{PlanInputs, SuiteFile};
+use rumbench::settings::RunPlan;
+use result::Status;
 
 /// Exit codes: 0 success, 1 a run that failed, 2 bad input, 128 + signal
 /// when a signal stopped the run (130 SIGINT, 143 SIGTERM, 129 SIGHUP).
@@ -54,7 +55,7 @@ fn cmd_sysinfo(data_dir: &std::path::Path, json: bool) -> Result<()> {
     if json {
         println!("{}", serde_json::to_string_pretty(&value)?);
     } else {
-        output::sysinfo_text::print(&value);
+        report::sysinfo_text::print(&value);
     }
     for w in warnings(&info) {
         println!("warning: {w}");
@@ -63,7 +64,7 @@ fn cmd_sysinfo(data_dir: &std::path::Path, json: bool) -> Result<()> {
 }
 
 fn cmd_steps() {
-    for (_, name, what) in runner::steps::STEPS {
+    for (_, name, what) in settings::steps::STEPS {
         println!("{name:22} {what}");
     }
 }
@@ -80,7 +81,7 @@ fn cmd_run(args: RunArgs) -> Result<ExitCode> {
     let suite = args.config.as_deref().map(SuiteFile::load).transpose()?;
     let plan = RunPlan::build(&PlanInputs { suite, engines: args.engine.clone(), options: args.options.clone(), flags: args.settings.clone() })?;
     runner::check_plan(&plan)?;
-    runner::progress::set_mode(args.progress);
+    driver::progress::set_mode(args.progress);
     let output_dir = args.output_dir.clone().unwrap_or_else(config::default_output_dir);
     let opts = runner::RunOptions {
         output_dir: output_dir.clone(),
@@ -111,7 +112,7 @@ fn cmd_run(args: RunArgs) -> Result<ExitCode> {
         eprintln!("warning: {w}");
     }
     out!();
-    out!("{}", output::table::render_summary(&run).trim_end_matches('\n'));
+    out!("{}", report::table::render_summary(&run).trim_end_matches('\n'));
     out!();
     match history {
         // The history is an index over result directories: failing to record only warns.
@@ -139,10 +140,10 @@ fn cmd_run(args: RunArgs) -> Result<ExitCode> {
 
 /// 128 + the signal that stopped the run, as shells report it (130 for SIGINT).
 fn interrupted_exit_code() -> u8 {
-    128u8.saturating_add(runner::exec::stop_signal().unwrap_or(libc::SIGINT) as u8)
+    128u8.saturating_add(driver::stop::stop_signal().unwrap_or(libc::SIGINT) as u8)
 }
 
-fn record_history(explicit: Option<&std::path::Path>, dir: &std::path::Path, run: &output::RunResult) -> Result<(i64, std::path::PathBuf)> {
+fn record_history(explicit: Option<&std::path::Path>, dir: &std::path::Path, run: &result::RunResult) -> Result<(i64, std::path::PathBuf)> {
     let path = report::history::resolve_path(explicit)?;
     let mut h = report::history::History::open(&path)?;
     Ok((h.record(dir, run)?, path))
@@ -222,20 +223,20 @@ fn cmd_history(a: HistoryArgs) -> Result<ExitCode> {
 }
 
 fn cmd_export(a: ExportArgs) -> Result<ExitCode> {
-    use output::Exporter;
+    use report::Exporter;
     let runs = report::load_runs(&a.runs, a.history.as_deref())?;
     let text = match a.format {
         ExportFormat::Markdown => {
             let s = report::summarize(&runs);
             let base = report::parse_base(a.base.as_deref(), &runs, &s)?;
-            output::markdown::render(&s, &base)
+            report::markdown::render(&s, &base)
         }
-        ExportFormat::Tsv => output::tsv::render(&report::summarize(&runs)),
-        ExportFormat::Csv if runs.len() == 1 => output::csv::IntervalsCsv.render(&runs[0].run)?,
+        ExportFormat::Tsv => report::tsv::render(&report::summarize(&runs)),
+        ExportFormat::Csv if runs.len() == 1 => report::csv::IntervalsCsv.render(&runs[0].run)?,
         ExportFormat::Csv => {
-            let mut out = format!("run,{}\n", output::csv::HEADER);
+            let mut out = format!("run,{}\n", report::csv::HEADER);
             for r in &runs {
-                for line in output::csv::IntervalsCsv.render(&r.run)?.lines().skip(1) {
+                for line in report::csv::IntervalsCsv.render(&r.run)?.lines().skip(1) {
                     out.push_str(&format!("{},{line}\n", r.label));
                 }
             }
@@ -274,19 +275,19 @@ fn install_signal_handlers(announce: bool) {
             if sig == runner::PARENT_DIED_SIGNAL {
                 // A config process whose main process died. The kernel sends
                 // this once per thread of the dead parent, so it never escalates.
-                runner::exec::request_stop(SIGTERM);
+                driver::stop::request_stop(SIGTERM);
                 continue;
             }
             if sig == SIGHUP {
                 detach_from_dead_terminal();
             }
             runner::forward_signal(sig);
-            if runner::exec::request_stop(sig) {
+            if driver::stop::request_stop(sig) {
                 // A second signal: the user does not want to wait for the step to wind down.
                 if announce {
-                    eprintln!("\nrumbench: {} again, exiting now", runner::exec::signal_name(sig));
+                    eprintln!("\nrumbench: {} again, exiting now", driver::stop::signal_name(sig));
                 } else {
-                    eprintln!("rumbench: config process: {} again, stopping its servers and exiting now", runner::exec::signal_name(sig));
+                    eprintln!("rumbench: config process: {} again, stopping its servers and exiting now", driver::stop::signal_name(sig));
                 }
                 // exit() runs no destructors: stop the database servers this process started.
                 rumbench::server::stop_all_servers();
@@ -294,7 +295,7 @@ fn install_signal_handlers(announce: bool) {
             }
             if announce {
                 let again = if sig == SIGINT { "Ctrl-C" } else { "the signal" };
-                eprintln!("\nrumbench: {}: stopping after the current operations ({again} again to exit at once)", runner::exec::signal_name(sig));
+                eprintln!("\nrumbench: {}: stopping after the current operations ({again} again to exit at once)", driver::stop::signal_name(sig));
             }
         }
     });

@@ -7,7 +7,7 @@ use std::process::Command;
 
 use assert_cmd::cargo::CommandCargoExt;
 use common::*;
-use rumbench::output::RunResult;
+use rumbench::result::RunResult;
 use rumbench::report::compare::{self, BandSource, Comparison, Group, Options, Verdict};
 
 fn one(name: &str, run: RunResult) -> Group {

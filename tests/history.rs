@@ -21,7 +21,7 @@ fn ok(out: Output) -> String {
     String::from_utf8_lossy(&out.stdout).to_string()
 }
 
-fn with_engine(started: &str, name: &str, engine: &str, version: &str, steps: Vec<StepSpec>) -> rumbench::output::RunResult {
+fn with_engine(started: &str, name: &str, engine: &str, version: &str, steps: Vec<StepSpec>) -> rumbench::result::RunResult {
     run(started, vec![config(name, engine, version, &steps)])
 }
 

@@ -4,16 +4,16 @@
 mod common;
 
 use common::*;
-use rumbench::output::{self, Exporter};
+use rumbench::report::{self as output, Exporter};
 use rumbench::report::compare::{self, Group};
 use rumbench::report::html::{self, HtmlOptions};
 use rumbench::report::summary::{Base, NamedRun, Summary};
 
-fn two_runs() -> (rumbench::output::RunResult, rumbench::output::RunResult) {
+fn two_runs() -> (rumbench::result::RunResult, rumbench::result::RunResult) {
     (sample_run("2025-03-01T10:00:00+00:00", 1.0), sample_run("2025-03-02T10:00:00+00:00", 0.8))
 }
 
-fn summary_of(runs: &[(&str, &rumbench::output::RunResult)]) -> Summary {
+fn summary_of(runs: &[(&str, &rumbench::result::RunResult)]) -> Summary {
     let named: Vec<NamedRun> = runs.iter().map(|(l, r)| NamedRun { label: l.to_string(), dir: format!("/results/{l}"), run: r }).collect();
     Summary::build(&named)
 }

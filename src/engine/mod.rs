@@ -281,30 +281,8 @@ pub fn find(name: &str) -> Result<&'static EngineSpec> {
     }
 }
 
-/// Parse a byte size such as "64M", "1G", "4096" or "1.5GiB" (units are powers of 1024).
-pub fn parse_size(text: &str) -> Option<u64> {
-    let t = text.trim();
-    let lower = t.to_ascii_lowercase();
-    let t = if lower.ends_with("ib") {
-        &t[..t.len() - 2]
-    } else if lower.ends_with('b') {
-        &t[..t.len() - 1]
-    } else {
-        t
-    };
-    let (num, mult) = match t.chars().last()? {
-        'k' | 'K' => (&t[..t.len() - 1], 1u64 << 10),
-        'm' | 'M' => (&t[..t.len() - 1], 1 << 20),
-        'g' | 'G' => (&t[..t.len() - 1], 1 << 30),
-        't' | 'T' => (&t[..t.len() - 1], 1 << 40),
-        _ => (t, 1),
-    };
-    if let Ok(n) = num.parse::<u64>() {
-        return n.checked_mul(mult);
-    }
-    let f: f64 = num.parse().ok()?;
-    (f >= 0.0 && f.is_finite()).then(|| (f * mult as f64) as u64)
-}
+pub use crate::settings::parse_size;
+
 
 fn canonical_value(spec: &OptionSpec, value: &str) -> Option<String> {
     match spec.kind {

@@ -19,17 +19,17 @@ use hdrhistogram::Histogram;
 
 use super::table::{Table, TableSession};
 use super::{
-    query_step, rows_per_commit, Index, IbenchStepInfo, Row, RowGen, LI0_ROWS_PER_COMMIT, WRITER_ROWS_PER_COMMIT,
+    query_step, rows_per_commit, Index, Row, RowGen, LI0_ROWS_PER_COMMIT, WRITER_ROWS_PER_COMMIT,
 };
-use crate::config::StepPlan;
+use crate::settings::StepPlan;
 use crate::measure::recorder::FinishedRecorder;
 use crate::measure::{merge, new_histogram, LatencySummary, ProgressCounter, Recorder};
-use crate::output::{OpResult, Status, StepResult, WriterResult};
+use crate::result::{IbenchStepInfo, OpResult, Status, StepResult, WriterResult};
 use crate::runner::exec::stop_requested;
-use crate::runner::pacer::{self, Pacer};
-use crate::runner::progress::StepProgress;
-use crate::runner::steps::StepKind;
-use crate::workload::rng::{stream_seed, Rng};
+use crate::driver::pacer::{self, Pacer};
+use crate::driver::progress::StepProgress;
+use crate::settings::steps::StepKind;
+use crate::datagen::rng::{stream_seed, Rng};
 
 /// Ids of one table: rows `min_live..next_id` exist (inserted and not deleted).
 #[derive(Debug)]

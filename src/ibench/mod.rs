@@ -31,13 +31,13 @@ use std::path::Path;
 use std::str::FromStr;
 
 use anyhow::{bail, Result};
-use serde::{Deserialize, Serialize};
 
-use crate::config::{RunPlan, SettingsArgs};
+
+use crate::settings::RunPlan;
 use crate::engine::EngineOptions;
-use crate::runner::steps::StepKind;
+use crate::settings::steps::StepKind;
 use crate::server::ServerKind;
-use crate::workload::rng::{mix64, stream_seed};
+use crate::datagen::rng::{mix64, stream_seed};
 
 pub mod exec;
 pub mod kv;
@@ -62,47 +62,6 @@ const DATEANDTIME_BASE_US: i64 = 1_704_067_200 * 1_000_000;
 /// Most tables (clients) a run may have.
 pub const MAX_TABLES: usize = 1024;
 
-/// Insert-benchmark settings of a step.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct IbenchSettings {
-    /// Rows l.i0 inserts per client (per table when each client has its own).
-    pub rows: u64,
-    /// Rows l.i1 and l.i2 each insert per client.
-    pub insert_rows: u64,
-    /// Delete from the tail as many rows as are inserted (l.i1, l.i2, q writers).
-    pub deletes: bool,
-    /// Duration of each q step.
-    pub query_seconds: f64,
-    /// All clients share table pi1 instead of one table per client.
-    pub one_table: bool,
-}
-
-impl Default for IbenchSettings {
-    fn default() -> Self {
-        IbenchSettings { rows: 1_000_000, insert_rows: 100_000, deletes: true, query_seconds: 60.0, one_table: false }
-    }
-}
-
-impl IbenchSettings {
-    pub fn resolve(a: &SettingsArgs, num: u64) -> Result<IbenchSettings> {
-        let rows = a.rows.unwrap_or(num);
-        let s = IbenchSettings {
-            rows,
-            insert_rows: a.insert_rows.unwrap_or((rows / 10).max(1)),
-            deletes: a.deletes.unwrap_or(true),
-            query_seconds: a.query_seconds.unwrap_or(60.0),
-            one_table: a.one_table.unwrap_or(false),
-        };
-        if s.rows == 0 || s.insert_rows == 0 {
-            bail!("--rows and --insert-rows must be at least 1");
-        }
-        if !(s.query_seconds > 0.0 && s.query_seconds.is_finite()) {
-            bail!("--query-seconds must be positive, got {}", s.query_seconds);
-        }
-        Ok(s)
-    }
-}
-
 /// Rows per commit of an insert step.
 pub fn rows_per_commit(kind: StepKind) -> Option<usize> {
     match kind {
@@ -126,33 +85,6 @@ pub fn query_step(kind: StepKind) -> Option<(bool, f64)> {
     }
 }
 
-/// What the result of an insert-benchmark step adds to the common figures.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct IbenchStepInfo {
-    /// Rows per commit of the step's inserts (the writers' in q steps).
-    pub rows_per_commit: Option<usize>,
-    pub rows_inserted: u64,
-    pub rows_deleted: u64,
-    /// Queries and the rows they returned (q steps).
-    pub queries: u64,
-    pub rows_returned: u64,
-    /// Rows each table holds after the step, counted (SELECT count(*), or a
-    /// scan of the primary key space), table pi1 first.
-    pub table_rows: Vec<u64>,
-    /// Rows the tables should hold, from the ids inserted and deleted so far.
-    pub expected_rows: u64,
-    /// Whether the secondary indexes exist after the step.
-    pub indexed: bool,
-    /// l.i2: seconds the settle phase took (after the inserts; not part of
-    /// the insert rate, but inside the step's CPU and IO figures).
-    pub settle_s: Option<f64>,
-    /// l.i2: what settling did.
-    pub settle: Vec<String>,
-    /// q steps: writer target per client, rows/s.
-    pub writer_target_per_client: Option<f64>,
-    /// q steps: the slowest writer's achieved rate, rows/s.
-    pub writer_min_achieved: Option<f64>,
-}
 
 /// One row of a table `piN`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -22,12 +22,12 @@ use super::postgres::PgTable;
 use super::servers::Transport;
 use super::table::Table;
 use super::{server_kind, RowGen, ROW_LOGICAL_BYTES};
-use crate::config::{EngineConfig, RunPlan, StepPlan};
+use crate::settings::{EngineConfig, RunPlan, StepPlan};
 use crate::engine::{self, EngineOptions, OpenArgs};
 use crate::measure::os::sysinfo;
 use crate::measure::step_metrics::{Missing, Probes, StepWork, SyncMetrics};
-use crate::output::{self, RunResult, Status, StepResult};
-use crate::runner::steps::StepKind;
+use crate::result::{RunResult, Status, StepResult};
+use crate::settings::steps::StepKind;
 use crate::runner::dirs::DataDir;
 use crate::runner::{self, RunOptions};
 use crate::server::{RunningServer, ServerConfig, ServerKind, ServerStartError};
@@ -193,7 +193,7 @@ fn fail_config(run: &mut RunResult, opts: &RunOptions, msg: String) -> Result<()
     let c = run.configs.last_mut().expect("config result");
     c.status = Status::Failed;
     c.error = Some(msg);
-    output::write_all(run, &opts.output_dir)
+    crate::report::write_all(run, &opts.output_dir)
 }
 
 /// Run config `index` of `plan`: its insert-benchmark steps.
@@ -256,6 +256,6 @@ pub fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut Run
     if !opts.keep_db {
         data.remove();
     }
-    output::write_all(run, &opts.output_dir)?;
+    crate::report::write_all(run, &opts.output_dir)?;
     Ok(())
 }

@@ -24,7 +24,8 @@
 use anyhow::Result;
 
 use super::summary::{self, Better, NamedRun, Summary, METRICS};
-use crate::output::{table, RunResult};
+use crate::result::RunResult;
+use crate::report::table;
 
 pub const DEFAULT_THRESHOLD: f64 = 0.05;
 pub const DEFAULT_K: f64 = 2.0;

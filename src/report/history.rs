@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use rusqlite::{params, Connection, OptionalExtension};
 
-use crate::output::{json, RunResult, Status};
+use crate::result::{self as json, RunResult, Status};
 
 pub const FILE_NAME: &str = "history.sqlite";
 
@@ -386,7 +386,7 @@ pub fn render_list(entries: &[Entry], step: Option<&str>) -> String {
                 r.push(
                     e.step_rates
                         .iter()
-                        .map(|(c, v)| format!("{c} {}", v.map(crate::output::table::num).unwrap_or_else(|| "-".into())))
+                        .map(|(c, v)| format!("{c} {}", v.map(crate::report::table::num).unwrap_or_else(|| "-".into())))
                         .collect::<Vec<_>>()
                         .join(", "),
                 );
@@ -395,5 +395,5 @@ pub fn render_list(entries: &[Entry], step: Option<&str>) -> String {
             r
         })
         .collect();
-    crate::output::table::render_table(&header, &rows)
+    crate::report::table::render_table(&header, &rows)
 }

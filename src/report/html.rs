@@ -6,7 +6,8 @@ use std::fmt::Write;
 
 use super::summary::{self, Base, Better, RatioClass, Rank, StepTable, Summary, METRICS};
 use super::svg::{self, esc, Chart, Series, Unit};
-use crate::output::{table, Status};
+use crate::result::Status;
+use crate::report::table;
 
 pub struct HtmlOptions {
     pub base: Base,

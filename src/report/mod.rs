@@ -1,20 +1,30 @@
 //! The reporting side: everything people read after a run, rendered from
 //! result.json through one computed summary (`summary`): the HTML report
 //! (`html`, charts in `svg`), run comparison with regression detection
-//! (`compare`), and the local results history (`history`). The markdown and
-//! TSV exporters live beside the other formats in `output`.
+//! (`compare`), the local results history (`history`), and the files a run
+//! writes into its directory (one exporter per format: `json`, `csv`,
+//! `table`, `markdown`, `tsv`).
+//!
+//! All files are rewritten after every step (atomically: temp file + rename),
+//! so a failure or Ctrl-C later in the run loses nothing already measured.
 
 pub mod compare;
+pub mod csv;
 pub mod history;
 pub mod html;
+pub mod json;
+pub mod markdown;
 pub mod summary;
 pub mod svg;
+pub mod sysinfo_text;
+pub mod table;
+pub mod tsv;
 
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
-use crate::output::{json, RunResult};
+use crate::result::RunResult;
 use summary::{Base, NamedRun, Summary};
 
 /// A run loaded for reporting, with the label it is shown under.
@@ -63,7 +73,7 @@ pub fn resolve(arg: &str, history: Option<&Path>) -> Result<PathBuf> {
 pub fn load_one(arg: &str, history: Option<&Path>) -> Result<(PathBuf, RunResult)> {
     let dir = resolve(arg, history)?;
     let dir = std::fs::canonicalize(&dir).unwrap_or(dir);
-    let run = json::load(&dir.join("result.json"))?;
+    let run = crate::result::load(&dir.join("result.json"))?;
     Ok((dir, run))
 }
 
@@ -136,4 +146,32 @@ pub fn write_atomic(path: &Path, text: &str) -> Result<()> {
     let tmp = path.with_file_name(format!(".{name}.tmp"));
     std::fs::write(&tmp, text).with_context(|| format!("cannot write {}", tmp.display()))?;
     std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// One output format.
+pub trait Exporter {
+    fn file_name(&self) -> &'static str;
+    fn render(&self, run: &RunResult) -> Result<String>;
+}
+
+pub fn exporters() -> Vec<Box<dyn Exporter>> {
+    vec![
+        Box::new(json::Json),
+        Box::new(csv::IntervalsCsv),
+        Box::new(table::SummaryText),
+        Box::new(markdown::Markdown),
+        Box::new(tsv::BenchmarkTsv),
+    ]
+}
+
+/// Write every format into `dir`, each atomically.
+pub fn write_all(run: &RunResult, dir: &Path) -> Result<()> {
+    for exp in exporters() {
+        let text = exp.render(run)?;
+        let path = dir.join(exp.file_name());
+        let tmp = dir.join(format!(".{}.tmp", exp.file_name()));
+        std::fs::write(&tmp, text).with_context(|| format!("cannot write {}", tmp.display()))?;
+        std::fs::rename(&tmp, &path).with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    Ok(())
 }

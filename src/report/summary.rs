@@ -7,7 +7,8 @@ use serde_json::Value;
 
 use crate::measure::step_metrics::MemoryPoint;
 use crate::measure::{IntervalStats, LatencySummary};
-use crate::output::{table, RunResult, Status, StepResult};
+use crate::result::{RunResult, Status, StepResult};
+use crate::report::table;
 
 /// Whether a larger value of a metric is better, worse, or neither.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -575,7 +576,7 @@ pub fn cv(xs: &[f64], min_n: usize) -> Option<f64> {
 
 /// The environment as (key, value) lines.
 pub fn environment_lines(system: &Value) -> Vec<(String, String)> {
-    crate::output::sysinfo_text::lines(system)
+    crate::report::sysinfo_text::lines(system)
 }
 
 #[cfg(test)]

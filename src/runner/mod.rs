@@ -9,9 +9,6 @@
 
 pub mod dirs;
 pub mod exec;
-pub mod pacer;
-pub mod progress;
-pub mod steps;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -19,16 +16,16 @@ use std::process::ExitCode;
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 
-use crate::config::{Allocator, EngineConfig, Mode, RunPlan, StepPlan};
+use crate::settings::{Allocator, EngineConfig, Mode, RunPlan, StepPlan};
 use crate::engine::{self, Engine, EngineOptions, OpenArgs};
 use crate::measure::live::KeyBitmap;
 use crate::measure::os::sysinfo::{self, SystemInfo};
 use crate::measure::step_metrics::{Probes, StepWork, SyncMetrics};
-use crate::output::{self, ConfigResult, RunResult, Status, StepResult};
-use crate::workload::{KeyOrder, KeySpace};
+use crate::result::{ConfigResult, RunResult, Status, StepResult};
+use crate::datagen::{KeyOrder, KeySpace};
 use dirs::DataDir;
-use progress::ProgressMode;
-use steps::StepKind;
+use crate::driver::progress::{self, ProgressMode};
+use crate::settings::steps::StepKind;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RunOptions {
@@ -142,7 +139,7 @@ pub fn run(plan: &RunPlan, opts: &RunOptions) -> Result<RunResult> {
     }
     let system = SystemInfo::capture(Some(&db_root));
     let mut run = RunResult {
-        schema: output::SCHEMA.into(),
+        schema: crate::result::SCHEMA.into(),
         rumbench_version: env!("CARGO_PKG_VERSION").into(),
         git_commit: option_env!("RUMBENCH_GIT_COMMIT").map(String::from),
         build: crate::build_info::summary(),
@@ -161,7 +158,7 @@ pub fn run(plan: &RunPlan, opts: &RunOptions) -> Result<RunResult> {
     if !crate::build_info::optimised() {
         run.warnings.push("rumbench itself is a debug build: its own cost per operation is far above a release build's".into());
     }
-    output::write_all(&run, &opts.output_dir)?;
+    crate::report::write_all(&run, &opts.output_dir)?;
     let task_path = opts.output_dir.join(TASK_FILE);
     std::fs::write(&task_path, serde_json::to_vec(&ChildTask { plan: plan.clone(), opts: opts.clone() })?)?;
     let exe = std::env::current_exe().context("cannot find the rumbench executable")?;
@@ -169,7 +166,7 @@ pub fn run(plan: &RunPlan, opts: &RunOptions) -> Result<RunResult> {
     for (i, config) in plan.configs.iter().enumerate() {
         if exec::stop_requested() {
             run.configs.push(ended_config(config, &db_root, Status::NotRun, &format!("not run: the run was {}", exec::interrupted_text())));
-            output::write_all(&run, &opts.output_dir)?;
+            crate::report::write_all(&run, &opts.output_dir)?;
             continue;
         }
         eprintln!("{} ({}{}):", config.name, config.engine, if config.allocator == Allocator::Jemalloc { ", jemalloc" } else { "" });
@@ -186,7 +183,7 @@ pub fn run(plan: &RunPlan, opts: &RunOptions) -> Result<RunResult> {
             eprintln!("rumbench: {leftover}");
         }
         // The child rewrote result.json after each step; take it back.
-        run = output::json::load(&opts.output_dir.join("result.json"))?;
+        run = crate::result::load(&opts.output_dir.join("result.json"))?;
         if crashed {
             let msg = crash.unwrap_or_else(|| crash_message(config, status.as_ref().expect("a status"), &db_root));
             eprintln!("  {}: {msg}", config.name);
@@ -203,7 +200,7 @@ pub fn run(plan: &RunPlan, opts: &RunOptions) -> Result<RunResult> {
         } else if run.configs.len() <= i {
             run.configs.push(ended_config(config, &db_root, Status::Failed, "the config process ended without recording a result"));
         }
-        output::write_all(&run, &opts.output_dir)?;
+        crate::report::write_all(&run, &opts.output_dir)?;
     }
     finish_run(&mut run, opts, None)?;
     Ok(run)
@@ -230,7 +227,7 @@ fn finish_run(run: &mut RunResult, opts: &RunOptions, why: Option<&str>) -> Resu
         }
     }
     run.finished_at = Some(now_text());
-    output::write_all(run, &opts.output_dir)
+    crate::report::write_all(run, &opts.output_dir)
 }
 
 /// Start config `index`'s process and wait for it.
@@ -351,7 +348,7 @@ pub fn run_config_child(task_path: &Path, index: usize) -> ExitCode {
     let outcome = (|| -> Result<Status> {
         let task: ChildTask = serde_json::from_slice(&std::fs::read(task_path)?)?;
         progress::set_mode(task.opts.progress);
-        let mut run = output::json::load(&task.opts.output_dir.join("result.json"))?;
+        let mut run = crate::result::load(&task.opts.output_dir.join("result.json"))?;
         run_config(&task.plan, &task.opts, index, &mut run)?;
         let status = run.configs.get(index).map(|c| c.status).unwrap_or(Status::Failed);
         // SAFETY: as above.
@@ -534,11 +531,11 @@ pub(crate) fn print_step_line(config: &str, s: &StepResult) {
         Status::Completed | Status::Interrupted => eprintln!(
             "  {config} {}: {} ops/s over {:.1} s, p50 {} us, p99 {} us, max {} us{}",
             s.name,
-            output::table::num(s.ops_s.unwrap_or(0.0)),
+            crate::report::table::num(s.ops_s.unwrap_or(0.0)),
             s.wall_s,
-            output::table::num(lat.p50_us),
-            output::table::num(lat.p99_us),
-            output::table::num(lat.max_us),
+            crate::report::table::num(lat.p50_us),
+            crate::report::table::num(lat.p99_us),
+            crate::report::table::num(lat.max_us),
             if s.status == Status::Interrupted { " (interrupted)" } else { "" }
         ),
         _ => eprintln!("  {config} {}: {}", s.name, s.error.as_deref().unwrap_or("failed")),
@@ -582,7 +579,7 @@ pub(crate) fn record_step(
     let status = result.status;
     let error = result.error.clone();
     run.configs[ci].steps.push(result);
-    output::write_all(run, &opts.output_dir)?;
+    crate::report::write_all(run, &opts.output_dir)?;
     if status != Status::Completed {
         run.configs[ci].status = status;
         run.configs[ci].error = error.map(|e| format!("step {kind}: {e}"));
@@ -629,7 +626,7 @@ fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut RunResu
             cres.status = Status::Failed;
             cres.error = Some(format!("{e:#}"));
             run.configs.push(cres);
-            output::write_all(run, &opts.output_dir)?;
+            crate::report::write_all(run, &opts.output_dir)?;
             return Ok(());
         }
     };
@@ -657,7 +654,7 @@ fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut RunResu
     if !opts.keep_db {
         data.remove();
     }
-    output::write_all(run, &opts.output_dir)?;
+    crate::report::write_all(run, &opts.output_dir)?;
     Ok(())
 }
 

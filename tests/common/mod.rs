@@ -4,13 +4,15 @@
 
 use std::path::Path;
 
-use rumbench::config::{Settings, SettingsArgs};
+use rumbench::config::SettingsArgs;
+use rumbench::settings::Settings;
 use rumbench::measure::step_metrics::{IoMetrics, MemoryPoint, StepMetrics, SyncMetrics};
 use rumbench::measure::{IntervalStats, LatencySummary};
-use rumbench::output::{ConfigResult, Exporter, OpResult, ReadCounts, RunResult, Status, StepResult, WriterResult};
+use rumbench::report::Exporter;
+use rumbench::result::{ConfigResult, OpResult, ReadCounts, RunResult, Status, StepResult, WriterResult};
 
 pub fn settings() -> Settings {
-    Settings::resolve(&SettingsArgs::default()).unwrap()
+    rumbench::config::resolve_settings(&SettingsArgs::default()).unwrap()
 }
 
 /// A latency summary scaled from a p50.
@@ -227,7 +229,7 @@ pub fn run(started_at: &str, configs: Vec<ConfigResult>) -> RunResult {
         }
     }
     RunResult {
-        schema: rumbench::output::SCHEMA.into(),
+        schema: rumbench::result::SCHEMA.into(),
         rumbench_version: "0.1.0".into(),
         git_commit: Some("0123456789abcdef".into()),
         build: Vec::new(),
@@ -254,7 +256,7 @@ pub fn run(started_at: &str, configs: Vec<ConfigResult>) -> RunResult {
 /// Write a run's result.json into `dir` (created).
 pub fn save(run: &RunResult, dir: &Path) {
     std::fs::create_dir_all(dir).unwrap();
-    let text = rumbench::output::json::Json.render(run).unwrap();
+    let text = rumbench::report::json::Json.render(run).unwrap();
     std::fs::write(dir.join("result.json"), text).unwrap();
 }
 

@@ -2,7 +2,8 @@
 
 use anyhow::Result;
 
-use super::{Exporter, RunResult, Status, StepResult};
+use super::Exporter;
+use crate::result::{ConfigResult, RunResult, Status, StepResult};
 
 pub struct SummaryText;
 
@@ -93,12 +94,12 @@ pub fn step_notes(s: &StepResult) -> Vec<String> {
 
 /// Whether a step of the result is an insert-benchmark step.
 fn is_ibench_step(name: &str) -> bool {
-    name.parse::<crate::runner::steps::StepKind>().is_ok_and(|k| k.is_ibench())
+    name.parse::<crate::settings::steps::StepKind>().is_ok_and(|k| k.is_ibench())
 }
 
 /// Whether a config runs on a database server (its rows go to the insert-benchmark table).
-fn is_server_config(c: &super::ConfigResult) -> bool {
-    crate::ibench::server_kind(&c.engine).is_some()
+fn is_server_config(c: &ConfigResult) -> bool {
+    c.engine.parse::<crate::server::ServerKind>().is_ok()
 }
 
 pub fn summary_rows(run: &RunResult) -> Vec<Vec<String>> {

@@ -1,8 +1,5 @@
-//! Results: one summary struct (`RunResult`) from which every output format
-//! is rendered, and the exporters that write them into the run directory.
-//!
-//! All files are rewritten after every step (atomically: temp file + rename),
-//! so a failure or Ctrl-C later in the run loses nothing already measured.
+//! The result schema: one struct (`RunResult`) from which every output
+//! format is rendered (`crate::report`), and reading result.json back.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -10,16 +7,9 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
-use crate::config::{Allocator, Mode, Settings};
+use crate::settings::{Allocator, Mode, Settings};
 use crate::measure::step_metrics::StepMetrics;
 use crate::measure::{IntervalStats, LatencySummary, RatePercentiles};
-
-pub mod csv;
-pub mod json;
-pub mod markdown;
-pub mod sysinfo_text;
-pub mod table;
-pub mod tsv;
 
 /// Version of the result.json layout; bump on incompatible changes.
 pub const SCHEMA: &str = "rumbench.result/1";
@@ -158,7 +148,7 @@ pub struct StepResult {
     /// Insert-benchmark figures: rows in the tables after the step, rows
     /// inserted/deleted, rows the queries returned, the settle phase.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ibench: Option<crate::ibench::IbenchStepInfo>,
+    pub ibench: Option<IbenchStepInfo>,
     /// Engine statistics right after the step.
     pub engine_stats: Vec<(String, String)>,
     /// waitforcompaction: the timeout came before the background work was done.
@@ -177,30 +167,36 @@ impl StepResult {
     }
 }
 
-/// One output format.
-pub trait Exporter {
-    fn file_name(&self) -> &'static str;
-    fn render(&self, run: &RunResult) -> Result<String>;
+/// Read a result.json back.
+pub fn load(path: &Path) -> Result<RunResult> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    serde_json::from_str(&text).with_context(|| format!("{} is not a rumbench result", path.display()))
 }
 
-pub fn exporters() -> Vec<Box<dyn Exporter>> {
-    vec![
-        Box::new(json::Json),
-        Box::new(csv::IntervalsCsv),
-        Box::new(table::SummaryText),
-        Box::new(markdown::Markdown),
-        Box::new(tsv::BenchmarkTsv),
-    ]
-}
-
-/// Write every format into `dir`, each atomically.
-pub fn write_all(run: &RunResult, dir: &Path) -> Result<()> {
-    for exp in exporters() {
-        let text = exp.render(run)?;
-        let path = dir.join(exp.file_name());
-        let tmp = dir.join(format!(".{}.tmp", exp.file_name()));
-        std::fs::write(&tmp, text).with_context(|| format!("cannot write {}", tmp.display()))?;
-        std::fs::rename(&tmp, &path).with_context(|| format!("cannot write {}", path.display()))?;
-    }
-    Ok(())
+/// What the result of an insert-benchmark step adds to the common figures.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct IbenchStepInfo {
+    /// Rows per commit of the step's inserts (the writers' in q steps).
+    pub rows_per_commit: Option<usize>,
+    pub rows_inserted: u64,
+    pub rows_deleted: u64,
+    /// Queries and the rows they returned (q steps).
+    pub queries: u64,
+    pub rows_returned: u64,
+    /// Rows each table holds after the step, counted (SELECT count(*), or a
+    /// scan of the primary key space), table pi1 first.
+    pub table_rows: Vec<u64>,
+    /// Rows the tables should hold, from the ids inserted and deleted so far.
+    pub expected_rows: u64,
+    /// Whether the secondary indexes exist after the step.
+    pub indexed: bool,
+    /// l.i2: seconds the settle phase took (after the inserts; not part of
+    /// the insert rate, but inside the step's CPU and IO figures).
+    pub settle_s: Option<f64>,
+    /// l.i2: what settling did.
+    pub settle: Vec<String>,
+    /// q steps: writer target per client, rows/s.
+    pub writer_target_per_client: Option<f64>,
+    /// q steps: the slowest writer's achieved rate, rows/s.
+    pub writer_min_achieved: Option<f64>,
 }

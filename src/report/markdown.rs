@@ -5,7 +5,8 @@ use std::fmt::Write;
 
 use anyhow::Result;
 
-use super::{table, Exporter, RunResult};
+use super::{table, Exporter};
+use crate::result::RunResult;
 use crate::report::summary::{self, Base, Better, NamedRun, Rank, Summary, METRICS};
 
 pub struct Markdown;

@@ -7,7 +7,8 @@ use std::fmt::Write;
 
 use anyhow::Result;
 
-use super::{table, Exporter, RunResult};
+use super::{table, Exporter};
+use crate::result::RunResult;
 use crate::report::summary::{NamedRun, Row, Summary};
 
 pub struct BenchmarkTsv;

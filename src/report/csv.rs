@@ -4,7 +4,8 @@ use std::fmt::Write;
 
 use anyhow::Result;
 
-use super::{Exporter, OpResult, RunResult};
+use super::Exporter;
+use crate::result::{OpResult, RunResult};
 use crate::measure::step_metrics::MemoryPoint;
 
 pub struct IntervalsCsv;

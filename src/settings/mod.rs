@@ -1,0 +1,182 @@
+//! Resolved settings: what every step runs with, typed and validated
+//! (`crate::config` builds them from flags and suite files), and the steps.
+
+pub mod steps;
+
+use anyhow::Result;
+use serde::{Deserialize, Serialize};
+
+use crate::datagen::{Distribution, KeyOrder};
+use steps::StepKind;
+
+/// Background writer pacing.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct WriterRate {
+    /// Target operations per second; None = as fast as possible.
+    pub ops_per_s: Option<f64>,
+}
+
+impl WriterRate {
+    pub fn parse(text: &str, entry_bytes: usize) -> Result<WriterRate> {
+        let t = text.trim().to_ascii_lowercase();
+        if t == "unlimited" || t == "0" {
+            return Ok(WriterRate { ops_per_s: None });
+        }
+        let bad = || anyhow::anyhow!("invalid writer rate '{text}' (expected ops/s like 20000, bytes/s like 2MB, or unlimited)");
+        let plain = t.strip_suffix("ops").unwrap_or(&t).trim();
+        if let Ok(v) = plain.parse::<f64>() {
+            return if v > 0.0 && v.is_finite() { Ok(WriterRate { ops_per_s: Some(v) }) } else { Err(bad()) };
+        }
+        let t = t.strip_suffix("/s").unwrap_or(&t);
+        let bytes = parse_size(t).filter(|&b| b > 0).ok_or_else(bad)?;
+        Ok(WriterRate { ops_per_s: Some(bytes as f64 / entry_bytes as f64) })
+    }
+}
+
+/// Whether the database should fit in memory or verifiably not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Mode {
+    #[default]
+    Cached,
+    IoBound,
+}
+
+impl std::str::FromStr for Mode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Mode, String> {
+        match s {
+            "cached" => Ok(Mode::Cached),
+            "io-bound" | "iobound" => Ok(Mode::IoBound),
+            _ => Err(format!("unknown mode '{s}' (valid: cached, io-bound)")),
+        }
+    }
+}
+
+/// The heap allocator a config's process runs with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Allocator {
+    #[default]
+    Glibc,
+    Jemalloc,
+}
+
+impl std::str::FromStr for Allocator {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Allocator, String> {
+        match s {
+            "glibc" | "malloc" => Ok(Allocator::Glibc),
+            "jemalloc" => Ok(Allocator::Jemalloc),
+            _ => Err(format!("unknown allocator '{s}' (valid: glibc, jemalloc)")),
+        }
+    }
+}
+
+/// Fully resolved settings of one step.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Settings {
+    pub num: u64,
+    /// Operations in count mode (None in duration mode).
+    pub ops: Option<u64>,
+    pub seconds: Option<f64>,
+    pub threads: usize,
+    pub key_size: usize,
+    pub value_size: usize,
+    pub compression_ratio: f64,
+    pub key_order: KeyOrder,
+    pub distribution: Distribution,
+    pub seed: u64,
+    pub range_len: usize,
+    pub batch_size: usize,
+    pub multiget_batch: usize,
+    pub writer_rate: WriterRate,
+    pub compaction_timeout_s: f64,
+    pub mode: Mode,
+    pub metrics: bool,
+    /// Insert-benchmark settings (used by the l.* and q* steps only).
+    #[serde(default)]
+    pub ibench: IbenchSettings,
+}
+
+
+
+/// Insert-benchmark settings of a step.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct IbenchSettings {
+    /// Rows l.i0 inserts per client (per table when each client has its own).
+    pub rows: u64,
+    /// Rows l.i1 and l.i2 each insert per client.
+    pub insert_rows: u64,
+    /// Delete from the tail as many rows as are inserted (l.i1, l.i2, q writers).
+    pub deletes: bool,
+    /// Duration of each q step.
+    pub query_seconds: f64,
+    /// All clients share table pi1 instead of one table per client.
+    pub one_table: bool,
+}
+
+impl Default for IbenchSettings {
+    fn default() -> Self {
+        IbenchSettings { rows: 1_000_000, insert_rows: 100_000, deletes: true, query_seconds: 60.0, one_table: false }
+    }
+}
+
+
+
+/// Parse a byte size such as "64M", "1G", "4096" or "1.5GiB" (units are powers of 1024).
+pub fn parse_size(text: &str) -> Option<u64> {
+    let t = text.trim();
+    let lower = t.to_ascii_lowercase();
+    let t = if lower.ends_with("ib") {
+        &t[..t.len() - 2]
+    } else if lower.ends_with('b') {
+        &t[..t.len() - 1]
+    } else {
+        t
+    };
+    let (num, mult) = match t.chars().last()? {
+        'k' | 'K' => (&t[..t.len() - 1], 1u64 << 10),
+        'm' | 'M' => (&t[..t.len() - 1], 1 << 20),
+        'g' | 'G' => (&t[..t.len() - 1], 1 << 30),
+        't' | 'T' => (&t[..t.len() - 1], 1 << 40),
+        _ => (t, 1),
+    };
+    if let Ok(n) = num.parse::<u64>() {
+        return n.checked_mul(mult);
+    }
+    let f: f64 = num.parse().ok()?;
+    (f >= 0.0 && f.is_finite()).then(|| (f * mult as f64) as u64)
+}
+
+/// A resolved engine configuration.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct EngineConfig {
+    pub name: String,
+    pub engine: String,
+    pub allocator: Allocator,
+    /// Every engine option, validated, defaults filled in.
+    pub options: std::collections::BTreeMap<String, String>,
+    /// Server engines: the config fragment (suite `server_config` lines, then
+    /// the lines of the `config` option), recorded in the result.
+    #[serde(default)]
+    pub server_config: Vec<String>,
+}
+
+/// A resolved step: what to run and with which settings.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct StepPlan {
+    pub kind: StepKind,
+    pub settings: Settings,
+}
+
+/// Everything a run needs, validated before anything runs.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RunPlan {
+    pub suite: Option<String>,
+    pub configs: Vec<EngineConfig>,
+    pub steps: Vec<StepPlan>,
+    /// Run-wide settings (the base the steps were resolved from).
+    pub settings: Settings,
+}
+
