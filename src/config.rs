@@ -381,7 +381,7 @@ impl RunPlan {
             let options = engine::resolve_options(spec, &user)?;
             // --allocator overrides the suite's per-config choice.
             let allocator = inp.flags.allocator.as_deref().or(entry.allocator.as_deref()).or(suite.settings.allocator.as_deref());
-            let server_config = crate::ibench::server_config_lines(&entry.engine, &entry.server_config, &options)?;
+            let server_config = crate::workload::ibench::server_config_lines(&entry.engine, &entry.server_config, &options)?;
             (spec.check)(&options).with_context(|| format!("config {}", entry.name.as_deref().unwrap_or(&entry.engine)))?;
             let name = entry.name.clone().unwrap_or_else(|| match &entry.preset {
                 Some(p) => format!("{}-{p}", entry.engine),

@@ -10,12 +10,12 @@ use std::time::{Duration, Instant};
 
 use assert_cmd::cargo::CommandCargoExt;
 use rumbench::engine::{self, EngineOptions, OpenArgs};
-use rumbench::ibench::kv::KvTable;
-use rumbench::ibench::mariadb::MyTable;
-use rumbench::ibench::postgres::PgTable;
-use rumbench::ibench::servers::Transport;
-use rumbench::ibench::table::Table;
-use rumbench::ibench::{Index, Row, RowGen};
+use rumbench::workload::ibench::kv::KvTable;
+use rumbench::workload::ibench::mariadb::MyTable;
+use rumbench::workload::ibench::postgres::PgTable;
+use rumbench::workload::ibench::servers::Transport;
+use rumbench::workload::ibench::table::Table;
+use rumbench::workload::ibench::{Index, Row, RowGen};
 use rumbench::server::{RunningServer, ServerConfig, ServerKind};
 use serde_json::Value;
 

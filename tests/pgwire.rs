@@ -5,7 +5,7 @@
 
 use std::time::{Duration, Instant};
 
-use rumbench::ibench::pgwire::{Address, Columns, Params, PgConn, INT4, INT8, INT8_ARRAY, VARCHAR};
+use rumbench::server::pgwire::{Address, Columns, Params, PgConn, INT4, INT8, INT8_ARRAY, VARCHAR};
 use rumbench::server::{RunningServer, ServerConfig, ServerKind, DB_NAME};
 
 fn start(dir: &std::path::Path) -> RunningServer {

@@ -1,7 +1,407 @@
 //! The one executor of every workload's clients: threads, barrier start,
 //! closed-loop and paced roles, progress, stop, and the merge of what each
 //! thread recorded.
+//!
+//! A workload gives the driver two functions: `open` (a session for one
+//! thread, made before the start barrier so connecting is not timed) and
+//! `body` (the thread's loop, which times its own calls with the clock and
+//! loops of [`Thread`] and records into per-thread [`OpRecorder`]s). The
+//! driver starts `clients` closed-loop threads and `background` threads
+//! (writers that run, paced or not, until the clients are done), releases
+//! them together, shows progress, and joins them.
+//!
+//! Timing: a closed-loop call's response time is the time since the same
+//! thread's previous call ended (one clock read per call, as db_bench does:
+//! the client's own work between calls is included, nothing is missed). A
+//! paced call's response time is measured from its intended start, so a
+//! call queued behind a stall counts its wait (no coordinated omission); its
+//! service time (actual start to end) is kept beside it.
 
 pub mod pacer;
 pub mod progress;
 pub mod stop;
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Barrier, OnceLock};
+use std::time::{Duration, Instant};
+
+use anyhow::{anyhow, Result};
+use hdrhistogram::Histogram;
+
+use crate::measure::recorder::FinishedRecorder;
+use crate::measure::{merge, ProgressCounter, Recorder};
+use crate::result::{OpResult, Outcomes};
+use pacer::Pacer;
+use progress::StepProgress;
+
+/// What a thread does in a step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// Closed loop: the next call starts when the previous one ended.
+    Client,
+    /// Runs beside the clients until they are done (a paced or unpaced writer).
+    Background,
+}
+
+/// Shared by the threads of one step.
+pub struct StepClock {
+    /// TSC-based where the CPU has an invariant TSC (about half the cost of
+    /// Instant::now() here), the OS clock otherwise.
+    clock: quanta::Clock,
+    /// The step's start: an Instant (for sleeping) and the same moment as a raw clock reading.
+    start: OnceLock<(Instant, u64)>,
+    barrier: Barrier,
+    /// A thread failed: the others stop.
+    abort: AtomicBool,
+    clients_running: AtomicUsize,
+    deadline_ns: Option<u64>,
+}
+
+/// One thread's view of the step.
+pub struct Thread<'a> {
+    step: &'a StepClock,
+    pub index: usize,
+    pub role: Role,
+    /// The client's operation counter the progress display reads (clients only).
+    pub progress: Option<&'a ProgressCounter>,
+}
+
+impl Thread<'_> {
+    /// Nanoseconds since the step started.
+    #[inline]
+    pub fn now_ns(&self) -> u64 {
+        let start_raw = self.step.start.get().expect("clock started").1;
+        self.step.clock.delta_as_nanos(start_raw, self.step.clock.raw())
+    }
+
+    /// The run is stopping (a signal) or another thread failed.
+    #[inline]
+    pub fn should_stop(&self) -> bool {
+        stop::stop_requested() || self.step.abort.load(Ordering::Relaxed)
+    }
+
+    /// Some client thread is still running (background threads stop at none).
+    #[inline]
+    pub fn clients_running(&self) -> bool {
+        self.step.clients_running.load(Ordering::Relaxed) > 0
+    }
+
+    /// The step's time limit (--seconds), from its start.
+    pub fn deadline_ns(&self) -> Option<u64> {
+        self.step.deadline_ns
+    }
+
+    /// A recorder of this thread's calls; clients' recorders feed the progress display.
+    pub fn recorder(&self, name: &'static str) -> OpRecorder<'_> {
+        OpRecorder { name, rec: Recorder::new(self.progress), outcomes: Outcomes::default() }
+    }
+
+    /// A recorder that does not feed the progress display (secondary operation types).
+    pub fn quiet_recorder(&self, name: &'static str) -> OpRecorder<'static> {
+        OpRecorder { name, rec: Recorder::new(None), outcomes: Outcomes::default() }
+    }
+
+    /// The closed loop: call `op(g)` for g = first, first + stride, ... while
+    /// g < `calls` (all calls when None), until the deadline, a stop, or `op`
+    /// says it is done. `op` returns (operations done, done). Each call is
+    /// recorded in `rec` with the time since the previous call ended; its
+    /// outcome is up to `op`. Returns when the last call ended.
+    #[inline]
+    pub fn closed_loop(
+        &self,
+        rec: &mut Recorder<'_>,
+        calls: Option<u64>,
+        first: u64,
+        stride: u64,
+        mut op: impl FnMut(u64) -> Result<(u64, bool)>,
+    ) -> Result<u64> {
+        let deadline = self.step.deadline_ns;
+        let mut last = self.now_ns();
+        let mut g = first;
+        loop {
+            if calls.is_some_and(|t| g >= t) || self.should_stop() {
+                break;
+            }
+            let (n, done) = op(g)?;
+            let now = self.now_ns();
+            rec.record_n(now, now - last, n);
+            last = now;
+            if done || deadline.is_some_and(|d| now >= d) {
+                break;
+            }
+            g += stride;
+        }
+        Ok(last)
+    }
+
+    /// A background role's loop: calls paced smoothly at `calls_per_s` (as
+    /// fast as possible when None) while a client runs. `call` makes one
+    /// call; `record(end_ns, response_ns, result)` records it, its response
+    /// time measured from the intended start. Service times go to `service`.
+    /// Returns when the last call ended.
+    pub fn paced_loop<R>(
+        &self,
+        calls_per_s: Option<f64>,
+        service: &mut Histogram<u64>,
+        mut call: impl FnMut() -> Result<R>,
+        mut record: impl FnMut(u64, u64, R),
+    ) -> Result<u64> {
+        let mut pacer = calls_per_s.map(Pacer::new);
+        if pacer.is_some() {
+            pacer::set_precise_timer_slack();
+        }
+        let start = self.step.start.get().expect("clock started").0;
+        let mut last_end = self.now_ns();
+        while self.clients_running() && !self.should_stop() {
+            let intended = match &mut pacer {
+                Some(p) => {
+                    let t = p.next_intended();
+                    Pacer::wait_until(start, t);
+                    if !self.clients_running() || self.should_stop() {
+                        break;
+                    }
+                    t
+                }
+                None => last_end,
+            };
+            let began = self.now_ns();
+            let r = call()?;
+            let end = self.now_ns();
+            record(end, end - intended.min(began), r);
+            service.saturating_record((end - began).max(1));
+            last_end = end;
+        }
+        Ok(last_end)
+    }
+}
+
+/// The recording of one operation type in one thread: response times (and
+/// their 1-second series) and the outcomes of the calls.
+pub struct OpRecorder<'a> {
+    pub name: &'static str,
+    pub rec: Recorder<'a>,
+    pub outcomes: Outcomes,
+}
+
+impl OpRecorder<'_> {
+    /// Close the recording. Calls count only what did not go well (not
+    /// found, conflicts, errors); every other operation recorded was ok.
+    pub fn finish(self) -> FinishedOp {
+        let mut outcomes = self.outcomes;
+        outcomes.ok = self.rec.ops().saturating_sub(outcomes.not_found + outcomes.error);
+        FinishedOp { name: self.name, rec: self.rec.finish(), outcomes }
+    }
+}
+
+/// An `OpRecorder` after its thread ended.
+pub struct FinishedOp {
+    pub name: &'static str,
+    pub rec: FinishedRecorder,
+    pub outcomes: Outcomes,
+}
+
+/// What the driver brings back from a step's threads.
+pub struct Joined<O> {
+    /// Outputs of the clients that ended without error (in thread order).
+    pub clients: Vec<O>,
+    /// Outputs of the background threads that ended without error.
+    pub background: Vec<O>,
+    /// Errors and panics of any thread (a background thread's say so).
+    pub errors: Vec<anyhow::Error>,
+}
+
+/// How a step's progress is shown: a total of operations, or a duration.
+pub struct Progress<'a> {
+    pub label: &'a str,
+    pub total_ops: Option<u64>,
+    pub seconds: Option<f64>,
+}
+
+/// Run a step's threads: `clients` closed-loop clients and `background`
+/// threads. Each thread opens its session with `open(role, index)`, waits
+/// for the others, then runs `body`. `tick` runs on the calling thread about
+/// every 100 ms until the clients are done (e.g. to cancel server calls after
+/// a stop). `seconds` is the clients' time limit.
+pub fn run<S, O: Send>(
+    clients: usize,
+    background: usize,
+    seconds: Option<f64>,
+    progress: Progress<'_>,
+    open: impl Fn(Role, usize) -> Result<S> + Sync,
+    body: impl Fn(&Thread<'_>, S) -> Result<O> + Sync,
+    mut tick: impl FnMut(),
+) -> Joined<O> {
+    let step = StepClock {
+        clock: quanta::Clock::new(),
+        start: OnceLock::new(),
+        barrier: Barrier::new(clients + background),
+        abort: AtomicBool::new(false),
+        clients_running: AtomicUsize::new(clients),
+        deadline_ns: seconds.map(|s| (s * 1e9) as u64),
+    };
+    let counters: Vec<ProgressCounter> = (0..clients).map(|_| ProgressCounter::default()).collect();
+    let display = StepProgress::start(progress.label, progress.total_ops, progress.seconds);
+    let (client_results, background_results) = std::thread::scope(|scope| {
+        let (step, open, body, counters) = (&step, &open, &body, &counters);
+        let spawn = |role: Role, index: usize| {
+            scope.spawn(move || -> Result<O> {
+                let counter = (role == Role::Client).then(|| &counters[index]);
+                let session = open(role, index);
+                if step.barrier.wait().is_leader() {
+                    let _ = step.start.set((Instant::now(), step.clock.raw()));
+                }
+                // Everyone waits until the leader has set the clock.
+                while step.start.get().is_none() {
+                    std::hint::spin_loop();
+                }
+                let thread = Thread { step, index, role, progress: counter };
+                let outcome = session.and_then(|s| body(&thread, s));
+                if role == Role::Client {
+                    step.clients_running.fetch_sub(1, Ordering::Relaxed);
+                }
+                if outcome.is_err() {
+                    step.abort.store(true, Ordering::Relaxed);
+                }
+                outcome
+            })
+        };
+        let clients: Vec<_> = (0..clients).map(|t| spawn(Role::Client, t)).collect();
+        let background: Vec<_> = (0..background).map(|t| spawn(Role::Background, t)).collect();
+        while clients.iter().any(|h| !h.is_finished()) {
+            let done: u64 = counters.iter().map(|c| c.0.load(Ordering::Relaxed)).sum();
+            display.update(done, step.start.get().map(|s| s.0.elapsed()));
+            std::thread::sleep(Duration::from_millis(100));
+            tick();
+        }
+        let join = |h: std::thread::ScopedJoinHandle<'_, Result<O>>| h.join().map_err(join_error).and_then(|r| r);
+        let c: Vec<Result<O>> = clients.into_iter().map(join).collect();
+        let b: Vec<Result<O>> = background.into_iter().map(join).collect();
+        (c, b)
+    });
+    display.finish();
+    let mut joined = Joined { clients: Vec::new(), background: Vec::new(), errors: Vec::new() };
+    for r in client_results {
+        match r {
+            Ok(o) => joined.clients.push(o),
+            Err(e) => joined.errors.push(e),
+        }
+    }
+    for r in background_results {
+        match r {
+            Ok(o) => joined.background.push(o),
+            Err(e) => joined.errors.push(e.context("background writer")),
+        }
+    }
+    joined
+}
+
+/// A panicking thread's payload as an error.
+pub fn join_error(e: Box<dyn std::any::Any + Send>) -> anyhow::Error {
+    let msg = e
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| e.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into());
+    anyhow!("client thread panicked: {msg}")
+}
+
+/// The step's wall time: when the last client's last call ended (ns, at least 1).
+pub fn wall_ns(ends: impl IntoIterator<Item = u64>) -> u64 {
+    ends.into_iter().max().unwrap_or(0).max(1)
+}
+
+/// Full or partial 1-second intervals in `wall_ns`.
+pub fn intervals(wall_ns: u64) -> u32 {
+    wall_ns.div_ceil(1_000_000_000) as u32
+}
+
+/// Merge the threads' recordings by operation type, in the order each type
+/// first appears.
+pub fn merge_ops(threads: impl IntoIterator<Item = Vec<FinishedOp>>, intervals: u32) -> Vec<OpResult> {
+    let mut by_op: Vec<(&'static str, Vec<FinishedRecorder>, Outcomes)> = Vec::new();
+    for ops in threads {
+        for op in ops {
+            match by_op.iter_mut().find(|(n, _, _)| *n == op.name) {
+                Some((_, recs, outcomes)) => {
+                    recs.push(op.rec);
+                    outcomes.add(&op.outcomes);
+                }
+                None => by_op.push((op.name, vec![op.rec], op.outcomes)),
+            }
+        }
+    }
+    by_op
+        .into_iter()
+        .map(|(name, recs, outcomes)| {
+            let m = merge(recs, intervals);
+            OpResult { op: name.to_string(), ops: m.ops, latency: m.latency(), intervals: m.intervals, outcomes: Some(outcomes) }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clients_and_a_background_role_run_and_merge() {
+        // Two clients of 1000 calls each; one background thread that runs
+        // until they are done.
+        let joined = run(
+            2,
+            1,
+            None,
+            Progress { label: "test", total_ops: Some(2000), seconds: None },
+            |_, _| Ok(()),
+            |t, ()| {
+                let mut ops = t.recorder(if t.role == Role::Client { "get" } else { "put" });
+                let end = match t.role {
+                    Role::Client => t.closed_loop(&mut ops.rec, Some(2000), t.index as u64, 2, |g| {
+                        if g % 10 == 0 {
+                            ops.outcomes.not_found += 1;
+                        }
+                        Ok((1, false))
+                    }),
+                    Role::Background => {
+                        let mut service = crate::measure::new_histogram();
+                        t.paced_loop(Some(1000.0), &mut service, || Ok(()), |end, response, ()| ops.rec.record(end, response))
+                    }
+                }?;
+                Ok((vec![ops.finish()], end))
+            },
+            || {},
+        );
+        assert!(joined.errors.is_empty());
+        assert_eq!(joined.clients.len(), 2);
+        assert_eq!(joined.background.len(), 1);
+        let merged = merge_ops(joined.clients.into_iter().map(|(ops, _)| ops), 1);
+        assert_eq!(merged.len(), 1);
+        assert_eq!(merged[0].ops, 2000);
+        let outcomes = merged[0].outcomes.unwrap();
+        assert_eq!((outcomes.ok, outcomes.not_found), (1800, 200));
+    }
+
+    #[test]
+    fn a_failing_thread_stops_the_others_and_is_reported() {
+        let joined: Joined<u64> = run(
+            2,
+            0,
+            None,
+            Progress { label: "test", total_ops: None, seconds: None },
+            |_, _| Ok(()),
+            |t, ()| {
+                let mut rec = Recorder::new(None);
+                t.closed_loop(&mut rec, None, 0, 1, |g| {
+                    if t.index == 0 && g == 10 {
+                        anyhow::bail!("engine error");
+                    }
+                    Ok((1, false))
+                })
+            },
+            || {},
+        );
+        assert_eq!(joined.errors.len(), 1);
+        assert!(joined.errors[0].to_string().contains("engine error"));
+        assert_eq!(joined.clients.len(), 1, "the other client stopped without error");
+    }
+}

@@ -262,9 +262,9 @@ pub fn registry() -> &'static [EngineSpec] {
         null::SPEC,
         #[cfg(feature = "wiredtiger")]
         wiredtiger::SPEC,
-        crate::ibench::servers::POSTGRES,
-        crate::ibench::servers::MARIADB_INNODB,
-        crate::ibench::servers::MARIADB_MYROCKS,
+        crate::workload::ibench::servers::POSTGRES,
+        crate::workload::ibench::servers::MARIADB_INNODB,
+        crate::workload::ibench::servers::MARIADB_MYROCKS,
     ];
     ENGINES
 }

@@ -90,6 +90,29 @@ pub struct OpResult {
     pub latency: LatencySummary,
     /// 1-second intervals: ops, p99 and max response time in each.
     pub intervals: Vec<IntervalStats>,
+    /// How the operations ended (None in results from before outcomes were counted).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outcomes: Option<Outcomes>,
+}
+
+/// How the operations of one type ended: ok + not_found + error = ops;
+/// `conflict` counts attempts that conflicted (lock wait, deadlock,
+/// serialization failure) and were retried, so they are not in ops.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Outcomes {
+    pub ok: u64,
+    pub not_found: u64,
+    pub conflict: u64,
+    pub error: u64,
+}
+
+impl Outcomes {
+    pub fn add(&mut self, o: &Outcomes) {
+        self.ok += o.ok;
+        self.not_found += o.not_found;
+        self.conflict += o.conflict;
+        self.error += o.error;
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -8,7 +8,6 @@
 //! parent records the crash and keeps everything measured before it.
 
 pub mod dirs;
-pub mod exec;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -164,8 +163,8 @@ pub fn run(plan: &RunPlan, opts: &RunOptions) -> Result<RunResult> {
     let exe = std::env::current_exe().context("cannot find the rumbench executable")?;
 
     for (i, config) in plan.configs.iter().enumerate() {
-        if exec::stop_requested() {
-            run.configs.push(ended_config(config, &db_root, Status::NotRun, &format!("not run: the run was {}", exec::interrupted_text())));
+        if crate::driver::stop::stop_requested() {
+            run.configs.push(ended_config(config, &db_root, Status::NotRun, &format!("not run: the run was {}", crate::driver::stop::interrupted_text())));
             crate::report::write_all(&run, &opts.output_dir)?;
             continue;
         }
@@ -179,7 +178,7 @@ pub fn run(plan: &RunPlan, opts: &RunOptions) -> Result<RunResult> {
         let dir = db_root.join(&config.name);
         // A config process that died without stopping its database server
         // (killed, crashed) leaves it running: stop it from here.
-        for leftover in crate::ibench::stop_leftover_servers(&config.engine, &dir, crashed) {
+        for leftover in crate::workload::ibench::stop_leftover_servers(&config.engine, &dir, crashed) {
             eprintln!("rumbench: {leftover}");
         }
         // The child rewrote result.json after each step; take it back.
@@ -258,7 +257,7 @@ fn run_child(exe: &Path, task_path: &Path, index: usize, config: &EngineConfig) 
     }
     let mut child = cmd.spawn().context("cannot start the benchmark process")?;
     CHILD_PID.store(child.id() as i32, std::sync::atomic::Ordering::SeqCst);
-    if let Some(sig) = exec::stop_signal() {
+    if let Some(sig) = crate::driver::stop::stop_signal() {
         forward_signal(sig);
     }
     let status = child.wait().context("waiting for the benchmark process");
@@ -270,7 +269,7 @@ fn crash_message(config: &EngineConfig, status: &std::process::ExitStatus, db_ro
     let how = match std::os::unix::process::ExitStatusExt::signal(status) {
         Some(sig) => format!(
             "killed by signal {sig} ({}{})",
-            exec::signal_name(sig),
+            crate::driver::stop::signal_name(sig),
             if sig == libc::SIGKILL { ", perhaps the out-of-memory killer" } else { "" }
         ),
         None => format!("exited with status {}", status.code().unwrap_or(-1)),
@@ -299,9 +298,9 @@ fn finish_status(run: &mut RunResult) {
         .filter(|c| c.status == Status::Failed)
         .map(|c| format!("{}: {}", c.name, c.error.as_deref().unwrap_or("failed")))
         .collect();
-    if exec::stop_requested() {
+    if crate::driver::stop::stop_requested() {
         run.status = Status::Interrupted;
-        run.error = Some(exec::interrupted_text());
+        run.error = Some(crate::driver::stop::interrupted_text());
     } else if !failed.is_empty() {
         run.status = Status::Failed;
         run.error = Some(failed.join("; "));
@@ -358,7 +357,7 @@ pub fn run_config_child(task_path: &Path, index: usize) -> ExitCode {
             for c in &task.plan.configs[index + 1..] {
                 run.configs.push(ended_config(c, &task.opts.db_root(), Status::NotRun, "not run: the main rumbench process died"));
             }
-            exec::request_stop(libc::SIGTERM);
+            crate::driver::stop::request_stop(libc::SIGTERM);
             finish_run(&mut run, &task.opts, Some("interrupted: the main rumbench process died"))?;
         }
         Ok(status)
@@ -457,8 +456,8 @@ fn run_step(
     let before = engine.write_amp_counters();
     let probe = plan.settings.metrics.then(|| probes.begin());
     let (mut result, work) = match plan.kind {
-        StepKind::Flush | StepKind::WaitForCompaction => (exec::run_engine_step(engine, plan, result), Default::default()),
-        _ => exec::run_client_step(engine, plan, index, keyspace, result),
+        StepKind::Flush | StepKind::WaitForCompaction => (crate::workload::dbbench::run_engine_step(engine, plan, result), Default::default()),
+        _ => crate::workload::dbbench::run_client_step(engine, plan, index, keyspace, result),
     };
     if let Some(live) = &mut state.live {
         live.union_with(&work.written);
@@ -592,7 +591,7 @@ pub(crate) fn record_step(
 fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut RunResult) -> Result<()> {
     let config = plan.configs.get(index).context("config index out of range")?;
     if plan.steps.iter().any(|s| s.kind.is_ibench()) {
-        return crate::ibench::run::run_config(plan, opts, index, run);
+        return crate::workload::ibench::run::run_config(plan, opts, index, run);
     }
     let spec = engine::find(&config.engine)?;
     let dir = opts.db_root().join(&config.name);
@@ -639,7 +638,7 @@ fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut RunResu
     let mut state = ConfigState { live: (!opts.use_existing_db).then(|| KeyBitmap::with_capacity(plan.settings.num)) };
 
     for (i, step) in plan.steps.iter().enumerate() {
-        if exec::stop_requested() {
+        if crate::driver::stop::stop_requested() {
             break;
         }
         let result = run_step(engine.as_ref(), config, step, i, keyspace, &probes, &mut state, &dir);
@@ -675,11 +674,11 @@ pub(crate) fn record_provenance(run: &mut RunResult, ci: usize, spec: &engine::E
 pub(crate) fn settle_config_status(run: &mut RunResult, ci: usize, planned_steps: usize) {
     let c = &mut run.configs[ci];
     if c.status == Status::Running {
-        if c.steps.len() >= planned_steps || !exec::stop_requested() {
+        if c.steps.len() >= planned_steps || !crate::driver::stop::stop_requested() {
             c.status = Status::Completed;
         } else {
             c.status = Status::Interrupted;
-            c.error = Some(format!("not every step ran: {}", exec::interrupted_text()));
+            c.error = Some(format!("not every step ran: {}", crate::driver::stop::interrupted_text()));
         }
     }
 }
@@ -689,5 +688,5 @@ pub fn check_plan(plan: &RunPlan) -> Result<()> {
     if plan.configs.is_empty() {
         bail!("no engine configs");
     }
-    crate::ibench::check_plan(plan)
+    crate::workload::ibench::check_plan(plan)
 }

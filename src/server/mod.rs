@@ -32,6 +32,8 @@
 //! `mariadb-plugin-rocksdb`, and `runuser` when running as root (postgres
 //! refuses to run as root, so it runs as OS user `postgres`).
 
+pub mod pgwire;
+
 use std::collections::HashSet;
 use std::fmt;
 use std::fs;

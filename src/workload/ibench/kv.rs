@@ -298,7 +298,7 @@ impl TableSession for KvSession<'_> {
             if chunk.len() < INDEX_BUILD_CHUNK {
                 break;
             }
-            if crate::runner::exec::stop_requested() {
+            if crate::driver::stop::stop_requested() {
                 anyhow::bail!("index build interrupted");
             }
             start = primary_key(table, chunk.last().unwrap().id + 1);

@@ -28,6 +28,7 @@ use postgres_protocol::Oid;
 pub const INT8: Oid = 20;
 pub const INT4: Oid = 23;
 pub const VARCHAR: Oid = 1043;
+pub const TEXT: Oid = 25;
 pub const INT8_ARRAY: Oid = 1016;
 
 /// Where a server listens.
@@ -181,6 +182,8 @@ pub struct PgConn {
     inbuf: BytesMut,
     chunk: Box<[u8]>,
     cancel: CancelKey,
+    /// Rows the last statement affected or returned (its CommandComplete tag).
+    affected: u64,
 }
 
 /// Bytes read from the socket at a time (replies here are small).
@@ -198,6 +201,7 @@ impl PgConn {
             inbuf: BytesMut::with_capacity(READ_CHUNK),
             chunk: vec![0; READ_CHUNK].into_boxed_slice(),
             cancel: CancelKey { addr: addr.clone(), process_id: 0, secret_key: 0 },
+            affected: 0,
         };
         frontend::startup_message([("user", user), ("database", database), ("client_encoding", "UTF8")], &mut c.out)?;
         c.flush()?;
@@ -227,6 +231,11 @@ impl PgConn {
             Some(e) => Err(anyhow!("postgres refused the connection: {e}")),
             None => Ok(c),
         }
+    }
+
+    /// Rows the last statement affected (UPDATE, INSERT, DELETE) or returned (SELECT).
+    pub fn affected_rows(&self) -> u64 {
+        self.affected
     }
 
     pub fn cancel_key(&self) -> CancelKey {
@@ -270,6 +279,10 @@ impl PgConn {
                 }
                 Message::ErrorResponse(e) => {
                     error.get_or_insert_with(|| anyhow!("{}", error_text(&e)));
+                }
+                Message::CommandComplete(c) => {
+                    // "UPDATE 1", "INSERT 0 1", "SELECT 10": the count is last.
+                    self.affected = c.tag().ok().and_then(|t| t.rsplit(' ').next()).and_then(|n| n.parse().ok()).unwrap_or(0);
                 }
                 // ParseComplete, BindComplete, CommandComplete, RowDescription,
                 // NoData, EmptyQueryResponse, notices: nothing to keep.

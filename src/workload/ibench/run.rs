@@ -234,7 +234,7 @@ pub fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut Run
     let mut state = IbenchState::new(tables, RowGen::new(plan.settings.seed));
 
     for (i, step) in plan.steps.iter().enumerate() {
-        if runner::exec::stop_requested() {
+        if crate::driver::stop::stop_requested() {
             break;
         }
         let result = run_step(&backend, step, i, &mut state, &probes);

@@ -10,26 +10,23 @@
 //! the service time kept beside it.
 
 use std::ops::Range;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Barrier, OnceLock};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use anyhow::Result;
 use hdrhistogram::Histogram;
 
+use anyhow::Result;
+
 use super::table::{Table, TableSession};
-use super::{
-    query_step, rows_per_commit, Index, Row, RowGen, LI0_ROWS_PER_COMMIT, WRITER_ROWS_PER_COMMIT,
-};
-use crate::settings::StepPlan;
-use crate::measure::recorder::FinishedRecorder;
-use crate::measure::{merge, new_histogram, LatencySummary, ProgressCounter, Recorder};
-use crate::result::{IbenchStepInfo, OpResult, Status, StepResult, WriterResult};
-use crate::runner::exec::stop_requested;
-use crate::driver::pacer::{self, Pacer};
-use crate::driver::progress::StepProgress;
-use crate::settings::steps::StepKind;
+use super::{query_step, rows_per_commit, Index, Row, RowGen, LI0_ROWS_PER_COMMIT, WRITER_ROWS_PER_COMMIT};
 use crate::datagen::rng::{stream_seed, Rng};
+use crate::driver::stop::stop_requested;
+use crate::driver::{self, pacer, FinishedOp, Progress, Role, Thread};
+use crate::measure::{merge, new_histogram, LatencySummary, Recorder};
+use crate::result::{IbenchStepInfo, OpResult, Status, StepResult, WriterResult};
+use crate::settings::steps::StepKind;
+use crate::settings::StepPlan;
 
 /// Ids of one table: rows `min_live..next_id` exist (inserted and not deleted).
 #[derive(Debug)]
@@ -105,28 +102,14 @@ pub struct Work {
 
 const ROLE_CLIENT: u64 = 0;
 
-/// Shared by the threads of one step.
+/// What the threads of one step share.
 struct Ctx<'a> {
     plan: &'a StepPlan,
     step_index: u64,
-    table: &'a dyn Table,
     state: &'a IbenchState,
-    clock: quanta::Clock,
-    start: OnceLock<(Instant, u64)>,
-    barrier: Barrier,
-    abort: AtomicBool,
-    clients_running: AtomicUsize,
 }
 
 impl Ctx<'_> {
-    #[inline]
-    fn now_ns(&self) -> u64 {
-        let start_raw = self.start.get().expect("clock started").1;
-        self.clock.delta_as_nanos(start_raw, self.clock.raw())
-    }
-    fn should_stop(&self) -> bool {
-        stop_requested() || self.abort.load(Ordering::Relaxed)
-    }
     fn clients(&self) -> usize {
         self.plan.settings.threads
     }
@@ -149,28 +132,12 @@ impl Ctx<'_> {
     fn rng(&self, thread: usize, role: u64) -> Rng {
         Rng::new(stream_seed(self.plan.settings.seed, &[self.step_index, thread as u64, role, 0x1b]))
     }
-    /// Open a session, wait for every thread, start the clock; then run `f`.
-    fn enter<T>(&self, f: impl FnOnce(&mut dyn TableSession) -> Result<T>) -> Result<T> {
-        let session = self.table.session();
-        if self.barrier.wait().is_leader() {
-            let _ = self.start.set((Instant::now(), self.clock.raw()));
-        }
-        while self.start.get().is_none() {
-            std::hint::spin_loop();
-        }
-        let outcome = session.and_then(|mut s| f(s.as_mut()));
-        if outcome.is_err() {
-            self.abort.store(true, Ordering::Relaxed);
-        }
-        outcome
-    }
 }
 
 /// What a client or writer thread brings back.
 #[derive(Default)]
 struct ThreadOut {
-    /// (op name, recording).
-    recorders: Vec<(&'static str, FinishedRecorder)>,
+    ops: Vec<FinishedOp>,
     end_ns: u64,
     rows_inserted: u64,
     rows_deleted: u64,
@@ -182,7 +149,6 @@ struct ThreadOut {
     service: Option<Histogram<u64>>,
 }
 
-use crate::runner::exec::join_error;
 
 /// Test hook: `RUMBENCH_IBENCH_FAULT=panic@<step>` makes client 0 panic
 /// after its first call in that step (`error@<step>`: fail with an error),
@@ -226,26 +192,27 @@ fn insert_commit(
 }
 
 /// A load step's client: `total` rows in commits of `batch`.
-fn insert_client(ctx: &Ctx<'_>, session: &mut dyn TableSession, t: usize, counter: &ProgressCounter) -> Result<ThreadOut> {
+fn insert_client(ctx: &Ctx<'_>, th: &Thread<'_>, session: &mut dyn TableSession) -> Result<ThreadOut> {
+    let t = th.index;
     let kind = ctx.plan.kind;
     let s = &ctx.plan.settings;
     let batch = rows_per_commit(kind).unwrap_or(LI0_ROWS_PER_COMMIT) as u64;
     let total = if kind == StepKind::LoadI0 { s.ibench.rows } else { s.ibench.insert_rows };
     let deletes = s.ibench.deletes && kind != StepKind::LoadI0;
     let tno = ctx.table_of(t);
-    let mut ins = Recorder::new(Some(counter));
-    let mut del = Recorder::new(None);
+    let mut ins = th.recorder("insert");
+    let mut del = th.quiet_recorder("delete");
     let mut rows: Vec<Row> = Vec::with_capacity(batch as usize);
     let mut out = ThreadOut::default();
-    let mut last = ctx.now_ns();
+    let mut last = th.now_ns();
     let mut done = 0u64;
-    while done < total && !ctx.should_stop() {
+    while done < total && !th.should_stop() {
         let n = batch.min(total - done);
         let (deleted, asked) = insert_commit(ctx, session, tno, n, deletes, &mut rows)?;
-        let now = ctx.now_ns();
-        ins.record_n(now, now - last, n);
+        let now = th.now_ns();
+        ins.rec.record_n(now, now - last, n);
         if asked {
-            del.record_n(now, now - last, deleted);
+            del.rec.record_n(now, now - last, deleted);
         }
         last = now;
         done += n;
@@ -258,47 +225,49 @@ fn insert_client(ctx: &Ctx<'_>, session: &mut dyn TableSession, t: usize, counte
     }
     out.rows_inserted = done;
     out.end_ns = last;
-    out.recorders.push(("insert", ins.finish()));
+    out.ops.push(ins.finish());
     if deletes {
-        out.recorders.push(("delete", del.finish()));
+        out.ops.push(del.finish());
     }
     Ok(out)
 }
 
 /// l.x's client: the secondary indexes of its table (one call, timed).
-fn index_client(ctx: &Ctx<'_>, session: &mut dyn TableSession, t: usize, counter: &ProgressCounter) -> Result<ThreadOut> {
+fn index_client(ctx: &Ctx<'_>, th: &Thread<'_>, session: &mut dyn TableSession) -> Result<ThreadOut> {
+    let t = th.index;
     let mut out = ThreadOut::default();
-    let mut rec = Recorder::new(Some(counter));
+    let mut op = th.recorder("create_index");
     let owns_table = !ctx.plan.settings.ibench.one_table || t == 0;
-    if owns_table && !ctx.should_stop() {
+    if owns_table && !th.should_stop() {
         let rows = ctx.state.tables[t].live();
         session.create_secondary_indexes(t as u32)?;
-        let now = ctx.now_ns();
-        rec.record_n(now, now, rows);
+        let now = th.now_ns();
+        op.rec.record_n(now, now, rows);
         out.end_ns = now;
         if t == 0 {
             inject_fault(ctx.plan.kind)?;
         }
     }
-    out.recorders.push(("create_index", rec.finish()));
+    out.ops.push(op.finish());
     Ok(out)
 }
 
 /// A q step's query client: closed loop for --query-seconds.
-fn query_client(ctx: &Ctx<'_>, session: &mut dyn TableSession, t: usize, counter: &ProgressCounter) -> Result<ThreadOut> {
+fn query_client(ctx: &Ctx<'_>, th: &Thread<'_>, session: &mut dyn TableSession) -> Result<ThreadOut> {
+    let t = th.index;
     let s = &ctx.plan.settings;
     let (range, _) = query_step(ctx.plan.kind).expect("a query step");
     let tno = ctx.table_of(t);
     let ts = &ctx.state.tables[tno as usize];
     let deadline = (s.ibench.query_seconds * 1e9) as u64;
     let mut rng = ctx.rng(t, ROLE_CLIENT);
-    let mut rec = Recorder::new(Some(counter));
+    let mut op = th.recorder("query");
     let mut out = ThreadOut::default();
     let mut rows: Vec<Row> = Vec::with_capacity(s.range_len.max(s.multiget_batch));
     let mut ids: Vec<u64> = Vec::with_capacity(s.multiget_batch);
-    let mut last = ctx.now_ns();
+    let mut last = th.now_ns();
     let mut k = 0usize;
-    while !ctx.should_stop() {
+    while !th.should_stop() {
         if range {
             let ix = Index::ALL[k % Index::ALL.len()];
             let start = rng.below(ix.leading_domain()) as i32;
@@ -310,8 +279,8 @@ fn query_client(ctx: &Ctx<'_>, session: &mut dyn TableSession, t: usize, counter
             ids.extend((0..s.multiget_batch).map(|_| lo + rng.below(hi - lo)));
             session.point_query(tno, &ids, &mut rows)?;
         }
-        let now = ctx.now_ns();
-        rec.record(now, now - last);
+        let now = th.now_ns();
+        op.rec.record(now, now - last);
         last = now;
         out.rows_returned += rows.len() as u64;
         k += 1;
@@ -324,72 +293,50 @@ fn query_client(ctx: &Ctx<'_>, session: &mut dyn TableSession, t: usize, counter
     }
     out.queries = k as u64;
     out.end_ns = last;
-    out.recorders.push(("query", rec.finish()));
+    out.ops.push(op.finish());
     Ok(out)
 }
 
 /// A q step's background writer: commits of WRITER_ROWS_PER_COMMIT rows
 /// paced smoothly at the step's rate until the query clients are done.
-fn writer(ctx: &Ctx<'_>, session: &mut dyn TableSession, t: usize, rows_per_s: f64) -> Result<ThreadOut> {
+fn writer(ctx: &Ctx<'_>, th: &Thread<'_>, session: &mut dyn TableSession, rows_per_s: f64) -> Result<ThreadOut> {
     let deletes = ctx.plan.settings.ibench.deletes;
     let batch = WRITER_ROWS_PER_COMMIT as u64;
-    let tno = ctx.table_of(t);
-    let mut ins = Recorder::new(None);
-    let mut del = Recorder::new(None);
+    let tno = ctx.table_of(th.index);
+    let mut ins = th.recorder("insert");
+    let mut del = th.quiet_recorder("delete");
     let mut service = new_histogram();
     let mut out = ThreadOut::default();
     let mut rows: Vec<Row> = Vec::with_capacity(batch as usize);
-    let mut pacer = Pacer::new(rows_per_s / batch as f64);
-    pacer::set_precise_timer_slack();
-    let start = ctx.start.get().expect("clock started").0;
-    let mut last_end = 0;
-    while ctx.clients_running.load(Ordering::Relaxed) > 0 && !ctx.should_stop() {
-        let intended = pacer.next_intended();
-        Pacer::wait_until(start, intended);
-        if ctx.clients_running.load(Ordering::Relaxed) == 0 || ctx.should_stop() {
-            break;
-        }
-        let began = ctx.now_ns();
-        let (deleted, asked) = insert_commit(ctx, session, tno, batch, deletes, &mut rows)?;
-        let end = ctx.now_ns();
-        let response = end - intended.min(began);
-        ins.record_n(end, response, batch);
-        if asked {
-            del.record_n(end, response, deleted);
-        }
-        service.saturating_record((end - began).max(1));
-        last_end = end;
-        out.rows_inserted += batch;
-        out.rows_deleted += deleted;
-        out.commits += 1;
-        out.logical_bytes += rows.iter().map(Row::logical_bytes).sum::<u64>();
-    }
-    out.end_ns = last_end;
-    out.recorders.push(("insert", ins.finish()));
+    let (mut inserted, mut deleted_rows, mut commits, mut logical) = (0u64, 0u64, 0u64, 0u64);
+    out.end_ns = th.paced_loop(
+        Some(rows_per_s / batch as f64),
+        &mut service,
+        || {
+            let r = insert_commit(ctx, session, tno, batch, deletes, &mut rows)?;
+            logical += rows.iter().map(Row::logical_bytes).sum::<u64>();
+            Ok(r)
+        },
+        |end, response, (deleted, asked)| {
+            ins.rec.record_n(end, response, batch);
+            if asked {
+                del.rec.record_n(end, response, deleted);
+            }
+            inserted += batch;
+            deleted_rows += deleted;
+            commits += 1;
+        },
+    )?;
+    out.rows_inserted = inserted;
+    out.rows_deleted = deleted_rows;
+    out.commits = commits;
+    out.logical_bytes = logical;
+    out.ops.push(ins.finish());
     if deletes {
-        out.recorders.push(("delete", del.finish()));
+        out.ops.push(del.finish());
     }
     out.service = Some(service);
     Ok(out)
-}
-
-fn merge_ops(outs: &mut [ThreadOut], intervals: u32) -> Vec<OpResult> {
-    let mut by_op: Vec<(&'static str, Vec<FinishedRecorder>)> = Vec::new();
-    for o in outs.iter_mut() {
-        for (name, rec) in o.recorders.drain(..) {
-            match by_op.iter_mut().find(|(n, _)| *n == name) {
-                Some((_, v)) => v.push(rec),
-                None => by_op.push((name, vec![rec])),
-            }
-        }
-    }
-    by_op
-        .into_iter()
-        .map(|(name, recs)| {
-            let m = merge(recs, intervals);
-            OpResult { op: name.to_string(), ops: m.ops, latency: m.latency(), intervals: m.intervals }
-        })
-        .collect()
 }
 
 /// Run an insert-benchmark step against `table`. The caller has checked
@@ -406,78 +353,34 @@ pub fn run_step(
     let clients = s.threads;
     let q = query_step(kind);
     let writers = if q.is_some() { clients } else { 0 };
-    let ctx = Ctx {
-        plan,
-        step_index: step_index as u64,
-        table,
-        state,
-        clock: quanta::Clock::new(),
-        start: OnceLock::new(),
-        barrier: Barrier::new(clients + writers),
-        abort: AtomicBool::new(false),
-        clients_running: AtomicUsize::new(clients),
+    let ctx = Ctx { plan, step_index: step_index as u64, state };
+    let total_ops = match (kind, q) {
+        (_, Some(_)) | (StepKind::CreateIndexes, _) => None,
+        (StepKind::LoadI0, _) => Some(s.ibench.rows * clients as u64),
+        _ => Some(s.ibench.insert_rows * clients as u64),
     };
-    let counters: Vec<ProgressCounter> = (0..clients).map(|_| ProgressCounter::default()).collect();
-    let progress = match (kind, q) {
-        (_, Some(_)) => StepProgress::start(kind.name(), None, Some(s.ibench.query_seconds)),
-        (StepKind::CreateIndexes, _) => StepProgress::start(kind.name(), None, None),
-        (StepKind::LoadI0, _) => StepProgress::start(kind.name(), Some(s.ibench.rows * clients as u64), None),
-        _ => StepProgress::start(kind.name(), Some(s.ibench.insert_rows * clients as u64), None),
-    };
-
-    let (client_results, writer_results) = std::thread::scope(|scope| {
-        let ctx = &ctx;
-        let mut handles = Vec::new();
-        for (t, counter) in counters.iter().enumerate() {
-            handles.push(scope.spawn(move || -> Result<ThreadOut> {
-                let r = ctx.enter(|session| match kind {
-                    StepKind::CreateIndexes => index_client(ctx, session, t, counter),
-                    _ if q.is_some() => query_client(ctx, session, t, counter),
-                    _ => insert_client(ctx, session, t, counter),
-                });
-                ctx.clients_running.fetch_sub(1, Ordering::Relaxed);
-                r
-            }));
-        }
-        let mut writer_handles = Vec::new();
-        if let Some((_, rate)) = q {
-            for t in 0..writers {
-                writer_handles.push(scope.spawn(move || -> Result<ThreadOut> { ctx.enter(|session| writer(ctx, session, t, rate)) }));
-            }
-        }
-        let mut cancel_watch = CancelWatch::default();
-        while handles.iter().any(|h| !h.is_finished()) {
-            let done: u64 = counters.iter().map(|c| c.0.load(Ordering::Relaxed)).sum();
-            progress.update(done, ctx.start.get().map(|s| s.0.elapsed()));
-            std::thread::sleep(Duration::from_millis(100));
-            cancel_watch.poll(table);
-        }
-        let clients: Vec<Result<ThreadOut>> =
-            handles.into_iter().map(|h| h.join().map_err(join_error).and_then(|r| r)).collect();
-        let writers: Vec<Result<ThreadOut>> =
-            writer_handles.into_iter().map(|h| h.join().map_err(join_error).and_then(|r| r)).collect();
-        (clients, writers)
-    });
-    progress.finish();
-
-    let mut errors = Vec::new();
-    let mut outs: Vec<ThreadOut> = Vec::new();
-    for r in client_results {
-        match r {
-            Ok(o) => outs.push(o),
-            Err(e) => errors.push(e),
-        }
-    }
-    let mut wouts: Vec<ThreadOut> = Vec::new();
-    for r in writer_results {
-        match r {
-            Ok(o) => wouts.push(o),
-            Err(e) => errors.push(e.context("background writer")),
-        }
-    }
-    let wall_ns = outs.iter().map(|o| o.end_ns).max().unwrap_or(0).max(1);
+    let seconds = q.map(|_| s.ibench.query_seconds);
+    let mut cancel_watch = CancelWatch::default();
+    let joined = driver::run(
+        clients,
+        writers,
+        None,
+        Progress { label: kind.name(), total_ops, seconds },
+        |_, _| table.session(),
+        |th, mut session| match (th.role, q) {
+            (Role::Background, Some((_, rate))) => writer(&ctx, th, session.as_mut(), rate),
+            _ if kind == StepKind::CreateIndexes => index_client(&ctx, th, session.as_mut()),
+            (_, Some(_)) => query_client(&ctx, th, session.as_mut()),
+            _ => insert_client(&ctx, th, session.as_mut()),
+        },
+        || cancel_watch.poll(table),
+    );
+    let mut errors = joined.errors;
+    let mut outs = joined.clients;
+    let mut wouts = joined.background;
+    let wall_ns = driver::wall_ns(outs.iter().map(|o| o.end_ns));
     let wall_s = wall_ns as f64 / 1e9;
-    let intervals = wall_ns.div_ceil(1_000_000_000) as u32;
+    let intervals = driver::intervals(wall_ns);
 
     let mut work = Work { writer_threads: clients as u64, ..Default::default() };
     let mut info = IbenchStepInfo { rows_per_commit: rows_per_commit(kind), ..Default::default() };
@@ -489,7 +392,7 @@ pub fn run_step(
         work.commits += o.commits;
         work.logical_bytes_written += o.logical_bytes;
     }
-    result.ops_by_type = merge_ops(&mut outs, intervals);
+    result.ops_by_type = driver::merge_ops(outs.iter_mut().map(|o| std::mem::take(&mut o.ops)), intervals);
     result.ops = result.ops_by_type.first().map(|o| o.ops).unwrap_or(0);
     work.main_ops = result.ops;
     result.wall_s = wall_s;
@@ -518,13 +421,14 @@ pub fn run_step(
                 service.add(h).expect("same histogram bounds");
             }
         }
-        let mut ops = merge_ops(&mut wouts, intervals);
+        let mut ops = driver::merge_ops(wouts.iter_mut().map(|o| std::mem::take(&mut o.ops)), intervals);
         let deletes = ops.iter().position(|o| o.op == "delete").map(|i| ops.remove(i));
         let inserts = ops.into_iter().next().unwrap_or(OpResult {
             op: "insert".into(),
             ops: 0,
             latency: LatencySummary::default(),
             intervals: Vec::new(),
+            outcomes: None,
         });
         if missed {
             result.notes.push(format!(
@@ -565,7 +469,7 @@ pub fn run_step(
                 let mut rec = Recorder::new(None);
                 rec.record(ns, ns);
                 let m = merge(vec![rec.finish()], ns.div_ceil(1_000_000_000) as u32);
-                result.ops_by_type.push(OpResult { op: "settle".into(), ops: 1, latency: m.latency(), intervals: m.intervals });
+                result.ops_by_type.push(OpResult { op: "settle".into(), ops: 1, latency: m.latency(), intervals: m.intervals, outcomes: None });
                 info.settle_s = Some(ns as f64 / 1e9);
                 info.settle = notes;
             }
@@ -576,7 +480,7 @@ pub fn run_step(
     if stop_requested() {
         // Errors after Ctrl-C come from the statements it cancelled.
         result.status = Status::Interrupted;
-        result.error = Some(crate::runner::exec::interrupted_text());
+        result.error = Some(crate::driver::stop::interrupted_text());
         result.notes.extend(errors.iter().map(|e| format!("after Ctrl-C: {e:#}")));
     } else if !errors.is_empty() {
         result.status = Status::Failed;

@@ -42,7 +42,6 @@ use crate::datagen::rng::{mix64, stream_seed};
 pub mod exec;
 pub mod kv;
 pub mod mariadb;
-pub mod pgwire;
 pub mod postgres;
 pub mod run;
 pub mod servers;

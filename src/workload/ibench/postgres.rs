@@ -2,7 +2,7 @@
 //! thread, prepared statements (cached per table and batch size), multi-row
 //! INSERT ... VALUES with the tail DELETE in the same statement (a
 //! data-modifying WITH, so one round trip and one commit). Client threads
-//! talk to the server through [`super::pgwire`] (a lean blocking client);
+//! talk to the server through [`crate::server::pgwire`] (a lean blocking client);
 //! setup and statistics queries use the `postgres` crate.
 
 use std::collections::HashMap;
@@ -14,7 +14,7 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use postgres::{Client, NoTls};
 
-use super::pgwire::{self, CancelKey, Columns, Params, PgConn, INT4, INT8, INT8_ARRAY, VARCHAR};
+use crate::server::pgwire::{self, CancelKey, Columns, Params, PgConn, INT4, INT8, INT8_ARRAY, VARCHAR};
 use super::table::{ServerSyncs, Table, TableSession};
 use super::servers::Transport;
 use super::{table_name, Index, Row};

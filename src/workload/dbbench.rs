@@ -1,0 +1,453 @@
+//! db_bench-style key-value steps (fillseq, readrandom, fwdrange, ...): the
+//! client loops of each step, the background writer of the *whilewriting
+//! steps, and the engine-wide steps (flush, waitforcompaction). Threads,
+//! timing and the merge are the driver's (`crate::driver`).
+
+use std::time::{Duration, Instant};
+
+use anyhow::Result;
+
+use crate::datagen::{rng::stream_seed, KeyBuf, KeyOrder, KeySpace, LoadSequence, Rng, Sampler, ValueGen};
+use crate::driver::stop::{interrupted_text, stop_requested};
+use crate::driver::{self, pacer, FinishedOp, Progress, Role, Thread};
+use crate::engine::{BatchOp, Engine, Session};
+use crate::measure::live::KeyBitmap;
+use crate::measure::{merge, new_histogram, LatencySummary, Recorder};
+use crate::result::{OpResult, ReadCounts, Status, StepResult, WriterResult};
+use crate::settings::steps::StepKind;
+use crate::settings::StepPlan;
+
+/// What the threads of one step share.
+struct Ctx<'a> {
+    plan: &'a StepPlan,
+    keyspace: KeySpace,
+    step_index: u64,
+    sampler: Option<Sampler>,
+}
+
+impl Ctx<'_> {
+    fn threads(&self) -> u64 {
+        self.plan.settings.threads as u64
+    }
+    fn rng(&self, thread: u64, role: u64) -> Rng {
+        Rng::new(stream_seed(self.plan.settings.seed, &[self.step_index, thread, role]))
+    }
+}
+
+/// What one client or writer thread brings back.
+#[derive(Default)]
+struct ThreadOutput {
+    ops: Vec<FinishedOp>,
+    found: u64,
+    not_found: u64,
+    bytes: u64,
+    end_ns: u64,
+    /// Write calls (a batch is one).
+    commits: u64,
+    /// Key indexes written / deleted.
+    written: KeyBitmap,
+    deleted: KeyBitmap,
+    /// The writer: calls made, and their service times.
+    writer_calls: u64,
+    service: Option<hdrhistogram::Histogram<u64>>,
+}
+
+/// What a client step did, beyond its timings: input to the step's metrics
+/// and to the run's set of live keys.
+#[derive(Debug, Default)]
+pub struct ClientWork {
+    pub queries: u64,
+    pub writes: u64,
+    pub commits: u64,
+    pub logical_bytes_written: u64,
+    pub writer_threads: u64,
+    pub written: KeyBitmap,
+    pub deleted: KeyBitmap,
+}
+
+const ROLE_CLIENT: u64 = 0;
+const ROLE_WRITER: u64 = 1;
+
+/// Calls per thread in count mode: thread t makes calls g = k*T + t while g < total.
+fn total_calls(plan: &StepPlan, ops_per_call: u64) -> Option<u64> {
+    plan.settings.ops.map(|ops| ops.div_ceil(ops_per_call))
+}
+
+fn client_thread(cx: &Ctx<'_>, t: &Thread<'_>, session: &mut dyn Session) -> Result<ThreadOutput> {
+    let s = &cx.plan.settings;
+    let ks = cx.keyspace;
+    let thread = t.index as u64;
+    let (first, stride) = (thread, cx.threads());
+    let mut keybuf = KeyBuf::new(s.key_size);
+    let mut values = ValueGen::new(s.value_size, s.compression_ratio, stream_seed(s.seed, &[cx.step_index, thread, 7]));
+    let mut rng = cx.rng(thread, ROLE_CLIENT);
+    let mut out = ThreadOutput::default();
+    let entry_bytes = (s.key_size + s.value_size) as u64;
+    let kind = cx.plan.kind;
+    let mut op = t.recorder(match kind {
+        StepKind::Fill | StepKind::FillSeq | StepKind::FillRandom | StepKind::FillUniqueRandom | StepKind::Overwrite => {
+            if s.batch_size == 1 {
+                "put"
+            } else {
+                "write_batch"
+            }
+        }
+        StepKind::ReadRandom | StepKind::ReadWhileWriting => "get",
+        StepKind::MultiReadRandom => "multiget",
+        StepKind::FwdRange | StepKind::RevRange | StepKind::FwdRangeWhileWriting => "seek",
+        StepKind::ReadSeq => "next",
+        StepKind::DeleteRandom => "delete",
+        // Flush and WaitForCompaction run in run_engine_step, insert-benchmark steps in their workload.
+        _ => unreachable!("engine-wide and insert-benchmark steps do not run here"),
+    });
+    match kind {
+        StepKind::Fill | StepKind::FillSeq | StepKind::FillRandom | StepKind::FillUniqueRandom | StepKind::Overwrite => {
+            let order = match kind {
+                StepKind::FillSeq => KeyOrder::Seq,
+                StepKind::FillRandom => KeyOrder::Random,
+                StepKind::FillUniqueRandom => KeyOrder::Unique,
+                _ => s.key_order,
+            };
+            let perm_seed = stream_seed(s.seed, &[cx.step_index, u64::MAX]);
+            let mut load = LoadSequence::new(order, s.num, perm_seed, stream_seed(s.seed, &[cx.step_index, thread, 3]));
+            let sampler = cx.sampler.as_ref();
+            let batch = s.batch_size as u64;
+            let mut next_index = |g_op: u64, rng: &mut Rng| -> u64 {
+                match (kind, sampler) {
+                    (StepKind::Overwrite, Some(smp)) => smp.point(rng),
+                    _ => load.index(g_op),
+                }
+            };
+            let written = &mut out.written;
+            if batch == 1 {
+                out.end_ns = t.closed_loop(&mut op.rec, total_calls(cx.plan, 1), first, stride, |g| {
+                    let index = next_index(g, &mut rng);
+                    written.set(index);
+                    session.put(keybuf.encode(ks.id(index)), values.next())?;
+                    Ok((1, false))
+                })?;
+                out.commits = op.rec.ops();
+            } else {
+                let key_size = s.key_size;
+                let mut keys = vec![0u8; key_size * batch as usize];
+                let mut vals: Vec<u8> = Vec::with_capacity(s.value_size * batch as usize);
+                out.end_ns = t.closed_loop(&mut op.rec, total_calls(cx.plan, batch), first, stride, |g| {
+                    vals.clear();
+                    for j in 0..batch {
+                        let index = next_index(g * batch + j, &mut rng);
+                        written.set(index);
+                        KeyBuf::encode_into(ks.id(index), &mut keys[j as usize * key_size..(j as usize + 1) * key_size]);
+                        vals.extend_from_slice(values.next());
+                    }
+                    let vs = s.value_size;
+                    // One small allocation per batch: the entries borrow this call's buffers.
+                    let mut batch_ops: Vec<BatchOp<'_>> = Vec::with_capacity(batch as usize);
+                    for j in 0..batch as usize {
+                        batch_ops.push(BatchOp::Put(&keys[j * key_size..(j + 1) * key_size], &vals[j * vs..(j + 1) * vs]));
+                    }
+                    session.write_batch(&batch_ops)?;
+                    Ok((batch, false))
+                })?;
+                out.commits = op.rec.ops().div_ceil(batch);
+            }
+            out.bytes = op.rec.ops() * entry_bytes;
+        }
+        StepKind::ReadRandom | StepKind::ReadWhileWriting => {
+            let sampler = cx.sampler.as_ref().expect("sampler");
+            let mut not_found = 0u64;
+            out.end_ns = t.closed_loop(&mut op.rec, total_calls(cx.plan, 1), first, stride, |_| {
+                let id = ks.id(sampler.point(&mut rng));
+                not_found += !session.get(keybuf.encode(id))? as u64;
+                Ok((1, false))
+            })?;
+            out.not_found = not_found;
+            out.found = op.rec.ops() - not_found;
+            out.bytes = out.found * entry_bytes;
+        }
+        StepKind::MultiReadRandom => {
+            let sampler = cx.sampler.as_ref().expect("sampler");
+            let batch = s.multiget_batch;
+            let mut keys = vec![0u8; s.key_size * batch];
+            let mut found = 0u64;
+            out.end_ns = t.closed_loop(&mut op.rec, total_calls(cx.plan, batch as u64), first, stride, |_| {
+                for chunk in keys.chunks_exact_mut(s.key_size) {
+                    KeyBuf::encode_into(ks.id(sampler.point(&mut rng)), chunk);
+                }
+                found += session.multi_get(&keys, s.key_size)? as u64;
+                Ok((batch as u64, false))
+            })?;
+            out.found = found;
+            out.not_found = op.rec.ops() - found;
+            out.bytes = found * entry_bytes;
+        }
+        StepKind::FwdRange | StepKind::RevRange | StepKind::FwdRangeWhileWriting => {
+            let reverse = kind == StepKind::RevRange;
+            let sampler = cx.sampler.as_ref().expect("sampler");
+            let entries = s.range_len + 1; // the entry the seek lands on, then range_len next/prev calls
+            let (mut not_found, mut bytes) = (0u64, 0u64);
+            out.end_ns = t.closed_loop(&mut op.rec, total_calls(cx.plan, 1), first, stride, |_| {
+                let id = ks.id(sampler.range_start(&mut rng));
+                let n = session.scan(keybuf.encode(id), reverse, entries, &mut |k, v| {
+                    bytes += (k.len() + v.len()) as u64;
+                    true
+                })?;
+                not_found += (n == 0) as u64;
+                Ok((1, false))
+            })?;
+            out.not_found = not_found;
+            out.found = op.rec.ops() - not_found;
+            out.bytes = bytes;
+        }
+        StepKind::ReadSeq => {
+            let limit = total_calls(cx.plan, 1).map(|c| c.div_ceil(cx.threads()) as usize).unwrap_or(usize::MAX);
+            let deadline = t.deadline_ns();
+            let mut last = t.now_ns();
+            let mut bytes = 0u64;
+            let first_key = vec![0u8; s.key_size];
+            let rec = &mut op.rec;
+            session.scan(&first_key, false, limit, &mut |k, v| {
+                bytes += (k.len() + v.len()) as u64;
+                let now = t.now_ns();
+                rec.record(now, now - last);
+                last = now;
+                !(t.should_stop() || deadline.is_some_and(|d| now >= d))
+            })?;
+            out.end_ns = last;
+            out.bytes = bytes;
+        }
+        StepKind::DeleteRandom => {
+            let sampler = cx.sampler.as_ref().expect("sampler");
+            let deleted = &mut out.deleted;
+            out.end_ns = t.closed_loop(&mut op.rec, total_calls(cx.plan, 1), first, stride, |_| {
+                let index = sampler.point(&mut rng);
+                deleted.set(index);
+                session.delete(keybuf.encode(ks.id(index)))?;
+                Ok((1, false))
+            })?;
+            out.commits = op.rec.ops();
+            out.bytes = op.rec.ops() * s.key_size as u64;
+        }
+        _ => unreachable!(),
+    }
+    op.outcomes.not_found = out.not_found;
+    out.ops.push(op.finish());
+    Ok(out)
+}
+
+/// The background writer of *whilewriting steps: random keys from the whole
+/// key space, paced smoothly at the target rate (or unpaced), until the
+/// clients finish.
+fn writer_thread(cx: &Ctx<'_>, t: &Thread<'_>, session: &mut dyn Session) -> Result<ThreadOutput> {
+    let s = &cx.plan.settings;
+    let mut keybuf = KeyBuf::new(s.key_size);
+    let mut values = ValueGen::new(s.value_size, s.compression_ratio, stream_seed(s.seed, &[cx.step_index, 999, 7]));
+    let mut rng = cx.rng(0, ROLE_WRITER);
+    let mut op = t.recorder("put");
+    let mut service = new_histogram();
+    let mut written = KeyBitmap::default();
+    let end_ns = t.paced_loop(
+        s.writer_rate.ops_per_s,
+        &mut service,
+        || {
+            let index = rng.below(s.num);
+            written.set(index);
+            session.put(keybuf.encode(cx.keyspace.id(index)), values.next())
+        },
+        |end, response, ()| op.rec.record(end, response),
+    )?;
+    let calls = op.rec.ops();
+    Ok(ThreadOutput { ops: vec![op.finish()], end_ns, written, writer_calls: calls, service: Some(service), ..Default::default() })
+}
+
+/// Run a client step (everything but flush and waitforcompaction).
+pub fn run_client_step(
+    engine: &dyn Engine,
+    plan: &StepPlan,
+    step_index: usize,
+    keyspace: KeySpace,
+    mut result: StepResult,
+) -> (StepResult, ClientWork) {
+    let s = &plan.settings;
+    let with_writer = matches!(plan.kind, StepKind::ReadWhileWriting | StepKind::FwdRangeWhileWriting);
+    let threads = s.threads;
+    let sampler = match plan.kind {
+        StepKind::FillSeq | StepKind::FillRandom | StepKind::FillUniqueRandom | StepKind::Fill | StepKind::ReadSeq => None,
+        _ => Some(Sampler::new(s.distribution, s.num)),
+    };
+    let cx = Ctx { plan, keyspace, step_index: step_index as u64, sampler };
+    let label = plan.kind.to_string();
+    let joined = driver::run(
+        threads,
+        with_writer as usize,
+        s.seconds,
+        Progress { label: &label, total_ops: s.ops, seconds: s.seconds },
+        |_, _| engine.session(),
+        |t, mut session| match t.role {
+            Role::Client => client_thread(&cx, t, session.as_mut()),
+            Role::Background => writer_thread(&cx, t, session.as_mut()),
+        },
+        || {},
+    );
+    let writer = joined.background.into_iter().next();
+    let outputs = joined.clients;
+    let errors = joined.errors;
+    let wall_ns = driver::wall_ns(outputs.iter().map(|o| o.end_ns));
+    let wall_s = wall_ns as f64 / 1e9;
+    let intervals = driver::intervals(wall_ns);
+
+    let (mut found, mut not_found, mut bytes) = (0, 0, 0);
+    let mut work = ClientWork::default();
+    let mut ops = Vec::new();
+    for o in outputs {
+        found += o.found;
+        not_found += o.not_found;
+        bytes += o.bytes;
+        work.commits += o.commits;
+        work.written.union_with(&o.written);
+        work.deleted.union_with(&o.deleted);
+        ops.push(o.ops);
+    }
+    result.ops_by_type = driver::merge_ops(ops, intervals);
+    result.wall_s = wall_s;
+    result.ops = result.ops_by_type.first().map(|o| o.ops).unwrap_or(0);
+    result.ops_s = Some(result.ops as f64 / wall_s);
+    result.mb_s = Some(bytes as f64 / wall_s / (1 << 20) as f64);
+    let entry_bytes = (s.key_size + s.value_size) as u64;
+    if plan.kind.writes() {
+        work.writes = result.ops;
+        work.writer_threads = threads as u64;
+        work.logical_bytes_written =
+            if plan.kind == StepKind::DeleteRandom { result.ops * s.key_size as u64 } else { result.ops * entry_bytes };
+    } else {
+        work.queries = result.ops;
+    }
+    if plan.kind.needs_data() && !matches!(plan.kind, StepKind::Overwrite | StepKind::DeleteRandom | StepKind::ReadSeq) {
+        result.reads = Some(ReadCounts { found, not_found });
+        let total = found + not_found;
+        if not_found > 0 && total > 0 {
+            result.notes.push(format!(
+                "{not_found} of {total} lookups ({:.1}%) found no key: fillrandom inserts with replacement and leaves about 37% of the key space empty; fillseq or filluniquerandom fill it all",
+                100.0 * not_found as f64 / total as f64
+            ));
+        }
+    }
+    if let Some(w) = writer {
+        // The readers are the step's clients; the writer adds writes and commits.
+        work.queries = result.ops;
+        work.writes = w.writer_calls;
+        work.commits += w.writer_calls;
+        work.writer_threads = 1;
+        work.logical_bytes_written = w.writer_calls * entry_bytes;
+        work.written.union_with(&w.written);
+        let latency = driver::merge_ops([w.ops], intervals).pop().expect("the writer's recording");
+        let achieved = w.writer_calls as f64 / (w.end_ns.max(1) as f64 / 1e9);
+        let target = s.writer_rate.ops_per_s;
+        let missed = target.is_some_and(|t| pacer::missed_rate(t, achieved));
+        if missed {
+            result.notes.push(format!(
+                "background writer missed its target: {:.0} of {:.0} ops/s ({:.1}%)",
+                achieved,
+                target.unwrap(),
+                100.0 * achieved / target.unwrap()
+            ));
+        }
+        result.writer = Some(WriterResult {
+            target_ops_s: target,
+            achieved_ops_s: achieved,
+            ops: w.writer_calls,
+            missed_target: missed,
+            latency,
+            service_time: LatencySummary::from_histogram(w.service.as_ref().expect("the writer's service times")),
+            deletes: None,
+        });
+    }
+    if !errors.is_empty() {
+        result.status = Status::Failed;
+        result.error = Some(errors.iter().map(|e| format!("{e:#}")).collect::<Vec<_>>().join("; "));
+    } else if stop_requested() {
+        result.status = Status::Interrupted;
+        result.error = Some(interrupted_text());
+    } else {
+        result.status = Status::Completed;
+    }
+    (result, work)
+}
+
+/// Wait until the engine's background work is done or `timeout` passed
+/// (then the step is marked timed out and warned about). The engine's own
+/// wait where it has one, in slices of a second so that a signal stops it;
+/// otherwise polling its "work pending" state.
+fn wait_for_compaction(engine: &dyn Engine, start: Instant, timeout: Duration, result: &mut StepResult) -> Result<()> {
+    const SLICE: Duration = Duration::from_secs(1);
+    let mut native = true;
+    loop {
+        if stop_requested() {
+            return Ok(());
+        }
+        let left = timeout.saturating_sub(start.elapsed());
+        if left.is_zero() {
+            result.timed_out = true;
+            result.warnings.push(format!(
+                "waitforcompaction timed out: background work was still going after {:.0} s (--compaction-timeout); the steps after it ran on an unsettled database",
+                timeout.as_secs_f64()
+            ));
+            return Ok(());
+        }
+        let done = if native {
+            match engine.wait_for_background_work(left.min(SLICE))? {
+                Some(done) => done,
+                None => {
+                    native = false;
+                    continue;
+                }
+            }
+        } else {
+            match engine.background_work_pending()? {
+                None => {
+                    result.notes.push("the engine has no background work to wait for".into());
+                    true
+                }
+                Some(pending) => {
+                    if pending {
+                        std::thread::sleep(Duration::from_millis(100).min(left));
+                    }
+                    !pending
+                }
+            }
+        };
+        if done {
+            return Ok(());
+        }
+    }
+}
+
+/// Run flush or waitforcompaction: one engine-wide call, timed.
+pub fn run_engine_step(engine: &dyn Engine, plan: &StepPlan, mut result: StepResult) -> StepResult {
+    let start = Instant::now();
+    let mut rec = Recorder::new(None);
+    let outcome: Result<&'static str> = match plan.kind {
+        StepKind::Flush => engine.flush().map(|_| "flush"),
+        StepKind::WaitForCompaction => {
+            let timeout = Duration::from_secs_f64(plan.settings.compaction_timeout_s);
+            wait_for_compaction(engine, start, timeout, &mut result).map(|_| "wait")
+        }
+        _ => unreachable!(),
+    };
+    let elapsed = start.elapsed().as_nanos() as u64;
+    rec.record(elapsed, elapsed);
+    let m = merge(vec![rec.finish()], elapsed.div_ceil(1_000_000_000) as u32);
+    result.wall_s = elapsed as f64 / 1e9;
+    match outcome {
+        Ok(op) => {
+            result.ops = 1;
+            result.ops_s = Some(1.0 / result.wall_s.max(1e-9));
+            result.ops_by_type.push(OpResult { op: op.into(), ops: 1, latency: m.latency(), intervals: m.intervals, outcomes: None });
+            result.status = if stop_requested() { Status::Interrupted } else { Status::Completed };
+        }
+        Err(e) => {
+            result.status = Status::Failed;
+            result.error = Some(format!("{e:#}"));
+        }
+    }
+    result
+}

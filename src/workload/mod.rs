@@ -1,0 +1,8 @@
+//! The workloads: what each step's clients do. One file (or folder) per
+//! workload; each runs its clients on the one driver (`crate::driver`).
+//!
+//! * [`dbbench`]: db_bench-style key-value steps (fillseq, readrandom, ...).
+//! * [`ibench`]: the insert benchmark (l.i0, l.x, l.i1, l.i2, qr*, qp*).
+
+pub mod dbbench;
+pub mod ibench;
