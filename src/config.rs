@@ -11,7 +11,7 @@ use serde::Deserialize;
 
 use crate::engine;
 use crate::settings::steps::StepKind;
-use crate::settings::{Allocator, EngineConfig, IbenchSettings, Mode, RunPlan, Settings, StepPlan, WriterRate};
+use crate::settings::{Allocator, EngineConfig, IbenchSettings, Mode, RunPlan, Settings, StepPlan, WriterRate, YcsbSettings};
 
 /// Settings that apply to a run or to one step. Every field is optional so
 /// layers can be overlaid.
@@ -97,6 +97,28 @@ pub struct SettingsArgs {
     /// Insert benchmark: all clients share one table instead of one table per client [default: false]
     #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "true")]
     pub one_table: Option<bool>,
+    /// YCSB: records ycsb-load inserts (recordcount) [default: --num]
+    #[arg(long)]
+    pub records: Option<u64>,
+    /// YCSB: fields per record (fieldcount) [default: 10]
+    #[arg(long)]
+    pub field_count: Option<usize>,
+    /// YCSB: bytes per field (fieldlength) [default: 100]
+    #[arg(long)]
+    pub field_length: Option<usize>,
+    /// YCSB: requestdistribution: zipfian[:THETA] (scrambled), uniform, latest[:THETA]
+    /// [default: latest for ycsb-d, zipfian:0.99 otherwise]
+    #[arg(long)]
+    pub request_distribution: Option<String>,
+    /// YCSB: insertorder: hashed (keys user<fnv64(n)>) or ordered (user<n>) [default: hashed]
+    #[arg(long)]
+    pub insert_order: Option<String>,
+    /// YCSB: updates write every field (writeallfields) [default: false]
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "true")]
+    pub write_all_fields: Option<bool>,
+    /// YCSB: scans read 1..N records, uniform (maxscanlength) [default: 100]
+    #[arg(long)]
+    pub max_scan_length: Option<usize>,
 }
 
 macro_rules! overlay_fields {
@@ -111,7 +133,8 @@ impl SettingsArgs {
         overlay_fields!(
             self, other, steps, num, ops, seconds, threads, key_size, value_size, compression_ratio, key_order,
             distribution, seed, range_len, batch_size, multiget_batch, writer_rate, compaction_timeout, mode, allocator, metrics,
-            rows, insert_rows, deletes, query_seconds, one_table
+            rows, insert_rows, deletes, query_seconds, one_table, records, field_count, field_length, request_distribution,
+            insert_order, write_all_fields, max_scan_length
         );
     }
 }
@@ -147,6 +170,7 @@ pub fn resolve_settings(a: &SettingsArgs) -> Result<Settings> {
             other => bail!("invalid --metrics '{other}' (valid: on, off)"),
         },
         ibench: resolve_ibench(a, num)?,
+        ycsb: resolve_ycsb(a, num)?,
     };
     if let Some(al) = &a.allocator {
         al.parse::<Allocator>().map_err(anyhow::Error::msg)?;
@@ -199,6 +223,30 @@ fn resolve_ibench(a: &SettingsArgs, num: u64) -> Result<IbenchSettings> {
         bail!("--query-seconds must be positive, got {}", s.query_seconds);
     }
     Ok(s)
+}
+
+fn resolve_ycsb(a: &SettingsArgs, num: u64) -> Result<YcsbSettings> {
+    let d = YcsbSettings::default();
+    let y = YcsbSettings {
+        records: a.records.unwrap_or(num),
+        field_count: a.field_count.unwrap_or(d.field_count),
+        field_length: a.field_length.unwrap_or(d.field_length),
+        request_distribution: a.request_distribution.as_deref().map(str::parse).transpose().map_err(anyhow::Error::msg)?,
+        ordered_inserts: match a.insert_order.as_deref().unwrap_or("hashed") {
+            "hashed" => false,
+            "ordered" => true,
+            other => bail!("invalid --insert-order '{other}' (valid: hashed, ordered)"),
+        },
+        write_all_fields: a.write_all_fields.unwrap_or(false),
+        max_scan_length: a.max_scan_length.unwrap_or(d.max_scan_length),
+    };
+    if y.records == 0 || y.field_count == 0 || y.field_length == 0 || y.max_scan_length == 0 {
+        bail!("--records, --field-count, --field-length and --max-scan-length must be at least 1");
+    }
+    if y.field_count > 1000 {
+        bail!("--field-count must be at most 1000, got {}", y.field_count);
+    }
+    Ok(y)
 }
 
 /// One engine configuration of a suite.
@@ -331,7 +379,7 @@ impl RunPlan {
             }
         }
         if entries.is_empty() {
-            bail!("no engine given: use --engine NAME or a suite file with [[config]] entries (engines: {})", engine::engine_names().join(", "));
+            bail!("no engine given: use --engine NAME or a suite file with [[config]] entries (engines: {})", crate::backend::names().join(", "));
         }
         // -o options: "engine.key=value" targets one engine, "key=value" all of them.
         let mut cli_opts: Vec<(Option<String>, String, String)> = Vec::new();
@@ -342,7 +390,7 @@ impl RunPlan {
                 None => (None, k.to_string()),
             };
             if let Some(t) = &target {
-                engine::find(t)?;
+                crate::backend::find(t)?;
                 if !entries.iter().any(|e| &e.engine == t) {
                     bail!("option '{o}' is for engine {t}, which is not in this run");
                 }
@@ -355,7 +403,7 @@ impl RunPlan {
 
         let mut configs = Vec::new();
         for entry in &entries {
-            let spec = engine::find(&entry.engine)?;
+            let spec = crate::backend::find(&entry.engine)?;
             // io-bound mode's engine settings come first, so the user's options override them.
             let mut user: Vec<(String, String)> = match settings.mode {
                 Mode::IoBound => spec.io_bound_options.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),

@@ -9,6 +9,7 @@
 //! insert benchmark, on a table layer over servers and key-value engines),
 //! `report` (HTML report, compare, history; rendered from result.json).
 
+pub mod backend;
 pub mod build_info;
 pub mod cli;
 pub mod config;

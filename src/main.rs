@@ -24,8 +24,8 @@ fn one_line(e: &anyhow::Error) -> String {
 
 fn cmd_engines(name: Option<&str>) -> Result<()> {
     let specs: Vec<&engine::EngineSpec> = match name {
-        Some(n) => vec![engine::find(n)?],
-        None => engine::registry().iter().collect(),
+        Some(n) => vec![rumbench::backend::find(n)?],
+        None => rumbench::backend::registry(),
     };
     for spec in specs {
         println!("{} - {}", spec.name, spec.description);

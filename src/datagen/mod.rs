@@ -6,6 +6,7 @@ pub mod dist;
 pub mod keys;
 pub mod rng;
 pub mod value;
+pub mod ycsb;
 
 pub use dist::{Distribution, Sampler};
 pub use keys::{KeyBuf, KeyOrder, KeySpace, LoadSequence};

@@ -262,9 +262,6 @@ pub fn registry() -> &'static [EngineSpec] {
         null::SPEC,
         #[cfg(feature = "wiredtiger")]
         wiredtiger::SPEC,
-        crate::workload::ibench::servers::POSTGRES,
-        crate::workload::ibench::servers::MARIADB_INNODB,
-        crate::workload::ibench::servers::MARIADB_MYROCKS,
     ];
     ENGINES
 }

@@ -74,6 +74,15 @@ impl Session for NullSession<'_> {
     fn get(&mut self, key: &[u8]) -> Result<bool> {
         Ok(key_id(std::hint::black_box(key)) < self.engine.num_keys)
     }
+    /// The engine's one value for every key it pretends to hold.
+    fn get_value(&mut self, key: &[u8], out: &mut Vec<u8>) -> Result<bool> {
+        out.clear();
+        let found = self.get(key)?;
+        if found {
+            out.extend_from_slice(&self.engine.value);
+        }
+        Ok(found)
+    }
     fn scan(
         &mut self,
         start: &[u8],

@@ -8,6 +8,7 @@
 //! parent records the crash and keeps everything measured before it.
 
 pub mod dirs;
+mod tables;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -85,8 +86,10 @@ const JEMALLOC: &str = "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2";
 /// --use-existing-db needs. Nothing is created or changed.
 pub fn preflight(plan: &RunPlan, opts: &RunOptions) -> Result<()> {
     dirs::check_output_dir(&opts.output_dir, opts.replace_output)?;
-    if opts.use_existing_db && plan.steps.iter().any(|s| s.kind.is_ibench()) {
-        bail!("the insert benchmark starts from empty tables: --use-existing-db is not supported with its steps");
+    if opts.use_existing_db {
+        if let Some(s) = plan.steps.iter().find(|s| s.kind.is_ibench() || s.kind.is_ycsb()) {
+            bail!("the {} starts from empty tables: --use-existing-db is not supported with its steps", if s.kind.is_ibench() { "insert benchmark" } else { "YCSB workload" });
+        }
     }
     if plan.configs.iter().any(|c| c.allocator == Allocator::Jemalloc) && !Path::new(JEMALLOC).exists() {
         bail!("a config asks for jemalloc but {JEMALLOC} is missing (apt-get install libjemalloc2)");
@@ -110,7 +113,7 @@ pub fn preflight(plan: &RunPlan, opts: &RunOptions) -> Result<()> {
             bail!("data dir {} is in use by another rumbench run", dir.display());
         }
     }
-    let stores = plan.configs.iter().any(|c| engine::find(&c.engine).is_ok_and(|s| s.stores_data));
+    let stores = plan.configs.iter().any(|c| crate::backend::find(&c.engine).is_ok_and(|s| s.stores_data));
     if !opts.use_existing_db && stores {
         for (i, step) in plan.steps.iter().enumerate() {
             if step.kind.needs_data() && !plan.steps[..i].iter().any(|s| s.kind.loads()) {
@@ -407,7 +410,7 @@ fn database_is_empty(engine: &dyn Engine, key_size: usize) -> Result<bool> {
 }
 
 /// Write back and drop the page cache, so an io-bound read step starts cold.
-fn drop_page_cache(dir: &Path) -> Result<(), String> {
+pub(crate) fn drop_page_cache(dir: &Path) -> Result<(), String> {
     crate::measure::os::device::sync_filesystem(dir).map_err(|e| format!("syncfs failed: {e}"))?;
     std::fs::write("/proc/sys/vm/drop_caches", "1").map_err(|e| format!("cannot drop the page cache (needs root): {e}"))
 }
@@ -590,10 +593,10 @@ pub(crate) fn record_step(
 /// Run one config's steps, appending to `run` and writing after each step.
 fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut RunResult) -> Result<()> {
     let config = plan.configs.get(index).context("config index out of range")?;
-    if plan.steps.iter().any(|s| s.kind.is_ibench()) {
-        return crate::workload::ibench::run::run_config(plan, opts, index, run);
+    if plan.steps.iter().any(|s| s.kind.is_ibench() || s.kind.is_ycsb()) {
+        return tables::run_config(plan, opts, index, run);
     }
-    let spec = engine::find(&config.engine)?;
+    let spec = crate::backend::find(&config.engine)?;
     let dir = opts.db_root().join(&config.name);
     let keyspace = KeySpace { n: plan.settings.num, hashed: plan.settings.key_order == KeyOrder::Hash };
     let mut cres = new_config_result(config, dir.clone());
@@ -687,6 +690,30 @@ pub(crate) fn settle_config_status(run: &mut RunResult, ci: usize, planned_steps
 pub fn check_plan(plan: &RunPlan) -> Result<()> {
     if plan.configs.is_empty() {
         bail!("no engine configs");
+    }
+    // One workload per run: their data would mix in one key space.
+    if let Some(first) = plan.steps.first() {
+        if let Some(other) = plan.steps.iter().find(|s| s.kind.workload() != first.kind.workload()) {
+            bail!(
+                "{} steps ({}) and {} steps ({}) cannot be mixed in one run: run them separately",
+                first.kind.workload(),
+                first.kind,
+                other.kind.workload(),
+                other.kind
+            );
+        }
+    }
+    for c in &plan.configs {
+        for s in &plan.steps {
+            crate::backend::check(&c.engine, s.kind)?;
+        }
+    }
+    let mut loaded = false;
+    for s in plan.steps.iter().filter(|s| s.kind.is_ycsb()) {
+        if let Some(why) = crate::workload::ycsb::precheck(s.kind, loaded) {
+            bail!("{why}");
+        }
+        loaded |= s.kind == StepKind::YcsbLoad;
     }
     crate::workload::ibench::check_plan(plan)
 }

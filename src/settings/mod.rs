@@ -97,6 +97,9 @@ pub struct Settings {
     /// Insert-benchmark settings (used by the l.* and q* steps only).
     #[serde(default)]
     pub ibench: IbenchSettings,
+    /// YCSB settings (used by the ycsb-* steps only).
+    #[serde(default)]
+    pub ycsb: YcsbSettings,
 }
 
 
@@ -180,3 +183,35 @@ pub struct RunPlan {
     pub settings: Settings,
 }
 
+
+/// YCSB settings of a step (YCSB's CoreWorkload properties).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct YcsbSettings {
+    /// recordcount: records ycsb-load inserts.
+    pub records: u64,
+    /// fieldcount and fieldlength (constant lengths).
+    pub field_count: usize,
+    pub field_length: usize,
+    /// requestdistribution (None: the workload's own, latest for D, zipfian otherwise).
+    pub request_distribution: Option<crate::datagen::ycsb::RequestDistribution>,
+    /// insertorder=ordered (keys user<n>) instead of hashed (user<fnv64(n)>).
+    pub ordered_inserts: bool,
+    /// writeallfields: updates write every field instead of one.
+    pub write_all_fields: bool,
+    /// maxscanlength: scans read 1..this many records (uniform).
+    pub max_scan_length: usize,
+}
+
+impl Default for YcsbSettings {
+    fn default() -> Self {
+        YcsbSettings {
+            records: 1_000_000,
+            field_count: 10,
+            field_length: 100,
+            request_distribution: None,
+            ordered_inserts: false,
+            write_all_fields: false,
+            max_scan_length: 100,
+        }
+    }
+}

@@ -38,6 +38,21 @@ pub enum StepKind {
     Qp500,
     Qr1000,
     Qp1000,
+    // YCSB's core workloads (src/workload/ycsb).
+    #[serde(rename = "ycsb-load")]
+    YcsbLoad,
+    #[serde(rename = "ycsb-a")]
+    YcsbA,
+    #[serde(rename = "ycsb-b")]
+    YcsbB,
+    #[serde(rename = "ycsb-c")]
+    YcsbC,
+    #[serde(rename = "ycsb-d")]
+    YcsbD,
+    #[serde(rename = "ycsb-e")]
+    YcsbE,
+    #[serde(rename = "ycsb-f")]
+    YcsbF,
 }
 
 /// (kind, name, what it does)
@@ -67,6 +82,13 @@ pub const STEPS: &[(StepKind, &str, &str)] = &[
     (StepKind::Qp500, "qp500", "insert benchmark: point queries, writers at 500 rows/s per client"),
     (StepKind::Qr1000, "qr1000", "insert benchmark: range queries, writers at 1000 rows/s per client"),
     (StepKind::Qp1000, "qp1000", "insert benchmark: point queries, writers at 1000 rows/s per client"),
+    (StepKind::YcsbLoad, "ycsb-load", "YCSB: insert --records records (10 fields of 100 bytes, keys user<hash>)"),
+    (StepKind::YcsbA, "ycsb-a", "YCSB workload A: 50% read, 50% update, zipfian"),
+    (StepKind::YcsbB, "ycsb-b", "YCSB workload B: 95% read, 5% update, zipfian"),
+    (StepKind::YcsbC, "ycsb-c", "YCSB workload C: 100% read, zipfian"),
+    (StepKind::YcsbD, "ycsb-d", "YCSB workload D: 95% read, 5% insert, latest"),
+    (StepKind::YcsbE, "ycsb-e", "YCSB workload E: 95% scan (1..100 records), 5% insert, zipfian"),
+    (StepKind::YcsbF, "ycsb-f", "YCSB workload F: 50% read, 50% read-modify-write, zipfian"),
 ];
 
 impl StepKind {
@@ -97,6 +119,23 @@ impl StepKind {
     pub fn is_ibench(self) -> bool {
         use StepKind::*;
         matches!(self, LoadI0 | CreateIndexes | LoadI1 | LoadI2 | Qr100 | Qp100 | Qr500 | Qp500 | Qr1000 | Qp1000)
+    }
+
+    /// YCSB steps (run by src/workload/ycsb on a key-value engine or a server).
+    pub fn is_ycsb(self) -> bool {
+        use StepKind::*;
+        matches!(self, YcsbLoad | YcsbA | YcsbB | YcsbC | YcsbD | YcsbE | YcsbF)
+    }
+
+    /// The workload a step belongs to (steps of different workloads are not mixed in one run).
+    pub fn workload(self) -> &'static str {
+        if self.is_ibench() {
+            "insert benchmark"
+        } else if self.is_ycsb() {
+            "YCSB"
+        } else {
+            "db_bench-style"
+        }
     }
 
     /// Steps whose clients write (the *whilewriting steps' writes come from their background writer).

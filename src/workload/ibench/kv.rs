@@ -28,6 +28,10 @@ use crate::engine::{BatchOp, Engine, Session};
 const PRIMARY: u8 = 0;
 const PREFIX_LEN: usize = 4;
 const PK_LEN: usize = PREFIX_LEN + 8;
+/// The engine's key and value sizes (its size hints): a primary key, and the
+/// average primary value (dateandtime, four ints, 10 to 20 data bytes).
+pub const KEY_SIZE: usize = PK_LEN;
+pub const VALUE_SIZE: usize = 8 + 4 * 4 + 15;
 /// Rows read per scan while building the indexes.
 const INDEX_BUILD_CHUNK: usize = 1000;
 
@@ -113,12 +117,21 @@ impl KvTable {
         KvTable { engine, name: name.to_string(), rows, indexed: (0..MAX_TABLES).map(|_| AtomicBool::new(false)).collect() }
     }
 
+    /// The key-value engine under the tables (YCSB runs on it directly).
+    pub fn engine(&self) -> &dyn Engine {
+        self.engine.as_ref()
+    }
+
     fn is_indexed(&self, table: u32) -> bool {
         self.indexed[table as usize].load(Ordering::Acquire)
     }
 }
 
 impl Table for KvTable {
+    fn kv_engine(&self) -> Option<&dyn Engine> {
+        Some(self.engine.as_ref())
+    }
+
     fn version(&self) -> String {
         self.engine.version()
     }

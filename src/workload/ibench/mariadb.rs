@@ -13,7 +13,7 @@ use mysql::prelude::Queryable;
 use mysql::{Conn, OptsBuilder, Params, Statement, Value};
 
 use super::table::{ServerSyncs, Table, TableSession};
-use super::servers::Transport;
+use crate::backend::servers::Transport;
 use super::{table_name, Index, Row};
 use crate::server::{RunningServer, ServerKind, DB_NAME};
 

@@ -16,7 +16,7 @@ use postgres::{Client, NoTls};
 
 use crate::server::pgwire::{self, CancelKey, Columns, Params, PgConn, INT4, INT8, INT8_ARRAY, VARCHAR};
 use super::table::{ServerSyncs, Table, TableSession};
-use super::servers::Transport;
+use crate::backend::servers::Transport;
 use super::{table_name, Index, Row};
 use crate::server::{RunningServer, DB_NAME};
 

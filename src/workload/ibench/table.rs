@@ -40,6 +40,10 @@ pub trait Table: Send + Sync {
     fn server_syncs(&self) -> Option<Result<ServerSyncs>> {
         None
     }
+    /// The key-value engine under a key-value table (None on a server).
+    fn kv_engine(&self) -> Option<&dyn crate::engine::Engine> {
+        None
+    }
     /// Cancel the statements running on this table's sessions, so that a
     /// long call (an index build, a vacuum) returns soon after Ctrl-C.
     /// Called from another thread; the cancelled calls return errors.

@@ -1,7 +1,7 @@
-//! The database servers as entries of the engine registry, so that
+//! The database servers as entries of the backend registry, so that
 //! `rumbench engines` lists them with their options and configs name them
-//! like any engine. They run the insert-benchmark steps only: opening one
-//! as a key-value engine is an error (check_plan refuses such plans first).
+//! like any engine. They offer tables, not key-value access: opening one as
+//! a key-value engine is an error (plans asking for it are refused first).
 
 use anyhow::{bail, Result};
 
@@ -42,12 +42,12 @@ impl Transport {
 }
 
 fn not_a_kv_engine(_: &OpenArgs) -> Result<Box<dyn Engine>> {
-    bail!("database servers run the insert benchmark steps only (l.i0, l.x, l.i1, l.i2, qr*, qp*)")
+    bail!("database servers offer tables, not key-value access")
 }
 
 pub const POSTGRES: EngineSpec = EngineSpec {
     name: "postgres",
-    description: "PostgreSQL server (Debian's), started by rumbench on 127.0.0.1 in a private data dir; insert benchmark only",
+    description: "PostgreSQL server (Debian's), started by rumbench on 127.0.0.1 in a private data dir; tables: the insert benchmark and YCSB",
     options: OPTIONS,
     io_bound_options: &[],
     open: not_a_kv_engine,
@@ -59,7 +59,7 @@ pub const POSTGRES: EngineSpec = EngineSpec {
 
 pub const MARIADB_INNODB: EngineSpec = EngineSpec {
     name: "mariadb-innodb",
-    description: "MariaDB server with InnoDB, started by rumbench on 127.0.0.1 in a private data dir; insert benchmark only",
+    description: "MariaDB server with InnoDB, started by rumbench on 127.0.0.1 in a private data dir; tables: the insert benchmark and YCSB",
     options: OPTIONS,
     io_bound_options: &[],
     open: not_a_kv_engine,
@@ -71,7 +71,7 @@ pub const MARIADB_INNODB: EngineSpec = EngineSpec {
 
 pub const MARIADB_MYROCKS: EngineSpec = EngineSpec {
     name: "mariadb-myrocks",
-    description: "MariaDB server with MyRocks (ROCKSDB as the default engine), started by rumbench on 127.0.0.1; insert benchmark only",
+    description: "MariaDB server with MyRocks (ROCKSDB as the default engine), started by rumbench on 127.0.0.1; tables: the insert benchmark and YCSB",
     options: OPTIONS,
     io_bound_options: &[],
     open: not_a_kv_engine,
@@ -80,3 +80,5 @@ pub const MARIADB_MYROCKS: EngineSpec = EngineSpec {
     check: crate::engine::no_contradictions,
     build_info: crate::engine::no_build_info,
 };
+
+pub const SERVERS: &[EngineSpec] = &[POSTGRES, MARIADB_INNODB, MARIADB_MYROCKS];

@@ -1,7 +1,9 @@
-//! One engine config of an insert-benchmark run (in its config process, as
-//! every config): start the server or open the key-value engine, create the
-//! tables, run the steps with the runner's probes, write the results after
-//! every step, and stop the server on success, error, Ctrl-C and panic.
+//! One engine config of a run whose workload needs tables (the insert
+//! benchmark, YCSB), in its config process as every config: start the server
+//! or open the key-value engine (its tables are a layer over its key space),
+//! create the tables, run the steps with the runner's probes, write the
+//! results after every step, and stop the server on success, error, Ctrl-C
+//! and panic.
 //!
 //! Stopping: the server is stopped explicitly at the end (its error, if any,
 //! is recorded); `RunningServer`'s Drop stops it if anything returns early or
@@ -15,15 +17,16 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
-use super::exec::{self, IbenchState};
-use super::kv::KvTable;
-use super::mariadb::MyTable;
-use super::postgres::PgTable;
-use super::servers::Transport;
-use super::table::Table;
-use super::{server_kind, RowGen, ROW_LOGICAL_BYTES};
+use crate::workload::ibench::exec::{self, IbenchState};
+use crate::workload::ibench::kv::{self as kv_table, KvTable};
+use crate::workload::ibench::mariadb::MyTable;
+use crate::workload::ibench::postgres::PgTable;
+use crate::backend::servers::Transport;
+use crate::workload::ibench::table::Table;
+use crate::workload::ibench::{server_kind, RowGen, ROW_LOGICAL_BYTES};
+use crate::workload::ycsb::{self, YcsbState};
 use crate::settings::{EngineConfig, RunPlan, StepPlan};
-use crate::engine::{self, EngineOptions, OpenArgs};
+use crate::engine::{EngineOptions, OpenArgs};
 use crate::measure::os::sysinfo;
 use crate::measure::step_metrics::{Missing, Probes, StepWork, SyncMetrics};
 use crate::result::{RunResult, Status, StepResult};
@@ -36,6 +39,42 @@ use crate::server::{RunningServer, ServerConfig, ServerKind, ServerStartError};
 struct Backend {
     table: Box<dyn Table>,
     server: Option<RunningServer>,
+    transport: Transport,
+}
+
+impl Backend {
+    /// YCSB's view of this backend.
+    fn ycsb_store(&self, plan: &StepPlan) -> Result<Box<dyn ycsb::Store + '_>> {
+        let y = &plan.settings.ycsb;
+        if let Some(engine) = self.table.kv_engine() {
+            return Ok(Box::new(ycsb::kv::KvStore::new(engine, y.field_length)));
+        }
+        let server = self.server.as_ref().context("a server or a key-value engine")?;
+        Ok(match server.kind() {
+            ServerKind::Postgres => {
+                let addr = match self.transport {
+                    Transport::Unix => crate::server::pgwire::Address::Unix(
+                        server.socket_path().parent().context("the server's socket dir")?.join(format!(".s.PGSQL.{}", server.port())),
+                    ),
+                    Transport::Tcp => crate::server::pgwire::Address::Tcp(server.port()),
+                };
+                Box::new(ycsb::postgres::PgStore::new(addr, y.field_count))
+            }
+            _ => {
+                let opts = mysql::OptsBuilder::new()
+                    .ip_or_hostname(Some("127.0.0.1"))
+                    .tcp_port(server.port())
+                    .socket(match self.transport {
+                        Transport::Unix => Some(server.socket_path().to_string_lossy().into_owned()),
+                        Transport::Tcp => None,
+                    })
+                    .user(Some("root"))
+                    .db_name(Some(crate::server::DB_NAME))
+                    .prefer_socket(false);
+                Box::new(ycsb::mariadb::MyStore::new(opts.into(), y.field_count))
+            }
+        })
+    }
 }
 
 impl Backend {
@@ -77,58 +116,104 @@ fn open_backend(config: &EngineConfig, plan: &RunPlan, opts: &RunOptions, dir: &
             ServerKind::Postgres => Box::new(PgTable::new(&server, transport)?),
             _ => Box::new(MyTable::new(&server, transport)?),
         };
-        return Ok(Backend { table, server: Some(server) });
+        return Ok(Backend { table, server: Some(server), transport });
     }
-    let spec = engine::find(&config.engine)?;
+    let spec = crate::backend::find(&config.engine)?;
+    // The engine's size hints: the rows' keys and values, or YCSB's records
+    // (keys "user" + up to 19 digits). The null engine pretends every key
+    // exists: YCSB's keys are not numbered from 0.
+    let ycsb = plan.steps.iter().find(|s| s.kind.is_ycsb()).map(|s| &s.settings.ycsb);
+    let (key_size, value_size, num_keys) = match ycsb {
+        Some(y) => (23, y.field_count * y.field_length, u64::MAX),
+        None => (kv_table::KEY_SIZE, kv_table::VALUE_SIZE, plan.settings.num),
+    };
     let args = OpenArgs {
         dir: dir.to_path_buf(),
         options: EngineOptions(config.options.clone()),
-        key_size: 16,
-        value_size: 40,
-        num_keys: plan.settings.num,
+        key_size,
+        value_size,
+        num_keys,
         threads: plan.steps.iter().map(|s| s.settings.threads).max().unwrap_or(1) * 2 + 1,
     };
     let engine = (spec.open)(&args).with_context(|| format!("cannot open {} in {}", config.engine, dir.display()))?;
-    Ok(Backend { table: Box::new(KvTable::new(engine, &config.engine, rows)), server: None })
+    Ok(Backend { table: Box::new(KvTable::new(engine, &config.engine, rows)), server: None, transport: Transport::Unix })
 }
 
-fn run_step(
-    backend: &Backend,
-    plan: &StepPlan,
-    index: usize,
-    state: &mut IbenchState,
-    probes: &Probes,
-) -> StepResult {
-    let result = runner::new_step_result(plan);
+/// What the steps of one config carry from step to step.
+struct ConfigState {
+    ibench: IbenchState,
+    ycsb: YcsbState,
+}
+
+/// Steps that read what earlier steps wrote (io-bound mode starts them cold).
+fn reads_data(kind: StepKind) -> bool {
+    exec::is_query_step(kind) || (kind.is_ycsb() && kind != StepKind::YcsbLoad)
+}
+
+fn run_step(backend: &Backend, plan: &StepPlan, index: usize, state: &mut ConfigState, probes: &Probes, dir: &Path) -> StepResult {
+    let mut result = runner::new_step_result(plan);
     let server = backend.server.is_some();
+    if plan.settings.mode == crate::settings::Mode::IoBound && reads_data(plan.kind) {
+        match runner::drop_page_cache(dir) {
+            Ok(()) => result.notes.push("io-bound mode: page cache dropped before the step".into()),
+            Err(why) => result.warnings.push(format!("io-bound mode: {why}")),
+        }
+    }
     let syncs_before = backend.table.server_syncs();
-    let probe = probes.begin();
-    let (mut result, work, mut info) = exec::run_step(backend.table.as_ref(), plan, index, state, result);
-    let live_before_count = state.expected_rows();
-    let step_work = StepWork {
-        ops: work.main_ops,
-        queries: work.queries,
-        writes: work.rows_inserted,
-        // A server's syncs are made in its own processes, not counted here.
-        commits: if server { 0 } else { work.commits },
-        logical_bytes_written: work.logical_bytes_written,
-        writer_threads: work.writer_threads,
-        live_keys: Some(live_before_count),
-        entry_bytes: ROW_LOGICAL_BYTES,
-        wall_s: result.wall_s + info.settle_s.unwrap_or(0.0),
+    let probe = plan.settings.metrics.then(|| probes.begin());
+    let (mut result, step_work, commits, info) = if plan.kind.is_ycsb() {
+        let y = &plan.settings.ycsb;
+        let (result, work) = match backend.ycsb_store(plan) {
+            Ok(store) => ycsb::run_step(store.as_ref(), plan, index, &mut state.ycsb, result),
+            Err(e) => {
+                result.status = Status::Failed;
+                result.error = Some(format!("{e:#}"));
+                (result, Default::default())
+            }
+        };
+        let step_work = StepWork {
+            ops: result.ops,
+            queries: work.queries,
+            writes: work.writes,
+            // A server's syncs are made in its own processes, not counted here.
+            commits: if server { 0 } else { work.writes },
+            logical_bytes_written: work.logical_bytes_written,
+            writer_threads: if work.writes > 0 { plan.settings.threads as u64 } else { 0 },
+            live_keys: Some(state.ycsb.inserts.count()),
+            entry_bytes: (y.field_count * y.field_length + 23) as u64,
+            wall_s: result.wall_s,
+        };
+        (result, step_work, work.writes, None)
+    } else {
+        let (result, work, info) = exec::run_step(backend.table.as_ref(), plan, index, &state.ibench, result);
+        let step_work = StepWork {
+            ops: work.main_ops,
+            queries: work.queries,
+            writes: work.rows_inserted,
+            commits: if server { 0 } else { work.commits },
+            logical_bytes_written: work.logical_bytes_written,
+            writer_threads: work.writer_threads,
+            live_keys: Some(state.ibench.expected_rows()),
+            entry_bytes: ROW_LOGICAL_BYTES,
+            wall_s: result.wall_s + info.settle_s.unwrap_or(0.0),
+        };
+        (result, step_work, work.commits, Some(info))
     };
-    result.metrics = probe.end(probes, &step_work);
-    if server {
+    match probe {
+        Some(p) => result.metrics = p.end(probes, &step_work),
+        None => result.metrics.missing.push(Missing { metric: "all".into(), reason: "efficiency metrics turned off (--metrics off)".into() }),
+    }
+    if server && plan.settings.metrics {
         // The server syncs in its own processes: take its own count.
         let why_missing = match (syncs_before, backend.table.server_syncs()) {
             (Some(Ok(before)), Some(Ok(after))) => {
-                if work.commits > 0 {
+                if commits > 0 {
                     result.metrics.syncs = Some(SyncMetrics::from_server(
                         after.count.saturating_sub(before.count),
                         after.counter,
                         after.includes_data_files,
-                        work.commits,
-                        work.writer_threads,
+                        commits,
+                        step_work.writer_threads,
                     ));
                 }
                 None
@@ -144,12 +229,32 @@ fn run_step(
     if plan.kind != StepKind::CreateIndexes {
         result.rates = result.main_op().and_then(|o| crate::measure::rate_percentiles(&o.intervals, result.wall_s));
     }
+    if let Some(info) = info {
+        ibench_after_step(backend, plan, &mut state.ibench, &mut result, info);
+    }
+    if let Some(w) = &result.writer {
+        if w.missed_target {
+            result.warnings.push(format!(
+                "background writers missed their rate: {:.0} of {:.0} rows/s",
+                w.achieved_ops_s,
+                w.target_ops_s.unwrap_or(0.0)
+            ));
+        }
+    }
+    if let Some(w) = result.metrics.syncs.as_ref().and_then(SyncMetrics::not_durable_warning) {
+        result.warnings.push(w);
+    }
+    result.engine_stats = backend.stats(state.ibench.tables.len() as u32);
+    result
+}
+
+/// The insert benchmark's state after a step, and its rows counted (after the measured part).
+fn ibench_after_step(backend: &Backend, plan: &StepPlan, state: &mut IbenchState, result: &mut StepResult, mut info: crate::result::IbenchStepInfo) {
     match plan.kind {
         StepKind::LoadI0 => state.loaded = true,
         StepKind::CreateIndexes if result.status == Status::Completed => state.indexed = true,
         _ => {}
     }
-    // Count the rows (after the measured part).
     info.expected_rows = state.expected_rows();
     info.indexed = state.indexed;
     let counted = (|| -> anyhow::Result<Vec<u64>> {
@@ -169,24 +274,10 @@ fn run_step(
         }
         Err(e) => result.notes.push(format!("could not count the rows: {e:#}")),
     }
-    if let Some(w) = &result.writer {
-        if w.missed_target {
-            result.warnings.push(format!(
-                "background writers missed their rate: {:.0} of {:.0} rows/s",
-                w.achieved_ops_s,
-                w.target_ops_s.unwrap_or(0.0)
-            ));
-        }
-    }
-    if let Some(w) = result.metrics.syncs.as_ref().and_then(SyncMetrics::not_durable_warning) {
-        result.warnings.push(w);
-    }
     if let Some(s) = info.settle_s {
         result.notes.push(format!("settle: {s:.1} s ({})", info.settle.join("; ")));
     }
     result.ibench = Some(info);
-    result.engine_stats = backend.stats(state.tables.len() as u32);
-    result
 }
 
 fn fail_config(run: &mut RunResult, opts: &RunOptions, msg: String) -> Result<()> {
@@ -209,9 +300,12 @@ pub fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut Run
         Err(e) => return fail_config(run, opts, format!("{e:#}")),
     };
     let first = plan.steps.first().context("no steps")?;
-    let tables: u32 = if first.settings.ibench.one_table { 1 } else { first.settings.threads as u32 };
+    let ibench = plan.steps.iter().any(|s| s.kind.is_ibench());
+    let tables: u32 = if !ibench { 0 } else if first.settings.ibench.one_table { 1 } else { first.settings.threads as u32 };
     let backend = match open_backend(config, plan, opts, &dir).and_then(|b| {
-        b.table.create_tables(tables)?;
+        if ibench {
+            b.table.create_tables(tables)?;
+        }
         Ok(b)
     }) {
         Ok(b) => b,
@@ -226,25 +320,25 @@ pub fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut Run
     let ci = run.configs.len() - 1;
     run.configs[ci].engine_version = Some(backend.table.version());
     run.configs[ci].effective_options = backend.table.effective_options();
-    runner::record_provenance(run, ci, engine::find(&config.engine)?, backend.table.version(), backend.table.provenance());
+    runner::record_provenance(run, ci, crate::backend::find(&config.engine)?, backend.table.version(), backend.table.provenance());
     let probes = match &backend.server {
         Some(s) => Probes::with_server(&dir, s.pid()),
         None => Probes::new(&dir),
     };
-    let mut state = IbenchState::new(tables, RowGen::new(plan.settings.seed));
+    let mut state = ConfigState { ibench: IbenchState::new(tables, RowGen::new(plan.settings.seed)), ycsb: YcsbState::new() };
 
     for (i, step) in plan.steps.iter().enumerate() {
         if crate::driver::stop::stop_requested() {
             break;
         }
-        let result = run_step(&backend, step, i, &mut state, &probes);
+        let result = run_step(&backend, step, i, &mut state, &probes, &dir);
         if !runner::record_step(run, ci, &config.name, step.kind, result, opts, &dir)? {
             break;
         }
     }
     run.configs[ci].engine_stats = backend.stats(tables);
     runner::settle_config_status(run, ci, plan.steps.len());
-    let Backend { table, server } = backend;
+    let Backend { table, server, .. } = backend;
     drop(table);
     if let Some(server) = server {
         let log = server.log_path().to_path_buf();

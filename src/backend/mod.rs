@@ -1,0 +1,124 @@
+//! Backends: the in-process engines (`crate::engine`) and the database
+//! servers rumbench starts (`crate::server`), under one registry by name,
+//! with what each can do. A workload's steps need a capability; a plan that
+//! asks a backend for one it lacks is refused before anything starts.
+
+pub mod servers;
+
+use anyhow::{bail, Result};
+
+use crate::engine::{self, EngineSpec};
+use crate::settings::steps::StepKind;
+
+/// What a backend can do for a workload.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Capability {
+    /// Key-value access (get, put, scan, write batches): db_bench-style steps.
+    KeyValue,
+    /// Tables: the insert benchmark's and YCSB's usertable. Servers have
+    /// them natively; a key-value engine through a table layer over its keys.
+    Tables,
+}
+
+impl Capability {
+    pub fn describe(self) -> &'static str {
+        match self {
+            Capability::KeyValue => "key-value access",
+            Capability::Tables => "tables",
+        }
+    }
+}
+
+/// Every backend: the engines, then the servers.
+pub fn registry() -> Vec<&'static EngineSpec> {
+    engine::registry().iter().chain(servers::SERVERS.iter()).collect()
+}
+
+pub fn names() -> Vec<&'static str> {
+    registry().iter().map(|e| e.name).collect()
+}
+
+/// Look a backend up by name; the error names the valid ones.
+pub fn find(name: &str) -> Result<&'static EngineSpec> {
+    match registry().into_iter().find(|e| e.name == name) {
+        Some(spec) => Ok(spec),
+        None => bail!("unknown engine '{}' (valid engines: {})", name, names().join(", ")),
+    }
+}
+
+/// Whether `name` is a database server.
+pub fn is_server(name: &str) -> bool {
+    servers::SERVERS.iter().any(|s| s.name == name)
+}
+
+/// What a backend can do.
+pub fn capabilities(name: &str) -> &'static [Capability] {
+    if is_server(name) {
+        &[Capability::Tables]
+    } else if name == "null" {
+        // It stores nothing: tables that must give their rows back cannot live on it.
+        &[Capability::KeyValue]
+    } else {
+        &[Capability::KeyValue, Capability::Tables]
+    }
+}
+
+/// What a step needs of its backend.
+pub fn needs(kind: StepKind) -> Capability {
+    if kind.is_ibench() {
+        Capability::Tables
+    } else if kind.is_ycsb() {
+        // YCSB's records are one key each on an engine: key-value access
+        // suffices there, a table on a server.
+        Capability::KeyValue
+    } else {
+        Capability::KeyValue
+    }
+}
+
+/// Refuse a step its backend cannot run, naming both.
+pub fn check(backend: &str, kind: StepKind) -> Result<()> {
+    let caps = capabilities(backend);
+    // YCSB runs on whatever the backend offers: its keys, or its tables.
+    if kind.is_ycsb() {
+        return Ok(());
+    }
+    let need = needs(kind);
+    if !caps.contains(&need) {
+        let offers: Vec<&str> = caps.iter().map(|c| c.describe()).collect();
+        let runs = if caps.contains(&Capability::Tables) {
+            "the insert benchmark (l.i0, l.x, l.i1, l.i2, qr*, qp*) and YCSB (ycsb-load, ycsb-a .. ycsb-f)"
+        } else {
+            "db_bench-style steps and YCSB"
+        };
+        bail!(
+            "step {kind} needs {}, which {backend} does not offer (it offers {}: it runs {runs})",
+            need.describe(),
+            offers.join(" and ")
+        );
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_step_needing_what_a_backend_lacks_is_refused_naming_both() {
+        let e = check("postgres", StepKind::ReadRandom).unwrap_err().to_string();
+        assert!(e.contains("readrandom") && e.contains("key-value access") && e.contains("postgres"), "{e}");
+        let e = check("null", StepKind::LoadI0).unwrap_err().to_string();
+        assert!(e.contains("l.i0") && e.contains("tables") && e.contains("null"), "{e}");
+        check("postgres", StepKind::LoadI0).unwrap();
+        check("postgres", StepKind::YcsbA).unwrap();
+        check("null", StepKind::YcsbA).unwrap();
+        check("rocksdb", StepKind::ReadRandom).unwrap();
+    }
+
+    #[test]
+    fn the_registry_has_engines_and_servers() {
+        assert!(find("rocksdb").is_ok() && find("postgres").is_ok() && find("mariadb-myrocks").is_ok());
+        assert!(find("mongo").unwrap_err().to_string().contains("valid engines"));
+    }
+}

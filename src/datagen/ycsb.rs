@@ -1,0 +1,350 @@
+//! YCSB's CoreWorkload generators, seeded: record keys, the operation mix,
+//! and the request distributions (scrambled zipfian, uniform, latest over
+//! acknowledged inserts), with YCSB's arithmetic so that results line up.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use crate::datagen::Rng;
+
+/// Items of the zipfian behind YCSB's scrambled zipfian (ScrambledZipfianGenerator.ITEM_COUNT).
+pub const SCRAMBLED_ITEMS: u64 = 10_000_000_000;
+/// zeta(10^10, 0.99), the constant YCSB uses instead of computing it.
+pub const ZETAN_099: f64 = 26.46902820178302;
+/// YCSB's default zipfian constant.
+pub const YCSB_THETA: f64 = 0.99;
+
+/// YCSB's `Utils.fnvhash64`: FNV-1a over the 8 bytes of `v` (low byte
+/// first), then Java's Math.abs.
+pub fn fnvhash64(mut v: u64) -> u64 {
+    const OFFSET: u64 = 0xCBF2_9CE4_8422_2325;
+    const PRIME: u64 = 1_099_511_628_211;
+    let mut h = OFFSET;
+    for _ in 0..8 {
+        h ^= v & 0xff;
+        h = h.wrapping_mul(PRIME);
+        v >>= 8;
+    }
+    (h as i64).wrapping_abs() as u64
+}
+
+/// A record key as YCSB builds it: "user" + the decimal record number,
+/// hashed first unless inserts are ordered. Written into a stack buffer.
+pub struct KeyName {
+    buf: [u8; 24],
+    len: usize,
+}
+
+impl KeyName {
+    pub fn new() -> KeyName {
+        let mut buf = [0u8; 24];
+        buf[..4].copy_from_slice(b"user");
+        KeyName { buf, len: 4 }
+    }
+
+    /// The key of record number `n`.
+    #[inline]
+    pub fn build(&mut self, n: u64, ordered: bool) -> &[u8] {
+        let mut v = if ordered { n } else { fnvhash64(n) };
+        let mut digits = [0u8; 20];
+        let mut i = digits.len();
+        loop {
+            i -= 1;
+            digits[i] = b'0' + (v % 10) as u8;
+            v /= 10;
+            if v == 0 {
+                break;
+            }
+        }
+        let d = &digits[i..];
+        self.buf[4..4 + d.len()].copy_from_slice(d);
+        self.len = 4 + d.len();
+        &self.buf[..self.len]
+    }
+}
+
+impl Default for KeyName {
+    fn default() -> Self {
+        KeyName::new()
+    }
+}
+
+/// sum_{i=1..n} i^-theta: exact up to 10^7 terms, then the Euler-Maclaurin
+/// tail (error far below 1e-9 of the sum), so any constant can be used with
+/// YCSB's 10^10 scrambled items.
+pub fn zeta(n: u64, theta: f64) -> f64 {
+    const EXACT: u64 = 10_000_000;
+    let m = n.min(EXACT);
+    let mut sum: f64 = (1..=m).map(|i| (i as f64).powf(-theta)).sum();
+    if n > m {
+        // sum_{i=m+1..n} f(i) with f(x) = x^-theta.
+        let (a, b) = (m as f64, n as f64);
+        let f = |x: f64| x.powf(-theta);
+        let fp = |x: f64| -theta * x.powf(-theta - 1.0);
+        let integral = if (theta - 1.0).abs() < 1e-12 { b.ln() - a.ln() } else { (b.powf(1.0 - theta) - a.powf(1.0 - theta)) / (1.0 - theta) };
+        sum += integral + (f(b) - f(a)) / 2.0 + (fp(b) - fp(a)) / 12.0;
+    }
+    sum
+}
+
+/// YCSB's ZipfianGenerator (Gray et al.): values in [0, items), 0 the most
+/// popular; the item count can grow (zeta is then extended incrementally,
+/// as YCSB's nextLong(itemcount) does for the latest distribution).
+#[derive(Clone, Debug)]
+pub struct Zipfian {
+    items: u64,
+    theta: f64,
+    alpha: f64,
+    zetan: f64,
+    zeta2: f64,
+    eta: f64,
+}
+
+impl Zipfian {
+    pub fn new(items: u64, theta: f64) -> Zipfian {
+        Zipfian::with_zetan(items, theta, zeta(items, theta))
+    }
+
+    pub fn with_zetan(items: u64, theta: f64, zetan: f64) -> Zipfian {
+        let zeta2 = zeta(2, theta);
+        let mut z = Zipfian { items, theta, alpha: 1.0 / (1.0 - theta), zetan, zeta2, eta: 0.0 };
+        z.eta = z.eta_for(items);
+        z
+    }
+
+    fn eta_for(&self, items: u64) -> f64 {
+        (1.0 - (2.0 / items as f64).powf(1.0 - self.theta)) / (1.0 - self.zeta2 / self.zetan)
+    }
+
+    /// A value in [0, items), growing the item count first when asked.
+    #[inline]
+    pub fn next(&mut self, rng: &mut Rng, items: u64) -> u64 {
+        if items > self.items {
+            self.zetan += (self.items + 1..=items).map(|i| (i as f64).powf(-self.theta)).sum::<f64>();
+            self.items = items;
+            self.eta = self.eta_for(items);
+        }
+        let u = rng.unit();
+        let uz = u * self.zetan;
+        if uz < 1.0 {
+            return 0;
+        }
+        if uz < 1.0 + 0.5f64.powf(self.theta) {
+            return 1.min(self.items - 1);
+        }
+        ((self.items as f64 * (self.eta * u - self.eta + 1.0).powf(self.alpha)) as u64).min(self.items - 1)
+    }
+
+    /// Probability of the most popular value.
+    pub fn head_probability(&self) -> f64 {
+        1.0 / self.zetan
+    }
+}
+
+/// How a YCSB workload picks the record of a read, update, scan or
+/// read-modify-write.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RequestDistribution {
+    Uniform,
+    /// Scrambled zipfian with this constant (YCSB: 0.99).
+    Zipfian(f64),
+    /// Zipfian over the most recently inserted records (acknowledged inserts).
+    Latest(f64),
+}
+
+impl std::str::FromStr for RequestDistribution {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let bad = || format!("invalid YCSB request distribution '{s}' (valid: zipfian[:THETA], uniform, latest[:THETA])");
+        let (name, arg) = s.split_once(':').map(|(a, b)| (a, Some(b))).unwrap_or((s, None));
+        let theta = match arg {
+            None => YCSB_THETA,
+            Some(t) => t.parse::<f64>().ok().filter(|t| *t > 0.0 && *t < 1.0 && t.is_finite()).ok_or_else(bad)?,
+        };
+        match name {
+            "uniform" if arg.is_none() => Ok(RequestDistribution::Uniform),
+            "zipfian" => Ok(RequestDistribution::Zipfian(theta)),
+            "latest" => Ok(RequestDistribution::Latest(theta)),
+            _ => Err(bad()),
+        }
+    }
+}
+
+impl std::fmt::Display for RequestDistribution {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RequestDistribution::Uniform => write!(f, "uniform"),
+            RequestDistribution::Zipfian(t) => write!(f, "zipfian:{t}"),
+            RequestDistribution::Latest(t) => write!(f, "latest:{t}"),
+        }
+    }
+}
+
+/// The record numbers inserted so far: the load's 0..records, then the
+/// run's inserts, which take the next number and count once acknowledged
+/// (YCSB's AcknowledgedCounterGenerator). Shared by a step's threads, lock-free.
+pub struct InsertSequence {
+    next: AtomicU64,
+    /// The lowest number not yet acknowledged (all below it are).
+    limit: AtomicU64,
+    window: Box<[AtomicBool]>,
+}
+
+const WINDOW: u64 = 1 << 16;
+
+impl InsertSequence {
+    pub fn new(records: u64) -> InsertSequence {
+        InsertSequence {
+            next: AtomicU64::new(records),
+            limit: AtomicU64::new(records),
+            window: (0..WINDOW).map(|_| AtomicBool::new(false)).collect(),
+        }
+    }
+
+    /// The number of the next insert.
+    pub fn claim(&self) -> u64 {
+        self.next.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// Insert `n` is done (or failed: it counts as done, as in YCSB).
+    pub fn acknowledge(&self, n: u64) {
+        self.window[(n % WINDOW) as usize].store(true, Ordering::Release);
+        loop {
+            let limit = self.limit.load(Ordering::Acquire);
+            let slot = &self.window[(limit % WINDOW) as usize];
+            if !slot.load(Ordering::Acquire) {
+                return;
+            }
+            if self.limit.compare_exchange(limit, limit + 1, Ordering::AcqRel, Ordering::Relaxed).is_ok() {
+                slot.store(false, Ordering::Release);
+            }
+        }
+    }
+
+    /// Records that exist for requests: 0..count().
+    #[inline]
+    pub fn count(&self) -> u64 {
+        self.limit.load(Ordering::Acquire)
+    }
+}
+
+/// One thread's chooser of request record numbers.
+pub enum KeyChooser {
+    Uniform,
+    /// The zipfian over SCRAMBLED_ITEMS, hashed onto the records.
+    Scrambled(Zipfian),
+    Latest(Zipfian),
+}
+
+impl KeyChooser {
+    /// `records`: the record count the step starts with (YCSB's
+    /// insertcount), `expected_inserts`: inserts the step may add (the
+    /// scrambled zipfian spreads over both, as YCSB's does).
+    pub fn new(dist: RequestDistribution, records: u64) -> KeyChooser {
+        match dist {
+            RequestDistribution::Uniform => KeyChooser::Uniform,
+            RequestDistribution::Zipfian(theta) => {
+                let zetan = if theta == YCSB_THETA { ZETAN_099 } else { zeta(SCRAMBLED_ITEMS + 1, theta) };
+                KeyChooser::Scrambled(Zipfian::with_zetan(SCRAMBLED_ITEMS + 1, theta, zetan))
+            }
+            RequestDistribution::Latest(theta) => KeyChooser::Latest(Zipfian::new(records.max(1), theta)),
+        }
+    }
+
+    /// A record number below `existing` (the acknowledged records). The
+    /// scrambled zipfian spreads over `span` records (the start count plus
+    /// the inserts expected), redrawing numbers not inserted yet, as YCSB.
+    #[inline]
+    pub fn next(&mut self, rng: &mut Rng, existing: u64, span: u64) -> u64 {
+        match self {
+            KeyChooser::Uniform => rng.below(existing),
+            KeyChooser::Scrambled(z) => loop {
+                let n = fnvhash64(z.next(rng, SCRAMBLED_ITEMS + 1)) % span.max(1);
+                if n < existing {
+                    return n;
+                }
+            },
+            KeyChooser::Latest(z) => {
+                let max = existing - 1;
+                max - z.next(rng, existing).min(max)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_are_ycsb_s() {
+        // FNV-1a 64 of 0 over its 8 zero bytes, as YCSB's Utils.fnvhash64 computes it.
+        let mut h: u64 = 0xCBF2_9CE4_8422_2325;
+        for _ in 0..8 {
+            h = h.wrapping_mul(1_099_511_628_211);
+        }
+        assert_eq!(fnvhash64(0), (h as i64).wrapping_abs() as u64);
+        let mut k = KeyName::new();
+        assert_eq!(k.build(42, true), b"user42");
+        let hashed = String::from_utf8(k.build(42, false).to_vec()).unwrap();
+        assert_eq!(hashed, format!("user{}", fnvhash64(42)));
+    }
+
+    #[test]
+    fn zeta_tail_matches_ycsb_s_constant() {
+        let z = zeta(SCRAMBLED_ITEMS, 0.99);
+        assert!((z - ZETAN_099).abs() / ZETAN_099 < 1e-6, "{z}");
+        let exact: f64 = (1..=20_000_000u64).map(|i| (i as f64).powf(-0.8)).sum();
+        assert!((zeta(20_000_000, 0.8) - exact).abs() / exact < 1e-9);
+    }
+
+    #[test]
+    fn zipfian_head_share_is_the_theoretical_one() {
+        // Scrambled zipfian over 1,000 records: the most frequent record gets
+        // about 1/zeta(10^10) of the draws, plus its share of the hashed tail.
+        let records = 1000;
+        let mut chooser = KeyChooser::new(RequestDistribution::Zipfian(0.99), records);
+        let mut rng = Rng::new(7);
+        let draws = 1_000_000;
+        let mut counts = vec![0u64; records as usize];
+        for _ in 0..draws {
+            counts[chooser.next(&mut rng, records, records) as usize] += 1;
+        }
+        let head = *counts.iter().max().unwrap() as f64 / draws as f64;
+        let p1 = 1.0 / ZETAN_099;
+        let theory = p1 + (1.0 - p1) / records as f64;
+        assert!((head - theory).abs() / theory < 0.10, "head {head} vs {theory}");
+    }
+
+    #[test]
+    fn latest_draws_recent_records() {
+        let mut chooser = KeyChooser::new(RequestDistribution::Latest(0.99), 10_000);
+        let mut rng = Rng::new(3);
+        let n = 100_000;
+        let recent = (0..n).filter(|_| chooser.next(&mut rng, 10_000, 10_000) >= 9_900).count();
+        // The newest 1% of records take well over half of the draws.
+        assert!(recent as f64 / n as f64 > 0.5, "{recent}");
+        // After more inserts the newest ones are drawn.
+        let newest = (0..n).filter(|_| chooser.next(&mut rng, 12_000, 12_000) >= 11_900).count();
+        assert!(newest as f64 / n as f64 > 0.5, "{newest}");
+    }
+
+    #[test]
+    fn inserts_count_once_acknowledged_in_order() {
+        let seq = InsertSequence::new(100);
+        let (a, b) = (seq.claim(), seq.claim());
+        assert_eq!((a, b), (100, 101));
+        seq.acknowledge(b);
+        assert_eq!(seq.count(), 100, "101 is done but 100 is not");
+        seq.acknowledge(a);
+        assert_eq!(seq.count(), 102);
+    }
+
+    #[test]
+    fn distributions_parse() {
+        assert_eq!("zipfian".parse::<RequestDistribution>().unwrap(), RequestDistribution::Zipfian(0.99));
+        assert_eq!("latest:0.8".parse::<RequestDistribution>().unwrap(), RequestDistribution::Latest(0.8));
+        assert_eq!("uniform".parse::<RequestDistribution>().unwrap(), RequestDistribution::Uniform);
+        assert!("zipfian:1.5".parse::<RequestDistribution>().is_err());
+    }
+}

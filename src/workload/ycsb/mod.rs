@@ -1,0 +1,401 @@
+//! YCSB's core workloads (workloads.md, "YCSB core workloads"): ycsb-load
+//! inserts the records, ycsb-a .. ycsb-f run YCSB's operation mixes on
+//! them, with CoreWorkload's semantics (see `crate::datagen::ycsb`): records of `field_count`
+//! fields of `field_length` bytes under keys "user" + FNV-1a hash of the
+//! record number; reads of all fields, updates of one field (all with
+//! `write_all_fields`), inserts taking the next record number, scans of
+//! 1..max_scan_length records, read-modify-writes timed as one operation.
+//!
+//! Unlike YCSB every stream is seeded: with one client thread the same seed
+//! gives the same operations on every backend.
+//!
+//! A backend binding is a [`Store`]: `kv` (any key-value engine: one value of
+//! the concatenated fields per key, updates read-modify-write as YCSB's
+//! RocksDB binding does), `postgres` and `mariadb` (table usertable with
+//! YCSB_KEY and FIELD0.., prepared statements, one connection per client
+//! thread, scans ORDER BY the key, as YCSB's JDBC binding).
+
+pub mod kv;
+pub mod mariadb;
+pub mod postgres;
+
+use anyhow::Result;
+
+
+use crate::datagen::rng::{mix64, stream_seed};
+use crate::datagen::Rng;
+use crate::driver::stop::{interrupted_text, stop_requested};
+use crate::driver::{self, FinishedOp, OpRecorder, Progress, Thread};
+use crate::result::{Status, StepResult};
+use crate::settings::steps::StepKind;
+use crate::settings::{StepPlan, YcsbSettings};
+use crate::datagen::ycsb::{self as gen, InsertSequence, KeyChooser, KeyName, RequestDistribution};
+
+/// The table YCSB's JDBC binding uses, and rumbench's YCSB table on servers.
+pub const TABLE: &str = "usertable";
+
+/// A backend as YCSB's DB interface sees it.
+pub trait Store: Send + Sync {
+    /// Create the (empty) table, replacing rumbench's own earlier one.
+    fn create(&self) -> Result<()>;
+    /// A session (connection) for one client thread.
+    fn session(&self) -> Result<Box<dyn StoreSession + '_>>;
+}
+
+/// One client thread's connection. A record is its fields concatenated
+/// (`field_count` x `field_length` bytes).
+pub trait StoreSession {
+    fn insert(&mut self, key: &[u8], record: &[u8]) -> Result<()>;
+    /// Read every field of `key` into `out`; false when there is no such record.
+    fn read(&mut self, key: &[u8], out: &mut Vec<u8>) -> Result<bool>;
+    /// Write these fields (index, value) of `key`; false when there is no such record.
+    fn update(&mut self, key: &[u8], fields: &[(usize, &[u8])]) -> Result<bool>;
+    /// Read up to `count` records from the first key >= `start`, in key
+    /// order; returns how many there were.
+    fn scan(&mut self, start: &[u8], count: usize) -> Result<usize>;
+}
+
+/// An operation of YCSB's mix, in the order of YCSB's DiscreteGenerator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    Read,
+    Update,
+    Insert,
+    Scan,
+    ReadModifyWrite,
+}
+
+impl Op {
+    pub const ALL: [Op; 5] = [Op::Read, Op::Update, Op::Insert, Op::Scan, Op::ReadModifyWrite];
+
+    /// As YCSB names it in its output.
+    pub fn name(self) -> &'static str {
+        match self {
+            Op::Read => "READ",
+            Op::Update => "UPDATE",
+            Op::Insert => "INSERT",
+            Op::Scan => "SCAN",
+            Op::ReadModifyWrite => "READ-MODIFY-WRITE",
+        }
+    }
+}
+
+/// The proportions of workloads A-F (YCSB's workloads/workload[a-f]), in `Op::ALL` order.
+pub fn proportions(kind: StepKind) -> [f64; 5] {
+    match kind {
+        StepKind::YcsbA => [0.5, 0.5, 0.0, 0.0, 0.0],
+        StepKind::YcsbB => [0.95, 0.05, 0.0, 0.0, 0.0],
+        StepKind::YcsbC => [1.0, 0.0, 0.0, 0.0, 0.0],
+        StepKind::YcsbD => [0.95, 0.0, 0.05, 0.0, 0.0],
+        StepKind::YcsbE => [0.0, 0.0, 0.05, 0.95, 0.0],
+        StepKind::YcsbF => [0.5, 0.0, 0.0, 0.0, 0.5],
+        _ => [0.0, 0.0, 1.0, 0.0, 0.0],
+    }
+}
+
+/// The request distribution of a workload: the user's, else YCSB's
+/// (latest for D, zipfian for the others).
+pub fn distribution(kind: StepKind, s: &YcsbSettings) -> RequestDistribution {
+    s.request_distribution.unwrap_or(if kind == StepKind::YcsbD {
+        RequestDistribution::Latest(gen::YCSB_THETA)
+    } else {
+        RequestDistribution::Zipfian(gen::YCSB_THETA)
+    })
+}
+
+/// What the steps of one config share: the records inserted so far.
+pub struct YcsbState {
+    pub inserts: InsertSequence,
+    pub loaded: bool,
+}
+
+impl YcsbState {
+    pub fn new() -> YcsbState {
+        YcsbState { inserts: InsertSequence::new(0), loaded: false }
+    }
+}
+
+impl Default for YcsbState {
+    fn default() -> Self {
+        YcsbState::new()
+    }
+}
+
+/// What a step did, beyond its timings: input to the step's metrics.
+#[derive(Debug, Default, Clone)]
+pub struct Work {
+    pub queries: u64,
+    pub writes: u64,
+    pub logical_bytes_written: u64,
+}
+
+/// The fields of record `n` (deterministic: the same on every backend),
+/// printable ASCII so SQL text columns take them as they are.
+pub fn fill_record(seed: u64, n: u64, out: &mut [u8]) {
+    fill_printable(&mut Rng::new(mix64(seed ^ mix64(n))), out);
+}
+
+fn fill_printable(rng: &mut Rng, out: &mut [u8]) {
+    for chunk in out.chunks_mut(8) {
+        let r = rng.next_u64().to_le_bytes();
+        for (b, x) in chunk.iter_mut().zip(r) {
+            *b = b' ' + 1 + (x % 94);
+        }
+    }
+}
+
+/// What one client brings back.
+#[derive(Default)]
+struct ThreadOut {
+    ops: Vec<FinishedOp>,
+    end_ns: u64,
+    work: Work,
+}
+
+/// Check that a step can run after the steps before it (at plan time).
+pub fn precheck(kind: StepKind, loaded: bool) -> Option<String> {
+    (kind != StepKind::YcsbLoad && !loaded).then(|| format!("step {kind} runs on YCSB's records: put ycsb-load before it (e.g. --steps ycsb-load,{kind})"))
+}
+
+/// The seed of thread `t`'s operation stream in step `index`.
+fn thread_seed(plan: &StepPlan, index: usize, t: usize) -> u64 {
+    stream_seed(plan.settings.seed, &[index as u64, t as u64, 0x5c5b])
+}
+
+/// Run a YCSB step against `store`.
+pub fn run_step(store: &dyn Store, plan: &StepPlan, index: usize, state: &mut YcsbState, mut result: StepResult) -> (StepResult, Work) {
+    let s = &plan.settings;
+    let y = &s.ycsb;
+    let kind = plan.kind;
+    if kind == StepKind::YcsbLoad {
+        if let Err(e) = store.create() {
+            result.status = Status::Failed;
+            result.error = Some(format!("cannot create the YCSB table: {e:#}"));
+            return (result, Work::default());
+        }
+        state.inserts = InsertSequence::new(0);
+    }
+    let threads = s.threads;
+    let record_len = y.field_count * y.field_length;
+    let total = if kind == StepKind::YcsbLoad { Some(y.records) } else { s.ops };
+    let seconds = if kind == StepKind::YcsbLoad { None } else { s.seconds };
+    let mix = proportions(kind);
+    let dist = distribution(kind, y);
+    let start_records = state.inserts.count();
+    // YCSB spreads the scrambled zipfian over the records plus twice the inserts expected.
+    let expected_inserts = (total.unwrap_or(start_records) as f64 * mix[2] * 2.0) as u64;
+    let span = start_records + expected_inserts;
+    // Built once (zeta is O(records)); each thread takes a copy.
+    let chooser = (kind != StepKind::YcsbLoad).then(|| KeyChooser::new(dist, start_records));
+    let inserts = &state.inserts;
+    let label = kind.to_string();
+    let joined = driver::run(
+        threads,
+        0,
+        seconds,
+        Progress { label: &label, total_ops: total, seconds },
+        |_, _| store.session(),
+        |t, mut session| {
+            if kind == StepKind::YcsbLoad {
+                load_client(t, session.as_mut(), plan, record_len)
+            } else {
+                let chooser = match chooser.as_ref().expect("a chooser") {
+                    KeyChooser::Uniform => KeyChooser::Uniform,
+                    KeyChooser::Scrambled(z) => KeyChooser::Scrambled(z.clone()),
+                    KeyChooser::Latest(z) => KeyChooser::Latest(z.clone()),
+                };
+                run_client(t, session.as_mut(), plan, index, total, chooser, span, inserts)
+            }
+        },
+        || {},
+    );
+    let wall_ns = driver::wall_ns(joined.clients.iter().map(|o| o.end_ns));
+    let mut work = Work::default();
+    let mut ops = Vec::new();
+    for o in joined.clients {
+        work.queries += o.work.queries;
+        work.writes += o.work.writes;
+        work.logical_bytes_written += o.work.logical_bytes_written;
+        ops.push(o.ops);
+    }
+    result.ops_by_type = driver::merge_ops(ops, driver::intervals(wall_ns));
+    // Keep YCSB's order of operation types (the threads' first appearances vary).
+    result.ops_by_type.sort_by_key(|o| Op::ALL.iter().position(|op| op.name() == o.op));
+    result.wall_s = wall_ns as f64 / 1e9;
+    result.ops = result.ops_by_type.iter().map(|o| o.ops).sum();
+    result.ops_s = Some(result.ops as f64 / result.wall_s);
+    result.mb_s = Some(work.logical_bytes_written as f64 / result.wall_s / (1 << 20) as f64);
+    let not_found: u64 = result.ops_by_type.iter().filter_map(|o| o.outcomes).map(|o| o.not_found).sum();
+    if not_found > 0 {
+        result.notes.push(format!("{not_found} operations found no record"));
+    }
+    result.notes.push(format!(
+        "YCSB {}: {} records of {} x {} bytes, request distribution {}, keys {}",
+        kind,
+        state.inserts.count(),
+        y.field_count,
+        y.field_length,
+        if kind == StepKind::YcsbLoad { "-".to_string() } else { dist.to_string() },
+        if y.ordered_inserts { "ordered" } else { "hashed" }
+    ));
+    if !joined.errors.is_empty() {
+        result.status = Status::Failed;
+        result.error = Some(joined.errors.iter().map(|e| format!("{e:#}")).collect::<Vec<_>>().join("; "));
+    } else if stop_requested() {
+        result.status = Status::Interrupted;
+        result.error = Some(interrupted_text());
+    } else {
+        result.status = Status::Completed;
+        if kind == StepKind::YcsbLoad {
+            // Records 0..records exist; the run steps' inserts take the next numbers.
+            state.inserts = InsertSequence::new(y.records);
+            state.loaded = true;
+        }
+    }
+    (result, work)
+}
+
+/// ycsb-load's client: records t, t + T, ... below `records`.
+fn load_client(t: &Thread<'_>, session: &mut dyn StoreSession, plan: &StepPlan, record_len: usize) -> Result<ThreadOut> {
+    let s = &plan.settings;
+    let mut op = t.recorder(Op::Insert.name());
+    let mut key = KeyName::new();
+    let mut record = vec![0u8; record_len];
+    let end_ns = t.closed_loop(&mut op.rec, Some(s.ycsb.records), t.index as u64, s.threads as u64, |n| {
+        fill_record(s.seed, n, &mut record);
+        session.insert(key.build(n, s.ycsb.ordered_inserts), &record)?;
+        Ok((1, false))
+    })?;
+    let written = op.rec.ops();
+    let logical = written * record_len as u64;
+    Ok(ThreadOut { ops: vec![op.finish()], end_ns, work: Work { writes: written, logical_bytes_written: logical, ..Default::default() } })
+}
+
+/// A run step's client: YCSB's operation mix in a closed loop.
+#[allow(clippy::too_many_arguments)]
+fn run_client(
+    t: &Thread<'_>,
+    session: &mut dyn StoreSession,
+    plan: &StepPlan,
+    index: usize,
+    total: Option<u64>,
+    mut chooser: KeyChooser,
+    span: u64,
+    inserts: &InsertSequence,
+) -> Result<ThreadOut> {
+    let s = &plan.settings;
+    let y = &s.ycsb;
+    let mix = proportions(plan.kind);
+    let sum: f64 = mix.iter().sum();
+    let mut cumulative = [0.0; 5];
+    let mut acc = 0.0;
+    for (c, p) in cumulative.iter_mut().zip(mix) {
+        acc += p / sum;
+        *c = acc;
+    }
+    let mut recs: Vec<OpRecorder<'_>> = Op::ALL.iter().map(|op| t.quiet_recorder(op.name())).collect();
+    let mut rng = Rng::new(thread_seed(plan, index, t.index));
+    let mut key = KeyName::new();
+    let record_len = y.field_count * y.field_length;
+    let mut record = vec![0u8; record_len];
+    let mut buf: Vec<u8> = Vec::with_capacity(record_len);
+    let mut field = vec![0u8; y.field_length];
+    let mut work = Work::default();
+    let threads = s.threads as u64;
+    let deadline = t.deadline_ns();
+    let mut last = t.now_ns();
+    let mut g = t.index as u64;
+    let mut calls = 0u64;
+    while !total.is_some_and(|n| g >= n) && !t.should_stop() {
+        let u = rng.unit();
+        let op = cumulative.iter().position(|&c| u < c).unwrap_or(4);
+        let mut ok = true;
+        match Op::ALL[op] {
+            Op::Read => {
+                let n = chooser.next(&mut rng, inserts.count(), span);
+                ok = session.read(key.build(n, y.ordered_inserts), &mut buf)?;
+                work.queries += 1;
+            }
+            Op::Update | Op::ReadModifyWrite => {
+                let n = chooser.next(&mut rng, inserts.count(), span);
+                let k = key.build(n, y.ordered_inserts);
+                if Op::ALL[op] == Op::ReadModifyWrite {
+                    ok = session.read(k, &mut buf)?;
+                    work.queries += 1;
+                }
+                if ok {
+                    if y.write_all_fields {
+                        fill_printable(&mut rng, &mut record);
+                        let fields: Vec<(usize, &[u8])> =
+                            (0..y.field_count).map(|i| (i, &record[i * y.field_length..(i + 1) * y.field_length])).collect();
+                        ok = session.update(k, &fields)?;
+                        work.logical_bytes_written += record_len as u64;
+                    } else {
+                        let f = rng.below(y.field_count as u64) as usize;
+                        fill_printable(&mut rng, &mut field);
+                        ok = session.update(k, &[(f, &field)])?;
+                        work.logical_bytes_written += y.field_length as u64;
+                    }
+                    work.writes += 1;
+                }
+            }
+            Op::Insert => {
+                let n = inserts.claim();
+                fill_record(s.seed, n, &mut record);
+                let r = session.insert(key.build(n, y.ordered_inserts), &record);
+                inserts.acknowledge(n);
+                r?;
+                work.writes += 1;
+                work.logical_bytes_written += record_len as u64;
+            }
+            Op::Scan => {
+                let n = chooser.next(&mut rng, inserts.count(), span);
+                let len = 1 + rng.below(y.max_scan_length as u64) as usize;
+                ok = session.scan(key.build(n, y.ordered_inserts), len)? > 0;
+                work.queries += 1;
+            }
+        }
+        let now = t.now_ns();
+        let r = &mut recs[op];
+        r.rec.record(now, now - last);
+        r.outcomes.not_found += !ok as u64;
+        last = now;
+        calls += 1;
+        if calls & 0x3ff == 0 {
+            if let Some(p) = t.progress {
+                p.0.store(calls, std::sync::atomic::Ordering::Relaxed);
+            }
+        }
+        if deadline.is_some_and(|d| now >= d) {
+            break;
+        }
+        g += threads;
+    }
+    let ops = recs.into_iter().filter(|r| r.rec.ops() > 0).map(OpRecorder::finish).collect();
+    Ok(ThreadOut { ops, end_ns: last, work })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn proportions_are_ycsb_s() {
+        for k in [StepKind::YcsbA, StepKind::YcsbB, StepKind::YcsbC, StepKind::YcsbD, StepKind::YcsbE, StepKind::YcsbF] {
+            assert!((proportions(k).iter().sum::<f64>() - 1.0).abs() < 1e-12, "{k}");
+        }
+        assert_eq!(distribution(StepKind::YcsbD, &YcsbSettings::default()), RequestDistribution::Latest(0.99));
+        assert_eq!(distribution(StepKind::YcsbA, &YcsbSettings::default()), RequestDistribution::Zipfian(0.99));
+    }
+
+    #[test]
+    fn records_are_printable_and_deterministic() {
+        let (mut a, mut b) = (vec![0u8; 1000], vec![0u8; 1000]);
+        fill_record(42, 7, &mut a);
+        fill_record(42, 7, &mut b);
+        assert_eq!(a, b);
+        assert!(a.iter().all(|c| c.is_ascii_graphic()));
+        fill_record(42, 8, &mut b);
+        assert_ne!(a, b);
+    }
+}
