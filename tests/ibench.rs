@@ -13,7 +13,7 @@ use rumbench::engine::{self, EngineOptions, OpenArgs};
 use rumbench::workload::ibench::kv::KvTable;
 use rumbench::workload::ibench::mariadb::MyTable;
 use rumbench::workload::ibench::postgres::PgTable;
-use rumbench::workload::ibench::servers::Transport;
+use rumbench::backend::servers::Transport;
 use rumbench::workload::ibench::table::Table;
 use rumbench::workload::ibench::{Index, Row, RowGen};
 use rumbench::server::{RunningServer, ServerConfig, ServerKind};
@@ -281,7 +281,7 @@ fn table_layer_keeps_index_order_on_every_backend() {
         server.stop().unwrap();
     }
     for name in ["rocksdb", "lmdb", "sqlite"] {
-        let spec = engine::find(name).unwrap();
+        let spec = rumbench::backend::find(name).unwrap();
         let dir = tmp.path().join(name);
         std::fs::create_dir_all(&dir).unwrap();
         let options = engine::resolve_options(spec, &[]).unwrap();
@@ -416,9 +416,11 @@ fn a_server_that_does_not_start_gives_one_line() {
 #[test]
 fn plans_that_cannot_work_are_refused_in_one_line() {
     let cases: &[(&[&str], &str)] = &[
-        (&["-e", "postgres", "-s", "fillseq"], "postgres is a database server: it runs the insert benchmark steps"),
+        (&["-e", "postgres", "-s", "fillseq"], "step fillseq needs key-value access, which postgres does not offer (it offers tables"),
         (&["-e", "rocksdb", "-s", "l.i0,fillseq"], "cannot be mixed in one run"),
-        (&["-e", "null", "-s", "l.i0"], "the null engine stores nothing"),
+        (&["-e", "rocksdb", "-s", "ycsb-load,fillseq"], "cannot be mixed in one run"),
+        (&["-e", "null", "-s", "l.i0"], "step l.i0 needs tables, which null does not offer"),
+        (&["-e", "rocksdb", "-s", "ycsb-a"], "put ycsb-load before it"),
         (&["-e", "rocksdb", "-s", "l.i0,l.x,qr100", "--seconds", "5"], "--seconds does not apply to insert-benchmark steps"),
         (&["-e", "postgres", "-s", "l.i0,qr100"], "step qr100 queries the secondary indexes: run l.x before it"),
         (&["-e", "rocksdb", "-o", "config=x=1", "-s", "l.i0"], "unknown option 'config' for engine rocksdb"),
@@ -439,4 +441,31 @@ fn plans_that_cannot_work_are_refused_in_one_line() {
     for s in ALL_STEPS.split(',') {
         assert!(text.contains(s), "{s} missing from steps");
     }
+}
+
+#[test]
+fn metrics_off_and_io_bound_mode_hold_for_the_insert_benchmark() {
+    // --metrics off: no efficiency figures, and the reason.
+    let dir = tempfile::tempdir().unwrap();
+    let out = rumbench().args(["-e", "rocksdb", "-s", "l.i0", "--rows", "2000", "--metrics", "off"]).arg("--output-dir").arg(dir.path()).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v = load(dir.path());
+    let m = &step(&v, "l.i0")["metrics"];
+    assert!(m["missing"].to_string().contains("--metrics off"), "{m}");
+    assert!(m["cpu"].is_null(), "{m}");
+    // io-bound mode: the page cache is dropped before a query step (or it
+    // says why it could not be).
+    let dir = tempfile::tempdir().unwrap();
+    let out = rumbench()
+        .args(["-e", "rocksdb", "-s", "l.i0,qp100", "--rows", "2000", "--query-seconds", "1", "--mode", "io-bound"])
+        .arg("--output-dir")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v = load(dir.path());
+    let q = step(&v, "qp100");
+    let said = format!("{} {}", q["notes"], q["warnings"]);
+    assert!(said.contains("page cache dropped") || said.contains("io-bound mode: "), "{said}");
+    assert!(!step(&v, "l.i0")["notes"].to_string().contains("page cache dropped"), "a load step starts as it is");
 }

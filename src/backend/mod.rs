@@ -119,6 +119,6 @@ mod tests {
     #[test]
     fn the_registry_has_engines_and_servers() {
         assert!(find("rocksdb").is_ok() && find("postgres").is_ok() && find("mariadb-myrocks").is_ok());
-        assert!(find("mongo").unwrap_err().to_string().contains("valid engines"));
+        assert!(find("mongo").err().unwrap().to_string().contains("valid engines"));
     }
 }

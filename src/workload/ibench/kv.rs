@@ -372,6 +372,18 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_engine_is_told_the_real_key_and_value_sizes() {
+        let rows = RowGen::new(42);
+        let mut row = Row::default();
+        rows.fill(0, 1, &mut row);
+        assert_eq!(KEY_SIZE, primary_key(0, row.id).len());
+        let mut v = Vec::new();
+        encode_value(&row, &mut v);
+        // The average row: 10 to 20 data bytes.
+        assert!(v.len().abs_diff(VALUE_SIZE) <= 5, "{} vs {VALUE_SIZE}", v.len());
+    }
+
+    #[test]
     fn keys_sort_in_index_order() {
         let g = RowGen::new(1);
         let rows: Vec<Row> = (1..500).map(|id| g.row(3, id)).collect();

@@ -378,6 +378,124 @@ fn run_client(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::Mutex;
+
+    /// A store that records every call (operation and key) before passing it on.
+    struct Traced<'a> {
+        inner: Box<dyn Store + 'a>,
+        trace: Mutex<Vec<String>>,
+    }
+
+    struct TracedSession<'a> {
+        inner: Box<dyn StoreSession + 'a>,
+        trace: &'a Mutex<Vec<String>>,
+    }
+
+    impl Store for Traced<'_> {
+        fn create(&self) -> Result<()> {
+            self.inner.create()
+        }
+        fn session(&self) -> Result<Box<dyn StoreSession + '_>> {
+            Ok(Box::new(TracedSession { inner: self.inner.session()?, trace: &self.trace }))
+        }
+    }
+
+    impl TracedSession<'_> {
+        fn log(&self, what: &str, key: &[u8], extra: usize) {
+            self.trace.lock().unwrap().push(format!("{what} {} {extra}", String::from_utf8_lossy(key)));
+        }
+    }
+
+    impl StoreSession for TracedSession<'_> {
+        fn insert(&mut self, key: &[u8], record: &[u8]) -> Result<()> {
+            self.log("insert", key, record.len());
+            self.inner.insert(key, record)
+        }
+        fn read(&mut self, key: &[u8], out: &mut Vec<u8>) -> Result<bool> {
+            self.log("read", key, 0);
+            self.inner.read(key, out)
+        }
+        fn update(&mut self, key: &[u8], fields: &[(usize, &[u8])]) -> Result<bool> {
+            self.log("update", key, fields[0].0);
+            self.inner.update(key, fields)
+        }
+        fn scan(&mut self, start: &[u8], count: usize) -> Result<usize> {
+            self.log("scan", start, count);
+            self.inner.scan(start, count)
+        }
+    }
+
+    fn plan(kind: StepKind, records: u64, ops: u64) -> StepPlan {
+        let args = crate::config::SettingsArgs { records: Some(records), ops: Some(ops), ..Default::default() };
+        StepPlan { kind, settings: crate::config::resolve_settings(&args).unwrap() }
+    }
+
+    /// Run ycsb-load and then `kinds` on `engine`, returning each step's result.
+    fn run_steps(engine: &dyn crate::engine::Engine, kinds: &[StepKind], records: u64, ops: u64, trace: bool) -> (Vec<StepResult>, Vec<String>) {
+        let store = Traced { inner: Box::new(kv::KvStore::new(engine, 100)), trace: Mutex::new(Vec::new()) };
+        let mut state = YcsbState::new();
+        let mut out = Vec::new();
+        for (i, &kind) in [StepKind::YcsbLoad].iter().chain(kinds).enumerate() {
+            let p = plan(kind, records, ops);
+            let (r, _) = run_step(&store, &p, i, &mut state, crate::runner::new_step_result(&p));
+            assert_eq!(r.status, Status::Completed, "{kind}: {:?}", r.error);
+            out.push(r);
+        }
+        let trace = if trace { store.trace.into_inner().unwrap() } else { Vec::new() };
+        (out, trace)
+    }
+
+    fn open(name: &str, dir: &std::path::Path) -> Box<dyn crate::engine::Engine> {
+        crate::engine::conformance::open_with(crate::engine::find(name).unwrap(), dir, &[]).unwrap()
+    }
+
+    #[test]
+    fn the_same_seed_gives_the_same_operations_on_every_backend() {
+        let steps = [StepKind::YcsbA, StepKind::YcsbD, StepKind::YcsbE, StepKind::YcsbF];
+        let mut traces = Vec::new();
+        for name in ["rocksdb", "lmdb", "sqlite"] {
+            let dir = tempfile::tempdir().unwrap();
+            let engine = open(name, dir.path());
+            let (_, trace) = run_steps(engine.as_ref(), &steps, 2_000, 2_000, true);
+            traces.push((name, trace));
+        }
+        assert!(traces[0].1.len() > 9_000);
+        for (name, t) in &traces[1..] {
+            assert!(t == &traces[0].1, "{name} saw another operation sequence than rocksdb");
+        }
+    }
+
+    #[test]
+    fn proportions_are_within_one_percent_over_100000_operations() {
+        let dir = tempfile::tempdir().unwrap();
+        let engine = open("null", dir.path());
+        let kinds = [StepKind::YcsbA, StepKind::YcsbB, StepKind::YcsbC, StepKind::YcsbD, StepKind::YcsbE, StepKind::YcsbF];
+        let (results, _) = run_steps(engine.as_ref(), &kinds, 1_000, 100_000, false);
+        for (kind, r) in kinds.iter().zip(&results[1..]) {
+            let total: u64 = r.ops_by_type.iter().map(|o| o.ops).sum();
+            assert_eq!(total, 100_000, "{kind}");
+            for (op, p) in Op::ALL.iter().zip(proportions(*kind)) {
+                let n = r.ops_by_type.iter().find(|o| o.op == op.name()).map(|o| o.ops).unwrap_or(0);
+                let share = n as f64 / total as f64;
+                assert!((share - p).abs() < 0.01, "{kind} {}: {share} vs {p}", op.name());
+            }
+        }
+    }
+
+    #[test]
+    fn inserts_during_d_take_the_next_record_numbers_and_latest_reads_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let engine = open("lmdb", dir.path());
+        let (results, trace) = run_steps(engine.as_ref(), &[StepKind::YcsbD], 1_000, 10_000, true);
+        let inserted = results[1].ops_by_type.iter().find(|o| o.op == "INSERT").unwrap().ops;
+        // Every read found its record: only acknowledged inserts are read.
+        let reads = results[1].ops_by_type.iter().find(|o| o.op == "READ").unwrap();
+        assert_eq!(reads.outcomes.unwrap().not_found, 0);
+        let mut key = KeyName::new();
+        let newest = String::from_utf8(key.build(1_000 + inserted - 1, false).to_vec()).unwrap();
+        assert!(trace.iter().any(|l| l == &format!("insert {newest} 1000")), "the run's last insert is record {}", 1_000 + inserted - 1);
+    }
+
 
     #[test]
     fn proportions_are_ycsb_s() {
