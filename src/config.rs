@@ -11,7 +11,7 @@ use serde::Deserialize;
 
 use crate::engine;
 use crate::settings::steps::StepKind;
-use crate::settings::{Allocator, EngineConfig, IbenchSettings, Mode, RunPlan, Settings, StepPlan, WriterRate, YcsbSettings};
+use crate::settings::{Allocator, EngineConfig, IbenchSettings, Mode, RunPlan, Settings, StepPlan, WriterRate, YcsbSettings, DEFAULT_WRITER_RATE};
 
 /// Settings that apply to a run or to one step. Every field is optional so
 /// layers can be overlaid.
@@ -139,35 +139,43 @@ impl SettingsArgs {
     }
 }
 
+/// A setting given as text, parsed (None when not given).
+fn parse<T: std::str::FromStr<Err = String>>(text: &Option<String>) -> Result<Option<T>> {
+    text.as_deref().map(str::parse).transpose().map_err(anyhow::Error::msg)
+}
+
 /// Resolve the settings of a step from its layered flags.
 pub fn resolve_settings(a: &SettingsArgs) -> Result<Settings> {
-    let num = a.num.unwrap_or(1_000_000);
+    let d = Settings::default();
+    let num = a.num.unwrap_or(d.num);
     if num == 0 {
         bail!("--num must be at least 1");
     }
-    let key_size = a.key_size.unwrap_or(16);
-    let value_size = a.value_size.unwrap_or(100);
+    let key_size = a.key_size.unwrap_or(d.key_size);
+    let value_size = a.value_size.unwrap_or(d.value_size);
     let s = Settings {
         num,
         ops: if a.seconds.is_some() { None } else { Some(a.ops.unwrap_or(num)) },
         seconds: a.seconds,
-        threads: a.threads.unwrap_or(1),
+        threads: a.threads.unwrap_or(d.threads),
         key_size,
         value_size,
-        compression_ratio: a.compression_ratio.unwrap_or(0.5),
-        key_order: a.key_order.as_deref().unwrap_or("seq").parse().map_err(anyhow::Error::msg)?,
-        distribution: a.distribution.as_deref().unwrap_or("uniform").parse().map_err(anyhow::Error::msg)?,
-        seed: a.seed.unwrap_or(42),
-        range_len: a.range_len.unwrap_or(10),
-        batch_size: a.batch_size.unwrap_or(1),
-        multiget_batch: a.multiget_batch.unwrap_or(10),
-        writer_rate: WriterRate::parse(a.writer_rate.as_deref().unwrap_or("2MB"), key_size + value_size)?,
-        compaction_timeout_s: a.compaction_timeout.unwrap_or(600.0),
-        mode: a.mode.as_deref().unwrap_or("cached").parse().map_err(anyhow::Error::msg)?,
-        metrics: match a.metrics.as_deref().unwrap_or("on") {
-            "on" | "true" => true,
-            "off" | "false" => false,
-            other => bail!("invalid --metrics '{other}' (valid: on, off)"),
+        compression_ratio: a.compression_ratio.unwrap_or(d.compression_ratio),
+        key_order: parse(&a.key_order)?.unwrap_or(d.key_order),
+        distribution: parse(&a.distribution)?.unwrap_or(d.distribution),
+        seed: a.seed.unwrap_or(d.seed),
+        range_len: a.range_len.unwrap_or(d.range_len),
+        batch_size: a.batch_size.unwrap_or(d.batch_size),
+        multiget_batch: a.multiget_batch.unwrap_or(d.multiget_batch),
+        // The default is bytes/s: its rate in ops depends on the entry size.
+        writer_rate: WriterRate::parse(a.writer_rate.as_deref().unwrap_or(DEFAULT_WRITER_RATE), key_size + value_size)?,
+        compaction_timeout_s: a.compaction_timeout.unwrap_or(d.compaction_timeout_s),
+        mode: parse(&a.mode)?.unwrap_or(d.mode),
+        metrics: match a.metrics.as_deref() {
+            None => d.metrics,
+            Some("on" | "true") => true,
+            Some("off" | "false") => false,
+            Some(other) => bail!("invalid --metrics '{other}' (valid: on, off)"),
         },
         ibench: resolve_ibench(a, num)?,
         ycsb: resolve_ycsb(a, num)?,
@@ -494,6 +502,11 @@ pub fn default_output_dir() -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn no_flags_give_the_built_in_defaults() {
+        assert_eq!(resolve_settings(&SettingsArgs::default()).unwrap(), Settings::default());
+    }
 
     fn inputs(engines: &[&str], flags: SettingsArgs) -> PlanInputs {
         PlanInputs { engines: engines.iter().map(|s| s.to_string()).collect(), flags, ..Default::default() }

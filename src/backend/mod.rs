@@ -63,27 +63,22 @@ pub fn capabilities(name: &str) -> &'static [Capability] {
     }
 }
 
-/// What a step needs of its backend.
-pub fn needs(kind: StepKind) -> Capability {
+/// What a step needs of its backend; None when either capability serves
+/// (YCSB's records are one key each on an engine, rows of a table on a server).
+pub fn needs(kind: StepKind) -> Option<Capability> {
     if kind.is_ibench() {
-        Capability::Tables
+        Some(Capability::Tables)
     } else if kind.is_ycsb() {
-        // YCSB's records are one key each on an engine: key-value access
-        // suffices there, a table on a server.
-        Capability::KeyValue
+        None
     } else {
-        Capability::KeyValue
+        Some(Capability::KeyValue)
     }
 }
 
 /// Refuse a step its backend cannot run, naming both.
 pub fn check(backend: &str, kind: StepKind) -> Result<()> {
     let caps = capabilities(backend);
-    // YCSB runs on whatever the backend offers: its keys, or its tables.
-    if kind.is_ycsb() {
-        return Ok(());
-    }
-    let need = needs(kind);
+    let Some(need) = needs(kind) else { return Ok(()) };
     if !caps.contains(&need) {
         let offers: Vec<&str> = caps.iter().map(|c| c.describe()).collect();
         let runs = if caps.contains(&Capability::Tables) {

@@ -133,11 +133,6 @@ impl Zipfian {
         }
         ((self.items as f64 * (self.eta * u - self.eta + 1.0).powf(self.alpha)) as u64).min(self.items - 1)
     }
-
-    /// Probability of the most popular value.
-    pub fn head_probability(&self) -> f64 {
-        1.0 / self.zetan
-    }
 }
 
 /// How a YCSB workload picks the record of a read, update, scan or
@@ -229,6 +224,7 @@ impl InsertSequence {
 }
 
 /// One thread's chooser of request record numbers.
+#[derive(Clone)]
 pub enum KeyChooser {
     Uniform,
     /// The zipfian over SCRAMBLED_ITEMS, hashed onto the records.

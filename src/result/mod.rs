@@ -1,5 +1,5 @@
 //! The result schema: one struct (`RunResult`) from which every output
-//! format is rendered (`crate::report`), and reading result.json back.
+//! format is rendered (by the report module), and reading result.json back.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -185,9 +185,41 @@ pub struct StepResult {
 }
 
 impl StepResult {
+    /// A step about to run: its name and settings, started now.
+    pub fn new(plan: &crate::settings::StepPlan) -> StepResult {
+        StepResult {
+            name: plan.kind.to_string(),
+            status: Status::Running,
+            error: None,
+            settings: plan.settings.clone(),
+            started_at: now_text(),
+            wall_s: 0.0,
+            ops: 0,
+            ops_s: None,
+            mb_s: None,
+            ops_by_type: Vec::new(),
+            reads: None,
+            writer: None,
+            engine_write_amp: None,
+            engine_write_amp_cumulative: None,
+            rates: None,
+            metrics: Default::default(),
+            ibench: None,
+            engine_stats: Vec::new(),
+            timed_out: false,
+            notes: Vec::new(),
+            warnings: Vec::new(),
+        }
+    }
+
     pub fn main_op(&self) -> Option<&OpResult> {
         self.ops_by_type.first()
     }
+}
+
+/// The local time now, as results record it.
+pub fn now_text() -> String {
+    chrono::Local::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, false)
 }
 
 /// Read a result.json back.

@@ -58,9 +58,7 @@ struct ChildTask {
 
 const TASK_FILE: &str = ".rumbench-task.json";
 
-fn now_text() -> String {
-    chrono::Local::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, false)
-}
+use crate::result::now_text;
 
 /// The running config process, if any.
 static CHILD_PID: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
@@ -376,31 +374,6 @@ pub fn run_config_child(task_path: &Path, index: usize) -> ExitCode {
     }
 }
 
-pub(crate) fn new_step_result(plan: &StepPlan) -> StepResult {
-    StepResult {
-        name: plan.kind.to_string(),
-        status: Status::Running,
-        error: None,
-        settings: plan.settings.clone(),
-        started_at: now_text(),
-        wall_s: 0.0,
-        ops: 0,
-        ops_s: None,
-        mb_s: None,
-        ops_by_type: Vec::new(),
-        reads: None,
-        writer: None,
-        engine_write_amp: None,
-        engine_write_amp_cumulative: None,
-        rates: None,
-        metrics: Default::default(),
-        ibench: None,
-        engine_stats: Vec::new(),
-        timed_out: false,
-        notes: Vec::new(),
-        warnings: Vec::new(),
-    }
-}
 
 /// Whether the database holds no key at all (a step that reads would measure nothing).
 fn database_is_empty(engine: &dyn Engine, key_size: usize) -> Result<bool> {
@@ -431,7 +404,7 @@ fn run_step(
     state: &mut ConfigState,
     dir: &Path,
 ) -> StepResult {
-    let mut result = new_step_result(plan);
+    let mut result = StepResult::new(plan);
     if plan.kind.needs_data() {
         match database_is_empty(engine, plan.settings.key_size) {
             Ok(false) => {}

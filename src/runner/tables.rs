@@ -50,34 +50,13 @@ impl Backend {
             return Ok(Box::new(ycsb::kv::KvStore::new(engine, y.field_length)));
         }
         let server = self.server.as_ref().context("a server or a key-value engine")?;
+        let unix = self.transport == Transport::Unix;
         Ok(match server.kind() {
-            ServerKind::Postgres => {
-                let addr = match self.transport {
-                    Transport::Unix => crate::server::pgwire::Address::Unix(
-                        server.socket_path().parent().context("the server's socket dir")?.join(format!(".s.PGSQL.{}", server.port())),
-                    ),
-                    Transport::Tcp => crate::server::pgwire::Address::Tcp(server.port()),
-                };
-                Box::new(ycsb::postgres::PgStore::new(addr, y.field_count))
-            }
-            _ => {
-                let opts = mysql::OptsBuilder::new()
-                    .ip_or_hostname(Some("127.0.0.1"))
-                    .tcp_port(server.port())
-                    .socket(match self.transport {
-                        Transport::Unix => Some(server.socket_path().to_string_lossy().into_owned()),
-                        Transport::Tcp => None,
-                    })
-                    .user(Some("root"))
-                    .db_name(Some(crate::server::DB_NAME))
-                    .prefer_socket(false);
-                Box::new(ycsb::mariadb::MyStore::new(opts.into(), y.field_count))
-            }
+            ServerKind::Postgres => Box::new(ycsb::postgres::PgStore::new(server.pgwire_address(unix), y.field_count)),
+            _ => Box::new(ycsb::mariadb::MyStore::new(server.mysql_opts(unix), y.field_count)),
         })
     }
-}
 
-impl Backend {
     fn stats(&self, tables: u32) -> Vec<(String, String)> {
         let mut out = self.server.as_ref().map(|s| s.server_stats()).unwrap_or_default();
         out.extend(self.table.stats(tables));
@@ -147,11 +126,11 @@ struct ConfigState {
 
 /// Steps that read what earlier steps wrote (io-bound mode starts them cold).
 fn reads_data(kind: StepKind) -> bool {
-    exec::is_query_step(kind) || (kind.is_ycsb() && kind != StepKind::YcsbLoad)
+    crate::workload::ibench::query_step(kind).is_some() || (kind.is_ycsb() && kind != StepKind::YcsbLoad)
 }
 
 fn run_step(backend: &Backend, plan: &StepPlan, index: usize, state: &mut ConfigState, probes: &Probes, dir: &Path) -> StepResult {
-    let mut result = runner::new_step_result(plan);
+    let mut result = StepResult::new(plan);
     let server = backend.server.is_some();
     if plan.settings.mode == crate::settings::Mode::IoBound && reads_data(plan.kind) {
         match runner::drop_page_cache(dir) {

@@ -311,6 +311,28 @@ impl RunningServer {
         v
     }
 
+    /// Where rumbench's lean PostgreSQL client connects: the Unix socket, or TCP.
+    pub fn pgwire_address(&self, unix_socket: bool) -> pgwire::Address {
+        if unix_socket {
+            pgwire::Address::Unix(self.socket_path.clone())
+        } else {
+            pgwire::Address::Tcp(self.port)
+        }
+    }
+
+    /// How a MariaDB client connects to database `rumbench`: the Unix socket, or TCP.
+    pub fn mysql_opts(&self, unix_socket: bool) -> ::mysql::Opts {
+        ::mysql::OptsBuilder::new()
+            .ip_or_hostname(Some("127.0.0.1"))
+            .tcp_port(self.port)
+            .socket(unix_socket.then(|| self.socket_path.to_string_lossy().into_owned()))
+            .user(Some("root"))
+            .db_name(Some(DB_NAME))
+            .prefer_socket(false)
+            .tcp_connect_timeout(Some(Duration::from_secs(10)))
+            .into()
+    }
+
     /// A new client connection to database `rumbench` (postgres only).
     pub fn connect_postgres(&self) -> Result<::postgres::Client> {
         match self.kind {

@@ -1,5 +1,5 @@
 //! Resolved settings: what every step runs with, typed and validated
-//! (`crate::config` builds them from flags and suite files), and the steps.
+//! (the plan builds them from flags and suite files), and the steps.
 
 pub mod steps;
 
@@ -100,6 +100,38 @@ pub struct Settings {
     /// YCSB settings (used by the ycsb-* steps only).
     #[serde(default)]
     pub ycsb: YcsbSettings,
+}
+
+/// The background writer's rate when none is given: 2 MB/s of keys and
+/// values, as RocksDB's benchmark.sh.
+pub const DEFAULT_WRITER_RATE: &str = "2MB";
+
+impl Default for Settings {
+    /// The built-in defaults (what `rumbench run` uses for a flag not given).
+    fn default() -> Self {
+        let (key_size, value_size) = (16, 100);
+        Settings {
+            num: 1_000_000,
+            ops: Some(1_000_000),
+            seconds: None,
+            threads: 1,
+            key_size,
+            value_size,
+            compression_ratio: 0.5,
+            key_order: KeyOrder::Seq,
+            distribution: Distribution::Uniform,
+            seed: 42,
+            range_len: 10,
+            batch_size: 1,
+            multiget_batch: 10,
+            writer_rate: WriterRate::parse(DEFAULT_WRITER_RATE, key_size + value_size).expect("a valid rate"),
+            compaction_timeout_s: 600.0,
+            mode: Mode::Cached,
+            metrics: true,
+            ibench: IbenchSettings::default(),
+            ycsb: YcsbSettings::default(),
+        }
+    }
 }
 
 

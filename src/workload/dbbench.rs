@@ -47,8 +47,7 @@ struct ThreadOutput {
     /// Key indexes written / deleted.
     written: KeyBitmap,
     deleted: KeyBitmap,
-    /// The writer: calls made, and their service times.
-    writer_calls: u64,
+    /// The writer: service times of its calls.
     service: Option<hdrhistogram::Histogram<u64>>,
 }
 
@@ -255,8 +254,7 @@ fn writer_thread(cx: &Ctx<'_>, t: &Thread<'_>, session: &mut dyn Session) -> Res
         },
         |end, response, ()| op.rec.record(end, response),
     )?;
-    let calls = op.rec.ops();
-    Ok(ThreadOutput { ops: vec![op.finish()], end_ns, written, writer_calls: calls, service: Some(service), ..Default::default() })
+    Ok(ThreadOutput { ops: vec![op.finish()], end_ns, written, service: Some(service), ..Default::default() })
 }
 
 /// Run a client step (everything but flush and waitforcompaction).
@@ -332,15 +330,16 @@ pub fn run_client_step(
         }
     }
     if let Some(w) = writer {
+        let latency = driver::merge_ops([w.ops], intervals).pop().expect("the writer's recording");
+        let writer_calls = latency.ops;
         // The readers are the step's clients; the writer adds writes and commits.
         work.queries = result.ops;
-        work.writes = w.writer_calls;
-        work.commits += w.writer_calls;
+        work.writes = writer_calls;
+        work.commits += writer_calls;
         work.writer_threads = 1;
-        work.logical_bytes_written = w.writer_calls * entry_bytes;
+        work.logical_bytes_written = writer_calls * entry_bytes;
         work.written.union_with(&w.written);
-        let latency = driver::merge_ops([w.ops], intervals).pop().expect("the writer's recording");
-        let achieved = w.writer_calls as f64 / (w.end_ns.max(1) as f64 / 1e9);
+        let achieved = writer_calls as f64 / (w.end_ns.max(1) as f64 / 1e9);
         let target = s.writer_rate.ops_per_s;
         let missed = target.is_some_and(|t| pacer::missed_rate(t, achieved));
         if missed {
@@ -354,7 +353,7 @@ pub fn run_client_step(
         result.writer = Some(WriterResult {
             target_ops_s: target,
             achieved_ops_s: achieved,
-            ops: w.writer_calls,
+            ops: writer_calls,
             missed_target: missed,
             latency,
             service_time: LatencySummary::from_histogram(w.service.as_ref().expect("the writer's service times")),

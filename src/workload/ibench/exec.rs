@@ -64,11 +64,6 @@ impl TableState {
     }
 }
 
-/// Whether a step is a q step (queries while writers insert).
-pub fn is_query_step(kind: StepKind) -> bool {
-    query_step(kind).is_some()
-}
-
 /// What the steps of one config share: the tables' ids and what exists.
 pub struct IbenchState {
     pub tables: Vec<TableState>,

@@ -199,11 +199,7 @@ pub fn run_step(store: &dyn Store, plan: &StepPlan, index: usize, state: &mut Yc
             if kind == StepKind::YcsbLoad {
                 load_client(t, session.as_mut(), plan, record_len)
             } else {
-                let chooser = match chooser.as_ref().expect("a chooser") {
-                    KeyChooser::Uniform => KeyChooser::Uniform,
-                    KeyChooser::Scrambled(z) => KeyChooser::Scrambled(z.clone()),
-                    KeyChooser::Latest(z) => KeyChooser::Latest(z.clone()),
-                };
+                let chooser = chooser.clone().expect("a chooser");
                 run_client(t, session.as_mut(), plan, index, total, chooser, span, inserts)
             }
         },
@@ -426,8 +422,10 @@ mod tests {
     }
 
     fn plan(kind: StepKind, records: u64, ops: u64) -> StepPlan {
-        let args = crate::config::SettingsArgs { records: Some(records), ops: Some(ops), ..Default::default() };
-        StepPlan { kind, settings: crate::config::resolve_settings(&args).unwrap() }
+        let mut settings = crate::settings::Settings::default();
+        settings.ycsb.records = records;
+        settings.ops = Some(ops);
+        StepPlan { kind, settings }
     }
 
     /// Run ycsb-load and then `kinds` on `engine`, returning each step's result.
@@ -437,7 +435,7 @@ mod tests {
         let mut out = Vec::new();
         for (i, &kind) in [StepKind::YcsbLoad].iter().chain(kinds).enumerate() {
             let p = plan(kind, records, ops);
-            let (r, _) = run_step(&store, &p, i, &mut state, crate::runner::new_step_result(&p));
+            let (r, _) = run_step(&store, &p, i, &mut state, StepResult::new(&p));
             assert_eq!(r.status, Status::Completed, "{kind}: {:?}", r.error);
             out.push(r);
         }
