@@ -80,6 +80,12 @@ pub struct RunArgs {
     /// Engine option KEY=VALUE, or ENGINE.KEY=VALUE for one engine of several; repeatable
     #[arg(long = "option", short = 'o', value_name = "KEY=VALUE")]
     pub options: Vec<String>,
+    /// A server you already run, benchmarked instead of one rumbench starts:
+    /// postgres://user[:password]@host[:port]/database or mysql://... (the
+    /// password may come from PGPASSWORD / MYSQL_PWD instead); repeatable.
+    /// rumbench creates only its own tables there and drops them at the end
+    #[arg(long, value_name = "URL")]
+    pub target: Vec<String>,
     #[command(flatten)]
     pub settings: SettingsArgs,
     /// Run directory for results [default: results/<date>-<time>]; an

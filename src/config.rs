@@ -10,6 +10,7 @@ use anyhow::{bail, Context, Result};
 use serde::Deserialize;
 
 use crate::engine;
+use crate::server::endpoint::TargetUrl;
 use crate::settings::steps::StepKind;
 use crate::settings::{Allocator, EngineConfig, IbenchSettings, Mode, RunPlan, Settings, StepPlan, WriterRate, YcsbSettings, DEFAULT_WRITER_RATE};
 
@@ -352,6 +353,8 @@ fn toml_value_text(v: &toml::Value) -> String {
 pub struct PlanInputs {
     pub suite: Option<SuiteFile>,
     pub engines: Vec<String>,
+    /// Servers the user runs (--target URL), each a config of its own.
+    pub targets: Vec<String>,
     /// "key=value" or "engine.key=value".
     pub options: Vec<String>,
     pub flags: SettingsArgs,
@@ -362,16 +365,20 @@ pub const DEFAULT_STEPS: &[&str] = &["fillseq", "readrandom"];
 impl RunPlan {
     pub fn build(inp: &PlanInputs) -> Result<RunPlan> {
         let suite = inp.suite.clone().unwrap_or_default();
-        // Engine configs: --engine replaces the suite's configs.
-        let entries: Vec<ConfigEntry> = if !inp.engines.is_empty() {
-            inp.engines.iter().map(|e| ConfigEntry {
+        // Engine configs: --engine and --target replace the suite's configs.
+        let entries: Vec<ConfigEntry> = if !inp.engines.is_empty() || !inp.targets.is_empty() {
+            let mut v: Vec<ConfigEntry> = inp.engines.iter().map(|e| ConfigEntry {
                     name: None,
                     engine: e.clone(),
                     preset: None,
                     options: Default::default(),
                     allocator: None,
                     server_config: Vec::new(),
-                }).collect()
+                }).collect();
+            for url in &inp.targets {
+                v.push(target_entry(url)?);
+            }
+            v
         } else {
             suite.configs.clone()
         };
@@ -438,6 +445,9 @@ impl RunPlan {
             // --allocator overrides the suite's per-config choice.
             let allocator = inp.flags.allocator.as_deref().or(entry.allocator.as_deref()).or(suite.settings.allocator.as_deref());
             let server_config = crate::workload::ibench::server_config_lines(&entry.engine, &entry.server_config, &options)?;
+            let mut options = options;
+            let target_password = take_target_password(&entry.engine, &mut options, &server_config, settings.mode)
+                .with_context(|| format!("config {}", entry.name.as_deref().unwrap_or(&entry.engine)))?;
             (spec.check)(&options).with_context(|| format!("config {}", entry.name.as_deref().unwrap_or(&entry.engine)))?;
             let name = entry.name.clone().unwrap_or_else(|| match &entry.preset {
                 Some(p) => format!("{}-{p}", entry.engine),
@@ -450,6 +460,7 @@ impl RunPlan {
                 allocator: allocator.unwrap_or("glibc").parse().map_err(anyhow::Error::msg)?,
                 options: options.0,
                 server_config,
+                target_password,
             });
         }
         for (i, c) in configs.iter().enumerate() {
@@ -492,6 +503,39 @@ impl RunPlan {
         }
         Ok(RunPlan { suite: suite.name.clone(), configs, steps, settings })
     }
+}
+
+/// The config a `--target URL` names: engine postgres for postgres://,
+/// mariadb-innodb for mysql:// (InnoDB tables; `-e mariadb-myrocks -o
+/// target=...` for MyRocks), named after the host and port.
+fn target_entry(url: &str) -> Result<ConfigEntry> {
+    let parsed = TargetUrl::parse(url)?;
+    let engine = if parsed.scheme == "postgres" { "postgres" } else { "mariadb-innodb" };
+    let host: String = parsed.host.chars().map(|c| if c.is_ascii_alphanumeric() || c == '.' || c == '-' { c } else { '_' }).collect();
+    let name = match parsed.port {
+        Some(p) => format!("{engine}-{host}-{p}"),
+        None => format!("{engine}-{host}"),
+    };
+    let mut options = toml::Table::new();
+    options.insert("target".into(), toml::Value::String(url.to_string()));
+    Ok(ConfigEntry { name: Some(name), engine: engine.into(), preset: None, options, allocator: None, server_config: Vec::new() })
+}
+
+/// A server engine's `target` option: checked, stored without its password
+/// (which is returned, to reach the config process through its environment).
+fn take_target_password(engine: &str, options: &mut engine::EngineOptions, server_config: &[String], mode: Mode) -> Result<Option<String>> {
+    let Some(url) = options.0.get("target").filter(|u| !u.is_empty()).cloned() else { return Ok(None) };
+    let kind = crate::workload::ibench::server_kind(engine).context("only server engines take a target")?;
+    let parsed = TargetUrl::parse(&url)?;
+    crate::server::endpoint::check_target(&parsed, kind)?;
+    if !server_config.is_empty() {
+        bail!("server config lines cannot be applied to a server rumbench does not start ({})", parsed.without_password());
+    }
+    if mode == Mode::IoBound {
+        bail!("io-bound mode drops this machine's page cache, which does not make a server on {} cold", parsed.without_password());
+    }
+    options.0.insert("target".into(), parsed.without_password());
+    Ok(parsed.password)
 }
 
 /// Where results go: `--output-dir`, or results/<timestamp> under the current directory.

@@ -79,7 +79,13 @@ macro_rules! out {
 
 fn cmd_run(args: RunArgs) -> Result<ExitCode> {
     let suite = args.config.as_deref().map(SuiteFile::load).transpose()?;
-    let plan = RunPlan::build(&PlanInputs { suite, engines: args.engine.clone(), options: args.options.clone(), flags: args.settings.clone() })?;
+    let plan = RunPlan::build(&PlanInputs {
+        suite,
+        engines: args.engine.clone(),
+        targets: args.target.clone(),
+        options: args.options.clone(),
+        flags: args.settings.clone(),
+    })?;
     runner::check_plan(&plan)?;
     driver::progress::set_mode(args.progress);
     let output_dir = args.output_dir.clone().unwrap_or_else(config::default_output_dir);
@@ -89,7 +95,8 @@ fn cmd_run(args: RunArgs) -> Result<ExitCode> {
         keep_db: args.keep_db,
         use_existing_db: args.use_existing_db,
         replace_output: args.replace_output,
-        command_line: std::env::args().collect(),
+        // Recorded in the results: never a target's password.
+        command_line: std::env::args().map(|a| rumbench::server::endpoint::redact_in(&a)).collect(),
         progress: args.progress,
     };
     // Everything that can be known before a step runs: exit 2, nothing written.

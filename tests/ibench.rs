@@ -272,9 +272,10 @@ fn table_layer_keeps_index_order_on_every_backend() {
         let server = RunningServer::start(&cfg).unwrap();
         // One backend over TCP, the others through the Unix socket.
         let transport = if kind == ServerKind::MariadbInnodb { Transport::Tcp } else { Transport::Unix };
+        let endpoint = server.endpoint(transport == Transport::Unix);
         let table: Box<dyn Table> = match kind {
-            ServerKind::Postgres => Box::new(PgTable::new(&server, transport).unwrap()),
-            _ => Box::new(MyTable::new(&server, transport).unwrap()),
+            ServerKind::Postgres => Box::new(PgTable::new(endpoint, Some(&server), transport).unwrap()),
+            _ => Box::new(MyTable::new(endpoint, Some(&server), transport).unwrap()),
         };
         check_table(table.as_ref());
         drop(table);

@@ -20,6 +20,13 @@ const OPTIONS: &[OptionSpec] = &[
         kind: OptKind::Choice(&["unix", "tcp"]),
         help: "how clients connect: the server's Unix socket, or TCP to 127.0.0.1 (costs both sides more CPU per round trip)",
     },
+    OptionSpec {
+        name: "target",
+        default: "",
+        kind: OptKind::Text,
+        help: "a server you already run, instead of one rumbench starts: postgres://user[:password]@host[:port]/database or mysql://...; \
+               the password may come from PGPASSWORD / MYSQL_PWD instead; rumbench creates and drops only its own tables there (also --target URL)",
+    },
 ];
 
 /// How the benchmark's clients connect to a server.

@@ -197,6 +197,9 @@ pub struct Probes {
     /// A server engine's main process: its process tree is measured for
     /// engine CPU, process IO and memory.
     server_pid: Option<i32>,
+    /// A server on another machine (or not rumbench's): why its CPU,
+    /// memory, storage IO and space cannot be measured here.
+    remote: Option<String>,
 }
 
 impl Probes {
@@ -209,7 +212,13 @@ impl Probes {
             },
             Err(e) => Err(format!("cannot resolve the data dir's device: {e:#}")),
         };
-        Probes { data_dir: data_dir.to_path_buf(), device, server_pid: None }
+        Probes { data_dir: data_dir.to_path_buf(), device, server_pid: None, remote: None }
+    }
+
+    /// Probes for a server rumbench did not start: only the client is
+    /// measured; the server's figures are missing for reason `why`.
+    pub fn remote(data_dir: &Path, why: String) -> Probes {
+        Probes { data_dir: data_dir.to_path_buf(), device: Err(why.clone()), server_pid: None, remote: Some(why) }
     }
 
     /// Probes for a server engine whose main process is `pid`: CPU, process
@@ -324,6 +333,8 @@ impl StepProbe {
         }
         if work.logical_bytes_written == 0 {
             missing("write_amp", "the step wrote nothing".into());
+        } else if let Some(why) = &probes.remote {
+            missing("write_amp", why.clone());
         }
 
         // CPU and per-process IO.
@@ -334,13 +345,17 @@ impl StepProbe {
                     None => m.client_cpu_us_op = per(d.cpu_us() as f64, work.ops),
                     Some(why) => missing("client_cpu_us_op", why),
                 }
-                m.process_read_bytes = Some(d.read_bytes);
-                // Bytes dirtied and then truncated or deleted before
-                // writeback (short-lived WAL files) never reach storage.
-                let written = d.write_bytes.saturating_sub(d.cancelled_write_bytes);
-                m.process_write_bytes = Some(written);
-                m.process_cancelled_write_bytes = Some(d.cancelled_write_bytes);
-                m.write_amp_process = per(written as f64, work.logical_bytes_written);
+                // The engine's IO, when it runs in this process; a remote
+                // server's is not this process's.
+                if probes.remote.is_none() {
+                    m.process_read_bytes = Some(d.read_bytes);
+                    // Bytes dirtied and then truncated or deleted before
+                    // writeback (short-lived WAL files) never reach storage.
+                    let written = d.write_bytes.saturating_sub(d.cancelled_write_bytes);
+                    m.process_write_bytes = Some(written);
+                    m.process_cancelled_write_bytes = Some(d.cancelled_write_bytes);
+                    m.write_amp_process = per(written as f64, work.logical_bytes_written);
+                }
             }
             (Err(e), _) => missing("client_cpu_us_op", e.clone()),
             (_, Err(e)) => missing("client_cpu_us_op", format!("{e:#}")),
@@ -367,7 +382,13 @@ impl StepProbe {
             (Some(Err(e)), _) => missing("engine_cpu_us_op", e.clone()),
             (_, Some(Err(e))) => missing("engine_cpu_us_op", format!("server process tree: {e:#}")),
         }
+        if let Some(why) = &probes.remote {
+            missing("engine_cpu_us_op", why.clone());
+            missing("process_io", why.clone());
+        }
         match (&self.host, &host_end) {
+            // This host runs only the client: its CPU is not the server's.
+            _ if probes.remote.is_some() => missing("host_cpu_us_op", probes.remote.clone().unwrap_or_default()),
             (Ok(b), Ok(a)) => match below_cpu_resolution(a.since(b).busy_us, work.wall_s) {
                 None => m.host_cpu_us_op = per(a.since(b).busy_us as f64, work.ops),
                 Some(why) => missing("host_cpu_us_op", why),
@@ -378,6 +399,7 @@ impl StepProbe {
 
         // Space.
         match allocated_bytes(&probes.data_dir) {
+            _ if probes.remote.is_some() => missing("db_size", probes.remote.clone().unwrap_or_default()),
             Ok(bytes) => {
                 m.db_size_bytes = Some(bytes);
                 if let Some(live) = work.live_keys {
@@ -394,7 +416,9 @@ impl StepProbe {
         }
 
         // Memory.
-        if series.samples.is_empty() {
+        if let Some(why) = &probes.remote {
+            missing("rss_peak", why.clone());
+        } else if series.samples.is_empty() {
             missing("rss_peak", "no memory sample could be taken".into());
         } else {
             m.rss_peak_bytes = Some(series.rss_peak_bytes);

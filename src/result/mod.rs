@@ -77,6 +77,9 @@ pub struct ConfigResult {
     pub steps: Vec<StepResult>,
     /// Engine statistics when the config finished.
     pub engine_stats: Vec<(String, String)>,
+    /// What rumbench did outside the data dir (a target's tables it created and dropped).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 /// Latency and interval series of one operation type in a step.

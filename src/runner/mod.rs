@@ -111,6 +111,10 @@ pub fn preflight(plan: &RunPlan, opts: &RunOptions) -> Result<()> {
             bail!("data dir {} is in use by another rumbench run", dir.display());
         }
     }
+    // Servers the user runs: reachable, and without tables of the names rumbench would create.
+    for c in &plan.configs {
+        tables::check_target(plan, c)?;
+    }
     let stores = plan.configs.iter().any(|c| crate::backend::find(&c.engine).is_ok_and(|s| s.stores_data));
     if !opts.use_existing_db && stores {
         for (i, step) in plan.steps.iter().enumerate() {
@@ -239,6 +243,11 @@ fn run_child(exe: &Path, task_path: &Path, index: usize, config: &EngineConfig) 
         Allocator::Jemalloc => cmd.env("LD_PRELOAD", JEMALLOC),
         Allocator::Glibc => cmd.env_remove("LD_PRELOAD"),
     };
+    // A target's password: through the environment, not the task file.
+    match &config.target_password {
+        Some(p) => cmd.env(crate::server::endpoint::PASSWORD_ENV, p),
+        None => cmd.env_remove(crate::server::endpoint::PASSWORD_ENV),
+    };
     // Its own process group: a terminal's Ctrl-C reaches only us, and we
     // forward it once (see `forward_signal`).
     cmd.process_group(0);
@@ -337,6 +346,7 @@ pub(crate) fn new_config_result(config: &EngineConfig, dir: PathBuf) -> ConfigRe
         error: None,
         steps: Vec::new(),
         engine_stats: Vec::new(),
+        notes: Vec::new(),
     }
 }
 

@@ -33,13 +33,16 @@ use crate::result::{RunResult, Status, StepResult};
 use crate::settings::steps::StepKind;
 use crate::runner::dirs::DataDir;
 use crate::runner::{self, RunOptions};
-use crate::server::{RunningServer, ServerConfig, ServerKind, ServerStartError};
+use crate::server::endpoint::TargetUrl;
+use crate::server::{Endpoint, RunningServer, ServerConfig, ServerKind, ServerStartError};
 
 /// An open backend: the table layer, and the server behind it if any.
 struct Backend {
     table: Box<dyn Table>,
+    /// How clients reach the server (one rumbench started, or a target).
+    endpoint: Option<Endpoint>,
+    /// The server rumbench started (None for a target).
     server: Option<RunningServer>,
-    transport: Transport,
 }
 
 impl Backend {
@@ -49,19 +52,73 @@ impl Backend {
         if let Some(engine) = self.table.kv_engine() {
             return Ok(Box::new(ycsb::kv::KvStore::new(engine, y.field_length)));
         }
-        let server = self.server.as_ref().context("a server or a key-value engine")?;
-        let unix = self.transport == Transport::Unix;
-        Ok(match server.kind() {
-            ServerKind::Postgres => Box::new(ycsb::postgres::PgStore::new(server.pgwire_address(unix), y.field_count)),
-            _ => Box::new(ycsb::mariadb::MyStore::new(server.mysql_opts(unix), y.field_count)),
+        let endpoint = self.endpoint.clone().context("a server or a key-value engine")?;
+        Ok(match endpoint.kind {
+            ServerKind::Postgres => Box::new(ycsb::postgres::PgStore::new(endpoint, y.field_count)),
+            _ => Box::new(ycsb::mariadb::MyStore::new(endpoint, y.field_count)),
         })
     }
 
     fn stats(&self, tables: u32) -> Vec<(String, String)> {
-        let mut out = self.server.as_ref().map(|s| s.server_stats()).unwrap_or_default();
+        let mut out = self.endpoint.as_ref().map(crate::server::server_stats).unwrap_or_default();
         out.extend(self.table.stats(tables));
         out
     }
+
+    fn remote(&self) -> Option<&Endpoint> {
+        self.endpoint.as_ref().filter(|e| e.remote)
+    }
+}
+
+/// The tables a plan creates: the insert benchmark's, or YCSB's.
+fn own_tables(plan: &RunPlan, ibench_tables: u32) -> Vec<String> {
+    let mut names: Vec<String> = (0..ibench_tables).map(crate::workload::ibench::table_name).collect();
+    if plan.steps.iter().any(|s| s.kind.is_ycsb()) {
+        names.push(ycsb::TABLE.to_string());
+    }
+    names
+}
+
+/// How many insert-benchmark tables a plan uses (one per client, or one).
+fn ibench_tables(plan: &RunPlan) -> u32 {
+    match plan.steps.first() {
+        Some(first) if plan.steps.iter().any(|s| s.kind.is_ibench()) => {
+            if first.settings.ibench.one_table {
+                1
+            } else {
+                first.settings.threads as u32
+            }
+        }
+        _ => 0,
+    }
+}
+
+/// A server engine config's target (a server the user runs), if it has one.
+pub fn target_endpoint(config: &EngineConfig) -> Result<Option<Endpoint>> {
+    let Some(kind) = server_kind(&config.engine) else { return Ok(None) };
+    let Some(url) = config.options.get("target").filter(|u| !u.is_empty()) else { return Ok(None) };
+    let mut endpoint = Endpoint::remote(&TargetUrl::parse(url)?, kind);
+    if let Some(p) = &config.target_password {
+        endpoint.password = Some(p.clone());
+    }
+    Ok(Some(endpoint))
+}
+
+/// Before anything runs: a target must answer, and hold none of the tables
+/// rumbench would create (it never drops what it did not create).
+pub fn check_target(plan: &RunPlan, config: &EngineConfig) -> Result<()> {
+    let Some(endpoint) = target_endpoint(config)? else { return Ok(()) };
+    let names = own_tables(plan, ibench_tables(plan));
+    let clash = endpoint.existing_tables(&names).with_context(|| format!("config {}", config.name))?;
+    if !clash.is_empty() {
+        bail!(
+            "config {}: {} already holds table(s) {}, which rumbench would create: it drops only tables it created; drop or rename them yourself, or use another database",
+            config.name,
+            endpoint.url(),
+            clash.join(", ")
+        );
+    }
+    Ok(())
 }
 
 /// Copy a server's log into the output directory (the data dir is removed
@@ -73,6 +130,13 @@ fn keep_log(log: &Path, output_dir: &Path, config: &str) -> Option<PathBuf> {
 
 fn open_backend(config: &EngineConfig, plan: &RunPlan, opts: &RunOptions, dir: &Path) -> Result<Backend> {
     let rows = RowGen::new(plan.settings.seed);
+    if let Some(endpoint) = target_endpoint(config)? {
+        let table: Box<dyn Table> = match endpoint.kind {
+            ServerKind::Postgres => Box::new(PgTable::new(endpoint.clone(), None, Transport::Tcp)?),
+            _ => Box::new(MyTable::new(endpoint.clone(), None, Transport::Tcp)?),
+        };
+        return Ok(Backend { table, endpoint: Some(endpoint), server: None });
+    }
     if let Some(kind) = server_kind(&config.engine) {
         // A panic anywhere stops every server at once.
         crate::server::install_panic_hook();
@@ -91,11 +155,12 @@ fn open_backend(config: &EngineConfig, plan: &RunPlan, opts: &RunOptions, dir: &
             }
         };
         let transport = Transport::from_options(&config.options);
+        let endpoint = server.endpoint(transport == Transport::Unix);
         let table: Box<dyn Table> = match kind {
-            ServerKind::Postgres => Box::new(PgTable::new(&server, transport)?),
-            _ => Box::new(MyTable::new(&server, transport)?),
+            ServerKind::Postgres => Box::new(PgTable::new(endpoint.clone(), Some(&server), transport)?),
+            _ => Box::new(MyTable::new(endpoint.clone(), Some(&server), transport)?),
         };
-        return Ok(Backend { table, server: Some(server), transport });
+        return Ok(Backend { table, endpoint: Some(endpoint), server: Some(server) });
     }
     let spec = crate::backend::find(&config.engine)?;
     // The engine's size hints: the rows' keys and values, or YCSB's records
@@ -115,7 +180,7 @@ fn open_backend(config: &EngineConfig, plan: &RunPlan, opts: &RunOptions, dir: &
         threads: plan.steps.iter().map(|s| s.settings.threads).max().unwrap_or(1) * 2 + 1,
     };
     let engine = (spec.open)(&args).with_context(|| format!("cannot open {} in {}", config.engine, dir.display()))?;
-    Ok(Backend { table: Box::new(KvTable::new(engine, &config.engine, rows)), server: None, transport: Transport::Unix })
+    Ok(Backend { table: Box::new(KvTable::new(engine, &config.engine, rows)), endpoint: None, server: None })
 }
 
 /// What the steps of one config carry from step to step.
@@ -131,7 +196,8 @@ fn reads_data(kind: StepKind) -> bool {
 
 fn run_step(backend: &Backend, plan: &StepPlan, index: usize, state: &mut ConfigState, probes: &Probes, dir: &Path) -> StepResult {
     let mut result = StepResult::new(plan);
-    let server = backend.server.is_some();
+    let server = backend.endpoint.is_some();
+    // (Refused for targets when the plan was built: this machine's page cache is not theirs.)
     if plan.settings.mode == crate::settings::Mode::IoBound && reads_data(plan.kind) {
         match runner::drop_page_cache(dir) {
             Ok(()) => result.notes.push("io-bound mode: page cache dropped before the step".into()),
@@ -278,11 +344,13 @@ pub fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut Run
         Ok(d) => d,
         Err(e) => return fail_config(run, opts, format!("{e:#}")),
     };
-    let first = plan.steps.first().context("no steps")?;
-    let ibench = plan.steps.iter().any(|s| s.kind.is_ibench());
-    let tables: u32 = if !ibench { 0 } else if first.settings.ibench.one_table { 1 } else { first.settings.threads as u32 };
+    let tables = ibench_tables(plan);
     let backend = match open_backend(config, plan, opts, &dir).and_then(|b| {
-        if ibench {
+        if let Some(e) = b.remote() {
+            // Said before anything is created, so an interrupted run leaves no surprise.
+            eprintln!("  {}: rumbench creates table(s) {} in {} and drops them at the end{}", config.name, own_tables(plan, tables).join(", "), e.url(), if opts.keep_db { " (not with --keep-db)" } else { "" });
+        }
+        if tables > 0 {
             b.table.create_tables(tables)?;
         }
         Ok(b)
@@ -300,9 +368,13 @@ pub fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut Run
     run.configs[ci].engine_version = Some(backend.table.version());
     run.configs[ci].effective_options = backend.table.effective_options();
     runner::record_provenance(run, ci, crate::backend::find(&config.engine)?, backend.table.version(), backend.table.provenance());
-    let probes = match &backend.server {
-        Some(s) => Probes::with_server(&dir, s.pid()),
-        None => Probes::new(&dir),
+    let probes = match (&backend.server, backend.remote()) {
+        (Some(s), _) => Probes::with_server(&dir, s.pid()),
+        (None, Some(e)) => Probes::remote(
+            &dir,
+            format!("{} is a server rumbench did not start: its processes and storage are not measured from here", e.url()),
+        ),
+        (None, None) => Probes::new(&dir),
     };
     let mut state = ConfigState { ibench: IbenchState::new(tables, RowGen::new(plan.settings.seed)), ycsb: YcsbState::new() };
 
@@ -317,8 +389,20 @@ pub fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut Run
     }
     run.configs[ci].engine_stats = backend.stats(tables);
     runner::settle_config_status(run, ci, plan.steps.len());
-    let Backend { table, server, .. } = backend;
+    let own = own_tables(plan, tables);
+    let Backend { table, server, endpoint } = backend;
     drop(table);
+    if let Some(e) = endpoint.filter(|e| e.remote) {
+        let what = format!("table(s) {} in {}", own.join(", "), e.url());
+        if opts.keep_db {
+            run.configs[ci].notes.push(format!("kept {what} (--keep-db)"));
+        } else {
+            match e.drop_tables(&own) {
+                Ok(()) => run.configs[ci].notes.push(format!("created and dropped {what}")),
+                Err(err) => run.warnings.push(format!("{}: could not drop {what}: {err:#}", config.name)),
+            }
+        }
+    }
     if let Some(server) = server {
         let log = server.log_path().to_path_buf();
         if let Err(e) = server.stop() {

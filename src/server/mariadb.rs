@@ -261,9 +261,10 @@ pub(super) fn meaningful_line(lines: &[String]) -> Option<String> {
 /// Innodb_buffer_pool_*/data_*/os_log_*/log_*/pages_*/row_lock_* for InnoDB,
 /// Rocksdb_* compaction/stall/bytes/flush/wal/memtable/rows fields for
 /// MyRocks), for InnoDB the LOG section of SHOW ENGINE INNODB STATUS, and
-/// the size of the rumbench schema.
-pub(super) fn stats(kind: ServerKind, port: u16) -> Result<Vec<(String, String)>> {
-    let mut c = connect(port, Some(DB_NAME), Duration::from_secs(10))?;
+/// the size of the benchmark's schema.
+pub(super) fn stats(endpoint: &super::Endpoint) -> Result<Vec<(String, String)>> {
+    let kind = endpoint.kind;
+    let mut c = endpoint.connect_mysql()?;
     let status: Vec<(String, Option<String>)> = c.query("SHOW GLOBAL STATUS")?;
     let keep = |n: &str| -> bool {
         // Row counters: MariaDB 10.6+ has no Innodb_rows_*; Handler_* count
@@ -318,7 +319,7 @@ pub(super) fn stats(kind: ServerKind, port: u16) -> Result<Vec<(String, String)>
     }
     let size: Option<u64> = c.exec_first(
         "SELECT CAST(COALESCE(SUM(data_length + index_length), 0) AS UNSIGNED) FROM information_schema.TABLES WHERE table_schema = ?",
-        (DB_NAME,),
+        (endpoint.database.as_str(),),
     )?;
     out.push(("database_size_bytes".to_string(), size.unwrap_or(0).to_string()));
     Ok(out)

@@ -32,7 +32,10 @@
 //! `mariadb-plugin-rocksdb`, and `runuser` when running as root (postgres
 //! refuses to run as root, so it runs as OS user `postgres`).
 
+pub mod endpoint;
 pub mod pgwire;
+
+pub use endpoint::Endpoint;
 
 use std::collections::HashSet;
 use std::fmt;
@@ -311,26 +314,19 @@ impl RunningServer {
         v
     }
 
-    /// Where rumbench's lean PostgreSQL client connects: the Unix socket, or TCP.
-    pub fn pgwire_address(&self, unix_socket: bool) -> pgwire::Address {
-        if unix_socket {
-            pgwire::Address::Unix(self.socket_path.clone())
-        } else {
-            pgwire::Address::Tcp(self.port)
+    /// How clients reach this server: its Unix socket, or TCP to
+    /// 127.0.0.1; as user postgres / root (trust) to database `rumbench`.
+    pub fn endpoint(&self, unix_socket: bool) -> Endpoint {
+        Endpoint {
+            kind: self.kind,
+            host: "127.0.0.1".into(),
+            port: self.port,
+            socket: unix_socket.then(|| self.socket_path.clone()),
+            user: if self.kind == ServerKind::Postgres { "postgres".into() } else { "root".into() },
+            password: None,
+            database: DB_NAME.into(),
+            remote: false,
         }
-    }
-
-    /// How a MariaDB client connects to database `rumbench`: the Unix socket, or TCP.
-    pub fn mysql_opts(&self, unix_socket: bool) -> ::mysql::Opts {
-        ::mysql::OptsBuilder::new()
-            .ip_or_hostname(Some("127.0.0.1"))
-            .tcp_port(self.port)
-            .socket(unix_socket.then(|| self.socket_path.to_string_lossy().into_owned()))
-            .user(Some("root"))
-            .db_name(Some(DB_NAME))
-            .prefer_socket(false)
-            .tcp_connect_timeout(Some(Duration::from_secs(10)))
-            .into()
     }
 
     /// A new client connection to database `rumbench` (postgres only).
@@ -356,11 +352,7 @@ impl RunningServer {
     /// section of SHOW ENGINE INNODB STATUS; MyRocks: selected rocksdb
     /// status). A failure to read them is reported as a `stats_error` pair.
     pub fn server_stats(&self) -> Vec<(String, String)> {
-        let r = match self.kind {
-            ServerKind::Postgres => postgres::stats(self.port),
-            k => mariadb::stats(k, self.port),
-        };
-        r.unwrap_or_else(|e| vec![("stats_error".to_string(), format!("{e:#}"))])
+        server_stats(&self.endpoint(false))
     }
 
     /// Stop the server: graceful first, then signals (see the module doc).
@@ -407,6 +399,16 @@ impl RunningServer {
         }
         res
     }
+}
+
+/// Server statistics as name/value pairs (see [`RunningServer::server_stats`]),
+/// for any server a client can reach; a failure is a `stats_error` pair.
+pub fn server_stats(endpoint: &Endpoint) -> Vec<(String, String)> {
+    let r = match endpoint.kind {
+        ServerKind::Postgres => postgres::stats(endpoint),
+        _ => mariadb::stats(endpoint),
+    };
+    r.unwrap_or_else(|e| vec![("stats_error".to_string(), format!("{e:#}"))])
 }
 
 impl Drop for RunningServer {

@@ -22,6 +22,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use bytes::BytesMut;
 use fallible_iterator::FallibleIterator;
 use postgres_protocol::message::backend::{DataRowBody, Message};
+use postgres_protocol::authentication::{self, sasl::{self, ScramSha256}};
 use postgres_protocol::message::frontend;
 use postgres_protocol::Oid;
 
@@ -36,8 +37,8 @@ pub const INT8_ARRAY: Oid = 1016;
 pub enum Address {
     /// The Unix socket file (`<dir>/.s.PGSQL.<port>`).
     Unix(PathBuf),
-    /// 127.0.0.1 and this port.
-    Tcp(u16),
+    /// A host name or address and a port.
+    Tcp { host: String, port: u16 },
 }
 
 enum Stream {
@@ -49,8 +50,8 @@ impl Stream {
     fn connect(addr: &Address) -> std::io::Result<Stream> {
         Ok(match addr {
             Address::Unix(path) => Stream::Unix(UnixStream::connect(path)?),
-            Address::Tcp(port) => {
-                let s = TcpStream::connect_timeout(&([127, 0, 0, 1], *port).into(), Duration::from_secs(10))?;
+            Address::Tcp { host, port } => {
+                let s = connect_tcp(host, *port)?;
                 // Each call is one request and one reply: never wait for Nagle.
                 s.set_nodelay(true)?;
                 Stream::Tcp(s)
@@ -71,6 +72,19 @@ impl Stream {
             Stream::Tcp(s) => s.write_all(buf),
         }
     }
+}
+
+/// The first address of `host` that accepts a connection within 10 s.
+fn connect_tcp(host: &str, port: u16) -> std::io::Result<TcpStream> {
+    use std::net::ToSocketAddrs;
+    let mut last = None;
+    for addr in (host, port).to_socket_addrs()? {
+        match TcpStream::connect_timeout(&addr, Duration::from_secs(10)) {
+            Ok(s) => return Ok(s),
+            Err(e) => last = Some(e),
+        }
+    }
+    Err(last.unwrap_or_else(|| std::io::Error::new(std::io::ErrorKind::NotFound, format!("{host} has no address"))))
 }
 
 /// Writes a statement's parameters into its Bind message, each as its
@@ -190,9 +204,10 @@ pub struct PgConn {
 const READ_CHUNK: usize = 16 * 1024;
 
 impl PgConn {
-    /// Connect as `user` to `database` (the server must trust local
-    /// connections, as the servers rumbench starts do).
-    pub fn connect(addr: &Address, user: &str, database: &str) -> Result<PgConn> {
+    /// Connect as `user` to `database`: trust (the servers rumbench
+    /// starts), or with `password` by SCRAM-SHA-256, MD5 or cleartext, as
+    /// the server asks.
+    pub fn connect(addr: &Address, user: &str, database: &str, password: Option<&str>) -> Result<PgConn> {
         let stream = Stream::connect(addr).with_context(|| format!("cannot connect to postgres at {addr:?}"))?;
         let mut c = PgConn {
             stream,
@@ -205,6 +220,8 @@ impl PgConn {
         };
         frontend::startup_message([("user", user), ("database", database), ("client_encoding", "UTF8")], &mut c.out)?;
         c.flush()?;
+        let need_password = || password.with_context(|| format!("postgres at {addr:?} asks user {user} for a password and none was given"));
+        let mut scram: Option<ScramSha256> = None;
         let mut error = None;
         loop {
             match c.read_message()? {
@@ -219,12 +236,40 @@ impl PgConn {
                     break;
                 }
                 Message::ReadyForQuery(_) => break,
-                Message::AuthenticationCleartextPassword
-                | Message::AuthenticationMd5Password(_)
-                | Message::AuthenticationSasl(_) => {
-                    bail!("postgres at {addr:?} asks for a password; rumbench's client supports trust authentication only")
+                Message::AuthenticationCleartextPassword => {
+                    frontend::password_message(need_password()?.as_bytes(), &mut c.out)?;
+                    c.flush()?;
                 }
-                _ => bail!("unexpected message from postgres during startup"),
+                Message::AuthenticationMd5Password(body) => {
+                    let hash = authentication::md5_hash(user.as_bytes(), need_password()?.as_bytes(), body.salt());
+                    frontend::password_message(hash.as_bytes(), &mut c.out)?;
+                    c.flush()?;
+                }
+                Message::AuthenticationSasl(body) => {
+                    let mut offered = Vec::new();
+                    let mut mechanisms = body.mechanisms();
+                    while let Some(m) = mechanisms.next()? {
+                        offered.push(m.to_string());
+                    }
+                    if !offered.iter().any(|m| m == sasl::SCRAM_SHA_256) {
+                        bail!("postgres at {addr:?} offers SASL mechanisms {offered:?}; rumbench speaks SCRAM-SHA-256 (without channel binding)");
+                    }
+                    let s = ScramSha256::new(need_password()?.as_bytes(), sasl::ChannelBinding::unsupported());
+                    frontend::sasl_initial_response(sasl::SCRAM_SHA_256, s.message(), &mut c.out)?;
+                    c.flush()?;
+                    scram = Some(s);
+                }
+                Message::AuthenticationSaslContinue(body) => {
+                    let s = scram.as_mut().context("SASL continue before SASL start")?;
+                    s.update(body.data()).context("SCRAM-SHA-256")?;
+                    frontend::sasl_response(s.message(), &mut c.out)?;
+                    c.flush()?;
+                }
+                Message::AuthenticationSaslFinal(body) => {
+                    // Proves the server knew the password too.
+                    scram.take().context("SASL final before SASL start")?.finish(body.data()).context("SCRAM-SHA-256: the server's proof")?;
+                }
+                _ => bail!("unexpected message from postgres during startup (an authentication method rumbench does not speak?)"),
             }
         }
         match error {

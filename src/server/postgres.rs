@@ -247,9 +247,10 @@ pub(super) fn meaningful_line(lines: &[String]) -> Option<String> {
 }
 
 /// pg_stat_bgwriter, pg_stat_checkpointer (PG 17+), pg_stat_wal (PG 14+),
-/// pg_stat_database for rumbench, and the database size.
-pub(super) fn stats(port: u16) -> Result<Vec<(String, String)>> {
-    let mut c = connect(port, DB_NAME)?;
+/// pg_stat_database for the benchmark's database, and its size.
+pub(super) fn stats(endpoint: &super::Endpoint) -> Result<Vec<(String, String)>> {
+    let mut c = endpoint.connect_postgres()?;
+    let db = endpoint.database.as_str();
     let mut out = Vec::new();
     for view in ["pg_stat_bgwriter", "pg_stat_checkpointer", "pg_stat_wal"] {
         let exists: Option<String> = c.query_one("SELECT to_regclass($1)::text", &[&view])?.get(0);
@@ -264,12 +265,12 @@ pub(super) fn stats(port: u16) -> Result<Vec<(String, String)>> {
         }
     }
     let q = "SELECT key, value FROM json_each_text((SELECT row_to_json(s) FROM pg_stat_database s WHERE datname = $1))";
-    for row in c.query(q, &[&DB_NAME])? {
+    for row in c.query(q, &[&db])? {
         let k: String = row.get(0);
         let v: Option<String> = row.get(1);
         out.push((format!("pg_stat_database.{k}"), v.unwrap_or_default()));
     }
-    let size: i64 = c.query_one("SELECT pg_database_size($1)", &[&DB_NAME])?.get(0);
+    let size: i64 = c.query_one("SELECT pg_database_size($1)", &[&db])?.get(0);
     out.push(("database_size_bytes".to_string(), size.to_string()));
     Ok(out)
 }

@@ -196,6 +196,10 @@ pub struct EngineConfig {
     /// the lines of the `config` option), recorded in the result.
     #[serde(default)]
     pub server_config: Vec<String>,
+    /// A target server's password (from its URL): handed to the config
+    /// process in its environment, never written to the task file or results.
+    #[serde(skip)]
+    pub target_password: Option<String>,
 }
 
 /// A resolved step: what to run and with which settings.

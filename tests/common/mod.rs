@@ -219,6 +219,7 @@ pub fn config(name: &str, engine: &str, version: &str, steps: &[StepSpec]) -> Co
         steps: steps.iter().map(StepSpec::build).collect(),
         engine_stats: Vec::new(),
         server_config: Vec::new(),
+        notes: Vec::new(),
     }
 }
 

@@ -10,12 +10,12 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use mysql::prelude::Queryable;
-use mysql::{Conn, OptsBuilder, Params, Statement, Value};
+use mysql::{Conn, Params, Statement, Value};
 
 use super::table::{ServerSyncs, Table, TableSession};
 use crate::backend::servers::Transport;
 use super::{table_name, Index, Row};
-use crate::server::{RunningServer, ServerKind, DB_NAME};
+use crate::server::{Endpoint, RunningServer, ServerKind};
 
 const COLUMNS: &str = "id, dateandtime, cashregisterid, productid, customerid, price, data";
 
@@ -46,29 +46,6 @@ const RECORDED_VARIABLES: &[&str] = &[
     "rocksdb_wal_bytes_per_sync",
 ];
 
-/// Where and how to connect.
-#[derive(Clone)]
-struct Target {
-    port: u16,
-    /// The server's Unix socket, when connecting through it.
-    socket: Option<String>,
-}
-
-fn connect(t: &Target) -> Result<Conn> {
-    let opts = OptsBuilder::new()
-        .ip_or_hostname(Some("127.0.0.1"))
-        .tcp_port(t.port)
-        .socket(t.socket.clone())
-        .user(Some("root"))
-        .db_name(Some(DB_NAME))
-        .prefer_socket(false)
-        .tcp_connect_timeout(Some(Duration::from_secs(10)));
-    Conn::new(opts).with_context(|| match &t.socket {
-        Some(s) => format!("cannot connect to mariadb at {s}"),
-        None => format!("cannot connect to mariadb at 127.0.0.1:{}", t.port),
-    })
-}
-
 fn status_value(c: &mut Conn, name: &str) -> Result<Option<u64>> {
     let row: Option<(String, String)> = c.query_first(format!("SHOW GLOBAL STATUS LIKE '{name}'"))?;
     Ok(row.and_then(|(_, v)| v.parse().ok()))
@@ -76,7 +53,7 @@ fn status_value(c: &mut Conn, name: &str) -> Result<Option<u64>> {
 
 /// The tables of one MariaDB server.
 pub struct MyTable {
-    target: Target,
+    endpoint: Endpoint,
     /// Connection ids of the sessions made (the latest ones), for Ctrl-C.
     conn_ids: Mutex<Vec<u32>>,
     kind: ServerKind,
@@ -88,7 +65,7 @@ pub struct MyTable {
 /// How the server was built: its version (a debug build says "-debug"),
 /// compile target, and for MyRocks the RocksDB it bundles, as its own LOG
 /// file names it.
-fn provenance(c: &mut mysql::Conn, server: &RunningServer) -> Result<Vec<(String, String)>> {
+fn provenance(c: &mut mysql::Conn, kind: ServerKind, server: Option<&RunningServer>) -> Result<Vec<(String, String)>> {
     let row: Option<(String, String, String)> = c.query_first("SELECT @@version, @@version_comment, @@version_compile_machine")?;
     let (version, comment, machine) = row.unwrap_or_default();
     let mut p = vec![
@@ -97,31 +74,36 @@ fn provenance(c: &mut mysql::Conn, server: &RunningServer) -> Result<Vec<(String
         ("build.version_comment".into(), comment),
         ("build.machine".into(), machine),
     ];
-    if server.kind() == ServerKind::MariadbMyrocks {
-        let log = server.data_dir().join("data").join("#rocksdb").join("LOG");
-        let found = std::fs::read_to_string(&log)
-            .ok()
-            .and_then(|t| t.lines().find_map(|l| l.split_once("RocksDB version:").map(|(_, v)| v.trim().to_string())));
-        p.push(("myrocks.rocksdb_version".into(), found.unwrap_or_else(|| format!("unknown (no 'RocksDB version' line in {})", log.display()))));
+    if kind == ServerKind::MariadbMyrocks {
+        let found = match server {
+            Some(server) => {
+                let log = server.data_dir().join("data").join("#rocksdb").join("LOG");
+                std::fs::read_to_string(&log)
+                    .ok()
+                    .and_then(|t| t.lines().find_map(|l| l.split_once("RocksDB version:").map(|(_, v)| v.trim().to_string())))
+                    .unwrap_or_else(|| format!("unknown (no 'RocksDB version' line in {})", log.display()))
+            }
+            None => "unknown (the server's LOG file is on another machine)".into(),
+        };
+        p.push(("myrocks.rocksdb_version".into(), found));
     }
     Ok(p)
 }
 
 impl MyTable {
-    pub fn new(server: &RunningServer, transport: Transport) -> Result<MyTable> {
-        let target = Target {
-            port: server.port(),
-            socket: match transport {
-                Transport::Unix => Some(server.socket_path().to_string_lossy().into_owned()),
-                Transport::Tcp => None,
-            },
+    /// The tables in the server `endpoint` reaches: one rumbench started
+    /// (`server`), or one the user runs (`endpoint.remote`).
+    pub fn new(endpoint: Endpoint, server: Option<&RunningServer>, transport: Transport) -> Result<MyTable> {
+        let mut c = endpoint.connect_mysql()?;
+        let mut options: Vec<(String, String)> = match server {
+            Some(s) => s.managed_settings().into_iter().map(|(k, v)| (format!("managed.{k}"), v)).collect(),
+            None => vec![("target".into(), endpoint.url())],
         };
-        let mut c = connect(&target)?;
-        let mut options: Vec<(String, String)> =
-            server.managed_settings().into_iter().map(|(k, v)| (format!("managed.{k}"), v)).collect();
-        options.push(("client.connect".into(), format!("{transport:?}").to_lowercase()));
+        if server.is_some() {
+            options.push(("client.connect".into(), format!("{transport:?}").to_lowercase()));
+        }
         let mut names: Vec<String> = RECORDED_VARIABLES.iter().map(|s| s.to_string()).collect();
-        for l in server.config_lines() {
+        for l in server.map(|s| s.config_lines()).unwrap_or_default() {
             let t = l.trim();
             let end = t.find(|c: char| c == '=' || c.is_whitespace()).unwrap_or(t.len());
             let n = t[..end].trim().replace('-', "_").to_ascii_lowercase();
@@ -133,8 +115,12 @@ impl MyTable {
         let vars: Vec<(String, String)> =
             c.query(format!("SHOW GLOBAL VARIABLES WHERE Variable_name IN ({list})"))?;
         options.extend(vars.into_iter().map(|(k, v)| (format!("variables.{k}"), v)));
-        let provenance = provenance(&mut c, server)?;
-        Ok(MyTable { target, conn_ids: Mutex::new(Vec::new()), kind: server.kind(), version: server.version().to_string(), options, provenance })
+        let provenance = provenance(&mut c, endpoint.kind, server)?;
+        let version = match server {
+            Some(s) => s.version().to_string(),
+            None => provenance.first().map(|(_, v)| v.clone()).unwrap_or_default(),
+        };
+        Ok(MyTable { kind: endpoint.kind, endpoint, conn_ids: Mutex::new(Vec::new()), version, options, provenance })
     }
 
     fn engine_clause(&self) -> &'static str {
@@ -220,10 +206,14 @@ impl Table for MyTable {
     }
 
     fn create_tables(&self, tables: u32) -> Result<()> {
-        let mut c = connect(&self.target)?;
+        let mut c = self.endpoint.connect_mysql()?;
         for t in 0..tables {
             let name = table_name(t);
-            c.query_drop(format!("DROP TABLE IF EXISTS {name}"))?;
+            // On a server the user runs, the plan's check made sure no such
+            // table exists: a name clash fails here rather than drop theirs.
+            if !self.endpoint.remote {
+                c.query_drop(format!("DROP TABLE IF EXISTS {name}"))?;
+            }
             c.query_drop(format!(
                 "CREATE TABLE {name} (id BIGINT NOT NULL, dateandtime BIGINT NOT NULL, cashregisterid INT NOT NULL, \
                  productid INT NOT NULL, customerid INT NOT NULL, price INT NOT NULL, data VARCHAR(4000) NOT NULL, \
@@ -236,7 +226,7 @@ impl Table for MyTable {
     }
 
     fn session(&self) -> Result<Box<dyn TableSession + '_>> {
-        let c = connect(&self.target)?;
+        let c = self.endpoint.connect_mysql()?;
         let mut ids = self.conn_ids.lock().unwrap_or_else(|e| e.into_inner());
         if ids.len() >= 256 {
             ids.drain(..128);
@@ -247,23 +237,29 @@ impl Table for MyTable {
     }
 
     fn settle(&self, _tables: u32, timeout: Duration, stop: &dyn Fn() -> bool) -> Result<Vec<String>> {
-        let mut c = connect(&self.target)?;
+        if self.endpoint.remote {
+            // Settling flushes through SET GLOBAL: not on someone else's server.
+            return Ok(vec!["none: rumbench changes no global settings of a server it did not start".into()]);
+        }
+        let mut c = self.endpoint.connect_mysql()?;
         match self.kind {
             ServerKind::MariadbMyrocks => self.settle_myrocks(&mut c, timeout, stop),
             _ => self.settle_innodb(&mut c, timeout, stop),
         }
     }
 
-    fn stats(&self, _tables: u32) -> Vec<(String, String)> {
+    fn stats(&self, tables: u32) -> Vec<(String, String)> {
+        // rumbench's own tables only (a target database holds others).
+        let mut names: Vec<String> = (0..tables).map(table_name).collect();
+        names.push(crate::workload::ycsb::TABLE.to_string());
         let r = (|| -> Result<Vec<(String, String)>> {
-            let mut c = connect(&self.target)?;
-            let rows: Vec<(String, u64, u64, u64)> = c.exec(
+            let mut c = self.endpoint.connect_mysql()?;
+            let rows: Vec<(String, u64, u64, u64)> = c.query(
                 "SELECT TABLE_NAME, CAST(DATA_LENGTH AS UNSIGNED), CAST(INDEX_LENGTH AS UNSIGNED), CAST(TABLE_ROWS AS UNSIGNED) \
-                 FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? ORDER BY TABLE_NAME",
-                (DB_NAME,),
+                 FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() ORDER BY TABLE_NAME",
             )?;
             let mut out = Vec::new();
-            for (name, data, index, rows) in rows {
+            for (name, data, index, rows) in rows.into_iter().filter(|r| names.iter().any(|n| n.eq_ignore_ascii_case(&r.0))) {
                 out.push((format!("table.{name}.data_length"), data.to_string()));
                 out.push((format!("table.{name}.index_length"), index.to_string()));
                 out.push((format!("table.{name}.table_rows_estimate"), rows.to_string()));
@@ -281,7 +277,7 @@ impl Table for MyTable {
             _ => "Innodb_data_fsyncs",
         };
         Some((|| {
-            let mut c = connect(&self.target)?;
+            let mut c = self.endpoint.connect_mysql()?;
             let count = status_value(&mut c, counter)?.with_context(|| format!("the server has no status variable {counter}"))?;
             let includes_data_files = self.kind != ServerKind::MariadbMyrocks;
             Ok(ServerSyncs { count, counter: counter.into(), includes_data_files })
@@ -290,7 +286,7 @@ impl Table for MyTable {
 
     fn cancel_running(&self) {
         let ids = self.conn_ids.lock().unwrap_or_else(|e| e.into_inner()).clone();
-        if let Ok(mut c) = connect(&self.target) {
+        if let Ok(mut c) = self.endpoint.connect_mysql() {
             for id in ids {
                 // Ids of closed connections give "unknown thread id": ignored.
                 let _ = c.query_drop(format!("KILL QUERY {id}"));

@@ -7,49 +7,18 @@
 
 use std::collections::HashMap;
 use std::ops::Range;
-use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use postgres::{Client, NoTls};
 
-use crate::server::pgwire::{self, CancelKey, Columns, Params, PgConn, INT4, INT8, INT8_ARRAY, VARCHAR};
+use crate::server::pgwire::{CancelKey, Columns, Params, PgConn, INT4, INT8, INT8_ARRAY, VARCHAR};
 use super::table::{ServerSyncs, Table, TableSession};
 use crate::backend::servers::Transport;
 use super::{table_name, Index, Row};
-use crate::server::{RunningServer, DB_NAME};
+use crate::server::{Endpoint, RunningServer};
 
 const COLUMNS: &str = "id, dateandtime, cashregisterid, productid, customerid, price, data";
-
-/// Where and how to connect.
-#[derive(Clone)]
-struct Target {
-    port: u16,
-    /// The directory of the server's Unix socket, when connecting through it.
-    socket_dir: Option<PathBuf>,
-}
-
-impl Target {
-    fn wire_address(&self) -> pgwire::Address {
-        match &self.socket_dir {
-            Some(dir) => pgwire::Address::Unix(dir.join(format!(".s.PGSQL.{}", self.port))),
-            None => pgwire::Address::Tcp(self.port),
-        }
-    }
-}
-
-fn connect(t: &Target) -> Result<Client> {
-    let mut cfg = postgres::Config::new();
-    match &t.socket_dir {
-        Some(dir) => cfg.host_path(dir),
-        None => cfg.host("127.0.0.1"),
-    };
-    cfg.port(t.port).user("postgres").dbname(DB_NAME).connect_timeout(Duration::from_secs(10)).connect(NoTls).with_context(|| {
-        let how = t.socket_dir.as_ref().map(|d| format!("socket in {}", d.display())).unwrap_or_else(|| "127.0.0.1".into());
-        format!("cannot connect to postgres at {how}:{}/{DB_NAME}", t.port)
-    })
-}
 
 fn index_name(table: u32, index: Index) -> String {
     format!("{}_{}", table_name(table), index.name())
@@ -57,7 +26,7 @@ fn index_name(table: u32, index: Index) -> String {
 
 /// The tables of one PostgreSQL server.
 pub struct PgTable {
-    target: Target,
+    endpoint: Endpoint,
     /// Cancel keys of the connections made (the latest ones), for Ctrl-C.
     cancel: Mutex<Vec<CancelKey>>,
     version: String,
@@ -66,18 +35,17 @@ pub struct PgTable {
 }
 
 impl PgTable {
-    pub fn new(server: &RunningServer, transport: Transport) -> Result<PgTable> {
-        let target = Target {
-            port: server.port(),
-            socket_dir: match transport {
-                Transport::Unix => server.socket_path().parent().map(|p| p.to_path_buf()),
-                Transport::Tcp => None,
-            },
+    /// The tables in the server `endpoint` reaches: one rumbench started
+    /// (`server`), or one the user runs (`endpoint.remote`).
+    pub fn new(endpoint: Endpoint, server: Option<&RunningServer>, transport: Transport) -> Result<PgTable> {
+        let mut c = endpoint.connect_postgres()?;
+        let mut options: Vec<(String, String)> = match server {
+            Some(s) => s.managed_settings().into_iter().map(|(k, v)| (format!("managed.{k}"), v)).collect(),
+            None => vec![("target".into(), endpoint.url())],
         };
-        let mut c = connect(&target)?;
-        let mut options: Vec<(String, String)> =
-            server.managed_settings().into_iter().map(|(k, v)| (format!("managed.{k}"), v)).collect();
-        options.push(("client.connect".into(), format!("{transport:?}").to_lowercase()));
+        if server.is_some() {
+            options.push(("client.connect".into(), format!("{transport:?}").to_lowercase()));
+        }
         // Every setting that is not at its built-in default, as the server sees it.
         let rows = c.query(
             "SELECT name, setting, COALESCE(unit, ''), source FROM pg_settings WHERE source NOT IN ('default', 'override') ORDER BY name",
@@ -89,21 +57,25 @@ impl PgTable {
         }
         // How the server was built: assertions, and pg_config's configure
         // line and compiler flags (the pg_config view; we connect as superuser).
-        let mut provenance = vec![("version".to_string(), server.version().to_string())];
+        let version: String = match server {
+            Some(s) => s.version().to_string(),
+            None => c.query_one("SELECT version()", &[])?.get(0),
+        };
+        let mut provenance = vec![("version".to_string(), version.clone())];
         let assertions: String = c.query_one("SELECT setting FROM pg_settings WHERE name = 'debug_assertions'", &[])?.get(0);
         provenance.push(("build.assertions".into(), assertions));
         for r in c.query("SELECT name, setting FROM pg_config WHERE name IN ('VERSION', 'CONFIGURE', 'CC', 'CFLAGS')", &[]).unwrap_or_default() {
             let (name, setting): (String, String) = (r.get(0), r.get(1));
             provenance.push((format!("build.pg_config.{}", name.to_ascii_lowercase()), setting));
         }
-        Ok(PgTable { target, cancel: Mutex::new(Vec::new()), version: server.version().to_string(), options, provenance })
+        Ok(PgTable { endpoint, cancel: Mutex::new(Vec::new()), version, options, provenance })
     }
 }
 
 impl PgTable {
     /// A connection whose running statement Ctrl-C can cancel.
     fn connect_cancellable(&self) -> Result<PgConn> {
-        let c = PgConn::connect(&self.target.wire_address(), "postgres", DB_NAME)?;
+        let c = self.endpoint.connect_pgwire()?;
         let mut keys = self.cancel.lock().unwrap_or_else(|e| e.into_inner());
         if keys.len() >= 256 {
             keys.drain(..128);
@@ -127,11 +99,14 @@ impl Table for PgTable {
     }
 
     fn create_tables(&self, tables: u32) -> Result<()> {
-        let mut c = connect(&self.target)?;
+        let mut c = self.endpoint.connect_postgres()?;
         for t in 0..tables {
             let name = table_name(t);
+            // On a server the user runs, the plan's check made sure no such
+            // table exists: a name clash fails here rather than drop theirs.
+            let drop = if self.endpoint.remote { String::new() } else { format!("DROP TABLE IF EXISTS {name}; ") };
             c.batch_execute(&format!(
-                "DROP TABLE IF EXISTS {name}; CREATE TABLE {name} (id bigint PRIMARY KEY, dateandtime bigint NOT NULL, \
+                "{drop}CREATE TABLE {name} (id bigint PRIMARY KEY, dateandtime bigint NOT NULL, \
                  cashregisterid integer NOT NULL, productid integer NOT NULL, customerid integer NOT NULL, \
                  price integer NOT NULL, data varchar(4000) NOT NULL)"
             ))
@@ -149,30 +124,37 @@ impl Table for PgTable {
         for t in 0..tables {
             c.simple_query(&format!("VACUUM (ANALYZE) {}", table_name(t))).context("VACUUM")?;
         }
+        if self.endpoint.remote {
+            return Ok(vec![format!("VACUUM (ANALYZE) of {tables} table(s); no CHECKPOINT on a server rumbench did not start")]);
+        }
         c.simple_query("CHECKPOINT").context("CHECKPOINT")?;
         Ok(vec![format!("VACUUM (ANALYZE) of {tables} table(s), then CHECKPOINT")])
     }
 
-    fn stats(&self, _tables: u32) -> Vec<(String, String)> {
+    fn stats(&self, tables: u32) -> Vec<(String, String)> {
+        // rumbench's own tables only (a target database holds others).
+        let mut names: Vec<String> = (0..tables).map(table_name).collect();
+        names.push(crate::workload::ycsb::TABLE.to_string());
         let r = (|| -> Result<Vec<(String, String)>> {
-            let mut c = connect(&self.target)?;
+            let mut c = self.endpoint.connect_postgres()?;
             let mut out = Vec::new();
             let q = "SELECT c.relname::text, pg_relation_size(c.oid), pg_indexes_size(c.oid), pg_total_relation_size(c.oid) \
                      FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace \
-                     WHERE n.nspname = 'public' AND c.relkind = 'r' ORDER BY 1";
-            for r in c.query(q, &[])? {
+                     WHERE c.relkind = 'r' AND c.relname = ANY($1) AND pg_table_is_visible(c.oid) ORDER BY 1";
+            for r in c.query(q, &[&names])? {
                 let name: String = r.get(0);
                 out.push((format!("table.{name}.heap_bytes"), r.get::<_, i64>(1).to_string()));
                 out.push((format!("table.{name}.indexes_bytes"), r.get::<_, i64>(2).to_string()));
                 out.push((format!("table.{name}.total_bytes"), r.get::<_, i64>(3).to_string()));
             }
-            for r in c.query("SELECT indexrelname::text, pg_relation_size(indexrelid), idx_scan FROM pg_stat_user_indexes ORDER BY 1", &[])? {
+            let q = "SELECT indexrelname::text, pg_relation_size(indexrelid), idx_scan FROM pg_stat_user_indexes WHERE relname = ANY($1) ORDER BY 1";
+            for r in c.query(q, &[&names])? {
                 let name: String = r.get(0);
                 out.push((format!("index.{name}.bytes"), r.get::<_, i64>(1).to_string()));
                 out.push((format!("index.{name}.idx_scan"), r.get::<_, i64>(2).to_string()));
             }
             let q = "SELECT relname::text, n_live_tup, n_dead_tup, n_tup_ins, n_tup_del, n_tup_hot_upd, vacuum_count, autovacuum_count, \
-                     analyze_count, autoanalyze_count FROM pg_stat_user_tables ORDER BY 1";
+                     analyze_count, autoanalyze_count FROM pg_stat_user_tables WHERE relname = ANY($1) ORDER BY 1";
             const NAMES: [&str; 9] = [
                 "n_live_tup",
                 "n_dead_tup",
@@ -184,7 +166,7 @@ impl Table for PgTable {
                 "analyze_count",
                 "autoanalyze_count",
             ];
-            for r in c.query(q, &[])? {
+            for r in c.query(q, &[&names])? {
                 let name: String = r.get(0);
                 for (i, n) in NAMES.iter().enumerate() {
                     out.push((format!("pg_stat_user_tables.{name}.{n}"), r.get::<_, i64>(i + 1).to_string()));
@@ -197,7 +179,7 @@ impl Table for PgTable {
 
     fn server_syncs(&self) -> Option<Result<ServerSyncs>> {
         Some((|| {
-            let mut c = connect(&self.target)?;
+            let mut c = self.endpoint.connect_postgres()?;
             // Backends report their WAL statistics up to a second late (and
             // on exit): read until the count holds still.
             let mut last: Option<i64> = None;

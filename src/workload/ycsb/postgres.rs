@@ -6,21 +6,21 @@
 use anyhow::{Context, Result};
 
 use super::{Store, StoreSession, TABLE};
-use crate::server::pgwire::{Address, PgConn, INT8, TEXT, VARCHAR};
-use crate::server::DB_NAME;
+use crate::server::pgwire::{PgConn, INT8, TEXT, VARCHAR};
+use crate::server::Endpoint;
 
 pub struct PgStore {
-    addr: Address,
+    endpoint: Endpoint,
     field_count: usize,
 }
 
 impl PgStore {
-    pub fn new(addr: Address, field_count: usize) -> PgStore {
-        PgStore { addr, field_count }
+    pub fn new(endpoint: Endpoint, field_count: usize) -> PgStore {
+        PgStore { endpoint, field_count }
     }
 
     fn connect(&self) -> Result<PgConn> {
-        PgConn::connect(&self.addr, "postgres", DB_NAME)
+        self.endpoint.connect_pgwire()
     }
 }
 
@@ -32,7 +32,11 @@ impl Store for PgStore {
     fn create(&self) -> Result<()> {
         let mut c = self.connect()?;
         let fields: Vec<String> = (0..self.field_count).map(|i| format!("FIELD{i} TEXT")).collect();
-        c.simple_query(&format!("DROP TABLE IF EXISTS {TABLE}"))?;
+        // On a server the user runs, the plan's check made sure no such
+        // table exists: a name clash fails here rather than drop theirs.
+        if !self.endpoint.remote {
+            c.simple_query(&format!("DROP TABLE IF EXISTS {TABLE}"))?;
+        }
         c.simple_query(&format!("CREATE TABLE {TABLE} (YCSB_KEY VARCHAR(255) PRIMARY KEY, {})", fields.join(", ")))
             .context("creating the YCSB table")
     }

@@ -1,0 +1,360 @@
+//! Where and how clients reach a server: one rumbench started (loopback or
+//! its Unix socket, trust authentication, database `rumbench`), or one the
+//! user already runs (`--target postgres://user:pass@host:port/db`,
+//! `mysql://...`), reached with a password.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+
+use super::pgwire;
+use super::ServerKind;
+
+/// Environment variable through which the parent process hands a target's
+/// password to the config process (never written to the task file).
+pub const PASSWORD_ENV: &str = "RUMBENCH_TARGET_PASSWORD";
+
+/// How long a connection attempt may take.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
+#[derive(Clone)]
+pub struct Endpoint {
+    pub kind: ServerKind,
+    pub host: String,
+    pub port: u16,
+    /// The Unix socket (a server rumbench started, `connect=unix`).
+    pub socket: Option<PathBuf>,
+    pub user: String,
+    pub password: Option<String>,
+    pub database: String,
+    /// A server the user runs: rumbench changes nothing there but its own
+    /// tables, and cannot see its processes or storage.
+    pub remote: bool,
+}
+
+impl std::fmt::Debug for Endpoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Never the password.
+        write!(f, "{}", self.url())
+    }
+}
+
+/// A target URL taken apart: scheme, user, password, host, port, database.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TargetUrl {
+    /// "postgres" or "mysql".
+    pub scheme: &'static str,
+    pub user: Option<String>,
+    pub password: Option<String>,
+    pub host: String,
+    pub port: Option<u16>,
+    pub database: Option<String>,
+}
+
+/// `%XX` escapes in a URL part (a password may hold '@' or ':').
+fn percent_decode(s: &str) -> Result<String> {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' {
+            let hex = s.get(i + 1..i + 3).filter(|h| h.chars().all(|c| c.is_ascii_hexdigit())).context("a '%' not followed by two hex digits")?;
+            out.push(u8::from_str_radix(hex, 16)?);
+            i += 3;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).context("not UTF-8 after %-decoding")
+}
+
+impl TargetUrl {
+    /// `postgres://[user[:password]@]host[:port][/database]` (also
+    /// `postgresql://`), or `mysql://...` (also `mariadb://`). Query
+    /// parameters are refused rather than ignored.
+    pub fn parse(url: &str) -> Result<TargetUrl> {
+        let bad = |why: &str| anyhow::anyhow!("invalid target {:?}: {why} (expected postgres://user:password@host:port/database or mysql://...)", redact(url));
+        let (scheme, rest) = url.split_once("://").ok_or_else(|| bad("no scheme"))?;
+        let scheme = match scheme.to_ascii_lowercase().as_str() {
+            "postgres" | "postgresql" => "postgres",
+            "mysql" | "mariadb" => "mysql",
+            _ => return Err(bad("the scheme must be postgres or mysql")),
+        };
+        if rest.contains('?') || rest.contains('#') {
+            return Err(bad("query parameters are not supported"));
+        }
+        let (authority, database) = match rest.split_once('/') {
+            Some((a, d)) => (a, (!d.is_empty()).then(|| percent_decode(d)).transpose().map_err(|e| bad(&e.to_string()))?),
+            None => (rest, None),
+        };
+        let (userinfo, hostport) = match authority.rsplit_once('@') {
+            Some((u, h)) => (Some(u), h),
+            None => (None, authority),
+        };
+        let (user, password) = match userinfo {
+            Some(u) => {
+                let (user, pass) = match u.split_once(':') {
+                    Some((user, pass)) => (user, Some(pass)),
+                    None => (u, None),
+                };
+                let user = (!user.is_empty()).then(|| percent_decode(user)).transpose().map_err(|e| bad(&e.to_string()))?;
+                let pass = pass.map(percent_decode).transpose().map_err(|e| bad(&e.to_string()))?;
+                (user, pass)
+            }
+            None => (None, None),
+        };
+        let (host, port) = if let Some(h) = hostport.strip_prefix('[') {
+            // [ipv6]:port
+            let (h, p) = h.split_once(']').ok_or_else(|| bad("an unclosed '['"))?;
+            (h.to_string(), p.strip_prefix(':'))
+        } else {
+            match hostport.rsplit_once(':') {
+                Some((h, p)) => (h.to_string(), Some(p)),
+                None => (hostport.to_string(), None),
+            }
+        };
+        if host.is_empty() {
+            return Err(bad("no host"));
+        }
+        let port = port.map(|p| p.parse::<u16>().map_err(|_| bad("the port must be a number from 1 to 65535"))).transpose()?;
+        if port == Some(0) {
+            return Err(bad("the port must be a number from 1 to 65535"));
+        }
+        Ok(TargetUrl { scheme, user, password, host, port, database })
+    }
+
+    /// The URL without its password, as results record it.
+    pub fn without_password(&self) -> String {
+        let user = self.user.as_deref().map(|u| format!("{u}@")).unwrap_or_default();
+        let host = if self.host.contains(':') { format!("[{}]", self.host) } else { self.host.clone() };
+        let port = self.port.map(|p| format!(":{p}")).unwrap_or_default();
+        let db = self.database.as_deref().map(|d| format!("/{d}")).unwrap_or_default();
+        format!("{}://{user}{host}{port}{db}", self.scheme)
+    }
+}
+
+/// `url` with any password replaced by `***` (for messages and the recorded
+/// command line); text that is not a URL comes back unchanged.
+pub fn redact(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else { return url.to_string() };
+    let end = rest.find('/').unwrap_or(rest.len());
+    let Some(at) = rest[..end].rfind('@') else { return url.to_string() };
+    match rest[..at].split_once(':') {
+        Some((user, _)) => format!("{scheme}://{user}:***{}", &rest[at..]),
+        None => url.to_string(),
+    }
+}
+
+/// A command-line argument with the password of any URL in it replaced by
+/// `***` ("--target=postgres://u:pw@h", "-otarget=mysql://u:pw@h/d").
+pub fn redact_in(arg: &str) -> String {
+    let Some(sep) = arg.find("://") else { return arg.to_string() };
+    let start = arg[..sep].rfind(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '+' | '.' | '-'))).map_or(0, |i| i + 1);
+    format!("{}{}", &arg[..start], redact(&arg[start..]))
+}
+
+impl Endpoint {
+    /// A server the user runs, from its URL; a password missing from the
+    /// URL comes from RUMBENCH_TARGET_PASSWORD, then PGPASSWORD (postgres)
+    /// or MYSQL_PWD (mysql). Defaults: user postgres / root, port 5432 /
+    /// 3306, database the user's name for postgres as psql does (a mysql
+    /// target must name its database: `check_target` refuses it otherwise).
+    pub fn remote(url: &TargetUrl, kind: ServerKind) -> Endpoint {
+        let pg = url.scheme == "postgres";
+        let user = url.user.clone().unwrap_or_else(|| if pg { "postgres".into() } else { "root".into() });
+        let env_password = || {
+            std::env::var(PASSWORD_ENV).ok().or_else(|| std::env::var(if pg { "PGPASSWORD" } else { "MYSQL_PWD" }).ok())
+        };
+        Endpoint {
+            kind,
+            host: url.host.clone(),
+            port: url.port.unwrap_or(if pg { 5432 } else { 3306 }),
+            socket: None,
+            password: url.password.clone().or_else(env_password),
+            database: url.database.clone().unwrap_or_else(|| if pg { user.clone() } else { String::new() }),
+            user,
+            remote: true,
+        }
+    }
+
+    /// The URL without the password.
+    pub fn url(&self) -> String {
+        let scheme = if self.kind == ServerKind::Postgres { "postgres" } else { "mysql" };
+        match &self.socket {
+            Some(s) => format!("{scheme}://{}@{}/{} (socket {})", self.user, self.host, self.database, s.display()),
+            None => {
+                let host = if self.host.contains(':') { format!("[{}]", self.host) } else { self.host.clone() };
+                format!("{scheme}://{}@{host}:{}/{}", self.user, self.port, self.database)
+            }
+        }
+    }
+
+    /// Where rumbench's lean PostgreSQL client connects.
+    pub fn pgwire_address(&self) -> pgwire::Address {
+        match &self.socket {
+            Some(path) => pgwire::Address::Unix(path.clone()),
+            None => pgwire::Address::Tcp { host: self.host.clone(), port: self.port },
+        }
+    }
+
+    /// A lean-client connection (the client threads' hot path).
+    pub fn connect_pgwire(&self) -> Result<pgwire::PgConn> {
+        pgwire::PgConn::connect(&self.pgwire_address(), &self.user, &self.database, self.password.as_deref())
+    }
+
+    /// A `postgres` crate connection (setup and statistics).
+    pub fn connect_postgres(&self) -> Result<::postgres::Client> {
+        let mut cfg = ::postgres::Config::new();
+        match &self.socket {
+            Some(path) => cfg.host_path(path.parent().context("socket path without a directory")?),
+            None => cfg.host(&self.host),
+        };
+        cfg.port(self.port).user(&self.user).dbname(&self.database).connect_timeout(CONNECT_TIMEOUT);
+        if let Some(p) = &self.password {
+            cfg.password(p);
+        }
+        cfg.connect(::postgres::NoTls).with_context(|| format!("cannot connect to {}", self.url()))
+    }
+
+    /// How a MySQL/MariaDB client connects (the `mysql` crate speaks
+    /// mysql_native_password and caching_sha2_password, RSA-encrypting the
+    /// password over plain TCP as the server asks).
+    pub fn mysql_opts(&self) -> ::mysql::Opts {
+        ::mysql::OptsBuilder::new()
+            .ip_or_hostname(Some(self.host.clone()))
+            .tcp_port(self.port)
+            .socket(self.socket.as_ref().map(|p| p.to_string_lossy().into_owned()))
+            .user(Some(self.user.clone()))
+            .pass(self.password.clone())
+            .db_name(Some(self.database.clone()))
+            .prefer_socket(false)
+            .tcp_connect_timeout(Some(CONNECT_TIMEOUT))
+            .into()
+    }
+
+    pub fn connect_mysql(&self) -> Result<::mysql::Conn> {
+        ::mysql::Conn::new(self.mysql_opts()).with_context(|| format!("cannot connect to {}", self.url()))
+    }
+
+    /// Which of `tables` exist already in the target database.
+    pub fn existing_tables(&self, tables: &[String]) -> Result<Vec<String>> {
+        let mut found = Vec::new();
+        if self.kind == ServerKind::Postgres {
+            let mut c = self.connect_postgres()?;
+            for t in tables {
+                // to_regclass follows the search path, as an unqualified CREATE TABLE would.
+                let r: Option<String> = c.query_one("SELECT to_regclass($1)::text", &[t])?.get(0);
+                if r.is_some() {
+                    found.push(t.clone());
+                }
+            }
+        } else {
+            use ::mysql::prelude::Queryable;
+            let mut c = self.connect_mysql()?;
+            for t in tables {
+                let n: Option<u64> = c.exec_first(
+                    "SELECT COUNT(*) FROM information_schema.TABLES WHERE table_schema = DATABASE() AND LOWER(table_name) = LOWER(?)",
+                    (t,),
+                )?;
+                if n.unwrap_or(0) > 0 {
+                    found.push(t.clone());
+                }
+            }
+        }
+        Ok(found)
+    }
+
+    /// Drop `tables` (only ever rumbench's own).
+    pub fn drop_tables(&self, tables: &[String]) -> Result<()> {
+        if self.kind == ServerKind::Postgres {
+            let mut c = self.connect_postgres()?;
+            for t in tables {
+                c.batch_execute(&format!("DROP TABLE IF EXISTS {t}"))?;
+            }
+        } else {
+            use ::mysql::prelude::Queryable;
+            let mut c = self.connect_mysql()?;
+            for t in tables {
+                c.query_drop(format!("DROP TABLE IF EXISTS {t}"))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Check that engine `kind` can be reached through `url`.
+pub fn check_target(url: &TargetUrl, kind: ServerKind) -> Result<()> {
+    let pg = kind == ServerKind::Postgres;
+    if pg != (url.scheme == "postgres") {
+        bail!("engine {kind} cannot use a {}:// target", url.scheme);
+    }
+    if !pg && url.database.is_none() {
+        bail!("target {}: name the database rumbench may create its tables in (mysql://user@host:port/database)", url.without_password());
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_parse_with_defaults_and_escapes() {
+        let u = TargetUrl::parse("postgresql://bench:p%40ss:w@db1.example:6543/benchdb").unwrap();
+        assert_eq!(
+            u,
+            TargetUrl {
+                scheme: "postgres",
+                user: Some("bench".into()),
+                password: Some("p@ss:w".into()),
+                host: "db1.example".into(),
+                port: Some(6543),
+                database: Some("benchdb".into()),
+            }
+        );
+        assert_eq!(u.without_password(), "postgres://bench@db1.example:6543/benchdb");
+        let m = TargetUrl::parse("mysql://root@[::1]:3307/x").unwrap();
+        assert_eq!((m.scheme, m.host.as_str(), m.port, m.password.as_deref()), ("mysql", "::1", Some(3307), None));
+        assert_eq!(m.without_password(), "mysql://root@[::1]:3307/x");
+        let bare = TargetUrl::parse("postgres://localhost").unwrap();
+        assert_eq!((bare.user, bare.port, bare.database), (None, None, None));
+    }
+
+    #[test]
+    fn bad_urls_are_named_without_their_password() {
+        for (url, why) in [
+            ("db1:5432", "no scheme"),
+            ("redis://h", "scheme must be postgres or mysql"),
+            ("postgres://u:secret@h:99999/d", "port"),
+            ("postgres://u:secret@h/d?sslmode=require", "query parameters"),
+            ("postgres://u:secret@/d", "no host"),
+        ] {
+            let e = TargetUrl::parse(url).unwrap_err().to_string();
+            assert!(e.contains(why), "{url}: {e}");
+            assert!(!e.contains("secret"), "{e}");
+        }
+    }
+
+    #[test]
+    fn redaction_hides_only_the_password() {
+        assert_eq!(redact("postgres://u:secret@h:1/d"), "postgres://u:***@h:1/d");
+        assert_eq!(redact("mysql://u@h/d"), "mysql://u@h/d");
+        assert_eq!(redact("--steps"), "--steps");
+        assert_eq!(redact("postgres://h/d@x"), "postgres://h/d@x");
+        assert_eq!(redact_in("--target=postgres://u:pw@h/d"), "--target=postgres://u:***@h/d");
+        assert_eq!(redact_in("-otarget=mysql://u:pw@h/d"), "-otarget=mysql://u:***@h/d");
+        assert_eq!(redact_in("postgres.target=postgres://u:pw@h"), "postgres.target=postgres://u:***@h");
+        assert_eq!(redact_in("ycsb-a"), "ycsb-a");
+    }
+
+    #[test]
+    fn remote_defaults_follow_the_clients() {
+        let pg = Endpoint::remote(&TargetUrl::parse("postgres://alice:pw@h").unwrap(), ServerKind::Postgres);
+        assert_eq!((pg.port, pg.database.as_str(), pg.password.as_deref()), (5432, "alice", Some("pw")));
+        assert_eq!(format!("{pg:?}"), "postgres://alice@h:5432/alice");
+        let my = Endpoint::remote(&TargetUrl::parse("mysql://h:3307/db").unwrap(), ServerKind::MariadbInnodb);
+        assert_eq!((my.user.as_str(), my.port, my.database.as_str()), ("root", 3307, "db"));
+    }
+}

@@ -1,0 +1,225 @@
+//! `--target`: the YCSB and insert-benchmark steps against a PostgreSQL
+//! server the user runs, reached with a password (SCRAM-SHA-256). The test
+//! starts that server itself (through rumbench's server layer, then switches
+//! TCP logins to scram-sha-256 and adds a login role with a password), so
+//! rumbench meets it as it would meet anyone's server.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use assert_cmd::prelude::*;
+use rumbench::server::{RunningServer, ServerConfig, ServerKind};
+use serde_json::Value;
+
+const PASSWORD: &str = "s3cret-Pw_42";
+
+fn rumbench() -> Command {
+    let mut c = Command::cargo_bin("rumbench").unwrap();
+    c.arg("run").arg("--progress").arg("off").arg("--no-history");
+    // Only what the test gives: no password from the environment.
+    c.env_remove("PGPASSWORD").env_remove("RUMBENCH_TARGET_PASSWORD");
+    c
+}
+
+fn text(o: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+}
+
+fn load(dir: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.join("result.json")).unwrap()).unwrap()
+}
+
+/// A server with role `bench` (password PASSWORD) owning database benchdb,
+/// which already holds the user's table `keepme`; TCP logins need the
+/// password (scram-sha-256).
+fn password_server(dir: &Path) -> RunningServer {
+    let s = RunningServer::start(&ServerConfig { kind: ServerKind::Postgres, data_dir: dir.join("pg"), config_lines: Vec::new() }).unwrap();
+    let mut c = s.connect_postgres().unwrap();
+    c.batch_execute(&format!("SET password_encryption = 'scram-sha-256'; CREATE ROLE bench LOGIN PASSWORD '{PASSWORD}'")).unwrap();
+    c.batch_execute("CREATE DATABASE benchdb OWNER bench").unwrap();
+    let hba = "local all all trust\nhost all all 127.0.0.1/32 scram-sha-256\nhost all all ::1/128 scram-sha-256\n";
+    std::fs::write(s.data_dir().join("pg_hba.conf"), hba).unwrap();
+    c.batch_execute("SELECT pg_reload_conf()").unwrap();
+    drop(c);
+    let mut b = bench_client(&s);
+    b.batch_execute("CREATE TABLE keepme (id int PRIMARY KEY); INSERT INTO keepme VALUES (7)").unwrap();
+    s
+}
+
+fn bench_client(s: &RunningServer) -> postgres::Client {
+    postgres::Config::new()
+        .host("127.0.0.1")
+        .port(s.port())
+        .user("bench")
+        .password(PASSWORD)
+        .dbname("benchdb")
+        .connect(postgres::NoTls)
+        .unwrap()
+}
+
+fn tables(s: &RunningServer) -> Vec<String> {
+    let mut c = bench_client(s);
+    c.query("SELECT tablename::text FROM pg_tables WHERE schemaname = 'public' ORDER BY 1", &[]).unwrap().iter().map(|r| r.get(0)).collect()
+}
+
+fn missing_reason<'a>(step: &'a Value, metric: &str) -> Option<&'a str> {
+    step["metrics"]["missing"].as_array().unwrap().iter().find(|m| m["metric"] == metric).and_then(|m| m["reason"].as_str())
+}
+
+#[test]
+fn ycsb_and_insert_benchmark_on_a_password_server() {
+    let tmp = tempfile::tempdir().unwrap();
+    let server = password_server(tmp.path());
+    let port = server.port();
+    let url = format!("postgres://bench:{PASSWORD}@127.0.0.1:{port}/benchdb");
+
+    // No TCP login without the password: the test's server really asks for one.
+    let mut no_pw = postgres::Config::new();
+    no_pw.host("127.0.0.1").port(port).user("bench").dbname("benchdb");
+    assert!(no_pw.connect(postgres::NoTls).is_err());
+
+    // A wrong password is bad input: exit 2, one line, nothing written.
+    let out_dir = tmp.path().join("wrong");
+    let out = rumbench()
+        .args(["--target", &format!("postgres://bench:nope@127.0.0.1:{port}/benchdb"), "-s", "ycsb-load", "--records", "100"])
+        .arg("--output-dir")
+        .arg(&out_dir)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("password authentication failed"), "{}", text(&out));
+    assert!(!text(&out).contains("nope"), "the password is printed: {}", text(&out));
+    assert!(!out_dir.join("result.json").exists());
+
+    // YCSB, password in the URL.
+    let ydir = tmp.path().join("ycsb");
+    let out = rumbench()
+        .args(["--target", &url, "-s", "ycsb-load,ycsb-a,ycsb-e", "--records", "2000", "--ops", "3000", "-t", "2"])
+        .arg("--output-dir")
+        .arg(&ydir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains("creates table(s) usertable in postgres://bench@127.0.0.1"), "{}", text(&out));
+    let raw = std::fs::read_to_string(ydir.join("result.json")).unwrap();
+    assert!(!raw.contains(PASSWORD), "result.json holds the password");
+    let v = load(&ydir);
+    let c = &v["configs"][0];
+    assert_eq!(c["name"], format!("postgres-127.0.0.1-{port}"));
+    assert_eq!(c["status"], "completed", "{}", c["error"]);
+    assert_eq!(c["options"]["target"], format!("postgres://bench@127.0.0.1:{port}/benchdb"));
+    assert!(c["engine_version"].as_str().unwrap().starts_with("PostgreSQL "), "{}", c["engine_version"]);
+    assert!(c["notes"][0].as_str().unwrap().starts_with("created and dropped table(s) usertable"), "{}", c["notes"]);
+    for s in c["steps"].as_array().unwrap() {
+        assert_eq!(s["status"], "completed", "{}: {}", s["name"], s["error"]);
+        // The server's own figures cannot be seen from here: missing with the reason, never 0.
+        for metric in ["engine_cpu_us_op", "io", "rss_peak", "db_size", "host_cpu_us_op"] {
+            let why = missing_reason(s, metric).unwrap_or_else(|| panic!("{} {metric} not reported missing", s["name"]));
+            assert!(why.contains("did not start"), "{why}");
+        }
+        assert!(s["metrics"]["engine_cpu_us_op"].is_null() && s["metrics"]["io"].is_null() && s["metrics"]["rss_peak_bytes"].is_null());
+    }
+    let a = &c["steps"][1];
+    let types: Vec<&str> = a["ops_by_type"].as_array().unwrap().iter().map(|o| o["op"].as_str().unwrap()).collect();
+    assert_eq!(types, ["READ", "UPDATE"]);
+    assert_eq!(a["ops"], 3000);
+    // Its own table dropped again; the user's untouched.
+    assert_eq!(tables(&server), ["keepme"]);
+
+    // The insert benchmark, password from PGPASSWORD.
+    let idir = tmp.path().join("ibench");
+    let out = rumbench()
+        .env("PGPASSWORD", PASSWORD)
+        .args(["--target", &format!("postgres://bench@127.0.0.1:{port}/benchdb"), "-s", "l.i0,l.x,l.i1,qr100"])
+        .args(["--rows", "3000", "--insert-rows", "600", "--query-seconds", "1", "-t", "2"])
+        .arg("--output-dir")
+        .arg(&idir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let v = load(&idir);
+    let c = &v["configs"][0];
+    assert_eq!(c["status"], "completed", "{}", c["error"]);
+    let names: Vec<&str> = c["steps"].as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["l.i0", "l.x", "l.i1", "qr100"]);
+    // --rows per table, one table per client.
+    let rows: Vec<u64> = c["steps"][0]["ibench"]["table_rows"].as_array().unwrap().iter().map(|r| r.as_u64().unwrap()).collect();
+    assert_eq!(rows, [3000, 3000]);
+    // No CHECKPOINT on someone else's server.
+    let settle = c["steps"].as_array().unwrap().iter().flat_map(|s| s["notes"].as_array().unwrap()).filter_map(|n| n.as_str()).find(|n| n.starts_with("settle"));
+    if let Some(n) = settle {
+        assert!(n.contains("no CHECKPOINT"), "{n}");
+    }
+    assert!(c["notes"][0].as_str().unwrap().contains("pi1, pi2"), "{}", c["notes"]);
+    assert_eq!(tables(&server), ["keepme"]);
+
+    // A table of the name rumbench would create is the user's: refused before anything runs, and kept.
+    bench_client(&server).batch_execute("CREATE TABLE usertable (k text)").unwrap();
+    let out = rumbench()
+        .args(["--target", &url, "-s", "ycsb-load", "--records", "100"])
+        .arg("--output-dir")
+        .arg(tmp.path().join("clash"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("already holds table(s) usertable"), "{}", text(&out));
+    assert_eq!(tables(&server), ["keepme", "usertable"]);
+    server.stop().unwrap();
+}
+
+#[test]
+fn target_urls_are_checked_before_anything_runs() {
+    for (args, msg) in [
+        (&["--target", "postgres://u:topsecret@127.0.0.1:1/db?sslmode=require", "-s", "ycsb-load"][..], "query parameters are not supported"),
+        (&["--target", "redis://h", "-s", "ycsb-load"][..], "the scheme must be postgres or mysql"),
+        (&["--target", "mysql://u@127.0.0.1:1", "-s", "ycsb-load"][..], "name the database"),
+        (&["-e", "postgres", "-o", "target=mysql://u@h/d", "-s", "ycsb-load"][..], "cannot use a mysql:// target"),
+        (&["--target", "postgres://u@127.0.0.1:1/db", "-s", "ycsb-load", "--mode", "io-bound"][..], "does not make a server"),
+        (&["--target", "postgres://u:topsecret@127.0.0.1:1/db", "-s", "ycsb-load"][..], "cannot connect"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let out = rumbench().args(args).arg("--output-dir").arg(dir.path().join("out")).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out));
+        let t = text(&out);
+        assert!(t.contains(msg), "{args:?}: {t}");
+        assert!(!t.contains("topsecret"), "{t}");
+        assert_eq!(t.trim().lines().count(), 1, "{t}");
+    }
+}
+
+#[test]
+fn ycsb_on_a_mariadb_server_with_a_password() {
+    use mysql::prelude::Queryable;
+    let tmp = tempfile::tempdir().unwrap();
+    let s = RunningServer::start(&ServerConfig { kind: ServerKind::MariadbInnodb, data_dir: tmp.path().join("my"), config_lines: Vec::new() })
+        .unwrap();
+    let mut root = s.connect_mysql().unwrap();
+    // MariaDB's default for a password: mysql_native_password.
+    root.query_drop(format!("CREATE USER 'bench'@'127.0.0.1' IDENTIFIED BY '{PASSWORD}'")).unwrap();
+    root.query_drop("CREATE DATABASE benchdb").unwrap();
+    root.query_drop("GRANT ALL ON benchdb.* TO 'bench'@'127.0.0.1'").unwrap();
+    root.query_drop("CREATE TABLE benchdb.keepme (id INT PRIMARY KEY)").unwrap();
+    let plugin: String = root.query_first("SELECT plugin FROM mysql.user WHERE user = 'bench'").unwrap().unwrap();
+    assert_eq!(plugin, "mysql_native_password");
+
+    let dir = tmp.path().join("out");
+    let out = rumbench()
+        .env_remove("MYSQL_PWD")
+        .args(["--target", &format!("mysql://bench:{PASSWORD}@127.0.0.1:{}/benchdb", s.port())])
+        .args(["-s", "ycsb-load,ycsb-b", "--records", "1000", "--ops", "2000", "-t", "2"])
+        .arg("--output-dir")
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let v = load(&dir);
+    let c = &v["configs"][0];
+    assert_eq!(c["name"], format!("mariadb-innodb-127.0.0.1-{}", s.port()));
+    assert_eq!(c["status"], "completed", "{}", c["error"]);
+    assert_eq!(c["steps"][1]["ops"], 2000);
+    assert!(missing_reason(&c["steps"][1], "engine_cpu_us_op").unwrap().contains("did not start"));
+    let left: Vec<String> = root.query("SELECT table_name FROM information_schema.TABLES WHERE table_schema = 'benchdb' ORDER BY 1").unwrap();
+    assert_eq!(left, ["keepme"]);
+    drop(root);
+    s.stop().unwrap();
+}
