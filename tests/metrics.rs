@@ -156,3 +156,20 @@ fn measuring_can_be_turned_off() {
     assert!(m["io"].is_null() && m["client_cpu_us_op"].is_null());
     assert!(m["missing"][0]["reason"].as_str().unwrap().contains("--metrics off"));
 }
+
+#[test]
+fn durability_does_not_apply_to_the_null_engine() {
+    // It keeps nothing: no "not durable" figure or warning on every write step, but a reason.
+    for steps in [&["-s", "fillseq", "-n", "20000"][..], &["-s", "ycsb-load,ycsb-a", "--records", "2000", "--ops", "5000"][..]] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut args = vec!["-e", "null"];
+        args.extend_from_slice(steps);
+        let v = run(&args, dir.path());
+        for s in v["configs"][0]["steps"].as_array().unwrap() {
+            assert!(s["metrics"]["syncs"].is_null(), "{s}");
+            assert!(s["warnings"].as_array().unwrap().is_empty(), "{}", s["warnings"]);
+            let why = s["metrics"]["missing"].as_array().unwrap().iter().find(|m| m["metric"] == "syncs").unwrap();
+            assert_eq!(why["reason"], "null keeps nothing: durability does not apply");
+        }
+    }
+}

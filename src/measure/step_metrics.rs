@@ -200,6 +200,8 @@ pub struct Probes {
     /// A server on another machine (or not rumbench's): why its CPU,
     /// memory, storage IO and space cannot be measured here.
     remote: Option<String>,
+    /// Why durability does not apply (an engine that keeps nothing).
+    no_durability: Option<String>,
 }
 
 impl Probes {
@@ -212,13 +214,19 @@ impl Probes {
             },
             Err(e) => Err(format!("cannot resolve the data dir's device: {e:#}")),
         };
-        Probes { data_dir: data_dir.to_path_buf(), device, server_pid: None, remote: None }
+        Probes { data_dir: data_dir.to_path_buf(), device, server_pid: None, remote: None, no_durability: None }
+    }
+
+    /// For an engine that keeps nothing (null): syncs per commit are not a
+    /// figure there, and "not durable" would be noise on every write step.
+    pub fn without_durability(self, why: &str) -> Probes {
+        Probes { no_durability: Some(why.to_string()), ..self }
     }
 
     /// Probes for a server rumbench did not start: only the client is
     /// measured; the server's figures are missing for reason `why`.
     pub fn remote(data_dir: &Path, why: String) -> Probes {
-        Probes { data_dir: data_dir.to_path_buf(), device: Err(why.clone()), server_pid: None, remote: Some(why) }
+        Probes { data_dir: data_dir.to_path_buf(), device: Err(why.clone()), server_pid: None, remote: Some(why), no_durability: None }
     }
 
     /// Probes for a server engine whose main process is `pid`: CPU, process
@@ -432,7 +440,9 @@ impl StepProbe {
         }
 
         // Durability.
-        if work.commits > 0 {
+        if let (true, Some(why)) = (work.commits > 0, &probes.no_durability) {
+            missing("syncs", why.clone());
+        } else if work.commits > 0 {
             m.syncs = Some(SyncMetrics::from_calls(&syncs, work.commits, work.writer_threads));
         }
         m

@@ -620,7 +620,10 @@ fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut RunResu
     run.configs.push(cres);
     let ci = run.configs.len() - 1;
     record_provenance(run, ci, spec, engine.version(), engine.provenance());
-    let probes = Probes::new(&dir);
+    let probes = match spec.stores_data {
+        true => Probes::new(&dir),
+        false => Probes::new(&dir).without_durability(&format!("{} keeps nothing: durability does not apply", spec.name)),
+    };
     let mut state = ConfigState { live: (!opts.use_existing_db).then(|| KeyBitmap::with_capacity(plan.settings.num)) };
 
     for (i, step) in plan.steps.iter().enumerate() {
