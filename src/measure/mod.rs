@@ -9,6 +9,7 @@ pub mod live;
 pub mod os;
 pub mod recorder;
 pub mod step_metrics;
+pub mod usl;
 
 pub use latency::{new_histogram, LatencySummary};
 pub use recorder::{merge, rate_percentiles, IntervalStats, ProgressCounter, RatePercentiles, Recorder};
