@@ -32,9 +32,12 @@ pub struct SettingsArgs {
     /// Run each step for this many seconds instead of a count of operations
     #[arg(long)]
     pub seconds: Option<f64>,
-    /// Client threads per step [default: 1]
+    /// Client threads per step [default: 1]; several ("1,2,4,8,16,32") run
+    /// each step once per count, a concurrency sweep fitted to the
+    /// Universal Scalability Law (fill and load steps run once, with the
+    /// largest count)
     #[arg(long, short = 't')]
-    pub threads: Option<usize>,
+    pub threads: Option<ThreadCounts>,
     /// Key size in bytes, at least 8: a big-endian u64 id padded with '0' [default: 16]
     #[arg(long)]
     pub key_size: Option<usize>,
@@ -140,6 +143,59 @@ impl SettingsArgs {
     }
 }
 
+/// `--threads`: one count, or several for a concurrency sweep. In a suite:
+/// `threads = 4`, `threads = [1, 2, 4]` or `threads = "1,2,4"`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ThreadCounts(pub Vec<usize>);
+
+impl std::str::FromStr for ThreadCounts {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let counts = s
+            .split(',')
+            .map(|p| p.trim().parse::<usize>().map_err(|_| format!("invalid thread count '{}' in '{s}' (expected N or N,N,...)", p.trim())))
+            .collect::<Result<Vec<_>, _>>()?;
+        ThreadCounts::new(counts)
+    }
+}
+
+impl ThreadCounts {
+    fn new(counts: Vec<usize>) -> Result<ThreadCounts, String> {
+        if counts.is_empty() {
+            return Err("no thread count given".into());
+        }
+        if let Some(bad) = counts.iter().find(|&&n| n == 0 || n > 1024) {
+            return Err(format!("--threads must be between 1 and 1024, got {bad}"));
+        }
+        let mut seen = counts.clone();
+        seen.sort_unstable();
+        seen.dedup();
+        if seen.len() != counts.len() {
+            return Err(format!("--threads lists a count twice: {counts:?}"));
+        }
+        Ok(ThreadCounts(counts))
+    }
+}
+
+impl<'de> Deserialize<'de> for ThreadCounts {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Given {
+            One(usize),
+            Many(Vec<usize>),
+            Text(String),
+        }
+        match Given::deserialize(d).map_err(|_| D::Error::custom("threads must be a count, a list of counts or \"1,2,4\""))? {
+            Given::One(n) => ThreadCounts::new(vec![n]),
+            Given::Many(v) => ThreadCounts::new(v),
+            Given::Text(t) => t.parse(),
+        }
+        .map_err(D::Error::custom)
+    }
+}
+
 /// A setting given as text, parsed (None when not given).
 fn parse<T: std::str::FromStr<Err = String>>(text: &Option<String>) -> Result<Option<T>> {
     text.as_deref().map(str::parse).transpose().map_err(anyhow::Error::msg)
@@ -158,7 +214,7 @@ pub fn resolve_settings(a: &SettingsArgs) -> Result<Settings> {
         num,
         ops: if a.seconds.is_some() { None } else { Some(a.ops.unwrap_or(num)) },
         seconds: a.seconds,
-        threads: a.threads.unwrap_or(d.threads),
+        threads: a.threads.as_ref().map_or(d.threads, |t| t.0[0]),
         key_size,
         value_size,
         compression_ratio: a.compression_ratio.unwrap_or(d.compression_ratio),
@@ -496,7 +552,20 @@ impl RunPlan {
             layered.overlay(&entry.settings);
             layered.overlay(&inp.flags);
             let s = resolve_settings(&layered).with_context(|| format!("step {name}"))?;
-            steps.push(StepPlan { kind, settings: s });
+            let counts = layered.threads.map(|t| t.0).unwrap_or_default();
+            if counts.len() < 2 {
+                steps.push(StepPlan { kind, settings: s, sweep: false });
+            } else if kind.is_ibench() {
+                bail!("step {name}: a thread-count sweep does not apply to the insert benchmark (it has one table per client)");
+            } else if kind.loads() || matches!(kind, StepKind::YcsbLoad | StepKind::Flush | StepKind::WaitForCompaction) {
+                // Loading is not what a sweep measures: once, as fast as asked.
+                let threads = counts.iter().copied().max().unwrap_or(1);
+                steps.push(StepPlan { kind, settings: Settings { threads, ..s }, sweep: false });
+            } else {
+                for threads in counts {
+                    steps.push(StepPlan { kind, settings: Settings { threads, ..s.clone() }, sweep: true });
+                }
+            }
         }
         if steps.is_empty() {
             bail!("no steps to run");
@@ -627,6 +696,31 @@ mod tests {
         assert_eq!(plan.steps[1].settings.threads, 4);
         assert_eq!(plan.steps[1].settings.seconds, Some(3.0));
         assert_eq!(plan.steps[1].settings.ops, None);
+    }
+
+    #[test]
+    fn thread_lists_sweep_the_steps_that_do_not_load() {
+        let steps = |names: &[&str]| Some(names.iter().map(|s| s.to_string()).collect());
+        let flags = SettingsArgs { steps: steps(&["fillseq", "readrandom", "ycsb-load"]), threads: Some("1,2,4".parse().unwrap()), ..Default::default() };
+        // (ycsb-load cannot follow fillseq in a real plan; the expansion is all this checks.)
+        let plan = RunPlan::build(&inputs(&["null"], flags)).unwrap();
+        let named: Vec<(String, usize)> = plan.steps.iter().map(|s| (s.name(), s.settings.threads)).collect();
+        let want = [("fillseq", 4), ("readrandom@t1", 1), ("readrandom@t2", 2), ("readrandom@t4", 4), ("ycsb-load", 4)];
+        assert_eq!(named, want.map(|(n, t)| (n.to_string(), t)));
+        // A suite: a list, or text.
+        for threads in ["[1, 2]", "\"1,2\""] {
+            let suite = SuiteFile::parse(&format!("[settings]\nthreads = {threads}\nsteps = [\"readrandom\"]\n[[config]]\nengine = \"null\"")).unwrap();
+            let plan = RunPlan::build(&PlanInputs { suite: Some(suite), ..Default::default() }).unwrap();
+            assert_eq!(plan.steps.iter().map(|s| s.name()).collect::<Vec<_>>(), ["readrandom@t1", "readrandom@t2"]);
+        }
+        let err = |t: &str| t.parse::<ThreadCounts>().unwrap_err();
+        assert!(err("1,1").contains("twice"));
+        assert!(err("0").contains("between 1 and 1024"));
+        assert!(err("1,x").contains("invalid thread count 'x'"));
+        let e = RunPlan::build(&inputs(&["rocksdb"], SettingsArgs { steps: steps(&["l.i0"]), threads: Some("1,2".parse().unwrap()), ..Default::default() }))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("does not apply to the insert benchmark"), "{e}");
     }
 
     #[test]

@@ -121,6 +121,10 @@ fn cmd_run(args: RunArgs) -> Result<ExitCode> {
     out!();
     out!("{}", report::table::render_summary(&run).trim_end_matches('\n'));
     out!();
+    let sweeps = report::scaling::render(&run);
+    if !sweeps.is_empty() {
+        out!("{sweeps}");
+    }
     match history {
         // The history is an index over result directories: failing to record only warns.
         Some(Ok((id, path))) => out!("history: run #{id} in {}", path.display()),

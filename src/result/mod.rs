@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
+pub mod scaling;
+
 use crate::settings::{Allocator, Mode, Settings};
 use crate::measure::step_metrics::StepMetrics;
 use crate::measure::{IntervalStats, LatencySummary, RatePercentiles};
@@ -80,6 +82,9 @@ pub struct ConfigResult {
     /// What rumbench did outside the data dir (a target's tables it created and dropped).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// Concurrency sweeps (`--threads 1,2,4,...`): points and USL fit per step.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scaling: Vec<scaling::Scaling>,
 }
 
 /// Latency and interval series of one operation type in a step.
@@ -191,7 +196,7 @@ impl StepResult {
     /// A step about to run: its name and settings, started now.
     pub fn new(plan: &crate::settings::StepPlan) -> StepResult {
         StepResult {
-            name: plan.kind.to_string(),
+            name: plan.name(),
             status: Status::Running,
             error: None,
             settings: plan.settings.clone(),

@@ -347,6 +347,7 @@ pub(crate) fn new_config_result(config: &EngineConfig, dir: PathBuf) -> ConfigRe
         steps: Vec::new(),
         engine_stats: Vec::new(),
         notes: Vec::new(),
+        scaling: Vec::new(),
     }
 }
 
@@ -670,6 +671,7 @@ pub(crate) fn settle_config_status(run: &mut RunResult, ci: usize, planned_steps
             c.error = Some(format!("not every step ran: {}", crate::driver::stop::interrupted_text()));
         }
     }
+    c.scaling = crate::result::scaling::sweeps(c);
 }
 
 /// Refuse plans that cannot work before anything runs.

@@ -207,6 +207,20 @@ pub struct EngineConfig {
 pub struct StepPlan {
     pub kind: StepKind,
     pub settings: Settings,
+    /// One point of a concurrency sweep (`--threads 1,2,4`): the step's
+    /// result is named `<step>@t<threads>`.
+    #[serde(default)]
+    pub sweep: bool,
+}
+
+impl StepPlan {
+    /// The step's name in results: its kind, with the thread count in a sweep.
+    pub fn name(&self) -> String {
+        match self.sweep {
+            true => format!("{}@t{}", self.kind, self.settings.threads),
+            false => self.kind.to_string(),
+        }
+    }
 }
 
 /// Everything a run needs, validated before anything runs.

@@ -220,6 +220,7 @@ pub fn config(name: &str, engine: &str, version: &str, steps: &[StepSpec]) -> Co
         engine_stats: Vec::new(),
         server_config: Vec::new(),
         notes: Vec::new(),
+        scaling: Vec::new(),
     }
 }
 

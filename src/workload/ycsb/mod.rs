@@ -447,7 +447,7 @@ mod tests {
         let mut settings = crate::settings::Settings::default();
         settings.ycsb.records = records;
         settings.ops = Some(ops);
-        StepPlan { kind, settings }
+        StepPlan { kind, settings, sweep: false }
     }
 
     /// Run ycsb-load and then `kinds` on `engine`, returning each step's result.
