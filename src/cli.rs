@@ -114,6 +114,11 @@ pub struct RunArgs {
     /// Do not record the run in the history
     #[arg(long, conflicts_with = "history")]
     pub no_history: bool,
+    /// Print the summary table with every column, config names whole (by
+    /// default it shows the main columns in 120 characters; summary.txt
+    /// always has every column)
+    #[arg(long)]
+    pub all_columns: bool,
 }
 
 #[derive(clap::Args, Debug)]

@@ -115,11 +115,19 @@ fn cmd_run(args: RunArgs) -> Result<ExitCode> {
     let loaded = [report::LoadedRun { label: report::summary::run_labels(&[output_dir.display().to_string()]).remove(0), dir: output_dir.clone(), run: run.clone() }];
     let report_written = report::write_html(&loaded, None, None, &report_path);
     let history = (!args.no_history).then(|| record_history(args.history.as_deref(), &output_dir, &run));
-    for w in &run.warnings {
+    // Step warnings were printed under their steps as they ran; what is
+    // left to say is the run's own (environment, build, servers).
+    for w in run.run_warnings() {
         eprintln!("warning: {w}");
     }
+    match run.step_warnings().count() {
+        0 => {}
+        1 => eprintln!("1 step warning was printed above with its step; report.html lists every warning"),
+        n => eprintln!("{n} step warnings were printed above with their steps; report.html lists every warning"),
+    }
+    let columns = if args.all_columns { report::table::Columns::All } else { report::table::Columns::Compact };
     out!();
-    out!("{}", report::table::render_summary(&run).trim_end_matches('\n'));
+    out!("{}", report::table::render_summary(&run, columns).trim_end_matches('\n'));
     out!();
     let sweeps = report::scaling::render(&run);
     if !sweeps.is_empty() {

@@ -6,6 +6,7 @@ use std::fmt::Write;
 
 use super::summary::{self, Base, Better, RatioClass, Rank, StepTable, Summary, METRICS};
 use super::svg::{self, esc, Chart, Series, Unit};
+use crate::measure::LatencySummary;
 use crate::result::Status;
 use crate::report::table;
 
@@ -159,6 +160,51 @@ fn writer_table(o: &mut String, step: &StepTable) {
     o.push_str("</tbody></table>");
 }
 
+/// The step's parameters: one line when every row ran with the same, else one per row.
+fn step_parameters(o: &mut String, step: &StepTable) {
+    let first = match step.rows.first() {
+        Some(r) if !r.parameters.is_empty() => &r.parameters,
+        _ => return,
+    };
+    if step.rows.iter().all(|r| r.parameters == *first) {
+        let _ = write!(o, r#"<p class="meta params">parameters: {}</p>"#, esc(&first.join(" ")));
+        return;
+    }
+    o.push_str(r#"<ul class="meta params">"#);
+    for r in &step.rows {
+        let _ = write!(o, "<li>{}: {}</li>", esc(&r.label), esc(&r.parameters.join(" ")));
+    }
+    o.push_str("</ul>");
+}
+
+/// Each operation type of a mixed step per row: count, rate, latency, outcomes.
+fn op_type_table(o: &mut String, step: &StepTable) {
+    o.push_str(r#"<div class="scroll"><table class="optypes"><thead><tr><th class="l">config</th><th class="l">op</th><th>ops</th><th>ops/s</th>"#);
+    for p in ["p50", "p90", "p99", "p99.9", "max"] {
+        let _ = write!(o, r#"<th>{p}<br><span class="small">us</span></th>"#);
+    }
+    o.push_str(r#"<th class="l">outcomes</th></tr></thead><tbody>"#);
+    for row in &step.rows {
+        for (i, t) in row.op_types.iter().enumerate() {
+            // The config's name once, on its first operation type.
+            let label = if i == 0 { format!(r#"<span class="sw" style="background:{}"></span>{}"#, svg::color(row.series), esc(&row.label)) } else { String::new() };
+            let _ = write!(
+                o,
+                r#"<tr><td class="l">{label}</td><td class="l">{}</td><td>{}</td><td>{}</td>"#,
+                esc(&t.op),
+                t.ops,
+                t.ops_s.map(summary::fmt_value).unwrap_or_else(|| "-".into())
+            );
+            let percentiles: [fn(&LatencySummary) -> f64; 5] = [|l| l.p50_us, |l| l.p90_us, |l| l.p99_us, |l| l.p999_us, |l| l.max_us];
+            for p in percentiles {
+                let _ = write!(o, "<td>{}</td>", table::latency_cell(&t.latency, p));
+            }
+            let _ = write!(o, r#"<td class="l">{}</td></tr>"#, esc(&summary::outcomes_text(t.outcomes.as_ref())));
+        }
+    }
+    o.push_str("</tbody></table></div>");
+}
+
 /// Rate per second of each interval: full seconds only, unless the step
 /// lasted less than one (then its one partial second, scaled).
 fn rate_points(intervals: &[crate::measure::IntervalStats], wall_s: f64) -> Vec<(f64, f64)> {
@@ -300,9 +346,14 @@ fn step_section(o: &mut String, s: &Summary, step: &StepTable, base: &Base) {
         wall_lo,
         wall_hi
     );
+    step_parameters(o, step);
     let cols = step.present_metrics();
     o.push_str("<h3>Summary</h3>");
     summary_table(o, step, &cols);
+    if step.is_mixed() {
+        o.push_str("<h3>Per operation type</h3>");
+        op_type_table(o, step);
+    }
     let notes: Vec<(String, String, bool)> = step
         .rows
         .iter()
@@ -415,6 +466,7 @@ fn legend(o: &mut String) {
         "ND after ops/s: not durable as run: fewer sync calls than commits, so acknowledged writes could be lost in an OS crash.",
         "Relative table: value / base value per cell; orange = below 0.95, blue = above 1.05 (whether that is better depends on the column's arrow; hover a cell).",
         "Background writer: target and achieved rate; MISSED = achieved more than 5% below target. Its response time is measured from each write's intended start.",
+        "Per operation type (steps that mix several, as YCSB's): each type's count, rate over the step's wall time, response times and how its operations ended (not found, conflicts retried, errors); the summary row has the step's totals and its main operation's response times.",
         "Charts: per-second series of the step's main operation (the partial last second is left out of rate charts); latency percentiles on a log scale; RSS sampled every second.",
     ] {
         let _ = write!(o, "<li>{}</li>", esc(line));
@@ -464,4 +516,29 @@ pub fn render(s: &Summary, opts: &HtmlOptions) -> String {
     legend(&mut o);
     let _ = writeln!(o, "<script>{CHECK_JS}</script></body></html>");
     o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::summary::NamedRun;
+    use crate::result::fixtures;
+
+    #[test]
+    fn step_sections_show_parameters_and_operation_types() {
+        let run = fixtures::realistic_run();
+        let s = Summary::build(&[NamedRun { label: "r".into(), dir: String::new(), run: &run }]);
+        let page = render(&s, &HtmlOptions { base: s.default_base(), title: None, generated_at: "now".into() });
+        let section = |key: &str| {
+            let start = page.find(&format!(r#"<section class="step" id="step-{key}">"#)).unwrap_or_else(|| panic!("no {key}"));
+            page[start..start + page[start..].find("</section>").unwrap()].to_string()
+        };
+        let a = section("ycsb-a");
+        assert!(a.contains(r#"<p class="meta params">parameters: field_count=10 field_length=100 insert_order=hashed mode=cached ops=1000000"#), "{a}");
+        assert!(a.contains(r#"<table class="optypes">"#));
+        assert!(a.contains("<td class=\"l\">UPDATE</td><td>2522107</td><td>84070.2</td>"), "{a}");
+        assert!(a.contains("17 conflicts; 2 errors"));
+        assert!(!section("readrandom").contains("optypes"));
+        assert!(section("readrandom").contains("distribution=uniform"));
+    }
 }

@@ -86,6 +86,26 @@ pub fn render(s: &Summary, base: &Base) -> String {
                 let _ = writeln!(o, "- {}", cell(&n));
             }
         }
+        if st.is_mixed() {
+            o.push_str("\nPer operation type:\n\n| config | op | ops | ops/s | p50 us | p99 us | p99.9 us | max us | outcomes |\n|:--|:--|--:|--:|--:|--:|--:|--:|:--|\n");
+            for row in &st.rows {
+                for t in &row.op_types {
+                    let _ = writeln!(
+                        o,
+                        "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                        cell(&row.label),
+                        cell(&t.op),
+                        t.ops,
+                        t.ops_s.map(summary::fmt_value).unwrap_or_else(|| "-".into()),
+                        table::latency_cell(&t.latency, |l| l.p50_us),
+                        table::latency_cell(&t.latency, |l| l.p99_us),
+                        table::latency_cell(&t.latency, |l| l.p999_us),
+                        table::latency_cell(&t.latency, |l| l.max_us),
+                        cell(&summary::outcomes_text(t.outcomes.as_ref())),
+                    );
+                }
+            }
+        }
         if st.rows.len() > 1 {
             let bases = s.base_rows(st, base);
             let _ = writeln!(o, "\nRelative to {} (value / base value):\n", s.describe_base(base));
@@ -139,4 +159,28 @@ pub fn render(s: &Summary, base: &Base) -> String {
     let _ = writeln!(o, "- ND: not durable as run (fewer sync calls than commits); **bold**: best quarter of the step; ↑/↓: higher/lower is better");
     o.push_str("\n</details>\n");
     o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::result::fixtures;
+
+    #[test]
+    fn mixed_steps_get_a_table_per_operation_type() {
+        let text = Markdown.render(&fixtures::realistic_run()).unwrap();
+        let section = |key: &str| {
+            let start = text.find(&format!("### {key}\n")).unwrap_or_else(|| panic!("no {key}"));
+            let end = text[start + 4..].find("### ").map(|e| start + 4 + e).unwrap_or(text.len());
+            text[start..end].to_string()
+        };
+        let a = section("ycsb-a");
+        assert!(a.contains("Per operation type:"), "{a}");
+        assert!(a.contains("| lmdb-nosync-writemap | READ | 2523456 | 84115.2 | 2.60 | 10.40 | 31.20 | 780.0 | 3 not found |"), "{a}");
+        assert!(a.contains("| lmdb-nosync-writemap | UPDATE | 2522107 | 84070.2 | 7.30 | 29.20 | 87.60 | 2190.0 | 17 conflicts; 2 errors |"), "{a}");
+        assert!(!section("readrandom").contains("Per operation type"));
+        // Step warnings are listed once, with their config and step.
+        let nd = "lmdb-nosync-writemap ycsb-a: not durable as run";
+        assert_eq!(text.matches(nd).count(), 1, "{text}");
+    }
 }

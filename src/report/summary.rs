@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use crate::measure::step_metrics::MemoryPoint;
 use crate::measure::{IntervalStats, LatencySummary};
-use crate::result::{RunResult, Status, StepResult};
+use crate::result::{Outcomes, RunResult, Status, StepResult};
 use crate::report::table;
 
 /// Whether a larger value of a metric is better, worse, or neither.
@@ -107,6 +107,18 @@ pub struct WriterInfo {
     pub intervals: Vec<IntervalStats>,
 }
 
+/// One operation type of a step (READ, UPDATE, ... of a YCSB step).
+#[derive(Debug, Clone)]
+pub struct OpTypeFigures {
+    pub op: String,
+    pub ops: u64,
+    /// None when the step has no rate (it failed, or took no time).
+    pub ops_s: Option<f64>,
+    pub latency: LatencySummary,
+    /// None in results from before outcomes were counted.
+    pub outcomes: Option<Outcomes>,
+}
+
 /// One run and config in one step.
 #[derive(Debug, Clone)]
 pub struct Row {
@@ -129,6 +141,12 @@ pub struct Row {
     pub started_at: String,
     pub wall_s: f64,
     pub threads: usize,
+    /// The step's parameters as "name=value" (see `StepResult::parameters`).
+    pub parameters: Vec<String>,
+    /// Operations of the step's clients, every type.
+    pub ops: u64,
+    /// Each operation type, the main one first.
+    pub op_types: Vec<OpTypeFigures>,
     pub main_op: Option<String>,
     pub latency: LatencySummary,
     pub intervals: Vec<IntervalStats>,
@@ -157,6 +175,11 @@ impl StepTable {
     }
     pub fn has_writer(&self) -> bool {
         self.rows.iter().any(|r| r.writer.is_some())
+    }
+    /// Whether a row ran more than one operation type (a mixed step: its
+    /// figures per type are worth a table of their own).
+    pub fn is_mixed(&self) -> bool {
+        self.rows.iter().any(|r| r.op_types.len() > 1)
     }
 }
 
@@ -315,6 +338,42 @@ pub fn step_values(s: &StepResult, prev: Option<&StepResult>) -> Vec<Option<f64>
     v
 }
 
+/// Each operation type of a step with its rate over the step's wall time.
+pub fn op_type_figures(s: &StepResult) -> Vec<OpTypeFigures> {
+    let has_rate = s.ops_s.is_some() && s.wall_s > 0.0;
+    s.ops_by_type
+        .iter()
+        .map(|o| OpTypeFigures {
+            op: o.op.clone(),
+            ops: o.ops,
+            ops_s: has_rate.then(|| o.ops as f64 / s.wall_s),
+            latency: o.latency.clone(),
+            outcomes: o.outcomes,
+        })
+        .collect()
+}
+
+/// How an operation type's operations ended, in a few words: "all ok",
+/// "12 not found; 1 error", or "-" when the result did not count outcomes.
+pub fn outcomes_text(o: Option<&Outcomes>) -> String {
+    match o {
+        None => "-".into(),
+        Some(o) => {
+            let notes = table::outcome_notes(o);
+            if notes.is_empty() {
+                "all ok".into()
+            } else {
+                notes.join("; ")
+            }
+        }
+    }
+}
+
+/// A step's parameters as "name=value", strings unquoted.
+pub fn parameter_texts(s: &StepResult) -> Vec<String> {
+    s.parameters.iter().map(|(k, v)| format!("{k}={}", v.as_str().map(String::from).unwrap_or_else(|| v.to_string()))).collect()
+}
+
 /// Label runs by their directory name, made unique when two share one.
 pub fn run_labels(dirs: &[String]) -> Vec<String> {
     let base: Vec<String> = dirs
@@ -352,7 +411,7 @@ impl Summary {
                 command_line: run.command_line.join(" "),
                 settings: serde_json::to_value(&run.settings).unwrap_or(Value::Null),
                 system: run.system.clone(),
-                warnings: run.warnings.clone(),
+                warnings: run.all_warnings(),
                 configs: run
                     .configs
                     .iter()
@@ -395,6 +454,9 @@ impl Summary {
                         started_at: s.started_at.clone(),
                         wall_s: s.wall_s,
                         threads: s.settings.threads,
+                        parameters: parameter_texts(s),
+                        ops: s.ops,
+                        op_types: op_type_figures(s),
                         main_op: main.map(|o| o.op.clone()),
                         latency: main.map(|o| o.latency.clone()).unwrap_or_default(),
                         intervals: main.map(|o| o.intervals.clone()).unwrap_or_default(),
@@ -625,6 +687,33 @@ Cumulative stall: 00:01:2.500 H:M:S, 3.1 percent\nInterval stall: 00:00:0.000 H:
         assert_eq!(full_second_ops(&ivs, 2.4).len(), 2);
         assert_eq!(full_second_ops(&ivs, 3.0).len(), 3);
         assert_eq!(full_second_ops(&ivs, 2.995).len(), 3);
+    }
+
+    #[test]
+    fn operation_types_have_their_rate_over_the_steps_wall_time() {
+        use crate::result::fixtures::{op, step};
+        let s = step(crate::settings::steps::StepKind::YcsbA, 4.0, vec![op("READ", 600, 2.0, 3, 0, 0), op("UPDATE", 200, 8.0, 0, 0, 0)]);
+        let types = op_type_figures(&s);
+        assert_eq!(types.iter().map(|t| (t.op.as_str(), t.ops, t.ops_s)).collect::<Vec<_>>(), [("READ", 600, Some(150.0)), ("UPDATE", 200, Some(50.0))]);
+        assert_eq!(outcomes_text(types[0].outcomes.as_ref()), "3 not found");
+        assert_eq!(outcomes_text(types[1].outcomes.as_ref()), "all ok");
+        assert_eq!(outcomes_text(None), "-");
+        let mut failed = s.clone();
+        failed.ops_s = None;
+        assert!(op_type_figures(&failed).iter().all(|t| t.ops_s.is_none()));
+    }
+
+    #[test]
+    fn rows_carry_the_steps_parameters() {
+        let run = crate::result::fixtures::realistic_run();
+        let s = Summary::build(&[NamedRun { label: "r".into(), dir: String::new(), run: &run }]);
+        let ycsb_a = s.steps.iter().find(|t| t.key == "ycsb-a").unwrap();
+        assert!(ycsb_a.is_mixed());
+        assert!(ycsb_a.rows[0].parameters.contains(&"request_distribution=default".to_string()), "{:?}", ycsb_a.rows[0].parameters);
+        assert!(ycsb_a.rows[0].parameters.contains(&"threads=1".to_string()));
+        assert!(!s.steps.iter().find(|t| t.key == "readrandom").unwrap().is_mixed());
+        // The run's warnings and every step's, once each.
+        assert_eq!(s.runs[0].warnings, run.all_warnings());
     }
 
     #[test]

@@ -1,9 +1,11 @@
-//! The human summary: one row per config and step.
+//! The human summary: one row per config and step, and under a step that
+//! mixes operation types (YCSB A, B, D, E, F, ...) one indented row per type.
 
 use anyhow::Result;
 
 use super::Exporter;
-use crate::result::{ConfigResult, RunResult, Status, StepResult};
+use crate::measure::LatencySummary;
+use crate::result::{ConfigResult, Outcomes, RunResult, Status, StepResult};
 
 pub struct SummaryText;
 
@@ -22,8 +24,13 @@ pub fn num(v: f64) -> String {
     }
 }
 
-/// Render rows as an aligned text table (first column left-aligned, others right).
+/// Render rows as an aligned text table (the first two columns left-aligned, others right).
 pub fn render_table(header: &[&str], rows: &[Vec<String>]) -> String {
+    render_aligned(header, rows, &[0, 1])
+}
+
+/// Render rows as an aligned text table, columns `left` left-aligned and the others right.
+fn render_aligned(header: &[&str], rows: &[Vec<String>], left: &[usize]) -> String {
     let mut widths: Vec<usize> = header.iter().map(|h| h.len()).collect();
     for r in rows {
         for (i, c) in r.iter().enumerate() {
@@ -34,7 +41,7 @@ pub fn render_table(header: &[&str], rows: &[Vec<String>]) -> String {
         let mut s = String::new();
         for (i, c) in cells.enumerate() {
             let pad = widths[i] - c.chars().count();
-            if i == 0 || i == 1 {
+            if left.contains(&i) {
                 s.push_str(c);
                 s.push_str(&" ".repeat(pad));
             } else {
@@ -53,16 +60,46 @@ pub fn render_table(header: &[&str], rows: &[Vec<String>]) -> String {
     out
 }
 
+/// Which columns the summary table shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Columns {
+    /// The columns people read first, fitted to `TERMINAL_WIDTH` characters
+    /// (long config names shortened, with a key; notes wrapped): the table
+    /// `rumbench run` prints.
+    Compact,
+    /// Every column, nothing shortened: summary.txt and `run --all-columns`.
+    All,
+}
+
+/// The terminal width the compact table fits.
+pub const TERMINAL_WIDTH: usize = 120;
+
 pub const COLUMNS: &[&str] = &[
-    "config", "step", "ops/s", "p50 us", "p99 us", "p99.9 us", "max us", "rpq", "wkbpi", "w-amp", "eng w-amp", "space-amp",
+    "config", "step", "ops", "ops/s", "p50 us", "p99 us", "p99.9 us", "max us", "rpq", "wkbpi", "w-amp", "eng w-amp", "space-amp",
     "cpu us/op", "rss MB", "syncs/commit", "notes",
 ];
 
+/// The columns of `COLUMNS` the compact table keeps.
+pub const COMPACT_COLUMNS: &[&str] = &["config", "step", "ops", "ops/s", "p50 us", "p99 us", "w-amp", "cpu us/op", "notes"];
+
 /// Shown under the table when a row carries the mark.
 pub const NOT_DURABLE_MARK: &str = "ND";
-pub const LEGEND: &str = "ND = not durable as run: fewer sync calls than commits, so acknowledged writes could be lost in an OS crash.\n\
-rpq = storage reads per query; wkbpi = KB written to storage per write; w-amp = storage bytes written / logical bytes written; \
-eng w-amp = the engine's own figure; space-amp = bytes on disk / live logical bytes; rss MB = peak RSS. See docs/metrics.md.\n";
+const NOT_DURABLE_HELP: &str =
+    "ND = not durable as run: fewer sync calls than commits, so acknowledged writes could be lost in an OS crash.";
+
+/// The legend of the abbreviated columns, each entry shown when its column is.
+const HELP: &[(&str, &str)] = &[
+    ("rpq", "rpq = storage reads per query"),
+    ("wkbpi", "wkbpi = KB written to storage per write"),
+    ("w-amp", "w-amp = storage bytes written / logical bytes written"),
+    ("eng w-amp", "eng w-amp = the engine's own figure"),
+    ("space-amp", "space-amp = bytes on disk / live logical bytes"),
+    ("cpu us/op", "cpu us/op = CPU of the process (with the engine, when embedded) per operation"),
+    ("rss MB", "rss MB = peak RSS"),
+];
+
+const OP_ROWS_HELP: &str = "Indented rows: each operation type of a step that mixes several (its count, rate, latency, \
+and in notes the operations not found, conflicts and errors); the step's own row has its totals and the latency of its main operation.";
 
 fn opt(v: Option<f64>, f: impl Fn(f64) -> String) -> String {
     v.map(f).unwrap_or_else(|| "-".into())
@@ -92,6 +129,23 @@ pub fn step_notes(s: &StepResult) -> Vec<String> {
     notes
 }
 
+/// How operations ended other than ok: "3 not found", "1 conflict", "2 errors"
+/// (empty when all were ok; shared by every format).
+pub fn outcome_notes(o: &Outcomes) -> Vec<String> {
+    let plural = |n: u64, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    let mut notes = Vec::new();
+    if o.not_found > 0 {
+        notes.push(format!("{} not found", o.not_found));
+    }
+    if o.conflict > 0 {
+        notes.push(plural(o.conflict, "conflict", "conflicts"));
+    }
+    if o.error > 0 {
+        notes.push(plural(o.error, "error", "errors"));
+    }
+    notes
+}
+
 /// Whether a step of the result is an insert-benchmark step.
 fn is_ibench_step(name: &str) -> bool {
     name.parse::<crate::settings::steps::StepKind>().is_ok_and(|k| k.is_ibench())
@@ -100,6 +154,45 @@ fn is_ibench_step(name: &str) -> bool {
 /// Whether a config runs on a database server (its rows go to the insert-benchmark table).
 fn is_server_config(c: &ConfigResult) -> bool {
     c.engine.parse::<crate::server::ServerKind>().is_ok()
+}
+
+/// How an operation type's row is labelled in the step column: indented under its step.
+const OP_ROW_INDENT: &str = "  ";
+
+/// The figures of one operation type of a mixed step, as table cells.
+struct OpRow {
+    label: String,
+    ops: String,
+    rate: String,
+    latency: LatencySummary,
+    notes: String,
+}
+
+/// The operation types of a step that mixes several (none for a step of one type).
+fn op_rows(s: &StepResult) -> Vec<OpRow> {
+    if s.ops_by_type.len() < 2 {
+        return Vec::new();
+    }
+    let has_rate = s.ops_s.is_some() && s.wall_s > 0.0;
+    s.ops_by_type
+        .iter()
+        .map(|o| OpRow {
+            label: format!("{OP_ROW_INDENT}{}", o.op),
+            ops: o.ops.to_string(),
+            rate: if has_rate { num(o.ops as f64 / s.wall_s) } else { "-".into() },
+            latency: o.latency.clone(),
+            notes: o.outcomes.as_ref().map(outcome_notes).unwrap_or_default().join("; "),
+        })
+        .collect()
+}
+
+/// A cell of a latency percentile; '-' without measured operations.
+pub fn latency_cell(l: &LatencySummary, f: impl Fn(&LatencySummary) -> f64) -> String {
+    if l.count > 0 {
+        num(f(l))
+    } else {
+        "-".into()
+    }
 }
 
 pub fn summary_rows(run: &RunResult) -> Vec<Vec<String>> {
@@ -115,6 +208,7 @@ pub fn summary_rows(run: &RunResult) -> Vec<Vec<String>> {
             rows.push(vec![
                 c.name.clone(),
                 s.name.clone(),
+                s.ops.to_string(),
                 match (s.ops_s, not_durable) {
                     (None, _) => "-".into(),
                     (Some(v), true) => format!("{} {NOT_DURABLE_MARK}", num(v)),
@@ -134,6 +228,15 @@ pub fn summary_rows(run: &RunResult) -> Vec<Vec<String>> {
                 opt(m.syncs.as_ref().and_then(|y| y.syncs_per_commit), |v| format!("{v:.3}")),
                 notes.join("; "),
             ]);
+            for op in op_rows(s) {
+                let l = &op.latency;
+                let mut row = vec![String::new(), op.label, op.ops, op.rate];
+                row.extend([latency_cell(l, |l| l.p50_us), latency_cell(l, |l| l.p99_us), latency_cell(l, |l| l.p999_us), latency_cell(l, |l| l.max_us)]);
+                // The efficiency figures are the step's, on its own row.
+                row.resize(COLUMNS.len() - 1, String::new());
+                row.push(op.notes);
+                rows.push(row);
+            }
         }
         if c.steps.is_empty() && !is_server_config(c) {
             if let Some(e) = &c.error {
@@ -149,15 +252,28 @@ pub fn summary_rows(run: &RunResult) -> Vec<Vec<String>> {
 
 /// The insert benchmark's summary columns, next to the latency percentiles.
 pub const IBENCH_COLUMNS: &[&str] = &[
-    "config", "step", "rate", "rate p50", "rate p99", "p50 us", "p99 us", "p99.9 us", "max ms", "rpq", "rkbpq", "wkbpi",
+    "config", "step", "ops", "rate", "rate p50", "rate p99", "p50 us", "p99 us", "p99.9 us", "max ms", "rpq", "rkbpq", "wkbpi",
     "cli us/op", "srv us/op", "db MB", "rss MB", "rows", "notes",
 ];
 
-pub const IBENCH_LEGEND: &str = "rate = rows inserted/s (l.i0, l.i1, l.i2), rows indexed/s (l.x), queries/s (qr*, qp*); \
-rate p50/p99 = per-second rates sorted descending, the values at 50% and 99% (p99: 99% of seconds were at least this fast); \
-latencies are per commit (l.i*) or per query (q*); rpq, rkbpq = storage reads and KB read per query; wkbpi = KB written to storage per row inserted; \
-cli us/op = CPU of rumbench (with the engine, for embedded engines) per op; srv us/op = CPU of the server's process tree per op; \
-db MB = data dir size; rss MB = peak RSS (of the server's process tree, summed over its processes, for servers); rows = rows in the tables after the step.\n";
+/// The columns of `IBENCH_COLUMNS` the compact table keeps.
+pub const IBENCH_COMPACT_COLUMNS: &[&str] = &["config", "step", "ops", "rate", "p50 us", "p99 us", "cli us/op", "srv us/op", "notes"];
+
+const IBENCH_HELP: &[(&str, &str)] = &[
+    ("rate", "rate = rows inserted/s (l.i0, l.i1, l.i2), rows indexed/s (l.x), queries/s (qr*, qp*)"),
+    (
+        "rate p50",
+        "rate p50/p99 = per-second rates sorted descending, the values at 50% and 99% (p99: 99% of seconds were at least this fast)",
+    ),
+    ("p50 us", "latencies are per commit (l.i*) or per query (q*)"),
+    ("rpq", "rpq, rkbpq = storage reads and KB read per query"),
+    ("wkbpi", "wkbpi = KB written to storage per row inserted"),
+    ("cli us/op", "cli us/op = CPU of rumbench (with the engine, for embedded engines) per op"),
+    ("srv us/op", "srv us/op = CPU of the server's process tree per op"),
+    ("db MB", "db MB = data dir size"),
+    ("rss MB", "rss MB = peak RSS (of the server's process tree, summed over its processes, for servers)"),
+    ("rows", "rows = rows in the tables after the step"),
+];
 
 pub fn ibench_rows(run: &RunResult) -> Vec<Vec<String>> {
     let mut rows = Vec::new();
@@ -188,6 +304,7 @@ pub fn ibench_rows(run: &RunResult) -> Vec<Vec<String>> {
             rows.push(vec![
                 c.name.clone(),
                 s.name.clone(),
+                s.ops.to_string(),
                 opt(s.ops_s, num),
                 opt(s.rates.as_ref().map(|r| r.p50), num),
                 opt(s.rates.as_ref().map(|r| r.p99), num),
@@ -205,6 +322,15 @@ pub fn ibench_rows(run: &RunResult) -> Vec<Vec<String>> {
                 table_rows.map(|r| r.to_string()).unwrap_or_else(|| "-".into()),
                 notes.join("; "),
             ]);
+            for op in op_rows(s) {
+                let l = &op.latency;
+                // Per-second rate percentiles are the step's.
+                let mut row = vec![String::new(), op.label, op.ops, op.rate, String::new(), String::new()];
+                row.extend([latency_cell(l, |l| l.p50_us), latency_cell(l, |l| l.p99_us), latency_cell(l, |l| l.p999_us), latency_cell(l, |l| l.max_us / 1000.0)]);
+                row.resize(IBENCH_COLUMNS.len() - 1, String::new());
+                row.push(op.notes);
+                rows.push(row);
+            }
         }
         if c.steps.is_empty() && is_server_config(c) {
             if let Some(e) = &c.error {
@@ -218,24 +344,177 @@ pub fn ibench_rows(run: &RunResult) -> Vec<Vec<String>> {
     rows
 }
 
-/// The summary as printed and written to summary.txt: the db_bench-style
-/// table and the insert-benchmark table, each with its legend, when it has rows.
-pub fn render_summary(run: &RunResult) -> String {
-    let kv = summary_rows(run);
-    let ib = ibench_rows(run);
-    let mut out = String::new();
-    if !kv.is_empty() || ib.is_empty() {
-        out.push_str(&render_table(COLUMNS, &kv));
+/// One of the summary's tables with what it needs to be shown either way.
+struct SummaryTable<'a> {
+    columns: &'a [&'a str],
+    compact: &'a [&'a str],
+    /// Legend lines before the column help (the ND mark).
+    preamble: &'a [&'a str],
+    help: &'a [(&'a str, &'a str)],
+    /// Said after the column help.
+    help_end: &'a str,
+    rows: Vec<Vec<String>>,
+}
+
+impl SummaryTable<'_> {
+    fn render(&self, view: Columns) -> String {
+        let shown: Vec<usize> = match view {
+            Columns::All => (0..self.columns.len()).collect(),
+            Columns::Compact => (0..self.columns.len()).filter(|&i| self.compact.contains(&self.columns[i])).collect(),
+        };
+        let header: Vec<&str> = shown.iter().map(|&i| self.columns[i]).collect();
+        let rows: Vec<Vec<String>> = self.rows.iter().map(|r| shown.iter().map(|&i| r[i].clone()).collect()).collect();
+        let (rows, shortened) = match view {
+            Columns::All => (rows, Vec::new()),
+            Columns::Compact => fit(&header, rows, TERMINAL_WIDTH),
+        };
+        // Text reads from the left: config, step (with its indented operation types) and notes.
+        let mut out = render_aligned(&header, &rows, &[0, 1, header.len() - 1]);
         out.push('\n');
-        out.push_str(LEGEND);
+        let mut legend: Vec<String> = self.preamble.iter().map(|l| l.to_string()).collect();
+        let help: Vec<&str> = self.help.iter().filter(|(c, _)| header.contains(c)).map(|(_, h)| *h).collect();
+        if !help.is_empty() {
+            legend.push(format!("{}.{}", help.join("; "), self.help_end));
+        }
+        if self.rows.iter().any(|r| r[1].starts_with(OP_ROW_INDENT)) {
+            legend.push(OP_ROWS_HELP.to_string());
+        }
+        if !shortened.is_empty() {
+            legend.push("Config names shortened to fit (--all-columns shows them whole):".into());
+            legend.extend(shortened.iter().map(|(short, full)| format!("  {short} = {full}")));
+        }
+        for paragraph in legend {
+            for line in wrap(&paragraph, TERMINAL_WIDTH) {
+                out.push_str(&line);
+                out.push('\n');
+            }
+        }
+        out
     }
-    if !ib.is_empty() {
+}
+
+/// The narrowest notes column the compact table makes room for (by shortening config names).
+const NOTES_MIN_WIDTH: usize = 24;
+/// Config names are never shortened below this.
+const CONFIG_MIN_WIDTH: usize = 12;
+
+/// Fit a table (config first, notes last) into `width` characters: shorten
+/// config names that do not fit (returned as (short, full) pairs for a key)
+/// and wrap notes onto continuation rows.
+fn fit(header: &[&str], rows: Vec<Vec<String>>, width: usize) -> (Vec<Vec<String>>, Vec<(String, String)>) {
+    let last = header.len() - 1;
+    let natural = |i: usize| rows.iter().map(|r| r[i].chars().count()).chain([header[i].chars().count()]).max().unwrap_or(0);
+    // Everything between the first and the last column, with the two spaces after each column.
+    let middle: usize = (1..last).map(natural).sum::<usize>() + 2 * last;
+    let room = width.saturating_sub(middle);
+    let notes_wanted = natural(last).min(NOTES_MIN_WIDTH);
+    let config_width = natural(0).min(room.saturating_sub(notes_wanted).max(CONFIG_MIN_WIDTH));
+    let notes_width = room.saturating_sub(config_width).max(header[last].len());
+
+    let mut names: Vec<String> = Vec::new();
+    for r in &rows {
+        if !r[0].is_empty() && !names.contains(&r[0]) {
+            names.push(r[0].clone());
+        }
+    }
+    let short = shorten_names(&names, config_width);
+    let shortened: Vec<(String, String)> = names.iter().zip(&short).filter(|(n, s)| n != s).map(|(n, s)| (s.clone(), n.clone())).collect();
+
+    let mut out = Vec::new();
+    for mut r in rows {
+        if let Some(i) = names.iter().position(|n| *n == r[0]) {
+            r[0] = short[i].clone();
+        }
+        let mut lines = wrap(&r[last], notes_width).into_iter();
+        r[last] = lines.next().unwrap_or_default();
+        out.push(r);
+        for more in lines {
+            let mut cont = vec![String::new(); last];
+            cont.push(more);
+            out.push(cont);
+        }
+    }
+    (out, shortened)
+}
+
+/// Names shortened to at most `width` characters, keeping both ends
+/// ("rocksdb-uni…zstd-l3"); names that would then read alike are numbered
+/// instead ("rocksdb-universal…2"), so every short name stands for one config.
+fn shorten_names(names: &[String], width: usize) -> Vec<String> {
+    let chars = |s: &str| s.chars().count();
+    let cut = |n: &String| -> String {
+        if chars(n) <= width {
+            return n.clone();
+        }
+        let keep = width - 1;
+        let head: String = n.chars().take(keep - keep / 2).collect();
+        let tail: String = n.chars().skip(chars(n) - keep / 2).collect();
+        format!("{head}…{tail}")
+    };
+    let mut short: Vec<String> = names.iter().map(cut).collect();
+    let clashes = |short: &[String], i: usize| short.iter().enumerate().any(|(j, s)| j != i && *s == short[i]);
+    let clashing: Vec<usize> = (0..short.len()).filter(|&i| clashes(&short, i)).collect();
+    for (k, &i) in clashing.iter().enumerate() {
+        let number = (k + 1).to_string();
+        let head: String = names[i].chars().take(width - 1 - number.len()).collect();
+        short[i] = format!("{head}…{number}");
+    }
+    short
+}
+
+/// Split text into lines of at most `width` characters, at spaces where it
+/// can (a word longer than a line is cut); text that starts indented keeps
+/// its indent on every line.
+pub fn wrap(text: &str, width: usize) -> Vec<String> {
+    let body = text.trim_start_matches(' ');
+    let indent = &text[..text.len() - body.len()];
+    let width = width.saturating_sub(indent.len()).max(1);
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for word in body.split(' ').filter(|w| !w.is_empty()) {
+        let mut word: Vec<char> = word.chars().collect();
+        let used = line.chars().count();
+        if used > 0 && used + 1 + word.len() <= width {
+            line.push(' ');
+            line.extend(&word);
+            continue;
+        }
+        if used > 0 {
+            lines.push(std::mem::take(&mut line));
+        }
+        while word.len() > width {
+            lines.push(word.drain(..width).collect());
+        }
+        line = word.into_iter().collect();
+    }
+    if !line.is_empty() || lines.is_empty() {
+        lines.push(line);
+    }
+    lines.into_iter().map(|l| format!("{indent}{l}")).collect()
+}
+
+/// The summary: the db_bench-style table and the insert-benchmark table,
+/// each with its legend, when it has rows. `Columns::Compact` is what `run`
+/// prints; summary.txt has every column.
+pub fn render_summary(run: &RunResult, view: Columns) -> String {
+    let kv = SummaryTable {
+        columns: COLUMNS,
+        compact: COMPACT_COLUMNS,
+        preamble: &[NOT_DURABLE_HELP],
+        help: HELP,
+        help_end: " See docs/metrics.md.",
+        rows: summary_rows(run),
+    };
+    let ib = SummaryTable { columns: IBENCH_COLUMNS, compact: IBENCH_COMPACT_COLUMNS, preamble: &[], help: IBENCH_HELP, help_end: "", rows: ibench_rows(run) };
+    let mut out = String::new();
+    if !kv.rows.is_empty() || ib.rows.is_empty() {
+        out.push_str(&kv.render(view));
+    }
+    if !ib.rows.is_empty() {
         if !out.is_empty() {
             out.push('\n');
         }
-        out.push_str(&render_table(IBENCH_COLUMNS, &ib));
-        out.push('\n');
-        out.push_str(IBENCH_LEGEND);
+        out.push_str(&ib.render(view));
     }
     out
 }
@@ -244,8 +523,9 @@ impl Exporter for SummaryText {
     fn file_name(&self) -> &'static str {
         "summary.txt"
     }
+    /// summary.txt has every column: a file is not bound to a terminal's width.
     fn render(&self, run: &RunResult) -> Result<String> {
-        Ok(render_summary(run))
+        Ok(render_summary(run, Columns::All))
     }
 }
 
@@ -260,6 +540,93 @@ mod tests {
         assert_eq!(num(12.345), "12.35");
         assert_eq!(num(0.0456), "0.046");
         assert_eq!(num(0.0), "0");
+    }
+
+    use crate::result::fixtures::{self, op, step};
+    use crate::settings::steps::StepKind;
+
+    #[test]
+    fn the_compact_table_fits_a_terminal_of_120_columns() {
+        let run = fixtures::realistic_run();
+        let text = render_summary(&run, Columns::Compact);
+        for line in text.lines() {
+            assert!(line.chars().count() <= TERMINAL_WIDTH, "{} characters:\n{line}\n\n{text}", line.chars().count());
+        }
+        // Both tables, the per-type rows, and a key to the shortened config names.
+        assert!(text.contains("  READ-MODIFY-WRITE") && text.contains("  delete"), "{text}");
+        assert!(text.contains("rocksdb-universal-compaction-zstd-block-cache-8G"), "the key names every shortened config:\n{text}");
+        assert!(text.contains("Config names shortened"), "{text}");
+        assert!(text.contains("\n  rocksdb-u…cache-8G = rocksdb-universal-compaction-zstd-block-cache-8G\n"), "{text}");
+        // The failed step's error is wrapped, not cut.
+        let notes: String = text.lines().map(str::trim).collect::<Vec<_>>().join(" ");
+        assert!(notes.contains("While appending to file: /data/rocksdb/000123.log (the data filesystem is full)"), "{text}");
+    }
+
+    #[test]
+    fn all_columns_keep_every_figure_and_name_whole() {
+        let run = fixtures::realistic_run();
+        let text = render_summary(&run, Columns::All);
+        let header = text.lines().next().unwrap();
+        for column in COLUMNS {
+            assert!(header.contains(column), "{column} missing from {header}");
+        }
+        assert!(text.contains(IBENCH_COLUMNS[4]) && text.contains("srv us/op"));
+        for c in &run.configs {
+            assert!(text.lines().any(|l| l.starts_with(&c.name)), "{} not whole:\n{text}", c.name);
+        }
+        assert!(!text.contains('…'), "nothing is shortened:\n{text}");
+        // Wider than a terminal: that is what the compact view is for.
+        assert!(text.lines().any(|l| l.chars().count() > TERMINAL_WIDTH));
+    }
+
+    #[test]
+    fn a_mixed_step_has_a_row_per_operation_type() {
+        let mixed = step(StepKind::YcsbA, 10.0, vec![op("READ", 600, 2.0, 3, 0, 0), op("UPDATE", 400, 8.0, 0, 17, 2)]);
+        let single = step(StepKind::ReadRandom, 10.0, vec![op("get", 1000, 1.0, 0, 0, 0)]);
+        let run = fixtures::run(vec![fixtures::config("rocksdb", "rocksdb", vec![mixed, single])]);
+        let rows = summary_rows(&run);
+        let cells = |i: usize| rows[i].iter().map(String::as_str).collect::<Vec<_>>();
+        assert_eq!(rows.len(), 4, "{rows:?}");
+        assert_eq!(&cells(0)[..4], ["rocksdb", "ycsb-a", "1000", "100.0"]);
+        // Count, rate over the step's wall time, latency; the step's efficiency figures stay on its row.
+        assert_eq!(&cells(1)[..8], ["", "  READ", "600", "60.00", "2.00", "8.00", "24.00", "600.0"]);
+        assert_eq!(cells(1)[8..COLUMNS.len() - 1].iter().filter(|c| !c.is_empty()).count(), 0);
+        assert_eq!(cells(1)[COLUMNS.len() - 1], "3 not found");
+        assert_eq!(&cells(2)[1..4], ["  UPDATE", "400", "40.00"]);
+        assert_eq!(cells(2)[COLUMNS.len() - 1], "17 conflicts; 2 errors");
+        assert_eq!(cells(3)[1], "readrandom");
+        let text = render_summary(&run, Columns::Compact);
+        assert!(text.contains("Indented rows: each operation type"), "{text}");
+    }
+
+    #[test]
+    fn outcome_notes_name_what_was_not_ok() {
+        let o = |not_found, conflict, error| Outcomes { ok: 10, not_found, conflict, error };
+        assert!(outcome_notes(&o(0, 0, 0)).is_empty());
+        assert_eq!(outcome_notes(&o(1, 1, 1)), ["1 not found", "1 conflict", "1 error"]);
+        assert_eq!(outcome_notes(&o(0, 2, 3)), ["2 conflicts", "3 errors"]);
+    }
+
+    #[test]
+    fn shortened_names_stay_distinct() {
+        let names: Vec<String> = ["short", "rocksdb-universal-compaction-4G", "rocksdb-universal-compaction-8G"].map(String::from).to_vec();
+        assert_eq!(shorten_names(&names, 14), ["short", "rocksdb…ion-4G", "rocksdb…ion-8G"]);
+        // Alike at both ends once shortened: numbered instead.
+        let alike: Vec<String> = ["rocksdb-a-1-zstd", "rocksdb-b-1-zstd"].map(String::from).to_vec();
+        let short = shorten_names(&alike, 12);
+        assert_eq!(short, ["rocksdb-a-…1", "rocksdb-b-…2"]);
+        assert!(short.iter().all(|s| s.chars().count() <= 12));
+    }
+
+    #[test]
+    fn wrapping_keeps_every_word() {
+        let text = "37% not found; writer 13200/18000 ops/s MISSED; an-unbreakable-word-longer-than-the-line";
+        let lines = wrap(text, 20);
+        assert!(lines.iter().all(|l| l.chars().count() <= 20), "{lines:?}");
+        assert_eq!(lines[..3], ["37% not found;", "writer 13200/18000", "ops/s MISSED;"]);
+        assert_eq!(lines.concat().replace(' ', ""), text.replace(' ', ""));
+        assert_eq!(wrap("", 10), [""]);
+        assert_eq!(wrap("  a bb cc", 7), ["  a bb", "  cc"]);
     }
 
     #[test]

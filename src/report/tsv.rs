@@ -1,15 +1,17 @@
 //! report.tsv: the columns of RocksDB's tools/benchmark.sh report, one row
 //! per config and step, filled from our measurements where we have them and
 //! empty where we do not (docs/report.md has the mapping), then our own
-//! columns. Rendered from the report summary (`report::summary`).
+//! columns; a step that mixes operation types is followed by a row per
+//! type. Rendered from the report summary (`report::summary`).
 
 use std::fmt::Write;
 
 use anyhow::Result;
 
 use super::{table, Exporter};
-use crate::result::RunResult;
-use crate::report::summary::{NamedRun, Row, Summary};
+use crate::measure::LatencySummary;
+use crate::result::{Outcomes, RunResult};
+use crate::report::summary::{NamedRun, OpTypeFigures, Row, Summary};
 
 pub struct BenchmarkTsv;
 
@@ -19,10 +21,13 @@ pub const BENCHMARK_SH_COLUMNS: &[&str] = &[
     "p99.9", "p99.99", "pmax", "uptime", "stall%", "Nstall", "u_cpu", "s_cpu", "rss", "test", "date", "version", "job_id", "githash",
 ];
 
-/// Ours, after benchmark.sh's.
+/// Ours, after benchmark.sh's. `op` is empty on a step's row and names the
+/// operation type on the rows that follow a mixed step's (test
+/// "ycsb-a.READ", ...); `ops` and the outcome counts are the step's totals
+/// on its row.
 pub const EXTRA_COLUMNS: &[&str] = &[
     "run", "config", "engine", "threads", "p90", "rpq", "wkbpi", "eng_w_amp", "space_amp", "db_mb", "cpu_us_op", "host_cpu_us_op", "rss_mb",
-    "syncs_commit", "durable",
+    "syncs_commit", "durable", "op", "ops", "not_found", "conflict", "error",
 ];
 
 impl Exporter for BenchmarkTsv {
@@ -109,7 +114,64 @@ fn row_cells(run_label: &str, r: &Row, test: &str) -> Vec<String> {
             Some(false) => "no".into(),
             None => String::new(),
         },
+        String::new(), // op: the step as a whole
+        r.ops.to_string(),
     ]
+    .into_iter()
+    .chain(outcome_cells(step_outcomes(r).as_ref()))
+    .collect()
+}
+
+/// The step's outcomes: the sum over its operation types (None when no type counted them).
+fn step_outcomes(r: &Row) -> Option<Outcomes> {
+    r.op_types.iter().filter_map(|t| t.outcomes.as_ref()).fold(None, |sum, o| {
+        let mut sum = sum.unwrap_or_default();
+        sum.add(o);
+        Some(sum)
+    })
+}
+
+/// not_found, conflict, error; empty when not counted.
+fn outcome_cells(o: Option<&Outcomes>) -> [String; 3] {
+    match o {
+        Some(o) => [o.not_found.to_string(), o.conflict.to_string(), o.error.to_string()],
+        None => Default::default(),
+    }
+}
+
+/// The row of one operation type of a mixed step: what identifies the step,
+/// and the type's own count, rate and latency (the efficiency figures are
+/// the step's, on its row).
+fn op_type_cells(run_label: &str, r: &Row, test: &str, t: &OpTypeFigures) -> Vec<String> {
+    let l = |f: fn(&LatencySummary) -> f64| if t.latency.count > 0 { table::num(f(&t.latency)) } else { String::new() };
+    let mut cells = vec![String::new(); BENCHMARK_SH_COLUMNS.len() + EXTRA_COLUMNS.len()];
+    let mut set = |column: &str, value: String| {
+        let i = BENCHMARK_SH_COLUMNS.iter().chain(EXTRA_COLUMNS).position(|c| *c == column).expect("a tsv column");
+        cells[i] = value;
+    };
+    set("ops_sec", f(t.ops_s, 0));
+    set("p50", l(|l| l.p50_us));
+    set("p99", l(|l| l.p99_us));
+    set("p99.9", l(|l| l.p999_us));
+    set("p99.99", l(|l| l.p9999_us));
+    set("pmax", l(|l| l.max_us));
+    set("uptime", format!("{:.0}", r.wall_s));
+    set("test", format!("{test}.{}", t.op));
+    set("date", date_text(&r.started_at));
+    set("version", r.engine_version.clone().unwrap_or_default());
+    set("job_id", r.label.clone());
+    set("run", run_label.to_string());
+    set("config", r.config.clone());
+    set("engine", r.engine.clone());
+    set("threads", r.threads.to_string());
+    set("p90", l(|l| l.p90_us));
+    set("op", t.op.clone());
+    set("ops", t.ops.to_string());
+    let [not_found, conflict, error] = outcome_cells(t.outcomes.as_ref());
+    set("not_found", not_found);
+    set("conflict", conflict);
+    set("error", error);
+    cells
 }
 
 /// Rows in run, config, step order (as the runs executed them).
@@ -126,10 +188,51 @@ pub fn render(s: &Summary) -> String {
         }
     }
     rows.sort_by_key(|x| (x.0, x.1, x.2));
-    for (_, _, _, r, test) in rows {
-        let cells = row_cells(&s.runs[r.run].label, r, test);
+    let line = |o: &mut String, cells: Vec<String>| {
         debug_assert_eq!(cells.len(), BENCHMARK_SH_COLUMNS.len() + EXTRA_COLUMNS.len());
         let _ = writeln!(o, "{}", cells.iter().map(|c| c.replace(['\t', '\n'], " ")).collect::<Vec<_>>().join("\t"));
+    };
+    for (_, _, _, r, test) in rows {
+        let run_label = &s.runs[r.run].label;
+        line(&mut o, row_cells(run_label, r, test));
+        if r.op_types.len() > 1 {
+            for t in &r.op_types {
+                line(&mut o, op_type_cells(run_label, r, test, t));
+            }
+        }
     }
     o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::result::fixtures;
+
+    #[test]
+    fn a_mixed_step_is_followed_by_a_row_per_operation_type() {
+        let tsv = BenchmarkTsv.render(&fixtures::realistic_run()).unwrap();
+        let header: Vec<&str> = tsv.lines().next().unwrap().split('\t').collect();
+        assert_eq!(&header[..BENCHMARK_SH_COLUMNS.len()], BENCHMARK_SH_COLUMNS);
+        let rows: Vec<Vec<&str>> = tsv.lines().skip(1).map(|l| l.split('\t').collect()).collect();
+        assert!(rows.iter().all(|r| r.len() == header.len()));
+        let col = |r: &[&str], name: &str| r[header.iter().position(|h| *h == name).unwrap()].to_string();
+        let lmdb: Vec<&Vec<&str>> = rows.iter().filter(|r| col(r, "config") == "lmdb-nosync-writemap").collect();
+        let tests: Vec<String> = lmdb.iter().map(|r| col(r, "test")).collect();
+        let a = tests.iter().position(|t| t == "ycsb-a").unwrap();
+        assert_eq!(tests[a + 1..a + 3], ["ycsb-a.READ", "ycsb-a.UPDATE"]);
+        // The step's row: its totals, every outcome summed, no op.
+        let step = lmdb[a];
+        assert_eq!((col(step, "op"), col(step, "ops")), (String::new(), "5045563".to_string()));
+        assert_eq!([col(step, "not_found"), col(step, "conflict"), col(step, "error")], ["3", "17", "2"]);
+        assert_eq!(col(step, "w_amp"), "2.50");
+        // An operation type's row: its own figures, none of the step's efficiency figures.
+        let update = lmdb[a + 2];
+        assert_eq!([col(update, "op"), col(update, "ops"), col(update, "ops_sec"), col(update, "p50")], ["UPDATE", "2522107", "84070", "7.30"]);
+        assert_eq!([col(update, "conflict"), col(update, "error"), col(update, "w_amp"), col(update, "cpu_us_op")], ["17", "2", "", ""]);
+        assert_eq!(col(update, "job_id"), "lmdb-nosync-writemap");
+        // A step of one operation type has no extra rows.
+        let r = tests.iter().position(|t| t == "readrandom").unwrap();
+        assert_eq!(tests[r + 1], "readwhilewriting");
+    }
 }

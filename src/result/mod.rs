@@ -1,15 +1,20 @@
 //! The result schema: one struct (`RunResult`) from which every output
 //! format is rendered (by the report module), and reading result.json back.
 
+#[cfg(test)]
+pub(crate) mod fixtures;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
 
 pub mod scaling;
 
-use crate::settings::{Allocator, Mode, Settings};
+use crate::settings::steps::StepKind;
+use crate::settings::{Allocator, Mode, Settings, StepPlan};
 use crate::measure::step_metrics::StepMetrics;
 use crate::measure::{IntervalStats, LatencySummary, RatePercentiles};
 
@@ -49,9 +54,36 @@ pub struct RunResult {
     pub settings: Settings,
     /// The environment: CPU, kernel, memory, the data dir's device, SMART wear, allocator.
     pub system: Option<serde_json::Value>,
-    /// Everything that may make a figure mislead, environment and steps.
+    /// What may make the run's figures mislead: the environment, the build,
+    /// servers. Each step's own warnings are on the step (results written
+    /// before that also have them copied here; see `run_warnings`).
     pub warnings: Vec<String>,
     pub configs: Vec<ConfigResult>,
+}
+
+impl RunResult {
+    /// A step warning as shown among the run's: "config step: warning".
+    fn labelled(config: &ConfigResult, step: &StepResult, warning: &str) -> String {
+        format!("{} {}: {warning}", config.name, step.name)
+    }
+
+    /// The run's own warnings, without the copies of step warnings that
+    /// older results carried in `warnings` (so a report of an old result
+    /// does not show each step warning twice).
+    pub fn run_warnings(&self) -> Vec<&str> {
+        let copies: std::collections::HashSet<String> = self.step_warnings().collect();
+        self.warnings.iter().filter(|w| !copies.contains(*w)).map(String::as_str).collect()
+    }
+
+    /// Every step's warnings, each labelled with its config and step.
+    pub fn step_warnings(&self) -> impl Iterator<Item = String> + '_ {
+        self.configs.iter().flat_map(|c| c.steps.iter().flat_map(move |s| s.warnings.iter().map(move |w| Self::labelled(c, s, w))))
+    }
+
+    /// Every warning of the run once: the run's own, then each step's.
+    pub fn all_warnings(&self) -> Vec<String> {
+        self.run_warnings().into_iter().map(String::from).chain(self.step_warnings()).collect()
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -154,6 +186,11 @@ pub struct StepResult {
     pub status: Status,
     pub error: Option<String>,
     pub settings: Settings,
+    /// The settings this step's kind uses, by their suite-file names
+    /// (threads, num, ops, ...): the x-axis of a sweep over steps or runs.
+    /// Empty in results written before parameters were recorded.
+    #[serde(default)]
+    pub parameters: BTreeMap<String, Value>,
     pub started_at: String,
     /// Seconds from the moment all client threads were released to the last one finishing.
     pub wall_s: f64,
@@ -194,12 +231,13 @@ pub struct StepResult {
 
 impl StepResult {
     /// A step about to run: its name and settings, started now.
-    pub fn new(plan: &crate::settings::StepPlan) -> StepResult {
+    pub fn new(plan: &StepPlan) -> StepResult {
         StepResult {
             name: plan.name(),
             status: Status::Running,
             error: None,
             settings: plan.settings.clone(),
+            parameters: step_parameters(plan),
             started_at: now_text(),
             wall_s: 0.0,
             ops: 0,
@@ -223,6 +261,99 @@ impl StepResult {
     pub fn main_op(&self) -> Option<&OpResult> {
         self.ops_by_type.first()
     }
+}
+
+/// The settings a step of `plan.kind` runs with, named as in a suite file.
+/// Only those its kind uses: a setting the step ignores would read, on a
+/// sweep's x-axis, as a parameter that had no effect.
+pub fn step_parameters(plan: &StepPlan) -> BTreeMap<String, Value> {
+    use StepKind::*;
+    let s = &plan.settings;
+    let kind = plan.kind;
+    let mut p: BTreeMap<String, Value> = BTreeMap::new();
+    let mut set = |key: &str, value: Value| {
+        p.insert(key.to_string(), value);
+    };
+    // A step runs for a count or for a duration, whichever was given.
+    let extent: Vec<(&str, Value)> =
+        [("ops", s.ops.map(|n| json!(n))), ("seconds", s.seconds.map(|x| json!(x)))].into_iter().filter_map(|(k, v)| Some((k, v?))).collect();
+    match kind {
+        Flush => {}
+        WaitForCompaction => set("compaction_timeout", json!(s.compaction_timeout_s)),
+        _ if kind.is_ycsb() => {
+            let y = &s.ycsb;
+            set("threads", json!(s.threads));
+            set("mode", json!(s.mode));
+            set("records", json!(y.records));
+            set("field_count", json!(y.field_count));
+            set("field_length", json!(y.field_length));
+            set("insert_order", json!(if y.ordered_inserts { "ordered" } else { "hashed" }));
+            // ycsb-load inserts `records` records; the other steps take --ops or --seconds.
+            if kind != YcsbLoad {
+                extent.into_iter().for_each(|(k, v)| set(k, v));
+                // Unset: the workload's own (latest for D, zipfian for the others).
+                set("request_distribution", json!(y.request_distribution.map(|d| d.to_string()).unwrap_or_else(|| "default".into())));
+            }
+            // A, B and F write fields (updates, read-modify-writes); E scans.
+            if matches!(kind, YcsbA | YcsbB | YcsbF) {
+                set("write_all_fields", json!(y.write_all_fields));
+            }
+            if kind == YcsbE {
+                set("max_scan_length", json!(y.max_scan_length));
+            }
+        }
+        _ if kind.is_ibench() => {
+            let ib = &s.ibench;
+            set("threads", json!(s.threads));
+            set("mode", json!(s.mode));
+            set("one_table", json!(ib.one_table));
+            match kind {
+                LoadI0 => set("rows", json!(ib.rows)),
+                CreateIndexes => {}
+                LoadI1 | LoadI2 => {
+                    set("insert_rows", json!(ib.insert_rows));
+                    set("deletes", json!(ib.deletes));
+                }
+                // The query steps (their writers' rate is in the step's name).
+                _ => {
+                    set("query_seconds", json!(ib.query_seconds));
+                    set("deletes", json!(ib.deletes));
+                }
+            }
+        }
+        // The db_bench-style client steps.
+        _ => {
+            let with_writer = matches!(kind, ReadWhileWriting | FwdRangeWhileWriting);
+            set("threads", json!(s.threads));
+            set("mode", json!(s.mode));
+            set("num", json!(s.num));
+            extent.into_iter().for_each(|(k, v)| set(k, v));
+            set("key_size", json!(s.key_size));
+            set("value_size", json!(s.value_size));
+            // The fill order of `fill`, and for every step whether keys are hashed.
+            set("key_order", json!(s.key_order.to_string()));
+            if kind.writes() || with_writer {
+                set("compression_ratio", json!(s.compression_ratio));
+            }
+            if matches!(kind, Fill | FillSeq | FillRandom | FillUniqueRandom | Overwrite) {
+                set("batch_size", json!(s.batch_size));
+            }
+            // Fills follow their key order and readseq reads everything: no key distribution.
+            if !kind.loads() && kind != ReadSeq {
+                set("distribution", json!(s.distribution.to_string()));
+            }
+            if matches!(kind, FwdRange | RevRange | FwdRangeWhileWriting) {
+                set("range_len", json!(s.range_len));
+            }
+            if kind == MultiReadRandom {
+                set("multiget_batch", json!(s.multiget_batch));
+            }
+            if with_writer {
+                set("writer_rate", s.writer_rate.ops_per_s.map(|r| json!(r)).unwrap_or_else(|| json!("unlimited")));
+            }
+        }
+    }
+    p
 }
 
 /// The local time now, as results record it.
@@ -262,4 +393,97 @@ pub struct IbenchStepInfo {
     pub writer_target_per_client: Option<f64>,
     /// q steps: the slowest writer's achieved rate, rows/s.
     pub writer_min_achieved: Option<f64>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parameters_of(kind: StepKind, settings: Settings) -> BTreeMap<String, Value> {
+        step_parameters(&StepPlan { kind, settings, sweep: false })
+    }
+
+    fn keys(p: &BTreeMap<String, Value>) -> Vec<&str> {
+        p.keys().map(String::as_str).collect()
+    }
+
+    #[test]
+    fn parameters_are_the_settings_the_step_kind_uses() {
+        let mut s = Settings::default();
+        s.threads = 4;
+        s.ops = None;
+        s.seconds = Some(30.0);
+        let rww = parameters_of(StepKind::ReadWhileWriting, s.clone());
+        assert_eq!(
+            keys(&rww),
+            ["compression_ratio", "distribution", "key_order", "key_size", "mode", "num", "seconds", "threads", "value_size", "writer_rate"]
+        );
+        assert_eq!(rww["threads"], json!(4));
+        assert_eq!(rww["seconds"], json!(30.0));
+        assert_eq!(rww["distribution"], json!("uniform"));
+        assert_eq!(rww["mode"], json!("cached"));
+        // 2 MB/s of 116-byte entries.
+        assert!((rww["writer_rate"].as_f64().unwrap() - 2.0 * 1048576.0 / 116.0).abs() < 1e-6, "{}", rww["writer_rate"]);
+        s.writer_rate.ops_per_s = None;
+        assert_eq!(parameters_of(StepKind::ReadWhileWriting, s.clone())["writer_rate"], json!("unlimited"));
+
+        let fill = parameters_of(StepKind::FillSeq, Settings::default());
+        assert_eq!(fill["batch_size"], json!(1));
+        assert_eq!(fill["ops"], json!(1_000_000));
+        assert!(!fill.contains_key("distribution") && !fill.contains_key("writer_rate") && !fill.contains_key("seconds"), "{fill:?}");
+        assert_eq!(parameters_of(StepKind::FwdRange, Settings::default())["range_len"], json!(10));
+        assert_eq!(parameters_of(StepKind::MultiReadRandom, Settings::default())["multiget_batch"], json!(10));
+        assert!(!parameters_of(StepKind::ReadRandom, Settings::default()).contains_key("batch_size"));
+        assert!(parameters_of(StepKind::Flush, Settings::default()).is_empty());
+        assert_eq!(keys(&parameters_of(StepKind::WaitForCompaction, Settings::default())), ["compaction_timeout"]);
+    }
+
+    #[test]
+    fn ycsb_and_insert_benchmark_steps_record_their_own_settings() {
+        let load = parameters_of(StepKind::YcsbLoad, Settings::default());
+        assert_eq!(keys(&load), ["field_count", "field_length", "insert_order", "mode", "records", "threads"]);
+        let mut s = Settings::default();
+        s.ycsb.request_distribution = Some("zipfian:0.5".parse().unwrap());
+        let e = parameters_of(StepKind::YcsbE, s);
+        assert_eq!(e["request_distribution"], json!("zipfian:0.5"));
+        assert_eq!(e["max_scan_length"], json!(100));
+        assert_eq!(e["ops"], json!(1_000_000));
+        assert!(!e.contains_key("write_all_fields") && !e.contains_key("num") && !e.contains_key("value_size"), "{e:?}");
+        let a = parameters_of(StepKind::YcsbA, Settings::default());
+        assert_eq!(a["request_distribution"], json!("default"));
+        assert_eq!(a["write_all_fields"], json!(false));
+
+        let i1 = parameters_of(StepKind::LoadI1, Settings::default());
+        assert_eq!(keys(&i1), ["deletes", "insert_rows", "mode", "one_table", "threads"]);
+        assert_eq!(i1["insert_rows"], json!(100_000));
+        let q = parameters_of(StepKind::Qp500, Settings::default());
+        assert_eq!(q["query_seconds"], json!(60.0));
+        assert_eq!(parameters_of(StepKind::LoadI0, Settings::default())["rows"], json!(1_000_000));
+    }
+
+    #[test]
+    fn a_step_result_without_parameters_still_loads() {
+        let step = StepResult::new(&StepPlan { kind: StepKind::ReadRandom, settings: Settings::default(), sweep: false });
+        assert!(!step.parameters.is_empty());
+        let mut json = serde_json::to_value(&step).unwrap();
+        json.as_object_mut().unwrap().remove("parameters");
+        let old: StepResult = serde_json::from_value(json).unwrap();
+        assert!(old.parameters.is_empty());
+        let round: StepResult = serde_json::from_str(&serde_json::to_string(&step).unwrap()).unwrap();
+        assert_eq!(round.parameters, step.parameters);
+    }
+
+    #[test]
+    fn every_warning_is_listed_once_even_from_results_that_copied_step_warnings() {
+        let mut run = fixtures::realistic_run();
+        let steps: Vec<String> = run.step_warnings().collect();
+        assert!(steps.iter().any(|w| w.starts_with("lmdb-nosync-writemap fillrandom: not durable as run")), "{steps:?}");
+        assert_eq!(run.run_warnings(), ["turbo/boost is on: results vary with temperature and load"]);
+        let all = run.all_warnings();
+        assert_eq!(all.len(), 1 + steps.len());
+        // Results written before step warnings stayed on their steps have copies in run.warnings.
+        run.warnings.extend(steps.iter().cloned());
+        assert_eq!(run.run_warnings(), ["turbo/boost is on: results vary with temperature and load"]);
+        assert_eq!(run.all_warnings(), all);
+    }
 }

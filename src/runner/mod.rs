@@ -212,8 +212,7 @@ pub fn run(plan: &RunPlan, opts: &RunOptions) -> Result<RunResult> {
 
 /// The end of a run, whoever ends it (the parent, or a config process whose
 /// parent died): the task file and an empty data root go, the status is
-/// settled (`why` replaces the run's error when given), warnings gathered,
-/// every file written.
+/// settled (`why` replaces the run's error when given), every file written.
 fn finish_run(run: &mut RunResult, opts: &RunOptions, why: Option<&str>) -> Result<()> {
     let _ = std::fs::remove_file(opts.output_dir.join(TASK_FILE));
     let db_root = opts.db_root();
@@ -225,11 +224,8 @@ fn finish_run(run: &mut RunResult, opts: &RunOptions, why: Option<&str>) -> Resu
     if let Some(why) = why {
         run.error = Some(why.to_string());
     }
-    for c in &run.configs {
-        for s in &c.steps {
-            run.warnings.extend(s.warnings.iter().map(|w| format!("{} {}: {w}", c.name, s.name)));
-        }
-    }
+    // Step warnings stay on their steps (printed with them as they ran):
+    // run.warnings holds only the run's own.
     run.finished_at = Some(now_text());
     crate::report::write_all(run, &opts.output_dir)
 }

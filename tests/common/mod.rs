@@ -182,6 +182,7 @@ impl StepSpec {
             status: Status::Completed,
             error: None,
             settings,
+            parameters: Default::default(),
             started_at: "2025-03-01T10:00:00+00:00".into(),
             wall_s,
             ops,
