@@ -74,13 +74,14 @@ pub enum Columns {
 /// The terminal width the compact table fits.
 pub const TERMINAL_WIDTH: usize = 120;
 
+/// Every column; columns added later go before notes, so that the others keep their places.
 pub const COLUMNS: &[&str] = &[
-    "config", "step", "ops", "ops/s", "p50 us", "p99 us", "p99.9 us", "max us", "rpq", "wkbpi", "w-amp", "eng w-amp", "space-amp",
-    "cpu us/op", "rss MB", "syncs/commit", "notes",
+    "config", "step", "ops/s", "p50 us", "p99 us", "p99.9 us", "max us", "rpq", "wkbpi", "w-amp", "eng w-amp", "space-amp", "cpu us/op",
+    "rss MB", "syncs/commit", "ops", "notes",
 ];
 
 /// The columns of `COLUMNS` the compact table keeps.
-pub const COMPACT_COLUMNS: &[&str] = &["config", "step", "ops", "ops/s", "p50 us", "p99 us", "w-amp", "cpu us/op", "notes"];
+pub const COMPACT_COLUMNS: &[&str] = &["config", "step", "ops/s", "p50 us", "p99 us", "w-amp", "cpu us/op", "ops", "notes"];
 
 /// Shown under the table when a row carries the mark.
 pub const NOT_DURABLE_MARK: &str = "ND";
@@ -186,6 +187,15 @@ fn op_rows(s: &StepResult) -> Vec<OpRow> {
         .collect()
 }
 
+/// A row of `columns` with these cells by column name, the others empty.
+fn cells<const N: usize>(columns: &[&str], named: [(&str, String); N]) -> Vec<String> {
+    let mut row = vec![String::new(); columns.len()];
+    for (column, value) in named {
+        row[columns.iter().position(|c| *c == column).expect("a column of the table")] = value;
+    }
+    row
+}
+
 /// A cell of a latency percentile; '-' without measured operations.
 pub fn latency_cell(l: &LatencySummary, f: impl Fn(&LatencySummary) -> f64) -> String {
     if l.count > 0 {
@@ -208,7 +218,6 @@ pub fn summary_rows(run: &RunResult) -> Vec<Vec<String>> {
             rows.push(vec![
                 c.name.clone(),
                 s.name.clone(),
-                s.ops.to_string(),
                 match (s.ops_s, not_durable) {
                     (None, _) => "-".into(),
                     (Some(v), true) => format!("{} {NOT_DURABLE_MARK}", num(v)),
@@ -226,16 +235,25 @@ pub fn summary_rows(run: &RunResult) -> Vec<Vec<String>> {
                 opt(m.client_cpu_us_op, num),
                 opt(m.rss_peak_bytes.map(|b| b as f64 / 1048576.0), |v| format!("{v:.0}")),
                 opt(m.syncs.as_ref().and_then(|y| y.syncs_per_commit), |v| format!("{v:.3}")),
+                s.ops.to_string(),
                 notes.join("; "),
             ]);
             for op in op_rows(s) {
                 let l = &op.latency;
-                let mut row = vec![String::new(), op.label, op.ops, op.rate];
-                row.extend([latency_cell(l, |l| l.p50_us), latency_cell(l, |l| l.p99_us), latency_cell(l, |l| l.p999_us), latency_cell(l, |l| l.max_us)]);
                 // The efficiency figures are the step's, on its own row.
-                row.resize(COLUMNS.len() - 1, String::new());
-                row.push(op.notes);
-                rows.push(row);
+                rows.push(cells(
+                    COLUMNS,
+                    [
+                        ("step", op.label),
+                        ("ops/s", op.rate),
+                        ("p50 us", latency_cell(l, |l| l.p50_us)),
+                        ("p99 us", latency_cell(l, |l| l.p99_us)),
+                        ("p99.9 us", latency_cell(l, |l| l.p999_us)),
+                        ("max us", latency_cell(l, |l| l.max_us)),
+                        ("ops", op.ops),
+                        ("notes", op.notes),
+                    ],
+                ));
             }
         }
         if c.steps.is_empty() && !is_server_config(c) {
@@ -250,14 +268,15 @@ pub fn summary_rows(run: &RunResult) -> Vec<Vec<String>> {
     rows
 }
 
-/// The insert benchmark's summary columns, next to the latency percentiles.
+/// The insert benchmark's summary columns, next to the latency percentiles
+/// (columns added later go before notes).
 pub const IBENCH_COLUMNS: &[&str] = &[
-    "config", "step", "ops", "rate", "rate p50", "rate p99", "p50 us", "p99 us", "p99.9 us", "max ms", "rpq", "rkbpq", "wkbpi",
-    "cli us/op", "srv us/op", "db MB", "rss MB", "rows", "notes",
+    "config", "step", "rate", "rate p50", "rate p99", "p50 us", "p99 us", "p99.9 us", "max ms", "rpq", "rkbpq", "wkbpi", "cli us/op",
+    "srv us/op", "db MB", "rss MB", "rows", "ops", "notes",
 ];
 
 /// The columns of `IBENCH_COLUMNS` the compact table keeps.
-pub const IBENCH_COMPACT_COLUMNS: &[&str] = &["config", "step", "ops", "rate", "p50 us", "p99 us", "cli us/op", "srv us/op", "notes"];
+pub const IBENCH_COMPACT_COLUMNS: &[&str] = &["config", "step", "rate", "p50 us", "p99 us", "cli us/op", "srv us/op", "ops", "notes"];
 
 const IBENCH_HELP: &[(&str, &str)] = &[
     ("rate", "rate = rows inserted/s (l.i0, l.i1, l.i2), rows indexed/s (l.x), queries/s (qr*, qp*)"),
@@ -304,7 +323,6 @@ pub fn ibench_rows(run: &RunResult) -> Vec<Vec<String>> {
             rows.push(vec![
                 c.name.clone(),
                 s.name.clone(),
-                s.ops.to_string(),
                 opt(s.ops_s, num),
                 opt(s.rates.as_ref().map(|r| r.p50), num),
                 opt(s.rates.as_ref().map(|r| r.p99), num),
@@ -320,16 +338,24 @@ pub fn ibench_rows(run: &RunResult) -> Vec<Vec<String>> {
                 opt(m.db_size_bytes.map(|b| b as f64 / 1048576.0), |v| format!("{v:.0}")),
                 opt(m.rss_peak_bytes.map(|b| b as f64 / 1048576.0), |v| format!("{v:.0}")),
                 table_rows.map(|r| r.to_string()).unwrap_or_else(|| "-".into()),
+                s.ops.to_string(),
                 notes.join("; "),
             ]);
             for op in op_rows(s) {
                 let l = &op.latency;
-                // Per-second rate percentiles are the step's.
-                let mut row = vec![String::new(), op.label, op.ops, op.rate, String::new(), String::new()];
-                row.extend([latency_cell(l, |l| l.p50_us), latency_cell(l, |l| l.p99_us), latency_cell(l, |l| l.p999_us), latency_cell(l, |l| l.max_us / 1000.0)]);
-                row.resize(IBENCH_COLUMNS.len() - 1, String::new());
-                row.push(op.notes);
-                rows.push(row);
+                rows.push(cells(
+                    IBENCH_COLUMNS,
+                    [
+                        ("step", op.label),
+                        ("rate", op.rate),
+                        ("p50 us", latency_cell(l, |l| l.p50_us)),
+                        ("p99 us", latency_cell(l, |l| l.p99_us)),
+                        ("p99.9 us", latency_cell(l, |l| l.p999_us)),
+                        ("max ms", latency_cell(l, |l| l.max_us / 1000.0)),
+                        ("ops", op.ops),
+                        ("notes", op.notes),
+                    ],
+                ));
             }
         }
         if c.steps.is_empty() && is_server_config(c) {
@@ -570,7 +596,7 @@ mod tests {
         for column in COLUMNS {
             assert!(header.contains(column), "{column} missing from {header}");
         }
-        assert!(text.contains(IBENCH_COLUMNS[4]) && text.contains("srv us/op"));
+        assert!(text.contains("rate p50") && text.contains("srv us/op"));
         for c in &run.configs {
             assert!(text.lines().any(|l| l.starts_with(&c.name)), "{} not whole:\n{text}", c.name);
         }
@@ -585,16 +611,17 @@ mod tests {
         let single = step(StepKind::ReadRandom, 10.0, vec![op("get", 1000, 1.0, 0, 0, 0)]);
         let run = fixtures::run(vec![fixtures::config("rocksdb", "rocksdb", vec![mixed, single])]);
         let rows = summary_rows(&run);
-        let cells = |i: usize| rows[i].iter().map(String::as_str).collect::<Vec<_>>();
         assert_eq!(rows.len(), 4, "{rows:?}");
-        assert_eq!(&cells(0)[..4], ["rocksdb", "ycsb-a", "1000", "100.0"]);
-        // Count, rate over the step's wall time, latency; the step's efficiency figures stay on its row.
-        assert_eq!(&cells(1)[..8], ["", "  READ", "600", "60.00", "2.00", "8.00", "24.00", "600.0"]);
-        assert_eq!(cells(1)[8..COLUMNS.len() - 1].iter().filter(|c| !c.is_empty()).count(), 0);
-        assert_eq!(cells(1)[COLUMNS.len() - 1], "3 not found");
-        assert_eq!(&cells(2)[1..4], ["  UPDATE", "400", "40.00"]);
-        assert_eq!(cells(2)[COLUMNS.len() - 1], "17 conflicts; 2 errors");
-        assert_eq!(cells(3)[1], "readrandom");
+        let cell = |row: usize, column: &str| rows[row][COLUMNS.iter().position(|c| *c == column).unwrap()].as_str();
+        let cells = |row: usize, columns: &[&str]| columns.iter().map(|c| cell(row, c)).collect::<Vec<_>>();
+        let figures = ["config", "step", "ops", "ops/s", "p50 us", "p99 us", "p99.9 us", "max us", "notes"];
+        assert_eq!(cells(0, &figures[..4]), ["rocksdb", "ycsb-a", "1000", "100.0"]);
+        // Count, rate over the step's wall time, latency, outcomes; the step's efficiency figures stay on its row.
+        assert_eq!(cells(1, &figures), ["", "  READ", "600", "60.00", "2.00", "8.00", "24.00", "600.0", "3 not found"]);
+        assert!(COLUMNS.iter().filter(|c| !figures.contains(c)).all(|c| cell(1, c).is_empty()), "{:?}", rows[1]);
+        assert_eq!(cells(2, &figures[1..4]), ["  UPDATE", "400", "40.00"]);
+        assert_eq!(cell(2, "notes"), "17 conflicts; 2 errors");
+        assert_eq!(cell(3, "step"), "readrandom");
         let text = render_summary(&run, Columns::Compact);
         assert!(text.contains("Indented rows: each operation type"), "{text}");
     }
