@@ -45,7 +45,7 @@ fn every_step(engines: &[&str], records: u64, ops: u64, threads: usize) -> Value
         ("ycsb-b", &["READ", "UPDATE"]),
         ("ycsb-c", &["READ"]),
         ("ycsb-d", &["READ", "INSERT"]),
-        ("ycsb-e", &["INSERT", "SCAN"]),
+        ("ycsb-e", &["SCAN", "INSERT"]),
         ("ycsb-f", &["READ", "READ-MODIFY-WRITE"]),
     ];
     for c in v["configs"].as_array().unwrap() {

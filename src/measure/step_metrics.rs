@@ -298,14 +298,17 @@ impl StepProbe {
         let mut m = StepMetrics { logical_bytes_written: work.logical_bytes_written, ..Default::default() };
         let mut missing = |metric: &str, reason: String| m.missing.push(Missing { metric: metric.into(), reason });
         let syncs = sync_calls().since(&self.syncs);
+        // The processes' CPU before the syncfs below: writing back the
+        // page cache is the measurement's doing, and the CPU it takes (a
+        // server's dirty pages included) would be charged to the client.
+        let process_end = ProcessCounters::current();
+        let server_end = probes.server_pid.map(ProcessCounters::tree);
         if work.logical_bytes_written > 0 {
             match sync_filesystem(&probes.data_dir) {
                 Ok(()) => m.dirty_pages_synced = true,
                 Err(e) => missing("dirty_pages_synced", format!("syncfs failed: {e}: writes still in the page cache are not counted")),
             }
         }
-        let process_end = ProcessCounters::current();
-        let server_end = probes.server_pid.map(ProcessCounters::tree);
         let host_end = HostCpu::read();
         let series = self.sampler.stop();
 

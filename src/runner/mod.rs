@@ -648,8 +648,8 @@ fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut RunResu
 pub(crate) fn record_provenance(run: &mut RunResult, ci: usize, spec: &engine::EngineSpec, version: String, runtime: Vec<(String, String)>) {
     let c = &mut run.configs[ci];
     c.provenance = engine::provenance(spec, version, runtime);
+    // Printed once, with the run's other warnings at its end.
     if let Some(w) = engine::assertion_warning(&c.engine, &c.provenance) {
-        eprintln!("  warning: {w}");
         let w = format!("{}: {w}", c.name);
         run.warnings.push(w);
     }
