@@ -18,7 +18,7 @@ fn start(dir: &std::path::Path) -> RunningServer {
 }
 
 fn both_addresses(s: &RunningServer) -> [Address; 2] {
-    [Address::Unix(s.socket_path().to_path_buf()), Address::Tcp(s.port())]
+    [Address::Unix(s.socket_path().to_path_buf()), Address::Tcp { host: "127.0.0.1".into(), port: s.port() }]
 }
 
 #[test]
@@ -26,7 +26,7 @@ fn values_round_trip_and_errors_keep_the_connection() {
     let tmp = tempfile::tempdir().unwrap();
     let server = start(tmp.path());
     for (n, addr) in both_addresses(&server).iter().enumerate() {
-        let mut c = PgConn::connect(addr, "postgres", DB_NAME).unwrap();
+        let mut c = PgConn::connect(addr, "postgres", DB_NAME, None).unwrap();
         let t = format!("t{n}");
         c.simple_query(&format!("CREATE TABLE {t} (id bigint PRIMARY KEY, a integer NOT NULL, s varchar(40) NOT NULL)"))
             .unwrap();
@@ -88,7 +88,7 @@ fn cancel_stops_a_running_statement() {
     let tmp = tempfile::tempdir().unwrap();
     let server = start(tmp.path());
     let addr = Address::Unix(server.socket_path().to_path_buf());
-    let mut c = PgConn::connect(&addr, "postgres", DB_NAME).unwrap();
+    let mut c = PgConn::connect(&addr, "postgres", DB_NAME, None).unwrap();
     let key = c.cancel_key();
     let t0 = Instant::now();
     let canceller = std::thread::spawn(move || {
@@ -106,6 +106,6 @@ fn cancel_stops_a_running_statement() {
 fn connecting_to_nothing_fails_with_the_address() {
     let tmp = tempfile::tempdir().unwrap();
     let missing = tmp.path().join(".s.PGSQL.1");
-    let e = PgConn::connect(&Address::Unix(missing), "postgres", DB_NAME).err().unwrap();
+    let e = PgConn::connect(&Address::Unix(missing), "postgres", DB_NAME, None).err().unwrap();
     assert!(format!("{e:#}").contains(".s.PGSQL.1"), "{e:#}");
 }

@@ -97,6 +97,8 @@ pub fn config(name: &str, engine: &str, steps: Vec<StepResult>) -> ConfigResult 
         error: None,
         steps,
         engine_stats: Vec::new(),
+        notes: Vec::new(),
+        scaling: Vec::new(),
     }
 }
 
