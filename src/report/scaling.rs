@@ -1,14 +1,11 @@
 //! Concurrency sweeps in text: per config and swept step, throughput and
 //! efficiency at each thread count and the Universal Scalability Law fit.
 
+use super::svg::{fmt_axis, Unit};
 use crate::result::RunResult;
 
 fn ops(x: f64) -> String {
-    match x {
-        x if x >= 1e6 => format!("{:.2}M", x / 1e6),
-        x if x >= 1e4 => format!("{:.0}k", x / 1e3),
-        x => format!("{x:.0}"),
-    }
+    fmt_axis(x, Unit::Count)
 }
 
 /// The sweeps of a run, or "" when it has none.

@@ -617,10 +617,7 @@ fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut RunResu
     run.configs.push(cres);
     let ci = run.configs.len() - 1;
     record_provenance(run, ci, spec, engine.version(), engine.provenance());
-    let probes = match spec.stores_data {
-        true => Probes::new(&dir),
-        false => Probes::new(&dir).without_durability(&format!("{} keeps nothing: durability does not apply", spec.name)),
-    };
+    let probes = engine_probes(&dir, spec);
     let mut state = ConfigState { live: (!opts.use_existing_db).then(|| KeyBitmap::with_capacity(plan.settings.num)) };
 
     for (i, step) in plan.steps.iter().enumerate() {
@@ -652,6 +649,15 @@ pub(crate) fn record_provenance(run: &mut RunResult, ci: usize, spec: &engine::E
     if let Some(w) = engine::assertion_warning(&c.engine, &c.provenance) {
         let w = format!("{}: {w}", c.name);
         run.warnings.push(w);
+    }
+}
+
+/// Probes for an engine in this process; one that keeps nothing (null) has
+/// no durability to measure.
+pub(crate) fn engine_probes(dir: &Path, spec: &engine::EngineSpec) -> Probes {
+    match spec.stores_data {
+        true => Probes::new(dir),
+        false => Probes::new(dir).without_durability(&format!("{} keeps nothing: durability does not apply", spec.name)),
     }
 }
 

@@ -374,10 +374,7 @@ pub fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut Run
             &dir,
             format!("{} is a server rumbench did not start: its processes and storage are not measured from here", e.url()),
         ),
-        (None, None) => match crate::backend::find(&config.engine)?.stores_data {
-            true => Probes::new(&dir),
-            false => Probes::new(&dir).without_durability(&format!("{} keeps nothing: durability does not apply", config.engine)),
-        },
+        (None, None) => runner::engine_probes(&dir, crate::backend::find(&config.engine)?),
     };
     let mut state = ConfigState { ibench: IbenchState::new(tables, RowGen::new(plan.settings.seed)), ycsb: YcsbState::new() };
 

@@ -95,13 +95,7 @@ impl MyTable {
     /// (`server`), or one the user runs (`endpoint.remote`).
     pub fn new(endpoint: Endpoint, server: Option<&RunningServer>, transport: Transport) -> Result<MyTable> {
         let mut c = endpoint.connect_mysql()?;
-        let mut options: Vec<(String, String)> = match server {
-            Some(s) => s.managed_settings().into_iter().map(|(k, v)| (format!("managed.{k}"), v)).collect(),
-            None => vec![("target".into(), endpoint.url())],
-        };
-        if server.is_some() {
-            options.push(("client.connect".into(), format!("{transport:?}").to_lowercase()));
-        }
+        let mut options = super::connection_options(&endpoint, server, transport);
         let mut names: Vec<String> = RECORDED_VARIABLES.iter().map(|s| s.to_string()).collect();
         for l in server.map(|s| s.config_lines()).unwrap_or_default() {
             let t = l.trim();
@@ -250,8 +244,7 @@ impl Table for MyTable {
 
     fn stats(&self, tables: u32) -> Vec<(String, String)> {
         // rumbench's own tables only (a target database holds others).
-        let mut names: Vec<String> = (0..tables).map(table_name).collect();
-        names.push(crate::workload::ycsb::TABLE.to_string());
+        let names = super::own_table_names(tables);
         let r = (|| -> Result<Vec<(String, String)>> {
             let mut c = self.endpoint.connect_mysql()?;
             let rows: Vec<(String, u64, u64, u64)> = c.query(

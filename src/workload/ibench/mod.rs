@@ -168,6 +168,34 @@ pub fn table_name(t: u32) -> String {
     format!("pi{}", t + 1)
 }
 
+/// Every table rumbench may create in a server: `tables` of the insert
+/// benchmark's and YCSB's. Statistics cover these only (a target database
+/// holds the user's tables too).
+pub(crate) fn own_table_names(tables: u32) -> Vec<String> {
+    let mut names: Vec<String> = (0..tables).map(table_name).collect();
+    names.push(crate::workload::ycsb::TABLE.to_string());
+    names
+}
+
+/// How the benchmark reached its server, for the recorded options: the
+/// settings rumbench applied to a server it started and how clients
+/// connect, or the URL (without password) of a target.
+pub(crate) fn connection_options(
+    endpoint: &crate::server::Endpoint,
+    server: Option<&crate::server::RunningServer>,
+    transport: crate::backend::servers::Transport,
+) -> Vec<(String, String)> {
+    match server {
+        Some(s) => {
+            let mut options: Vec<(String, String)> =
+                s.managed_settings().into_iter().map(|(k, v)| (format!("managed.{k}"), v)).collect();
+            options.push(("client.connect".into(), format!("{transport:?}").to_lowercase()));
+            options
+        }
+        None => vec![("target".into(), endpoint.url())],
+    }
+}
+
 /// Makes rows: a pure function of (seed, table, id).
 #[derive(Debug, Clone, Copy)]
 pub struct RowGen {

@@ -39,13 +39,7 @@ impl PgTable {
     /// (`server`), or one the user runs (`endpoint.remote`).
     pub fn new(endpoint: Endpoint, server: Option<&RunningServer>, transport: Transport) -> Result<PgTable> {
         let mut c = endpoint.connect_postgres()?;
-        let mut options: Vec<(String, String)> = match server {
-            Some(s) => s.managed_settings().into_iter().map(|(k, v)| (format!("managed.{k}"), v)).collect(),
-            None => vec![("target".into(), endpoint.url())],
-        };
-        if server.is_some() {
-            options.push(("client.connect".into(), format!("{transport:?}").to_lowercase()));
-        }
+        let mut options = super::connection_options(&endpoint, server, transport);
         // Every setting that is not at its built-in default, as the server sees it.
         let rows = c.query(
             "SELECT name, setting, COALESCE(unit, ''), source FROM pg_settings WHERE source NOT IN ('default', 'override') ORDER BY name",
@@ -133,8 +127,7 @@ impl Table for PgTable {
 
     fn stats(&self, tables: u32) -> Vec<(String, String)> {
         // rumbench's own tables only (a target database holds others).
-        let mut names: Vec<String> = (0..tables).map(table_name).collect();
-        names.push(crate::workload::ycsb::TABLE.to_string());
+        let names = super::own_table_names(tables);
         let r = (|| -> Result<Vec<(String, String)>> {
             let mut c = self.endpoint.connect_postgres()?;
             let mut out = Vec::new();
