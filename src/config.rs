@@ -12,7 +12,7 @@ use serde::Deserialize;
 use crate::engine;
 use crate::server::endpoint::TargetUrl;
 use crate::settings::steps::StepKind;
-use crate::settings::{Allocator, EngineConfig, IbenchSettings, Mode, RunPlan, Settings, StepPlan, WriterRate, YcsbSettings, DEFAULT_WRITER_RATE};
+use crate::settings::{Allocator, ContentionSettings, EngineConfig, IbenchSettings, Mode, RunPlan, Settings, StepPlan, WriterRate, YcsbSettings, DEFAULT_WRITER_RATE};
 
 /// Settings that apply to a run or to one step. Every field is optional so
 /// layers can be overlaid.
@@ -123,6 +123,16 @@ pub struct SettingsArgs {
     /// YCSB: scans read 1..N records, uniform (maxscanlength) [default: 100]
     #[arg(long)]
     pub max_scan_length: Option<usize>,
+    /// hotrow: table counts of the grid (its rows; its columns are --threads,
+    /// by default 1,2,4,8,16,32,64; cells with fewer clients than tables are skipped) [default: 1,2,4,8]
+    #[arg(long, value_delimiter = ',')]
+    pub hot_tables: Option<Vec<u32>>,
+    /// hotrow: rows per hot table, loaded once so the tree has several levels [default: 1000000]
+    #[arg(long)]
+    pub hot_rows: Option<u64>,
+    /// randomtransaction: key sets, one key of each read and written per transaction [default: 2]
+    #[arg(long)]
+    pub transaction_sets: Option<u32>,
 }
 
 macro_rules! overlay_fields {
@@ -138,7 +148,7 @@ impl SettingsArgs {
             self, other, steps, num, ops, seconds, threads, key_size, value_size, compression_ratio, key_order,
             distribution, seed, range_len, batch_size, multiget_batch, writer_rate, compaction_timeout, mode, allocator, metrics,
             rows, insert_rows, deletes, query_seconds, one_table, records, field_count, field_length, request_distribution,
-            insert_order, write_all_fields, max_scan_length
+            insert_order, write_all_fields, max_scan_length, hot_tables, hot_rows, transaction_sets
         );
     }
 }
@@ -236,6 +246,7 @@ pub fn resolve_settings(a: &SettingsArgs) -> Result<Settings> {
         },
         ibench: resolve_ibench(a, num)?,
         ycsb: resolve_ycsb(a, num)?,
+        contention: resolve_contention(a)?,
     };
     if let Some(al) = &a.allocator {
         al.parse::<Allocator>().map_err(anyhow::Error::msg)?;
@@ -288,6 +299,29 @@ fn resolve_ibench(a: &SettingsArgs, num: u64) -> Result<IbenchSettings> {
         bail!("--query-seconds must be positive, got {}", s.query_seconds);
     }
     Ok(s)
+}
+
+fn resolve_contention(a: &SettingsArgs) -> Result<ContentionSettings> {
+    let d = ContentionSettings::default();
+    let mut hot_tables = a.hot_tables.clone().unwrap_or(d.hot_tables);
+    hot_tables.sort_unstable();
+    hot_tables.dedup();
+    let c = ContentionSettings {
+        tables: hot_tables.first().copied().unwrap_or(1),
+        hot_tables,
+        hot_rows: a.hot_rows.unwrap_or(d.hot_rows),
+        transaction_sets: a.transaction_sets.unwrap_or(d.transaction_sets),
+    };
+    if c.hot_tables.is_empty() || c.hot_tables.iter().any(|&t| t == 0 || t > 1024) {
+        bail!("--hot-tables must list table counts between 1 and 1024");
+    }
+    if c.hot_rows == 0 {
+        bail!("--hot-rows must be at least 1");
+    }
+    if c.transaction_sets == 0 || c.transaction_sets > 1000 {
+        bail!("--transaction-sets must be between 1 and 1000, got {}", c.transaction_sets);
+    }
+    Ok(c)
 }
 
 fn resolve_ycsb(a: &SettingsArgs, num: u64) -> Result<YcsbSettings> {
@@ -553,6 +587,22 @@ impl RunPlan {
             layered.overlay(&inp.flags);
             let s = resolve_settings(&layered).with_context(|| format!("step {name}"))?;
             let counts = layered.threads.map(|t| t.0).unwrap_or_default();
+            if kind == StepKind::HotRow {
+                // The grid: one step per (tables, clients) cell with clients >= tables.
+                let clients = if counts.is_empty() { crate::settings::HOT_CLIENTS.to_vec() } else { counts };
+                let before = steps.len();
+                for &tables in &s.contention.hot_tables {
+                    for &threads in clients.iter().filter(|&&c| c >= tables as usize) {
+                        let mut cell = Settings { threads, ..s.clone() };
+                        cell.contention.tables = tables;
+                        steps.push(StepPlan { kind, settings: cell, sweep: true });
+                    }
+                }
+                if steps.len() == before {
+                    bail!("step hotrow: no cell of the grid has at least as many clients (--threads) as tables (--hot-tables)");
+                }
+                continue;
+            }
             if counts.len() < 2 {
                 steps.push(StepPlan { kind, settings: s, sweep: false });
             } else if kind.is_ibench() {
@@ -569,6 +619,13 @@ impl RunPlan {
         }
         if steps.is_empty() {
             bail!("no steps to run");
+        }
+        // rocksdb's transactions=auto: a TransactionDB when a step needs transactions.
+        let needs_transactions = steps.iter().any(|s| s.kind.is_contention());
+        for c in configs.iter_mut() {
+            if c.options.get("transactions").map(String::as_str) == Some("auto") {
+                c.options.insert("transactions".into(), if needs_transactions { "pessimistic" } else { "none" }.into());
+            }
         }
         Ok(RunPlan { suite: suite.name.clone(), configs, steps, settings })
     }

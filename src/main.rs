@@ -129,6 +129,10 @@ fn cmd_run(args: RunArgs) -> Result<ExitCode> {
     out!();
     out!("{}", report::table::render_summary(&run, columns).trim_end_matches('\n'));
     out!();
+    let grids = report::hotrow::render_text(&run);
+    if !grids.is_empty() {
+        out!("{grids}");
+    }
     let sweeps = report::scaling::render(&run);
     if !sweeps.is_empty() {
         out!("{sweeps}");

@@ -66,13 +66,35 @@ pub fn capabilities(name: &str) -> &'static [Capability] {
 /// What a step needs of its backend; None when either capability serves
 /// (YCSB's records are one key each on an engine, rows of a table on a server).
 pub fn needs(kind: StepKind) -> Option<Capability> {
-    if kind.is_ibench() {
+    if kind.is_contention() {
+        // Tables on a server, keys on an engine; transactions are checked apart.
+        None
+    } else if kind.is_ibench() {
         Some(Capability::Tables)
     } else if kind.is_ycsb() {
         None
     } else {
         Some(Capability::KeyValue)
     }
+}
+
+/// Refuse a step that needs transactions on a config without them, naming both.
+pub fn check_transactions(config: &crate::settings::EngineConfig, kind: StepKind) -> Result<()> {
+    if !kind.is_contention() {
+        return Ok(());
+    }
+    let spec = find(&config.engine)?;
+    if (spec.transactions)(&engine::EngineOptions(config.options.clone())).is_none() {
+        let with: Vec<&str> = registry().iter().filter(|s| (s.transactions)(&engine::EngineOptions(Default::default())).is_some()).map(|s| s.name).collect();
+        bail!(
+            "step {kind} needs transactions, which config {} ({}) does not have{} (engines with them: rocksdb with transactions=pessimistic or optimistic, {})",
+            config.name,
+            config.engine,
+            if config.engine == "rocksdb" { " as configured: set -o transactions=pessimistic or optimistic" } else { "" },
+            with.join(", ")
+        );
+    }
+    Ok(())
 }
 
 /// Refuse a step its backend cannot run, naming both.

@@ -62,6 +62,7 @@ pub const POSTGRES: EngineSpec = EngineSpec {
     stores_data: true,
     check: crate::engine::no_contradictions,
     build_info: crate::engine::no_build_info,
+    transactions: |_| Some("multi-statement transactions, SELECT ... FOR UPDATE"),
 };
 
 pub const MARIADB_INNODB: EngineSpec = EngineSpec {
@@ -74,6 +75,7 @@ pub const MARIADB_INNODB: EngineSpec = EngineSpec {
     stores_data: true,
     check: crate::engine::no_contradictions,
     build_info: crate::engine::no_build_info,
+    transactions: |_| Some("multi-statement transactions, SELECT ... FOR UPDATE"),
 };
 
 pub const MARIADB_MYROCKS: EngineSpec = EngineSpec {
@@ -86,6 +88,7 @@ pub const MARIADB_MYROCKS: EngineSpec = EngineSpec {
     stores_data: true,
     check: crate::engine::no_contradictions,
     build_info: crate::engine::no_build_info,
+    transactions: |_| Some("multi-statement transactions, SELECT ... FOR UPDATE"),
 };
 
 pub const SERVERS: &[EngineSpec] = &[POSTGRES, MARIADB_INNODB, MARIADB_MYROCKS];

@@ -43,6 +43,7 @@ pub const SPEC: EngineSpec = EngineSpec {
     open,
     check,
     build_info,
+    transactions: super::no_transactions,
 };
 
 /// LevelDB silently clips these options to ranges (SanitizeOptions in

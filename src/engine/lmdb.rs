@@ -17,9 +17,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use heed::types::Bytes;
-use heed::{CommitOrAbort, Database, Env, EnvFlags, EnvOpenOptions};
+use heed::{CommitOrAbort, Database, Env, EnvFlags, EnvOpenOptions, RwTxn};
 
-use super::{BatchOp, Engine, EngineSpec, OpenArgs, OptKind, OptionSpec, Session};
+use super::{BatchOp, Engine, EngineSpec, OpenArgs, OptKind, OptionSpec, Session, TxnEnd, TxnOps};
 
 const SYNC_MODES: &[&str] = &["sync", "nometasync", "nosync", "mapasync"];
 
@@ -80,6 +80,7 @@ pub const SPEC: EngineSpec = EngineSpec {
     stores_data: true,
     check: super::no_contradictions,
     build_info,
+    transactions: |_| Some("serialized: one write transaction at a time (LMDB has a single writer)"),
 };
 
 /// Names of the environment flags, for effective_options.
@@ -281,7 +282,44 @@ impl LmdbSession<'_> {
     }
 }
 
+/// Reads and writes inside one LMDB write transaction (the single writer:
+/// the transaction holds the write lock from begin to commit).
+struct LmdbTxnOps<'t, 'e> {
+    db: &'e Database<'static, Bytes, Bytes>,
+    wtxn: &'t mut RwTxn<'e>,
+}
+
+impl TxnOps for LmdbTxnOps<'_, '_> {
+    fn get_for_update(&mut self, key: &[u8], out: &mut Vec<u8>) -> Result<bool> {
+        out.clear();
+        match self.db.get(self.wtxn, key).context("lmdb get in a write txn")? {
+            Some(v) => {
+                out.extend_from_slice(v);
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
+    fn put(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
+        self.db.put(self.wtxn, key, value).context("lmdb put in a write txn")
+    }
+}
+
 impl Session for LmdbSession<'_> {
+    /// A write transaction: writers queue for LMDB's one write lock, so
+    /// transactions never conflict (they wait).
+    fn transaction(&mut self, body: &mut dyn FnMut(&mut dyn TxnOps) -> Result<()>) -> Option<Result<TxnEnd>> {
+        let e = self.engine;
+        Some((|| {
+            let mut wtxn = e.env.write_txn().with_context(|| self.ctx("begin write txn"))?;
+            // On error the transaction is dropped, which aborts it.
+            body(&mut LmdbTxnOps { db: &e.db, wtxn: &mut wtxn })?;
+            wtxn.commit().with_context(|| self.ctx("commit"))?;
+            Ok(TxnEnd::Committed)
+        })())
+    }
+
     fn put(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
         let e = self.engine;
         let mut wtxn = e.env.write_txn().with_context(|| self.ctx("begin write txn"))?;

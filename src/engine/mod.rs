@@ -17,6 +17,7 @@ pub mod lmdb;
 pub mod null;
 pub mod rocksdb;
 mod rocksdb_batch;
+mod rocksdb_txn;
 pub mod sqlite;
 /// GPL: only in builds with the cargo feature `wiredtiger`.
 #[cfg(feature = "wiredtiger")]
@@ -104,6 +105,15 @@ pub struct EngineSpec {
     /// without opening a database (`rumbench engines`); an open engine adds
     /// its version in `Engine::provenance`.
     pub build_info: fn() -> Vec<(String, String)>,
+    /// The kind of transactions the engine runs with these options (e.g.
+    /// "pessimistic: TransactionDB, GetForUpdate locks"), None without them:
+    /// steps that need transactions are refused at plan time on such a config.
+    pub transactions: fn(&EngineOptions) -> Option<&'static str>,
+}
+
+/// `EngineSpec::transactions` of an engine without transactions.
+pub fn no_transactions(_: &EngineOptions) -> Option<&'static str> {
+    None
 }
 
 /// `EngineSpec::build_info` of an engine with nothing to say before it is opened.
@@ -207,8 +217,51 @@ pub enum BatchOp<'a> {
     Delete(&'a [u8]),
 }
 
+/// The operations inside one transaction (see [`Session::transaction`]).
+pub trait TxnOps {
+    /// Read `key` for update into `out` (false: absent, `out` empty): the key
+    /// is locked until the end of the transaction where the engine locks, or
+    /// validated at commit where it is optimistic.
+    fn get_for_update(&mut self, key: &[u8], out: &mut Vec<u8>) -> Result<bool>;
+    fn put(&mut self, key: &[u8], value: &[u8]) -> Result<()>;
+}
+
+/// How a transaction ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TxnEnd {
+    Committed,
+    /// A lock wait timed out, a deadlock was broken, validation failed at
+    /// commit or the database was busy: rolled back, to be retried.
+    Conflict,
+}
+
+/// An error that is a transaction conflict (returned by [`TxnOps`] methods;
+/// `Session::transaction` turns it into [`TxnEnd::Conflict`]).
+#[derive(Debug)]
+pub struct Conflict(pub String);
+
+impl std::fmt::Display for Conflict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "transaction conflict: {}", self.0)
+    }
+}
+
+impl std::error::Error for Conflict {}
+
+/// Whether an error is (or wraps) a transaction conflict.
+pub fn is_conflict(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| c.downcast_ref::<Conflict>().is_some())
+}
+
 /// A client thread's handle. All calls are synchronous; the runner times them.
 pub trait Session {
+    /// Run `body` as one transaction and commit it: None when the engine
+    /// (as configured) has no transactions. A conflict rolls back and ends
+    /// `TxnEnd::Conflict`; any other error rolls back and is returned.
+    fn transaction(&mut self, _body: &mut dyn FnMut(&mut dyn TxnOps) -> Result<()>) -> Option<Result<TxnEnd>> {
+        None
+    }
+
     fn put(&mut self, key: &[u8], value: &[u8]) -> Result<()>;
     fn delete(&mut self, key: &[u8]) -> Result<()>;
     /// Apply the operations atomically (one commit / write batch).

@@ -19,6 +19,7 @@ pub const SPEC: EngineSpec = EngineSpec {
     stores_data: false,
     check: super::no_contradictions,
     build_info: super::no_build_info,
+    transactions: super::no_transactions,
 };
 
 fn open(args: &OpenArgs) -> Result<Box<dyn Engine>> {

@@ -47,6 +47,19 @@ const OPTIONS: &[OptionSpec] = &[
         kind: OptKind::Choice(&["by_compensated_size", "oldest_largest_seq_first", "oldest_smallest_seq_first", "min_overlapping_ratio", "round_robin"]),
         help: "which file leveled compaction picks first",
     },
+    OptionSpec {
+        name: "transactions",
+        default: "auto",
+        kind: OptKind::Choice(&["auto", "none", "pessimistic", "optimistic"]),
+        help: "open as a plain DB, a TransactionDB (pessimistic: GetForUpdate locks) or an OptimisticTransactionDB (conflicts found at commit), \
+               as db_bench's --transaction_db / --optimistic_transaction_db; auto: pessimistic when the run has steps that need transactions",
+    },
+    OptionSpec {
+        name: "lock_timeout_ms",
+        default: "1000",
+        kind: OptKind::Int,
+        help: "TransactionDB: how long a transaction waits for a row lock before it fails with a conflict (RocksDB's default, 1000)",
+    },
     OptionSpec { name: "enable_blob_files", default: "false", kind: OptKind::Bool, help: "BlobDB: values of at least min_blob_size go to blob files" },
     OptionSpec { name: "min_blob_size", default: "0", kind: OptKind::Size, help: "smallest value stored in a blob file" },
     OptionSpec { name: "blob_file_size", default: "256M", kind: OptKind::Size, help: "blob file size" },
@@ -108,6 +121,8 @@ pub const PRESETS: &[(&str, &[(&str, &str)])] = &[
     ("leveled", &[("compaction_style", "leveled")]),
     ("universal", &[("compaction_style", "universal")]),
     ("blob", &[("enable_blob_files", "true"), ("min_blob_size", "0"), ("enable_blob_garbage_collection", "true")]),
+    ("pessimistic", &[("transactions", "pessimistic")]),
+    ("optimistic", &[("transactions", "optimistic")]),
 ];
 
 pub const SPEC: EngineSpec = EngineSpec {
@@ -120,6 +135,7 @@ pub const SPEC: EngineSpec = EngineSpec {
     open,
     check,
     build_info: build_provenance,
+    transactions: super::rocksdb_txn::kind,
 };
 
 /// Option combinations that cannot mean what they say.
@@ -139,15 +155,84 @@ fn check(o: &EngineOptions) -> Result<()> {
 
 pub struct RocksEngine {
     db: DB,
+    common: Common,
+}
+
+/// What a plain and a transactional RocksDB share: options, cache, where it lives.
+pub(super) struct Common {
     // Kept alive for the DB's lifetime; also queried for statistics.
-    db_opts: Options,
-    _cache: Cache,
-    dir: PathBuf,
-    write_opts_sync: bool,
-    write_opts_wal: bool,
-    statistics: bool,
+    pub db_opts: Options,
+    pub _cache: Cache,
+    pub dir: PathBuf,
+    pub write_opts_sync: bool,
+    pub write_opts_wal: bool,
+    pub statistics: bool,
     /// The block cache as created (the OPTIONS file does not name its type).
-    cache_description: String,
+    pub cache_description: String,
+}
+
+impl Common {
+    pub fn version(&self) -> String {
+        latest_options_file(&self.dir)
+            .and_then(|p| std::fs::read_to_string(p).ok())
+            .and_then(|t| {
+                parse_options_file(&t).into_iter().find(|(k, _)| k == "Version.rocksdb_version").map(|(_, v)| v)
+            })
+            .unwrap_or_else(|| "unknown".into())
+    }
+
+    pub fn effective_options(&self) -> Vec<(String, String)> {
+        let mut out = vec![("WriteOptions.sync".to_string(), self.write_opts_sync.to_string())];
+        out.push(("WriteOptions.disableWAL".into(), (!self.write_opts_wal).to_string()));
+        out.push(("BlockBasedTable.block_cache".into(), self.cache_description.clone()));
+        match latest_options_file(&self.dir).and_then(|p| std::fs::read_to_string(p).ok()) {
+            Some(text) => out.extend(parse_options_file(&text)),
+            None => out.push(("OPTIONS".into(), "no OPTIONS file found".into())),
+        }
+        out
+    }
+
+    /// The DB's properties and counters; `property` reads one from the open DB.
+    pub fn stats(&self, property: &dyn Fn(&str) -> Option<String>) -> Vec<(String, String)> {
+        let mut out: Vec<(String, String)> =
+            INT_PROPERTIES.iter().filter_map(|p| property(p).map(|v| (p.to_string(), v))).collect();
+        if let Some(wa) = self.write_amp_counters(property) {
+            out.push(("write_amp.ingest_bytes".into(), wa.ingest_bytes.to_string()));
+            out.push(("write_amp.flush_and_compaction_bytes".into(), wa.written_bytes.to_string()));
+            out.push((
+                "write_amp.source".into(),
+                if self.statistics { "statistics tickers (exact)" } else { "rocksdb.stats text (rounded to 0.01 GB)" }.into(),
+            ));
+        }
+        if let Some(text) = property("rocksdb.stats") {
+            out.push(("rocksdb.stats".into(), text));
+        }
+        if let Some(text) = self.db_opts.get_statistics() {
+            out.push(("rocksdb.options-statistics".into(), text));
+        }
+        out
+    }
+
+    pub fn write_amp_counters(&self, property: &dyn Fn(&str) -> Option<String>) -> Option<WriteAmpCounters> {
+        if self.statistics {
+            let text = self.db_opts.get_statistics()?;
+            let flush = ticker(&text, "rocksdb.flush.write.bytes")?;
+            let compact = ticker(&text, "rocksdb.compact.write.bytes")?;
+            return Some(WriteAmpCounters {
+                ingest_bytes: ticker(&text, "rocksdb.bytes.written")?,
+                written_bytes: flush + compact,
+                resolution_bytes: 1,
+            });
+        }
+        parse_stats_write_amp(&property("rocksdb.stats")?)
+    }
+
+    /// Whether flushes or compactions are pending or running.
+    pub fn background_work_pending(&self, property: &dyn Fn(&str) -> Option<String>) -> bool {
+        ["rocksdb.compaction-pending", "rocksdb.mem-table-flush-pending", "rocksdb.num-running-compactions", "rocksdb.num-running-flushes"]
+            .iter()
+            .any(|p| property(p).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0) > 0)
+    }
 }
 
 fn compaction_pri(name: &str) -> rocksdb::CompactionPri {
@@ -228,17 +313,20 @@ fn open(args: &OpenArgs) -> Result<Box<dyn Engine>> {
     // Opened with the default column family named (so multiget can address it)
     // and given the same options: a bare name would get default CF options.
     let cf = rocksdb::ColumnFamilyDescriptor::new(rocksdb::DEFAULT_COLUMN_FAMILY_NAME, opts.clone());
-    let db = DB::open_cf_descriptors(&opts, &args.dir, [cf]).with_context(|| format!("rocksdb cannot open {}", args.dir.display()))?;
-    Ok(Box::new(RocksEngine {
-        db,
-        db_opts: opts,
+    let common = Common {
+        db_opts: opts.clone(),
         _cache: cache,
         dir: args.dir.clone(),
         write_opts_sync: o.bool("sync"),
         write_opts_wal: o.bool("wal"),
         statistics: o.bool("statistics"),
         cache_description,
-    }))
+    };
+    if o.str("transactions") == "pessimistic" || o.str("transactions") == "optimistic" {
+        return super::rocksdb_txn::open(o.str("transactions"), &opts, cf, common, o.i64("lock_timeout_ms"));
+    }
+    let db = DB::open_cf_descriptors(&opts, &args.dir, [cf]).with_context(|| format!("rocksdb cannot open {}", args.dir.display()))?;
+    Ok(Box::new(RocksEngine { db, common }))
 }
 
 /// The newest OPTIONS-NNNNNN file RocksDB wrote: every option in force, as RocksDB sees it.
@@ -320,7 +408,7 @@ pub fn ticker(stats: &str, name: &str) -> Option<u64> {
     })
 }
 
-const INT_PROPERTIES: &[&str] = &[
+pub(super) const INT_PROPERTIES: &[&str] = &[
     "rocksdb.estimate-num-keys",
     "rocksdb.total-sst-files-size",
     "rocksdb.live-sst-files-size",
@@ -345,29 +433,19 @@ const INT_PROPERTIES: &[&str] = &[
 ];
 
 impl RocksEngine {
-    fn int_property(&self, name: &str) -> Option<u64> {
-        self.db.property_int_value(name).ok().flatten()
+    fn property(&self, name: &str) -> Option<String> {
+        self.db.property_value(name).ok().flatten()
     }
 }
 
 impl Engine for RocksEngine {
     fn version(&self) -> String {
-        latest_options_file(&self.dir)
-            .and_then(|p| std::fs::read_to_string(p).ok())
-            .and_then(|t| {
-                parse_options_file(&t).into_iter().find(|(k, _)| k == "Version.rocksdb_version").map(|(_, v)| v)
-            })
-            .unwrap_or_else(|| "unknown".into())
+        self.common.version()
     }
 
     fn effective_options(&self) -> Vec<(String, String)> {
-        let mut out = vec![("WriteOptions.sync".to_string(), self.write_opts_sync.to_string())];
-        out.push(("WriteOptions.disableWAL".into(), (!self.write_opts_wal).to_string()));
-        out.push(("BlockBasedTable.block_cache".into(), self.cache_description.clone()));
-        match latest_options_file(&self.dir).and_then(|p| std::fs::read_to_string(p).ok()) {
-            Some(text) => out.extend(parse_options_file(&text)),
-            None => out.push(("OPTIONS".into(), "no OPTIONS file found".into())),
-        }
+        let mut out = self.common.effective_options();
+        out.push(("transactions".into(), "none (plain DB)".into()));
         out
     }
 
@@ -379,7 +457,7 @@ impl Engine for RocksEngine {
         Ok(Box::new(RocksSession {
             db: &self.db,
             read_opts: ReadOptions::default(),
-            write_opts: RawWriteOptions::new(self.write_opts_sync, self.write_opts_wal),
+            write_opts: RawWriteOptions::new(self.common.write_opts_sync, self.common.write_opts_wal),
             batch: ReusedBatch::new(),
         }))
     }
@@ -403,45 +481,15 @@ impl Engine for RocksEngine {
     }
 
     fn background_work_pending(&self) -> Result<Option<bool>> {
-        let busy = ["rocksdb.compaction-pending", "rocksdb.mem-table-flush-pending", "rocksdb.num-running-compactions", "rocksdb.num-running-flushes"]
-            .iter()
-            .any(|p| self.int_property(p).unwrap_or(0) > 0);
-        Ok(Some(busy))
+        Ok(Some(self.common.background_work_pending(&|p| self.property(p))))
     }
 
     fn stats(&self) -> Vec<(String, String)> {
-        let mut out: Vec<(String, String)> =
-            INT_PROPERTIES.iter().filter_map(|p| self.int_property(p).map(|v| (p.to_string(), v.to_string()))).collect();
-        if let Some(wa) = self.write_amp_counters() {
-            out.push(("write_amp.ingest_bytes".into(), wa.ingest_bytes.to_string()));
-            out.push(("write_amp.flush_and_compaction_bytes".into(), wa.written_bytes.to_string()));
-            out.push((
-                "write_amp.source".into(),
-                if self.statistics { "statistics tickers (exact)" } else { "rocksdb.stats text (rounded to 0.01 GB)" }.into(),
-            ));
-        }
-        if let Ok(Some(text)) = self.db.property_value("rocksdb.stats") {
-            out.push(("rocksdb.stats".into(), text));
-        }
-        if let Some(text) = self.db_opts.get_statistics() {
-            out.push(("rocksdb.options-statistics".into(), text));
-        }
-        out
+        self.common.stats(&|p| self.property(p))
     }
 
     fn write_amp_counters(&self) -> Option<WriteAmpCounters> {
-        if self.statistics {
-            let text = self.db_opts.get_statistics()?;
-            let flush = ticker(&text, "rocksdb.flush.write.bytes")?;
-            let compact = ticker(&text, "rocksdb.compact.write.bytes")?;
-            return Some(WriteAmpCounters {
-                ingest_bytes: ticker(&text, "rocksdb.bytes.written")?,
-                written_bytes: flush + compact,
-                resolution_bytes: 1,
-            });
-        }
-        let text = self.db.property_value("rocksdb.stats").ok()??;
-        parse_stats_write_amp(&text)
+        self.common.write_amp_counters(&|p| self.property(p))
     }
 }
 
@@ -521,28 +569,38 @@ impl Session for RocksSession<'_> {
         visit: &mut dyn FnMut(&[u8], &[u8]) -> bool,
     ) -> Result<usize> {
         // A new iterator per scan, as db_bench's seekrandom, so it sees the latest writes.
-        let mut it = self.db.raw_iterator_opt(ReadOptions::default());
-        if reverse {
-            it.seek_for_prev(start);
-        } else {
-            it.seek(start);
-        }
-        let mut n = 0;
-        while n < max_entries && it.valid() {
-            let (k, v) = (it.key().unwrap_or_default(), it.value().unwrap_or_default());
-            n += 1;
-            if !visit(k, v) || n == max_entries {
-                break;
-            }
-            if reverse {
-                it.prev();
-            } else {
-                it.next();
-            }
-        }
-        it.status().context("rocksdb iterator")?;
-        Ok(n)
+        scan_with(self.db.raw_iterator_opt(ReadOptions::default()), start, reverse, max_entries, visit)
     }
+}
+
+/// Visit up to `max_entries` entries from `start` (see `Session::scan`).
+pub(super) fn scan_with<D: rocksdb::DBAccess>(
+    mut it: rocksdb::DBRawIteratorWithThreadMode<'_, D>,
+    start: &[u8],
+    reverse: bool,
+    max_entries: usize,
+    visit: &mut dyn FnMut(&[u8], &[u8]) -> bool,
+) -> Result<usize> {
+    if reverse {
+        it.seek_for_prev(start);
+    } else {
+        it.seek(start);
+    }
+    let mut n = 0;
+    while n < max_entries && it.valid() {
+        let (k, v) = (it.key().unwrap_or_default(), it.value().unwrap_or_default());
+        n += 1;
+        if !visit(k, v) || n == max_entries {
+            break;
+        }
+        if reverse {
+            it.prev();
+        } else {
+            it.next();
+        }
+    }
+    it.status().context("rocksdb iterator")?;
+    Ok(n)
 }
 
 #[cfg(test)]

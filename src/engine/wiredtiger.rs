@@ -82,6 +82,7 @@ pub const SPEC: EngineSpec = EngineSpec {
     open,
     check,
     build_info,
+    transactions: super::no_transactions,
 };
 
 fn check(o: &EngineOptions) -> Result<()> {

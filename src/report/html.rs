@@ -509,6 +509,9 @@ pub fn render(s: &Summary, opts: &HtmlOptions) -> String {
     if s.steps.is_empty() {
         o.push_str("<p>No step results in these runs.</p>");
     }
+    for r in &s.runs {
+        o.push_str(&super::hotrow::render_html(&r.hot_grids));
+    }
     for st in &s.steps {
         step_section(&mut o, s, st, &opts.base);
     }

@@ -59,6 +59,9 @@ pub fn render(s: &Summary, base: &Base) -> String {
         let _ = writeln!(o, "- {run}started {}, rumbench {}, {}", r.started_at, r.rumbench_version, cell(&configs.join(", ")));
     }
     o.push('\n');
+    for r in &s.runs {
+        o.push_str(&super::hotrow::render_markdown(&r.hot_grids));
+    }
     for st in &s.steps {
         let cols = st.present_metrics();
         let ranks = summary::rank_step(st);

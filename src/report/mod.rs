@@ -14,6 +14,7 @@ pub mod history;
 pub mod html;
 pub mod json;
 pub mod markdown;
+pub mod hotrow;
 pub mod scaling;
 pub mod summary;
 pub mod svg;

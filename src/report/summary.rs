@@ -211,6 +211,8 @@ pub struct RunInfo {
     pub system: Option<Value>,
     pub warnings: Vec<String>,
     pub configs: Vec<ConfigInfo>,
+    /// The hot-row grids (hotrow steps), per config.
+    pub hot_grids: Vec<super::hotrow::Grid>,
 }
 
 #[derive(Debug, Clone)]
@@ -412,6 +414,7 @@ impl Summary {
                 settings: serde_json::to_value(&run.settings).unwrap_or(Value::Null),
                 system: run.system.clone(),
                 warnings: run.all_warnings(),
+                hot_grids: super::hotrow::grids(run),
                 configs: run
                     .configs
                     .iter()

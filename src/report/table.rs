@@ -551,7 +551,14 @@ impl Exporter for SummaryText {
     }
     /// summary.txt has every column: a file is not bound to a terminal's width.
     fn render(&self, run: &RunResult) -> Result<String> {
-        Ok(render_summary(run, Columns::All))
+        let mut out = render_summary(run, Columns::All);
+        for extra in [super::hotrow::render_text(run), super::scaling::render(run)] {
+            if !extra.is_empty() {
+                out.push('\n');
+                out.push_str(&extra);
+            }
+        }
+        Ok(out)
     }
 }
 

@@ -280,6 +280,18 @@ pub fn step_parameters(plan: &StepPlan) -> BTreeMap<String, Value> {
     match kind {
         Flush => {}
         WaitForCompaction => set("compaction_timeout", json!(s.compaction_timeout_s)),
+        HotRow | RandomTransaction => {
+            let c = &s.contention;
+            set("threads", json!(s.threads));
+            extent.into_iter().for_each(|(k, v)| set(k, v));
+            if kind == HotRow {
+                set("tables", json!(c.tables));
+                set("hot_rows", json!(c.hot_rows));
+            } else {
+                set("transaction_sets", json!(c.transaction_sets));
+                set("num", json!(s.num));
+            }
+        }
         _ if kind.is_ycsb() => {
             let y = &s.ycsb;
             set("threads", json!(s.threads));

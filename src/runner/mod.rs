@@ -573,7 +573,7 @@ pub(crate) fn record_step(
 /// Run one config's steps, appending to `run` and writing after each step.
 fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut RunResult) -> Result<()> {
     let config = plan.configs.get(index).context("config index out of range")?;
-    if plan.steps.iter().any(|s| s.kind.is_ibench() || s.kind.is_ycsb()) {
+    if plan.steps.iter().any(|s| s.kind.is_ibench() || s.kind.is_ycsb() || s.kind.is_contention()) {
         return tables::run_config(plan, opts, index, run);
     }
     let spec = crate::backend::find(&config.engine)?;
@@ -696,6 +696,7 @@ pub fn check_plan(plan: &RunPlan) -> Result<()> {
     for c in &plan.configs {
         for s in &plan.steps {
             crate::backend::check(&c.engine, s.kind)?;
+            crate::backend::check_transactions(c, s.kind)?;
         }
     }
     let mut loaded = false;

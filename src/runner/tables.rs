@@ -24,6 +24,7 @@ use crate::workload::ibench::postgres::PgTable;
 use crate::backend::servers::Transport;
 use crate::workload::ibench::table::Table;
 use crate::workload::ibench::{server_kind, RowGen, ROW_LOGICAL_BYTES};
+use crate::workload::contention::{self, ContentionState};
 use crate::workload::ycsb::{self, YcsbState};
 use crate::settings::{EngineConfig, RunPlan, StepPlan};
 use crate::engine::{EngineOptions, OpenArgs};
@@ -59,6 +60,18 @@ impl Backend {
         })
     }
 
+    /// The contention steps' view of this backend (`tables`: hot tables the sessions update).
+    fn contention_store(&self, tables: u32) -> Result<Box<dyn contention::Store + '_>> {
+        if let Some(engine) = self.table.kv_engine() {
+            return Ok(Box::new(contention::kv::KvStore::new(engine)));
+        }
+        let endpoint = self.endpoint.clone().context("a server or a key-value engine")?;
+        Ok(match endpoint.kind {
+            ServerKind::Postgres => Box::new(contention::postgres::PgStore::new(endpoint, tables)),
+            _ => Box::new(contention::mariadb::MyStore::new(endpoint, tables)),
+        })
+    }
+
     fn stats(&self, tables: u32) -> Vec<(String, String)> {
         let mut out = self.endpoint.as_ref().map(crate::server::server_stats).unwrap_or_default();
         out.extend(self.table.stats(tables));
@@ -75,6 +88,12 @@ fn own_tables(plan: &RunPlan, ibench_tables: u32) -> Vec<String> {
     let mut names: Vec<String> = (0..ibench_tables).map(crate::workload::ibench::table_name).collect();
     if plan.steps.iter().any(|s| s.kind.is_ycsb()) {
         names.push(ycsb::TABLE.to_string());
+    }
+    if let Some(s) = plan.steps.iter().find(|s| s.kind == StepKind::HotRow) {
+        names.extend((0..s.settings.contention.hot_tables.iter().copied().max().unwrap_or(1)).map(contention::hot_table));
+    }
+    if plan.steps.iter().any(|s| s.kind == StepKind::RandomTransaction) {
+        names.push(contention::SETS_TABLE.to_string());
     }
     names
 }
@@ -187,6 +206,7 @@ fn open_backend(config: &EngineConfig, plan: &RunPlan, opts: &RunOptions, dir: &
 struct ConfigState {
     ibench: IbenchState,
     ycsb: YcsbState,
+    contention: ContentionState,
 }
 
 /// Steps that read what earlier steps wrote (io-bound mode starts them cold).
@@ -206,7 +226,28 @@ fn run_step(backend: &Backend, plan: &StepPlan, index: usize, state: &mut Config
     }
     let syncs_before = backend.table.server_syncs();
     let probe = plan.settings.metrics.then(|| probes.begin());
-    let (mut result, step_work, commits, info) = if plan.kind.is_ycsb() {
+    let (mut result, step_work, commits, info) = if plan.kind.is_contention() {
+        let (result, work) = match backend.contention_store(plan.settings.contention.hot_tables.iter().copied().max().unwrap_or(1)) {
+            Ok(store) => contention::run_step(store.as_ref(), plan, index, &mut state.contention, result),
+            Err(e) => {
+                result.status = Status::Failed;
+                result.error = Some(format!("{e:#}"));
+                (result, Default::default())
+            }
+        };
+        let step_work = StepWork {
+            ops: result.ops,
+            queries: work.queries,
+            writes: work.writes,
+            commits: if server { 0 } else { work.commits },
+            logical_bytes_written: work.logical_bytes_written,
+            writer_threads: if work.writes > 0 { plan.settings.threads as u64 } else { 0 },
+            live_keys: None,
+            entry_bytes: 8,
+            wall_s: result.wall_s,
+        };
+        (result, step_work, work.commits, None)
+    } else if plan.kind.is_ycsb() {
         let y = &plan.settings.ycsb;
         let (result, work) = match backend.ycsb_store(plan) {
             Ok(store) => ycsb::run_step(store.as_ref(), plan, index, &mut state.ycsb, result),
@@ -376,7 +417,7 @@ pub fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut Run
         ),
         (None, None) => runner::engine_probes(&dir, crate::backend::find(&config.engine)?),
     };
-    let mut state = ConfigState { ibench: IbenchState::new(tables, RowGen::new(plan.settings.seed)), ycsb: YcsbState::new() };
+    let mut state = ConfigState { ibench: IbenchState::new(tables, RowGen::new(plan.settings.seed)), ycsb: YcsbState::new(), contention: ContentionState::default() };
 
     for (i, step) in plan.steps.iter().enumerate() {
         if crate::driver::stop::stop_requested() {

@@ -100,6 +100,31 @@ pub struct Settings {
     /// YCSB settings (used by the ycsb-* steps only).
     #[serde(default)]
     pub ycsb: YcsbSettings,
+    /// hotrow and randomtransaction settings.
+    #[serde(default)]
+    pub contention: ContentionSettings,
+}
+
+/// The contention steps' settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ContentionSettings {
+    /// hotrow: the grid's table counts (rows of the matrix).
+    pub hot_tables: Vec<u32>,
+    /// hotrow: the tables of this step (one cell of the grid).
+    pub tables: u32,
+    /// hotrow: rows per table (loaded once, so the tree has several levels).
+    pub hot_rows: u64,
+    /// randomtransaction: key sets (db_bench's --transaction_sets).
+    pub transaction_sets: u32,
+}
+
+/// The hotrow grid's clients when --threads gives none: the published grid's.
+pub const HOT_CLIENTS: &[usize] = &[1, 2, 4, 8, 16, 32, 64];
+
+impl Default for ContentionSettings {
+    fn default() -> Self {
+        ContentionSettings { hot_tables: vec![1, 2, 4, 8], tables: 1, hot_rows: 1_000_000, transaction_sets: 2 }
+    }
 }
 
 /// The background writer's rate when none is given: 2 MB/s of keys and
@@ -130,6 +155,7 @@ impl Default for Settings {
             metrics: true,
             ibench: IbenchSettings::default(),
             ycsb: YcsbSettings::default(),
+            contention: ContentionSettings::default(),
         }
     }
 }
@@ -216,6 +242,9 @@ pub struct StepPlan {
 impl StepPlan {
     /// The step's name in results: its kind, with the thread count in a sweep.
     pub fn name(&self) -> String {
+        if self.kind == StepKind::HotRow {
+            return format!("hotrow@T{}@t{}", self.settings.contention.tables, self.settings.threads);
+        }
         match self.sweep {
             true => format!("{}@t{}", self.kind, self.settings.threads),
             false => self.kind.to_string(),

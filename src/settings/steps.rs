@@ -53,6 +53,9 @@ pub enum StepKind {
     YcsbE,
     #[serde(rename = "ycsb-f")]
     YcsbF,
+    // Contention (src/workload/contention).
+    HotRow,
+    RandomTransaction,
 }
 
 /// (kind, name, what it does)
@@ -89,6 +92,16 @@ pub const STEPS: &[(StepKind, &str, &str)] = &[
     (StepKind::YcsbD, "ycsb-d", "YCSB workload D: 95% read, 5% insert, latest"),
     (StepKind::YcsbE, "ycsb-e", "YCSB workload E: 95% scan (1..100 records), 5% insert, zipfian"),
     (StepKind::YcsbF, "ycsb-f", "YCSB workload F: 50% read, 50% read-modify-write, zipfian"),
+    (
+        StepKind::HotRow,
+        "hotrow",
+        "all clients update row 1 of --hot-tables tables (client i: table i mod T), autocommit; a grid of tables x clients (--threads)",
+    ),
+    (
+        StepKind::RandomTransaction,
+        "randomtransaction",
+        "db_bench's: transactions that add one increment to a random key of each of --transaction-sets sets; the sets' sums are checked after",
+    ),
 ];
 
 impl StepKind {
@@ -127,9 +140,16 @@ impl StepKind {
         matches!(self, YcsbLoad | YcsbA | YcsbB | YcsbC | YcsbD | YcsbE | YcsbF)
     }
 
+    /// Contention steps (src/workload/contention): they need transactions.
+    pub fn is_contention(self) -> bool {
+        matches!(self, StepKind::HotRow | StepKind::RandomTransaction)
+    }
+
     /// The workload a step belongs to (steps of different workloads are not mixed in one run).
     pub fn workload(self) -> &'static str {
-        if self.is_ibench() {
+        if self.is_contention() {
+            "contention"
+        } else if self.is_ibench() {
             "insert benchmark"
         } else if self.is_ycsb() {
             "YCSB"

@@ -5,6 +5,7 @@
 //! * [`ibench`]: the insert benchmark (l.i0, l.x, l.i1, l.i2, qr*, qp*).
 //! * [`ycsb`]: YCSB's core workloads (ycsb-load, ycsb-a .. ycsb-f).
 
+pub mod contention;
 pub mod dbbench;
 pub mod ibench;
 pub mod ycsb;

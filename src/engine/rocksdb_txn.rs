@@ -1,0 +1,298 @@
+//! RocksDB opened for transactions, as db_bench's `--transaction_db`
+//! (TransactionDB: GetForUpdate takes a row lock, held to commit; a lock
+//! wait longer than `lock_timeout_ms` fails) and `--optimistic_transaction_db`
+//! (OptimisticTransactionDB: no locks, a write conflict is found at commit).
+//! Chosen with the rocksdb option `transactions`; the plain DB stays the
+//! default for everything else (its writes skip the lock manager).
+//!
+//! Outside transactions the sessions write through the transactional DB as
+//! db_bench does (each put is its own small transaction there), with a new
+//! write batch per call: the crate takes batches by value for these DBs.
+
+use anyhow::{Context, Result};
+use rocksdb::{
+    ColumnFamilyDescriptor, ErrorKind, MultiThreaded, OptimisticTransactionDB, OptimisticTransactionOptions, Options, ReadOptions,
+    Transaction, TransactionDB, TransactionDBOptions, TransactionOptions, WaitForCompactOptions, WriteBatchWithTransaction,
+    WriteOptions,
+};
+
+use super::rocksdb::{scan_with, Common};
+use super::{BatchOp, Conflict, Engine, EngineOptions, Session, TxnEnd, TxnOps, WriteAmpCounters};
+
+/// `EngineSpec::transactions` of rocksdb: what its `transactions` option opens.
+pub fn kind(o: &EngineOptions) -> Option<&'static str> {
+    match o.0.get("transactions").map(String::as_str) {
+        Some("pessimistic") => Some("pessimistic: TransactionDB, GetForUpdate locks the key until commit"),
+        Some("optimistic") => Some("optimistic: OptimisticTransactionDB, conflicts found at commit"),
+        _ => None,
+    }
+}
+
+enum TxnDb {
+    // MultiThreaded: the crate reads TransactionDB properties only there.
+    Pessimistic(TransactionDB<MultiThreaded>),
+    Optimistic(OptimisticTransactionDB),
+}
+
+/// The same call on either kind of DB (the crate has no trait over both).
+macro_rules! on_db {
+    ($db:expr, $d:ident => $e:expr) => {
+        match $db {
+            TxnDb::Pessimistic($d) => $e,
+            TxnDb::Optimistic($d) => $e,
+        }
+    };
+}
+
+pub(super) fn open(kind: &str, opts: &Options, cf: ColumnFamilyDescriptor, common: Common, lock_timeout_ms: i64) -> Result<Box<dyn Engine>> {
+    let dir = common.dir.clone();
+    let db = if kind == "pessimistic" {
+        let mut t = TransactionDBOptions::default();
+        t.set_txn_lock_timeout(lock_timeout_ms);
+        TxnDb::Pessimistic(TransactionDB::<MultiThreaded>::open_cf_descriptors(opts, &t, &dir, [cf]).with_context(|| format!("rocksdb cannot open a TransactionDB in {}", dir.display()))?)
+    } else {
+        TxnDb::Optimistic(
+            OptimisticTransactionDB::open_cf_descriptors(opts, &dir, [cf])
+                .with_context(|| format!("rocksdb cannot open an OptimisticTransactionDB in {}", dir.display()))?,
+        )
+    };
+    Ok(Box::new(RocksTxnEngine { db, common, lock_timeout_ms }))
+}
+
+struct RocksTxnEngine {
+    db: TxnDb,
+    common: Common,
+    lock_timeout_ms: i64,
+}
+
+impl RocksTxnEngine {
+    fn property(&self, name: &str) -> Option<String> {
+        on_db!(&self.db, d => d.property_value(name).ok().flatten())
+    }
+}
+
+impl Engine for RocksTxnEngine {
+    fn version(&self) -> String {
+        self.common.version()
+    }
+
+    fn effective_options(&self) -> Vec<(String, String)> {
+        let mut out = self.common.effective_options();
+        match self.db {
+            TxnDb::Pessimistic(_) => {
+                out.push(("transactions".into(), "pessimistic (TransactionDB)".into()));
+                out.push(("TransactionDBOptions.transaction_lock_timeout_ms".into(), self.lock_timeout_ms.to_string()));
+            }
+            TxnDb::Optimistic(_) => out.push(("transactions".into(), "optimistic (OptimisticTransactionDB)".into())),
+        }
+        out
+    }
+
+    fn session(&self) -> Result<Box<dyn Session + '_>> {
+        rocksdb::perf::set_perf_stats(rocksdb::perf::PerfStatsLevel::Disable);
+        let mut write_opts = WriteOptions::default();
+        write_opts.set_sync(self.common.write_opts_sync);
+        write_opts.disable_wal(!self.common.write_opts_wal);
+        Ok(Box::new(TxnSession { db: &self.db, read_opts: ReadOptions::default(), write_opts }))
+    }
+
+    fn flush(&self) -> Result<()> {
+        on_db!(&self.db, d => d.flush()).context("rocksdb flush")
+    }
+
+    fn wait_for_background_work(&self, timeout: std::time::Duration) -> Result<Option<bool>> {
+        match &self.db {
+            TxnDb::Optimistic(d) => {
+                let mut opts = WaitForCompactOptions::default();
+                opts.set_flush(true);
+                opts.set_timeout(timeout.as_micros().max(1) as u64);
+                match d.wait_for_compact(&opts) {
+                    Ok(()) => Ok(Some(true)),
+                    Err(e) if e.kind() == ErrorKind::TimedOut => Ok(Some(false)),
+                    Err(e) => Err(e).context("rocksdb wait for compaction"),
+                }
+            }
+            // The crate's TransactionDB has no WaitForCompact: the caller polls.
+            TxnDb::Pessimistic(_) => Ok(None),
+        }
+    }
+
+    fn background_work_pending(&self) -> Result<Option<bool>> {
+        Ok(Some(self.common.background_work_pending(&|p| self.property(p))))
+    }
+
+    fn stats(&self) -> Vec<(String, String)> {
+        self.common.stats(&|p| self.property(p))
+    }
+
+    fn write_amp_counters(&self) -> Option<WriteAmpCounters> {
+        self.common.write_amp_counters(&|p| self.property(p))
+    }
+}
+
+struct TxnSession<'a> {
+    db: &'a TxnDb,
+    read_opts: ReadOptions,
+    write_opts: WriteOptions,
+}
+
+/// Lock timeouts, deadlocks, write conflicts found at commit: retried by the caller.
+fn conflict_or(e: rocksdb::Error, what: &str) -> anyhow::Error {
+    match e.kind() {
+        ErrorKind::Busy | ErrorKind::TimedOut | ErrorKind::TryAgain | ErrorKind::Expired => anyhow::Error::new(Conflict(format!("rocksdb {what}: {e}"))),
+        _ => anyhow::Error::msg(format!("rocksdb {what}: {e}")),
+    }
+}
+
+struct Ops<'t, 'db, D> {
+    txn: &'t Transaction<'db, D>,
+}
+
+impl<D> TxnOps for Ops<'_, '_, D> {
+    fn get_for_update(&mut self, key: &[u8], out: &mut Vec<u8>) -> Result<bool> {
+        out.clear();
+        match self.txn.get_pinned_for_update(key, true).map_err(|e| conflict_or(e, "get for update"))? {
+            Some(v) => {
+                out.extend_from_slice(&v);
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
+    fn put(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
+        self.txn.put(key, value).map_err(|e| conflict_or(e, "put in a transaction"))
+    }
+}
+
+fn run_txn<D>(txn: Transaction<'_, D>, body: &mut dyn FnMut(&mut dyn TxnOps) -> Result<()>) -> Result<TxnEnd> {
+    if let Err(e) = body(&mut Ops { txn: &txn }) {
+        // A failed rollback adds nothing to the error that caused it.
+        let _ = txn.rollback();
+        return if super::is_conflict(&e) { Ok(TxnEnd::Conflict) } else { Err(e) };
+    }
+    match txn.commit() {
+        Ok(()) => Ok(TxnEnd::Committed),
+        Err(e) => {
+            let e = conflict_or(e, "commit");
+            if super::is_conflict(&e) {
+                Ok(TxnEnd::Conflict)
+            } else {
+                Err(e)
+            }
+        }
+    }
+}
+
+impl Session for TxnSession<'_> {
+    fn transaction(&mut self, body: &mut dyn FnMut(&mut dyn TxnOps) -> Result<()>) -> Option<Result<TxnEnd>> {
+        Some(match self.db {
+            TxnDb::Pessimistic(d) => run_txn(d.transaction_opt(&self.write_opts, &TransactionOptions::default()), body),
+            TxnDb::Optimistic(d) => run_txn(d.transaction_opt(&self.write_opts, &OptimisticTransactionOptions::default()), body),
+        })
+    }
+
+    fn put(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
+        on_db!(self.db, d => d.put_opt(key, value, &self.write_opts)).map_err(|e| conflict_or(e, "put"))
+    }
+
+    fn delete(&mut self, key: &[u8]) -> Result<()> {
+        on_db!(self.db, d => d.delete_opt(key, &self.write_opts)).map_err(|e| conflict_or(e, "delete"))
+    }
+
+    fn write_batch(&mut self, ops: &[BatchOp<'_>]) -> Result<()> {
+        let mut batch = WriteBatchWithTransaction::<true>::default();
+        for op in ops {
+            match *op {
+                BatchOp::Put(k, v) => batch.put(k, v),
+                BatchOp::Delete(k) => batch.delete(k),
+            }
+        }
+        on_db!(self.db, d => d.write_opt(batch, &self.write_opts)).map_err(|e| conflict_or(e, "write batch"))
+    }
+
+    fn get(&mut self, key: &[u8]) -> Result<bool> {
+        let v = on_db!(self.db, d => d.get_pinned_opt(key, &self.read_opts)).context("rocksdb get")?;
+        Ok(std::hint::black_box(v).is_some())
+    }
+
+    fn get_value(&mut self, key: &[u8], out: &mut Vec<u8>) -> Result<bool> {
+        out.clear();
+        match on_db!(self.db, d => d.get_pinned_opt(key, &self.read_opts)).context("rocksdb get")? {
+            Some(v) => {
+                out.extend_from_slice(&v);
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
+    fn scan(&mut self, start: &[u8], reverse: bool, max_entries: usize, visit: &mut dyn FnMut(&[u8], &[u8]) -> bool) -> Result<usize> {
+        on_db!(self.db, d => scan_with(d.raw_iterator_opt(ReadOptions::default()), start, reverse, max_entries, visit))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::conformance;
+    use super::super::rocksdb::SPEC;
+    use super::*;
+
+    fn add(s: &mut dyn Session, key: &[u8], by: u64) -> TxnEnd {
+        s.transaction(&mut |t| {
+            let mut v = Vec::new();
+            let old = if t.get_for_update(key, &mut v)? { u64::from_le_bytes(v[..8].try_into().unwrap()) } else { 0 };
+            t.put(key, &(old + by).to_le_bytes())
+        })
+        .expect("transactions")
+        .unwrap()
+    }
+
+    #[test]
+    fn both_kinds_keep_the_engine_contract_and_count_every_increment() {
+        for kind in ["pessimistic", "optimistic"] {
+            conformance::run_all(|dir| conformance::open_with(&SPEC, dir, &[("transactions", kind)]).unwrap());
+            let dir = tempfile::tempdir().unwrap();
+            let engine = conformance::open_with(&SPEC, dir.path(), &[("transactions", kind)]).unwrap();
+            let committed = std::sync::atomic::AtomicU64::new(0);
+            std::thread::scope(|sc| {
+                for _ in 0..4 {
+                    sc.spawn(|| {
+                        let mut s = engine.session().unwrap();
+                        for _ in 0..200 {
+                            while add(s.as_mut(), b"hot", 1) == TxnEnd::Conflict {}
+                            committed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        }
+                    });
+                }
+            });
+            let mut s = engine.session().unwrap();
+            let mut v = Vec::new();
+            assert!(s.get_value(b"hot", &mut v).unwrap());
+            assert_eq!(u64::from_le_bytes(v[..8].try_into().unwrap()), 800, "{kind}");
+            assert!(engine.effective_options().iter().any(|(k, v)| k == "transactions" && v.starts_with(kind)));
+        }
+    }
+
+    #[test]
+    fn an_optimistic_write_conflict_is_a_conflict_not_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let engine = conformance::open_with(&SPEC, dir.path(), &[("transactions", "optimistic")]).unwrap();
+        let mut a = engine.session().unwrap();
+        let mut b = engine.session().unwrap();
+        let end = a
+            .transaction(&mut |t| {
+                let mut v = Vec::new();
+                t.get_for_update(b"k", &mut v)?;
+                // Another session writes the key before this one commits.
+                b.put(b"k", b"theirs")?;
+                t.put(b"k", b"mine")
+            })
+            .unwrap()
+            .unwrap();
+        assert_eq!(end, TxnEnd::Conflict);
+        let mut v = Vec::new();
+        a.get_value(b"k", &mut v).unwrap();
+        assert_eq!(v, b"theirs");
+    }
+}

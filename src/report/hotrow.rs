@@ -1,0 +1,153 @@
+//! The hot-row grid as the original posts show it: per config, updates/s
+//! with rows = tables and columns = clients, the p99 of each cell beside it.
+//! In the terminal summary, summary.md and the HTML report.
+
+use std::fmt::Write;
+
+use super::svg::{fmt_axis, Unit};
+use crate::result::{RunResult, Status};
+
+/// One config's grid.
+#[derive(Debug, Clone)]
+pub struct Grid {
+    pub config: String,
+    pub tables: Vec<u64>,
+    pub clients: Vec<u64>,
+    /// (tables, clients) -> (updates/s, p99 us, completed)
+    pub cells: Vec<(u64, u64, f64, f64, bool)>,
+}
+
+impl Grid {
+    fn cell(&self, t: u64, c: u64) -> Option<(f64, f64, bool)> {
+        self.cells.iter().find(|x| x.0 == t && x.1 == c).map(|x| (x.2, x.3, x.4))
+    }
+}
+
+/// The grids of a run's hotrow steps (none when it has none).
+pub fn grids(run: &RunResult) -> Vec<Grid> {
+    let mut out = Vec::new();
+    for c in &run.configs {
+        let mut g = Grid { config: c.name.clone(), tables: Vec::new(), clients: Vec::new(), cells: Vec::new() };
+        for s in c.steps.iter().filter(|s| s.name.starts_with("hotrow@")) {
+            let (Some(t), Some(n)) = (s.parameters.get("tables").and_then(|v| v.as_u64()), s.parameters.get("threads").and_then(|v| v.as_u64())) else {
+                continue;
+            };
+            let p99 = s.main_op().map(|o| o.latency.p99_us).unwrap_or(f64::NAN);
+            g.cells.push((t, n, s.ops_s.unwrap_or(f64::NAN), p99, s.status == Status::Completed));
+            if !g.tables.contains(&t) {
+                g.tables.push(t);
+            }
+            if !g.clients.contains(&n) {
+                g.clients.push(n);
+            }
+        }
+        if !g.cells.is_empty() {
+            g.tables.sort_unstable();
+            g.clients.sort_unstable();
+            out.push(g);
+        }
+    }
+    out
+}
+
+fn value(cell: Option<(f64, f64, bool)>) -> (String, String) {
+    match cell {
+        None => ("".into(), "".into()),
+        Some((x, p99, ok)) => {
+            let mark = if ok { "" } else { "!" };
+            (format!("{}{mark}", fmt_axis(x, Unit::Count)), format!("{p99:.0}"))
+        }
+    }
+}
+
+const TITLE: &str = "hot-row updates/s (rows: tables, columns: clients; p99 us in brackets; ! = step not completed)";
+
+/// The grids in text, or "" when the run has none.
+pub fn render_text(run: &RunResult) -> String {
+    let mut o = String::new();
+    for g in grids(run) {
+        let _ = writeln!(o, "{} {TITLE}:", g.config);
+        let _ = write!(o, "{:>8}", "tables");
+        for c in &g.clients {
+            let _ = write!(o, " {:>16}", format!("{c} clients"));
+        }
+        o.push('\n');
+        for t in &g.tables {
+            let _ = write!(o, "{t:>8}");
+            for c in &g.clients {
+                let (x, p) = value(g.cell(*t, *c));
+                let text = if x.is_empty() { "-".to_string() } else { format!("{x} ({p})") };
+                let _ = write!(o, " {text:>16}");
+            }
+            o.push('\n');
+        }
+    }
+    o
+}
+
+/// The grids as markdown tables, or "".
+pub fn render_markdown(grids: &[Grid]) -> String {
+    let mut o = String::new();
+    for g in grids {
+        let _ = writeln!(o, "### {}: {TITLE}\n", g.config);
+        o.push_str("| tables |");
+        for c in &g.clients {
+            let _ = write!(o, " {c} clients | p99 us |");
+        }
+        o.push_str("\n|--:|");
+        for _ in &g.clients {
+            o.push_str("--:|--:|");
+        }
+        o.push('\n');
+        for t in &g.tables {
+            let _ = write!(o, "| {t} |");
+            for c in &g.clients {
+                let (x, p) = value(g.cell(*t, *c));
+                let _ = write!(o, " {x} | {p} |");
+            }
+            o.push('\n');
+        }
+        o.push('\n');
+    }
+    o
+}
+
+/// The grids as HTML tables, or "".
+pub fn render_html(grids: &[Grid]) -> String {
+    let mut o = String::new();
+    for g in grids {
+        let _ = write!(o, r#"<section class="step" id="hotrow-{0}"><h2>{0}: hot-row grid</h2><p>{1}</p><table><thead><tr><th>tables</th>"#, super::svg::esc(&g.config), TITLE);
+        for c in &g.clients {
+            let _ = write!(o, "<th>{c} clients</th><th>p99 us</th>");
+        }
+        o.push_str("</tr></thead><tbody>");
+        for t in &g.tables {
+            let _ = write!(o, "<tr><td>{t}</td>");
+            for c in &g.clients {
+                let (x, p) = value(g.cell(*t, *c));
+                let _ = write!(o, "<td>{x}</td><td>{p}</td>");
+            }
+            o.push_str("</tr>");
+        }
+        o.push_str("</tbody></table></section>");
+    }
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_grid_has_tables_as_rows_clients_as_columns_and_skips_cells() {
+        let g = Grid {
+            config: "pg".into(),
+            tables: vec![1, 2],
+            clients: vec![1, 2],
+            cells: vec![(1, 1, 8400.0, 120.0, true), (1, 2, 30000.0, 200.0, true), (2, 2, 21000.0, 300.0, false)],
+        };
+        assert_eq!(value(g.cell(1, 2)).0, fmt_axis(30000.0, Unit::Count));
+        assert!(value(g.cell(2, 2)).0.ends_with('!'));
+        assert_eq!(value(g.cell(2, 1)).0, "");
+    }
+}

@@ -1,0 +1,257 @@
+//! Contention: hot-row updates and random transactions (workloads.md).
+//!
+//! * `hotrow`: every operation adds 1 to the counter column of row id=1 of
+//!   one of T tables (client i uses table i mod T), autocommit, by primary
+//!   key ("biebermarks"). The tables hold `hot_rows` rows each, loaded in key
+//!   order once per config (not timed), so the tree has its levels. Each
+//!   (tables, clients) cell of the grid is one step `hotrow@T<t>@t<c>`.
+//! * `randomtransaction` (db_bench's): each transaction picks an increment
+//!   in 1..=100 and, for each of `transaction_sets` sets, reads one random key
+//!   of the set for update and writes old value + increment. Afterwards
+//!   every set must sum to the same total; the step fails loudly if not.
+//!
+//! Conflicts (lock wait timeouts, deadlocks, serialization or validation
+//! failures, a busy database) are outcomes: counted and retried, not
+//! failures. A committed operation's latency runs from its first attempt.
+//!
+//! A backend binding is a [`Store`]: `kv` (engines with transactions:
+//! rocksdb's TransactionDB / OptimisticTransactionDB, LMDB's write
+//! transaction, SQLite's BEGIN IMMEDIATE), `postgres` and `mariadb`.
+
+pub mod kv;
+pub mod mariadb;
+pub mod postgres;
+
+use anyhow::{bail, Result};
+
+use crate::datagen::rng::stream_seed;
+use crate::datagen::Rng;
+use crate::driver::stop::{interrupted_text, stop_requested};
+use crate::driver::{self, FinishedOp, Progress, Thread};
+use crate::engine::TxnEnd;
+use crate::result::{Status, StepResult};
+use crate::settings::steps::StepKind;
+use crate::settings::StepPlan;
+
+/// The hot tables' names (hot1, hot2, ...) and the sets' table on servers.
+pub fn hot_table(t: u32) -> String {
+    format!("hot{}", t + 1)
+}
+pub const SETS_TABLE: &str = "txn_sets";
+
+/// A backend as the contention steps see it.
+pub trait Store: Send + Sync {
+    /// Create hot tables 0..tables with rows 1..=rows (counter 0), in key order.
+    fn create_hot(&self, tables: u32, rows: u64) -> Result<()>;
+    /// Create the sets of randomtransaction: `sets` x `keys` values of 0.
+    fn create_sets(&self, sets: u32, keys: u64) -> Result<()>;
+    fn session(&self) -> Result<Box<dyn Session + '_>>;
+}
+
+/// One client thread's connection.
+pub trait Session {
+    /// Add 1 to the counter of row 1 of hot table `table` (autocommit).
+    fn hot_update(&mut self, table: u32) -> Result<TxnEnd>;
+    /// The counter of row 1 of hot table `table`.
+    fn hot_counter(&mut self, table: u32) -> Result<i64>;
+    /// One transaction: for each set s, read key `keys[s]` of set s for
+    /// update and write it back plus `increment`.
+    fn transfer(&mut self, keys: &[u64], increment: i64) -> Result<TxnEnd>;
+    /// The sum of set `set`'s values (`keys` keys).
+    fn set_sum(&mut self, set: u32, keys: u64) -> Result<i64>;
+}
+
+/// What the steps of one config share.
+#[derive(Default)]
+pub struct ContentionState {
+    /// Hot tables loaded so far (the grid's largest table count, once).
+    pub hot_tables: u32,
+    /// Whether randomtransaction's sets exist.
+    pub sets_created: bool,
+}
+
+/// What a step did, for its metrics.
+#[derive(Debug, Default, Clone)]
+pub struct Work {
+    pub queries: u64,
+    pub writes: u64,
+    pub commits: u64,
+    pub logical_bytes_written: u64,
+}
+
+/// The logical bytes an update writes: the counter (8 bytes).
+const COUNTER_BYTES: u64 = 8;
+
+struct ThreadOut {
+    ops: Vec<FinishedOp>,
+    end_ns: u64,
+    committed: u64,
+}
+
+/// Run a hotrow or randomtransaction step.
+pub fn run_step(store: &dyn Store, plan: &StepPlan, index: usize, state: &mut ContentionState, mut result: StepResult) -> (StepResult, Work) {
+    let s = &plan.settings;
+    let c = &s.contention;
+    let prepared = match plan.kind {
+        StepKind::HotRow => {
+            let need = c.hot_tables.iter().copied().max().unwrap_or(1);
+            if state.hot_tables < need {
+                let t0 = std::time::Instant::now();
+                eprintln!("  loading {need} hot table(s) of {} rows (not timed)", c.hot_rows);
+                store.create_hot(need, c.hot_rows).map(|()| {
+                    state.hot_tables = need;
+                    result.notes.push(format!("{need} hot table(s) of {} rows loaded in {:.1} s before the grid (not timed)", c.hot_rows, t0.elapsed().as_secs_f64()));
+                })
+            } else {
+                Ok(())
+            }
+        }
+        _ => {
+            if state.sets_created {
+                Ok(())
+            } else {
+                store.create_sets(c.transaction_sets, s.num).map(|()| state.sets_created = true)
+            }
+        }
+    };
+    if let Err(e) = prepared {
+        result.status = Status::Failed;
+        result.error = Some(format!("cannot create the {} tables: {e:#}", plan.kind));
+        return (result, Work::default());
+    }
+    let tables = c.tables;
+    let before = match plan.kind {
+        StepKind::HotRow => hot_counters(store, tables),
+        _ => Ok(Vec::new()),
+    };
+    let label = plan.name();
+    let joined = driver::run(
+        s.threads,
+        0,
+        s.seconds,
+        Progress { label: &label, total_ops: s.ops, seconds: s.seconds },
+        |_, _| store.session(),
+        |t, mut session| match plan.kind {
+            StepKind::HotRow => hot_client(t, session.as_mut(), plan, tables),
+            _ => transaction_client(t, session.as_mut(), plan, index),
+        },
+        || {},
+    );
+    let wall_ns = driver::wall_ns(joined.clients.iter().map(|o| o.end_ns));
+    let committed: u64 = joined.clients.iter().map(|o| o.committed).sum();
+    result.ops_by_type = driver::merge_ops(joined.clients.into_iter().map(|o| o.ops), driver::intervals(wall_ns));
+    result.wall_s = wall_ns as f64 / 1e9;
+    result.ops = result.ops_by_type.iter().map(|o| o.ops).sum();
+    result.ops_s = Some(result.ops as f64 / result.wall_s);
+    let sets = c.transaction_sets as u64;
+    let work = match plan.kind {
+        StepKind::HotRow => Work { queries: 0, writes: committed, commits: committed, logical_bytes_written: committed * COUNTER_BYTES },
+        _ => Work { queries: committed * sets, writes: committed * sets, commits: committed, logical_bytes_written: committed * sets * COUNTER_BYTES },
+    };
+    let conflicts: u64 = result.ops_by_type.iter().filter_map(|o| o.outcomes).map(|o| o.conflict).sum();
+    if result.wall_s > 0.0 {
+        result.notes.push(format!(
+            "{committed} committed, {conflicts} conflicts retried ({:.1}/s)",
+            conflicts as f64 / result.wall_s
+        ));
+    }
+    if !joined.errors.is_empty() {
+        result.status = Status::Failed;
+        result.error = Some(joined.errors.iter().map(|e| format!("{e:#}")).collect::<Vec<_>>().join("; "));
+        return (result, work);
+    }
+    // The check after the measured part: what the engine holds must add up.
+    let check = match plan.kind {
+        StepKind::HotRow => before.and_then(|b| {
+            let after = hot_counters(store, tables)?;
+            let added: i64 = after.iter().zip(&b).map(|(a, b)| a - b).sum();
+            if added != committed as i64 {
+                bail!("the hot rows' counters went up by {added}, but {committed} updates were acknowledged");
+            }
+            Ok(format!("check: the hot rows' counters went up by exactly the {committed} acknowledged updates"))
+        }),
+        _ => check_sets(store, c.transaction_sets, s.num),
+    };
+    match check {
+        Ok(note) => result.notes.push(note),
+        Err(e) => {
+            result.status = Status::Failed;
+            result.error = Some(format!("{e:#}"));
+            return (result, work);
+        }
+    }
+    if stop_requested() {
+        result.status = Status::Interrupted;
+        result.error = Some(interrupted_text());
+    } else {
+        result.status = Status::Completed;
+    }
+    (result, work)
+}
+
+fn hot_counters(store: &dyn Store, tables: u32) -> Result<Vec<i64>> {
+    let mut s = store.session()?;
+    (0..tables).map(|t| s.hot_counter(t)).collect()
+}
+
+/// Every set must sum to the same total: each committed transaction added
+/// its increment to one key of every set.
+pub fn check_sets(store: &dyn Store, sets: u32, keys: u64) -> Result<String> {
+    let mut s = store.session()?;
+    let sums: Vec<i64> = (0..sets).map(|set| s.set_sum(set, keys)).collect::<Result<_>>()?;
+    if sums.windows(2).any(|w| w[0] != w[1]) {
+        bail!("randomtransaction check failed: the sets' sums differ ({}): a transaction was not atomic or isolated", sums.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(", "));
+    }
+    Ok(format!("check: all {sets} sets sum to {}", sums.first().copied().unwrap_or(0)))
+}
+
+/// Run `attempt` until it commits; conflicts are counted in `conflicts`.
+#[inline]
+fn until_committed(conflicts: &mut u64, mut attempt: impl FnMut() -> Result<TxnEnd>) -> Result<()> {
+    loop {
+        match attempt()? {
+            TxnEnd::Committed => return Ok(()),
+            TxnEnd::Conflict => {
+                *conflicts += 1;
+                if stop_requested() {
+                    bail!("stopped while retrying a conflicting transaction");
+                }
+            }
+        }
+    }
+}
+
+fn hot_client(t: &Thread<'_>, session: &mut dyn Session, plan: &StepPlan, tables: u32) -> Result<ThreadOut> {
+    let s = &plan.settings;
+    let table = (t.index as u32) % tables.max(1);
+    let mut op = t.recorder("UPDATE");
+    let mut conflicts = 0;
+    let end_ns = t.closed_loop(&mut op.rec, s.ops, t.index as u64, s.threads as u64, |_| {
+        until_committed(&mut conflicts, || session.hot_update(table))?;
+        Ok((1, false))
+    })?;
+    op.outcomes.conflict = conflicts;
+    let committed = op.rec.ops();
+    Ok(ThreadOut { ops: vec![op.finish()], end_ns, committed })
+}
+
+fn transaction_client(t: &Thread<'_>, session: &mut dyn Session, plan: &StepPlan, index: usize) -> Result<ThreadOut> {
+    let s = &plan.settings;
+    let sets = s.contention.transaction_sets as usize;
+    let mut rng = Rng::new(stream_seed(s.seed, &[index as u64, t.index as u64, 0x7a5e7]));
+    let mut keys = vec![0u64; sets];
+    let mut op = t.recorder("TRANSACTION");
+    let mut conflicts = 0;
+    let end_ns = t.closed_loop(&mut op.rec, s.ops, t.index as u64, s.threads as u64, |_| {
+        // db_bench: one increment for the whole transaction, one key per set.
+        let increment = 1 + rng.below(100) as i64;
+        for k in keys.iter_mut() {
+            *k = rng.below(s.num);
+        }
+        until_committed(&mut conflicts, || session.transfer(&keys, increment))?;
+        Ok((1, false))
+    })?;
+    op.outcomes.conflict = conflicts;
+    let committed = op.rec.ops();
+    Ok(ThreadOut { ops: vec![op.finish()], end_ns, committed })
+}
