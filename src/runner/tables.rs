@@ -60,15 +60,19 @@ impl Backend {
         })
     }
 
-    /// The contention steps' view of this backend (`tables`: hot tables the sessions update).
-    fn contention_store(&self, tables: u32) -> Result<Box<dyn contention::Store + '_>> {
+    /// The contention steps' view of this backend for a step of `kind`.
+    fn contention_store(&self, plan: &StepPlan) -> Result<Box<dyn contention::Store + '_>> {
+        let (tables, sets) = match plan.kind {
+            StepKind::HotRow => (plan.settings.contention.hot_tables.iter().copied().max().unwrap_or(1), false),
+            _ => (0, true),
+        };
         if let Some(engine) = self.table.kv_engine() {
             return Ok(Box::new(contention::kv::KvStore::new(engine)));
         }
         let endpoint = self.endpoint.clone().context("a server or a key-value engine")?;
         Ok(match endpoint.kind {
-            ServerKind::Postgres => Box::new(contention::postgres::PgStore::new(endpoint, tables)),
-            _ => Box::new(contention::mariadb::MyStore::new(endpoint, tables)),
+            ServerKind::Postgres => Box::new(contention::postgres::PgStore::new(endpoint, tables, sets)),
+            _ => Box::new(contention::mariadb::MyStore::new(endpoint, tables, sets)),
         })
     }
 
@@ -227,7 +231,7 @@ fn run_step(backend: &Backend, plan: &StepPlan, index: usize, state: &mut Config
     let syncs_before = backend.table.server_syncs();
     let probe = plan.settings.metrics.then(|| probes.begin());
     let (mut result, step_work, commits, info) = if plan.kind.is_contention() {
-        let (result, work) = match backend.contention_store(plan.settings.contention.hot_tables.iter().copied().max().unwrap_or(1)) {
+        let (result, work) = match backend.contention_store(plan) {
             Ok(store) => contention::run_step(store.as_ref(), plan, index, &mut state.contention, result),
             Err(e) => {
                 result.status = Status::Failed;

@@ -13,12 +13,15 @@ use crate::server::Endpoint;
 
 pub struct MyStore {
     endpoint: Endpoint,
+    /// Hot tables the sessions prepare their UPDATE for.
     tables: u32,
+    /// Whether the sessions prepare randomtransaction's statements.
+    sets: bool,
 }
 
 impl MyStore {
-    pub fn new(endpoint: Endpoint, tables: u32) -> MyStore {
-        MyStore { endpoint, tables }
+    pub fn new(endpoint: Endpoint, tables: u32, sets: bool) -> MyStore {
+        MyStore { endpoint, tables, sets }
     }
 }
 
@@ -65,10 +68,16 @@ impl Store for MyStore {
             updates.push(c.prep(format!("UPDATE {name} SET counter = counter + 1 WHERE id = 1"))?);
             gets.push(c.prep(format!("SELECT counter FROM {name} WHERE id = 1"))?);
         }
-        let lock = c.prep(format!("SELECT v FROM {SETS_TABLE} WHERE s = ? AND k = ? FOR UPDATE"))?;
-        let set = c.prep(format!("UPDATE {SETS_TABLE} SET v = ? WHERE s = ? AND k = ?"))?;
-        let sum = c.prep(format!("SELECT CAST(COALESCE(SUM(v), 0) AS SIGNED) FROM {SETS_TABLE} WHERE s = ? AND k < ?"))?;
-        Ok(Box::new(MySession { c, updates, gets, lock, set, sum }))
+        let sets = if self.sets {
+            Some(SetStatements {
+                lock: c.prep(format!("SELECT v FROM {SETS_TABLE} WHERE s = ? AND k = ? FOR UPDATE"))?,
+                set: c.prep(format!("UPDATE {SETS_TABLE} SET v = ? WHERE s = ? AND k = ?"))?,
+                sum: c.prep(format!("SELECT CAST(COALESCE(SUM(v), 0) AS SIGNED) FROM {SETS_TABLE} WHERE s = ? AND k < ?"))?,
+            })
+        } else {
+            None
+        };
+        Ok(Box::new(MySession { c, updates, gets, sets }))
     }
 }
 
@@ -76,6 +85,10 @@ struct MySession {
     c: Conn,
     updates: Vec<Statement>,
     gets: Vec<Statement>,
+    sets: Option<SetStatements>,
+}
+
+struct SetStatements {
     lock: Statement,
     set: Statement,
     sum: Statement,
@@ -83,11 +96,12 @@ struct MySession {
 
 impl MySession {
     fn transfer_in_txn(&mut self, keys: &[u64], increment: i64) -> Result<(), mysql::Error> {
+        let st = self.sets.as_ref().expect("prepared for randomtransaction");
         self.c.query_drop("BEGIN")?;
         for (set, &k) in keys.iter().enumerate() {
-            let old: Option<i64> = self.c.exec_first(&self.lock, (set as i32, k))?;
+            let old: Option<i64> = self.c.exec_first(&st.lock, (set as i32, k))?;
             let old = old.unwrap_or(0);
-            self.c.exec_drop(&self.set, (old + increment, set as i32, k))?;
+            self.c.exec_drop(&st.set, (old + increment, set as i32, k))?;
         }
         self.c.query_drop("COMMIT")
     }
@@ -122,7 +136,8 @@ impl Session for MySession {
     }
 
     fn set_sum(&mut self, set: u32, keys: u64) -> Result<i64> {
-        let v: Option<i64> = self.c.exec_first(&self.sum, (set as i32, keys))?;
+        let st = self.sets.as_ref().context("randomtransaction's statements were not prepared")?;
+        let v: Option<i64> = self.c.exec_first(&st.sum, (set as i32, keys))?;
         Ok(v.unwrap_or(0))
     }
 }

@@ -255,3 +255,90 @@ fn transaction_client(t: &Thread<'_>, session: &mut dyn Session, plan: &StepPlan
     let committed = op.rec.ops();
     Ok(ThreadOut { ops: vec![op.finish()], end_ns, committed })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::settings::Settings;
+
+    fn plan(kind: StepKind, threads: usize, ops: u64) -> StepPlan {
+        let mut settings = Settings { threads, ops: Some(ops), num: 50, ..Settings::default() };
+        settings.contention.hot_rows = 100;
+        settings.contention.hot_tables = vec![1, 2];
+        settings.contention.tables = 2;
+        StepPlan { kind, settings, sweep: kind == StepKind::HotRow }
+    }
+
+    fn open(name: &str, options: &[(&str, &str)], dir: &std::path::Path) -> Box<dyn crate::engine::Engine> {
+        crate::engine::conformance::open_with(crate::engine::find(name).unwrap(), dir, options).unwrap()
+    }
+
+    fn run(store: &dyn Store, kind: StepKind, threads: usize, ops: u64) -> StepResult {
+        let p = plan(kind, threads, ops);
+        run_step(store, &p, 0, &mut ContentionState::default(), StepResult::new(&p)).0
+    }
+
+    #[test]
+    fn every_engine_with_transactions_keeps_the_sets_equal_and_counts_every_hot_update() {
+        let engines: &[(&str, &[(&str, &str)])] =
+            &[("rocksdb", &[("transactions", "pessimistic")]), ("rocksdb", &[("transactions", "optimistic")]), ("lmdb", &[]), ("sqlite", &[])];
+        for (name, options) in engines {
+            let dir = tempfile::tempdir().unwrap();
+            let engine = open(name, options, dir.path());
+            let store = kv::KvStore::new(engine.as_ref());
+            let r = run(&store, StepKind::RandomTransaction, 4, 4_000);
+            assert_eq!(r.status, Status::Completed, "{name} {options:?}: {:?}", r.error);
+            assert_eq!(r.ops, 4_000);
+            assert!(r.notes.iter().any(|n| n.starts_with("check: all 2 sets sum to")), "{:?}", r.notes);
+            let r = run(&store, StepKind::HotRow, 4, 2_000);
+            assert_eq!(r.status, Status::Completed, "{name} {options:?}: {:?}", r.error);
+            assert!(r.notes.iter().any(|n| n.contains("went up by exactly the 2000")), "{:?}", r.notes);
+        }
+    }
+
+    /// A store whose transfers leave out set 1 once: not atomic, on purpose.
+    struct Corrupting<'a>(kv::KvStore<'a>);
+    struct CorruptingSession<'a>(Box<dyn Session + 'a>, bool);
+
+    impl Store for Corrupting<'_> {
+        fn create_hot(&self, tables: u32, rows: u64) -> Result<()> {
+            self.0.create_hot(tables, rows)
+        }
+        fn create_sets(&self, sets: u32, keys: u64) -> Result<()> {
+            self.0.create_sets(sets, keys)
+        }
+        fn session(&self) -> Result<Box<dyn Session + '_>> {
+            Ok(Box::new(CorruptingSession(self.0.session()?, false)))
+        }
+    }
+
+    impl Session for CorruptingSession<'_> {
+        fn hot_update(&mut self, table: u32) -> Result<TxnEnd> {
+            self.0.hot_update(table)
+        }
+        fn hot_counter(&mut self, table: u32) -> Result<i64> {
+            self.0.hot_counter(table)
+        }
+        fn transfer(&mut self, keys: &[u64], increment: i64) -> Result<TxnEnd> {
+            if !self.1 {
+                self.1 = true;
+                return self.0.transfer(&keys[..1], increment);
+            }
+            self.0.transfer(keys, increment)
+        }
+        fn set_sum(&mut self, set: u32, keys: u64) -> Result<i64> {
+            self.0.set_sum(set, keys)
+        }
+    }
+
+    #[test]
+    fn a_corrupted_set_fails_the_step_loudly() {
+        let dir = tempfile::tempdir().unwrap();
+        let engine = open("lmdb", &[], dir.path());
+        let store = Corrupting(kv::KvStore::new(engine.as_ref()));
+        let r = run(&store, StepKind::RandomTransaction, 1, 100);
+        assert_eq!(r.status, Status::Failed);
+        let e = r.error.unwrap();
+        assert!(e.contains("randomtransaction check failed") && e.contains("sums differ"), "{e}");
+    }
+}

@@ -15,11 +15,13 @@ pub struct PgStore {
     endpoint: Endpoint,
     /// Hot tables the sessions prepare their UPDATE for.
     tables: u32,
+    /// Whether the sessions prepare randomtransaction's statements.
+    sets: bool,
 }
 
 impl PgStore {
-    pub fn new(endpoint: Endpoint, tables: u32) -> PgStore {
-        PgStore { endpoint, tables }
+    pub fn new(endpoint: Endpoint, tables: u32, sets: bool) -> PgStore {
+        PgStore { endpoint, tables, sets }
     }
 }
 
@@ -68,9 +70,11 @@ impl Store for PgStore {
             c.prepare(&format!("upd{t}"), &format!("UPDATE {name} SET counter = counter + 1 WHERE id = 1"), &[])?;
             c.prepare(&format!("get{t}"), &format!("SELECT counter FROM {name} WHERE id = 1"), &[])?;
         }
-        c.prepare("lock", &format!("SELECT v FROM {SETS_TABLE} WHERE s = $1 AND k = $2 FOR UPDATE"), &[INT4, INT8])?;
-        c.prepare("set", &format!("UPDATE {SETS_TABLE} SET v = $3 WHERE s = $1 AND k = $2"), &[INT4, INT8, INT8])?;
-        c.prepare("sum", &format!("SELECT COALESCE(SUM(v), 0)::BIGINT FROM {SETS_TABLE} WHERE s = $1 AND k < $2"), &[INT4, INT8])?;
+        if self.sets {
+            c.prepare("lock", &format!("SELECT v FROM {SETS_TABLE} WHERE s = $1 AND k = $2 FOR UPDATE"), &[INT4, INT8])?;
+            c.prepare("set", &format!("UPDATE {SETS_TABLE} SET v = $3 WHERE s = $1 AND k = $2"), &[INT4, INT8, INT8])?;
+            c.prepare("sum", &format!("SELECT COALESCE(SUM(v), 0)::BIGINT FROM {SETS_TABLE} WHERE s = $1 AND k < $2"), &[INT4, INT8])?;
+        }
         Ok(Box::new(PgSession { c, names: (0..self.tables).map(|t| (format!("upd{t}"), format!("get{t}"))).collect() }))
     }
 }
