@@ -467,17 +467,7 @@ impl Engine for RocksEngine {
     }
 
     fn wait_for_background_work(&self, timeout: std::time::Duration) -> Result<Option<bool>> {
-        // RocksDB's own wait (DB::WaitForCompact), not polling
-        // compaction-pending: with universal compaction that stays 1 when
-        // there is nothing it can pick (RocksDB issue 9275).
-        let mut opts = WaitForCompactOptions::default();
-        opts.set_flush(true);
-        opts.set_timeout(timeout.as_micros().max(1) as u64);
-        match self.db.wait_for_compact(&opts) {
-            Ok(()) => Ok(Some(true)),
-            Err(e) if e.kind() == rocksdb::ErrorKind::TimedOut => Ok(Some(false)),
-            Err(e) => Err(e).context("rocksdb wait for compaction"),
-        }
+        wait_for_compact(timeout, |o| self.db.wait_for_compact(o))
     }
 
     fn background_work_pending(&self) -> Result<Option<bool>> {
@@ -570,6 +560,24 @@ impl Session for RocksSession<'_> {
     ) -> Result<usize> {
         // A new iterator per scan, as db_bench's seekrandom, so it sees the latest writes.
         scan_with(self.db.raw_iterator_opt(ReadOptions::default()), start, reverse, max_entries, visit)
+    }
+}
+
+/// RocksDB's own wait for background work (DB::WaitForCompact, flushing
+/// first), not polling compaction-pending: with universal compaction that
+/// stays 1 when there is nothing it can pick (RocksDB issue 9275).
+/// Some(false) when `timeout` came first.
+pub(super) fn wait_for_compact(
+    timeout: std::time::Duration,
+    wait: impl FnOnce(&WaitForCompactOptions) -> Result<(), rocksdb::Error>,
+) -> Result<Option<bool>> {
+    let mut opts = WaitForCompactOptions::default();
+    opts.set_flush(true);
+    opts.set_timeout(timeout.as_micros().max(1) as u64);
+    match wait(&opts) {
+        Ok(()) => Ok(Some(true)),
+        Err(e) if e.kind() == rocksdb::ErrorKind::TimedOut => Ok(Some(false)),
+        Err(e) => Err(e).context("rocksdb wait for compaction"),
     }
 }
 

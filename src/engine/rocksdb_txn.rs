@@ -12,11 +12,11 @@
 use anyhow::{Context, Result};
 use rocksdb::{
     ColumnFamilyDescriptor, ErrorKind, MultiThreaded, OptimisticTransactionDB, OptimisticTransactionOptions, Options, ReadOptions,
-    Transaction, TransactionDB, TransactionDBOptions, TransactionOptions, WaitForCompactOptions, WriteBatchWithTransaction,
+    Transaction, TransactionDB, TransactionDBOptions, TransactionOptions, WriteBatchWithTransaction,
     WriteOptions,
 };
 
-use super::rocksdb::{scan_with, Common};
+use super::rocksdb::{scan_with, wait_for_compact, Common};
 use super::{BatchOp, Conflict, Engine, EngineOptions, Session, TxnEnd, TxnOps, WriteAmpCounters};
 
 /// `EngineSpec::transactions` of rocksdb: what its `transactions` option opens.
@@ -102,16 +102,7 @@ impl Engine for RocksTxnEngine {
 
     fn wait_for_background_work(&self, timeout: std::time::Duration) -> Result<Option<bool>> {
         match &self.db {
-            TxnDb::Optimistic(d) => {
-                let mut opts = WaitForCompactOptions::default();
-                opts.set_flush(true);
-                opts.set_timeout(timeout.as_micros().max(1) as u64);
-                match d.wait_for_compact(&opts) {
-                    Ok(()) => Ok(Some(true)),
-                    Err(e) if e.kind() == ErrorKind::TimedOut => Ok(Some(false)),
-                    Err(e) => Err(e).context("rocksdb wait for compaction"),
-                }
-            }
+            TxnDb::Optimistic(d) => wait_for_compact(timeout, |o| d.wait_for_compact(o)),
             // The crate's TransactionDB has no WaitForCompact: the caller polls.
             TxnDb::Pessimistic(_) => Ok(None),
         }

@@ -213,6 +213,22 @@ struct ConfigState {
     contention: ContentionState,
 }
 
+/// Run a step on a workload's view of the backend, or fail it when the view cannot be made.
+fn with_store<S: ?Sized, W: Default>(
+    store: Result<Box<S>>,
+    mut result: StepResult,
+    run: impl FnOnce(&S, StepResult) -> (StepResult, W),
+) -> (StepResult, W) {
+    match store {
+        Ok(store) => run(store.as_ref(), result),
+        Err(e) => {
+            result.status = Status::Failed;
+            result.error = Some(format!("{e:#}"));
+            (result, W::default())
+        }
+    }
+}
+
 /// Steps that read what earlier steps wrote (io-bound mode starts them cold).
 fn reads_data(kind: StepKind) -> bool {
     crate::workload::ibench::query_step(kind).is_some() || (kind.is_ycsb() && kind != StepKind::YcsbLoad)
@@ -231,14 +247,7 @@ fn run_step(backend: &Backend, plan: &StepPlan, index: usize, state: &mut Config
     let syncs_before = backend.table.server_syncs();
     let probe = plan.settings.metrics.then(|| probes.begin());
     let (mut result, step_work, commits, info) = if plan.kind.is_contention() {
-        let (result, work) = match backend.contention_store(plan) {
-            Ok(store) => contention::run_step(store.as_ref(), plan, index, &mut state.contention, result),
-            Err(e) => {
-                result.status = Status::Failed;
-                result.error = Some(format!("{e:#}"));
-                (result, Default::default())
-            }
-        };
+        let (result, work) = with_store(backend.contention_store(plan), result, |store, r| contention::run_step(store, plan, index, &mut state.contention, r));
         let step_work = StepWork {
             ops: result.ops,
             queries: work.queries,
@@ -253,14 +262,7 @@ fn run_step(backend: &Backend, plan: &StepPlan, index: usize, state: &mut Config
         (result, step_work, work.commits, None)
     } else if plan.kind.is_ycsb() {
         let y = &plan.settings.ycsb;
-        let (result, work) = match backend.ycsb_store(plan) {
-            Ok(store) => ycsb::run_step(store.as_ref(), plan, index, &mut state.ycsb, result),
-            Err(e) => {
-                result.status = Status::Failed;
-                result.error = Some(format!("{e:#}"));
-                (result, Default::default())
-            }
-        };
+        let (result, work) = with_store(backend.ycsb_store(plan), result, |store, r| ycsb::run_step(store, plan, index, &mut state.ycsb, r));
         let step_work = StepWork {
             ops: result.ops,
             queries: work.queries,
