@@ -373,6 +373,9 @@ pub fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut Run
     run.configs[ci].effective_options = backend.table.effective_options();
     let mut provenance = backend.table.provenance();
     provenance.extend(backend.server.as_ref().map(RunningServer::provenance).unwrap_or_default());
+    if !config.server_config_unknown.is_empty() {
+        provenance.push(("server_config.unknown".to_string(), config.server_config_unknown.join("; ")));
+    }
     runner::record_provenance(run, ci, crate::backend::find(&config.engine)?, backend.table.version(), provenance);
     for l in &config.server_config_unknown {
         run.warnings.push(format!("{}: server setting {l:?} is unknown to this version: not applied", config.name));
