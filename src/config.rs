@@ -845,6 +845,19 @@ mod tests {
     }
 
     #[test]
+    fn bad_versions_are_refused_before_the_registry_is_asked() {
+        let err = |engines: &[&str]| RunPlan::build(&inputs(engines, SettingsArgs::default())).unwrap_err().to_string();
+        assert!(err(&["postgres@sixteen"]).contains("invalid PostgreSQL version \"sixteen\""));
+        // A malformed one anywhere is found before any valid one is looked up.
+        assert!(err(&["postgres@16", "postgres@1.2.3.4"]).contains("invalid PostgreSQL version \"1.2.3.4\""));
+        assert!(err(&["rocksdb@8"]).contains("only postgres takes a version"));
+        assert!(err(&["mariadb-innodb@10"]).contains("only postgres takes a version"));
+        let suite = SuiteFile::parse("[[config]]\nengine = \"postgres@16\"\nversion = \"14\"").unwrap();
+        let e = RunPlan::build(&PlanInputs { suite: Some(suite), ..Default::default() }).unwrap_err().to_string();
+        assert!(e.contains("a version is given twice"), "{e}");
+    }
+
+    #[test]
     fn writer_rates_parse() {
         assert_eq!(WriterRate::parse("20000", 116).unwrap().ops_per_s, Some(20000.0));
         assert_eq!(WriterRate::parse("unlimited", 116).unwrap().ops_per_s, None);
