@@ -286,6 +286,13 @@ pub fn ensure(version: &PackageVersion) -> Result<PathBuf> {
         make_usable(&b)?;
         return Ok(b);
     }
+    // A fetch of this version that was killed (we hold its lock: nobody is
+    // fetching it now) left a partial directory: never trusted, removed here.
+    for e in fs::read_dir(&root)?.flatten() {
+        if e.file_name().to_string_lossy().starts_with(&format!(".partial-{version}-")) && e.path().is_dir() {
+            let _ = fs::remove_dir_all(e.path());
+        }
+    }
     let dest = root.join(version.to_string());
     if dest.exists() {
         bail!("{} exists but is not a complete PostgreSQL cache entry (no {MANIFEST}): remove it to fetch {version} again", dest.display());
