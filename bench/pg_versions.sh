@@ -9,8 +9,9 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT="$ROOT/bench/results/pg_versions-$(date +%Y%m%d-%H%M%S)"
+exec > >(tee "$OUT.log") 2>&1
 echo "command: rumbench run --config bench/pg-versions.toml $*"
 echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
-"$RUMBENCH" run --config "$ROOT/bench/pg-versions.toml" --progress off --no-history --db-dir "$SCRATCH/pgver-db" --output-dir "$OUT" "$@" 2>&1 | tee "$OUT.log"
-echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$OUT.log"
+"$RUMBENCH" run --config "$ROOT/bench/pg-versions.toml" --progress off --no-history --db-dir "$SCRATCH/pgver-db" --output-dir "$OUT" "$@"
+echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
 rm -f "$OUT/report.html" "$OUT/intervals.csv" "$OUT/report.tsv"   # rendered again from result.json by `rumbench report`

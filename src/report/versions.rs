@@ -161,8 +161,8 @@ pub fn sweep(s: &Summary, opts: &Options) -> Option<Sweep> {
         }
     }
     for c in &configs {
-        if let Some(w) = crate::engine::assertion_warning(&c.name, &c.provenance) {
-            notes.push(w);
+        if prov(c, "build.assertions").is_some_and(|a| a == "on") {
+            notes.push(format!("{} was built with assertions on: its figures are slower than a release build's", c.name));
         }
         if let Some(u) = prov(c, "server_config.unknown") {
             notes.push(format!("{}: server settings not applied, unknown to PostgreSQL {}: {u}", c.name, prov(c, "server_version").unwrap_or("?")));
@@ -387,9 +387,13 @@ mod tests {
         run.configs[1].provenance.retain(|(k, _)| k != "build.optimization");
         run.configs[1].provenance.push(("build.optimization".into(), "-O2".into()));
         run.configs[1].provenance.push(("server_config.unknown".into(), "io_combine_limit = 128kB".into()));
+        run.configs[0].provenance.retain(|(k, _)| k != "build.assertions");
+        run.configs[0].provenance.push(("build.assertions".into(), "on".into()));
         let text = render_text(&summary(&run));
         assert!(text.contains("built differently, optimisation: postgres-12.22 -O2; postgres-16.14 -Os"), "{text}");
         assert!(text.contains("postgres-12.22: server settings not applied, unknown to PostgreSQL 12.22: io_combine_limit"), "{text}");
+        assert!(text.contains("built differently, assertions: postgres-12.22 off; postgres-16.14 on"), "{text}");
+        assert!(text.contains("postgres-16.14 was built with assertions on"), "{text}");
         // One version: no table.
         run.configs.truncate(1);
         assert_eq!(render_text(&summary(&run)), "");
