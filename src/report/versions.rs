@@ -174,6 +174,18 @@ pub fn sweep(s: &Summary, opts: &Options) -> Option<Sweep> {
     Some(Sweep { versions, rows, notes })
 }
 
+impl Version {
+    /// The column heading: the config's name, with its version when the name does not say it.
+    pub fn label(&self) -> String {
+        let short = self.server_version.split_whitespace().next().unwrap_or("?");
+        if self.config.contains(short) {
+            self.config.clone()
+        } else {
+            format!("{} ({short})", self.config)
+        }
+    }
+}
+
 fn mark(v: Verdict) -> &'static str {
     match v {
         Verdict::Regression => " REGRESSION",
@@ -237,8 +249,9 @@ pub fn render_text(s: &Summary) -> String {
     let Some(sw) = sweep(s, &opts) else { return String::new() };
     let mut o = wrap(&heading(&sw, opts.threshold, opts.k), 118);
     o.push('\n');
+    let labels: Vec<String> = sw.versions.iter().map(Version::label).collect();
     let mut header: Vec<&str> = vec!["step", "metric"];
-    header.extend(sw.versions.iter().map(|v| v.config.as_str()));
+    header.extend(labels.iter().map(String::as_str));
     let rows: Vec<Vec<String>> = sw
         .rows
         .iter()
@@ -262,7 +275,7 @@ pub fn render_markdown(s: &Summary) -> String {
     let mut o = String::from("## PostgreSQL versions\n\n");
     let _ = writeln!(o, "{}\n", heading(&sw, opts.threshold, opts.k));
     let mut header = vec!["step".to_string(), "metric".to_string()];
-    header.extend(sw.versions.iter().map(|v| v.config.clone()));
+    header.extend(sw.versions.iter().map(Version::label));
     let _ = writeln!(o, "| {} |", header.join(" | "));
     let _ = writeln!(o, "|{}", "---|".repeat(header.len()));
     for r in &sw.rows {
@@ -398,6 +411,9 @@ mod tests {
         run.configs.truncate(1);
         assert_eq!(render_text(&summary(&run)), "");
         assert_eq!(render_text(&summary(&fixtures::realistic_run())), "");
+        let v = |config: &str, version: &str| Version { config: config.into(), server_version: version.into() }.label();
+        assert_eq!(v("postgres-16.14", "16.14"), "postgres-16.14");
+        assert_eq!(v("postgres", "15.18 (Debian 15.18-0+deb12u1)"), "postgres (15.18)");
     }
 
     #[test]
