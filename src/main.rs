@@ -101,6 +101,15 @@ fn cmd_run(args: RunArgs) -> Result<ExitCode> {
     };
     // Everything that can be known before a step runs: exit 2, nothing written.
     runner::preflight(&plan, &opts)?;
+    // PostgreSQL versions: fetched once (cached); a failed fetch is not bad input.
+    if let Err(e) = config::fetch_server_versions(&plan) {
+        eprintln!("rumbench: error: {}", one_line(&e));
+        return Ok(ExitCode::from(EXIT_FAILED));
+    }
+    let mut plan = plan;
+    for line in config::check_server_settings(&mut plan)? {
+        eprintln!("warning: {line}");
+    }
     install_signal_handlers(true);
     let run = match runner::run(&plan, &opts) {
         Ok(run) => run,

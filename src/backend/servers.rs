@@ -54,7 +54,7 @@ fn not_a_kv_engine(_: &OpenArgs) -> Result<Box<dyn Engine>> {
 
 pub const POSTGRES: EngineSpec = EngineSpec {
     name: "postgres",
-    description: "PostgreSQL server (Debian's), started by rumbench on 127.0.0.1 in a private data dir; tables: the insert benchmark and YCSB",
+    description: "PostgreSQL server (Debian's; postgres@16, postgres@13.23 or version = \"16\" in a [[config]]: that version from the npm registry, fetched once), started by rumbench on 127.0.0.1 in a private data dir; tables: the insert benchmark and YCSB",
     options: OPTIONS,
     io_bound_options: &[],
     open: not_a_kv_engine,

@@ -335,6 +335,21 @@ pub fn compare(groups: &[Group], opts: &Options) -> Result<Comparison> {
     Ok(out)
 }
 
+/// Configs of one run (one summary) against one of them, as [`compare`]
+/// does with a single group: one pair per config of `others`, base first.
+pub fn compare_configs(s: &Summary, base: &str, others: &[String], opts: &Options) -> Vec<Pair> {
+    let one = std::slice::from_ref(s);
+    let a = side_of(one, base);
+    others
+        .iter()
+        .map(|o| {
+            let mut pair = Pair { base: base.to_string(), new: o.clone(), lines: Vec::new(), notes: Vec::new() };
+            compare_sides(&a, &side_of(one, o), opts, &mut pair);
+            pair
+        })
+        .collect()
+}
+
 /// The method, in words, with the thresholds used.
 pub fn method_text(opts: &Options) -> String {
     format!(

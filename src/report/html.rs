@@ -505,6 +505,10 @@ pub fn render(s: &Summary, opts: &HtmlOptions) -> String {
     for st in &s.steps {
         let _ = write!(o, r##"<a href="#{}">{}</a>"##, anchor(&st.key), esc(&st.key));
     }
+    let versions = super::versions::render_html(s);
+    if !versions.is_empty() {
+        o.push_str(r##" &middot; <a href="#versions">PostgreSQL versions</a>"##);
+    }
     o.push_str(r##" &middot; <a href="#environment">environment and warnings</a> <a href="#legend">legend</a></nav>"##);
     if s.steps.is_empty() {
         o.push_str("<p>No step results in these runs.</p>");
@@ -515,6 +519,7 @@ pub fn render(s: &Summary, opts: &HtmlOptions) -> String {
     for st in &s.steps {
         step_section(&mut o, s, st, &opts.base);
     }
+    o.push_str(&versions);
     environment(&mut o, s);
     legend(&mut o);
     let _ = writeln!(o, "<script>{CHECK_JS}</script></body></html>");

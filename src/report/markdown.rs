@@ -155,6 +155,7 @@ pub fn render(s: &Summary, base: &Base) -> String {
         }
         o.push('\n');
     }
+    o.push_str(&super::versions::render_markdown(s));
     o.push_str("<details><summary>Columns</summary>\n\n");
     for m in METRICS {
         let _ = writeln!(o, "- {} ({}): {}", m.label, m.unit, m.help);

@@ -21,6 +21,7 @@ pub mod svg;
 pub mod sysinfo_text;
 pub mod table;
 pub mod tsv;
+pub mod versions;
 
 use std::path::{Path, PathBuf};
 

@@ -542,6 +542,12 @@ pub fn render_summary(run: &RunResult, view: Columns) -> String {
         }
         out.push_str(&ib.render(view));
     }
+    // Several PostgreSQL versions: each against the oldest.
+    let versions = super::versions::render_text(&super::summary::Summary::build(&[super::summary::NamedRun { label: "run".into(), dir: String::new(), run }]));
+    if !versions.is_empty() {
+        out.push('\n');
+        out.push_str(&versions);
+    }
     out
 }
 

@@ -165,8 +165,12 @@ fn open_backend(config: &EngineConfig, plan: &RunPlan, opts: &RunOptions, dir: &
         crate::server::install_panic_hook();
         // The server's own private dir, inside the data dir rumbench marked
         // as its own (initdb wants an empty directory).
-        let cfg = ServerConfig { kind, data_dir: dir.join("server"), config_lines: config.server_config.clone() };
-        let server = match RunningServer::start(&cfg) {
+        // A PostgreSQL version's binaries (fetched before the run; cached),
+        // without the config lines that version does not know (reported).
+        let bin_dir = config.server_version.as_deref().map(crate::server::pg_versions::ensure_named).transpose()?;
+        let config_lines = config.server_config.iter().filter(|l| !config.server_config_unknown.contains(l)).cloned().collect();
+        let cfg = ServerConfig { kind, data_dir: dir.join("server"), config_lines };
+        let server = match RunningServer::start_with_binaries(&cfg, bin_dir.as_deref()) {
             Ok(s) => s,
             Err(e) => {
                 // One line, pointing at a copy of the log that outlives the data dir.
@@ -414,7 +418,16 @@ pub fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut Run
     let ci = run.configs.len() - 1;
     run.configs[ci].engine_version = Some(backend.table.version());
     run.configs[ci].effective_options = backend.table.effective_options();
-    runner::record_provenance(run, ci, crate::backend::find(&config.engine)?, backend.table.version(), backend.table.provenance());
+    let mut provenance = backend.table.provenance();
+    provenance.extend(backend.server.as_ref().map(RunningServer::provenance).unwrap_or_default());
+    if !config.server_config_unknown.is_empty() {
+        provenance.push(("server_config.unknown".to_string(), config.server_config_unknown.join("; ")));
+    }
+    runner::record_provenance(run, ci, crate::backend::find(&config.engine)?, backend.table.version(), provenance);
+    for l in &config.server_config_unknown {
+        run.warnings.push(format!("{}: server setting {l:?} is unknown to this version: not applied", config.name));
+        run.configs[ci].notes.push(format!("server setting {l:?} not applied: unknown to this version"));
+    }
     let probes = match (&backend.server, backend.remote()) {
         (Some(s), _) => Probes::with_server(&dir, s.pid()),
         (None, Some(e)) => Probes::remote(

@@ -192,6 +192,7 @@ pub(super) fn start(cfg: &ServerConfig) -> Result<RunningServer> {
         config_path: cnf,
         pid,
         version,
+        provenance: Vec::new(),
         reg_id,
         backend: Backend::Mariadb(MariaProc { child: child.expect("child") }),
         stopped: false,

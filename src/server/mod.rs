@@ -33,6 +33,7 @@
 //! refuses to run as root, so it runs as OS user `postgres`).
 
 pub mod endpoint;
+pub mod pg_versions;
 pub mod pgwire;
 
 pub use endpoint::Endpoint;
@@ -201,6 +202,9 @@ pub struct RunningServer {
     config_path: PathBuf,
     pid: u32,
     version: String,
+    /// What ran, beyond `version` (postgres: server_version, where the
+    /// binaries came from, the optimisation level they were built with).
+    provenance: Vec<(String, String)>,
     reg_id: u64,
     backend: Backend,
     stopped: bool,
@@ -231,10 +235,19 @@ impl RunningServer {
     ///
     /// Fails at once after [`stop_all_servers`] has been called.
     pub fn start(cfg: &ServerConfig) -> Result<RunningServer> {
+        Self::start_with_binaries(cfg, None)
+    }
+
+    /// [`RunningServer::start`] with the server binaries in `bin_dir`
+    /// (postgres only: a version from [`pg_versions`]); None: Debian's.
+    pub fn start_with_binaries(cfg: &ServerConfig, bin_dir: Option<&Path>) -> Result<RunningServer> {
         check_not_stopping_all()?;
         check_config_lines(cfg.kind, &cfg.config_lines)?;
         match cfg.kind {
-            ServerKind::Postgres => postgres::start(cfg),
+            ServerKind::Postgres => postgres::start(cfg, bin_dir),
+            ServerKind::MariadbInnodb | ServerKind::MariadbMyrocks if bin_dir.is_some() => {
+                bail!("{}: only postgres can run other binaries than Debian's", cfg.kind)
+            }
             ServerKind::MariadbInnodb | ServerKind::MariadbMyrocks => mariadb::start(cfg),
         }
     }
@@ -275,6 +288,11 @@ impl RunningServer {
     /// `SELECT version()` at start.
     pub fn version(&self) -> &str {
         &self.version
+    }
+    /// What ran beyond `version()`, for the result's provenance (postgres:
+    /// `server_version`, `server.binaries`, `build.optimization`).
+    pub fn provenance(&self) -> Vec<(String, String)> {
+        self.provenance.clone()
     }
     pub fn data_dir(&self) -> &Path {
         &self.data_dir

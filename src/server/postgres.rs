@@ -61,9 +61,12 @@ fn pg_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', "''"))
 }
 
-pub(super) fn start(cfg: &ServerConfig) -> Result<RunningServer> {
+pub(super) fn start(cfg: &ServerConfig, bin_dir: Option<&Path>) -> Result<RunningServer> {
     let kind = ServerKind::Postgres;
-    let bin = find_bin_dir()?;
+    let bin = match bin_dir {
+        Some(b) => absolute(b)?,
+        None => find_bin_dir()?,
+    };
     let run_as = is_root().then(|| OS_USER.to_string());
     let dir = absolute(&cfg.data_dir)?;
     prepare_data_dir(&dir)?;
@@ -171,6 +174,10 @@ pub(super) fn start(cfg: &ServerConfig) -> Result<RunningServer> {
         .map_err(|e| fail(Some(format!("CREATE DATABASE {DB_NAME}: {e}"))))?;
     let version: String =
         client.query_one("SELECT version()", &[]).map_err(|e| fail(Some(format!("SELECT version(): {e}"))))?.get(0);
+    let mut provenance = build_provenance(&mut client, &bin, bin_dir.is_some());
+    if let Some(cc) = compiler_of(&version) {
+        provenance.push(("build.compiler".to_string(), cc));
+    }
     drop(client);
     check_loopback_only(kind, port)?;
 
@@ -186,10 +193,54 @@ pub(super) fn start(cfg: &ServerConfig) -> Result<RunningServer> {
         config_path: conf,
         pid,
         version,
+        provenance,
         reg_id,
         backend: Backend::Postgres(PgProc { bin_dir: bin, run_as }),
         stopped: false,
     })
+}
+
+/// What ran, beyond `SELECT version()`: the exact `server_version`, where
+/// the binaries came from, and the optimisation level of their CFLAGS
+/// (the pg_config view; rumbench connects as superuser).
+fn build_provenance(client: &mut Client, bin: &Path, other_binaries: bool) -> Vec<(String, String)> {
+    let mut p = Vec::new();
+    if let Ok(row) = client.query_one("SHOW server_version", &[]) {
+        p.push(("server_version".to_string(), row.get::<_, String>(0)));
+    }
+    let origin = if other_binaries {
+        let manifest = bin.parent().map(|d| d.join("rumbench-fetch.json"));
+        let package = manifest
+            .and_then(|m| fs::read_to_string(m).ok())
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+            .and_then(|v| Some(format!("{}@{}", v.get("package")?.as_str()?, v.get("package_version")?.as_str()?)));
+        match package {
+            Some(p) => format!("npm {p} ({})", bin.display()),
+            None => bin.display().to_string(),
+        }
+    } else {
+        format!("Debian package ({})", bin.display())
+    };
+    p.push(("server.binaries".to_string(), origin));
+    if let Ok(row) = client.query_one("SELECT setting FROM pg_config WHERE name = 'CFLAGS'", &[]) {
+        if let Some(o) = optimization_level(&row.get::<_, String>(0)) {
+            p.push(("build.optimization".to_string(), o));
+        }
+    }
+    p
+}
+
+/// The compiler named in `SELECT version()`: "PostgreSQL 16.4 on x86_64-pc-linux-gnu,
+/// compiled by gcc (Ubuntu 7.5.0-3ubuntu1~18.04) 7.5.0, 64-bit" gives "gcc (Ubuntu 7.5.0-3ubuntu1~18.04) 7.5.0".
+pub(super) fn compiler_of(version: &str) -> Option<String> {
+    let rest = version.split_once("compiled by ")?.1;
+    let end = rest.rfind(", ").unwrap_or(rest.len());
+    Some(rest[..end].trim().to_string()).filter(|s| !s.is_empty())
+}
+
+/// The last -O flag of a CFLAGS line ("-O2", "-Os"), as the compiler takes the last.
+pub(super) fn optimization_level(cflags: &str) -> Option<String> {
+    cflags.split_whitespace().filter(|f| f.starts_with("-O")).last().map(str::to_string)
 }
 
 impl PgProc {
@@ -278,6 +329,19 @@ pub(super) fn stats(endpoint: &super::Endpoint) -> Result<Vec<(String, String)>>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn optimization_is_the_last_o_flag() {
+        assert_eq!(optimization_level("-Wall -O2 -g -fwrapv").as_deref(), Some("-O2"));
+        assert_eq!(optimization_level("-Wall -O2 -Os -DMAP_HUGETLB=0x40000").as_deref(), Some("-Os"));
+        assert_eq!(optimization_level("-Wall -g"), None);
+        assert_eq!(
+            compiler_of("PostgreSQL 16.14 on x86_64-pc-linux-gnu, compiled by gcc (Ubuntu 7.5.0-3ubuntu1~18.04) 7.5.0, 64-bit").as_deref(),
+            Some("gcc (Ubuntu 7.5.0-3ubuntu1~18.04) 7.5.0")
+        );
+        assert_eq!(compiler_of("PostgreSQL 15.18 (Debian 15.18-0+deb12u1) on x86_64-pc-linux-gnu, compiled by gcc (Debian 12.2.0-14) 12.2.0, 64-bit").as_deref(), Some("gcc (Debian 12.2.0-14) 12.2.0"));
+        assert_eq!(compiler_of("PostgreSQL 16"), None);
+    }
 
     #[test]
     fn picks_the_bad_setting() {

