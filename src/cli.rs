@@ -27,6 +27,7 @@ pub enum Command {
     #[command(after_help = "Examples:\n  rumbench run --engine rocksdb --steps fillrandom,readrandom --num 1000000\n  \
 rumbench run --engine rocksdb,lmdb,sqlite --steps fillseq,readrandom,fwdrange --seconds 10 --threads 2\n  \
 rumbench run --engine rocksdb -o compaction_style=universal -o block_cache_size=1G\n  \
+rumbench run --engine rocksdb --steps fillrandom,readrandom --sweep rocksdb.max_subcompactions=1,4\n  \
 rumbench run --config suite.toml --output-dir results/nightly\n\nList steps with `rumbench steps`, engines and their options with `rumbench engines`.")]
     Run(RunArgs),
     /// List engines and each one's options with defaults
@@ -80,6 +81,12 @@ pub struct RunArgs {
     /// Engine option KEY=VALUE, or ENGINE.KEY=VALUE for one engine of several; repeatable
     #[arg(long = "option", short = 'o', value_name = "KEY=VALUE")]
     pub options: Vec<String>,
+    /// Config sweep [ENGINE.]KEY=V1,V2,...: one config per value (several
+    /// --sweep flags: per combination), named after the values and reported
+    /// relative to the first (the base); `postgres.version=12,16` sweeps
+    /// server versions; repeatable, replaces the suite's `sweep`
+    #[arg(long = "sweep", value_name = "KEY=V1,V2")]
+    pub sweeps: Vec<String>,
     /// A server you already run, benchmarked instead of one rumbench starts:
     /// postgres://user[:password]@host[:port]/database or mysql://... (the
     /// password may come from PGPASSWORD / MYSQL_PWD instead); repeatable.

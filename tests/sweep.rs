@@ -39,3 +39,75 @@ fn six_thread_counts_on_the_null_engine() {
     assert!(fit["r_squared"].as_f64().unwrap().is_finite(), "{sc}");
     assert!(text.contains("concurrency sweeps") && text.contains("null readrandom: lambda"), "{text}");
 }
+
+/// The sweep's HTML report draws the USL chart, and `compare` of two sweeps
+/// shows sigma and kappa side by side.
+#[test]
+fn a_concurrency_sweep_is_charted_and_compared() {
+    let run = |dir: &std::path::Path| {
+        let out = Command::cargo_bin("rumbench")
+            .unwrap()
+            .args(["run", "--progress", "off", "--no-history", "-e", "null", "-s", "readrandom", "-n", "10000", "--seconds", "0.3"])
+            .args(["-t", "1,2,3,4,5,6", "--output-dir"])
+            .arg(dir)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    };
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    run(a.path());
+    run(b.path());
+    let html = std::fs::read_to_string(a.path().join("report.html")).unwrap();
+    assert!(html.contains(r#"<section id="scaling">"#), "no sweep section");
+    assert_eq!(html.matches(r#"<circle class="point""#).count(), 6, "one dot per thread count");
+    assert!(html.contains("<title>linear scaling"));
+    assert!(std::fs::read_to_string(a.path().join("summary.md")).unwrap().contains("## Concurrency sweeps"));
+    let out = Command::cargo_bin("rumbench").unwrap().arg("compare").arg(a.path()).arg(b.path()).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.contains("Universal Scalability Law fitted on each side"), "{text}");
+    let sides: Vec<&str> = text.lines().filter(|l| l.starts_with("readrandom ") && (l.contains(" base ") || l.contains(" new "))).collect();
+    assert_eq!(sides.len(), 2, "{text}");
+}
+
+/// `--sweep` makes one config per value, named after it, and the reports
+/// show each against the first (the base).
+#[test]
+fn a_config_sweep_is_named_and_reported_relative_to_its_base() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::cargo_bin("rumbench")
+        .unwrap()
+        .args(["run", "--progress", "off", "--no-history", "-e", "rocksdb,null", "-s", "fillrandom,readrandom", "-n", "20000"])
+        .args(["--sweep", "rocksdb.max_subcompactions=1,2", "--sweep", "rocksdb.cache_type=lru,hyper_clock", "--output-dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join("result.json")).unwrap()).unwrap();
+    let configs = v["configs"].as_array().unwrap();
+    let names: Vec<&str> = configs.iter().map(|c| c["name"].as_str().unwrap()).collect();
+    let base = "rocksdb-max_subcompactions-1-cache_type-lru";
+    assert_eq!(
+        names,
+        [base, "rocksdb-max_subcompactions-1-cache_type-hyper_clock", "rocksdb-max_subcompactions-2-cache_type-lru", "rocksdb-max_subcompactions-2-cache_type-hyper_clock", "null"]
+    );
+    assert_eq!(configs[3]["sweep"], serde_json::json!([["max_subcompactions", "2"], ["cache_type", "hyper_clock"]]));
+    assert_eq!(configs[3]["options"]["max_subcompactions"], "2");
+    // The engine opened what the sweep asked for.
+    let effective = configs[3]["effective_options"].to_string();
+    assert!(effective.contains("max_subcompactions") && effective.contains("HyperClockCache"), "{effective}");
+    assert!(configs[4].get("sweep").is_none());
+    let summary = std::fs::read_to_string(dir.path().join("summary.txt")).unwrap();
+    for t in [&text, &summary] {
+        assert!(t.contains("Config sweep: rocksdb max_subcompactions, cache_type"), "{t}");
+        assert!(t.contains(&format!("  base = {base}: max_subcompactions=1, cache_type=lru\n")), "{t}");
+        assert!(t.contains("  c3 = rocksdb-max_subcompactions-2-cache_type-hyper_clock: max_subcompactions=2, cache_type=hyper_clock\n"), "{t}");
+    }
+    let ops_row = summary.lines().find(|l| l.starts_with("readrandom") && l.contains("ops/s")).expect("an ops/s row");
+    let ratios = ops_row.split_whitespace().filter(|w| w.len() == 4 && w.as_bytes()[1] == b'.' && w.parse::<f64>().is_ok()).count();
+    assert_eq!(ratios, 3, "three configs against the base: {ops_row}");
+    let html = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
+    assert!(html.contains(r#"<section id="config-sweep">"#) && html.contains("max_subcompactions=2, cache_type=hyper_clock"));
+    assert!(std::fs::read_to_string(dir.path().join("summary.md")).unwrap().contains("## Config sweep: rocksdb max_subcompactions, cache_type"));
+}

@@ -24,6 +24,7 @@
 use anyhow::Result;
 
 use super::summary::{self, Better, NamedRun, Summary, METRICS};
+use crate::measure::usl::{self, UslFit};
 use crate::result::RunResult;
 use crate::report::table;
 
@@ -116,6 +117,57 @@ pub struct Pair {
     pub new: String,
     pub lines: Vec<Line>,
     pub notes: Vec<String>,
+    /// Concurrency sweeps of the pair's configs: the Universal Scalability
+    /// Law fitted on each side (pooled over repeats), per swept step.
+    pub scaling: Vec<ScalingPair>,
+}
+
+/// One swept step's fit on both sides (Err: why that side has no fit).
+#[derive(Debug, Clone)]
+pub struct ScalingPair {
+    pub step: String,
+    pub base: Result<UslFit, String>,
+    pub new: Result<UslFit, String>,
+}
+
+/// The law fitted to every completed point of `config`'s sweep of `step`
+/// in all of a group's runs (repeats pool their points); None when no run
+/// swept that step.
+fn pooled_fit(g: &Group, config: &str, step: &str) -> Option<Result<UslFit, String>> {
+    let points: Vec<(f64, f64)> = g
+        .runs
+        .iter()
+        .flat_map(|(_, r)| r.configs.iter().filter(|c| c.name == config))
+        .flat_map(|c| c.scaling.iter().filter(|sc| sc.step == step))
+        .flat_map(|sc| sc.points.iter().map(|p| (p.threads as f64, p.ops_s)))
+        .collect();
+    let swept = g.runs.iter().flat_map(|(_, r)| r.configs.iter().filter(|c| c.name == config)).any(|c| c.scaling.iter().any(|sc| sc.step == step));
+    swept.then(|| usl::fit(&points))
+}
+
+/// The swept steps of either side, each fitted on both.
+fn scaling_pairs(a: (&Group, &str), b: (&Group, &str)) -> Vec<ScalingPair> {
+    let mut steps: Vec<String> = Vec::new();
+    for (g, config) in [a, b] {
+        for (_, r) in &g.runs {
+            for c in r.configs.iter().filter(|c| c.name == config) {
+                for sc in &c.scaling {
+                    if !steps.contains(&sc.step) {
+                        steps.push(sc.step.clone());
+                    }
+                }
+            }
+        }
+    }
+    let not_swept = |g: &Group| format!("{} has no sweep of this step", g.label);
+    steps
+        .into_iter()
+        .map(|step| ScalingPair {
+            base: pooled_fit(a.0, a.1, &step).unwrap_or_else(|| Err(not_swept(a.0))),
+            new: pooled_fit(b.0, b.1, &step).unwrap_or_else(|| Err(not_swept(b.0))),
+            step,
+        })
+        .collect()
 }
 
 #[derive(Debug, Clone)]
@@ -291,14 +343,15 @@ pub fn compare(groups: &[Group], opts: &Options) -> Result<Comparison> {
     let mut out = Comparison { pairs: Vec::new(), notes: Vec::new(), options: opts.clone() };
     let base_sum = summaries(&groups[0]);
     let base_names = config_names(&groups[0]);
-    // (base label, base sides per step, new label, new sides per step)
-    type Job = (String, Vec<(String, Side)>, String, Vec<(String, Side)>);
+    // (base label, base sides per step, new label, new sides per step, scaling fits)
+    type Job = (String, Vec<(String, Side)>, String, Vec<(String, Side)>, Vec<ScalingPair>);
     let mut jobs: Vec<Job> = Vec::new();
     if groups.len() == 1 {
         anyhow::ensure!(base_names.len() > 1, "one run with one config: give two runs (or a run with several configs) to compare");
         let a = &base_names[0];
         for b in &base_names[1..] {
-            jobs.push((a.clone(), side_of(&base_sum, a), b.clone(), side_of(&base_sum, b)));
+            let scaling = scaling_pairs((&groups[0], a), (&groups[0], b));
+            jobs.push((a.clone(), side_of(&base_sum, a), b.clone(), side_of(&base_sum, b), scaling));
         }
     } else {
         for g in &groups[1..] {
@@ -309,7 +362,8 @@ pub fn compare(groups: &[Group], opts: &Options) -> Result<Comparison> {
             for n in &base_names {
                 if names.contains(n) {
                     matched = true;
-                    jobs.push((label(&groups[0], n), side_of(&base_sum, n), label(g, n), side_of(&sum, n)));
+                    let scaling = scaling_pairs((&groups[0], n), (g, n));
+                    jobs.push((label(&groups[0], n), side_of(&base_sum, n), label(g, n), side_of(&sum, n), scaling));
                 }
             }
             if !(names.len() == 1 && base_names.len() == 1) {
@@ -318,12 +372,13 @@ pub fn compare(groups: &[Group], opts: &Options) -> Result<Comparison> {
                 }
             }
             if !matched && names.len() == 1 && base_names.len() == 1 {
-                jobs.push((label(&groups[0], &base_names[0]), side_of(&base_sum, &base_names[0]), label(g, &names[0]), side_of(&sum, &names[0])));
+                let scaling = scaling_pairs((&groups[0], &base_names[0]), (g, &names[0]));
+                jobs.push((label(&groups[0], &base_names[0]), side_of(&base_sum, &base_names[0]), label(g, &names[0]), side_of(&sum, &names[0]), scaling));
             }
         }
     }
-    for (a_label, a, b_label, b) in jobs {
-        let mut pair = Pair { base: a_label, new: b_label, lines: Vec::new(), notes: Vec::new() };
+    for (a_label, a, b_label, b, scaling) in jobs {
+        let mut pair = Pair { base: a_label, new: b_label, lines: Vec::new(), notes: Vec::new(), scaling };
         compare_sides(&a, &b, opts, &mut pair);
         out.pairs.push(pair);
     }
@@ -343,7 +398,7 @@ pub fn compare_configs(s: &Summary, base: &str, others: &[String], opts: &Option
     others
         .iter()
         .map(|o| {
-            let mut pair = Pair { base: base.to_string(), new: o.clone(), lines: Vec::new(), notes: Vec::new() };
+            let mut pair = Pair { base: base.to_string(), new: o.clone(), lines: Vec::new(), notes: Vec::new(), scaling: Vec::new() };
             compare_sides(&a, &side_of(one, o), opts, &mut pair);
             pair
         })
@@ -362,6 +417,42 @@ Band column: \"iv\" = from intervals, \"rep\" = from repeats, no mark = threshol
         opts.threshold * 100.0,
         k = opts.k
     )
+}
+
+/// The pair's concurrency sweeps side by side: the fitted law's parameters
+/// (sigma = contention, kappa = coherency) of base and new per swept step.
+fn render_scaling(p: &Pair) -> String {
+    let mut o = String::from("concurrency sweeps, Universal Scalability Law fitted on each side (repeats pooled):\n");
+    let peak = |f: &UslFit| match (f.peak_n, f.peak_throughput) {
+        (Some(n), Some(x)) => format!("{n:.0} ({})", summary::fmt_value(x)),
+        _ => "none".into(),
+    };
+    let mut rows = Vec::new();
+    let mut why = Vec::new();
+    for sp in &p.scaling {
+        for (side, fit) in [("base", &sp.base), ("new", &sp.new)] {
+            match fit {
+                Ok(f) => rows.push(vec![
+                    sp.step.clone(),
+                    side.into(),
+                    summary::fmt_value(f.lambda),
+                    format!("{:.4}", f.sigma),
+                    format!("{:.6}", f.kappa),
+                    peak(f),
+                    format!("{:.3}", f.r_squared),
+                ]),
+                Err(e) => {
+                    rows.push(vec![sp.step.clone(), side.into(), "-".into(), "-".into(), "-".into(), "-".into(), "-".into()]);
+                    why.push(format!("{} {side}: no fit: {e}", sp.step));
+                }
+            }
+        }
+    }
+    o.push_str(&table::render_table(&["step", "side", "lambda ops/s", "sigma", "kappa", "peak N (ops/s)", "R^2"], &rows));
+    for w in why {
+        o.push_str(&format!("note: {w}\n"));
+    }
+    o
 }
 
 pub fn render_text(c: &Comparison) -> String {
@@ -406,6 +497,9 @@ pub fn render_text(c: &Comparison) -> String {
         for n in &p.notes {
             o.push_str(&format!("note: {n}\n"));
         }
+        if !p.scaling.is_empty() {
+            o.push_str(&render_scaling(p));
+        }
     }
     o.push_str(&format!(
         "\n{} regressions, {} improvements, {} within noise, {} changed (no direction), {} measured on one side only\n",
@@ -434,5 +528,41 @@ mod tests {
         assert_eq!(classify("rpq", Better::Lower, Some(0.0), Some(0.00001), 0.05).1, Verdict::Noise);
         assert_eq!(classify("rpq", Better::Lower, Some(0.0), Some(0.5), 0.05), (None, Verdict::Regression));
         assert_eq!(classify("ops_s", Better::Higher, None, Some(1.0), 0.05).1, Verdict::Missing);
+    }
+
+    /// A run whose first config swept readrandom over 1..32 threads with these sigma and kappa.
+    fn swept(sigma: f64, kappa: f64, counts: &[f64]) -> RunResult {
+        use crate::result::scaling::{ScalingPoint, Scaling};
+        let mut run = crate::result::fixtures::realistic_run();
+        let points = counts
+            .iter()
+            .map(|&n| ScalingPoint { threads: n as usize, ops_s: 1000.0 * n / (1.0 + sigma * (n - 1.0) + kappa * n * (n - 1.0)), efficiency: None })
+            .collect();
+        run.configs[0].scaling = vec![Scaling { step: "readrandom".into(), points, fit: None, no_fit: None }];
+        run
+    }
+
+    #[test]
+    fn sweeps_show_sigma_and_kappa_side_by_side() {
+        let all = [1.0, 2.0, 4.0, 8.0, 16.0, 32.0];
+        let group = |label: &str, runs: Vec<RunResult>| Group { label: label.into(), runs: runs.into_iter().map(|r| (String::new(), r)).collect() };
+        // The new side's repeats have three points each: pooled, they make six.
+        let c = compare(
+            &[group("a", vec![swept(0.05, 0.001, &all)]), group("b", vec![swept(0.10, 0.0, &all[..3]), swept(0.10, 0.0, &all[3..])])],
+            &Options::default(),
+        )
+        .unwrap();
+        let sp = &c.pairs[0].scaling[0];
+        let (a, b) = (sp.base.as_ref().unwrap(), sp.new.as_ref().unwrap());
+        assert!((a.sigma - 0.05).abs() < 1e-3 && (a.kappa - 0.001).abs() < 1e-5, "{a:?}");
+        assert!((b.sigma - 0.10).abs() < 1e-3 && b.kappa < 1e-6, "{b:?}");
+        let text = render_text(&c);
+        assert!(text.contains("Universal Scalability Law fitted on each side"), "{text}");
+        let row = |side: &str| text.lines().find(|l| l.starts_with("readrandom") && l.split_whitespace().nth(1) == Some(side)).unwrap_or_else(|| panic!("{text}"));
+        assert!(row("base").contains("0.0500") && row("base").contains("0.001000"), "{text}");
+        assert!(row("new").contains("0.1000") && row("new").contains("none"), "{text}");
+        // One side without enough points: its row says why.
+        let c = compare(&[group("a", vec![swept(0.05, 0.001, &all)]), group("b", vec![swept(0.05, 0.001, &all[..3])])], &Options::default()).unwrap();
+        assert!(render_text(&c).contains("readrandom new: no fit: 3 concurrency levels measured"), "{}", render_text(&c));
     }
 }

@@ -239,7 +239,7 @@ fn step_charts(o: &mut String, step: &StepTable) {
     let series = |f: &dyn Fn(&summary::Row) -> Vec<(f64, f64)>| -> Vec<Series> {
         step.rows
             .iter()
-            .map(|r| Series { name: r.label.clone(), color: svg::color(r.series).into(), dashed: false, points: f(r) })
+            .map(|r| Series { name: r.label.clone(), color: svg::color(r.series).into(), style: svg::Style::Line, points: f(r) })
             .filter(|s| !s.points.is_empty())
             .collect()
     };
@@ -509,6 +509,14 @@ pub fn render(s: &Summary, opts: &HtmlOptions) -> String {
     if !versions.is_empty() {
         o.push_str(r##" &middot; <a href="#versions">PostgreSQL versions</a>"##);
     }
+    let scaling = super::scaling::render_html(s);
+    if !scaling.is_empty() {
+        o.push_str(r##" &middot; <a href="#scaling">concurrency sweeps</a>"##);
+    }
+    let config_sweeps = super::config_sweep::render_html(s);
+    if !config_sweeps.is_empty() {
+        o.push_str(r##" &middot; <a href="#config-sweep">config sweep</a>"##);
+    }
     o.push_str(r##" &middot; <a href="#environment">environment and warnings</a> <a href="#legend">legend</a></nav>"##);
     if s.steps.is_empty() {
         o.push_str("<p>No step results in these runs.</p>");
@@ -519,7 +527,9 @@ pub fn render(s: &Summary, opts: &HtmlOptions) -> String {
     for st in &s.steps {
         step_section(&mut o, s, st, &opts.base);
     }
+    o.push_str(&scaling);
     o.push_str(&versions);
+    o.push_str(&config_sweeps);
     environment(&mut o, s);
     legend(&mut o);
     let _ = writeln!(o, "<script>{CHECK_JS}</script></body></html>");

@@ -156,6 +156,8 @@ pub fn render(s: &Summary, base: &Base) -> String {
         o.push('\n');
     }
     o.push_str(&super::versions::render_markdown(s));
+    o.push_str(&super::config_sweep::render_markdown(s));
+    o.push_str(&super::scaling::render_markdown(s));
     o.push_str("<details><summary>Columns</summary>\n\n");
     for m in METRICS {
         let _ = writeln!(o, "- {} ({}): {}", m.label, m.unit, m.help);

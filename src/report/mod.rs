@@ -9,11 +9,13 @@
 //! so a failure or Ctrl-C later in the run loses nothing already measured.
 
 pub mod compare;
+pub mod config_sweep;
 pub mod csv;
 pub mod history;
 pub mod html;
 pub mod json;
 pub mod markdown;
+pub mod relative;
 pub mod hotrow;
 pub mod scaling;
 pub mod summary;

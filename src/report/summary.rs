@@ -194,6 +194,8 @@ pub struct ConfigInfo {
     pub provenance: Vec<(String, String)>,
     pub status: Status,
     pub error: Option<String>,
+    /// A config sweep's options and values (`--sweep`); empty outside one.
+    pub sweep: Vec<(String, String)>,
 }
 
 #[derive(Debug, Clone)]
@@ -214,6 +216,8 @@ pub struct RunInfo {
     pub configs: Vec<ConfigInfo>,
     /// The hot-row grids (hotrow steps), per config.
     pub hot_grids: Vec<super::hotrow::Grid>,
+    /// Concurrency sweeps: (config, the sweep of one of its steps).
+    pub scaling: Vec<(String, crate::result::scaling::Scaling)>,
 }
 
 #[derive(Debug, Clone)]
@@ -417,6 +421,7 @@ impl Summary {
                 system: run.system.clone(),
                 warnings: run.all_warnings(),
                 hot_grids: super::hotrow::grids(run),
+                scaling: run.configs.iter().flat_map(|c| c.scaling.iter().map(move |sc| (c.name.clone(), sc.clone()))).collect(),
                 configs: run
                     .configs
                     .iter()
@@ -429,6 +434,7 @@ impl Summary {
                         provenance: c.provenance.clone(),
                         status: c.status,
                         error: c.error.clone(),
+                        sweep: c.sweep.clone(),
                     })
                     .collect(),
             });

@@ -62,11 +62,20 @@ pub fn fmt_axis(v: f64, unit: Unit) -> String {
     }
 }
 
+/// How a series is drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Style {
+    Line,
+    Dashed,
+    /// Markers only: measured points beside a fitted curve.
+    Points,
+}
+
 #[derive(Debug, Clone)]
 pub struct Series {
     pub name: String,
     pub color: String,
-    pub dashed: bool,
+    pub style: Style,
     pub points: Vec<(f64, f64)>,
 }
 
@@ -221,8 +230,14 @@ impl Chart {
             if p.is_empty() {
                 continue;
             }
+            if s.style == Style::Points {
+                for &(x, y) in &p {
+                    let _ = write!(o, r#"<circle class="point" cx="{:.1}" cy="{:.1}" r="4" fill="{}"><title>{}</title></circle>"#, sx(x), sy(y), s.color, esc(&s.name));
+                }
+                continue;
+            }
             let coords: Vec<String> = p.iter().map(|&(x, y)| format!("{:.1},{:.1}", sx(x), sy(y))).collect();
-            let dash = if s.dashed { r#" stroke-dasharray="5 3""# } else { "" };
+            let dash = if s.style == Style::Dashed { r#" stroke-dasharray="5 3""# } else { "" };
             let _ = write!(
                 o,
                 r#"<polyline class="series" fill="none" stroke="{}" stroke-width="1.6"{dash} points="{}"><title>{}</title></polyline>"#,
@@ -230,7 +245,7 @@ impl Chart {
                 coords.join(" "),
                 esc(&s.name)
             );
-            if p.len() <= 30 {
+            if p.len() <= 30 && s.style == Style::Line {
                 for &(x, y) in &p {
                     let _ = write!(o, r#"<circle cx="{:.1}" cy="{:.1}" r="2.5" fill="{}"/>"#, sx(x), sy(y), s.color);
                 }
@@ -270,7 +285,7 @@ mod tests {
             y_unit: Unit::Count,
             y_log: false,
             x_categories: None,
-            series: vec![Series { name: "a".into(), color: color(0).into(), dashed: false, points: vec![(1.0, 10.0), (2.0, 0.0), (3.0, 12.0)] }],
+            series: vec![Series { name: "a".into(), color: color(0).into(), style: Style::Line, points: vec![(1.0, 10.0), (2.0, 0.0), (3.0, 12.0)] }],
         };
         let svg = c.render();
         assert!(svg.starts_with("<svg") && svg.ends_with("</svg>"));

@@ -542,11 +542,13 @@ pub fn render_summary(run: &RunResult, view: Columns) -> String {
         }
         out.push_str(&ib.render(view));
     }
-    // Several PostgreSQL versions: each against the oldest.
-    let versions = super::versions::render_text(&super::summary::Summary::build(&[super::summary::NamedRun { label: "run".into(), dir: String::new(), run }]));
-    if !versions.is_empty() {
-        out.push('\n');
-        out.push_str(&versions);
+    // Several PostgreSQL versions: each against the oldest; config sweeps: each against the base.
+    let summary = super::summary::Summary::build(&[super::summary::NamedRun { label: "run".into(), dir: String::new(), run }]);
+    for extra in [super::versions::render_text(&summary), super::config_sweep::render_text(&summary)] {
+        if !extra.is_empty() {
+            out.push('\n');
+            out.push_str(&extra);
+        }
     }
     out
 }

@@ -9,12 +9,9 @@
 //! the binaries came from) and settings a version did not know are noted
 //! under the table.
 
-use std::fmt::Write;
-
-use super::compare::{self, Options, Verdict};
-use super::summary::{self, ConfigInfo, Summary};
-use super::svg::esc;
-use super::table;
+use super::compare::Options;
+use super::relative::{Column, Table};
+use super::summary::{ConfigInfo, Summary};
 
 /// The metrics of the version table, in its order: (key, label).
 pub const METRICS: &[(&str, &str)] = &[
@@ -43,33 +40,12 @@ pub struct Version {
     pub server_version: String,
 }
 
-/// One version against the oldest, one metric, one step.
-#[derive(Debug, Clone)]
-pub struct Cell {
-    pub value: Option<f64>,
-    pub ratio: Option<f64>,
-    pub band: f64,
-    pub verdict: Verdict,
-}
-
-#[derive(Debug, Clone)]
-pub struct Row {
-    pub step: String,
-    /// Index into [`METRICS`].
-    pub metric: usize,
-    /// The oldest version's value.
-    pub base: Option<f64>,
-    /// The other versions, in `Sweep::versions[1..]` order.
-    pub cells: Vec<Cell>,
-}
-
 /// A run's version sweep.
 #[derive(Debug, Clone)]
 pub struct Sweep {
     /// Oldest first: the base.
     pub versions: Vec<Version>,
-    pub rows: Vec<Row>,
-    pub notes: Vec<String>,
+    pub table: Table,
 }
 
 fn prov<'a>(c: &'a ConfigInfo, key: &str) -> Option<&'a str> {
@@ -122,32 +98,8 @@ pub fn sweep(s: &Summary, opts: &Options) -> Option<Sweep> {
     configs.sort_by_key(|c| version_key(prov(c, "server_version").unwrap_or("")));
     let versions: Vec<Version> =
         configs.iter().map(|c| Version { config: c.name.clone(), server_version: prov(c, "server_version").unwrap_or("?").to_string() }).collect();
-
-    let opts = Options { metrics: Some(METRICS.iter().map(|(k, _)| k.to_string()).collect()), ..opts.clone() };
-    let others: Vec<String> = versions[1..].iter().map(|v| v.config.clone()).collect();
-    let pairs = compare::compare_configs(s, &versions[0].config, &others, &opts);
-    let mut rows = Vec::new();
-    for st in &s.steps {
-        if !st.rows.iter().any(|r| versions.iter().any(|v| v.config == r.config)) {
-            continue;
-        }
-        for (mi, (key, _)) in METRICS.iter().enumerate() {
-            let smi = summary::metric_index(key).expect("a summary metric");
-            let line = |p: &compare::Pair| p.lines.iter().find(|l| l.step == st.key && l.metric == smi).cloned();
-            let base = st.rows.iter().find(|r| r.config == versions[0].config).and_then(|r| r.values[smi]);
-            let cells: Vec<Cell> = pairs
-                .iter()
-                .map(|p| match line(p) {
-                    Some(l) => Cell { value: l.new, ratio: l.ratio, band: l.band, verdict: l.verdict },
-                    None => Cell { value: None, ratio: None, band: opts.threshold, verdict: Verdict::Missing },
-                })
-                .collect();
-            if base.is_none() && cells.iter().all(|c| c.value.is_none()) {
-                continue;
-            }
-            rows.push(Row { step: st.key.clone(), metric: mi, base, cells });
-        }
-    }
+    let columns: Vec<Column> = versions.iter().map(|v| Column { config: v.config.clone(), label: v.label(), detail: Some(v.server_version.clone()) }).collect();
+    let (rows, pair_notes) = Table::build(s, METRICS, columns.clone(), opts);
 
     let mut notes = Vec::new();
     for (key, what) in BUILD_KEYS {
@@ -168,10 +120,18 @@ pub fn sweep(s: &Summary, opts: &Options) -> Option<Sweep> {
             notes.push(format!("{}: server settings not applied, unknown to PostgreSQL {}: {u}", c.name, prov(c, "server_version").unwrap_or("?")));
         }
     }
-    for p in &pairs {
-        notes.extend(p.notes.iter().map(|n| format!("{} vs {}: {n}", p.new, p.base)));
-    }
-    Some(Sweep { versions, rows, notes })
+    notes.extend(pair_notes);
+    let heading = format!(
+        "per step, each version against {} (PostgreSQL {}, the oldest): its value, then ratio = version / oldest; \
+REGRESSION or improvement = beyond the noise band of `rumbench compare` (max({:.0}%, {} x CV of the step's per-second series)); \
+srv cpu = the server's processes, cli cpu = rumbench's (it should stay flat); '-' = not measured (the step's notes say why)",
+        versions[0].config,
+        versions[0].server_version,
+        opts.threshold * 100.0,
+        opts.k
+    );
+    let table = Table { id: "versions", title: "PostgreSQL versions".into(), heading, metrics: METRICS, columns, rows, notes, legend: Vec::new() };
+    Some(Sweep { versions, table })
 }
 
 impl Version {
@@ -186,153 +146,25 @@ impl Version {
     }
 }
 
-fn mark(v: Verdict) -> &'static str {
-    match v {
-        Verdict::Regression => " REGRESSION",
-        Verdict::Improvement => " improvement",
-        Verdict::Changed => " changed",
-        Verdict::Noise | Verdict::Missing => "",
-    }
-}
-
-fn ratio_text(c: &Cell) -> String {
-    match (c.ratio, c.value, c.verdict) {
-        (_, _, Verdict::Missing) => "-".into(),
-        (Some(r), _, v) => format!("{r:.2}{}", mark(v)),
-        // Both sides below the metric's resolution floor: no ratio to speak of.
-        (None, Some(_), Verdict::Noise) => "~".into(),
-        (None, Some(_), v) => format!("inf{}", mark(v)),
-        (None, None, _) => "-".into(),
-    }
-}
-
-fn value_text(v: Option<f64>) -> String {
-    v.map(summary::fmt_value).unwrap_or_else(|| "-".into())
-}
-
-fn heading(sw: &Sweep, threshold: f64, k: f64) -> String {
-    format!(
-        "PostgreSQL versions: per step, each version against {} (PostgreSQL {}, the oldest): its value, then ratio = version / oldest; \
-REGRESSION or improvement = beyond the noise band of `rumbench compare` (max({:.0}%, {k} x CV of the step's per-second series)); \
-srv cpu = the server's processes, cli cpu = rumbench's (it should stay flat); '-' = not measured (the step's notes say why)",
-        sw.versions[0].config,
-        sw.versions[0].server_version,
-        threshold * 100.0
-    )
-}
-
-/// Wrap `text` at `width` columns (for the heading above a table).
-fn wrap(text: &str, width: usize) -> String {
-    let mut out = String::new();
-    let mut line = String::new();
-    for w in text.split_whitespace() {
-        if !line.is_empty() && line.len() + 1 + w.len() > width {
-            out.push_str(&line);
-            out.push('\n');
-            line.clear();
-        }
-        if !line.is_empty() {
-            line.push(' ');
-        }
-        line.push_str(w);
-    }
-    if !line.is_empty() {
-        out.push_str(&line);
-        out.push('\n');
-    }
-    out
-}
-
 /// The version table in text, or "" when the run is no version sweep.
 pub fn render_text(s: &Summary) -> String {
-    let opts = Options::default();
-    let Some(sw) = sweep(s, &opts) else { return String::new() };
-    let mut o = wrap(&heading(&sw, opts.threshold, opts.k), 118);
-    o.push('\n');
-    let labels: Vec<String> = sw.versions.iter().map(Version::label).collect();
-    let mut header: Vec<&str> = vec!["step", "metric"];
-    header.extend(labels.iter().map(String::as_str));
-    let rows: Vec<Vec<String>> = sw
-        .rows
-        .iter()
-        .map(|r| {
-            let mut cells = vec![r.step.clone(), METRICS[r.metric].1.to_string(), value_text(r.base)];
-            cells.extend(r.cells.iter().map(|c| format!("{} {}", value_text(c.value), ratio_text(c))));
-            cells
-        })
-        .collect();
-    o.push_str(&table::render_table(&header, &rows));
-    for n in &sw.notes {
-        o.push_str(&wrap(&format!("note: {n}"), 118));
-    }
-    o
+    sweep(s, &Options::default()).map(|sw| sw.table.render_text()).unwrap_or_default()
 }
 
 /// The version table in markdown (a section of summary.md), or "".
 pub fn render_markdown(s: &Summary) -> String {
-    let opts = Options::default();
-    let Some(sw) = sweep(s, &opts) else { return String::new() };
-    let mut o = String::from("## PostgreSQL versions\n\n");
-    let _ = writeln!(o, "{}\n", heading(&sw, opts.threshold, opts.k));
-    let mut header = vec!["step".to_string(), "metric".to_string()];
-    header.extend(sw.versions.iter().map(Version::label));
-    let _ = writeln!(o, "| {} |", header.join(" | "));
-    let _ = writeln!(o, "|{}", "---|".repeat(header.len()));
-    for r in &sw.rows {
-        let mut cells = vec![r.step.clone(), METRICS[r.metric].1.to_string(), value_text(r.base)];
-        cells.extend(r.cells.iter().map(|c| {
-            let t = format!("{} {}", value_text(c.value), ratio_text(c));
-            if c.verdict == Verdict::Regression { format!("**{t}**") } else { t }
-        }));
-        let _ = writeln!(o, "| {} |", cells.join(" | "));
-    }
-    o.push('\n');
-    for n in &sw.notes {
-        let _ = writeln!(o, "- {}", n.replace('|', "\\|"));
-    }
-    if !sw.notes.is_empty() {
-        o.push('\n');
-    }
-    o
+    sweep(s, &Options::default()).map(|sw| sw.table.render_markdown()).unwrap_or_default()
 }
 
 /// The version table as an HTML section, or "".
 pub fn render_html(s: &Summary) -> String {
-    let opts = Options::default();
-    let Some(sw) = sweep(s, &opts) else { return String::new() };
-    let mut o = String::from(r#"<section id="versions"><h2>PostgreSQL versions</h2>"#);
-    let _ = write!(o, r#"<p class="meta">{}</p><div class="scroll"><table class="relative"><thead><tr><th class="l">step</th><th class="l">metric</th>"#, esc(&heading(&sw, opts.threshold, opts.k)));
-    for v in &sw.versions {
-        let _ = write!(o, "<th>{}<br>{}</th>", esc(&v.config), esc(&v.server_version));
-    }
-    o.push_str("</tr></thead><tbody>");
-    for r in &sw.rows {
-        let _ = write!(o, r#"<tr><td class="l">{}</td><td class="l">{}</td><td class="base">{}</td>"#, esc(&r.step), esc(METRICS[r.metric].1), esc(&value_text(r.base)));
-        for c in &r.cells {
-            let class = match c.verdict {
-                Verdict::Regression => " class=\"bottom\"",
-                Verdict::Improvement => " class=\"top\"",
-                _ => "",
-            };
-            let _ = write!(o, "<td{class} title=\"noise band {:.0}%\">{} {}</td>", c.band * 100.0, esc(&value_text(c.value)), esc(&ratio_text(c)));
-        }
-        o.push_str("</tr>");
-    }
-    o.push_str("</tbody></table></div>");
-    if !sw.notes.is_empty() {
-        o.push_str("<ul>");
-        for n in &sw.notes {
-            let _ = write!(o, "<li class=\"warn\">{}</li>", esc(n));
-        }
-        o.push_str("</ul>");
-    }
-    o.push_str("</section>");
-    o
+    sweep(s, &Options::default()).map(|sw| sw.table.render_html()).unwrap_or_default()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::compare::Verdict;
     use crate::report::summary::NamedRun;
     use crate::result::fixtures;
     use crate::settings::steps::StepKind;
@@ -376,7 +208,7 @@ mod tests {
         let sw = sweep(&s, &Options::default()).expect("a sweep");
         // Oldest first, whatever the order of the run.
         assert_eq!(sw.versions.iter().map(|v| v.config.as_str()).collect::<Vec<_>>(), ["postgres-12.22", "postgres-16.14"]);
-        let row = |key: &str| sw.rows.iter().find(|r| r.step == "l.i0" && METRICS[r.metric].0 == key).unwrap_or_else(|| panic!("no {key}"));
+        let row = |key: &str| sw.table.rows.iter().find(|r| r.step == "l.i0" && METRICS[r.metric].0 == key).unwrap_or_else(|| panic!("no {key}"));
         let srv = row("srv_cpu_us_op");
         assert_eq!(srv.base, Some(10.0));
         assert_eq!(srv.cells[0].verdict, Verdict::Regression);
@@ -391,7 +223,8 @@ mod tests {
         assert!(!text.contains("built differently"), "{text}");
         let md = render_markdown(&s);
         assert!(md.contains("| l.i0 | srv cpu us/op | 10.00 | **13.00 1.30 REGRESSION** |"), "{md}");
-        assert!(render_html(&s).contains("class=\"bottom\""));
+        let html = render_html(&s);
+        assert!(html.contains("<b>13.00 1.30 REGRESSION</b>") && html.contains("class=\"above\""), "{html}");
     }
 
     #[test]

@@ -99,6 +99,7 @@ pub fn config(name: &str, engine: &str, steps: Vec<StepResult>) -> ConfigResult 
         engine_stats: Vec::new(),
         notes: Vec::new(),
         scaling: Vec::new(),
+        sweep: Vec::new(),
     }
 }
 

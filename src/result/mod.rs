@@ -117,6 +117,10 @@ pub struct ConfigResult {
     /// Concurrency sweeps (`--threads 1,2,4,...`): points and USL fit per step.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub scaling: Vec<scaling::Scaling>,
+    /// A config sweep (`--sweep`): the swept options and this config's
+    /// values; the run's first swept config is the sweep's base.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sweep: Vec<(String, String)>,
 }
 
 /// Latency and interval series of one operation type in a step.

@@ -344,6 +344,7 @@ pub(crate) fn new_config_result(config: &EngineConfig, dir: PathBuf) -> ConfigRe
         engine_stats: Vec::new(),
         notes: Vec::new(),
         scaling: Vec::new(),
+        sweep: config.sweep.clone(),
     }
 }
 

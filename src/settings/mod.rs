@@ -235,6 +235,10 @@ pub struct EngineConfig {
     /// process in its environment, never written to the task file or results.
     #[serde(skip)]
     pub target_password: Option<String>,
+    /// A config sweep's options and values for this config (`--sweep`,
+    /// in sweep order); empty outside a sweep.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sweep: Vec<(String, String)>,
 }
 
 /// A resolved step: what to run and with which settings.

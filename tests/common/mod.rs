@@ -222,6 +222,7 @@ pub fn config(name: &str, engine: &str, version: &str, steps: &[StepSpec]) -> Co
         server_config: Vec::new(),
         notes: Vec::new(),
         scaling: Vec::new(),
+        sweep: Vec::new(),
     }
 }
 

@@ -1,0 +1,126 @@
+//! Config sweeps (`--sweep rocksdb.max_subcompactions=1,4`): the configs a
+//! sweep made from one engine, each against the first (the base, every
+//! sweep's first value), per step: throughput, CPU per operation, the p99,
+//! storage reads per query, KB written per write and write amplification.
+//! As in published config studies (base vs c1..c7), ratios below 0.95 and
+//! above 1.05 are highlighted, and changes beyond the noise band of
+//! `rumbench compare` are marked.
+
+use super::compare::Options;
+use super::relative::{Column, Table};
+use super::summary::{ConfigInfo, Summary};
+
+/// The metrics of the table, in its order: (key, label).
+pub const METRICS: &[(&str, &str)] = &[
+    ("ops_s", "ops/s"),
+    ("cpu_us_op", "cpu us/op"),
+    ("srv_cpu_us_op", "srv cpu us/op"),
+    ("p99_us", "p99 us"),
+    ("rpq", "rpq"),
+    ("wkbpi", "wkbpi"),
+    ("write_amp", "w-amp"),
+];
+
+/// "max_subcompactions=4, cache_type=hyper_clock".
+fn values_text(sweep: &[(String, String)]) -> String {
+    sweep.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(", ")
+}
+
+/// The sweeps of a one-run summary: one table per engine and set of swept
+/// options, its configs in run order (the base first). Empty for summaries
+/// of several runs (`rumbench compare` is for those).
+pub fn tables(s: &Summary, opts: &Options) -> Vec<Table> {
+    if s.runs.len() != 1 {
+        return Vec::new();
+    }
+    let key = |c: &ConfigInfo| (c.engine.clone(), c.sweep.iter().map(|(k, _)| k.clone()).collect::<Vec<_>>());
+    let mut groups: Vec<Vec<&ConfigInfo>> = Vec::new();
+    for c in s.runs[0].configs.iter().filter(|c| !c.sweep.is_empty()) {
+        match groups.iter_mut().find(|g| key(g[0]) == key(c)) {
+            Some(g) => g.push(c),
+            None => groups.push(vec![c]),
+        }
+    }
+    groups
+        .into_iter()
+        .filter(|g| g.len() >= 2)
+        .map(|g| {
+            // Short labels as in published config studies (base, c1, c2, ...), with a legend.
+            let label = |i: usize| if i == 0 { "base".to_string() } else { format!("c{i}") };
+            let columns: Vec<Column> =
+                g.iter().enumerate().map(|(i, c)| Column { config: c.name.clone(), label: label(i), detail: Some(values_text(&c.sweep)) }).collect();
+            let legend = g.iter().enumerate().map(|(i, c)| format!("{} = {}: {}", label(i), c.name, values_text(&c.sweep))).collect();
+            let (rows, notes) = Table::build(s, METRICS, columns.clone(), opts);
+            let options: Vec<&str> = g[0].sweep.iter().map(|(k, _)| k.as_str()).collect();
+            let heading = format!(
+                "per step, each config against the base (every swept option's first value): its value, then ratio = config / base; \
+REGRESSION or improvement = beyond the noise band of `rumbench compare` (max({:.0}%, {} x CV of the step's per-second series)); \
+'-' = not measured (the step's notes say why)",
+                opts.threshold * 100.0,
+                opts.k
+            );
+            Table { id: "config-sweep", title: format!("Config sweep: {} {}", g[0].engine, options.join(", ")), heading, metrics: METRICS, columns, rows, notes, legend }
+        })
+        .collect()
+}
+
+pub fn render_text(s: &Summary) -> String {
+    tables(s, &Options::default()).iter().map(Table::render_text).collect::<Vec<_>>().join("\n")
+}
+
+pub fn render_markdown(s: &Summary) -> String {
+    tables(s, &Options::default()).iter().map(Table::render_markdown).collect()
+}
+
+pub fn render_html(s: &Summary) -> String {
+    tables(s, &Options::default()).iter().map(Table::render_html).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::compare::Verdict;
+    use crate::report::summary::NamedRun;
+    use crate::result::fixtures;
+    use crate::settings::steps::StepKind;
+
+    /// rocksdb swept over max_subcompactions 1, 4, 8 (4 is 20% faster) beside an lmdb config.
+    fn swept_run() -> crate::result::RunResult {
+        let mut configs = Vec::new();
+        for (value, ops_s) in [("1", 100_000.0), ("4", 120_000.0), ("8", 101_000.0)] {
+            let mut st = fixtures::step(StepKind::FillRandom, 10.0, vec![fixtures::op("put", 1_000_000, 10.0, 0, 0, 0)]);
+            st.ops_s = Some(ops_s);
+            let mut c = fixtures::config(&format!("rocksdb-max_subcompactions-{value}"), "rocksdb", vec![st]);
+            c.sweep = vec![("max_subcompactions".into(), value.into())];
+            configs.push(c);
+        }
+        let st = fixtures::step(StepKind::FillRandom, 10.0, vec![fixtures::op("put", 1_000_000, 10.0, 0, 0, 0)]);
+        configs.push(fixtures::config("lmdb", "lmdb", vec![st]));
+        fixtures::run(configs)
+    }
+
+    #[test]
+    fn each_config_against_the_base_with_changes_marked() {
+        let run = swept_run();
+        let s = Summary::build(&[NamedRun { label: "r".into(), dir: String::new(), run: &run }]);
+        let t = tables(&s, &Options::default());
+        assert_eq!(t.len(), 1, "one sweep, lmdb is not part of it");
+        let t = &t[0];
+        assert_eq!(t.columns.iter().map(|c| c.config.as_str()).collect::<Vec<_>>(), ["rocksdb-max_subcompactions-1", "rocksdb-max_subcompactions-4", "rocksdb-max_subcompactions-8"]);
+        let ops = t.rows.iter().find(|r| r.step == "fillrandom" && METRICS[r.metric].0 == "ops_s").expect("an ops/s row");
+        assert_eq!(ops.base, Some(100_000.0));
+        assert!((ops.cells[0].ratio.unwrap() - 1.2).abs() < 1e-9);
+        assert_eq!(ops.cells[0].verdict, Verdict::Improvement);
+        assert_eq!(ops.cells[1].verdict, Verdict::Noise);
+        let text = render_text(&s);
+        assert!(text.starts_with("Config sweep: rocksdb max_subcompactions: per step, each config against the base"), "{text}");
+        assert!(text.contains("\n  base = rocksdb-max_subcompactions-1: max_subcompactions=1\n  c1 = rocksdb-max_subcompactions-4: max_subcompactions=4\n"), "{text}");
+        assert!(text.lines().any(|l| l.contains("fillrandom") && l.contains("ops/s") && l.contains("1.20 improvement") && l.contains("1.01")), "{text}");
+        let html = render_html(&s);
+        assert!(html.contains(r#"<td class="above" title="noise band 5%">120000 1.20 improvement</td>"#), "{html}");
+        assert!(render_markdown(&s).contains("## Config sweep: rocksdb max_subcompactions"));
+        // Without a sweep: nothing.
+        let plain = fixtures::realistic_run();
+        assert_eq!(render_text(&Summary::build(&[NamedRun { label: "r".into(), dir: String::new(), run: &plain }])), "");
+    }
+}

@@ -1,0 +1,240 @@
+//! Configs of one run against a base config, per step and metric: each
+//! value, its ratio to the base's and whether the change is beyond the noise
+//! band of `rumbench compare` (the same code: [`compare::compare_configs`]).
+//! Version sweeps (`versions`) and config sweeps (`config_sweep`) choose the
+//! configs, the metrics and the words; this renders them as text, markdown
+//! and HTML.
+
+use std::fmt::Write;
+
+use super::compare::{self, Options, Verdict};
+use super::summary::{self, RatioClass, Summary};
+use super::svg::esc;
+use super::table;
+
+/// One config of the table: the first is the base.
+#[derive(Debug, Clone)]
+pub struct Column {
+    pub config: String,
+    /// The heading in text and markdown.
+    pub label: String,
+    /// A second heading line in HTML (a server version, the swept values).
+    pub detail: Option<String>,
+}
+
+/// One config against the base, one metric, one step.
+#[derive(Debug, Clone)]
+pub struct Cell {
+    pub value: Option<f64>,
+    pub ratio: Option<f64>,
+    pub band: f64,
+    pub verdict: Verdict,
+}
+
+#[derive(Debug, Clone)]
+pub struct Row {
+    pub step: String,
+    /// Index into the table's metrics.
+    pub metric: usize,
+    /// The base's value.
+    pub base: Option<f64>,
+    /// The other columns, in `columns[1..]` order.
+    pub cells: Vec<Cell>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Table {
+    /// The HTML section's id.
+    pub id: &'static str,
+    pub title: String,
+    /// What the table shows, in words (above it).
+    pub heading: String,
+    /// (summary metric key, label), in row order per step.
+    pub metrics: &'static [(&'static str, &'static str)],
+    pub columns: Vec<Column>,
+    pub rows: Vec<Row>,
+    pub notes: Vec<String>,
+    /// Lines under the heading that say what short column labels stand for.
+    pub legend: Vec<String>,
+}
+
+impl Table {
+    /// Compare `columns[1..]` with `columns[0]` in every step any of them
+    /// ran; rows without a value on any side are left out. The pairs'
+    /// notes (steps on one side only) join `notes`.
+    pub fn build(s: &Summary, metrics: &'static [(&'static str, &'static str)], columns: Vec<Column>, opts: &Options) -> (Vec<Row>, Vec<String>) {
+        let opts = Options { metrics: Some(metrics.iter().map(|(k, _)| k.to_string()).collect()), ..opts.clone() };
+        let others: Vec<String> = columns[1..].iter().map(|c| c.config.clone()).collect();
+        let pairs = compare::compare_configs(s, &columns[0].config, &others, &opts);
+        let mut rows = Vec::new();
+        for st in &s.steps {
+            if !st.rows.iter().any(|r| columns.iter().any(|c| c.config == r.config)) {
+                continue;
+            }
+            for (mi, (key, _)) in metrics.iter().enumerate() {
+                let smi = summary::metric_index(key).expect("a summary metric");
+                let base = st.rows.iter().find(|r| r.config == columns[0].config).and_then(|r| r.values[smi]);
+                let cells: Vec<Cell> = pairs
+                    .iter()
+                    .map(|p| match p.lines.iter().find(|l| l.step == st.key && l.metric == smi) {
+                        Some(l) => Cell { value: l.new, ratio: l.ratio, band: l.band, verdict: l.verdict },
+                        None => Cell { value: None, ratio: None, band: opts.threshold, verdict: Verdict::Missing },
+                    })
+                    .collect();
+                if base.is_none() && cells.iter().all(|c| c.value.is_none()) {
+                    continue;
+                }
+                rows.push(Row { step: st.key.clone(), metric: mi, base, cells });
+            }
+        }
+        let notes = pairs.iter().flat_map(|p| p.notes.iter().map(move |n| format!("{} vs {}: {n}", p.new, p.base))).collect();
+        (rows, notes)
+    }
+
+    pub fn render_text(&self) -> String {
+        let mut o = wrap(&format!("{}: {}", self.title, self.heading), 118);
+        for l in &self.legend {
+            o.push_str(&format!("  {l}\n"));
+        }
+        o.push('\n');
+        let mut header: Vec<&str> = vec!["step", "metric"];
+        header.extend(self.columns.iter().map(|c| c.label.as_str()));
+        let rows: Vec<Vec<String>> = self
+            .rows
+            .iter()
+            .map(|r| {
+                let mut cells = vec![r.step.clone(), self.metrics[r.metric].1.to_string(), value_text(r.base)];
+                cells.extend(r.cells.iter().map(|c| format!("{} {}", value_text(c.value), ratio_text(c))));
+                cells
+            })
+            .collect();
+        o.push_str(&table::render_table(&header, &rows));
+        for n in &self.notes {
+            o.push_str(&wrap(&format!("note: {n}"), 118));
+        }
+        o
+    }
+
+    /// A section of summary.md.
+    pub fn render_markdown(&self) -> String {
+        let mut o = format!("## {}\n\n{}\n\n", self.title, self.heading);
+        for l in &self.legend {
+            let _ = writeln!(o, "- {}", l.replace('|', "\\|"));
+        }
+        if !self.legend.is_empty() {
+            o.push('\n');
+        }
+        let mut header = vec!["step".to_string(), "metric".to_string()];
+        header.extend(self.columns.iter().map(|c| c.label.clone()));
+        let _ = writeln!(o, "| {} |", header.join(" | "));
+        let _ = writeln!(o, "|{}", "---|".repeat(header.len()));
+        for r in &self.rows {
+            let mut cells = vec![r.step.clone(), self.metrics[r.metric].1.to_string(), value_text(r.base)];
+            cells.extend(r.cells.iter().map(|c| {
+                let t = format!("{} {}", value_text(c.value), ratio_text(c));
+                if c.verdict == Verdict::Regression {
+                    format!("**{t}**")
+                } else {
+                    t
+                }
+            }));
+            let _ = writeln!(o, "| {} |", cells.join(" | "));
+        }
+        o.push('\n');
+        for n in &self.notes {
+            let _ = writeln!(o, "- {}", n.replace('|', "\\|"));
+        }
+        if !self.notes.is_empty() {
+            o.push('\n');
+        }
+        o
+    }
+
+    /// A section of report.html; ratios below 0.95 and above 1.05 are
+    /// highlighted as in the report's other relative tables.
+    pub fn render_html(&self) -> String {
+        let mut o = format!(r#"<section id="{}"><h2>{}</h2>"#, self.id, esc(&self.title));
+        let _ = write!(o, r#"<p class="meta">{}</p><div class="scroll"><table class="relative"><thead><tr><th class="l">step</th><th class="l">metric</th>"#, esc(&self.heading));
+        for c in &self.columns {
+            match &c.detail {
+                Some(d) => {
+                    let _ = write!(o, "<th>{}<br>{}</th>", esc(&c.config), esc(d));
+                }
+                None => {
+                    let _ = write!(o, "<th>{}</th>", esc(&c.config));
+                }
+            }
+        }
+        o.push_str("</tr></thead><tbody>");
+        for r in &self.rows {
+            let _ = write!(o, r#"<tr><td class="l">{}</td><td class="l">{}</td><td class="base">{}</td>"#, esc(&r.step), esc(self.metrics[r.metric].1), esc(&value_text(r.base)));
+            for c in &r.cells {
+                let class = match c.ratio.filter(|_| c.verdict != Verdict::Missing).map(summary::ratio_class) {
+                    Some(RatioClass::Below) => " class=\"below\"",
+                    Some(RatioClass::Above) => " class=\"above\"",
+                    _ => "",
+                };
+                let text = esc(&format!("{} {}", value_text(c.value), ratio_text(c)));
+                let text = if c.verdict == Verdict::Regression { format!("<b>{text}</b>") } else { text };
+                let _ = write!(o, "<td{class} title=\"noise band {:.0}%\">{text}</td>", c.band * 100.0);
+            }
+            o.push_str("</tr>");
+        }
+        o.push_str("</tbody></table></div>");
+        if !self.notes.is_empty() {
+            o.push_str("<ul>");
+            for n in &self.notes {
+                let _ = write!(o, "<li class=\"warn\">{}</li>", esc(n));
+            }
+            o.push_str("</ul>");
+        }
+        o.push_str("</section>");
+        o
+    }
+}
+
+fn mark(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Regression => " REGRESSION",
+        Verdict::Improvement => " improvement",
+        Verdict::Changed => " changed",
+        Verdict::Noise | Verdict::Missing => "",
+    }
+}
+
+fn ratio_text(c: &Cell) -> String {
+    match (c.ratio, c.value, c.verdict) {
+        (_, _, Verdict::Missing) => "-".into(),
+        (Some(r), _, v) => format!("{r:.2}{}", mark(v)),
+        // Both sides below the metric's resolution floor: no ratio to speak of.
+        (None, Some(_), Verdict::Noise) => "~".into(),
+        (None, Some(_), v) => format!("inf{}", mark(v)),
+        (None, None, _) => "-".into(),
+    }
+}
+
+fn value_text(v: Option<f64>) -> String {
+    v.map(summary::fmt_value).unwrap_or_else(|| "-".into())
+}
+
+/// Wrap `text` at `width` columns (for the heading above a table).
+pub fn wrap(text: &str, width: usize) -> String {
+    let mut out = String::new();
+    let mut line = String::new();
+    for w in text.split_whitespace() {
+        if !line.is_empty() && line.len() + 1 + w.len() > width {
+            out.push_str(&line);
+            out.push('\n');
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(w);
+    }
+    if !line.is_empty() {
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
+}
