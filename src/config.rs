@@ -1024,6 +1024,24 @@ mod tests {
         assert!(err(&["rocksdb"], &["rocksdb.max_subcompactions=1,2", "max_subcompactions=3,4"], &[]).contains("swept twice"));
         assert!(err(&["rocksdb"], &["rocksdb.max_subcompactions=1,2"], &["max_subcompactions=3"]).contains("both by -o and by --sweep"));
         assert!(err(&["rocksdb"], &["rocksdb.version=1,2"], &[]).contains("only postgres has versions"));
+        // postgres.version: one config per version (resolved later against the registry).
+        let entry = |engine: &str| ConfigEntry {
+            name: None,
+            engine: engine.into(),
+            preset: None,
+            options: Default::default(),
+            allocator: None,
+            server_config: Vec::new(),
+            version: None,
+            sweep: Vec::new(),
+        };
+        let sweeps: Vec<ConfigSweep> = vec!["postgres.version=12,16".parse().unwrap()];
+        let out = expand_sweeps(vec![entry("postgres"), entry("lmdb")], &sweeps).unwrap();
+        assert_eq!(out.iter().map(|e| e.version.as_deref()).collect::<Vec<_>>(), [Some("12"), Some("16"), None]);
+        assert_eq!(sweep_name("postgres-16.14".into(), &out[1]), "postgres-16.14", "the default name says the version");
+        let mut pinned = entry("postgres");
+        pinned.version = Some("15".into());
+        assert!(expand_sweeps(vec![pinned], &sweeps).unwrap_err().to_string().contains("a version is given twice"));
     }
 
     #[test]

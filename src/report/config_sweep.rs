@@ -35,7 +35,8 @@ pub fn tables(s: &Summary, opts: &Options) -> Vec<Table> {
     }
     let key = |c: &ConfigInfo| (c.engine.clone(), c.sweep.iter().map(|(k, _)| k.clone()).collect::<Vec<_>>());
     let mut groups: Vec<Vec<&ConfigInfo>> = Vec::new();
-    for c in s.runs[0].configs.iter().filter(|c| !c.sweep.is_empty()) {
+    // A sweep of versions alone is the version table's (report::versions).
+    for c in s.runs[0].configs.iter().filter(|c| c.sweep.iter().any(|(k, _)| k != "version")) {
         match groups.iter_mut().find(|g| key(g[0]) == key(c)) {
             Some(g) => g.push(c),
             None => groups.push(vec![c]),
