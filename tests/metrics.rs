@@ -170,6 +170,8 @@ fn durability_does_not_apply_to_the_null_engine() {
             assert!(s["warnings"].as_array().unwrap().is_empty(), "{}", s["warnings"]);
             let why = s["metrics"]["missing"].as_array().unwrap().iter().find(|m| m["metric"] == "syncs").unwrap();
             assert_eq!(why["reason"], "null keeps nothing: durability does not apply");
+            // Nor does the device's IO (another process's) pass for its own.
+            assert!(s["metrics"]["io"].is_null() && s["metrics"]["write_amp"].is_null(), "{s}");
         }
     }
 }

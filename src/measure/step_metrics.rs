@@ -342,8 +342,17 @@ impl StepProbe {
             (Ok(_), Some(Err(e))) => missing("io", format!("cannot read /proc/diskstats: {e}")),
             (Ok(_), None) => missing("io", "no disk counters".into()),
         }
+        // An engine that keeps nothing does no IO of its own: the device's
+        // figures would be other processes'.
+        if let (Some(why), Some(_)) = (&probes.no_durability, &probes.device.as_ref().ok()) {
+            m.io = None;
+            m.write_amp = None;
+            missing("io", why.replace("durability does not apply", "its device's IO is other processes'"));
+        }
         if work.logical_bytes_written == 0 {
             missing("write_amp", "the step wrote nothing".into());
+        } else if let Some(why) = &probes.no_durability {
+            missing("write_amp", why.replace("durability does not apply", "no bytes of its own reach storage"));
         } else if let Some(why) = &probes.remote {
             missing("write_amp", why.clone());
         }

@@ -112,6 +112,10 @@ pub fn step_notes(s: &StepResult) -> Vec<String> {
     let mut notes = Vec::new();
     if s.status != Status::Completed {
         notes.push(format!("{:?}", s.status).to_lowercase());
+        // Why, as the insert benchmark's table says it (the whole text is in result.json).
+        if let Some(e) = &s.error {
+            notes.push(e.clone());
+        }
     }
     if s.timed_out {
         notes.push("TIMED OUT".into());
