@@ -173,6 +173,10 @@ impl Table for PgTable {
     fn server_syncs(&self) -> Option<Result<ServerSyncs>> {
         Some((|| {
             let mut c = self.endpoint.connect_postgres()?;
+            let version: i32 = c.query_one("SELECT current_setting('server_version_num')::int", &[])?.get(0);
+            if version < 140000 {
+                anyhow::bail!("PostgreSQL {} has no pg_stat_wal (it came in 14), so its WAL syncs cannot be counted", version / 10000);
+            }
             // Backends report their WAL statistics up to a second late (and
             // on exit): read until the count holds still.
             let mut last: Option<i64> = None;
