@@ -158,7 +158,7 @@ fn is_ibench_step(name: &str) -> bool {
 
 /// Whether a config runs on a database server (its rows go to the insert-benchmark table).
 fn is_server_config(c: &ConfigResult) -> bool {
-    c.engine.parse::<crate::server::ServerKind>().is_ok()
+    c.engine.parse::<crate::settings::server_kind::ServerKind>().is_ok()
 }
 
 /// How an operation type's row is labelled in the step column: indented under its step.

@@ -46,14 +46,12 @@ use std::net::{Ipv4Addr, TcpListener};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
-use std::str::FromStr;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread;
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Context, Result};
-use serde::{Deserialize, Serialize};
 
 mod mariadb;
 mod postgres;
@@ -67,47 +65,7 @@ pub const STOP_TIMEOUT: Duration = Duration::from_secs(30);
 /// Log lines kept in a start error.
 const LOG_TAIL_LINES: usize = 20;
 
-/// Which server (and, for MariaDB, which default storage engine).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum ServerKind {
-    Postgres,
-    MariadbInnodb,
-    MariadbMyrocks,
-}
-
-impl ServerKind {
-    pub const ALL: [ServerKind; 3] = [ServerKind::Postgres, ServerKind::MariadbInnodb, ServerKind::MariadbMyrocks];
-
-    /// "postgres", "mariadb-innodb", "mariadb-myrocks".
-    pub fn name(self) -> &'static str {
-        match self {
-            ServerKind::Postgres => "postgres",
-            ServerKind::MariadbInnodb => "mariadb-innodb",
-            ServerKind::MariadbMyrocks => "mariadb-myrocks",
-        }
-    }
-
-    pub fn is_mariadb(self) -> bool {
-        matches!(self, ServerKind::MariadbInnodb | ServerKind::MariadbMyrocks)
-    }
-}
-
-impl fmt::Display for ServerKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for ServerKind {
-    type Err = anyhow::Error;
-    fn from_str(s: &str) -> Result<Self> {
-        ServerKind::ALL
-            .into_iter()
-            .find(|k| k.name() == s)
-            .ok_or_else(|| anyhow!("unknown server kind {s:?} (valid: postgres, mariadb-innodb, mariadb-myrocks)"))
-    }
-}
+pub use crate::settings::server_kind::ServerKind;
 
 /// What to start.
 #[derive(Debug, Clone)]

@@ -1,6 +1,7 @@
 //! Resolved settings: what every step runs with, typed and validated
 //! (the plan builds them from flags and suite files), and the steps.
 
+pub mod server_kind;
 pub mod steps;
 
 use anyhow::Result;

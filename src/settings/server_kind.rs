@@ -1,0 +1,51 @@
+//! Which database servers rumbench knows, by name: a plain list that the
+//! plan, the server backend and the reports all read.
+
+use std::fmt;
+use std::str::FromStr;
+
+use anyhow::{anyhow, Result};
+use serde::{Deserialize, Serialize};
+
+/// Which server (and, for MariaDB, which default storage engine).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ServerKind {
+    Postgres,
+    MariadbInnodb,
+    MariadbMyrocks,
+}
+
+impl ServerKind {
+    pub const ALL: [ServerKind; 3] = [ServerKind::Postgres, ServerKind::MariadbInnodb, ServerKind::MariadbMyrocks];
+
+    /// "postgres", "mariadb-innodb", "mariadb-myrocks".
+    pub fn name(self) -> &'static str {
+        match self {
+            ServerKind::Postgres => "postgres",
+            ServerKind::MariadbInnodb => "mariadb-innodb",
+            ServerKind::MariadbMyrocks => "mariadb-myrocks",
+        }
+    }
+
+    pub fn is_mariadb(self) -> bool {
+        matches!(self, ServerKind::MariadbInnodb | ServerKind::MariadbMyrocks)
+    }
+}
+
+impl fmt::Display for ServerKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for ServerKind {
+    type Err = anyhow::Error;
+    fn from_str(s: &str) -> Result<Self> {
+        ServerKind::ALL
+            .into_iter()
+            .find(|k| k.name() == s)
+            .ok_or_else(|| anyhow!("unknown server kind {s:?} (valid: postgres, mariadb-innodb, mariadb-myrocks)"))
+    }
+}
+
