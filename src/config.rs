@@ -375,6 +375,22 @@ pub struct ConfigEntry {
     pub sweep: Vec<(String, String)>,
 }
 
+impl ConfigEntry {
+    /// `-e NAME`: the engine with its defaults (a preset or version in the name is split off later).
+    pub fn of_engine(engine: &str) -> ConfigEntry {
+        ConfigEntry {
+            name: None,
+            engine: engine.to_string(),
+            preset: None,
+            options: Default::default(),
+            allocator: None,
+            server_config: Vec::new(),
+            version: None,
+            sweep: Vec::new(),
+        }
+    }
+}
+
 /// A step entry of a suite, with per-step overrides.
 #[derive(Debug, Clone)]
 pub struct StepEntry {
@@ -470,16 +486,7 @@ impl RunPlan {
         let suite = inp.suite.clone().unwrap_or_default();
         // Engine configs: --engine and --target replace the suite's configs.
         let entries: Vec<ConfigEntry> = if !inp.engines.is_empty() || !inp.targets.is_empty() {
-            let mut v: Vec<ConfigEntry> = inp.engines.iter().map(|e| ConfigEntry {
-                    name: None,
-                    engine: e.clone(),
-                    preset: None,
-                    options: Default::default(),
-                    allocator: None,
-                    server_config: Vec::new(),
-                    version: None,
-                    sweep: Vec::new(),
-                }).collect();
+            let mut v: Vec<ConfigEntry> = inp.engines.iter().map(|e| ConfigEntry::of_engine(e)).collect();
             for url in &inp.targets {
                 v.push(target_entry(url)?);
             }
@@ -868,7 +875,7 @@ fn target_entry(url: &str) -> Result<ConfigEntry> {
     };
     let mut options = toml::Table::new();
     options.insert("target".into(), toml::Value::String(url.to_string()));
-    Ok(ConfigEntry { name: Some(name), engine: engine.into(), preset: None, options, allocator: None, server_config: Vec::new(), version: None, sweep: Vec::new() })
+    Ok(ConfigEntry { name: Some(name), options, ..ConfigEntry::of_engine(engine) })
 }
 
 /// A server engine's `target` option: checked, stored without its password
@@ -1025,16 +1032,7 @@ mod tests {
         assert!(err(&["rocksdb"], &["rocksdb.max_subcompactions=1,2"], &["max_subcompactions=3"]).contains("both by -o and by --sweep"));
         assert!(err(&["rocksdb"], &["rocksdb.version=1,2"], &[]).contains("only postgres has versions"));
         // postgres.version: one config per version (resolved later against the registry).
-        let entry = |engine: &str| ConfigEntry {
-            name: None,
-            engine: engine.into(),
-            preset: None,
-            options: Default::default(),
-            allocator: None,
-            server_config: Vec::new(),
-            version: None,
-            sweep: Vec::new(),
-        };
+        let entry = ConfigEntry::of_engine;
         let sweeps: Vec<ConfigSweep> = vec!["postgres.version=12,16".parse().unwrap()];
         let out = expand_sweeps(vec![entry("postgres"), entry("lmdb")], &sweeps).unwrap();
         assert_eq!(out.iter().map(|e| e.version.as_deref()).collect::<Vec<_>>(), [Some("12"), Some("16"), None]);
