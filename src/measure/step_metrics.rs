@@ -272,14 +272,19 @@ pub struct StepProbe {
     sampler: Sampler,
 }
 
+/// Ticks of CPU a figure needs: a count of k ticks is off by up to one, so
+/// fewer than 5 would be more than 20% off (a 50-operation step that
+/// happened to be charged one tick read as 200 us per operation).
+const MIN_CPU_TICKS: u64 = 5;
+
 /// /proc counts CPU time in clock ticks (10 ms at USER_HZ 100): a step
-/// shorter than one tick, or one in which not a single tick was counted, has
+/// shorter than one tick, or one charged fewer than [`MIN_CPU_TICKS`], has
 /// no CPU figure, not 0. Returns why, when it has none.
 fn below_cpu_resolution(cpu_us: u64, wall_s: f64) -> Option<String> {
     let tick_us = 1_000_000 / procfs::ticks_per_second().max(1);
-    (cpu_us < tick_us || wall_s * 1e6 < tick_us as f64).then(|| {
+    (cpu_us < MIN_CPU_TICKS * tick_us || wall_s * 1e6 < tick_us as f64).then(|| {
         format!(
-            "below resolution: /proc counts CPU in {} ms ticks and the step took {:.1} ms ({} ms of CPU counted)",
+            "below resolution: /proc counts CPU in {} ms ticks, a figure needs {MIN_CPU_TICKS} of them, and the step took {:.1} ms ({} ms of CPU counted)",
             tick_us / 1000,
             wall_s * 1e3,
             cpu_us / 1000
@@ -471,7 +476,8 @@ mod tests {
         assert!(why.starts_with("below resolution") && why.contains("4.0 ms"), "{why}");
         assert!(below_cpu_resolution(0, 2.0).is_some(), "no tick counted in 2 s");
         assert!(below_cpu_resolution(20_000, 0.005).is_some(), "a 5 ms step cannot be timed by 10 ms ticks");
-        assert!(below_cpu_resolution(20_000, 0.5).is_none());
+        assert!(below_cpu_resolution(20_000, 0.5).is_some(), "two ticks are too few for a figure within 20%");
+        assert!(below_cpu_resolution(50_000, 0.5).is_none());
     }
 
     #[test]
