@@ -87,7 +87,8 @@ pub struct RunArgs {
     /// server versions; repeatable, replaces the suite's `sweep`
     #[arg(long = "sweep", value_name = "KEY=V1,V2")]
     pub sweeps: Vec<String>,
-    /// A server you already run, benchmarked instead of one rumbench starts:
+    /// A server you already run, benchmarked as a config of its own (beside
+    /// any --engine; `-e postgres --target URL` runs both):
     /// postgres://user[:password]@host[:port]/database or mysql://... (the
     /// password may come from PGPASSWORD / MYSQL_PWD instead); repeatable.
     /// rumbench creates only its own tables there and drops them at the end

@@ -82,7 +82,7 @@ fn a_version_is_fetched_run_beside_debians_and_compared() {
     let dir = tempfile::tempdir().unwrap();
     // vacuum_buffer_usage_limit is new in PostgreSQL 16: Debian's 15 does not know it.
     let out = rumbench()
-        .args(["-e", "postgres,postgres@16", "-s", "l.i0,l.x", "--rows", "3000"])
+        .args(["-e", "postgres,postgres@16", "-s", "l.i0,l.x", "--rows", "40000"])
         .args(["-o", "config=shared_buffers = 64MB;vacuum_buffer_usage_limit = 1MB"])
         .arg("--output-dir")
         .arg(dir.path())
@@ -106,7 +106,7 @@ fn a_version_is_fetched_run_beside_debians_and_compared() {
     for name in ["l.i0", "l.x"] {
         let s = pg16["steps"].as_array().unwrap().iter().find(|s| s["name"] == name).unwrap_or_else(|| panic!("no {name}"));
         assert_eq!(s["status"], "completed", "{s}");
-        assert_eq!(s["ibench"]["table_rows"].as_array().unwrap().iter().map(|r| r.as_u64().unwrap()).sum::<u64>(), 3000);
+        assert_eq!(s["ibench"]["table_rows"].as_array().unwrap().iter().map(|r| r.as_u64().unwrap()).sum::<u64>(), 40000, "rows");
     }
     let debian = configs.iter().find(|c| c["name"] == "postgres").unwrap();
     assert_eq!(prov(debian, "server_config.unknown"), "vacuum_buffer_usage_limit = 1MB");
@@ -115,6 +115,7 @@ fn a_version_is_fetched_run_beside_debians_and_compared() {
     // The version table: 16 against Debian's 15, and the builds that differ.
     let summary = std::fs::read_to_string(dir.path().join("summary.txt")).unwrap();
     assert!(summary.contains("PostgreSQL versions: per step, each version against postgres (PostgreSQL 15."), "{summary}");
+    // (40,000 rows: enough server CPU in l.i0 for a figure; CPU needs 5 ticks.)
     for metric in ["ops/s", "srv cpu us/op", "p99 us"] {
         assert!(summary.lines().any(|l| l.starts_with("l.i0") && l.contains(metric)), "no l.i0 {metric} row:\n{summary}");
     }

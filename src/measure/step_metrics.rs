@@ -308,7 +308,8 @@ impl StepProbe {
         // server's dirty pages included) would be charged to the client.
         let process_end = ProcessCounters::current();
         let server_end = probes.server_pid.map(ProcessCounters::tree);
-        if work.logical_bytes_written > 0 {
+        // A remote server's dirty pages are not in this machine's page cache.
+        if work.logical_bytes_written > 0 && probes.remote.is_none() {
             match sync_filesystem(&probes.data_dir) {
                 Ok(()) => m.dirty_pages_synced = true,
                 Err(e) => missing("dirty_pages_synced", format!("syncfs failed: {e}: writes still in the page cache are not counted")),

@@ -13,12 +13,12 @@ pub struct Grid {
     pub config: String,
     pub tables: Vec<u64>,
     pub clients: Vec<u64>,
-    /// (tables, clients) -> (updates/s, p99 us, completed)
-    pub cells: Vec<(u64, u64, f64, f64, bool)>,
+    /// (tables, clients) -> (updates/s, p99 us, the cell's status)
+    pub cells: Vec<(u64, u64, f64, f64, Status)>,
 }
 
 impl Grid {
-    fn cell(&self, t: u64, c: u64) -> Option<(f64, f64, bool)> {
+    fn cell(&self, t: u64, c: u64) -> Option<(f64, f64, Status)> {
         self.cells.iter().find(|x| x.0 == t && x.1 == c).map(|x| (x.2, x.3, x.4))
     }
 }
@@ -33,7 +33,7 @@ pub fn grids(run: &RunResult) -> Vec<Grid> {
                 continue;
             };
             let p99 = s.main_op().map(|o| o.latency.p99_us).unwrap_or(f64::NAN);
-            g.cells.push((t, n, s.ops_s.unwrap_or(f64::NAN), p99, s.status == Status::Completed));
+            g.cells.push((t, n, s.ops_s.unwrap_or(f64::NAN), p99, s.status));
             if !g.tables.contains(&t) {
                 g.tables.push(t);
             }
@@ -50,11 +50,12 @@ pub fn grids(run: &RunResult) -> Vec<Grid> {
     out
 }
 
-fn value(cell: Option<(f64, f64, bool)>) -> (String, String) {
+fn value(cell: Option<(f64, f64, Status)>) -> (String, String) {
     match cell {
         None => ("".into(), "".into()),
-        Some((_, _, false)) => ("failed".into(), "".into()),
-        Some((x, p99, true)) => (fmt_axis(x, Unit::Count), format!("{p99:.0}")),
+        Some((x, p99, Status::Completed)) => (fmt_axis(x, Unit::Count), format!("{p99:.0}")),
+        // A cell that did not complete says how it ended (failed, interrupted), without figures.
+        Some((_, _, status)) => (format!("{status:?}").to_lowercase(), "".into()),
     }
 }
 
@@ -74,7 +75,11 @@ pub fn render_text(run: &RunResult) -> String {
             let _ = write!(o, "{t:>8}");
             for c in &g.clients {
                 let (x, p) = value(g.cell(*t, *c));
-                let text = if x.is_empty() { "-".to_string() } else { format!("{x} ({p})") };
+                let text = match (x.is_empty(), p.is_empty()) {
+                    (true, _) => "-".to_string(),
+                    (false, true) => x,
+                    (false, false) => format!("{x} ({p})"),
+                };
                 let _ = write!(o, " {text:>16}");
             }
             o.push('\n');
@@ -142,10 +147,16 @@ mod tests {
             config: "pg".into(),
             tables: vec![1, 2],
             clients: vec![1, 2],
-            cells: vec![(1, 1, 8400.0, 120.0, true), (1, 2, 30000.0, 200.0, true), (2, 2, 21000.0, 300.0, false)],
+            cells: vec![
+                (1, 1, 8400.0, 120.0, Status::Completed),
+                (1, 2, 30000.0, 200.0, Status::Completed),
+                (2, 2, 21000.0, 300.0, Status::Failed),
+                (2, 1, 0.0, 0.0, Status::Interrupted),
+            ],
         };
         assert_eq!(value(g.cell(1, 2)).0, fmt_axis(30000.0, Unit::Count));
         assert_eq!(value(g.cell(2, 2)).0, "failed");
-        assert_eq!(value(g.cell(2, 1)).0, "");
+        assert_eq!(value(g.cell(2, 1)), ("interrupted".to_string(), String::new()));
+        assert_eq!(value(g.cell(3, 1)).0, "");
     }
 }

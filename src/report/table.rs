@@ -527,15 +527,26 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
 /// each with its legend, when it has rows. `Columns::Compact` is what `run`
 /// prints; summary.txt has every column.
 pub fn render_summary(run: &RunResult, view: Columns) -> String {
+    // The ND legend only under a table that has the mark.
+    let marked = |rows: &[Vec<String>]| rows.iter().flatten().any(|c| c == NOT_DURABLE_MARK || c.ends_with(&format!(" {NOT_DURABLE_MARK}")));
+    let (kv_rows, ib_rows) = (summary_rows(run), ibench_rows(run));
+    let nd: &[&str] = &[NOT_DURABLE_HELP];
     let kv = SummaryTable {
         columns: COLUMNS,
         compact: COMPACT_COLUMNS,
-        preamble: &[NOT_DURABLE_HELP],
+        preamble: if marked(&kv_rows) { nd } else { &[] },
         help: HELP,
         help_end: " See docs/metrics.md.",
-        rows: summary_rows(run),
+        rows: kv_rows,
     };
-    let ib = SummaryTable { columns: IBENCH_COLUMNS, compact: IBENCH_COMPACT_COLUMNS, preamble: &[], help: IBENCH_HELP, help_end: "", rows: ibench_rows(run) };
+    let ib = SummaryTable {
+        columns: IBENCH_COLUMNS,
+        compact: IBENCH_COMPACT_COLUMNS,
+        preamble: if marked(&ib_rows) { nd } else { &[] },
+        help: IBENCH_HELP,
+        help_end: "",
+        rows: ib_rows,
+    };
     let mut out = String::new();
     if !kv.rows.is_empty() || ib.rows.is_empty() {
         out.push_str(&kv.render(view));
@@ -577,6 +588,19 @@ impl Exporter for SummaryText {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_not_durable_legend_is_shown_only_under_a_marked_row() {
+        let durable = fixtures::run(vec![fixtures::config("r", "rocksdb", vec![fixtures::step(StepKind::FillSeq, 1.0, vec![fixtures::op("put", 1000, 2.0, 0, 0, 0)])])]);
+        assert!(!render_summary(&durable, Columns::All).contains("ND = not durable"));
+        let marked = fixtures::run(vec![fixtures::config(
+            "r",
+            "rocksdb",
+            vec![fixtures::not_durable(fixtures::step(StepKind::FillSeq, 1.0, vec![fixtures::op("put", 1000, 2.0, 0, 0, 0)]))],
+        )]);
+        let text = render_summary(&marked, Columns::All);
+        assert!(text.contains(" ND ") && text.contains("ND = not durable"), "{text}");
+    }
 
     #[test]
     fn numbers_keep_useful_digits() {
