@@ -267,17 +267,20 @@ med = statistics.median
 def rng(v, fmt):
     return f"{fmt.format(med(v))} ({fmt.format(min(v))}..{fmt.format(max(v))})"
 engines = list(dict.fromkeys(r["engine"] for r in rows))
+def pairs_of(e, t):
+    """The (repeat -> {tool: row}) pairs of one engine and client count that have both tools."""
+    by = {}
+    for r in rows:
+        if r["engine"] == e and r["clients"] == t:
+            by.setdefault(r["repeat"], {})[r["tool"]] = r
+    return [p for p in by.values() if len(p) == 2]
 for e in engines:
     print(f"## {e}\n")
     print("Median over repeats, (min..max) in brackets; ratios are per pair (same repeat and client count), then median (min..max); CPU wait: median share of the runs' time in which some task waited for a CPU (see Every run).\n")
     print("| clients | rumbench updates/s | sysbench updates/s | ratio rb/sb | target >= 1 | rumbench client CPU us/update | sysbench client CPU us/update | ratio rb/sb | target < 1 | CPU wait rb / sb |")
     print("|---:|---:|---:|---:|---|---:|---:|---:|---|---:|")
     for t in dict.fromkeys(r["clients"] for r in rows if r["engine"] == e):
-        pairs = {}
-        for r in rows:
-            if r["engine"] == e and r["clients"] == t:
-                pairs.setdefault(r["repeat"], {})[r["tool"]] = r
-        pairs = [p for p in pairs.values() if len(p) == 2]
+        pairs = pairs_of(e, t)
         rb_u = [float(p["rumbench"]["updates_s"]) for p in pairs]; sb_u = [float(p["sysbench"]["updates_s"]) for p in pairs]
         rb_c = [float(p["rumbench"]["client_cpu_us"]) for p in pairs]; sb_c = [float(p["sysbench"]["client_cpu_us"]) for p in pairs]
         ru = [a / b for a, b in zip(rb_u, sb_u)]; rc = [a / b for a, b in zip(rb_c, sb_c)]
@@ -295,11 +298,7 @@ print("| engine | clients | rumbench process CPU us/update | sysbench process CP
 print("|---|---:|---:|---:|---:|")
 for e in engines:
     for t in dict.fromkeys(r["clients"] for r in rows if r["engine"] == e):
-        pairs = {}
-        for r in rows:
-            if r["engine"] == e and r["clients"] == t:
-                pairs.setdefault(r["repeat"], {})[r["tool"]] = r
-        pairs = [p for p in pairs.values() if len(p) == 2]
+        pairs = pairs_of(e, t)
         a = [float(p["rumbench"]["process_cpu_us"]) for p in pairs]; b = [float(p["sysbench"]["process_cpu_us"]) for p in pairs]
         print(f"| {e} | {t} | {rng(a, '{:.1f}')} | {rng(b, '{:.1f}')} | {rng([x / y for x, y in zip(a, b)], '{:.2f}')} |")
 print()
