@@ -45,7 +45,8 @@ pub fn tables(s: &Summary, opts: &Options) -> Vec<Table> {
     groups
         .into_iter()
         .filter(|g| g.len() >= 2)
-        .map(|g| {
+        .enumerate()
+        .map(|(i, g)| {
             // Short labels as in published config studies (base, c1, c2, ...), with a legend.
             let label = |i: usize| if i == 0 { "base".to_string() } else { format!("c{i}") };
             let columns: Vec<Column> =
@@ -60,7 +61,9 @@ REGRESSION or improvement = beyond the noise band of `rumbench compare` (max({:.
                 opts.threshold * 100.0,
                 opts.k
             );
-            Table { id: "config-sweep", title: format!("Config sweep: {} {}", g[0].engine, options.join(", ")), heading, metrics: METRICS, columns, rows, notes, legend }
+            // The first table is the report's link target; ids stay unique.
+            let id = if i == 0 { "config-sweep".to_string() } else { format!("config-sweep-{}", i + 1) };
+            Table { id, title: format!("Config sweep: {} {}", g[0].engine, options.join(", ")), heading, metrics: METRICS, columns, rows, notes, legend }
         })
         .collect()
 }

@@ -45,7 +45,7 @@ pub struct Row {
 #[derive(Debug, Clone)]
 pub struct Table {
     /// The HTML section's id.
-    pub id: &'static str,
+    pub id: String,
     pub title: String,
     /// What the table shows, in words (above it).
     pub heading: String,

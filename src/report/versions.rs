@@ -130,7 +130,7 @@ srv cpu = the server's processes, cli cpu = rumbench's (it should stay flat); '-
         opts.threshold * 100.0,
         opts.k
     );
-    let table = Table { id: "versions", title: "PostgreSQL versions".into(), heading, metrics: METRICS, columns, rows, notes, legend: Vec::new() };
+    let table = Table { id: "versions".into(), title: "PostgreSQL versions".into(), heading, metrics: METRICS, columns, rows, notes, legend: Vec::new() };
     Some(Sweep { versions, table })
 }
 
