@@ -22,6 +22,13 @@ fn load(dir: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(dir.join("result.json")).unwrap()).unwrap()
 }
 
+/// Run with `args` into `dir`; it must succeed. Its output and result.json.
+fn run_ok(args: &[&str], dir: &Path) -> (Output, Value) {
+    let out = rumbench().args(args).arg("-d").arg(dir).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    (out, load(dir))
+}
+
 fn steps(v: &Value) -> Vec<(String, String, &Value)> {
     let mut out = Vec::new();
     for c in v["configs"].as_array().unwrap() {
@@ -35,14 +42,7 @@ fn steps(v: &Value) -> Vec<(String, String, &Value)> {
 #[test]
 fn hot_row_grid_on_postgres_and_innodb() {
     let dir = tempfile::tempdir().unwrap();
-    let out = rumbench()
-        .args(["-e", "postgres", "-e", "mariadb-innodb", "-s", "hotrow", "--hot-tables", "1,2", "-t", "1,2", "--hot-rows", "5000", "--ops", "300"])
-        .arg("-d")
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
-    let v = load(dir.path());
+    let (out, v) = run_ok(&["-e", "postgres", "-e", "mariadb-innodb", "-s", "hotrow", "--hot-tables", "1,2", "-t", "1,2", "--hot-rows", "5000", "--ops", "300"], dir.path());
     let names: Vec<(String, String)> = steps(&v).into_iter().map(|(c, s, _)| (c, s)).collect();
     for config in ["postgres", "mariadb-innodb"] {
         // Cells with fewer clients than tables are skipped, as in the published grid.
@@ -69,15 +69,9 @@ fn hot_row_grid_on_postgres_and_innodb() {
 #[test]
 fn randomtransaction_keeps_every_set_sum_equal_on_every_engine_and_server() {
     let dir = tempfile::tempdir().unwrap();
-    let out = rumbench()
-        .args(["-e", "rocksdb", "-e", "rocksdb:optimistic", "-e", "lmdb", "-e", "sqlite", "-e", "postgres", "-e", "mariadb-innodb"])
-        .args(["-s", "randomtransaction", "-t", "4", "--num", "200", "--ops", "2000", "--transaction-sets", "3"])
-        .arg("-d")
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
-    let v = load(dir.path());
+    let engines = ["-e", "rocksdb", "-e", "rocksdb:optimistic", "-e", "lmdb", "-e", "sqlite", "-e", "postgres", "-e", "mariadb-innodb"];
+    let step = ["-s", "randomtransaction", "-t", "4", "--num", "200", "--ops", "2000", "--transaction-sets", "3"];
+    let (_, v) = run_ok(&[&engines[..], &step[..]].concat(), dir.path());
     let all = steps(&v);
     assert_eq!(all.len(), 6);
     for (c, s, step) in all {

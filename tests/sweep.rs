@@ -1,24 +1,31 @@
 //! Concurrency sweeps through the binary: `--threads` with six counts runs
 //! the step once per count and fits the Universal Scalability Law.
 
+use std::path::Path;
 use std::process::Command;
 
 use assert_cmd::cargo::CommandCargoExt;
 use serde_json::Value;
 
+/// `rumbench run ARGS --output-dir DIR`; it must succeed. Its stdout and result.json.
+fn run_ok(args: &[&str], dir: &Path) -> (String, Value) {
+    let out = Command::cargo_bin("rumbench")
+        .unwrap()
+        .args(["run", "--progress", "off", "--no-history"])
+        .args(args)
+        .arg("--output-dir")
+        .arg(dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v = serde_json::from_str(&std::fs::read_to_string(dir.join("result.json")).unwrap()).unwrap();
+    (String::from_utf8_lossy(&out.stdout).to_string(), v)
+}
+
 #[test]
 fn six_thread_counts_on_the_null_engine() {
     let dir = tempfile::tempdir().unwrap();
-    let out = Command::cargo_bin("rumbench")
-        .unwrap()
-        .args(["run", "--progress", "off", "--no-history", "-e", "null", "-s", "readrandom", "-n", "100000", "--seconds", "0.5"])
-        .args(["-t", "1,2,3,4,6,8", "--output-dir"])
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout).to_string();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let v: Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join("result.json")).unwrap()).unwrap();
+    let (text, v) = run_ok(&["-e", "null", "-s", "readrandom", "-n", "100000", "--seconds", "0.5", "-t", "1,2,3,4,6,8"], dir.path());
     let c = &v["configs"][0];
     let names: Vec<&str> = c["steps"].as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["readrandom@t1", "readrandom@t2", "readrandom@t3", "readrandom@t4", "readrandom@t6", "readrandom@t8"]);
@@ -44,16 +51,7 @@ fn six_thread_counts_on_the_null_engine() {
 /// shows sigma and kappa side by side.
 #[test]
 fn a_concurrency_sweep_is_charted_and_compared() {
-    let run = |dir: &std::path::Path| {
-        let out = Command::cargo_bin("rumbench")
-            .unwrap()
-            .args(["run", "--progress", "off", "--no-history", "-e", "null", "-s", "readrandom", "-n", "10000", "--seconds", "0.3"])
-            .args(["-t", "1,2,3,4,5,6", "--output-dir"])
-            .arg(dir)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    };
+    let run = |dir: &Path| run_ok(&["-e", "null", "-s", "readrandom", "-n", "10000", "--seconds", "0.3", "-t", "1,2,3,4,5,6"], dir);
     let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     run(a.path());
     run(b.path());
@@ -75,16 +73,10 @@ fn a_concurrency_sweep_is_charted_and_compared() {
 #[test]
 fn a_config_sweep_is_named_and_reported_relative_to_its_base() {
     let dir = tempfile::tempdir().unwrap();
-    let out = Command::cargo_bin("rumbench")
-        .unwrap()
-        .args(["run", "--progress", "off", "--no-history", "-e", "rocksdb,null", "-s", "fillrandom,readrandom", "-n", "20000"])
-        .args(["--sweep", "rocksdb.max_subcompactions=1,2", "--sweep", "rocksdb.cache_type=lru,hyper_clock", "--output-dir"])
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout).to_string();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let v: Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join("result.json")).unwrap()).unwrap();
+    let (text, v) = run_ok(
+        &["-e", "rocksdb,null", "-s", "fillrandom,readrandom", "-n", "20000", "--sweep", "rocksdb.max_subcompactions=1,2", "--sweep", "rocksdb.cache_type=lru,hyper_clock"],
+        dir.path(),
+    );
     let configs = v["configs"].as_array().unwrap();
     let names: Vec<&str> = configs.iter().map(|c| c["name"].as_str().unwrap()).collect();
     let base = "rocksdb-max_subcompactions-1-cache_type-lru";

@@ -273,19 +273,19 @@ impl Engine for LevelDbEngine {
 /// The sum of the Write(MB) column of leveldb.stats:
 /// "Level  Files Size(MB) Time(sec) Read(MB) Write(MB)", one row per level.
 fn parse_stats_written_mb(stats: &str) -> Option<f64> {
-    let mut rows = stats.lines().skip_while(|l| !l.contains("Write(MB)")).skip(1).filter(|l| !l.trim_start().starts_with('-'));
+    if !stats.contains("Write(MB)") {
+        return None;
+    }
+    // A database without tables prints the header alone: nothing written.
     let mut sum = 0.0;
-    let mut any = false;
-    for row in rows.by_ref() {
+    for row in stats.lines().skip_while(|l| !l.contains("Write(MB)")).skip(1).filter(|l| !l.trim_start().starts_with('-')) {
         let cols: Vec<&str> = row.split_whitespace().collect();
         if cols.len() != 6 {
             break;
         }
         sum += cols[5].parse::<f64>().ok()?;
-        any = true;
     }
-    // A database without tables prints the header alone: nothing written.
-    Some(if any { sum } else { 0.0 }).filter(|_| stats.contains("Write(MB)"))
+    Some(sum)
 }
 
 struct LevelDbSession<'a> {

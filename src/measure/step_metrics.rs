@@ -200,8 +200,9 @@ pub struct Probes {
     /// A server on another machine (or not rumbench's): why its CPU,
     /// memory, storage IO and space cannot be measured here.
     remote: Option<String>,
-    /// Why durability does not apply (an engine that keeps nothing).
-    no_durability: Option<String>,
+    /// "null keeps nothing": an engine with no data of its own, for which
+    /// durability and storage figures do not apply.
+    keeps_nothing: Option<String>,
 }
 
 impl Probes {
@@ -214,19 +215,21 @@ impl Probes {
             },
             Err(e) => Err(format!("cannot resolve the data dir's device: {e:#}")),
         };
-        Probes { data_dir: data_dir.to_path_buf(), device, server_pid: None, remote: None, no_durability: None }
+        Probes { data_dir: data_dir.to_path_buf(), device, server_pid: None, remote: None, keeps_nothing: None }
     }
 
     /// For an engine that keeps nothing (null): syncs per commit are not a
-    /// figure there, and "not durable" would be noise on every write step.
-    pub fn without_durability(self, why: &str) -> Probes {
-        Probes { no_durability: Some(why.to_string()), ..self }
+    /// figure there ("not durable" would be noise on every write step), and
+    /// the device's IO is other processes', so it is not read at all.
+    pub fn keeps_nothing(self, engine: &str) -> Probes {
+        let what = format!("{engine} keeps nothing");
+        Probes { device: Err(format!("{what}: its device's IO is other processes'")), keeps_nothing: Some(what), ..self }
     }
 
     /// Probes for a server rumbench did not start: only the client is
     /// measured; the server's figures are missing for reason `why`.
     pub fn remote(data_dir: &Path, why: String) -> Probes {
-        Probes { data_dir: data_dir.to_path_buf(), device: Err(why.clone()), server_pid: None, remote: Some(why), no_durability: None }
+        Probes { data_dir: data_dir.to_path_buf(), device: Err(why.clone()), server_pid: None, remote: Some(why), keeps_nothing: None }
     }
 
     /// Probes for a server engine whose main process is `pid`: CPU, process
@@ -348,17 +351,10 @@ impl StepProbe {
             (Ok(_), Some(Err(e))) => missing("io", format!("cannot read /proc/diskstats: {e}")),
             (Ok(_), None) => missing("io", "no disk counters".into()),
         }
-        // An engine that keeps nothing does no IO of its own: the device's
-        // figures would be other processes'.
-        if let (Some(why), Some(_)) = (&probes.no_durability, &probes.device.as_ref().ok()) {
-            m.io = None;
-            m.write_amp = None;
-            missing("io", why.replace("durability does not apply", "its device's IO is other processes'"));
-        }
         if work.logical_bytes_written == 0 {
             missing("write_amp", "the step wrote nothing".into());
-        } else if let Some(why) = &probes.no_durability {
-            missing("write_amp", why.replace("durability does not apply", "no bytes of its own reach storage"));
+        } else if let Some(what) = &probes.keeps_nothing {
+            missing("write_amp", format!("{what}: no bytes of its own reach storage"));
         } else if let Some(why) = &probes.remote {
             missing("write_amp", why.clone());
         }
@@ -458,8 +454,8 @@ impl StepProbe {
         }
 
         // Durability.
-        if let (true, Some(why)) = (work.commits > 0, &probes.no_durability) {
-            missing("syncs", why.clone());
+        if let (true, Some(what)) = (work.commits > 0, &probes.keeps_nothing) {
+            missing("syncs", format!("{what}: durability does not apply"));
         } else if work.commits > 0 {
             m.syncs = Some(SyncMetrics::from_calls(&syncs, work.commits, work.writer_threads));
         }

@@ -7,6 +7,7 @@ use std::fmt::Write;
 
 use super::summary::Summary;
 use super::svg::{self, esc, fmt_axis, Chart, Series, Style, Unit};
+use crate::measure::usl::UslFit;
 use crate::result::scaling::Scaling;
 use crate::result::RunResult;
 
@@ -23,21 +24,7 @@ pub fn render(run: &RunResult) -> String {
                 out.push_str("concurrency sweeps, Universal Scalability Law X(N) = lambda N / (1 + sigma (N-1) + kappa N (N-1)):\n");
             }
             match (&sc.fit, &sc.no_fit) {
-                (Some(f), _) => {
-                    let peak = match (f.peak_n, f.peak_throughput) {
-                        (Some(n), Some(x)) => format!("peak at N = {n:.0} ({} ops/s)", ops(x)),
-                        _ => "no peak (kappa 0)".into(),
-                    };
-                    out.push_str(&format!(
-                        "{} {}: lambda {} ops/s, sigma {:.4}, kappa {:.6}, {peak}, R^2 {:.3}\n",
-                        c.name,
-                        sc.step,
-                        ops(f.lambda),
-                        f.sigma,
-                        f.kappa,
-                        f.r_squared
-                    ));
-                }
+                (Some(f), _) => out.push_str(&format!("{} {}: {}\n", c.name, sc.step, fit_line(f))),
                 (None, why) => out.push_str(&format!("{} {}: no fit: {}\n", c.name, sc.step, why.as_deref().unwrap_or("unknown"))),
             }
             if let (Some(_), Some(why)) = (&sc.fit, &sc.no_fit) {
@@ -59,17 +46,19 @@ pub fn render(run: &RunResult) -> String {
     out
 }
 
-/// The fit in one line: "lambda 1.2k ops/s, sigma 0.0310, kappa 0.000120, peak at N = 88 (29k ops/s), R^2 0.998".
+/// The fitted law in one line: "lambda 1.2k ops/s, sigma 0.0310, kappa 0.000120, peak at N = 88 (29k ops/s), R^2 0.998".
+fn fit_line(f: &UslFit) -> String {
+    let peak = match (f.peak_n, f.peak_throughput) {
+        (Some(n), Some(x)) => format!("peak at N = {n:.0} ({} ops/s)", ops(x)),
+        _ => "no peak (kappa 0)".into(),
+    };
+    format!("lambda {} ops/s, sigma {:.4}, kappa {:.6}, {peak}, R^2 {:.3}", ops(f.lambda), f.sigma, f.kappa, f.r_squared)
+}
+
+/// The fit, or why there is none, with the sweep's note.
 fn fit_text(sc: &Scaling) -> String {
     match (&sc.fit, &sc.no_fit) {
-        (Some(f), note) => {
-            let peak = match (f.peak_n, f.peak_throughput) {
-                (Some(n), Some(x)) => format!("peak at N = {n:.0} ({} ops/s)", ops(x)),
-                _ => "no peak (kappa 0)".into(),
-            };
-            let note = note.as_deref().map(|n| format!("; {n}")).unwrap_or_default();
-            format!("lambda {} ops/s, sigma {:.4}, kappa {:.6}, {peak}, R^2 {:.3}{note}", ops(f.lambda), f.sigma, f.kappa, f.r_squared)
-        }
+        (Some(f), note) => format!("{}{}", fit_line(f), note.as_deref().map(|n| format!("; {n}")).unwrap_or_default()),
         (None, why) => format!("no fit: {}", why.as_deref().unwrap_or("unknown")),
     }
 }

@@ -658,7 +658,7 @@ pub(crate) fn record_provenance(run: &mut RunResult, ci: usize, spec: &engine::E
 pub(crate) fn engine_probes(dir: &Path, spec: &engine::EngineSpec) -> Probes {
     match spec.stores_data {
         true => Probes::new(dir),
-        false => Probes::new(dir).without_durability(&format!("{} keeps nothing: durability does not apply", spec.name)),
+        false => Probes::new(dir).keeps_nothing(spec.name),
     }
 }
 
