@@ -50,6 +50,10 @@ struct NullSession<'a> {
 }
 
 fn key_id(key: &[u8]) -> u64 {
+    // Most keys have 8 bytes or more: one load, no variable-length copy.
+    if let Some(first) = key.first_chunk::<8>() {
+        return u64::from_be_bytes(*first);
+    }
     let mut id = [0u8; 8];
     let n = key.len().min(8);
     id[..n].copy_from_slice(&key[..n]);

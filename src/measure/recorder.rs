@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
-use super::latency::{new_histogram, LatencySummary, MAX_NS};
+use super::latency::{new_histogram, LatencyCounts, LatencySummary};
 
 pub const INTERVAL_NS: u64 = 1_000_000_000;
 
@@ -31,7 +31,7 @@ struct IntervalSlice {
 }
 
 pub struct Recorder<'a> {
-    interval_hist: Histogram<u64>,
+    interval: LatencyCounts,
     total: Histogram<u64>,
     interval_index: u32,
     next_boundary_ns: u64,
@@ -45,7 +45,7 @@ pub struct Recorder<'a> {
 impl<'a> Recorder<'a> {
     pub fn new(progress: Option<&'a ProgressCounter>) -> Self {
         Recorder {
-            interval_hist: new_histogram(),
+            interval: LatencyCounts::new(),
             total: new_histogram(),
             interval_index: 0,
             next_boundary_ns: INTERVAL_NS,
@@ -64,7 +64,7 @@ impl<'a> Recorder<'a> {
         if now_ns >= self.next_boundary_ns {
             self.roll(now_ns);
         }
-        self.interval_hist.saturating_record(latency_ns.clamp(1, MAX_NS));
+        self.interval.record(latency_ns);
         self.interval_ops += ops;
         self.ops += ops;
         self.calls += 1;
@@ -92,15 +92,10 @@ impl<'a> Recorder<'a> {
     }
 
     fn close_interval(&mut self) {
-        if self.interval_ops > 0 || !self.interval_hist.is_empty() {
-            let buckets = self
-                .interval_hist
-                .iter_recorded()
-                .map(|v| (v.value_iterated_to(), v.count_at_value()))
-                .collect();
+        if self.interval_ops > 0 || !self.interval.is_empty() {
+            let mut buckets = Vec::new();
+            self.interval.fold_into(&mut self.total, |value, count| buckets.push((value, count)));
             self.slices.push(IntervalSlice { index: self.interval_index, ops: self.interval_ops, buckets });
-            self.total.add(&self.interval_hist).expect("same histogram bounds");
-            self.interval_hist.reset();
             self.interval_ops = 0;
         }
     }

@@ -209,7 +209,7 @@ pub fn run_step(store: &dyn Store, plan: &StepPlan, index: usize, state: &mut Yc
     let expected_inserts = (total.unwrap_or(start_records) as f64 * mix[2] * 2.0) as u64;
     let span = start_records + expected_inserts;
     // Built once (zeta is O(records)); each thread takes a copy.
-    let chooser = (kind != StepKind::YcsbLoad).then(|| KeyChooser::new(dist, start_records));
+    let chooser = (kind != StepKind::YcsbLoad).then(|| KeyChooser::new(dist, start_records, span));
     let inserts = &state.inserts;
     let label = kind.to_string();
     let joined = driver::run(
@@ -223,7 +223,7 @@ pub fn run_step(store: &dyn Store, plan: &StepPlan, index: usize, state: &mut Yc
                 load_client(t, session.as_mut(), plan, record_len)
             } else {
                 let chooser = chooser.clone().expect("a chooser");
-                run_client(t, session.as_mut(), plan, index, total, chooser, span, inserts)
+                run_client(t, session.as_mut(), plan, index, total, chooser, inserts)
             }
         },
         || {},
@@ -306,7 +306,6 @@ fn run_client(
     index: usize,
     total: Option<u64>,
     mut chooser: KeyChooser,
-    span: u64,
     inserts: &InsertSequence,
 ) -> Result<ThreadOut> {
     let s = &plan.settings;
@@ -335,18 +334,26 @@ fn run_client(
     let mut calls = 0u64;
     while !total.is_some_and(|n| g >= n) && !t.should_stop() {
         let u = rng.unit();
-        let op = cumulative.iter().position(|&c| u < c).unwrap_or(4);
+        // Branch-free (a count, not a search), and the record's key is built
+        // before the branch on the operation type: that branch is a coin toss
+        // in A and F, and a mispredicted one no longer discards the key's
+        // hashing and digits, which are older. The random draws keep their
+        // order (operation, record, then the operation's own).
+        let op = cumulative[..4].iter().map(|&c| (u >= c) as usize).sum::<usize>();
+        let kind = Op::ALL[op];
+        let n = match kind {
+            Op::Insert => inserts.claim(),
+            _ => chooser.next(&mut rng, inserts.count()),
+        };
+        let k = key.build(n, y.ordered_inserts);
         let mut ok = true;
-        match Op::ALL[op] {
+        match kind {
             Op::Read => {
-                let n = chooser.next(&mut rng, inserts.count(), span);
-                ok = session.read(key.build(n, y.ordered_inserts), &mut buf)?;
+                ok = session.read(k, &mut buf)?;
                 work.queries += 1;
             }
             Op::Update | Op::ReadModifyWrite => {
-                let n = chooser.next(&mut rng, inserts.count(), span);
-                let k = key.build(n, y.ordered_inserts);
-                if Op::ALL[op] == Op::ReadModifyWrite {
+                if kind == Op::ReadModifyWrite {
                     ok = session.read(k, &mut buf)?;
                     work.queries += 1;
                 }
@@ -365,18 +372,16 @@ fn run_client(
                 }
             }
             Op::Insert => {
-                let n = inserts.claim();
                 fill_record(s.seed, n, &mut record);
-                let r = session.insert(key.build(n, y.ordered_inserts), &record);
+                let r = session.insert(k, &record);
                 inserts.acknowledge(n);
                 r?;
                 work.writes += 1;
                 work.logical_bytes_written += record_len as u64;
             }
             Op::Scan => {
-                let n = chooser.next(&mut rng, inserts.count(), span);
                 let len = 1 + rng.below(y.max_scan_length as u64) as usize;
-                ok = session.scan(key.build(n, y.ordered_inserts), len)? > 0;
+                ok = session.scan(k, len)? > 0;
                 work.queries += 1;
             }
         }
