@@ -142,7 +142,12 @@ fn wiredtiger() {
 }
 
 fn leveldb_provenance() {
-    for (dep, ours) in [("DEP_LEVELDB_CXX_FLAGS", "RUMBENCH_LEVELDB_CXX_FLAGS"), ("DEP_LEVELDB_COMPILER", "RUMBENCH_LEVELDB_COMPILER")] {
+    for (dep, ours) in [
+        ("DEP_LEVELDB_CXX_FLAGS", "RUMBENCH_LEVELDB_CXX_FLAGS"),
+        ("DEP_LEVELDB_COMPILER", "RUMBENCH_LEVELDB_COMPILER"),
+        ("DEP_LEVELDB_BUILD_TYPE", "RUMBENCH_LEVELDB_BUILT_AS"),
+    ] {
+        println!("cargo:rerun-if-env-changed={dep}");
         let v = std::env::var(dep).unwrap_or_else(|_| "unknown".into());
         println!("cargo:rustc-env={ours}={v}");
     }

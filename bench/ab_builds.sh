@@ -9,8 +9,10 @@
 #   STEP=fillseq: fillseq or fillrandom (NUM puts on rocksdb), readrandom
 #        (NUM gets on rocksdb after a fillseq of NUM keys; the readrandom
 #        step is timed), null-readrandom (NUM gets on the null engine: the
-#        client's own cost per operation)
-#   NUM=1000000 (null-readrandom: 20000000)
+#        client's own cost per operation), null-ycsb-a (YCSB A, NUM
+#        operations over 100,000 records on the null engine: the YCSB
+#        client's own cost; the ycsb-a step is timed)
+#   NUM=1000000 (null-readrandom: 20000000, null-ycsb-a: 30000000)
 # Prints one line per run (round, build, ops/s, user and system CPU seconds),
 # then each pair's B/A ratio and their median.
 set -euo pipefail
@@ -19,7 +21,8 @@ case $STEP in
     fillseq|fillrandom) STEPS=$STEP; TIMED=0; NUM=${5:-1000000} ;;
     readrandom) STEPS=fillseq,readrandom; TIMED=1; NUM=${5:-1000000} ;;
     null-readrandom) STEPS=readrandom; TIMED=0; NUM=${5:-20000000} ;;
-    *) echo "STEP must be fillseq, fillrandom, readrandom or null-readrandom" >&2; exit 2 ;;
+    null-ycsb-a) STEPS=ycsb-load,ycsb-a; TIMED=1; NUM=${5:-30000000} ;;
+    *) echo "STEP must be fillseq, fillrandom, readrandom, null-readrandom or null-ycsb-a" >&2; exit 2 ;;
 esac
 for bin in "$A" "$B"; do [[ -x $bin ]] || { echo "not an executable: $bin" >&2; exit 1; }; done
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -30,6 +33,8 @@ eval "$(sed -n -e '/^RB_OPTS=(/,/^)/p' -e '/^RB_COMMON=(/,/)$/p' "$SCRIPT_DIR/db
 if [[ $STEP == null-* ]]; then
     RB_COMMON=(-e null "--key-size=$KEY_SIZE" "--value-size=$VALUE_SIZE" "--seed=$SEED" --progress=off --no-history)
 fi
+SIZE=(-n "$NUM")
+[[ $STEP == null-ycsb-a ]] && SIZE=(--records 100000)
 WORK=$(mktemp -d /tmp/rumbench-ab.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 export XDG_DATA_HOME="$WORK/xdg"
@@ -38,7 +43,7 @@ run() {   # run BINARY -> "ops/s user sys"
     rm -rf "$WORK/db" "$WORK/out"
     sync; sleep 1
     /usr/bin/time -f "%U %S" -o "$WORK/time" "$1" run "${RB_COMMON[@]}" \
-        -s "$STEPS" -n "$NUM" --ops "$NUM" -t 1 --db-dir "$WORK/db" -d "$WORK/out" >"$WORK/log" 2>&1 \
+        -s "$STEPS" "${SIZE[@]}" --ops "$NUM" -t 1 --db-dir "$WORK/db" -d "$WORK/out" >"$WORK/log" 2>&1 \
         || { echo "$1 failed:" >&2; tail -5 "$WORK/log" >&2; exit 1; }
     echo "$(python3 -c 'import json,sys; print(round(json.load(open(sys.argv[1]))["configs"][0]["steps"][int(sys.argv[2])]["ops_s"]))' "$WORK/out/result.json" "$TIMED") $(cat "$WORK/time")"
 }

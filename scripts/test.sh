@@ -12,4 +12,10 @@ cargo build --release --locked
 cargo test --release --locked
 # The GPL WiredTiger engine is a cargo feature (off by default): its own tests, with
 # WiredTiger built once from its PyPI sdist (scripts/build-wiredtiger.sh, about 3 min).
-cargo test --release --locked --features wiredtiger --lib engine::wiredtiger
+# In the same build, LevelDB is built with assertions on purpose
+# (RUMBENCH_LEVELDB_BUILD_TYPE=Debug, about 30 s): its tests and the test that an
+# engine built with assertions is warned about in the run and every report run
+# against a real assertion-enabled build. target/release/rumbench is not relinked
+# here; the next `cargo build --release` builds LevelDB as Release again.
+RUMBENCH_LEVELDB_BUILD_TYPE=Debug cargo test --release --locked --features wiredtiger --lib -- \
+    engine::wiredtiger engine::leveldb runner::tests::an_engine_built_with_assertions

@@ -20,8 +20,6 @@ pub fn new_histogram() -> Histogram<u64> {
 /// would have been recorded in.
 pub struct LatencyCounts {
     counts: Box<[u64]>,
-    /// The highest index recorded into since the last fold.
-    top: usize,
     recorded: u64,
 }
 
@@ -33,7 +31,7 @@ const LEADING_ZERO_BASE: u32 = 64 - (SUB_BUCKET_HALF_MAGNITUDE + 1);
 
 impl LatencyCounts {
     pub fn new() -> LatencyCounts {
-        LatencyCounts { counts: vec![0; new_histogram().distinct_values()].into_boxed_slice(), top: 0, recorded: 0 }
+        LatencyCounts { counts: vec![0; new_histogram().distinct_values()].into_boxed_slice(), recorded: 0 }
     }
 
     #[inline]
@@ -57,7 +55,6 @@ impl LatencyCounts {
     pub fn record(&mut self, latency_ns: u64) {
         let i = Self::index(latency_ns.clamp(1, MAX_NS));
         self.counts[i] += 1;
-        self.top = self.top.max(i);
         self.recorded += 1;
     }
 
@@ -67,8 +64,9 @@ impl LatencyCounts {
 
     /// Move the counts into `hist` (a new_histogram()), calling `bucket`
     /// with each non-empty bucket's highest equivalent value and count.
+    /// Once a second: a pass over every bucket, as Histogram::add makes.
     pub fn fold_into(&mut self, hist: &mut Histogram<u64>, mut bucket: impl FnMut(u64, u64)) {
-        for (i, c) in self.counts[..=self.top].iter_mut().enumerate() {
+        for (i, c) in self.counts.iter_mut().enumerate() {
             if *c > 0 {
                 let value = Self::value_at(i);
                 hist.saturating_record_n(value, *c);
@@ -76,7 +74,6 @@ impl LatencyCounts {
                 *c = 0;
             }
         }
-        self.top = 0;
         self.recorded = 0;
     }
 }

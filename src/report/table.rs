@@ -581,6 +581,14 @@ impl Exporter for SummaryText {
                 out.push_str(&extra);
             }
         }
+        // What `run` prints to stderr at its end, kept with the figures.
+        let warnings = run.all_warnings();
+        if !warnings.is_empty() {
+            out.push_str("\nwarnings:\n");
+            for w in warnings {
+                out.push_str(&format!("  {w}\n"));
+            }
+        }
         Ok(out)
     }
 }

@@ -135,37 +135,11 @@ pub fn preflight(plan: &RunPlan, opts: &RunOptions) -> Result<()> {
 /// status says whether everything completed.
 pub fn run(plan: &RunPlan, opts: &RunOptions) -> Result<RunResult> {
     // Held for the whole run: a second run cannot replace this one's directory.
-    let _output_lock = dirs::prepare_output_dir(&opts.output_dir, opts.replace_output)?;
-    let db_root = opts.db_root();
-    if !db_root.exists() {
-        std::fs::create_dir_all(&db_root).with_context(|| format!("cannot create data directory {}", db_root.display()))?;
-        let _ = std::fs::write(db_root.join(dirs::MARKER), "made by rumbench; created=true\n");
-    }
-    let system = SystemInfo::capture(Some(&db_root));
-    let mut run = RunResult {
-        schema: crate::result::SCHEMA.into(),
-        rumbench_version: env!("CARGO_PKG_VERSION").into(),
-        git_commit: option_env!("RUMBENCH_GIT_COMMIT").map(String::from),
-        build: crate::build_info::summary(),
-        command_line: opts.command_line.clone(),
-        started_at: now_text(),
-        finished_at: None,
-        status: Status::Running,
-        error: None,
-        suite: plan.suite.clone(),
-        mode: plan.settings.mode,
-        settings: plan.settings.clone(),
-        system: serde_json::to_value(&system).ok(),
-        warnings: sysinfo::warnings(&system),
-        configs: Vec::new(),
-    };
-    if !crate::build_info::optimised() {
-        run.warnings.push("rumbench itself is a debug build: its own cost per operation is far above a release build's".into());
-    }
-    crate::report::write_all(&run, &opts.output_dir)?;
+    let (_output_lock, mut run) = start_run(plan, opts)?;
     let task_path = opts.output_dir.join(TASK_FILE);
     std::fs::write(&task_path, serde_json::to_vec(&ChildTask { plan: plan.clone(), opts: opts.clone() })?)?;
     let exe = std::env::current_exe().context("cannot find the rumbench executable")?;
+    let db_root = opts.db_root();
 
     for (i, config) in plan.configs.iter().enumerate() {
         if crate::driver::stop::stop_requested() {
@@ -205,6 +179,52 @@ pub fn run(plan: &RunPlan, opts: &RunOptions) -> Result<RunResult> {
             run.configs.push(ended_config(config, &db_root, Status::Failed, "the config process ended without recording a result"));
         }
         crate::report::write_all(&run, &opts.output_dir)?;
+    }
+    finish_run(&mut run, opts, None)?;
+    Ok(run)
+}
+
+/// A started run: its output directory (locked), its data root, and its
+/// result so far (what is known before any config runs), written.
+fn start_run(plan: &RunPlan, opts: &RunOptions) -> Result<(dirs::DirLock, RunResult)> {
+    let output_lock = dirs::prepare_output_dir(&opts.output_dir, opts.replace_output)?;
+    let db_root = opts.db_root();
+    if !db_root.exists() {
+        std::fs::create_dir_all(&db_root).with_context(|| format!("cannot create data directory {}", db_root.display()))?;
+        let _ = std::fs::write(db_root.join(dirs::MARKER), "made by rumbench; created=true\n");
+    }
+    let system = SystemInfo::capture(Some(&db_root));
+    let mut run = RunResult {
+        schema: crate::result::SCHEMA.into(),
+        rumbench_version: env!("CARGO_PKG_VERSION").into(),
+        git_commit: option_env!("RUMBENCH_GIT_COMMIT").map(String::from),
+        build: crate::build_info::summary(),
+        command_line: opts.command_line.clone(),
+        started_at: now_text(),
+        finished_at: None,
+        status: Status::Running,
+        error: None,
+        suite: plan.suite.clone(),
+        mode: plan.settings.mode,
+        settings: plan.settings.clone(),
+        system: serde_json::to_value(&system).ok(),
+        warnings: sysinfo::warnings(&system),
+        configs: Vec::new(),
+    };
+    if !crate::build_info::optimised() {
+        run.warnings.push("rumbench itself is a debug build: its own cost per operation is far above a release build's".into());
+    }
+    crate::report::write_all(&run, &opts.output_dir)?;
+    Ok((output_lock, run))
+}
+
+/// Every config in this process, one after the other, as config processes
+/// would run them: for tests, whose executable is not rumbench.
+#[cfg(test)]
+fn run_in_process(plan: &RunPlan, opts: &RunOptions) -> Result<RunResult> {
+    let (_output_lock, mut run) = start_run(plan, opts)?;
+    for i in 0..plan.configs.len() {
+        run_config(plan, opts, i, &mut run)?;
     }
     finish_run(&mut run, opts, None)?;
     Ok(run)
@@ -708,4 +728,49 @@ pub fn check_plan(plan: &RunPlan) -> Result<()> {
         loaded |= s.kind == StepKind::YcsbLoad;
     }
     crate::workload::ibench::check_plan(plan)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{PlanInputs, SettingsArgs};
+
+    /// A real assertion-enabled build: scripts/test.sh runs this test once
+    /// more with RUMBENCH_LEVELDB_BUILD_TYPE=Debug, which makes leveldb-sys
+    /// build LevelDB without NDEBUG. That run must be warned about in the
+    /// run's warnings, result.json, summary.txt, summary.md and report.html; the
+    /// Release build of every other run must not be.
+    #[test]
+    fn an_engine_built_with_assertions_is_warned_about_in_the_run_and_the_report() {
+        let on_purpose = std::env::var("RUMBENCH_LEVELDB_BUILD_TYPE").is_ok_and(|t| t == "Debug");
+        let dir = tempfile::tempdir().unwrap();
+        let flags = SettingsArgs { steps: Some(vec!["fillseq".into()]), num: Some(2000), ..Default::default() };
+        let plan = RunPlan::build(&PlanInputs { engines: vec!["leveldb".into()], flags, ..Default::default() }).unwrap();
+        let out = dir.path().join("out");
+        let opts = RunOptions {
+            output_dir: out.clone(),
+            db_dir: Some(dir.path().join("db")),
+            keep_db: false,
+            use_existing_db: false,
+            replace_output: false,
+            command_line: vec!["rumbench".into()],
+            progress: crate::driver::progress::ProgressMode::Off,
+        };
+        let run = run_in_process(&plan, &opts).unwrap();
+        let ndebug = run.configs[0].provenance.iter().find(|(k, _)| k == "build.ndebug").map(|(_, v)| v.as_str());
+        assert_eq!(ndebug, Some(if on_purpose { "false" } else { "true" }), "{:?}", run.configs[0].provenance);
+        let warning = "leveldb was built with assertions on";
+        let loaded = [crate::report::LoadedRun { label: "run".into(), dir: out.clone(), run: run.clone() }];
+        crate::report::write_html(&loaded, None, None, &out.join("report.html")).unwrap();
+        let warned = [
+            ("the run", run.run_warnings().iter().any(|w| w.contains(warning))),
+            ("result.json", std::fs::read_to_string(out.join("result.json")).unwrap().contains(warning)),
+            ("summary.txt", std::fs::read_to_string(out.join("summary.txt")).unwrap().contains(warning)),
+            ("summary.md", std::fs::read_to_string(out.join("summary.md")).unwrap().contains(warning)),
+            ("report.html", std::fs::read_to_string(out.join("report.html")).unwrap().contains(warning)),
+        ];
+        for (place, w) in warned {
+            assert_eq!(w, on_purpose, "assertion warning in {place}: {w}, LevelDB built with assertions: {on_purpose}");
+        }
+    }
 }

@@ -4,9 +4,11 @@
 //! - `HAVE_CLANG_THREAD_SAFETY=OFF`: LevelDB's CMake probe for clang's
 //!   `-Wthread-safety` passes wrongly under gcc 12, which then fails every
 //!   compile with "unrecognized command-line option '-Wthread-safety'".
-//! - Always `CMAKE_BUILD_TYPE=Release` (`-O3 -DNDEBUG`), whatever the cargo
+//! - `CMAKE_BUILD_TYPE=Release` (`-O3 -DNDEBUG`), whatever the cargo
 //!   profile: the cmake crate would pick Debug (assertions on) for debug
 //!   builds and RelWithDebInfo (-O2) for rumbench's release profile.
+//!   `RUMBENCH_LEVELDB_BUILD_TYPE=Debug` builds with assertions on purpose,
+//!   for the test that an assertion-enabled engine is warned about.
 //! - The `snappy` feature links Debian's libsnappy rather than building the
 //!   bundled snappy 1.1.7; tcmalloc and crc32c probes are off, so the library
 //!   does not change with what else happens to be installed.
@@ -24,14 +26,24 @@ const LEVELDB_VERSION: &'static str = "1.22";
 /// Directory name within `$OUT_DIR` where the static libraries should be built.
 const LIBDIR: &'static str = "lib";
 
-fn build_leveldb(snappy: bool) -> PathBuf {
+/// Release, or Debug when RUMBENCH_LEVELDB_BUILD_TYPE asks for it.
+fn build_type() -> String {
+    println!("cargo:rerun-if-env-changed=RUMBENCH_LEVELDB_BUILD_TYPE");
+    match env::var("RUMBENCH_LEVELDB_BUILD_TYPE") {
+        Err(_) => "Release".into(),
+        Ok(t) if t == "Release" || t == "Debug" => t,
+        Ok(t) => panic!("RUMBENCH_LEVELDB_BUILD_TYPE must be Release or Debug, not {:?}", t),
+    }
+}
+
+fn build_leveldb(snappy: bool, build_type: &str) -> PathBuf {
     let outdir = env::var("OUT_DIR").unwrap();
     let libdir = Path::new(&outdir).join(LIBDIR);
 
     let mut config =
         cmake::Config::new(Path::new("deps").join(format!("leveldb-{}", LEVELDB_VERSION)));
     config
-        .profile("Release")
+        .profile(build_type)
         .define("LEVELDB_BUILD_TESTS", "OFF")
         .define("LEVELDB_BUILD_BENCHMARKS", "OFF")
         .define("LEVELDB_INSTALL", "ON")
@@ -97,8 +109,10 @@ fn main() {
     // SAFETY: the build script is single-threaded at this point.
     unsafe { env::remove_var("CC_ENABLE_DEBUG_OUTPUT") };
     let snappy = env::var_os("CARGO_FEATURE_SNAPPY").is_some();
-    let prefix = build_leveldb(snappy);
+    let build_type = build_type();
+    let prefix = build_leveldb(snappy, &build_type);
     report_flags(&prefix);
+    println!("cargo:build_type={}", build_type);
 
     // Link to the standard C++ library
     let target = env::var("TARGET").unwrap();
