@@ -18,4 +18,4 @@ cargo test --release --locked
 # against a real assertion-enabled build. target/release/rumbench is not relinked
 # here; the next `cargo build --release` builds LevelDB as Release again.
 RUMBENCH_LEVELDB_BUILD_TYPE=Debug cargo test --release --locked --features wiredtiger --lib -- \
-    engine::wiredtiger engine::leveldb runner::tests::an_engine_built_with_assertions
+    engine::wiredtiger engine::leveldb pipeline_tests::an_engine_built_with_assertions

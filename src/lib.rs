@@ -23,3 +23,6 @@ pub mod runner;
 pub mod server;
 pub mod settings;
 pub mod workload;
+
+#[cfg(test)]
+mod pipeline_tests;

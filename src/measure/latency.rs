@@ -30,8 +30,9 @@ const SUB_BUCKET_MASK: u64 = (1 << (SUB_BUCKET_HALF_MAGNITUDE + 1)) - 1;
 const LEADING_ZERO_BASE: u32 = 64 - (SUB_BUCKET_HALF_MAGNITUDE + 1);
 
 impl LatencyCounts {
-    pub fn new() -> LatencyCounts {
-        LatencyCounts { counts: vec![0; new_histogram().distinct_values()].into_boxed_slice(), recorded: 0 }
+    /// Counts for values to be folded into `hist`, a new_histogram().
+    pub fn like(hist: &Histogram<u64>) -> LatencyCounts {
+        LatencyCounts { counts: vec![0; hist.distinct_values()].into_boxed_slice(), recorded: 0 }
     }
 
     #[inline]
@@ -75,12 +76,6 @@ impl LatencyCounts {
             }
         }
         self.recorded = 0;
-    }
-}
-
-impl Default for LatencyCounts {
-    fn default() -> Self {
-        LatencyCounts::new()
     }
 }
 
@@ -152,7 +147,7 @@ mod tests {
     #[test]
     fn folded_counts_summarise_as_recorded_ones() {
         let (mut direct, mut folded) = (new_histogram(), new_histogram());
-        let mut counts = LatencyCounts::new();
+        let mut counts = LatencyCounts::like(&folded);
         let mut buckets = 0;
         for round in 0..2 {
             for v in (1..200_000u64).step_by(7 + round) {

@@ -44,9 +44,10 @@ pub struct Recorder<'a> {
 
 impl<'a> Recorder<'a> {
     pub fn new(progress: Option<&'a ProgressCounter>) -> Self {
+        let total = new_histogram();
         Recorder {
-            interval: LatencyCounts::new(),
-            total: new_histogram(),
+            interval: LatencyCounts::like(&total),
+            total,
             interval_index: 0,
             next_boundary_ns: INTERVAL_NS,
             interval_ops: 0,
