@@ -66,12 +66,34 @@ pub struct Thread<'a> {
     pub progress: Option<&'a ProgressCounter>,
 }
 
+/// A thread's own copy of the step's clock: in a hot loop it stays in the
+/// thread's registers and stack, where the shared one is reloaded through
+/// the step after every call the compiler cannot see into.
+#[derive(Clone)]
+pub struct Timer {
+    clock: quanta::Clock,
+    start_raw: u64,
+}
+
+impl Timer {
+    /// Nanoseconds since the step started.
+    #[inline]
+    pub fn now_ns(&self) -> u64 {
+        self.clock.delta_as_nanos(self.start_raw, self.clock.raw())
+    }
+}
+
 impl Thread<'_> {
     /// Nanoseconds since the step started.
     #[inline]
     pub fn now_ns(&self) -> u64 {
         let start_raw = self.step.start.get().expect("clock started").1;
         self.step.clock.delta_as_nanos(start_raw, self.step.clock.raw())
+    }
+
+    /// The step's clock for a hot loop (after the start barrier).
+    pub fn timer(&self) -> Timer {
+        Timer { clock: self.step.clock.clone(), start_raw: self.step.start.get().expect("clock started").1 }
     }
 
     /// The run is stopping (a signal) or another thread failed.
@@ -116,14 +138,15 @@ impl Thread<'_> {
         mut op: impl FnMut(u64) -> Result<(u64, bool)>,
     ) -> Result<u64> {
         let deadline = self.step.deadline_ns;
-        let mut last = self.now_ns();
+        let timer = self.timer();
+        let mut last = timer.now_ns();
         let mut g = first;
         loop {
             if calls.is_some_and(|t| g >= t) || self.should_stop() {
                 break;
             }
             let (n, done) = op(g)?;
-            let now = self.now_ns();
+            let now = timer.now_ns();
             rec.record_n(now, now - last, n);
             last = now;
             if done || deadline.is_some_and(|d| now >= d) {

@@ -200,13 +200,14 @@ fn client_thread(cx: &Ctx<'_>, t: &Thread<'_>, session: &mut dyn Session) -> Res
         StepKind::ReadSeq => {
             let limit = total_calls(cx.plan, 1).map(|c| c.div_ceil(cx.threads()) as usize).unwrap_or(usize::MAX);
             let deadline = t.deadline_ns();
-            let mut last = t.now_ns();
+            let timer = t.timer();
+            let mut last = timer.now_ns();
             let mut bytes = 0u64;
             let first_key = vec![0u8; s.key_size];
             let rec = &mut op.rec;
             session.scan(&first_key, false, limit, &mut |k, v| {
                 bytes += (k.len() + v.len()) as u64;
-                let now = t.now_ns();
+                let now = timer.now_ns();
                 rec.record(now, now - last);
                 last = now;
                 !(t.should_stop() || deadline.is_some_and(|d| now >= d))

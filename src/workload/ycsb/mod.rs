@@ -329,7 +329,8 @@ fn run_client(
     let mut work = Work::default();
     let threads = s.threads as u64;
     let deadline = t.deadline_ns();
-    let mut last = t.now_ns();
+    let timer = t.timer();
+    let mut last = timer.now_ns();
     let mut g = t.index as u64;
     let mut calls = 0u64;
     while !total.is_some_and(|n| g >= n) && !t.should_stop() {
@@ -385,7 +386,7 @@ fn run_client(
                 work.queries += 1;
             }
         }
-        let now = t.now_ns();
+        let now = timer.now_ns();
         let r = &mut recs[op];
         r.rec.record(now, now - last);
         r.outcomes.not_found += !ok as u64;
