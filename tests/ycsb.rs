@@ -105,3 +105,30 @@ fn one_thread_runs_the_same_operations_on_every_backend() {
     let configs = v["configs"].as_array().unwrap();
     assert_eq!(counts(&configs[0]), counts(&configs[1]));
 }
+
+#[test]
+fn the_host_s_busy_cpu_covers_the_client_and_the_server() {
+    // A client and a server trading one request at a time leave the CPUs
+    // idle between short bursts, which a tickless kernel's tick mostly
+    // misses: counted by ticks, the host's busy CPU came out at two thirds
+    // of what the two processes used. Busy CPU is now the CPUs' time less
+    // idle, iowait and steal.
+    let dir = tempfile::tempdir().unwrap();
+    let out = rumbench()
+        .args(["-e", "postgres", "-s", "ycsb-load,ycsb-c", "--records", "2000", "--seconds", "4", "-t", "1"])
+        .arg("--output-dir")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v = load(dir.path());
+    let step = &v["configs"][0]["steps"][1];
+    let m = &step["metrics"];
+    let f = |k: &str| m[k].as_f64().unwrap_or_else(|| panic!("{k} missing: {m}"));
+    let (client, server, host) = (f("client_cpu_us_op"), f("engine_cpu_us_op"), f("host_cpu_us_op"));
+    // The processes' CPU may include time the hypervisor stole from them;
+    // the host's busy time does not.
+    let cpus = std::thread::available_parallelism().unwrap().get() as f64;
+    let steal_us_op = f("host_steal_pct") / 100.0 * cpus * step["wall_s"].as_f64().unwrap() * 1e6 / step["ops"].as_f64().unwrap();
+    assert!(host + steal_us_op >= 0.9 * (client + server), "host {host:.1} (+ steal {steal_us_op:.1}) us/op < client {client:.1} + server {server:.1}");
+}

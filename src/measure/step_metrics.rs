@@ -161,6 +161,10 @@ pub struct StepMetrics {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub engine_cpu_us_op: Option<f64>,
     pub host_cpu_us_op: Option<f64>,
+    /// The share of the host's CPU time a hypervisor gave to other guests
+    /// during the step (steal), percent: high values mean noisy figures.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_steal_pct: Option<f64>,
     pub rss_peak_bytes: Option<u64>,
     pub vsz_peak_bytes: Option<u64>,
     pub rss_end_bytes: Option<u64>,
@@ -411,10 +415,14 @@ impl StepProbe {
         match (&self.host, &host_end) {
             // This host runs only the client: its CPU is not the server's.
             _ if probes.remote.is_some() => missing("host_cpu_us_op", probes.remote.clone().unwrap_or_default()),
-            (Ok(b), Ok(a)) => match below_cpu_resolution(a.since(b).busy_us, work.wall_s) {
-                None => m.host_cpu_us_op = per(a.since(b).busy_us as f64, work.ops),
-                Some(why) => missing("host_cpu_us_op", why),
-            },
+            (Ok(b), Ok(a)) => {
+                let used = a.since(b);
+                m.host_steal_pct = used.steal_pct();
+                match below_cpu_resolution(used.busy_us, work.wall_s) {
+                    None => m.host_cpu_us_op = per(used.busy_us as f64, work.ops),
+                    Some(why) => missing("host_cpu_us_op", why),
+                }
+            }
             (Err(e), _) => missing("host_cpu_us_op", e.clone()),
             (_, Err(e)) => missing("host_cpu_us_op", format!("{e:#}")),
         }

@@ -54,7 +54,7 @@ pub const METRICS: &[Metric] = &[
     m("db_mb", "db size", "MB", Better::Lower, "bytes on disk under the data dir at step end (allocated blocks), MB = 2^20 bytes"),
     m("cpu_us_op", "cpu/op", "us/op", Better::Lower, "user + system CPU of the benchmark process (engine included when embedded) per operation"),
     m("srv_cpu_us_op", "srv cpu/op", "us/op", Better::Lower, "user + system CPU of the server's process tree per operation (servers rumbench started; exited backends included)"),
-    m("host_cpu_us_op", "host cpu/op", "us/op", Better::Lower, "busy CPU of the whole host (/proc/stat) per operation"),
+    m("host_cpu_us_op", "host cpu/op", "us/op", Better::Lower, "busy CPU of the whole host per operation (CPUs x wall less idle, iowait and steal)"),
     m("rss_mb", "peak rss", "MB", Better::Lower, "peak resident memory of the process during the step, sampled every second (MB = 2^20 bytes)"),
     m("syncs_per_commit", "syncs/commit", "calls/commit", Better::Neither, "fsync + fdatasync + msync + sync_file_range calls per commit; 0 means not durable as run"),
     m("stall_pct", "stall%", "%", Better::Lower, "share of the step's time writes were stalled, from the engine's counters (RocksDB only)"),

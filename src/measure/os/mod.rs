@@ -6,7 +6,7 @@
 //! * [`device`]: which block device(s) actually hold a data dir, through
 //!   partitions, device-mapper and md; mount, queue attributes, fullness.
 //! * [`process`]: CPU, IO and memory of a process or process tree
-//!   (/proc/PID/{stat,io,status}) and of the whole host (/proc/stat).
+//!   (/proc/PID/{stat,io,status}) and of the whole host (/proc/stat, /proc/uptime).
 //! * [`space`]: allocated bytes under a directory (`db_size`).
 //! * [`sampler`]: 1-second RSS/VSZ series with peaks.
 //! * [`syncs`]: fsync/fdatasync/msync/sync_file_range calls, counted by
