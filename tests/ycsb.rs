@@ -23,22 +23,25 @@ fn load(dir: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(dir.join("result.json")).unwrap()).unwrap()
 }
 
+/// `rumbench run ARGS` into a scratch output directory: it must succeed.
+/// Returns its result.json.
+fn run_ok(args: &[String]) -> Value {
+    let dir = tempfile::tempdir().unwrap();
+    let out = rumbench().args(args).arg("--output-dir").arg(dir.path()).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    load(dir.path())
+}
+
+fn strings(args: &[&str]) -> Vec<String> {
+    args.iter().map(|a| a.to_string()).collect()
+}
+
 /// Run every YCSB step on `engines` (one config each) and check each step's
 /// operation types, counts and outcomes.
 fn every_step(engines: &[&str], records: u64, ops: u64, threads: usize) -> Value {
-    let dir = tempfile::tempdir().unwrap();
-    let mut cmd = rumbench();
-    for e in engines {
-        cmd.args(["-e", e]);
-    }
-    let out = cmd
-        .args(["-s", ALL, "--records", &records.to_string(), "--ops", &ops.to_string(), "-t", &threads.to_string()])
-        .arg("--output-dir")
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
-    let v = load(dir.path());
+    let mut args: Vec<String> = engines.iter().flat_map(|e| strings(&["-e", e])).collect();
+    args.extend(strings(&["-s", ALL, "--records", &records.to_string(), "--ops", &ops.to_string(), "-t", &threads.to_string()]));
+    let v = run_ok(&args);
     let expected: &[(&str, &[&str])] = &[
         ("ycsb-load", &["INSERT"]),
         ("ycsb-a", &["READ", "UPDATE"]),
@@ -78,10 +81,8 @@ fn every_workload_runs_on_every_key_value_engine() {
 
 #[test]
 fn every_workload_runs_on_the_null_engine() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = rumbench().args(["-e", "null", "-s", ALL, "--records", "1000", "--ops", "20000"]).arg("--output-dir").arg(dir.path()).output().unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
-    assert_eq!(load(dir.path())["configs"][0]["status"], "completed");
+    let v = run_ok(&strings(&["-e", "null", "-s", ALL, "--records", "1000", "--ops", "20000"]));
+    assert_eq!(v["configs"][0]["status"], "completed");
 }
 
 #[test]
@@ -113,15 +114,7 @@ fn the_host_s_busy_cpu_covers_the_client_and_the_server() {
     // misses: counted by ticks, the host's busy CPU came out at two thirds
     // of what the two processes used. Busy CPU is now the CPUs' time less
     // idle, iowait and steal.
-    let dir = tempfile::tempdir().unwrap();
-    let out = rumbench()
-        .args(["-e", "postgres", "-s", "ycsb-load,ycsb-c", "--records", "2000", "--seconds", "4", "-t", "1"])
-        .arg("--output-dir")
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
-    let v = load(dir.path());
+    let v = run_ok(&strings(&["-e", "postgres", "-s", "ycsb-load,ycsb-c", "--records", "2000", "--seconds", "4", "-t", "1"]));
     let step = &v["configs"][0]["steps"][1];
     let m = &step["metrics"];
     let f = |k: &str| m[k].as_f64().unwrap_or_else(|| panic!("{k} missing: {m}"));
