@@ -90,7 +90,9 @@ pub struct RunArgs {
     /// A server you already run, benchmarked as a config of its own (beside
     /// any --engine; `-e postgres --target URL` runs both):
     /// postgres://user[:password]@host[:port]/database or mysql://... (the
-    /// password may come from PGPASSWORD / MYSQL_PWD instead); repeatable.
+    /// password may come from PGPASSWORD / MYSQL_PWD instead; a Unix
+    /// socket's path as the host, %-encoded: postgres://u@%2Frun%2Fpostgresql/db);
+    /// repeatable.
     /// rumbench creates only its own tables there and drops them at the end
     #[arg(long, value_name = "URL")]
     pub target: Vec<String>,

@@ -223,3 +223,27 @@ fn ycsb_on_a_mariadb_server_with_a_password() {
     drop(root);
     s.stop().unwrap();
 }
+
+#[test]
+fn a_target_reached_through_its_unix_socket() {
+    // libpq's form: the socket directory %-encoded as the host. The test's
+    // server trusts local logins, so no password is asked for.
+    let tmp = tempfile::tempdir().unwrap();
+    let server = password_server(tmp.path());
+    let socket_dir = server.socket_path().parent().unwrap().to_str().unwrap().replace('/', "%2F");
+    let url = format!("postgres://bench@{socket_dir}:{}/benchdb", server.port());
+    let out_dir = tmp.path().join("out");
+    let out = rumbench()
+        .args(["--target", &url, "-s", "ycsb-load,ycsb-c", "--records", "500", "--ops", "500"])
+        .arg("--output-dir")
+        .arg(&out_dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let v = load(&out_dir);
+    let config = &v["configs"][0];
+    assert_eq!(config["status"], "completed", "{}", config["error"]);
+    assert_eq!(config["steps"][1]["ops"], 500);
+    // Its own table dropped at the end, the user's kept.
+    assert_eq!(tables(&server), ["keepme"]);
+}

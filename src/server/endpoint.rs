@@ -3,7 +3,7 @@
 //! user already runs (`--target postgres://user:pass@host:port/db`,
 //! `mysql://...`), reached with a password.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
@@ -115,6 +115,9 @@ impl TargetUrl {
                 None => (hostport.to_string(), None),
             }
         };
+        // A host that is a path (`%2Frun%2Fpostgresql`, as libpq writes it)
+        // is a Unix socket: PostgreSQL's socket directory, MySQL's socket file.
+        let host = percent_decode(&host).map_err(|e| bad(&e.to_string()))?;
         if host.is_empty() {
             return Err(bad("no host"));
         }
@@ -125,10 +128,21 @@ impl TargetUrl {
         Ok(TargetUrl { scheme, user, password, host, port, database })
     }
 
+    /// A Unix socket's path (its directory for PostgreSQL) given as the host.
+    pub fn socket_host(&self) -> Option<&Path> {
+        self.host.starts_with('/').then(|| Path::new(&self.host))
+    }
+
     /// The URL without its password, as results record it.
     pub fn without_password(&self) -> String {
         let user = self.user.as_deref().map(|u| format!("{u}@")).unwrap_or_default();
-        let host = if self.host.contains(':') { format!("[{}]", self.host) } else { self.host.clone() };
+        let host = if self.socket_host().is_some() {
+            self.host.replace('%', "%25").replace('/', "%2F").replace(':', "%3A").replace('@', "%40")
+        } else if self.host.contains(':') {
+            format!("[{}]", self.host)
+        } else {
+            self.host.clone()
+        };
         let port = self.port.map(|p| format!(":{p}")).unwrap_or_default();
         let db = self.database.as_deref().map(|d| format!("/{d}")).unwrap_or_default();
         format!("{}://{user}{host}{port}{db}", self.scheme)
@@ -167,11 +181,14 @@ impl Endpoint {
         let env_password = || {
             std::env::var(PASSWORD_ENV).ok().or_else(|| std::env::var(if pg { "PGPASSWORD" } else { "MYSQL_PWD" }).ok())
         };
+        let port = url.port.unwrap_or(if pg { 5432 } else { 3306 });
+        // PostgreSQL names its socket after the port, in the directory given.
+        let socket = url.socket_host().map(|p| if pg { p.join(format!(".s.PGSQL.{port}")) } else { p.to_path_buf() });
         Endpoint {
             kind,
-            host: url.host.clone(),
-            port: url.port.unwrap_or(if pg { 5432 } else { 3306 }),
-            socket: None,
+            host: if socket.is_some() { "localhost".into() } else { url.host.clone() },
+            port,
+            socket,
             password: url.password.clone().or_else(env_password),
             database: url.database.clone().unwrap_or_else(|| if pg { user.clone() } else { String::new() }),
             user,
@@ -356,5 +373,22 @@ mod tests {
         assert_eq!(format!("{pg:?}"), "postgres://alice@h:5432/alice");
         let my = Endpoint::remote(&TargetUrl::parse("mysql://h:3307/db").unwrap(), ServerKind::MariadbInnodb);
         assert_eq!((my.user.as_str(), my.port, my.database.as_str()), ("root", 3307, "db"));
+    }
+
+    #[test]
+    fn a_host_that_is_a_path_is_a_unix_socket() {
+        // libpq's form: the socket directory, %-encoded; the port names the socket.
+        let u = TargetUrl::parse("postgres://bench@%2Frun%2Fpostgresql:5433/benchdb").unwrap();
+        assert_eq!(u.socket_host(), Some(Path::new("/run/postgresql")));
+        assert_eq!(u.without_password(), "postgres://bench@%2Frun%2Fpostgresql:5433/benchdb");
+        let pg = Endpoint::remote(&u, ServerKind::Postgres);
+        assert_eq!(pg.socket.as_deref(), Some(Path::new("/run/postgresql/.s.PGSQL.5433")));
+        assert!(pg.remote);
+        assert!(matches!(pg.pgwire_address(), pgwire::Address::Unix(p) if p == Path::new("/run/postgresql/.s.PGSQL.5433")));
+        // MySQL's is the socket file itself.
+        let my = Endpoint::remote(&TargetUrl::parse("mysql://root@%2Frun%2Fmysqld%2Fmysqld.sock/db").unwrap(), ServerKind::MariadbInnodb);
+        assert_eq!(my.socket.as_deref(), Some(Path::new("/run/mysqld/mysqld.sock")));
+        // A host name is not a path.
+        assert_eq!(TargetUrl::parse("postgres://h/d").unwrap().socket_host(), None);
     }
 }
