@@ -21,6 +21,11 @@ fn rumbench() -> Command {
     c
 }
 
+/// Runs `cmd` with its results written to `out_dir`.
+fn run_into(cmd: &mut Command, out_dir: &Path) -> Output {
+    cmd.arg("--output-dir").arg(out_dir).output().unwrap()
+}
+
 fn text(o: &Output) -> String {
     format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
 }
@@ -80,12 +85,11 @@ fn ycsb_and_insert_benchmark_on_a_password_server() {
 
     // A wrong password is bad input: exit 2, one line, nothing written.
     let out_dir = tmp.path().join("wrong");
-    let out = rumbench()
-        .args(["--target", &format!("postgres://bench:nope@127.0.0.1:{port}/benchdb"), "-s", "ycsb-load", "--records", "100"])
-        .arg("--output-dir")
-        .arg(&out_dir)
-        .output()
-        .unwrap();
+    let out = run_into(
+        rumbench()
+            .args(["--target", &format!("postgres://bench:nope@127.0.0.1:{port}/benchdb"), "-s", "ycsb-load", "--records", "100"]),
+        &out_dir,
+    );
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert!(text(&out).contains("password authentication failed"), "{}", text(&out));
     assert!(!text(&out).contains("nope"), "the password is printed: {}", text(&out));
@@ -93,12 +97,11 @@ fn ycsb_and_insert_benchmark_on_a_password_server() {
 
     // YCSB, password in the URL.
     let ydir = tmp.path().join("ycsb");
-    let out = rumbench()
-        .args(["--target", &url, "-s", "ycsb-load,ycsb-a,ycsb-e", "--records", "2000", "--ops", "3000", "-t", "2"])
-        .arg("--output-dir")
-        .arg(&ydir)
-        .output()
-        .unwrap();
+    let out = run_into(
+        rumbench()
+            .args(["--target", &url, "-s", "ycsb-load,ycsb-a,ycsb-e", "--records", "2000", "--ops", "3000", "-t", "2"]),
+        &ydir,
+    );
     assert!(out.status.success(), "{}", text(&out));
     assert!(text(&out).contains("creates table(s) usertable in postgres://bench@127.0.0.1"), "{}", text(&out));
     let raw = std::fs::read_to_string(ydir.join("result.json")).unwrap();
@@ -128,14 +131,13 @@ fn ycsb_and_insert_benchmark_on_a_password_server() {
 
     // The insert benchmark, password from PGPASSWORD.
     let idir = tmp.path().join("ibench");
-    let out = rumbench()
-        .env("PGPASSWORD", PASSWORD)
-        .args(["--target", &format!("postgres://bench@127.0.0.1:{port}/benchdb"), "-s", "l.i0,l.x,l.i1,qr100"])
-        .args(["--rows", "3000", "--insert-rows", "600", "--query-seconds", "1", "-t", "2"])
-        .arg("--output-dir")
-        .arg(&idir)
-        .output()
-        .unwrap();
+    let out = run_into(
+        rumbench()
+            .env("PGPASSWORD", PASSWORD)
+            .args(["--target", &format!("postgres://bench@127.0.0.1:{port}/benchdb"), "-s", "l.i0,l.x,l.i1,qr100"])
+            .args(["--rows", "3000", "--insert-rows", "600", "--query-seconds", "1", "-t", "2"]),
+        &idir,
+    );
     assert!(out.status.success(), "{}", text(&out));
     let v = load(&idir);
     let c = &v["configs"][0];
@@ -155,12 +157,11 @@ fn ycsb_and_insert_benchmark_on_a_password_server() {
 
     // A table of the name rumbench would create is the user's: refused before anything runs, and kept.
     bench_client(&server).batch_execute("CREATE TABLE usertable (k text)").unwrap();
-    let out = rumbench()
-        .args(["--target", &url, "-s", "ycsb-load", "--records", "100"])
-        .arg("--output-dir")
-        .arg(tmp.path().join("clash"))
-        .output()
-        .unwrap();
+    let out = run_into(
+        rumbench()
+            .args(["--target", &url, "-s", "ycsb-load", "--records", "100"]),
+        &tmp.path().join("clash"),
+    );
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert!(text(&out).contains("already holds table(s) usertable"), "{}", text(&out));
     assert_eq!(tables(&server), ["keepme", "usertable"]);
@@ -178,7 +179,7 @@ fn target_urls_are_checked_before_anything_runs() {
         (&["--target", "postgres://u:topsecret@127.0.0.1:1/db", "-s", "ycsb-load"][..], "cannot connect"),
     ] {
         let dir = tempfile::tempdir().unwrap();
-        let out = rumbench().args(args).arg("--output-dir").arg(dir.path().join("out")).output().unwrap();
+        let out = run_into(rumbench().args(args), &dir.path().join("out"));
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out));
         let t = text(&out);
         assert!(t.contains(msg), "{args:?}: {t}");
@@ -203,14 +204,13 @@ fn ycsb_on_a_mariadb_server_with_a_password() {
     assert_eq!(plugin, "mysql_native_password");
 
     let dir = tmp.path().join("out");
-    let out = rumbench()
-        .env_remove("MYSQL_PWD")
-        .args(["--target", &format!("mysql://bench:{PASSWORD}@127.0.0.1:{}/benchdb", s.port())])
-        .args(["-s", "ycsb-load,ycsb-b", "--records", "1000", "--ops", "2000", "-t", "2"])
-        .arg("--output-dir")
-        .arg(&dir)
-        .output()
-        .unwrap();
+    let out = run_into(
+        rumbench()
+            .env_remove("MYSQL_PWD")
+            .args(["--target", &format!("mysql://bench:{PASSWORD}@127.0.0.1:{}/benchdb", s.port())])
+            .args(["-s", "ycsb-load,ycsb-b", "--records", "1000", "--ops", "2000", "-t", "2"]),
+        &dir,
+    );
     assert!(out.status.success(), "{}", text(&out));
     let v = load(&dir);
     let c = &v["configs"][0];
@@ -233,12 +233,11 @@ fn a_target_reached_through_its_unix_socket() {
     let socket_dir = server.socket_path().parent().unwrap().to_str().unwrap().replace('/', "%2F");
     let url = format!("postgres://bench@{socket_dir}:{}/benchdb", server.port());
     let out_dir = tmp.path().join("out");
-    let out = rumbench()
-        .args(["--target", &url, "-s", "ycsb-load,ycsb-c", "--records", "500", "--ops", "500"])
-        .arg("--output-dir")
-        .arg(&out_dir)
-        .output()
-        .unwrap();
+    let out = run_into(
+        rumbench()
+            .args(["--target", &url, "-s", "ycsb-load,ycsb-c", "--records", "500", "--ops", "500"]),
+        &out_dir,
+    );
     assert!(out.status.success(), "{}", text(&out));
     let v = load(&out_dir);
     let config = &v["configs"][0];
