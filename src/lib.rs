@@ -9,6 +9,8 @@
 //! insert benchmark, on a table layer over servers and key-value engines),
 //! `report` (HTML report, compare, history; rendered from result.json).
 
+#[macro_use]
+pub mod console;
 pub mod backend;
 pub mod build_info;
 pub mod cli;

@@ -5,6 +5,8 @@ use rumbench::{cli, config, driver, engine, measure, report, result, runner, set
 
 use std::process::ExitCode;
 
+use rumbench::{errln, out, outln};
+
 use anyhow::{bail, Result};
 use clap::Parser;
 
@@ -28,22 +30,22 @@ fn cmd_engines(name: Option<&str>) -> Result<()> {
         None => rumbench::backend::registry(),
     };
     for spec in specs {
-        println!("{} - {}", spec.name, spec.description);
+        outln!("{} - {}", spec.name, spec.description);
         if spec.options.is_empty() {
-            println!("    (no options)");
+            outln!("    (no options)");
         }
         let w = spec.options.iter().map(|o| o.name.len()).max().unwrap_or(0);
         for o in spec.options {
-            println!("    {:w$}  default {:<10} {} [{}]", o.name, o.default, o.help, engine::describe_kind(o.kind));
+            outln!("    {:w$}  default {:<10} {} [{}]", o.name, o.default, o.help, engine::describe_kind(o.kind));
         }
         for (preset, opts) in spec.presets {
             let list: Vec<String> = opts.iter().map(|(k, v)| format!("{k}={v}")).collect();
-            println!("    preset {}:{preset} (config {}-{preset}): {}", spec.name, spec.name, list.join(" "));
+            outln!("    preset {}:{preset} (config {}-{preset}): {}", spec.name, spec.name, list.join(" "));
         }
         for (k, v) in (spec.build_info)() {
-            println!("    {k}: {v}");
+            outln!("    {k}: {v}");
         }
-        println!();
+        outln!();
     }
     Ok(())
 }
@@ -53,28 +55,20 @@ fn cmd_sysinfo(data_dir: &std::path::Path, json: bool) -> Result<()> {
     let info = SystemInfo::capture(Some(data_dir));
     let value = serde_json::to_value(&info)?;
     if json {
-        println!("{}", serde_json::to_string_pretty(&value)?);
+        outln!("{}", serde_json::to_string_pretty(&value)?);
     } else {
         report::sysinfo_text::print(&value);
     }
     for w in warnings(&info) {
-        println!("warning: {w}");
+        outln!("warning: {w}");
     }
     Ok(())
 }
 
 fn cmd_steps() {
     for (_, name, what) in settings::steps::STEPS {
-        println!("{name:22} {what}");
+        outln!("{name:22} {what}");
     }
-}
-
-/// Print to stdout without panicking when it is gone (a closed terminal, a pipe whose reader quit).
-macro_rules! out {
-    ($($t:tt)*) => {{
-        use std::io::Write;
-        let _ = writeln!(std::io::stdout(), $($t)*);
-    }};
 }
 
 fn cmd_run(args: RunArgs) -> Result<ExitCode> {
@@ -89,9 +83,16 @@ fn cmd_run(args: RunArgs) -> Result<ExitCode> {
     })?;
     runner::check_plan(&plan)?;
     driver::progress::set_mode(args.progress);
-    let output_dir = args.output_dir.clone().unwrap_or_else(config::default_output_dir);
-    let opts = runner::RunOptions {
-        output_dir: output_dir.clone(),
+    // Without --output-dir: results/<time>, or <time>-2, ... when another run
+    // started in the same second (claimed atomically once the checks pass).
+    let default_base = args.output_dir.is_none().then(config::default_output_dir);
+    let output_dir = match (&args.output_dir, &default_base) {
+        (Some(dir), _) => dir.clone(),
+        (None, Some(base)) => runner::dirs::free_name(base),
+        (None, None) => unreachable!(),
+    };
+    let mut opts = runner::RunOptions {
+        output_dir,
         db_dir: args.db_dir.clone(),
         keep_db: args.keep_db,
         use_existing_db: args.use_existing_db,
@@ -102,21 +103,33 @@ fn cmd_run(args: RunArgs) -> Result<ExitCode> {
     };
     // Everything that can be known before a step runs: exit 2, nothing written.
     runner::preflight(&plan, &opts)?;
+    if let Some(base) = &default_base {
+        opts.output_dir = runner::dirs::claim_new_dir(base)?;
+    }
+    let output_dir = opts.output_dir.clone();
+    // Claimed but not used yet: an error before the run leaves nothing behind.
+    let unclaim = || {
+        if default_base.is_some() {
+            let _ = std::fs::remove_dir(&output_dir);
+        }
+    };
     // PostgreSQL versions: fetched once (cached); a failed fetch is not bad input.
     if let Err(e) = config::fetch_server_versions(&plan) {
-        eprintln!("rumbench: error: {}", one_line(&e));
+        unclaim();
+        errln!("rumbench: error: {}", one_line(&e));
         return Ok(ExitCode::from(EXIT_FAILED));
     }
     let mut plan = plan;
-    for line in config::check_server_settings(&mut plan)? {
-        eprintln!("warning: {line}");
+    let server_warnings = config::check_server_settings(&mut plan).inspect_err(|_| unclaim())?;
+    for line in server_warnings {
+        errln!("warning: {line}");
     }
     install_signal_handlers(true);
     let run = match runner::run(&plan, &opts) {
         Ok(run) => run,
         // Past the checks above, a failure to run is not bad input.
         Err(e) => {
-            eprintln!("rumbench: error: {}", one_line(&e));
+            errln!("rumbench: error: {}", one_line(&e));
             return Ok(ExitCode::from(EXIT_FAILED));
         }
     };
@@ -128,44 +141,44 @@ fn cmd_run(args: RunArgs) -> Result<ExitCode> {
     // Step warnings were printed under their steps as they ran; what is
     // left to say is the run's own (environment, build, servers).
     for w in run.run_warnings() {
-        eprintln!("warning: {w}");
+        errln!("warning: {w}");
     }
     match run.step_warnings().count() {
         0 => {}
-        1 => eprintln!("1 step warning was printed above with its step; report.html lists every warning"),
-        n => eprintln!("{n} step warnings were printed above with their steps; report.html lists every warning"),
+        1 => errln!("1 step warning was printed above with its step; report.html lists every warning"),
+        n => errln!("{n} step warnings were printed above with their steps; report.html lists every warning"),
     }
     let columns = if args.all_columns { report::table::Columns::All } else { report::table::Columns::Compact };
-    out!();
-    out!("{}", report::table::render_summary(&run, columns).trim_end_matches('\n'));
-    out!();
+    outln!();
+    outln!("{}", report::table::render_summary(&run, columns).trim_end_matches('\n'));
+    outln!();
     let grids = report::hotrow::render_text(&run);
     if !grids.is_empty() {
-        out!("{grids}");
+        outln!("{grids}");
     }
     let sweeps = report::scaling::render(&run);
     if !sweeps.is_empty() {
-        out!("{sweeps}");
+        outln!("{sweeps}");
     }
     match history {
         // The history is an index over result directories: failing to record only warns.
-        Some(Ok((id, path))) => out!("history: run #{id} in {}", path.display()),
-        Some(Err(e)) => eprintln!("warning: not recorded in the history: {}", one_line(&e)),
+        Some(Ok((id, path))) => outln!("history: run #{id} in {}", path.display()),
+        Some(Err(e)) => errln!("warning: not recorded in the history: {}", one_line(&e)),
         None => {}
     }
-    out!("results: {}", output_dir.display());
+    outln!("results: {}", output_dir.display());
     match report_written {
-        Ok(()) => out!("report: {}", report_path.display()),
-        Err(e) => eprintln!("warning: cannot write the HTML report: {}", one_line(&e)),
+        Ok(()) => outln!("report: {}", report_path.display()),
+        Err(e) => errln!("warning: cannot write the HTML report: {}", one_line(&e)),
     }
     match run.status {
         Status::Completed => Ok(ExitCode::SUCCESS),
         Status::Interrupted => {
-            eprintln!("rumbench: {}; results measured so far are in {}", run.error.as_deref().unwrap_or("interrupted"), output_dir.display());
+            errln!("rumbench: {}; results measured so far are in {}", run.error.as_deref().unwrap_or("interrupted"), output_dir.display());
             Ok(ExitCode::from(interrupted_exit_code()))
         }
         _ => {
-            eprintln!("rumbench: error: {}", run.error.as_deref().unwrap_or("run failed"));
+            errln!("rumbench: error: {}", run.error.as_deref().unwrap_or("run failed"));
             Ok(ExitCode::from(EXIT_FAILED))
         }
     }
@@ -190,7 +203,7 @@ fn cmd_report(a: ReportArgs) -> Result<ExitCode> {
         None => std::path::PathBuf::from("report.html"),
     };
     report::write_html(&runs, a.base.as_deref(), a.title, &out)?;
-    println!("report: {}", out.display());
+    outln!("report: {}", out.display());
     Ok(ExitCode::SUCCESS)
 }
 
@@ -218,12 +231,12 @@ fn cmd_compare(a: CompareArgs) -> Result<ExitCode> {
     let opts = compare::Options { threshold: a.threshold, k: a.k, metrics: (!a.metrics.is_empty()).then(|| a.metrics.clone()) };
     let c = compare::compare(&groups, &opts)?;
     for g in &groups {
-        println!("{}: {}", g.label, g.runs.iter().map(|(d, _)| d.as_str()).collect::<Vec<_>>().join(", "));
+        outln!("{}: {}", g.label, g.runs.iter().map(|(d, _)| d.as_str()).collect::<Vec<_>>().join(", "));
     }
-    print!("{}", compare::render_text(&c));
+    out!("{}", compare::render_text(&c));
     let regressions = c.count(Verdict::Regression);
     if a.fail_on_regression && regressions > 0 {
-        eprintln!("rumbench: {regressions} regression{} beyond noise", if regressions == 1 { "" } else { "s" });
+        errln!("rumbench: {regressions} regression{} beyond noise", if regressions == 1 { "" } else { "s" });
         return Ok(ExitCode::from(EXIT_FAILED));
     }
     Ok(ExitCode::SUCCESS)
@@ -237,18 +250,18 @@ fn cmd_history(a: HistoryArgs) -> Result<ExitCode> {
             let mut h = History::open(&path)?;
             let r = h.rebuild(&dirs)?;
             for s in &r.skipped {
-                eprintln!("warning: skipped {s}");
+                errln!("warning: skipped {s}");
             }
-            println!("history: {} runs indexed, {} entries removed, {} runs in {}", r.recorded, r.removed, h.count()?, path.display());
+            outln!("history: {} runs indexed, {} entries removed, {} runs in {}", r.recorded, r.removed, h.count()?, path.display());
         }
         None => {
             let h = History::open_existing(&path)?;
             let f = Filter { engine: a.engine, version: a.version, step: a.step.clone(), config: a.config, since: a.since, until: a.until };
             let entries = h.list(&f)?;
             if entries.is_empty() {
-                println!("no runs match (history: {})", path.display());
+                outln!("no runs match (history: {})", path.display());
             } else {
-                print!("{}", history::render_list(&entries, a.step.as_deref()));
+                out!("{}", history::render_list(&entries, a.step.as_deref()));
             }
         }
     }
@@ -279,9 +292,9 @@ fn cmd_export(a: ExportArgs) -> Result<ExitCode> {
     match a.output {
         Some(p) => {
             report::write_atomic(&p, &text)?;
-            eprintln!("wrote {}", p.display());
+            errln!("wrote {}", p.display());
         }
-        None => print!("{text}"),
+        None => out!("{text}"),
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -289,9 +302,13 @@ fn cmd_export(a: ExportArgs) -> Result<ExitCode> {
 /// SIGINT, SIGTERM and SIGHUP (Ctrl-C, `timeout`/systemd, a closed
 /// terminal) all stop the run the same way: the running step winds down and
 /// is marked interrupted, servers are stopped, every result is written, and
-/// the exit code is 128 + the signal. A second signal exits at once.
+/// the exit code is 128 + the signal. The same signal again within a second
+/// is a duplicate (`timeout` sends two); later, it means "exit now": the
+/// config process stops its servers and exits at once, and the main process
+/// records what that left (it is never stuck itself, so it does not exit early).
 /// `announce`: say what happens (the parent does; its config processes stay quiet).
 fn install_signal_handlers(announce: bool) {
+    use driver::stop::StopRequest;
     use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM, SIGUSR2};
     debug_assert_eq!(SIGUSR2, runner::PARENT_DIED_SIGNAL);
     // Only a config process is told of its parent's death.
@@ -299,7 +316,7 @@ fn install_signal_handlers(announce: bool) {
     let mut signals = match signal_hook::iterator::Signals::new(handled) {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("warning: cannot handle signals: {e}");
+            errln!("warning: cannot handle signals: {e}");
             return;
         }
     };
@@ -312,47 +329,52 @@ fn install_signal_handlers(announce: bool) {
                 continue;
             }
             if sig == SIGHUP {
-                detach_from_dead_terminal();
+                rumbench::console::detach_terminal();
             }
-            runner::forward_signal(sig);
-            if driver::stop::request_stop(sig) {
-                // A second signal: the user does not want to wait for the step to wind down.
-                if announce {
-                    eprintln!("\nrumbench: {} again, exiting now", driver::stop::signal_name(sig));
-                } else {
-                    eprintln!("rumbench: config process: {} again, stopping its servers and exiting now", driver::stop::signal_name(sig));
+            let request = driver::stop::request_stop(sig);
+            if request != StopRequest::Repeat {
+                runner::forward_signal(sig);
+            }
+            match (request, announce) {
+                (StopRequest::Repeat, _) => {}
+                (StopRequest::First, true) => {
+                    let again = if sig == SIGINT { "Ctrl-C" } else { "the signal" };
+                    errln!("\nrumbench: {}: stopping after the current operations ({again} again to exit at once)", driver::stop::signal_name(sig));
                 }
-                // exit() runs no destructors: stop the database servers this process started.
-                rumbench::server::stop_all_servers();
-                std::process::exit(interrupted_exit_code() as i32);
-            }
-            if announce {
-                let again = if sig == SIGINT { "Ctrl-C" } else { "the signal" };
-                eprintln!("\nrumbench: {}: stopping after the current operations ({again} again to exit at once)", driver::stop::signal_name(sig));
+                (StopRequest::First, false) => {}
+                (StopRequest::Again, true) => errln!("\nrumbench: {} again: stopping the config process at once", driver::stop::signal_name(sig)),
+                (StopRequest::Again, false) => {
+                    // The user does not want to wait for the step to wind down.
+                    errln!("rumbench: config process: {} again, stopping its servers and exiting now", driver::stop::signal_name(sig));
+                    // exit() runs no destructors: stop the database servers this process started.
+                    rumbench::server::stop_all_servers();
+                    std::process::exit(runner::CHILD_STOPPED_AT_ONCE as i32);
+                }
             }
         }
     });
 }
 
-/// After SIGHUP from a closed terminal, writes to it fail (EIO): send
-/// stdout and stderr to /dev/null instead, so nothing fails on the way out.
-fn detach_from_dead_terminal() {
-    // SAFETY: plain descriptor calls on our own standard streams.
-    unsafe {
-        let null = libc::open(c"/dev/null".as_ptr(), libc::O_WRONLY);
-        if null < 0 {
-            return;
-        }
-        for fd in [1, 2] {
-            if libc::isatty(fd) == 1 {
-                libc::dup2(null, fd);
-            }
-        }
-        libc::close(null);
+/// Standard output or error went away (a closed pipe, a hung-up terminal):
+/// stop as on a closed terminal, in the config process too.
+fn output_lost(sig: i32) {
+    if driver::stop::request_stop(sig) == driver::stop::StopRequest::First {
+        runner::forward_signal(libc::SIGHUP);
     }
 }
 
 fn main() -> ExitCode {
+    rumbench::console::on_lost(output_lost);
+    let code = run_command();
+    // Output cut short (`rumbench engines | head`): 128 + SIGPIPE, as for any
+    // writer whose reader went away; a run already says how it ended.
+    match rumbench::console::lost() {
+        Some(sig) if code == ExitCode::SUCCESS => ExitCode::from(128 + sig as u8),
+        _ => code,
+    }
+}
+
+fn run_command() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
@@ -364,7 +386,7 @@ fn main() -> ExitCode {
             let text = e.to_string();
             let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("invalid arguments");
             let first = first.trim_start_matches("error: ");
-            eprintln!("rumbench: error: {first} (see rumbench --help)");
+            errln!("rumbench: error: {first} (see rumbench --help)");
             return ExitCode::from(EXIT_USAGE);
         }
     };
@@ -388,7 +410,7 @@ fn main() -> ExitCode {
     match outcome {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("rumbench: error: {}", one_line(&e));
+            errln!("rumbench: error: {}", one_line(&e));
             ExitCode::from(EXIT_USAGE)
         }
     }

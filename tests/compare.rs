@@ -76,14 +76,14 @@ fn per_second_variation_widens_the_band() {
 fn the_partial_last_second_and_short_steps_do_not_count() {
     // Two full seconds only: too few for a CV, the threshold applies.
     let mut short = StepSpec::new("readrandom", "get", vec![50_000, 150_000]).build();
-    short.wall_s = 2.0;
+    short.wall_s = Some(2.0);
     let mut a = single(StepSpec::steady("readrandom", "get", 100_000, 2));
     a.configs[0].steps[0] = short;
     let c = cmp(a, single(StepSpec::steady("readrandom", "get", 90_000, 2)));
     assert_eq!(line(&c, "readrandom", "ops_s").source, BandSource::Threshold);
     // A steady step whose last second is partial (a tiny count) stays steady.
     let mut s = StepSpec::new("readrandom", "get", vec![100_000, 100_000, 100_000, 100_000, 3_000]).build();
-    s.wall_s = 4.03;
+    s.wall_s = Some(4.03);
     let mut a = single(StepSpec::steady("readrandom", "get", 1, 1));
     a.configs[0].steps[0] = s;
     let c = cmp(a, single(StepSpec::steady("readrandom", "get", 90_000, 5)));

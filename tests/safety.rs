@@ -398,3 +398,384 @@ fn a_full_disk_under_lmdb_says_the_disk_is_full() {
     assert!(row.split_whitespace().nth(2) == Some("-"), "{row}");
     assert!(left.is_empty(), "the data dirs rumbench made are removed: {left:?}");
 }
+
+/// How a stop signal reaches the run.
+#[derive(Clone, Copy)]
+enum Delivery {
+    /// Once, to the main process.
+    Once(i32),
+    /// As coreutils `timeout` sends it: to the process, then to its process group.
+    Timeout(i32),
+    /// To every process of the run at once, servers included (systemd's stop).
+    Everyone(i32),
+}
+
+/// Send the stop `how` to the run whose main process is `parent` (its own
+/// process group) and whose files are all under `root`.
+fn deliver(how: Delivery, parent: i32, root: &Path) {
+    // SAFETY: signals to processes of the run this test started.
+    unsafe {
+        match how {
+            Delivery::Once(sig) => {
+                libc::kill(parent, sig);
+            }
+            Delivery::Timeout(sig) => {
+                libc::kill(parent, sig);
+                libc::kill(-parent, sig);
+            }
+            Delivery::Everyone(sig) => {
+                let pids: Vec<i32> = processes_mentioning(root).into_iter().map(|(p, _)| p).collect();
+                libc::kill(parent, sig);
+                for p in pids {
+                    libc::kill(p, sig);
+                }
+            }
+        }
+    }
+}
+
+/// A run stopped mid-step, however the signal came: exit 128 + signal, the
+/// running step recorded as interrupted (not failed, not "0 ops/s over
+/// 0.0 s"), later configs not run, nothing left running or on disk.
+fn stop_a_run(how: Delivery, sig: i32, args: &[&str], steps_before: usize, data_dir_name: &str) {
+    let t = tempfile::tempdir().unwrap();
+    let out_dir = t.path().join("out");
+    let db_root = t.path().join("db");
+    use std::os::unix::process::CommandExt;
+    let mut cmd = rumbench();
+    if let Some(engines) = args.strip_prefix(&["suite"]) {
+        // A short fill and a long read, from a suite file.
+        let configs: String = engines.iter().map(|e| format!("[[config]]\nengine = \"{e}\"\n")).collect();
+        let suite = format!("[settings]\nnum = 20000\n{configs}[[step]]\nname = \"fillseq\"\n[[step]]\nname = \"readrandom\"\nseconds = 30\n");
+        std::fs::write(t.path().join("suite.toml"), suite).unwrap();
+        cmd.arg("--config").arg(t.path().join("suite.toml"));
+    } else {
+        cmd.args(args);
+    }
+    let mut parent = cmd
+        .arg("--db-dir")
+        .arg(&db_root)
+        .arg("--output-dir")
+        .arg(&out_dir)
+        .process_group(0)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for_steps(&out_dir, steps_before, 120);
+    config_process(&out_dir);
+    std::thread::sleep(Duration::from_millis(1500));
+    deliver(how, parent.id() as i32, t.path());
+    let err = {
+        use std::io::Read;
+        let mut s = String::new();
+        parent.stderr.take().unwrap().read_to_string(&mut s).unwrap();
+        s
+    };
+    let status = parent.wait().unwrap();
+    assert_eq!(status.code(), Some(128 + sig), "exit 128 + signal: {err}");
+    assert!(!err.contains("again:") && !err.contains("exiting now"), "one stop, not two: {err}");
+    assert_nothing_left_running(t.path(), 60);
+    let v = load(&out_dir);
+    assert_eq!(v["status"], "interrupted", "{}", v["error"]);
+    assert_eq!(v["configs"][0]["status"], "interrupted", "{}", v["configs"][0]["error"]);
+    let steps = v["configs"][0]["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), steps_before + 1, "{err}");
+    let running = &steps[steps_before];
+    assert_eq!(running["status"], "interrupted", "{running}");
+    assert!(!err.contains("0 ops/s over 0.0 s"), "{err}");
+    assert!(!db_root.join(data_dir_name).exists(), "the data dir is removed");
+    assert!(!out_dir.join(".rumbench-task.json").exists());
+}
+
+#[test]
+fn sigterm_twice_from_timeout_is_one_stop() {
+    let args = ["suite", "rocksdb", "lmdb"];
+    for _ in 0..3 {
+        stop_a_run(Delivery::Timeout(libc::SIGTERM), libc::SIGTERM, &args, 1, "rocksdb");
+    }
+    stop_a_run(Delivery::Once(libc::SIGINT), libc::SIGINT, &args, 1, "rocksdb");
+}
+
+#[test]
+fn sigterm_to_every_process_at_once_interrupts_the_step() {
+    let args = ["suite", "rocksdb"];
+    stop_a_run(Delivery::Everyone(libc::SIGTERM), libc::SIGTERM, &args, 1, "rocksdb");
+    let pg = ["-e", "postgres", "-s", "l.i0,qp100", "--rows", "3000", "--query-seconds", "60"];
+    stop_a_run(Delivery::Everyone(libc::SIGTERM), libc::SIGTERM, &pg, 1, "postgres");
+}
+
+/// Run `script` in bash with $RB set to rumbench; returns (its output, the status it echoed last).
+fn bash_pipeline(script: &str, cwd: &Path) -> (String, i32) {
+    let exe = assert_cmd::cargo::cargo_bin("rumbench");
+    let out = Command::new("bash").arg("-c").arg(script).env("RB", exe).current_dir(cwd).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+    let code = stdout.lines().last().and_then(|l| l.trim().parse().ok()).unwrap_or(-1);
+    (stdout + &String::from_utf8_lossy(&out.stderr), code)
+}
+
+#[test]
+fn a_closed_pipe_stops_the_run_like_a_closed_terminal() {
+    let t = tempfile::tempdir().unwrap();
+    // Progress and step lines go to a pipe whose reader quits after one line.
+    let (text, code) = bash_pipeline(
+        "\"$RB\" run --no-history -e rocksdb,lmdb -s fillseq,readrandom -n 20000 --seconds 30 --db-dir db --output-dir out 2>&1 | head -n 1; echo ${PIPESTATUS[0]}",
+        t.path(),
+    );
+    assert_eq!(code, 128 + libc::SIGPIPE, "{text}");
+    assert!(!text.contains("panicked"), "{text}");
+    assert_nothing_left_running(t.path(), 30);
+    let v = load(&t.path().join("out"));
+    assert_eq!(v["status"], "interrupted", "{}", v["error"]);
+    assert!(!t.path().join("db").exists(), "the data dirs are removed");
+    assert!(!t.path().join("out/.rumbench-task.json").exists());
+    // The summary's reader quit: the run completed, its files are all there.
+    let (text, code) = bash_pipeline("\"$RB\" run --no-history -e null -s fillseq -n 1000 --output-dir out2 | head -n 1; echo ${PIPESTATUS[0]}", t.path());
+    // 0 when the summary fit in the pipe before head quit.
+    assert!(code == 0 || code == 128 + libc::SIGPIPE, "{text}");
+    assert!(!text.contains("panicked"), "{text}");
+    assert_eq!(load(&t.path().join("out2"))["status"], "completed");
+    assert!(t.path().join("out2/report.html").exists());
+    for cmd in ["engines", "steps", "compare out2 out2", "history --history nothere.sqlite"] {
+        let (text, code) = bash_pipeline(&format!("\"$RB\" {cmd} 2>&1 | head -c 1 >/dev/null; echo ${{PIPESTATUS[0]}}"), t.path());
+        assert!(code == 0 || code == 2 || code == 128 + libc::SIGPIPE, "{cmd}: {text}");
+        assert!(!text.contains("panicked"), "{cmd}: {text}");
+    }
+}
+
+#[test]
+fn a_terminal_that_hangs_up_stops_the_run() {
+    use std::os::fd::FromRawFd;
+    use std::os::unix::process::CommandExt;
+    let t = tempfile::tempdir().unwrap();
+    let out_dir = t.path().join("out");
+    let (mut master, mut slave) = (0, 0);
+    // SAFETY: openpty fills two descriptors we own.
+    let r = unsafe { libc::openpty(&mut master, &mut slave, std::ptr::null_mut(), std::ptr::null(), std::ptr::null()) };
+    assert_eq!(r, 0, "openpty");
+    // SAFETY: fcntl on our descriptors: the run must not inherit the master
+    // (the terminal hangs up only when its last master descriptor closes).
+    unsafe {
+        libc::fcntl(master, libc::F_SETFD, libc::FD_CLOEXEC);
+        libc::fcntl(slave, libc::F_SETFD, libc::FD_CLOEXEC);
+    }
+    let mut cmd = Command::cargo_bin("rumbench").unwrap();
+    cmd.args(["run", "--no-history", "-e", "rocksdb,lmdb", "-s", "fillseq,readrandom", "-n", "20000", "--seconds", "10", "--db-dir"])
+        .arg(t.path().join("db"))
+        .arg("--output-dir")
+        .arg(&out_dir);
+    // SAFETY: duplicates of the pty's slave for the child's standard streams;
+    // setsid and TIOCSCTTY make it the child's controlling terminal.
+    unsafe {
+        cmd.stdin(Stdio::from_raw_fd(libc::dup(slave)))
+            .stdout(Stdio::from_raw_fd(libc::dup(slave)))
+            .stderr(Stdio::from_raw_fd(libc::dup(slave)))
+            .pre_exec(|| {
+                libc::setsid();
+                libc::ioctl(0, libc::TIOCSCTTY, 0);
+                Ok(())
+            });
+    }
+    let mut child = cmd.spawn().unwrap();
+    // SAFETY: our copy of the slave; the child has its own.
+    unsafe { libc::close(slave) };
+    // Read the terminal until told to hang up (a full pty buffer would block the run).
+    let hang_up = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flag = hang_up.clone();
+    let reader = std::thread::spawn(move || {
+        let mut seen = Vec::new();
+        let mut buf = [0u8; 4096];
+        while !flag.load(std::sync::atomic::Ordering::SeqCst) {
+            let mut p = libc::pollfd { fd: master, events: libc::POLLIN, revents: 0 };
+            // SAFETY: poll and read on the master we own.
+            if unsafe { libc::poll(&mut p, 1, 100) } > 0 {
+                let n = unsafe { libc::read(master, buf.as_mut_ptr().cast(), buf.len()) };
+                if n <= 0 {
+                    break;
+                }
+                seen.extend_from_slice(&buf[..n as usize]);
+            }
+        }
+        // The last descriptor of the master: the terminal hangs up.
+        unsafe { libc::close(master) };
+        String::from_utf8_lossy(&seen).to_string()
+    });
+    wait_for_steps(&out_dir, 1, 120);
+    config_process(&out_dir);
+    std::thread::sleep(Duration::from_millis(1500));
+    hang_up.store(true, std::sync::atomic::Ordering::SeqCst);
+    let seen = reader.join().unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(128 + libc::SIGHUP), "exit 129 (seen on the terminal: {seen})");
+    assert_nothing_left_running(t.path(), 60);
+    let v = load(&out_dir);
+    assert_eq!(v["status"], "interrupted", "{}", v["error"]);
+    assert_eq!(v["configs"][0]["steps"][1]["status"], "interrupted");
+    assert!(!t.path().join("db/rocksdb").exists());
+    assert!(!out_dir.join(".rumbench-task.json").exists());
+}
+
+#[test]
+fn a_server_a_killed_run_left_running_is_stopped_before_its_files_go() {
+    let t = tempfile::tempdir().unwrap();
+    let db_root = t.path().join("db");
+    let out1 = t.path().join("out1");
+    let mut first = rumbench()
+        .args(["-e", "postgres", "-s", "l.i0,qp100", "--rows", "3000", "--query-seconds", "60", "--db-dir"])
+        .arg(&db_root)
+        .arg("--output-dir")
+        .arg(&out1)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for_steps(&out1, 1, 120);
+    let child = config_process(&out1);
+    // SAFETY: the two rumbench processes of our run, killed together.
+    unsafe {
+        libc::kill(first.id() as i32, libc::SIGKILL);
+        libc::kill(child, libc::SIGKILL);
+    }
+    first.wait().unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    let orphans: Vec<_> = processes_mentioning(&db_root.join("postgres")).into_iter().filter(|(_, c)| c.contains("postgres")).collect();
+    assert!(!orphans.is_empty(), "the server outlives a SIGKILLed run (the case under test)");
+    let out = rumbench()
+        .args(["-e", "postgres", "-s", "l.i0", "--rows", "2000", "--db-dir"])
+        .arg(&db_root)
+        .arg("--output-dir")
+        .arg(t.path().join("out2"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("stopped postgres (pid"), "the leftover server is stopped first: {}", stderr(&out));
+    assert_nothing_left_running(t.path(), 30);
+}
+
+#[test]
+fn replace_output_keeps_a_data_dir_another_run_uses() {
+    let t = tempfile::tempdir().unwrap();
+    let a = t.path().join("a");
+    let kept = rumbench().args(["-e", "lmdb", "-s", "fillseq", "-n", "20000", "--keep-db", "--output-dir"]).arg(&a).output().unwrap();
+    assert!(kept.status.success(), "{}", stderr(&kept));
+    assert!(a.join("db/lmdb/data.mdb").exists());
+    let user = rumbench()
+        .args(["-e", "lmdb", "-s", "readrandom", "-n", "20000", "--seconds", "5", "--use-existing-db", "--db-dir"])
+        .arg(a.join("db"))
+        .arg("--output-dir")
+        .arg(t.path().join("b"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    config_process(&t.path().join("b"));
+    std::thread::sleep(Duration::from_millis(500));
+    let out = rumbench().args(["-e", "null", "-s", "fillseq", "-n", "100", "--replace-output", "--output-dir"]).arg(&a).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("which another rumbench run is using"), "{}", stderr(&out));
+    assert!(a.join("db/lmdb/data.mdb").exists(), "the database in use stays");
+    let done = user.wait_with_output().unwrap();
+    assert!(done.status.success(), "{}", stderr(&done));
+    assert_eq!(load(&t.path().join("b"))["status"], "completed");
+    assert!(a.join("db/lmdb/data.mdb").exists());
+}
+
+#[test]
+fn use_existing_db_without_a_database_is_refused_and_adds_nothing() {
+    let t = tempfile::tempdir().unwrap();
+    for (engine, file) in [("rocksdb", "CURRENT"), ("leveldb", "CURRENT"), ("lmdb", "data.mdb"), ("sqlite", "db.sqlite")] {
+        let dir = t.path().join("db").join(engine);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("notes.txt"), "mine").unwrap();
+        let out_dir = t.path().join(format!("out-{engine}"));
+        let out = rumbench().args(["-e", engine, "-s", "readrandom", "--use-existing-db", "--db-dir"]).arg(t.path().join("db")).arg("--output-dir").arg(&out_dir).output().unwrap();
+        assert_refused(&out, &format!("--use-existing-db: {} holds no {engine} database (no {file} in it)", dir.display()), &out_dir);
+        let left: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.file_name()).collect();
+        assert_eq!(left, vec![std::ffi::OsString::from("notes.txt")], "{engine}: nothing added");
+    }
+}
+
+#[test]
+fn figures_that_were_not_measured_are_null() {
+    let t = tempfile::tempdir().unwrap();
+    let out_dir = t.path().join("out");
+    let out = rumbench().args(["-e", "lmdb,sqlite,null", "-s", "fillseq,waitforcompaction", "-n", "2000", "--output-dir"]).arg(&out_dir).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v = load(&out_dir);
+    for c in v["configs"].as_array().unwrap() {
+        let wait = &c["steps"][1];
+        assert!(wait["ops_s"].is_null(), "{}: nothing to wait for is no rate: {}", c["name"], wait["ops_s"]);
+    }
+    let null_fill = &v["configs"][2]["steps"][0]["metrics"];
+    assert!(null_fill["space_amp"].is_null(), "null keeps nothing: no space-amp, {}", null_fill["space_amp"]);
+    assert!(null_fill["missing"].as_array().unwrap().iter().any(|m| m["metric"] == "space_amp"));
+    let summary = std::fs::read_to_string(out_dir.join("summary.txt")).unwrap();
+    let null_row = summary.lines().find(|l| l.starts_with("null ") && l.contains("fillseq")).unwrap();
+    assert!(null_row.split_whitespace().all(|t| t != "0.00"), "no zero stands for an unmeasured space-amp:\n{summary}");
+}
+
+#[test]
+fn runs_started_in_the_same_second_get_their_own_directories() {
+    let t = tempfile::tempdir().unwrap();
+    let runs: Vec<Child> = (0..3)
+        .map(|_| {
+            rumbench().args(["-e", "null", "-s", "fillseq", "-n", "1000"]).current_dir(t.path()).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap()
+        })
+        .collect();
+    for r in runs {
+        let out = r.wait_with_output().unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+    let dirs: Vec<_> = std::fs::read_dir(t.path().join("results")).unwrap().flatten().collect();
+    assert_eq!(dirs.len(), 3, "{dirs:?}");
+    for d in dirs {
+        assert_eq!(load(&d.path())["status"], "completed");
+    }
+}
+
+#[test]
+fn a_full_results_filesystem_fails_one_config_and_stops_its_server() {
+    let mnt = tempfile::tempdir().unwrap();
+    let ok = Command::new("mount").args(["-t", "tmpfs", "-o", "size=16m", "tmpfs"]).arg(mnt.path()).status().unwrap();
+    assert!(ok.success(), "cannot mount a tmpfs: this test needs root");
+    let t = tempfile::tempdir().unwrap();
+    let out_dir = mnt.path().join("out");
+    let db_root = t.path().join("db");
+    let run = rumbench()
+        .args(["-e", "postgres,lmdb", "-s", "l.i0,qp100", "--rows", "3000", "--query-seconds", "5", "--db-dir"])
+        .arg(&db_root)
+        .arg("--output-dir")
+        .arg(&out_dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for_steps(&out_dir, 1, 120);
+    // Fill the results filesystem while the second step runs.
+    let filler = mnt.path().join("filler");
+    {
+        use std::io::Write;
+        let mut f = std::fs::File::create(&filler).unwrap();
+        let block = vec![7u8; 1 << 16];
+        while f.write_all(&block).is_ok() {}
+    }
+    // The config ends (its data dir goes); then there is space again for the next one.
+    let deadline = Instant::now() + Duration::from_secs(90);
+    while db_root.join("postgres").exists() {
+        assert!(Instant::now() < deadline, "the postgres data dir is left behind");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    std::fs::remove_file(&filler).unwrap();
+    let out = run.wait_with_output().unwrap();
+    let v = serde_json::from_str::<Value>(&std::fs::read_to_string(out_dir.join("result.json")).unwrap());
+    let _ = Command::new("umount").arg(mnt.path()).status();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let v = v.unwrap();
+    assert_eq!(v["configs"][0]["status"], "failed", "{}", v["configs"][0]["error"]);
+    let err = v["configs"][0]["error"].as_str().unwrap();
+    assert!(err.contains("cannot write the results") || err.contains("without recording its end"), "{err}");
+    assert_eq!(v["configs"][1]["name"], "lmdb");
+    assert_eq!(v["configs"][1]["status"], "completed", "the config after it runs and is recorded: {}", stderr(&out));
+    assert_nothing_left_running(t.path(), 30);
+    assert!(!db_root.exists(), "every data dir is removed");
+}

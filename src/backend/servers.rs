@@ -60,6 +60,8 @@ pub const POSTGRES: EngineSpec = EngineSpec {
     open: not_a_kv_engine,
     presets: &[],
     stores_data: true,
+    // The tables start empty: --use-existing-db is refused for servers.
+    database_file: None,
     check: crate::engine::no_contradictions,
     build_info: crate::engine::no_build_info,
     transactions: |_| Some("multi-statement transactions, SELECT ... FOR UPDATE"),
@@ -73,6 +75,8 @@ pub const MARIADB_INNODB: EngineSpec = EngineSpec {
     open: not_a_kv_engine,
     presets: &[],
     stores_data: true,
+    // The tables start empty: --use-existing-db is refused for servers.
+    database_file: None,
     check: crate::engine::no_contradictions,
     build_info: crate::engine::no_build_info,
     transactions: |_| Some("multi-statement transactions, SELECT ... FOR UPDATE"),
@@ -86,6 +90,8 @@ pub const MARIADB_MYROCKS: EngineSpec = EngineSpec {
     open: not_a_kv_engine,
     presets: &[],
     stores_data: true,
+    // The tables start empty: --use-existing-db is refused for servers.
+    database_file: None,
     check: crate::engine::no_contradictions,
     build_info: crate::engine::no_build_info,
     transactions: |_| Some("multi-statement transactions, SELECT ... FOR UPDATE"),

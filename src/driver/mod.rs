@@ -329,6 +329,25 @@ pub fn join_error(e: Box<dyn std::any::Any + Send>) -> anyhow::Error {
 }
 
 /// The step's wall time: when the last client's last call ended (ns, at least 1).
+/// A step's status from its clients' errors. After a stop request, errors
+/// come from the stop itself (a server told to shut down with the rest of
+/// the unit, a statement cancelled): the step is interrupted, not failed,
+/// and the errors are kept as notes.
+pub fn settle_status(result: &mut crate::result::StepResult, errors: &[anyhow::Error]) {
+    use crate::result::Status;
+    let text = |e: &anyhow::Error| format!("{e:#}");
+    if stop::stop_requested() {
+        result.status = Status::Interrupted;
+        result.error = Some(stop::interrupted_text());
+        result.notes.extend(errors.iter().map(|e| format!("after the stop: {}", text(e))));
+    } else if !errors.is_empty() {
+        result.status = Status::Failed;
+        result.error = Some(errors.iter().map(text).collect::<Vec<_>>().join("; "));
+    } else {
+        result.status = Status::Completed;
+    }
+}
+
 pub fn wall_ns(ends: impl IntoIterator<Item = u64>) -> u64 {
     ends.into_iter().max().unwrap_or(0).max(1)
 }

@@ -52,7 +52,7 @@ impl StepProgress {
                 StepProgress::Bar(bar, seconds)
             }
             ProgressMode::Lines => {
-                eprintln!("  {name}: started");
+                errln!("  {name}: started");
                 StepProgress::Lines { name: name.into(), total: total_ops, seconds, last: Mutex::new(Instant::now()) }
             }
             _ => StepProgress::Off,
@@ -82,7 +82,7 @@ impl StepProgress {
                             (None, Some(s)) => 100.0 * e.as_secs_f64() / s,
                             _ => 0.0,
                         };
-                        eprintln!("  {name}: {pct:.0}% {done_ops} ops, {:.0} ops/s", rate(e));
+                        errln!("  {name}: {pct:.0}% {done_ops} ops, {:.0} ops/s", rate(e));
                     }
                 }
             }

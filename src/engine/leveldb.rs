@@ -41,6 +41,7 @@ pub const SPEC: EngineSpec = EngineSpec {
     io_bound_options: IO_BOUND,
     presets: &[],
     stores_data: true,
+    database_file: Some("CURRENT"),
     open,
     check,
     build_info,
@@ -134,7 +135,7 @@ impl LevelDbEngine {
             let options = ffi::leveldb_options_create();
             let cache = ffi::leveldb_cache_create_lru(o.u64("block_cache_size") as usize);
             let filter = if bloom > 0 { ffi::leveldb_filterpolicy_create_bloom(bloom as i32) } else { ptr::null_mut() };
-            ffi::leveldb_options_set_create_if_missing(options, 1);
+            ffi::leveldb_options_set_create_if_missing(options, args.create as u8);
             ffi::leveldb_options_set_cache(options, cache);
             ffi::leveldb_options_set_write_buffer_size(options, o.u64("write_buffer_size") as usize);
             ffi::leveldb_options_set_max_open_files(options, o.i32("max_open_files"));

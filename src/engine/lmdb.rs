@@ -78,6 +78,7 @@ pub const SPEC: EngineSpec = EngineSpec {
     open,
     presets: &[],
     stores_data: true,
+    database_file: Some("data.mdb"),
     check: super::no_contradictions,
     build_info,
     transactions: |_| Some("serialized: one write transaction at a time (LMDB has a single writer)"),
@@ -171,6 +172,9 @@ impl LmdbEngine {
             flags |= EnvFlags::NO_READ_AHEAD;
         }
 
+        if !args.create && !path.join("data.mdb").exists() {
+            bail!("lmdb: no database (data.mdb) in {}", path.display());
+        }
         let mut builder = EnvOpenOptions::new();
         builder.map_size(map_size).max_readers(max_readers).max_dbs(0);
         // SAFETY: NOSYNC / NOMETASYNC / MAPASYNC only weaken durability after a

@@ -84,6 +84,9 @@ pub struct OpenArgs {
     pub num_keys: u64,
     /// Client threads that will open sessions (some engines size pools by it).
     pub threads: usize,
+    /// Create the database when it is missing (false with --use-existing-db:
+    /// an engine opening the user's directory must not add a database to it).
+    pub create: bool,
 }
 
 /// An engine in the registry.
@@ -99,6 +102,9 @@ pub struct EngineSpec {
     /// Whether it keeps what is written (the null engine pretends every key
     /// exists, so a read step needs no fill before it there).
     pub stores_data: bool,
+    /// The file (relative to the data dir) whose presence shows the engine's
+    /// database is there: --use-existing-db is refused at plan time without it.
+    pub database_file: Option<&'static str>,
     /// Refuse option combinations that contradict each other, at plan time.
     pub check: fn(&EngineOptions) -> Result<()>,
     /// How the library is built into this binary, as far as it is known

@@ -17,6 +17,7 @@ pub const SPEC: EngineSpec = EngineSpec {
     open,
     presets: &[],
     stores_data: false,
+    database_file: None,
     check: super::no_contradictions,
     build_info: super::no_build_info,
     transactions: super::no_transactions,

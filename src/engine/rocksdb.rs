@@ -132,6 +132,7 @@ pub const SPEC: EngineSpec = EngineSpec {
     io_bound_options: IO_BOUND,
     presets: PRESETS,
     stores_data: true,
+    database_file: Some("CURRENT"),
     open,
     check,
     build_info: build_provenance,
@@ -260,7 +261,7 @@ fn compression(name: &str) -> DBCompressionType {
 fn open(args: &OpenArgs) -> Result<Box<dyn Engine>> {
     let o: &EngineOptions = &args.options;
     let mut opts = Options::default();
-    opts.create_if_missing(true);
+    opts.create_if_missing(args.create);
     opts.set_compaction_style(match o.str("compaction_style") {
         "universal" => DBCompactionStyle::Universal,
         _ => DBCompactionStyle::Level,

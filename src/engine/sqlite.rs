@@ -83,6 +83,7 @@ pub const SPEC: EngineSpec = EngineSpec {
     open,
     presets: &[],
     stores_data: true,
+    database_file: Some("db.sqlite"),
     check: super::no_contradictions,
     build_info,
     transactions: |_| Some("BEGIN IMMEDIATE: one writer at a time, others wait up to busy_timeout_ms"),
@@ -196,7 +197,11 @@ impl SqliteEngine {
         let path = args.dir.join("db.sqlite");
         let ctx = |what: &str| format!("sqlite: {what} for {}", path.display());
 
-        let conn = Connection::open(&path).with_context(|| ctx("cannot open database"))?;
+        let flags = match args.create {
+            true => rusqlite::OpenFlags::default(),
+            false => rusqlite::OpenFlags::default() - rusqlite::OpenFlags::SQLITE_OPEN_CREATE,
+        };
+        let conn = Connection::open_with_flags(&path, flags).with_context(|| ctx("cannot open database"))?;
         conn.busy_timeout(Duration::from_millis(settings.busy_timeout_ms))
             .with_context(|| ctx("cannot set busy_timeout"))?;
         // page_size only takes effect before the file is initialised (and

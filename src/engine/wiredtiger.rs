@@ -79,6 +79,7 @@ pub const SPEC: EngineSpec = EngineSpec {
     io_bound_options: IO_BOUND,
     presets: &[],
     stores_data: true,
+    database_file: Some("WiredTiger"),
     open,
     check,
     build_info,
@@ -184,7 +185,8 @@ impl WtEngine {
             m => format!("transaction_sync=(enabled=true,method={m})"),
         };
         let conn_config = format!(
-            "create,cache_size={},session_max={session_max},statistics=(fast),checkpoint=(wait={}),log=(enabled={}),{sync},eviction=(threads_max={})",
+            "{}cache_size={},session_max={session_max},statistics=(fast),checkpoint=(wait={}),log=(enabled={}),{sync},eviction=(threads_max={})",
+            if args.create { "create," } else { "" },
             o.u64("cache_size"),
             o.i64("checkpoint_wait"),
             o.bool("log"),

@@ -430,6 +430,12 @@ impl StepProbe {
         // Space.
         match allocated_bytes(&probes.data_dir) {
             _ if probes.remote.is_some() => missing("db_size", probes.remote.clone().unwrap_or_default()),
+            // Its directory holds no data: 0 bytes over the keys "written" is not a space-amp of 0.
+            _ if probes.keeps_nothing.is_some() => {
+                let what = probes.keeps_nothing.clone().unwrap_or_default();
+                missing("db_size", what.clone());
+                missing("space_amp", what);
+            }
             Ok(bytes) => {
                 m.db_size_bytes = Some(bytes);
                 if let Some(live) = work.live_keys {
@@ -441,7 +447,7 @@ impl StepProbe {
             }
             Err(e) => missing("db_size", format!("cannot walk {}: {e}", probes.data_dir.display())),
         }
-        if work.live_keys.is_none() {
+        if work.live_keys.is_none() && probes.keeps_nothing.is_none() {
             missing("space_amp", "the live key count is unknown (the database was not loaded in this run)".into());
         }
 

@@ -236,7 +236,7 @@ fn side_of(group: &[Summary], config: &str) -> Vec<(String, Side)> {
                 }
             };
             let side = &mut out[idx].1;
-            let full = summary::full_second_ops(&row.intervals, row.wall_s);
+            let full = summary::full_second_ops(&row.intervals, row.wall_s.unwrap_or(0.0));
             let series = |f: fn(&crate::measure::IntervalStats) -> f64| -> Option<f64> {
                 summary::cv(&full.iter().map(|iv| f(iv)).collect::<Vec<_>>(), MIN_INTERVALS)
             };

@@ -249,13 +249,13 @@ fn step_charts(o: &mut String, step: &StepTable) {
             format!("{}: throughput per second ({op})", step.name),
             "ops/s",
             Unit::Count,
-            series(&|r| rate_points(&r.intervals, r.wall_s)),
+            series(&|r| rate_points(&r.intervals, r.wall_s.unwrap_or(0.0))),
         ),
         per_second(
             format!("{}: max response time per second ({op})", step.name),
             "max response time (log)",
             Unit::Micros,
-            series(&|r| max_points(&r.intervals, r.wall_s)),
+            series(&|r| max_points(&r.intervals, r.wall_s.unwrap_or(0.0))),
         ),
         Chart {
             title: format!("{}: response time percentiles ({op})", step.name),
@@ -279,13 +279,13 @@ fn step_charts(o: &mut String, step: &StepTable) {
             format!("{}: background writer per second ({wop})", step.name),
             "writes/s",
             Unit::Count,
-            series(&|r| r.writer.as_ref().map(|w| rate_points(&w.intervals, r.wall_s)).unwrap_or_default()),
+            series(&|r| r.writer.as_ref().map(|w| rate_points(&w.intervals, r.wall_s.unwrap_or(0.0))).unwrap_or_default()),
         ));
         charts.push(per_second(
             format!("{}: writer max response time per second", step.name),
             "max response time (log)",
             Unit::Micros,
-            series(&|r| r.writer.as_ref().map(|w| max_points(&w.intervals, r.wall_s)).unwrap_or_default()),
+            series(&|r| r.writer.as_ref().map(|w| max_points(&w.intervals, r.wall_s.unwrap_or(0.0))).unwrap_or_default()),
         ));
     }
     if step.rows.iter().any(|r| !r.memory.is_empty()) {
@@ -336,15 +336,16 @@ fn step_section(o: &mut String, s: &Summary, step: &StepTable, base: &Base) {
         v.dedup();
         v.iter().map(|t| t.to_string()).collect()
     };
-    let wall_lo = step.rows.iter().map(|r| r.wall_s).fold(f64::MAX, f64::min);
-    let wall_hi = step.rows.iter().map(|r| r.wall_s).fold(f64::MIN, f64::max);
+    let walls: Vec<f64> = step.rows.iter().filter_map(|r| r.wall_s).collect();
+    let wall = match walls.is_empty() {
+        true => "-".to_string(),
+        false => format!("{:.1}&ndash;{:.1} s", walls.iter().copied().fold(f64::MAX, f64::min), walls.iter().copied().fold(f64::MIN, f64::max)),
+    };
     let _ = write!(
         o,
-        r#"<p class="meta">main operation: {} &middot; client threads: {} &middot; wall time: {:.1}&ndash;{:.1} s</p>"#,
+        r#"<p class="meta">main operation: {} &middot; client threads: {} &middot; wall time: {wall}</p>"#,
         esc(&ops.join(", ")),
         threads.join(", "),
-        wall_lo,
-        wall_hi
     );
     step_parameters(o, step);
     let cols = step.present_metrics();

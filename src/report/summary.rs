@@ -140,7 +140,8 @@ pub struct Row {
     pub notes: Vec<String>,
     pub warnings: Vec<String>,
     pub started_at: String,
-    pub wall_s: f64,
+    /// None when nothing was measured (see StepResult::wall_s).
+    pub wall_s: Option<f64>,
     pub threads: usize,
     /// The step's parameters as "name=value" (see `StepResult::parameters`).
     pub parameters: Vec<String>,
@@ -348,13 +349,13 @@ pub fn step_values(s: &StepResult, prev: Option<&StepResult>) -> Vec<Option<f64>
 
 /// Each operation type of a step with its rate over the step's wall time.
 pub fn op_type_figures(s: &StepResult) -> Vec<OpTypeFigures> {
-    let has_rate = s.ops_s.is_some() && s.wall_s > 0.0;
+    let wall_s = s.wall_s.filter(|&w| s.ops_s.is_some() && w > 0.0);
     s.ops_by_type
         .iter()
         .map(|o| OpTypeFigures {
             op: o.op.clone(),
             ops: o.ops,
-            ops_s: has_rate.then(|| o.ops as f64 / s.wall_s),
+            ops_s: wall_s.map(|w| o.ops as f64 / w),
             latency: o.latency.clone(),
             outcomes: o.outcomes,
         })

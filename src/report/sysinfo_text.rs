@@ -42,7 +42,7 @@ pub fn print(v: &Value) {
     let rows = lines(v);
     let w = rows.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
     for (k, val) in rows {
-        println!("{k:w$}  {val}");
+        outln!("{k:w$}  {val}");
     }
 }
 

@@ -178,13 +178,13 @@ fn op_rows(s: &StepResult) -> Vec<OpRow> {
     if s.ops_by_type.len() < 2 {
         return Vec::new();
     }
-    let has_rate = s.ops_s.is_some() && s.wall_s > 0.0;
+    let wall_s = s.wall_s.filter(|&w| s.ops_s.is_some() && w > 0.0);
     s.ops_by_type
         .iter()
         .map(|o| OpRow {
             label: format!("{OP_ROW_INDENT}{}", o.op),
             ops: o.ops.to_string(),
-            rate: if has_rate { num(o.ops as f64 / s.wall_s) } else { "-".into() },
+            rate: wall_s.map(|w| num(o.ops as f64 / w)).unwrap_or_else(|| "-".into()),
             latency: o.latency.clone(),
             notes: o.outcomes.as_ref().map(outcome_notes).unwrap_or_default().join("; "),
         })

@@ -84,7 +84,7 @@ fn row_cells(run_label: &str, r: &Row, test: &str) -> Vec<String> {
         n(g("p999_us")),
         n(g("p9999_us")),
         n(g("max_us")),
-        format!("{:.0}", r.wall_s),
+        r.wall_s.map(|w| format!("{w:.0}")).unwrap_or_default(),
         f(g("stall_pct"), 1),
         f(g("n_stall"), 0),
         String::new(), // u_cpu
@@ -155,7 +155,7 @@ fn op_type_cells(run_label: &str, r: &Row, test: &str, t: &OpTypeFigures) -> Vec
     set("p99.9", l(|l| l.p999_us));
     set("p99.99", l(|l| l.p9999_us));
     set("pmax", l(|l| l.max_us));
-    set("uptime", format!("{:.0}", r.wall_s));
+    set("uptime", r.wall_s.map(|w| format!("{w:.0}")).unwrap_or_default());
     set("test", format!("{test}.{}", t.op));
     set("date", date_text(&r.started_at));
     set("version", r.engine_version.clone().unwrap_or_default());

@@ -41,7 +41,7 @@ pub fn step(kind: StepKind, wall_s: f64, ops: Vec<OpResult>) -> StepResult {
     let mut s = StepResult::new(&StepPlan { kind, settings: Settings::default(), sweep: false });
     s.status = Status::Completed;
     s.started_at = "2025-03-01T10:00:00+00:00".into();
-    s.wall_s = wall_s;
+    s.wall_s = Some(wall_s);
     s.ops = ops.iter().map(|o| o.ops).sum();
     s.ops_s = Some(s.ops as f64 / wall_s);
     s.ops_by_type = ops;
@@ -67,7 +67,7 @@ pub fn with_reads(mut s: StepResult) -> StepResult {
 
 /// `step` with a background writer that missed its target.
 pub fn with_missed_writer(mut s: StepResult, target: f64, achieved: f64) -> StepResult {
-    let ops = (achieved * s.wall_s) as u64;
+    let ops = (achieved * s.wall_s.unwrap_or(0.0)) as u64;
     s.writer = Some(WriterResult {
         target_ops_s: Some(target),
         achieved_ops_s: achieved,

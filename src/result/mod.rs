@@ -196,8 +196,10 @@ pub struct StepResult {
     #[serde(default)]
     pub parameters: BTreeMap<String, Value>,
     pub started_at: String,
-    /// Seconds from the moment all client threads were released to the last one finishing.
-    pub wall_s: f64,
+    /// Seconds from the moment all client threads were released to the last
+    /// one finishing; None when the step failed or was stopped before any
+    /// operation completed (nothing was measured).
+    pub wall_s: Option<f64>,
     /// Operations of the step's clients (the background writer's are separate).
     pub ops: u64,
     /// None when the step failed: its partial figures are not a rate.
@@ -243,7 +245,7 @@ impl StepResult {
             settings: plan.settings.clone(),
             parameters: step_parameters(plan),
             started_at: now_text(),
-            wall_s: 0.0,
+            wall_s: None,
             ops: 0,
             ops_s: None,
             mb_s: None,

@@ -82,6 +82,41 @@ pub fn lock(dir: &Path) -> Result<DirLock> {
     Ok(DirLock { _file: file })
 }
 
+/// How deep below a directory to look for data dirs in use (out/db/<config>
+/// is two levels down; a server's own dir one more).
+const SUBDIR_DEPTH: usize = 3;
+
+/// Lock every directory below `dir` (to [`SUBDIR_DEPTH`]), or name the first
+/// one another process holds: `dir`, the `what`, must not be cleared then.
+fn lock_subdirs(dir: &Path, what: &str) -> Result<Vec<DirLock>> {
+    let mut locks = Vec::new();
+    let mut level = vec![dir.to_path_buf()];
+    for _ in 0..SUBDIR_DEPTH {
+        let mut next = Vec::new();
+        for d in &level {
+            let Ok(entries) = std::fs::read_dir(d) else { continue };
+            for e in entries.flatten() {
+                // Not following symlinks: a link out of the directory is removed, not its target.
+                if !e.file_type().is_ok_and(|t| t.is_dir()) {
+                    continue;
+                }
+                let sub = e.path();
+                match lock(&sub) {
+                    Ok(l) => locks.push(l),
+                    Err(err) if err.to_string().contains("in use by another") => {
+                        bail!("{what} {} holds {}, which another rumbench run is using", dir.display(), sub.display())
+                    }
+                    // Unreadable: clearing will say what is wrong.
+                    Err(_) => {}
+                }
+                next.push(sub);
+            }
+        }
+        level = next;
+    }
+    Ok(locks)
+}
+
 /// Whether another process holds the lock on `dir` (false when it is free or missing).
 pub fn is_locked(dir: &Path) -> bool {
     dir.is_dir() && lock(dir).is_err_and(|e| e.to_string().contains("in use by another"))
@@ -106,6 +141,13 @@ impl DataDir {
     /// one, or empty one that an earlier rumbench run made (and left, with
     /// --keep-db or by crashing). Anything else is refused.
     pub fn fresh(dir: &Path) -> Result<DataDir> {
+        DataDir::fresh_with(dir, |_| {})
+    }
+
+    /// As `fresh`, with `before_clearing` run on an earlier run's dir once it
+    /// is locked (no live rumbench uses it) and before its files go: a server
+    /// a killed run left running there is stopped first.
+    pub fn fresh_with(dir: &Path, before_clearing: impl FnOnce(&Path)) -> Result<DataDir> {
         match state(dir)? {
             DirState::Missing => {
                 if let Some(parent) = dir.parent() {
@@ -123,6 +165,7 @@ impl DataDir {
             }
             DirState::Owned => {
                 let lock = lock(dir)?;
+                before_clearing(dir);
                 clear_contents(dir)?;
                 Ok(DataDir { path: dir.to_path_buf(), lock: Some(lock), owned: true })
             }
@@ -207,20 +250,68 @@ pub fn prepare_output_dir(dir: &Path, replace: bool) -> Result<DirLock> {
     check_output_dir(dir, replace)?;
     match state(dir)? {
         DirState::Missing => {
-            std::fs::create_dir_all(dir).with_context(|| format!("cannot create output directory {}", dir.display()))?;
+            if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
+                std::fs::create_dir_all(parent).with_context(|| format!("cannot create output directory {}", parent.display()))?;
+            }
+            // create_dir, not create_dir_all: of two runs given the same new
+            // directory at the same moment, exactly one creates it.
+            match std::fs::create_dir(dir) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                    bail!("output directory {} was created by another process as this run started: choose another --output-dir", dir.display())
+                }
+                Err(e) => return Err(e).with_context(|| format!("cannot create output directory {}", dir.display())),
+            }
+            let held = lock(dir)?;
             write_marker(dir, true).with_context(|| format!("output directory {} is not writable", dir.display()))?;
+            return Ok(held);
         }
         DirState::Empty => {
             write_marker(dir, false).with_context(|| format!("output directory {} is not writable", dir.display()))?;
         }
         DirState::Owned => {
             let lock = lock(dir).with_context(|| format!("cannot replace output directory {}", dir.display()))?;
+            // Held while clearing: no run can start using a data dir in there meanwhile.
+            let _inner = lock_subdirs(dir, "output directory")?;
             clear_contents(dir)?;
             return Ok(lock);
         }
         DirState::Foreign => unreachable!("refused by check_output_dir"),
     }
     lock(dir)
+}
+
+/// `base`, or `base-2`, `base-3`, ... : the first name nothing is at yet.
+pub fn free_name(base: &Path) -> PathBuf {
+    (1..).map(|i| numbered(base, i)).find(|p| !p.exists() && p.symlink_metadata().is_err()).expect("an unused name")
+}
+
+fn numbered(base: &Path, i: u32) -> PathBuf {
+    match i {
+        1 => base.to_path_buf(),
+        _ => {
+            let mut name = base.as_os_str().to_owned();
+            name.push(format!("-{i}"));
+            PathBuf::from(name)
+        }
+    }
+}
+
+/// Create a new, empty directory named `base` or `base-N`: atomically, so two
+/// runs started in the same second each get their own.
+pub fn claim_new_dir(base: &Path) -> Result<PathBuf> {
+    if let Some(parent) = base.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).with_context(|| format!("cannot create output directory {}", parent.display()))?;
+    }
+    for i in 1..10_000 {
+        let dir = numbered(base, i);
+        match std::fs::create_dir(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e).with_context(|| format!("cannot create output directory {}", dir.display())),
+        }
+    }
+    bail!("cannot find an unused output directory name beside {}: give one with --output-dir", base.display())
 }
 
 /// What `prepare_output_dir` would refuse, without changing anything.
@@ -233,7 +324,9 @@ pub fn check_output_dir(dir: &Path, replace: bool) -> Result<()> {
             if is_locked(dir) {
                 bail!("output directory {} is in use by another rumbench run", dir.display());
             }
-            Ok(())
+            // A data dir inside it (an earlier run's kept database) may be
+            // another run's --use-existing-db.
+            lock_subdirs(dir, "output directory").map(drop)
         }
         DirState::Owned => bail!(
             "output directory {} already holds a run: choose another --output-dir, or pass --replace-output to replace it",
@@ -349,5 +442,38 @@ mod tests {
         std::fs::write(foreign.join("notes.txt"), "x").unwrap();
         let e = check_output_dir(&foreign, true).unwrap_err().to_string();
         assert!(e.contains("was not created by rumbench"), "{e}");
+    }
+
+    #[test]
+    fn an_output_dir_whose_data_dir_another_run_uses_is_not_replaced() {
+        let t = tempfile::tempdir().unwrap();
+        let out = t.path().join("run");
+        drop(prepare_output_dir(&out, false).unwrap());
+        std::fs::write(out.join("result.json"), "{}").unwrap();
+        let db = out.join("db").join("lmdb");
+        std::fs::create_dir_all(&db).unwrap();
+        std::fs::write(db.join("data.mdb"), "x").unwrap();
+        let in_use = DataDir::existing(&db).unwrap();
+        let e = check_output_dir(&out, true).unwrap_err().to_string();
+        assert!(e.contains("which another rumbench run is using"), "{e}");
+        let e = prepare_output_dir(&out, true).unwrap_err().to_string();
+        assert!(e.contains(&db.display().to_string()), "{e}");
+        assert!(db.join("data.mdb").exists() && out.join("result.json").exists(), "nothing removed");
+        drop(in_use);
+        drop(prepare_output_dir(&out, true).unwrap());
+        assert!(!out.join("db").exists(), "replaced once free");
+    }
+
+    #[test]
+    fn new_dirs_are_claimed_once_each() {
+        let t = tempfile::tempdir().unwrap();
+        let base = t.path().join("results/20261124-031500");
+        let a = claim_new_dir(&base).unwrap();
+        assert_eq!(a, base);
+        assert_eq!(free_name(&base), t.path().join("results/20261124-031500-2"));
+        let b = claim_new_dir(&base).unwrap();
+        assert_eq!(b, t.path().join("results/20261124-031500-2"));
+        let c = claim_new_dir(&base).unwrap();
+        assert_eq!(c, t.path().join("results/20261124-031500-3"));
     }
 }

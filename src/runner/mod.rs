@@ -77,6 +77,11 @@ pub fn forward_signal(sig: i32) {
 /// of the dead parent, which must not count as "a second signal, exit now".
 pub const PARENT_DIED_SIGNAL: i32 = libc::SIGUSR2;
 
+/// The exit code of a config process stopped at once by a second signal
+/// (its step not recorded); distinct from 128 + a signal, which 130
+/// (interrupted, recorded) already is for SIGINT.
+pub const CHILD_STOPPED_AT_ONCE: u8 = 3;
+
 const JEMALLOC: &str = "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2";
 
 /// Check everything about the run's directories that can be known before
@@ -100,6 +105,11 @@ pub fn preflight(plan: &RunPlan, opts: &RunOptions) -> Result<()> {
         let dir = root.join(&c.name);
         if opts.use_existing_db {
             dirs::check_existing(&dir)?;
+            // An engine would create its database beside the files there.
+            let file = crate::backend::find(&c.engine).ok().and_then(|s| s.database_file);
+            if let Some(file) = file.filter(|f| !dir.join(f).exists()) {
+                bail!("--use-existing-db: {} holds no {} database (no {file} in it)", dir.display(), c.engine);
+            }
         } else if dirs::state(&dir)? == dirs::DirState::Foreign {
             return Err(dirs::foreign_error(
                 &dir,
@@ -142,33 +152,65 @@ pub fn run(plan: &RunPlan, opts: &RunOptions) -> Result<RunResult> {
     let db_root = opts.db_root();
 
     for (i, config) in plan.configs.iter().enumerate() {
-        if crate::driver::stop::stop_requested() {
+        let mut stopped = crate::driver::stop::stop_requested();
+        if !stopped {
+            errln!("{} ({}{}):", config.name, config.engine, if config.allocator == Allocator::Jemalloc { ", jemalloc" } else { "" });
+            // Writing that line may have found the terminal gone: a stop too.
+            stopped = crate::driver::stop::stop_requested();
+        }
+        if stopped {
             run.configs.push(ended_config(config, &db_root, Status::NotRun, &format!("not run: the run was {}", crate::driver::stop::interrupted_text())));
-            crate::report::write_all(&run, &opts.output_dir)?;
+            write_between_configs(&run, opts);
             continue;
         }
-        eprintln!("{} ({}{}):", config.name, config.engine, if config.allocator == Allocator::Jemalloc { ", jemalloc" } else { "" });
+        // How the configs before this one ended, as this process knows it
+        // (a config process rewrites result.json from what it read there).
+        let ended = run.configs.clone();
         let (status, crash) = match run_child(&exe, &task_path, i, config) {
             Ok(status) => (Some(status), None),
             Err(e) => (None, Some(format!("cannot run the {} process: {e:#}", config.name))),
         };
-        let crashed = crash.is_some()
+        // Stopped at once by a second signal: its running step is not recorded.
+        let stopped_at_once = status.is_some_and(|s| s.code() == Some(CHILD_STOPPED_AT_ONCE as i32));
+        let crashed = stopped_at_once
+            || crash.is_some()
             || status.is_some_and(|s| s.code().is_none() || s.code().is_some_and(|c| c != 0 && c != 1 && c != 130));
         let dir = db_root.join(&config.name);
         // A config process that died without stopping its database server
         // (killed, crashed) leaves it running: stop it from here.
         for leftover in crate::workload::ibench::stop_leftover_servers(&config.engine, &dir, crashed) {
-            eprintln!("rumbench: {leftover}");
+            errln!("rumbench: {leftover}");
         }
-        // The child rewrote result.json after each step; take it back.
-        run = crate::result::load(&opts.output_dir.join("result.json"))?;
+        // The child rewrote result.json after each step; take it back (when
+        // it could not, the results filesystem is full: keep ours).
+        match crate::result::load(&opts.output_dir.join("result.json")) {
+            Ok(written) => {
+                run = written;
+                for (j, c) in ended.into_iter().enumerate().filter(|(j, _)| *j < i) {
+                    match run.configs.get_mut(j) {
+                        Some(slot) => *slot = c,
+                        None => run.configs.push(c),
+                    }
+                }
+            }
+            Err(e) => errln!("  {}: cannot read back its results: {e:#}", config.name),
+        }
+        if let Some(c) = run.configs.get_mut(i).filter(|c| c.status == Status::Running) {
+            // Its last writes did not reach the disk.
+            c.status = Status::Failed;
+            let full = full_filesystem_note(&opts.output_dir, "results").map(|f| format!(" ({f})")).unwrap_or_default();
+            c.error = Some(format!("the config process ended without recording its end{full}; steps recorded before it are kept"));
+        }
         if crashed {
-            let msg = crash.unwrap_or_else(|| crash_message(config, status.as_ref().expect("a status"), &db_root));
-            eprintln!("  {}: {msg}", config.name);
+            let (status, msg) = match stopped_at_once {
+                true => (Status::Interrupted, format!("stopped at once by a second {}: its running step was not recorded", crate::driver::stop::signal_name(crate::driver::stop::stop_signal().unwrap_or(libc::SIGTERM)))),
+                false => (Status::Failed, crash.unwrap_or_else(|| crash_message(config, status.as_ref().expect("a status"), &db_root))),
+            };
+            errln!("  {}: {msg}", config.name);
             if run.configs.len() <= i {
-                run.configs.push(ended_config(config, &db_root, Status::Failed, &msg));
+                run.configs.push(ended_config(config, &db_root, status, &msg));
             } else {
-                run.configs[i].status = Status::Failed;
+                run.configs[i].status = status;
                 run.configs[i].error = Some(msg.clone());
             }
             // The crashed process could not remove its data dir (rumbench's own only).
@@ -178,10 +220,19 @@ pub fn run(plan: &RunPlan, opts: &RunOptions) -> Result<RunResult> {
         } else if run.configs.len() <= i {
             run.configs.push(ended_config(config, &db_root, Status::Failed, "the config process ended without recording a result"));
         }
-        crate::report::write_all(&run, &opts.output_dir)?;
+        write_between_configs(&run, opts);
     }
     finish_run(&mut run, opts, None)?;
     Ok(run)
+}
+
+/// Write the results between configs. Not fatal: the next config still runs
+/// (a full results filesystem may have space again once a data dir is
+/// gone), and the run's end writes everything once more.
+fn write_between_configs(run: &RunResult, opts: &RunOptions) {
+    if let Err(e) = crate::report::write_all(run, &opts.output_dir) {
+        errln!("rumbench: cannot write the results: {}", format!("{e:#}").replace('\n', " "));
+    }
 }
 
 /// A started run: its output directory (locked), its data root, and its
@@ -302,17 +353,17 @@ fn crash_message(config: &EngineConfig, status: &std::process::ExitStatus, db_ro
     };
     let mut msg = format!("the {} process {how}", config.name);
     // The likeliest cause an engine cannot report itself: a full data filesystem.
-    if let Some(full) = full_filesystem_note(db_root) {
+    if let Some(full) = full_filesystem_note(db_root, "data") {
         msg.push_str(&format!(" ({full})"));
     }
     msg.push_str("; steps completed before it are kept");
     msg
 }
 
-/// "the data filesystem is full: N bytes free", when it is.
-pub(crate) fn full_filesystem_note(dir: &Path) -> Option<String> {
+/// "the data filesystem is full: N bytes free" (`what`: data, results), when it is.
+pub(crate) fn full_filesystem_note(dir: &Path, what: &str) -> Option<String> {
     let space = crate::measure::os::device::FsSpace::of(dir).ok()?;
-    (space.avail_bytes < (1 << 20) || space.percent_full >= 99.5).then(|| format!("the data filesystem is full: {} bytes free", space.avail_bytes))
+    (space.avail_bytes < (1 << 20) || space.percent_full >= 99.5).then(|| format!("the {what} filesystem is full: {} bytes free", space.avail_bytes))
 }
 
 /// The run's status from its configs: interrupted when a signal stopped it,
@@ -396,7 +447,7 @@ pub fn run_config_child(task_path: &Path, index: usize) -> ExitCode {
         Ok(Status::Interrupted) => ExitCode::from(130),
         Ok(Status::Failed) | Ok(Status::NotRun) => ExitCode::from(1),
         Err(e) => {
-            eprintln!("rumbench: error: {}", format!("{e:#}").replace('\n', " "));
+            errln!("rumbench: error: {}", format!("{e:#}").replace('\n', " "));
             ExitCode::from(1)
         }
     }
@@ -477,7 +528,7 @@ fn run_step(
         writer_threads: work.writer_threads,
         live_keys: state.live.as_ref().map(|l| l.count()),
         entry_bytes: (s.key_size + s.value_size) as u64,
-        wall_s: result.wall_s,
+        wall_s: result.wall_s.unwrap_or(0.0),
     };
     match probe {
         Some(p) => result.metrics = p.end(probes, &step_work),
@@ -486,7 +537,7 @@ fn run_step(
             reason: "efficiency metrics turned off (--metrics off)".into(),
         }),
     }
-    result.rates = result.main_op().and_then(|o| crate::measure::rate_percentiles(&o.intervals, result.wall_s));
+    result.rates = result.main_op().zip(result.wall_s).and_then(|(o, wall_s)| crate::measure::rate_percentiles(&o.intervals, wall_s));
     if let Some(after) = engine.write_amp_counters() {
         result.engine_write_amp = after.amp_since(before);
         result.engine_write_amp_cumulative = after.amp_since(None);
@@ -500,7 +551,7 @@ fn run_step(
         if ingested > 0 && written == 0 && result.status == Status::Completed {
             result.warnings.push(format!(
                 "the step ({:.1} s) was shorter than the engine's flush/compaction cycle: nothing was flushed, so it measured the memtable only; run longer or use a smaller write buffer",
-                result.wall_s
+                result.wall_s.unwrap_or(0.0)
             ));
         }
     }
@@ -531,20 +582,21 @@ fn run_step(
 pub(crate) fn print_step_line(config: &str, s: &StepResult) {
     let lat = s.main_op().map(|o| o.latency.clone()).unwrap_or_default();
     match s.status {
-        Status::Completed | Status::Interrupted => eprintln!(
+        Status::Interrupted if s.ops_s.is_none() => errln!("  {config} {}: {}, before any operation completed", s.name, s.error.as_deref().unwrap_or("interrupted")),
+        Status::Completed | Status::Interrupted => errln!(
             "  {config} {}: {} ops/s over {:.1} s, p50 {} us, p99 {} us, max {} us{}",
             s.name,
-            crate::report::table::num(s.ops_s.unwrap_or(0.0)),
-            s.wall_s,
+            s.ops_s.map(crate::report::table::num).unwrap_or_else(|| "-".into()),
+            s.wall_s.unwrap_or(0.0),
             crate::report::table::num(lat.p50_us),
             crate::report::table::num(lat.p99_us),
             crate::report::table::num(lat.max_us),
             if s.status == Status::Interrupted { " (interrupted)" } else { "" }
         ),
-        _ => eprintln!("  {config} {}: {}", s.name, s.error.as_deref().unwrap_or("failed")),
+        _ => errln!("  {config} {}: {}", s.name, s.error.as_deref().unwrap_or("failed")),
     }
     for w in &s.warnings {
-        eprintln!("    warning: {w}");
+        errln!("    warning: {w}");
     }
 }
 
@@ -565,7 +617,7 @@ pub(crate) fn record_step(
     data_dir: &Path,
 ) -> Result<bool> {
     if result.status == Status::Failed {
-        if let Some(full) = full_filesystem_note(data_dir) {
+        if let Some(full) = full_filesystem_note(data_dir, "data") {
             let e = result.error.take().unwrap_or_else(|| "failed".into());
             result.error = Some(format!("{e} ({full})"));
         }
@@ -578,11 +630,32 @@ pub(crate) fn record_step(
         result.ops_by_type.clear();
         result.writer = None;
     }
+    // Stopped or failed before any operation completed: nothing was measured.
+    if result.status != Status::Completed && result.ops == 0 {
+        result.ops_s = None;
+        result.mb_s = None;
+        result.rates = None;
+        result.wall_s = None;
+        result.metrics.missing.push(crate::measure::step_metrics::Missing {
+            metric: "ops_s".into(),
+            reason: format!("no operation completed before the step {}", if result.status == Status::Failed { "failed" } else { "was interrupted" }),
+        });
+    }
     print_step_line(config_name, &result);
     let status = result.status;
     let error = result.error.clone();
     run.configs[ci].steps.push(result);
-    crate::report::write_all(run, &opts.output_dir)?;
+    // A results filesystem that is full must not stop the cleanup (the
+    // server, the data dir) nor the configs after this one: the config fails
+    // here, and the main process writes again once its data dir is gone.
+    if let Err(e) = crate::report::write_all(run, &opts.output_dir) {
+        let full = full_filesystem_note(&opts.output_dir, "results").map(|f| format!(" ({f})")).unwrap_or_default();
+        let msg = format!("cannot write the results: {}{full}", format!("{e:#}").replace('\n', " "));
+        errln!("  {config_name}: {msg}");
+        run.configs[ci].status = Status::Failed;
+        run.configs[ci].error = Some(msg);
+        return Ok(false);
+    }
     if status != Status::Completed {
         run.configs[ci].status = status;
         run.configs[ci].error = error.map(|e| format!("step {kind}: {e}"));
@@ -611,6 +684,7 @@ fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut RunResu
             value_size: plan.settings.value_size,
             num_keys: plan.settings.num,
             threads: plan.steps.iter().map(|s| s.settings.threads).max().unwrap_or(1) + 1,
+            create: !opts.use_existing_db,
         };
         match (spec.open)(&args) {
             Ok(engine) => Ok((data, engine)),

@@ -205,6 +205,8 @@ fn open_backend(config: &EngineConfig, plan: &RunPlan, opts: &RunOptions, dir: &
         value_size,
         num_keys,
         threads: plan.steps.iter().map(|s| s.settings.threads).max().unwrap_or(1) * 2 + 1,
+        // The tables start empty (--use-existing-db is refused for them).
+        create: true,
     };
     let engine = (spec.open)(&args).with_context(|| format!("cannot open {} in {}", config.engine, dir.display()))?;
     Ok(Backend { table: Box::new(KvTable::new(engine, &config.engine, rows)), endpoint: None, server: None })
@@ -261,7 +263,7 @@ fn run_step(backend: &Backend, plan: &StepPlan, index: usize, state: &mut Config
             writer_threads: if work.writes > 0 { plan.settings.threads as u64 } else { 0 },
             live_keys: None,
             entry_bytes: 8,
-            wall_s: result.wall_s,
+            wall_s: result.wall_s.unwrap_or(0.0),
         };
         (result, step_work, work.commits, None)
     } else if plan.kind.is_ycsb() {
@@ -277,7 +279,7 @@ fn run_step(backend: &Backend, plan: &StepPlan, index: usize, state: &mut Config
             writer_threads: if work.writes > 0 { plan.settings.threads as u64 } else { 0 },
             live_keys: Some(state.ycsb.inserts.count()),
             entry_bytes: (y.field_count * y.field_length + 23) as u64,
-            wall_s: result.wall_s,
+            wall_s: result.wall_s.unwrap_or(0.0),
         };
         (result, step_work, work.writes, None)
     } else {
@@ -291,7 +293,7 @@ fn run_step(backend: &Backend, plan: &StepPlan, index: usize, state: &mut Config
             writer_threads: work.writer_threads,
             live_keys: Some(state.ibench.expected_rows()),
             entry_bytes: ROW_LOGICAL_BYTES,
-            wall_s: result.wall_s + info.settle_s.unwrap_or(0.0),
+            wall_s: result.wall_s.unwrap_or(0.0) + info.settle_s.unwrap_or(0.0),
         };
         (result, step_work, work.commits, Some(info))
     };
@@ -323,7 +325,7 @@ fn run_step(backend: &Backend, plan: &StepPlan, index: usize, state: &mut Config
     }
     // l.x is one call per table: it has no per-second rates to speak of.
     if plan.kind != StepKind::CreateIndexes {
-        result.rates = result.main_op().and_then(|o| crate::measure::rate_percentiles(&o.intervals, result.wall_s));
+        result.rates = result.main_op().zip(result.wall_s).and_then(|(o, wall_s)| crate::measure::rate_percentiles(&o.intervals, wall_s));
     }
     if let Some(info) = info {
         ibench_after_step(backend, plan, &mut state.ibench, &mut result, info);
@@ -391,7 +393,14 @@ pub fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut Run
     cres.allocator_in_use = Some(sysinfo::allocator(Path::new("/proc")));
     run.configs.push(cres);
     // --use-existing-db is refused when the plan is checked: the tables start empty.
-    let data = match DataDir::fresh(&dir) {
+    // A server that a killed run left running in an earlier run's dir is
+    // stopped before its files are cleared.
+    let stop_leftover = |d: &Path| {
+        for note in crate::workload::ibench::stop_leftover_servers(&config.engine, d, false) {
+            errln!("  {}: {note}", config.name);
+        }
+    };
+    let data = match DataDir::fresh_with(&dir, stop_leftover) {
         Ok(d) => d,
         Err(e) => return fail_config(run, opts, format!("{e:#}")),
     };
@@ -399,7 +408,7 @@ pub fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut Run
     let backend = match open_backend(config, plan, opts, &dir).and_then(|b| {
         if let Some(e) = b.remote() {
             // Said before anything is created, so an interrupted run leaves no surprise.
-            eprintln!("  {}: rumbench creates table(s) {} in {} and drops them at the end{}", config.name, own_tables(plan, tables).join(", "), e.url(), if opts.keep_db { " (not with --keep-db)" } else { "" });
+            errln!("  {}: rumbench creates table(s) {} in {} and drops them at the end{}", config.name, own_tables(plan, tables).join(", "), e.url(), if opts.keep_db { " (not with --keep-db)" } else { "" });
         }
         if tables > 0 {
             b.table.create_tables(tables)?;

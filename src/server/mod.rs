@@ -390,7 +390,7 @@ pub fn server_stats(endpoint: &Endpoint) -> Vec<(String, String)> {
 impl Drop for RunningServer {
     fn drop(&mut self) {
         if let Err(e) = self.stop_inner() {
-            eprintln!("rumbench: stopping {}: {e:#}", self.kind);
+            errln!("rumbench: stopping {}: {e:#}", self.kind);
         }
     }
 }

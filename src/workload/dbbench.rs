@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 
 use crate::datagen::{rng::stream_seed, KeyBuf, KeyOrder, KeySpace, LoadSequence, Rng, Sampler, ValueGen};
-use crate::driver::stop::{interrupted_text, stop_requested};
+use crate::driver::stop::stop_requested;
 use crate::driver::{self, pacer, FinishedOp, Progress, Role, Thread};
 use crate::engine::{BatchOp, Engine, Session};
 use crate::measure::live::KeyBitmap;
@@ -307,7 +307,7 @@ pub fn run_client_step(
         ops.push(o.ops);
     }
     result.ops_by_type = driver::merge_ops(ops, intervals);
-    result.wall_s = wall_s;
+    result.wall_s = Some(wall_s);
     result.ops = result.ops_by_type.first().map(|o| o.ops).unwrap_or(0);
     result.ops_s = Some(result.ops as f64 / wall_s);
     result.mb_s = Some(bytes as f64 / wall_s / (1 << 20) as f64);
@@ -361,15 +361,7 @@ pub fn run_client_step(
             deletes: None,
         });
     }
-    if !errors.is_empty() {
-        result.status = Status::Failed;
-        result.error = Some(errors.iter().map(|e| format!("{e:#}")).collect::<Vec<_>>().join("; "));
-    } else if stop_requested() {
-        result.status = Status::Interrupted;
-        result.error = Some(interrupted_text());
-    } else {
-        result.status = Status::Completed;
-    }
+    driver::settle_status(&mut result, &errors);
     (result, work)
 }
 
@@ -377,12 +369,13 @@ pub fn run_client_step(
 /// (then the step is marked timed out and warned about). The engine's own
 /// wait where it has one, in slices of a second so that a signal stops it;
 /// otherwise polling its "work pending" state.
-fn wait_for_compaction(engine: &dyn Engine, start: Instant, timeout: Duration, result: &mut StepResult) -> Result<()> {
+/// Returns false when the engine has no background work to wait for.
+fn wait_for_compaction(engine: &dyn Engine, start: Instant, timeout: Duration, result: &mut StepResult) -> Result<bool> {
     const SLICE: Duration = Duration::from_secs(1);
     let mut native = true;
     loop {
         if stop_requested() {
-            return Ok(());
+            return Ok(true);
         }
         let left = timeout.saturating_sub(start.elapsed());
         if left.is_zero() {
@@ -391,7 +384,7 @@ fn wait_for_compaction(engine: &dyn Engine, start: Instant, timeout: Duration, r
                 "waitforcompaction timed out: background work was still going after {:.0} s (--compaction-timeout); the steps after it ran on an unsettled database",
                 timeout.as_secs_f64()
             ));
-            return Ok(());
+            return Ok(true);
         }
         let done = if native {
             match engine.wait_for_background_work(left.min(SLICE))? {
@@ -404,8 +397,8 @@ fn wait_for_compaction(engine: &dyn Engine, start: Instant, timeout: Duration, r
         } else {
             match engine.background_work_pending()? {
                 None => {
-                    result.notes.push("the engine has no background work to wait for".into());
-                    true
+                    result.notes.push("the engine has no background work to wait for: no operation, no rate".into());
+                    return Ok(false);
                 }
                 Some(pending) => {
                     if pending {
@@ -416,7 +409,7 @@ fn wait_for_compaction(engine: &dyn Engine, start: Instant, timeout: Duration, r
             }
         };
         if done {
-            return Ok(());
+            return Ok(true);
         }
     }
 }
@@ -425,22 +418,29 @@ fn wait_for_compaction(engine: &dyn Engine, start: Instant, timeout: Duration, r
 pub fn run_engine_step(engine: &dyn Engine, plan: &StepPlan, mut result: StepResult) -> StepResult {
     let start = Instant::now();
     let mut rec = Recorder::new(None);
-    let outcome: Result<&'static str> = match plan.kind {
-        StepKind::Flush => engine.flush().map(|_| "flush"),
+    // The operation done, None when there was nothing to do.
+    let outcome: Result<Option<&'static str>> = match plan.kind {
+        StepKind::Flush => engine.flush().map(|_| Some("flush")),
         StepKind::WaitForCompaction => {
             let timeout = Duration::from_secs_f64(plan.settings.compaction_timeout_s);
-            wait_for_compaction(engine, start, timeout, &mut result).map(|_| "wait")
+            wait_for_compaction(engine, start, timeout, &mut result).map(|waited| waited.then_some("wait"))
         }
         _ => unreachable!(),
     };
     let elapsed = start.elapsed().as_nanos() as u64;
     rec.record(elapsed, elapsed);
     let m = merge(vec![rec.finish()], elapsed.div_ceil(1_000_000_000) as u32);
-    result.wall_s = elapsed as f64 / 1e9;
+    let wall_s = elapsed as f64 / 1e9;
+    result.wall_s = Some(wall_s);
     match outcome {
-        Ok(op) => {
+        // Nothing to wait for (lmdb, sqlite): no operation, so no rate (1 / the
+        // time of one check is not a figure of the engine's).
+        Ok(None) => {
+            result.status = if stop_requested() { Status::Interrupted } else { Status::Completed };
+        }
+        Ok(Some(op)) => {
             result.ops = 1;
-            result.ops_s = Some(1.0 / result.wall_s.max(1e-9));
+            result.ops_s = Some(1.0 / wall_s.max(1e-9));
             result.ops_by_type.push(OpResult { op: op.into(), ops: 1, latency: m.latency(), intervals: m.intervals, outcomes: None });
             result.status = if stop_requested() { Status::Interrupted } else { Status::Completed };
         }

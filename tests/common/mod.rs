@@ -184,7 +184,7 @@ impl StepSpec {
             settings,
             parameters: Default::default(),
             started_at: "2025-03-01T10:00:00+00:00".into(),
-            wall_s,
+            wall_s: Some(wall_s),
             ops,
             ops_s: Some(ops_s),
             mb_s: Some(ops_s * 116.0 / 1048576.0),

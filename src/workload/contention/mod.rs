@@ -97,7 +97,7 @@ pub fn run_step(store: &dyn Store, plan: &StepPlan, index: usize, state: &mut Co
             let need = c.hot_tables.iter().copied().max().unwrap_or(1);
             if state.hot_tables < need {
                 let t0 = std::time::Instant::now();
-                eprintln!("  loading {need} hot table(s) of {} rows (not timed)", c.hot_rows);
+                errln!("  loading {need} hot table(s) of {} rows (not timed)", c.hot_rows);
                 store.create_hot(need, c.hot_rows).map(|()| {
                     state.hot_tables = need;
                     result.notes.push(format!("{need} hot table(s) of {} rows loaded in {:.1} s before the grid (not timed)", c.hot_rows, t0.elapsed().as_secs_f64()));
@@ -140,24 +140,22 @@ pub fn run_step(store: &dyn Store, plan: &StepPlan, index: usize, state: &mut Co
     let wall_ns = driver::wall_ns(joined.clients.iter().map(|o| o.end_ns));
     let committed: u64 = joined.clients.iter().map(|o| o.committed).sum();
     result.ops_by_type = driver::merge_ops(joined.clients.into_iter().map(|o| o.ops), driver::intervals(wall_ns));
-    result.wall_s = wall_ns as f64 / 1e9;
+    let wall_s = wall_ns as f64 / 1e9;
+    result.wall_s = Some(wall_s);
     result.ops = result.ops_by_type.iter().map(|o| o.ops).sum();
-    result.ops_s = Some(result.ops as f64 / result.wall_s);
+    result.ops_s = Some(result.ops as f64 / wall_s);
     let sets = c.transaction_sets as u64;
     let work = match plan.kind {
         StepKind::HotRow => Work { queries: 0, writes: committed, commits: committed, logical_bytes_written: committed * COUNTER_BYTES },
         _ => Work { queries: committed * sets, writes: committed * sets, commits: committed, logical_bytes_written: committed * sets * COUNTER_BYTES },
     };
     let conflicts: u64 = result.ops_by_type.iter().filter_map(|o| o.outcomes).map(|o| o.conflict).sum();
-    if result.wall_s > 0.0 {
-        result.notes.push(format!(
-            "{committed} committed, {conflicts} conflicts retried ({:.1}/s)",
-            conflicts as f64 / result.wall_s
-        ));
+    if wall_s > 0.0 {
+        result.notes.push(format!("{committed} committed, {conflicts} conflicts retried ({:.1}/s)", conflicts as f64 / wall_s));
     }
     if !joined.errors.is_empty() {
-        result.status = Status::Failed;
-        result.error = Some(joined.errors.iter().map(|e| format!("{e:#}")).collect::<Vec<_>>().join("; "));
+        // Failed, or interrupted when the errors came after a stop.
+        crate::driver::settle_status(&mut result, &joined.errors);
         return (result, work);
     }
     // The check after the measured part: what the engine holds must add up.

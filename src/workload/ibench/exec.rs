@@ -24,7 +24,7 @@ use crate::datagen::rng::{stream_seed, Rng};
 use crate::driver::stop::stop_requested;
 use crate::driver::{self, pacer, FinishedOp, Progress, Role, Thread};
 use crate::measure::{merge, new_histogram, LatencySummary, Recorder};
-use crate::result::{IbenchStepInfo, OpResult, Status, StepResult, WriterResult};
+use crate::result::{IbenchStepInfo, OpResult, StepResult, WriterResult};
 use crate::settings::steps::StepKind;
 use crate::settings::StepPlan;
 
@@ -395,7 +395,7 @@ pub fn run_step(
     result.ops_by_type = driver::merge_ops(outs.iter_mut().map(|o| std::mem::take(&mut o.ops)), intervals);
     result.ops = result.ops_by_type.first().map(|o| o.ops).unwrap_or(0);
     work.main_ops = result.ops;
-    result.wall_s = wall_s;
+    result.wall_s = Some(wall_s);
     result.ops_s = Some(result.ops as f64 / wall_s);
     result.mb_s = Some(work.logical_bytes_written as f64 / wall_s / 1048576.0);
 
@@ -477,17 +477,8 @@ pub fn run_step(
         }
     }
 
-    if stop_requested() {
-        // Errors after Ctrl-C come from the statements it cancelled.
-        result.status = Status::Interrupted;
-        result.error = Some(crate::driver::stop::interrupted_text());
-        result.notes.extend(errors.iter().map(|e| format!("after Ctrl-C: {e:#}")));
-    } else if !errors.is_empty() {
-        result.status = Status::Failed;
-        result.error = Some(errors.iter().map(|e| format!("{e:#}")).collect::<Vec<_>>().join("; "));
-    } else {
-        result.status = Status::Completed;
-    }
+    // Errors after a stop come from the statements it cancelled.
+    crate::driver::settle_status(&mut result, &errors);
     (result, work, info)
 }
 

@@ -24,7 +24,6 @@ use anyhow::Result;
 
 use crate::datagen::rng::{mix64, stream_seed};
 use crate::datagen::Rng;
-use crate::driver::stop::{interrupted_text, stop_requested};
 use crate::driver::{self, FinishedOp, OpRecorder, Progress, Thread};
 use crate::result::{Status, StepResult};
 use crate::settings::steps::StepKind;
@@ -247,10 +246,11 @@ pub fn run_step(store: &dyn Store, plan: &StepPlan, index: usize, state: &mut Yc
         (std::cmp::Reverse((mix.get(i).copied().unwrap_or(0.0) * 1e6) as u64), i)
     };
     result.ops_by_type.sort_by_key(|o| rank(&o.op));
-    result.wall_s = wall_ns as f64 / 1e9;
+    let wall_s = wall_ns as f64 / 1e9;
+    result.wall_s = Some(wall_s);
     result.ops = result.ops_by_type.iter().map(|o| o.ops).sum();
-    result.ops_s = Some(result.ops as f64 / result.wall_s);
-    result.mb_s = Some(work.logical_bytes_written as f64 / result.wall_s / (1 << 20) as f64);
+    result.ops_s = Some(result.ops as f64 / wall_s);
+    result.mb_s = Some(work.logical_bytes_written as f64 / wall_s / (1 << 20) as f64);
     let not_found: u64 = result.ops_by_type.iter().filter_map(|o| o.outcomes).map(|o| o.not_found).sum();
     if not_found > 0 {
         result.notes.push(format!("{not_found} operations found no record"));
@@ -264,14 +264,8 @@ pub fn run_step(store: &dyn Store, plan: &StepPlan, index: usize, state: &mut Yc
         if kind == StepKind::YcsbLoad { "-".to_string() } else { dist.to_string() },
         if y.ordered_inserts { "ordered" } else { "hashed" }
     ));
-    if !joined.errors.is_empty() {
-        result.status = Status::Failed;
-        result.error = Some(joined.errors.iter().map(|e| format!("{e:#}")).collect::<Vec<_>>().join("; "));
-    } else if stop_requested() {
-        result.status = Status::Interrupted;
-        result.error = Some(interrupted_text());
-    } else {
-        result.status = Status::Completed;
+    driver::settle_status(&mut result, &joined.errors);
+    if result.status == Status::Completed {
         if kind == StepKind::YcsbLoad {
             // Records 0..records exist; the run steps' inserts take the next numbers.
             state.inserts = InsertSequence::new(y.records);
