@@ -168,6 +168,15 @@ fn connect_read_only(path: &Path) -> Result<Connection> {
     if meta.len() == 0 {
         return Err(not_a_history(path, "an empty file"));
     }
+    // SQLite reads a short file of any bytes as an empty database: look at the header first.
+    let mut header = [0u8; 16];
+    let mut file = std::fs::File::open(path).with_context(|| format!("cannot read the history database {}", path.display()))?;
+    match std::io::Read::read_exact(&mut file, &mut header) {
+        Ok(()) if &header == b"SQLite format 3\0" => {}
+        Ok(()) => return Err(not_a_history(path, "not an SQLite database")),
+        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Err(not_a_history(path, "not an SQLite database")),
+        Err(e) => return Err(e).with_context(|| format!("cannot read the history database {}", path.display())),
+    }
     let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)
         .with_context(|| format!("cannot open the history database {}", path.display()))?;
     conn.busy_timeout(std::time::Duration::from_secs(5))?;
