@@ -101,6 +101,12 @@ fn cmd_run(args: RunArgs) -> Result<ExitCode> {
         command_line: std::env::args().map(|a| rumbench::server::endpoint::redact_in(&a)).collect(),
         progress: args.progress,
     };
+    // A --history that is not rumbench's is bad input, refused before anything runs.
+    if !args.no_history {
+        if let Ok(path) = report::history::resolve_path(args.history.as_deref()) {
+            report::history::check_recordable(&path)?;
+        }
+    }
     // Everything that can be known before a step runs: exit 2, nothing written.
     runner::preflight(&plan, &opts)?;
     if let Some(base) = &default_base {
@@ -255,7 +261,7 @@ fn cmd_history(a: HistoryArgs) -> Result<ExitCode> {
             outln!("history: {} runs indexed, {} entries removed, {} runs in {}", r.recorded, r.removed, h.count()?, path.display());
         }
         None => {
-            let h = History::open_existing(&path)?;
+            let h = History::open_read_only(&path)?;
             let f = Filter { engine: a.engine, version: a.version, step: a.step.clone(), config: a.config, since: a.since, until: a.until };
             let entries = h.list(&f)?;
             if entries.is_empty() {

@@ -3,7 +3,9 @@
 
 mod common;
 
-use std::path::Path;
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use assert_cmd::cargo::CommandCargoExt;
@@ -47,6 +49,7 @@ fn rebuild_from_directories_then_filter_and_compare_by_id() {
     assert!(text.contains("3 runs indexed"), "{text}");
     assert!(String::from_utf8_lossy(&out.stderr).contains("warning: skipped"), "junk must be reported");
 
+    assert_eq!(application_id(&db), RUMBENCH_APPLICATION_ID, "a history rumbench creates carries its mark");
     let list = |args: &[&str]| ok(rumbench(&db).arg("history").args(args).arg("--history").arg(&db).output().unwrap());
     let all = list(&[]);
     // Ids follow the runs' start times.
@@ -106,6 +109,7 @@ fn run_records_itself_and_writes_the_report() {
         .unwrap();
     let text = ok(out);
     assert!(text.contains("history: run #1 in"), "{text}");
+    assert_eq!(application_id(&db), RUMBENCH_APPLICATION_ID, "a history rumbench creates carries its mark");
     let last = text.lines().last().unwrap();
     assert_eq!(last, format!("report: {}", dir.join("report.html").display()), "the report path comes last");
     let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
@@ -157,4 +161,177 @@ fn export_formats() {
     let out = tmp.path().join("x.md");
     rumbench(&db).arg("export").arg(&a).args(["-f", "markdown", "-o"]).arg(&out).output().unwrap();
     assert!(std::fs::read_to_string(out).unwrap().starts_with("## rumbench results"));
+}
+
+/// rumbench's mark on its history database: PRAGMA application_id, "RUMB" in ASCII.
+const RUMBENCH_APPLICATION_ID: i32 = i32::from_be_bytes(*b"RUMB");
+
+/// The schema of histories written before rumbench marked them (application_id 0).
+const LEGACY_SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS runs (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    dir TEXT NOT NULL UNIQUE,
+    started_at TEXT NOT NULL,
+    finished_at TEXT,
+    status TEXT NOT NULL,
+    rumbench_version TEXT NOT NULL,
+    git_commit TEXT,
+    suite TEXT,
+    hostname TEXT,
+    command_line TEXT NOT NULL,
+    recorded_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS run_configs (
+    run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    engine TEXT NOT NULL,
+    engine_version TEXT,
+    options TEXT NOT NULL,
+    status TEXT NOT NULL,
+    PRIMARY KEY (run_id, seq)
+);
+CREATE TABLE IF NOT EXISTS run_steps (
+    run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    config_seq INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    step TEXT NOT NULL,
+    status TEXT NOT NULL,
+    ops_s REAL,
+    p99_us REAL,
+    PRIMARY KEY (run_id, config_seq, seq)
+);
+CREATE INDEX IF NOT EXISTS run_configs_engine ON run_configs(engine);
+CREATE INDEX IF NOT EXISTS run_steps_step ON run_steps(step);
+";
+
+fn application_id(db: &Path) -> i32 {
+    let conn = rusqlite::Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+    conn.pragma_query_value(None, "application_id", |r| r.get(0)).unwrap()
+}
+
+/// Every file in `dir` with its bytes (a journal left beside a database shows up too).
+fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).map(|p| (p.clone(), std::fs::read(&p).unwrap())).collect()
+}
+
+/// Exit code 2 and one `rumbench: error:` line on stderr; returns that line.
+fn refused(out: &Output) -> String {
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(2), "stderr: {err}\nstdout: {}", String::from_utf8_lossy(&out.stdout));
+    assert_eq!(err.lines().count(), 1, "one line: {err}");
+    assert!(err.starts_with("rumbench: error: "), "{err}");
+    err
+}
+
+/// A user's SQLite database at `path` made by `sql`.
+fn user_db(path: &Path, sql: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    rusqlite::Connection::open(path).unwrap().execute_batch(sql).unwrap();
+}
+
+#[test]
+fn a_file_that_is_not_a_rumbench_history_is_refused_and_left_byte_identical() {
+    let tmp = tempfile::tempdir().unwrap();
+    let results = tmp.path().join("results");
+    save(&with_engine("2025-01-10T09:00:00+00:00", "rocksdb", "rocksdb", "7.8.3", vec![StepSpec::steady("readrandom", "get", 100_000, 5)]), &results.join("r1"));
+
+    // Each file alone in its directory, so that anything created beside it shows too.
+    let users = tmp.path().join("users");
+    let own_runs = users.join("own-runs/app.sqlite");
+    user_db(&own_runs, "CREATE TABLE runs (id INTEGER PRIMARY KEY, note TEXT); INSERT INTO runs (note) VALUES ('keep me'), ('and me');");
+    let other_tables = users.join("other-tables/app.sqlite");
+    user_db(&other_tables, "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes (body) VALUES ('mine');");
+    let rumbench_tables_and_more = users.join("rumbench-tables-and-more/app.sqlite");
+    user_db(&rumbench_tables_and_more, &format!("{LEGACY_SCHEMA} CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('mine');"));
+    let other_application = users.join("other-application/app.sqlite");
+    user_db(&other_application, &format!("{LEGACY_SCHEMA} PRAGMA application_id = 1234;"));
+    let text_file = users.join("text/notes.txt");
+    std::fs::create_dir_all(text_file.parent().unwrap()).unwrap();
+    std::fs::write(&text_file, "not a database, but the user's\n".repeat(200)).unwrap();
+    let empty_file = users.join("empty/empty.sqlite");
+    std::fs::create_dir_all(empty_file.parent().unwrap()).unwrap();
+    std::fs::write(&empty_file, "").unwrap();
+
+    for file in [&own_runs, &other_tables, &rumbench_tables_and_more, &other_application, &text_file, &empty_file] {
+        let before = snapshot(file.parent().unwrap());
+        let run_dir = tmp.path().join("run-out");
+        let html = tmp.path().join("r.html");
+        let os = |s: &[&str]| s.iter().map(OsString::from).collect::<Vec<_>>();
+        let commands: Vec<Vec<OsString>> = vec![
+            [os(&["run", "--progress", "off", "-e", "null", "-s", "fillseq", "-n", "100", "--output-dir"]), vec![run_dir.clone().into()]].concat(),
+            os(&["history"]),
+            [os(&["history", "rebuild"]), vec![results.clone().into()]].concat(),
+            os(&["compare", "#1"]),
+            [os(&["report", "#1", "-o"]), vec![html.clone().into()]].concat(),
+            os(&["export", "#1", "-f", "markdown"]),
+        ];
+        for args in commands {
+            let out = rumbench(file).args(&args).arg("--history").arg(file).output().unwrap();
+            let what = format!("{args:?} on {}", file.display());
+            let err = refused(&out);
+            assert!(err.contains(&format!("{} is not a rumbench history", file.display())) && err.contains("--history"), "{what}: {err}");
+            assert_eq!(snapshot(file.parent().unwrap()), before, "{what} changed the user's file");
+            // `run` refuses it before anything runs.
+            assert!(!run_dir.exists(), "{what}: the run started");
+            assert!(!html.exists(), "{what}");
+        }
+    }
+    let conn = rusqlite::Connection::open(&own_runs).unwrap();
+    let notes: Vec<String> = conn.prepare("SELECT note FROM runs ORDER BY id").unwrap().query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect();
+    assert_eq!(notes, ["keep me", "and me"]);
+}
+
+#[test]
+fn read_only_commands_create_no_history() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("absent/dir/h.sqlite");
+    for args in [&["history"][..], &["compare", "#1", "#2"], &["report", "#1"], &["export", "#1", "-f", "tsv"]] {
+        let out = rumbench(&db).args(args).arg("--history").arg(&db).output().unwrap();
+        assert!(refused(&out).contains(&format!("no history database at {}", db.display())), "{args:?}");
+        assert!(!tmp.path().join("absent").exists(), "{args:?} created the history's directory");
+        // The default history ($XDG_DATA_HOME/rumbench/history.sqlite) is not created either.
+        let out = rumbench(&db).args(args).output().unwrap();
+        assert!(refused(&out).contains("no history database at"), "{args:?}");
+        assert!(!tmp.path().join("absent").exists(), "{args:?} created the default history's directory");
+    }
+}
+
+#[test]
+fn a_history_from_before_the_mark_is_read_untouched_and_adopted_when_written() {
+    let tmp = tempfile::tempdir().unwrap();
+    let results = tmp.path().join("results");
+    let r1 = results.join("r1");
+    save(&with_engine("2025-01-10T09:00:00+00:00", "rocksdb", "rocksdb", "7.8.3", vec![StepSpec::steady("readrandom", "get", 100_000, 5)]), &r1);
+    let db = tmp.path().join("old/history.sqlite");
+    user_db(&db, LEGACY_SCHEMA);
+    rusqlite::Connection::open(&db)
+        .unwrap()
+        .execute(
+            "INSERT INTO runs (id, dir, started_at, status, rumbench_version, command_line, recorded_at) VALUES (7, ?1, '2025-01-10T09:00:00+00:00', 'completed', '0.1.0', '[]', '2025-01-10T10:00:00+00:00')",
+            [r1.canonicalize().unwrap().to_string_lossy()],
+        )
+        .unwrap();
+    let before = snapshot(db.parent().unwrap());
+
+    // Reading neither marks nor changes it.
+    let list = ok(rumbench(&db).arg("history").arg("--history").arg(&db).output().unwrap());
+    assert_eq!(ids(&list), ["#7"], "{list}");
+    ok(rumbench(&db).args(["export", "#7", "-f", "tsv", "--history"]).arg(&db).output().unwrap());
+    assert_eq!(snapshot(db.parent().unwrap()), before);
+
+    // Writing adopts it: marked, known runs keep their ids.
+    save(&with_engine("2025-02-10T09:00:00+00:00", "lmdb", "lmdb", "0.9.70", vec![StepSpec::steady("fillseq", "put", 300_000, 5)]), &results.join("r2"));
+    let text = ok(rumbench(&db).args(["history", "rebuild"]).arg(&results).arg("--history").arg(&db).output().unwrap());
+    assert!(text.contains("2 runs indexed"), "{text}");
+    assert_eq!(application_id(&db), RUMBENCH_APPLICATION_ID);
+    assert_eq!(ids(&ok(rumbench(&db).arg("history").arg("--history").arg(&db).output().unwrap())), ["#7", "#8"]);
+    let text = ok(rumbench(&db)
+        .args(["run", "--progress", "off", "-e", "null", "-s", "fillseq", "-n", "100", "--history"])
+        .arg(&db)
+        .arg("--output-dir")
+        .arg(tmp.path().join("run"))
+        .output()
+        .unwrap());
+    assert!(text.contains("history: run #9 in"), "{text}");
 }

@@ -55,7 +55,7 @@ fn history_id(arg: &str) -> Option<i64> {
 pub fn resolve(arg: &str, history: Option<&Path>) -> Result<PathBuf> {
     if let Some(id) = history_id(arg) {
         let path = history::resolve_path(history)?;
-        let h = history::History::open_existing(&path)?;
+        let h = history::History::open_read_only(&path)?;
         let dir = h.dir_of(id)?;
         if !dir.join("result.json").is_file() {
             bail!("run #{id} was in {} but its result.json is gone (rebuild the history with `rumbench history rebuild DIR`)", dir.display());
