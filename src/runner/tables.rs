@@ -132,6 +132,8 @@ pub fn target_endpoint(config: &EngineConfig) -> Result<Option<Endpoint>> {
 pub fn check_target(plan: &RunPlan, config: &EngineConfig) -> Result<()> {
     let Some(endpoint) = target_endpoint(config)? else { return Ok(()) };
     let names = own_tables(plan, ibench_tables(plan));
+    // Through the clients' own handshake (time-outs, what a server that is not one sent).
+    endpoint.check_answers().with_context(|| format!("config {}", config.name))?;
     let clash = endpoint.existing_tables(&names).with_context(|| format!("config {}", config.name))?;
     if !clash.is_empty() {
         bail!(
