@@ -9,6 +9,7 @@ use std::net::{SocketAddr, TcpStream};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use assert_cmd::cargo::CommandCargoExt;
 use mysql::prelude::Queryable;
 use rumbench::server::{process_alive, running_servers, RunningServer, ServerConfig, ServerKind, ServerStartError};
 
@@ -276,4 +277,28 @@ fn drop_on_panic_stops_server() {
     let pid: u32 = it.next().unwrap().parse().unwrap();
     let port: u16 = it.next().unwrap().parse().unwrap();
     assert_stopped(pid, port);
+}
+
+#[test]
+fn output_and_data_paths_with_shell_and_config_file_characters() {
+    // Each character breaks something if a path is passed through a shell
+    // (pg_ctl's, mariadb-install-db's) or into a config file unquoted.
+    let tmp = tempfile::tempdir().unwrap();
+    let out_dir = tmp.path().join(r#"a "q" $x \b 's,#"#);
+    let out = std::process::Command::cargo_bin("rumbench")
+        .unwrap()
+        .args(["run", "--progress", "off", "--no-history", "-e", "postgres,mariadb-innodb", "-s", "l.i0", "--rows", "500"])
+        .arg("--output-dir")
+        .arg(&out_dir)
+        .output()
+        .unwrap();
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_str(&fs::read_to_string(out_dir.join("result.json")).unwrap()).unwrap();
+    for c in v["configs"].as_array().unwrap() {
+        assert_eq!(c["status"], "completed", "{}: {}", c["name"], c["error"]);
+        // Its server ran in the data dir under the odd path, with its Unix socket there.
+        assert!(c["db_dir"].as_str().unwrap().starts_with(out_dir.to_str().unwrap()), "{}", c["db_dir"]);
+        assert!(out_dir.join(format!("{}.server.log", c["name"].as_str().unwrap())).exists());
+    }
+    assert!(out.status.success(), "{text}");
 }

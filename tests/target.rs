@@ -246,3 +246,94 @@ fn a_target_reached_through_its_unix_socket() {
     // Its own table dropped at the end, the user's kept.
     assert_eq!(tables(&server), ["keepme"]);
 }
+
+/// What a port that is not a database server does with a connection.
+#[derive(Clone, Copy, Debug)]
+enum Impostor {
+    /// Accepts and says nothing.
+    Silent,
+    /// Answers with an HTTP response, as a web server answers anything.
+    Http,
+    /// Sends its banner, as sshd does.
+    Ssh,
+}
+
+/// A listener on 127.0.0.1 that plays `what` to every connection; its port.
+fn impostor(what: Impostor) -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        // Held open: closing them would tell the client something.
+        let mut open = Vec::new();
+        for conn in listener.incoming() {
+            let Ok(mut conn) = conn else { continue };
+            use std::io::Write;
+            match what {
+                Impostor::Silent => {}
+                Impostor::Http => {
+                    let _ = conn.write_all(b"HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\nContent-Length: 11\r\n\r\nBad Request");
+                }
+                Impostor::Ssh => {
+                    let _ = conn.write_all(b"SSH-2.0-OpenSSH_9.2p1 Debian-2+deb12u3\r\n");
+                }
+            }
+            open.push(conn);
+        }
+    });
+    port
+}
+
+/// Runs `cmd` for at most `limit`, killing it then; its output if it ended in time.
+fn run_at_most(cmd: &mut Command, limit: std::time::Duration) -> Option<Output> {
+    let mut child = cmd.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped()).spawn().unwrap();
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    Some(child.wait_with_output().unwrap())
+}
+
+#[test]
+fn a_port_that_is_not_the_server_gives_one_line_within_the_time_outs() {
+    let cases = [
+        (Impostor::Silent, "no PostgreSQL answer within 10 s", "no MySQL answer within 10 s"),
+        (Impostor::Http, "not a PostgreSQL server: it sent 'HTTP/1.1 400 Bad Request'", "not a MySQL server: it sent 'HTTP/1.1 400 Bad Request'"),
+        (Impostor::Ssh, "not a PostgreSQL server: it sent 'SSH-2.0-OpenSSH_9.2p1 Debian-2+deb12u3'", "not a MySQL server: it sent 'SSH-2.0-OpenSSH_9.2p1 Debian-2+deb12u3'"),
+    ];
+    // All at once: the silent ones each wait out a time-out.
+    let runs: Vec<_> = cases
+        .into_iter()
+        .flat_map(|(what, pg_says, my_says)| {
+            let port = impostor(what);
+            [("postgres", pg_says), ("mysql", my_says)].map(|(scheme, says)| {
+                std::thread::spawn(move || {
+                    let dir = tempfile::tempdir().unwrap();
+                    let out_dir = dir.path().join("out");
+                    let url = format!("{scheme}://bench:topsecret@127.0.0.1:{port}/benchdb");
+                    let start = std::time::Instant::now();
+                    let out = run_at_most(
+                        rumbench().env_remove("MYSQL_PWD").args(["--target", &url, "-s", "ycsb-load"]).arg("--output-dir").arg(&out_dir),
+                        std::time::Duration::from_secs(40),
+                    );
+                    let took = start.elapsed();
+                    let case = format!("{what:?} at {scheme}://");
+                    let out = out.unwrap_or_else(|| panic!("{case}: still running after {took:?}"));
+                    let t = text(&out);
+                    assert_eq!(out.status.code(), Some(2), "{case}: {t}");
+                    assert!(took < std::time::Duration::from_secs(30), "{case}: took {took:?}");
+                    assert_eq!(t.trim().lines().count(), 1, "{case}: {t}");
+                    assert!(t.contains(&format!("cannot connect to {scheme}://bench@127.0.0.1:{port}/benchdb: {says}")), "{case}: {t}");
+                    assert!(!t.contains("topsecret"), "{case}: {t}");
+                    assert!(!out_dir.exists(), "{case}: {} was created", out_dir.display());
+                })
+            })
+        })
+        .collect();
+    let failed: Vec<String> = runs.into_iter().filter_map(|r| r.join().err()).map(|e| e.downcast_ref::<String>().cloned().unwrap_or_default()).collect();
+    assert!(failed.is_empty(), "{}", failed.join("\n"));
+}

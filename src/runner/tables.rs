@@ -132,6 +132,8 @@ pub fn target_endpoint(config: &EngineConfig) -> Result<Option<Endpoint>> {
 pub fn check_target(plan: &RunPlan, config: &EngineConfig) -> Result<()> {
     let Some(endpoint) = target_endpoint(config)? else { return Ok(()) };
     let names = own_tables(plan, ibench_tables(plan));
+    // Through the clients' own handshake (time-outs, what a server that is not one sent).
+    endpoint.check_answers().with_context(|| format!("config {}", config.name))?;
     let clash = endpoint.existing_tables(&names).with_context(|| format!("config {}", config.name))?;
     if !clash.is_empty() {
         bail!(
@@ -149,6 +151,17 @@ pub fn check_target(plan: &RunPlan, config: &EngineConfig) -> Result<()> {
 fn keep_log(log: &Path, output_dir: &Path, config: &str) -> Option<PathBuf> {
     let dest = output_dir.join(format!("{config}.server.log"));
     std::fs::copy(log, &dest).ok().map(|_| dest)
+}
+
+/// The log of a server that failed to start, kept in the output directory;
+/// when it wrote none (it never ran), what is known instead: the error and
+/// the tool's output. None only when the output directory cannot be written.
+fn keep_start_log(e: &ServerStartError, output_dir: &Path, config: &str) -> Option<PathBuf> {
+    keep_log(&e.log_path, output_dir, config).or_else(|| {
+        let dest = output_dir.join(format!("{config}.server.log"));
+        let text = format!("rumbench: {e}\n(the server wrote no log there)\n{}\n", e.log_tail.join("\n"));
+        std::fs::write(&dest, text).ok().map(|_| dest)
+    })
 }
 
 fn open_backend(config: &EngineConfig, plan: &RunPlan, opts: &RunOptions, dir: &Path) -> Result<Backend> {
@@ -175,8 +188,10 @@ fn open_backend(config: &EngineConfig, plan: &RunPlan, opts: &RunOptions, dir: &
             Err(e) => {
                 // One line, pointing at a copy of the log that outlives the data dir.
                 if let Some(se) = e.downcast_ref::<ServerStartError>() {
-                    let log = keep_log(&se.log_path, &opts.output_dir, &config.name).unwrap_or_else(|| se.log_path.clone());
-                    bail!("{} failed to {}: {} (log: {})", se.kind, se.phase, se.reason, log.display());
+                    match keep_start_log(se, &opts.output_dir, &config.name) {
+                        Some(log) => bail!("{} failed to {}: {} (log: {})", se.kind, se.phase, se.reason, log.display()),
+                        None => bail!("{} failed to {}: {} (no log could be kept in {})", se.kind, se.phase, se.reason, opts.output_dir.display()),
+                    }
                 }
                 return Err(e);
             }
@@ -484,4 +499,31 @@ pub fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut Run
     }
     crate::report::write_all(run, &opts.output_dir)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_start_error_names_a_log_that_outlives_the_data_dir() {
+        let tmp = tempfile::tempdir().unwrap();
+        let error = |log: PathBuf| ServerStartError {
+            kind: ServerKind::Postgres,
+            phase: "start".into(),
+            reason: "/bin/sh: 1: cannot create server.log".into(),
+            log_path: log,
+            log_tail: vec!["pg_ctl: could not start server".into()],
+        };
+        // A log the server wrote: copied.
+        let written = tmp.path().join("server.log");
+        std::fs::write(&written, "FATAL: no\n").unwrap();
+        let kept = keep_start_log(&error(written), tmp.path(), "pg").unwrap();
+        assert_eq!(std::fs::read_to_string(&kept).unwrap(), "FATAL: no\n");
+        // None written: what is known, in a file that exists.
+        let kept = keep_start_log(&error(tmp.path().join("gone/server.log")), tmp.path(), "pg2").unwrap();
+        let text = std::fs::read_to_string(&kept).unwrap();
+        assert!(kept.starts_with(tmp.path()), "{}", kept.display());
+        assert!(text.contains("cannot create server.log") && text.contains("pg_ctl: could not start server"), "{text}");
+    }
 }

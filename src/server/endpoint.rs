@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 
 use super::pgwire;
 use super::ServerKind;
@@ -15,8 +15,24 @@ use super::ServerKind;
 /// password to the config process (never written to the task file).
 pub const PASSWORD_ENV: &str = "RUMBENCH_TARGET_PASSWORD";
 
-/// How long a connection attempt may take.
-const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long a TCP (or Unix socket) connect may take.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long a connected server may take to answer the handshake (greeting,
+/// authentication): a port that accepts and then says nothing, or speaks
+/// another protocol, must not hang the run.
+pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The first line of what a server sent, quoted, at most 60 characters,
+/// control characters escaped (for "not a PostgreSQL server: it sent ...").
+pub fn sent_text(bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    let first = text.split(['\r', '\n']).find(|l| !l.is_empty()).unwrap_or("");
+    let mut shown: String = first.chars().take(60).flat_map(char::escape_default).collect();
+    if first.chars().count() > 60 {
+        shown.push_str("...");
+    }
+    format!("'{shown}'")
+}
 
 #[derive(Clone)]
 pub struct Endpoint {
@@ -219,6 +235,7 @@ impl Endpoint {
     /// A lean-client connection (the client threads' hot path).
     pub fn connect_pgwire(&self) -> Result<pgwire::PgConn> {
         pgwire::PgConn::connect(&self.pgwire_address(), &self.user, &self.database, self.password.as_deref())
+            .with_context(|| format!("cannot connect to {}", self.url()))
     }
 
     /// A `postgres` crate connection (setup and statistics).
@@ -232,7 +249,32 @@ impl Endpoint {
         if let Some(p) = &self.password {
             cfg.password(p);
         }
-        cfg.connect(::postgres::NoTls).with_context(|| format!("cannot connect to {}", self.url()))
+        // The crate's connect_timeout covers the TCP connect only, not the
+        // startup exchange, and its blocking connect cannot be cancelled:
+        // it runs on a thread of its own, waited for at most both time-outs
+        // (a server that never answers leaves that thread blocked until the
+        // process ends, which then comes soon).
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::Builder::new()
+            .name("postgres-connect".into())
+            .spawn(move || {
+                let _ = tx.send(cfg.connect(::postgres::NoTls));
+            })
+            .context("cannot start a thread")?;
+        let within = CONNECT_TIMEOUT + HANDSHAKE_TIMEOUT;
+        match rx.recv_timeout(within) {
+            Ok(r) => r.with_context(|| format!("cannot connect to {}", self.url())),
+            Err(_) => bail!("cannot connect to {}: no PostgreSQL answer within {} s", self.url(), within.as_secs()),
+        }
+    }
+
+    /// Whether the server answers as the engine's server and lets rumbench
+    /// in (before anything is written), within the time-outs.
+    pub fn check_answers(&self) -> Result<()> {
+        match self.kind {
+            ServerKind::Postgres => self.connect_pgwire().map(drop),
+            _ => self.connect_mysql().map(drop),
+        }
     }
 
     /// How a MySQL/MariaDB client connects (the `mysql` crate speaks
@@ -248,11 +290,70 @@ impl Endpoint {
             .db_name(Some(self.database.clone()))
             .prefer_socket(false)
             .tcp_connect_timeout(Some(CONNECT_TIMEOUT))
+            // For the handshake: connect_mysql lifts them once it is done.
+            .read_timeout(Some(HANDSHAKE_TIMEOUT))
+            .write_timeout(Some(HANDSHAKE_TIMEOUT))
             .into()
     }
 
+    /// A connection whose handshake has the time-outs and whose statements
+    /// then run as long as they take (an index build may take hours).
     pub fn connect_mysql(&self) -> Result<::mysql::Conn> {
-        ::mysql::Conn::new(self.mysql_opts()).with_context(|| format!("cannot connect to {}", self.url()))
+        let conn = ::mysql::Conn::new(self.mysql_opts()).map_err(|e| self.mysql_connect_error(e))?;
+        {
+            use std::os::fd::{AsRawFd, FromRawFd};
+            // The mysql crate sets time-outs only when it connects; the
+            // socket's own setting is lifted here (SO_RCVTIMEO and
+            // SO_SNDTIMEO are the same for TCP and Unix sockets). The
+            // borrowed descriptor is not closed: the connection owns it.
+            let socket = std::mem::ManuallyDrop::new(unsafe { std::net::TcpStream::from_raw_fd(conn.as_raw_fd()) });
+            socket.set_read_timeout(None).and_then(|_| socket.set_write_timeout(None)).context("clearing the handshake time-out")?;
+        }
+        Ok(conn)
+    }
+
+    /// A failed MySQL connect, said plainly: a server error as the server
+    /// put it; a time-out or a garbled greeting after a look at what the
+    /// server sends on connecting (MySQL speaks first).
+    fn mysql_connect_error(&self, e: ::mysql::Error) -> anyhow::Error {
+        let cannot = format!("cannot connect to {}", self.url());
+        if matches!(e, ::mysql::Error::MySqlError(_)) {
+            return anyhow::Error::new(e).context(cannot);
+        }
+        match self.mysql_greeting() {
+            Greeting::Other(sent) => anyhow!("{cannot}: not a MySQL server: it sent {}", sent_text(&sent)),
+            Greeting::Nothing => anyhow!("{cannot}: no MySQL answer within {} s", HANDSHAKE_TIMEOUT.as_secs()),
+            Greeting::Mysql | Greeting::Unreachable => anyhow::Error::new(e).context(cannot),
+        }
+    }
+
+    /// What the server sends on connecting, read for a moment.
+    fn mysql_greeting(&self) -> Greeting {
+        use std::io::Read;
+        let wait = Some(Duration::from_secs(2));
+        let mut stream: Box<dyn Read> = match &self.socket {
+            Some(path) => match std::os::unix::net::UnixStream::connect(path) {
+                Ok(s) if s.set_read_timeout(wait).is_ok() => Box::new(s),
+                _ => return Greeting::Unreachable,
+            },
+            None => {
+                use std::net::ToSocketAddrs;
+                let addr = (self.host.as_str(), self.port).to_socket_addrs().ok().and_then(|mut a| a.next());
+                match addr.map(|a| std::net::TcpStream::connect_timeout(&a, CONNECT_TIMEOUT)) {
+                    Some(Ok(s)) if s.set_read_timeout(wait).is_ok() => Box::new(s),
+                    _ => return Greeting::Unreachable,
+                }
+            }
+        };
+        let mut buf = [0u8; 128];
+        let mut n = 0;
+        while n < buf.len() {
+            match stream.read(&mut buf[n..]) {
+                Ok(0) | Err(_) => break,
+                Ok(k) => n += k,
+            }
+        }
+        classify_greeting(&buf[..n])
     }
 
     /// Which of `tables` exist already in the target database.
@@ -298,6 +399,29 @@ impl Endpoint {
             }
         }
         Ok(())
+    }
+}
+
+/// What a server sent on connecting.
+#[derive(Debug, PartialEq)]
+enum Greeting {
+    /// A MySQL packet: a handshake (protocol 10) or an error (0xff).
+    Mysql,
+    /// Something else, these bytes.
+    Other(Vec<u8>),
+    /// Nothing.
+    Nothing,
+    /// No connection to look at.
+    Unreachable,
+}
+
+/// A MySQL greeting opens with a 3-byte length and sequence number 0, then
+/// protocol version 10 or an error packet's 0xff.
+fn classify_greeting(bytes: &[u8]) -> Greeting {
+    match bytes {
+        [] => Greeting::Nothing,
+        [_, _, _, 0, 10 | 0xff, ..] => Greeting::Mysql,
+        _ => Greeting::Other(bytes.to_vec()),
     }
 }
 
@@ -373,6 +497,19 @@ mod tests {
         assert_eq!(format!("{pg:?}"), "postgres://alice@h:5432/alice");
         let my = Endpoint::remote(&TargetUrl::parse("mysql://h:3307/db").unwrap(), ServerKind::MariadbInnodb);
         assert_eq!((my.user.as_str(), my.port, my.database.as_str()), ("root", 3307, "db"));
+    }
+
+    #[test]
+    fn what_a_server_sent_is_named_and_judged() {
+        assert_eq!(sent_text(b"SSH-2.0-OpenSSH_9.2\r\n"), "'SSH-2.0-OpenSSH_9.2'");
+        assert_eq!(sent_text(b"\r\nHTTP/1.1 400 Bad Request\r\nServer: x"), "'HTTP/1.1 400 Bad Request'");
+        assert_eq!(sent_text(&[b'E', 0, 0, 1]), "'E\\u{0}\\u{0}\\u{1}'");
+        assert_eq!(sent_text("x".repeat(70).as_bytes()), format!("'{}...'", "x".repeat(60)));
+        // MariaDB 10.11's greeting opens: length 0x5b, sequence 0, protocol 10, version.
+        assert_eq!(classify_greeting(b"\x5b\0\0\0\x0a10.11.19-MariaDB"), Greeting::Mysql);
+        assert_eq!(classify_greeting(b"\x17\0\0\0\xffj\x04Host is blocked"), Greeting::Mysql);
+        assert_eq!(classify_greeting(b"SSH-2.0-x"), Greeting::Other(b"SSH-2.0-x".to_vec()));
+        assert_eq!(classify_greeting(b""), Greeting::Nothing);
     }
 
     #[test]

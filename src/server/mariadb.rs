@@ -58,15 +58,18 @@ pub(super) fn start(cfg: &ServerConfig) -> Result<RunningServer> {
     let datadir = dir.join("data");
     let tmp = dir.join("tmp");
 
-    // System tables.
+    // System tables. mariadb-install-db is a shell script that word-splits
+    // and re-expands its paths (`chown $user $dir`, `$args`): it is given
+    // them through a symlink of a plain name in a private directory.
+    let plain = PlainPath::new(&dir)?;
     let mut cmd = Command::new(find_program("mariadb-install-db", SBIN));
     cmd.arg("--no-defaults");
     if is_root() {
         cmd.arg("--user=root");
     }
-    cmd.arg(format!("--datadir={}", datadir.display()))
+    cmd.arg(format!("--datadir={}", plain.path.join("data").display()))
         .args(["--auth-root-authentication-method=normal", "--skip-test-db"])
-        .arg(format!("--tmpdir={}", tmp.display()))
+        .arg(format!("--tmpdir={}", plain.path.join("tmp").display()))
         .current_dir("/");
     for l in &cfg.config_lines {
         if let (Some(n), Some(v)) = (setting_name(l), setting_value(l)) {
@@ -83,6 +86,7 @@ pub(super) fn start(cfg: &ServerConfig) -> Result<RunningServer> {
         Ok(o) => o.lines(),
         Err(e) => vec![format!("{e:#}")],
     };
+    drop(plain);
     let _ = fs::write(&install_log, out_lines.join("\n") + "\n");
     if !matches!(&out, Ok(o) if o.status.success()) {
         let reason = meaningful_line(&out_lines).unwrap_or_else(|| "mariadb-install-db failed".to_string());
@@ -108,6 +112,12 @@ pub(super) fn start(cfg: &ServerConfig) -> Result<RunningServer> {
     if is_root() {
         managed.push("user=root".to_string());
     }
+    // On the command line too, unless the fragment sets its own: an option
+    // file reads backslash escapes and '#' comments in values.
+    let own_tmpdir = cfg.config_lines.iter().any(|l| setting_name(l).as_deref() == Some("tmpdir"));
+    if !own_tmpdir {
+        managed.push(format!("tmpdir={}", tmp.display()));
+    }
     if myrocks {
         managed.push("plugin-load-add=ha_rocksdb.so".to_string());
         managed.push("default-storage-engine=ROCKSDB".to_string());
@@ -117,9 +127,7 @@ pub(super) fn start(cfg: &ServerConfig) -> Result<RunningServer> {
     for m in &managed {
         text.push_str(&format!("#   --{m}\n"));
     }
-    text.push_str("[mariadbd]\n# ---- rumbench: defaults (the fragment may override them) ----\n");
-    text.push_str(&format!("tmpdir={}\n", tmp.display()));
-    text.push_str("# ---- rumbench: config fragment from the suite (verbatim) ----\n");
+    text.push_str("[mariadbd]\n# ---- rumbench: config fragment from the suite (verbatim) ----\n");
     for l in &cfg.config_lines {
         text.push_str(l);
         text.push('\n');
@@ -197,6 +205,23 @@ pub(super) fn start(cfg: &ServerConfig) -> Result<RunningServer> {
         backend: Backend::Mariadb(MariaProc { child: child.expect("child") }),
         stopped: false,
     })
+}
+
+/// A symlink of a plain name (`/tmp/rumbench-path-XXXXXX/d`) to a
+/// directory whose own path a shell script could not take; removed on drop.
+struct PlainPath {
+    path: std::path::PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl PlainPath {
+    fn new(target: &Path) -> Result<PlainPath> {
+        // /tmp itself, not $TMPDIR: that path could be anything too.
+        let dir = tempfile::Builder::new().prefix("rumbench-path-").tempdir_in("/tmp").context("cannot create a directory under /tmp")?;
+        let path = dir.path().join("d");
+        std::os::unix::fs::symlink(target, &path).with_context(|| format!("cannot create symlink {}", path.display()))?;
+        Ok(PlainPath { path, _dir: dir })
+    }
 }
 
 impl MariaProc {

@@ -26,6 +26,8 @@ use postgres_protocol::authentication::{self, sasl::{self, ScramSha256}};
 use postgres_protocol::message::frontend;
 use postgres_protocol::Oid;
 
+use super::endpoint::{sent_text, CONNECT_TIMEOUT, HANDSHAKE_TIMEOUT};
+
 pub const INT8: Oid = 20;
 pub const INT4: Oid = 23;
 pub const VARCHAR: Oid = 1043;
@@ -72,14 +74,22 @@ impl Stream {
             Stream::Tcp(s) => s.write_all(buf),
         }
     }
+
+    /// Read and write time-outs (None: wait as long as it takes).
+    fn set_timeouts(&self, timeout: Option<Duration>) -> std::io::Result<()> {
+        match self {
+            Stream::Unix(s) => s.set_read_timeout(timeout).and_then(|_| s.set_write_timeout(timeout)),
+            Stream::Tcp(s) => s.set_read_timeout(timeout).and_then(|_| s.set_write_timeout(timeout)),
+        }
+    }
 }
 
-/// The first address of `host` that accepts a connection within 10 s.
+/// The first address of `host` that accepts a connection within CONNECT_TIMEOUT.
 fn connect_tcp(host: &str, port: u16) -> std::io::Result<TcpStream> {
     use std::net::ToSocketAddrs;
     let mut last = None;
     for addr in (host, port).to_socket_addrs()? {
-        match TcpStream::connect_timeout(&addr, Duration::from_secs(10)) {
+        match TcpStream::connect_timeout(&addr, CONNECT_TIMEOUT) {
             Ok(s) => return Ok(s),
             Err(e) => last = Some(e),
         }
@@ -206,9 +216,12 @@ const READ_CHUNK: usize = 16 * 1024;
 impl PgConn {
     /// Connect as `user` to `database`: trust (the servers rumbench
     /// starts), or with `password` by SCRAM-SHA-256, MD5 or cleartext, as
-    /// the server asks.
+    /// the server asks. The TCP connect and the startup exchange each have
+    /// a time-out (something that accepts and never answers must not hang
+    /// the run); later calls wait as long as their statement runs.
     pub fn connect(addr: &Address, user: &str, database: &str, password: Option<&str>) -> Result<PgConn> {
         let stream = Stream::connect(addr).with_context(|| format!("cannot connect to postgres at {addr:?}"))?;
+        stream.set_timeouts(Some(HANDSHAKE_TIMEOUT))?;
         let mut c = PgConn {
             stream,
             out: BytesMut::with_capacity(4096),
@@ -220,6 +233,7 @@ impl PgConn {
         };
         frontend::startup_message([("user", user), ("database", database), ("client_encoding", "UTF8")], &mut c.out)?;
         c.flush()?;
+        c.expect_postgres_reply()?;
         let need_password = || password.with_context(|| format!("postgres at {addr:?} asks user {user} for a password and none was given"));
         let mut scram: Option<ScramSha256> = None;
         let mut error = None;
@@ -274,7 +288,53 @@ impl PgConn {
         }
         match error {
             Some(e) => Err(anyhow!("postgres refused the connection: {e}")),
-            None => Ok(c),
+            None => {
+                c.stream.set_timeouts(None)?;
+                Ok(c)
+            }
+        }
+    }
+
+    /// The first bytes of the server's reply to the startup message must
+    /// open a message PostgreSQL sends then (authentication, error, notice,
+    /// protocol version), of a sane length: anything else (an HTTP reply,
+    /// an SSH banner) is not PostgreSQL, and is named rather than read as
+    /// a message gigabytes long.
+    fn expect_postgres_reply(&mut self) -> Result<()> {
+        while self.inbuf.len() < 5 {
+            let n = self.read_chunk()?;
+            if n == 0 {
+                if self.inbuf.is_empty() {
+                    bail!("the server closed the connection without a PostgreSQL answer");
+                }
+                bail!("not a PostgreSQL server: it sent {} and closed the connection", sent_text(&self.inbuf));
+            }
+        }
+        let len = i32::from_be_bytes([self.inbuf[1], self.inbuf[2], self.inbuf[3], self.inbuf[4]]);
+        if !b"REvN".contains(&self.inbuf[0]) || !(4..=1 << 20).contains(&len) {
+            // What else it sends at once, for the message.
+            if self.inbuf.len() < 64 {
+                let _ = self.read_chunk();
+            }
+            bail!("not a PostgreSQL server: it sent {}", sent_text(&self.inbuf));
+        }
+        Ok(())
+    }
+
+    /// Read what the socket has into `inbuf`; 0 at end of stream.
+    fn read_chunk(&mut self) -> Result<usize> {
+        // Into a buffer zeroed once, then only the bytes read are copied:
+        // no 16 KB zero-fill per reply on the per-statement path.
+        match self.stream.read(&mut self.chunk) {
+            Ok(n) => {
+                self.inbuf.extend_from_slice(&self.chunk[..n]);
+                Ok(n)
+            }
+            // Only during startup is there a time-out to run into.
+            Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => {
+                bail!("no PostgreSQL answer within {} s", HANDSHAKE_TIMEOUT.as_secs())
+            }
+            Err(e) => Err(e).context("reading from postgres"),
         }
     }
 
@@ -298,13 +358,9 @@ impl PgConn {
             if let Some(m) = Message::parse(&mut self.inbuf).context("reading from postgres")? {
                 return Ok(m);
             }
-            // Into a buffer zeroed once, then only the bytes read are copied:
-            // no 16 KB zero-fill per reply on the per-statement path.
-            let n = self.stream.read(&mut self.chunk).context("reading from postgres")?;
-            if n == 0 {
+            if self.read_chunk()? == 0 {
                 bail!("postgres closed the connection");
             }
-            self.inbuf.extend_from_slice(&self.chunk[..n]);
         }
     }
 

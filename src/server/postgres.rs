@@ -57,8 +57,18 @@ pub(super) fn connect(port: u16, db: &str) -> Result<Client> {
         .with_context(|| format!("cannot connect to postgres at 127.0.0.1:{port}/{db}"))
 }
 
+/// A string value in postgresql.conf: single quotes doubled, and
+/// backslashes too (the config file reads them as escapes: `\b` would be a
+/// backspace).
 fn pg_quote(s: &str) -> String {
-    format!("'{}'", s.replace('\'', "''"))
+    format!("'{}'", s.replace('\\', "\\\\").replace('\'', "''"))
+}
+
+/// One directory as an element of a directory list (unix_socket_directories):
+/// double-quoted, embedded double quotes doubled, so that commas and
+/// leading or trailing spaces stay part of the path.
+fn pg_list_element(dir: &str) -> String {
+    format!("\"{}\"", dir.replace('"', "\"\""))
 }
 
 pub(super) fn start(cfg: &ServerConfig, bin_dir: Option<&Path>) -> Result<RunningServer> {
@@ -120,7 +130,7 @@ pub(super) fn start(cfg: &ServerConfig, bin_dir: Option<&Path>) -> Result<Runnin
     text.push_str("# ---- rumbench: managed settings (loopback only, private socket) ----\n");
     text.push_str(&format!(
         "listen_addresses = '127.0.0.1'\nport = {port}\nunix_socket_directories = {}\n",
-        pg_quote(&sock_dir.to_string_lossy())
+        pg_quote(&pg_list_element(&sock_dir.to_string_lossy()))
     ));
     fs::OpenOptions::new()
         .append(true)
@@ -134,17 +144,25 @@ pub(super) fn start(cfg: &ServerConfig, bin_dir: Option<&Path>) -> Result<Runnin
     let how = StopHow::PgCtl { bin_dir: bin.clone(), run_as: run_as.clone() };
     let guard = StartGuard::new(registry_add(kind, None, &dir, how), None);
     let t0 = Instant::now();
+    // pg_ctl starts the postmaster through /bin/sh with the -D and -l paths
+    // in double quotes, which `"`, `$`, `\` or '`' in them break. So the data
+    // dir goes in PGDATA (pg_ctl then passes no -D) and the log is named
+    // relative to the data dir, pg_ctl's working directory.
     let mut cmd = as_user(run_as.as_deref(), &bin.join("pg_ctl"));
-    cmd.arg("-D")
-        .arg(&dir)
+    cmd.env("PGDATA", &dir)
+        .current_dir(&dir)
         .arg("-l")
-        .arg(&log)
+        .arg(log.file_name().expect("a file name"))
         .args(["-w", "-t", &START_TIMEOUT.as_secs().to_string()])
         .arg("-o")
         .arg(format!("-c listen_addresses=127.0.0.1 -c port={port}"))
         .arg("start");
-    let fail = |reason: Option<String>| {
-        let tail = file_tail(&log, LOG_TAIL_LINES);
+    let fail = |reason: Option<String>, output: &[String]| {
+        let mut tail = file_tail(&log, LOG_TAIL_LINES);
+        if tail.is_empty() {
+            // No log written: pg_ctl's own words are all there is.
+            tail = tail_of(output, LOG_TAIL_LINES);
+        }
         let reason = meaningful_line(&tail).or(reason).unwrap_or_else(|| "no message".to_string());
         start_error(kind, "start", reason, &log, tail)
     };
@@ -153,10 +171,10 @@ pub(super) fn start(cfg: &ServerConfig, bin_dir: Option<&Path>) -> Result<Runnin
     registry_start_done(guard.id.expect("armed"), pid);
     match res {
         Ok(o) if o.status.success() => {}
-        Ok(o) => return Err(fail(last_nonblank(&o.lines()))),
-        Err(e) => return Err(fail(Some(format!("{e:#}")))),
+        Ok(o) => return Err(fail(pg_ctl_reason(&o.lines()), &o.lines())),
+        Err(e) => return Err(fail(Some(format!("{e:#}")), &[])),
     }
-    let pid = pid.ok_or_else(|| fail(Some("postmaster.pid missing after pg_ctl start".into())))?;
+    let pid = pid.ok_or_else(|| fail(Some("postmaster.pid missing after pg_ctl start".into()), &[]))?;
     check_not_stopping_all()?;
 
     // Wait until it answers over TCP, then create the benchmark database.
@@ -164,16 +182,16 @@ pub(super) fn start(cfg: &ServerConfig, bin_dir: Option<&Path>) -> Result<Runnin
         match connect(port, "postgres") {
             Ok(c) => break c,
             Err(e) if t0.elapsed() >= START_TIMEOUT => {
-                return Err(fail(Some(format!("not answering on 127.0.0.1:{port}: {e:#}"))));
+                return Err(fail(Some(format!("not answering on 127.0.0.1:{port}: {e:#}")), &[]));
             }
             Err(_) => std::thread::sleep(Duration::from_millis(100)),
         }
     };
     client
         .batch_execute(&format!("CREATE DATABASE {DB_NAME}"))
-        .map_err(|e| fail(Some(format!("CREATE DATABASE {DB_NAME}: {e}"))))?;
+        .map_err(|e| fail(Some(format!("CREATE DATABASE {DB_NAME}: {e}")), &[]))?;
     let version: String =
-        client.query_one("SELECT version()", &[]).map_err(|e| fail(Some(format!("SELECT version(): {e}"))))?.get(0);
+        client.query_one("SELECT version()", &[]).map_err(|e| fail(Some(format!("SELECT version(): {e}")), &[]))?.get(0);
     let mut provenance = build_provenance(&mut client, &bin, bin_dir.is_some());
     if let Some(cc) = compiler_of(&version) {
         provenance.push(("build.compiler".to_string(), cc));
@@ -198,6 +216,19 @@ pub(super) fn start(cfg: &ServerConfig, bin_dir: Option<&Path>) -> Result<Runnin
         backend: Backend::Postgres(PgProc { bin_dir: bin, run_as }),
         stopped: false,
     })
+}
+
+/// Why `pg_ctl start` failed, in its output: the first line that is not
+/// its own refrain ("Examine the log output." points at a log that may not
+/// exist, and the caller names the log).
+fn pg_ctl_reason(lines: &[String]) -> Option<String> {
+    const REFRAIN: [&str; 4] = ["waiting for server", "stopped waiting", "could not start server", "Examine the log output"];
+    lines
+        .iter()
+        .map(|l| l.trim())
+        .find(|l| !l.is_empty() && !REFRAIN.iter().any(|r| l.contains(r)))
+        .or_else(|| lines.iter().map(|l| l.trim()).rfind(|l| !l.is_empty()))
+        .map(str::to_string)
 }
 
 /// What ran, beyond `SELECT version()`: the exact `server_version`, where
@@ -341,6 +372,20 @@ mod tests {
         );
         assert_eq!(compiler_of("PostgreSQL 15.18 (Debian 15.18-0+deb12u1) on x86_64-pc-linux-gnu, compiled by gcc (Debian 12.2.0-14) 12.2.0, 64-bit").as_deref(), Some("gcc (Debian 12.2.0-14) 12.2.0"));
         assert_eq!(compiler_of("PostgreSQL 16"), None);
+    }
+
+    #[test]
+    fn paths_are_quoted_for_the_config_file() {
+        // postgresql.conf reads backslash escapes in quoted values; the list
+        // splits at commas unless the element is double-quoted.
+        assert_eq!(pg_quote(r"/d/a\b's"), r"'/d/a\\b''s'");
+        assert_eq!(pg_quote(&pg_list_element(r#"/d/a "q", $x"#)), r#"'"/d/a ""q"", $x"'"#);
+        let out: Vec<String> = ["waiting for server to start.... stopped waiting", "/bin/sh: 1: cannot create /x/server.log: Directory nonexistent", "pg_ctl: could not start server", "Examine the log output."]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(pg_ctl_reason(&out).as_deref(), Some("/bin/sh: 1: cannot create /x/server.log: Directory nonexistent"));
+        assert_eq!(pg_ctl_reason(&out[2..]).as_deref(), Some("Examine the log output."));
     }
 
     #[test]
