@@ -143,9 +143,12 @@ pub fn run(plan: &RunPlan, opts: &RunOptions) -> Result<RunResult> {
 
     for (i, config) in plan.configs.iter().enumerate() {
         if crate::driver::stop::stop_requested() {
-            run.configs.push(ended_config(config, &db_root, Status::NotRun, &format!("not run: the run was {}", crate::driver::stop::interrupted_text())));
+            // Every config left, recorded at once: writing the outputs once per
+            // config made a stopped sweep of thousands take many minutes.
+            let why = format!("not run: the run was {}", crate::driver::stop::interrupted_text());
+            run.configs.extend(plan.configs[i..].iter().map(|c| ended_config(c, &db_root, Status::NotRun, &why)));
             crate::report::write_all(&run, &opts.output_dir)?;
-            continue;
+            break;
         }
         eprintln!("{} ({}{}):", config.name, config.engine, if config.allocator == Allocator::Jemalloc { ", jemalloc" } else { "" });
         let (status, crash) = match run_child(&exe, &task_path, i, config) {
