@@ -212,15 +212,71 @@ fn parse<T: std::str::FromStr<Err = String>>(text: &Option<String>) -> Result<Op
     text.as_deref().map(str::parse).transpose().map_err(anyhow::Error::msg)
 }
 
+/// Limits of the sizes and durations a run takes: what a config process
+/// allocates from them must fit in memory, so a typo is refused at plan time
+/// instead of aborting a failed allocation minutes into a run.
+pub mod limits {
+    /// Keys in the key space: the run's bitmap of live keys takes a bit per
+    /// key (2 GiB here), and so does each writing client's.
+    pub const MAX_NUM: u64 = 1 << 34;
+    /// Bytes of a key (every client encodes keys into buffers of this size).
+    pub const MAX_KEY_SIZE: usize = 64 << 10;
+    /// Bytes of a value (or of a YCSB record): each client holds a buffer of
+    /// at least one.
+    pub const MAX_VALUE_SIZE: usize = 64 << 20;
+    /// Entries of one write batch or multi-get, and of one scan (each entry
+    /// also costs a descriptor or a row).
+    pub const MAX_BATCH: usize = 1_000_000;
+    /// Bytes of one batch: its keys and values are built in one buffer.
+    pub const MAX_BATCH_BYTES: u64 = 1 << 30;
+    /// Seconds of any duration (--seconds, --query-seconds, --compaction-timeout): a week.
+    pub const MAX_SECONDS: f64 = 7.0 * 86_400.0;
+    /// The shortest duration: below a millisecond a step measures its own start.
+    pub const MIN_SECONDS: f64 = 0.001;
+}
+
+/// Refuse a setting outside `range`; `why` (may be empty) says where the upper limit comes from.
+fn check_range<T: PartialOrd + std::fmt::Display>(flag: &str, value: T, range: std::ops::RangeInclusive<T>, why: &str) -> Result<()> {
+    let (min, max) = (range.start(), range.end());
+    if value < *min {
+        bail!("{flag} must be at least {min}, got {value}");
+    }
+    if value > *max {
+        bail!("{flag} must be at most {max}{why}, got {value}");
+    }
+    if !range.contains(&value) {
+        // NaN: neither below nor above.
+        bail!("{flag} must be between {min} and {max}, got {value}");
+    }
+    Ok(())
+}
+
+/// A duration in seconds: finite, in MIN_SECONDS..=MAX_SECONDS (a week).
+fn check_seconds(flag: &str, value: f64) -> Result<()> {
+    check_range(flag, value, limits::MIN_SECONDS..=limits::MAX_SECONDS, " (a week)")
+}
+
+/// A batch of `count` entries of `entry_bytes` each: at most MAX_BATCH entries and MAX_BATCH_BYTES.
+fn check_batch(flag: &str, count: usize, entry_bytes: usize) -> Result<()> {
+    check_range(flag, count, 1..=limits::MAX_BATCH, "")?;
+    let bytes = count as u64 * entry_bytes as u64;
+    if bytes > limits::MAX_BATCH_BYTES {
+        bail!("{flag} {count} of {entry_bytes}-byte entries is {bytes} bytes per batch; at most {} (1 GiB)", limits::MAX_BATCH_BYTES);
+    }
+    Ok(())
+}
+
 /// Resolve the settings of a step from its layered flags.
 pub fn resolve_settings(a: &SettingsArgs) -> Result<Settings> {
+    use limits::*;
     let d = Settings::default();
     let num = a.num.unwrap_or(d.num);
-    if num == 0 {
-        bail!("--num must be at least 1");
-    }
     let key_size = a.key_size.unwrap_or(d.key_size);
     let value_size = a.value_size.unwrap_or(d.value_size);
+    // Sizes first: the rest is computed from them.
+    check_range("--num", num, 1..=MAX_NUM, " (a bit per key is kept in memory)")?;
+    check_range("--key-size", key_size, 8..=MAX_KEY_SIZE, "")?;
+    check_range("--value-size", value_size, 1..=MAX_VALUE_SIZE, " (64 MiB)")?;
     let s = Settings {
         num,
         ops: if a.seconds.is_some() { None } else { Some(a.ops.unwrap_or(num)) },
@@ -252,15 +308,6 @@ pub fn resolve_settings(a: &SettingsArgs) -> Result<Settings> {
     if let Some(al) = &a.allocator {
         al.parse::<Allocator>().map_err(anyhow::Error::msg)?;
     }
-    if s.num == 0 {
-        bail!("--num must be at least 1");
-    }
-    if s.key_size < 8 {
-        bail!("--key-size must be at least 8 bytes (keys are u64 ids), got {}", s.key_size);
-    }
-    if s.value_size == 0 {
-        bail!("--value-size must be at least 1 byte");
-    }
     if s.threads == 0 || s.threads > 1024 {
         bail!("--threads must be between 1 and 1024, got {}", s.threads);
     }
@@ -268,20 +315,31 @@ pub fn resolve_settings(a: &SettingsArgs) -> Result<Settings> {
         bail!("--compression-ratio must be in (0, 1], got {}", s.compression_ratio);
     }
     if let Some(sec) = s.seconds {
-        if !(sec > 0.0 && sec.is_finite()) {
-            bail!("--seconds must be positive, got {sec}");
-        }
+        check_seconds("--seconds", sec)?;
     }
     if s.ops == Some(0) {
         bail!("--ops must be at least 1");
     }
-    if s.batch_size == 0 || s.multiget_batch == 0 {
-        bail!("--batch-size and --multiget-batch must be at least 1");
-    }
-    if !(s.compaction_timeout_s > 0.0) {
-        bail!("--compaction-timeout must be positive");
-    }
+    let entry_bytes = key_size + value_size;
+    check_batch("--batch-size", s.batch_size, entry_bytes)?;
+    check_batch("--multiget-batch", s.multiget_batch, entry_bytes)?;
+    check_range("--range-len", s.range_len, 0..=MAX_BATCH, "")?;
+    check_seconds("--compaction-timeout", s.compaction_timeout_s)?;
     Ok(s)
+}
+
+/// The slowest background writer: a write a second. Slower, its writes are
+/// too few to measure, and one could be due only long after the step ended.
+pub const MIN_WRITER_OPS_PER_S: f64 = 1.0;
+
+fn check_writer_rate(s: &Settings, text: &str) -> Result<()> {
+    match s.writer_rate.ops_per_s {
+        Some(rate) if rate < MIN_WRITER_OPS_PER_S => bail!(
+            "--writer-rate {text} is {rate:.3} writes/s of {}-byte entries; at least {MIN_WRITER_OPS_PER_S} write/s (or unlimited)",
+            s.key_size + s.value_size
+        ),
+        _ => Ok(()),
+    }
 }
 
 fn resolve_ibench(a: &SettingsArgs, num: u64) -> Result<IbenchSettings> {
@@ -293,12 +351,9 @@ fn resolve_ibench(a: &SettingsArgs, num: u64) -> Result<IbenchSettings> {
         query_seconds: a.query_seconds.unwrap_or(60.0),
         one_table: a.one_table.unwrap_or(false),
     };
-    if s.rows == 0 || s.insert_rows == 0 {
-        bail!("--rows and --insert-rows must be at least 1");
-    }
-    if !(s.query_seconds > 0.0 && s.query_seconds.is_finite()) {
-        bail!("--query-seconds must be positive, got {}", s.query_seconds);
-    }
+    check_range("--rows", s.rows, 1..=limits::MAX_NUM, "")?;
+    check_range("--insert-rows", s.insert_rows, 1..=limits::MAX_NUM, "")?;
+    check_seconds("--query-seconds", s.query_seconds)?;
     Ok(s)
 }
 
@@ -316,9 +371,7 @@ fn resolve_contention(a: &SettingsArgs) -> Result<ContentionSettings> {
     if c.hot_tables.is_empty() || c.hot_tables.iter().any(|&t| t == 0 || t > 1024) {
         bail!("--hot-tables must list table counts between 1 and 1024");
     }
-    if c.hot_rows == 0 {
-        bail!("--hot-rows must be at least 1");
-    }
+    check_range("--hot-rows", c.hot_rows, 1..=limits::MAX_NUM, "")?;
     if c.transaction_sets == 0 || c.transaction_sets > 1000 {
         bail!("--transaction-sets must be between 1 and 1000, got {}", c.transaction_sets);
     }
@@ -340,11 +393,13 @@ fn resolve_ycsb(a: &SettingsArgs, num: u64) -> Result<YcsbSettings> {
         write_all_fields: a.write_all_fields.unwrap_or(false),
         max_scan_length: a.max_scan_length.unwrap_or(d.max_scan_length),
     };
-    if y.records == 0 || y.field_count == 0 || y.field_length == 0 || y.max_scan_length == 0 {
-        bail!("--records, --field-count, --field-length and --max-scan-length must be at least 1");
-    }
-    if y.field_count > 1000 {
-        bail!("--field-count must be at most 1000, got {}", y.field_count);
+    check_range("--records", y.records, 1..=limits::MAX_NUM, "")?;
+    check_range("--field-count", y.field_count, 1..=1000, "")?;
+    check_range("--field-length", y.field_length, 1..=limits::MAX_VALUE_SIZE, "")?;
+    check_range("--max-scan-length", y.max_scan_length, 1..=limits::MAX_BATCH, "")?;
+    let record = y.field_count * y.field_length;
+    if record > limits::MAX_VALUE_SIZE {
+        bail!("--field-count {} x --field-length {} is {record} bytes per record; at most {} (64 MiB)", y.field_count, y.field_length, limits::MAX_VALUE_SIZE);
     }
     Ok(y)
 }
@@ -635,6 +690,9 @@ impl RunPlan {
             layered.overlay(&entry.settings);
             layered.overlay(&inp.flags);
             let s = resolve_settings(&layered).with_context(|| format!("step {name}"))?;
+            if matches!(kind, StepKind::ReadWhileWriting | StepKind::FwdRangeWhileWriting) {
+                check_writer_rate(&s, layered.writer_rate.as_deref().unwrap_or(DEFAULT_WRITER_RATE)).with_context(|| format!("step {name}"))?;
+            }
             let counts = layered.threads.map(|t| t.0).unwrap_or_default();
             if kind == StepKind::HotRow {
                 // The grid: one step per (tables, clients) cell with clients >= tables.
@@ -717,6 +775,10 @@ impl std::str::FromStr for ConfigSweep {
     }
 }
 
+/// The most configs one run takes: each is a process of its own, a result and
+/// a report section, and a stopped run records every one not run.
+pub const MAX_CONFIGS: usize = 1000;
+
 /// Each config a sweep applies to becomes one config per combination of
 /// the sweeps' values, in place (the first sweep varies slowest, so the
 /// base, every sweep's first value, comes first).
@@ -735,9 +797,21 @@ fn expand_sweeps(entries: Vec<ConfigEntry>, sweeps: &[ConfigSweep]) -> Result<Ve
             bail!("sweep {}: only postgres has versions to sweep", sw.key);
         }
     }
+    // Counted before anything is expanded: a typo in a sweep can ask for millions.
+    let applies = |sw: &ConfigSweep, entry: &ConfigEntry| sw.engine.as_deref().is_none_or(|e| e == entry.engine);
+    let count = entries.iter().fold(0u64, |total, entry| {
+        let each = sweeps.iter().filter(|sw| applies(sw, entry)).fold(1u64, |n, sw| n.saturating_mul(sw.values.len() as u64));
+        total.saturating_add(each)
+    });
+    if count > MAX_CONFIGS as u64 {
+        let factors: Vec<String> = sweeps.iter().map(|sw| sw.values.len().to_string()).collect();
+        let swept = entries.iter().filter(|e| sweeps.iter().any(|sw| applies(sw, e))).count();
+        let of = if swept > 1 { format!(" for each of {swept} configs") } else { String::new() };
+        bail!("--sweep makes {count} configs ({}{of}); at most {MAX_CONFIGS} in one run: split it", factors.join(" x "));
+    }
     let mut out = Vec::new();
     for entry in entries {
-        let mine: Vec<&ConfigSweep> = sweeps.iter().filter(|s| s.engine.as_deref().is_none_or(|e| e == entry.engine)).collect();
+        let mine: Vec<&ConfigSweep> = sweeps.iter().filter(|sw| applies(sw, &entry)).collect();
         let mut combos: Vec<Vec<(String, String)>> = vec![Vec::new()];
         for sw in &mine {
             combos = combos
@@ -1085,6 +1159,87 @@ mod tests {
         .to_string();
         assert!(e.contains("not in this run"), "{e}");
         assert!(SuiteFile::parse("[settings]\nbogus = 1").unwrap_err().to_string().contains("bogus"));
+    }
+
+    #[test]
+    fn sizes_and_durations_are_refused_outside_their_limits() {
+        let resolve = |a: SettingsArgs| resolve_settings(&a).map(|_| ()).map_err(|e| e.to_string());
+        let d = SettingsArgs::default;
+        // (settings, what the error says): the values that crashed or hung the config process.
+        let refused = [
+            (SettingsArgs { num: Some(1 << 40), ..d() }, "--num must be at most 17179869184"),
+            (SettingsArgs { value_size: Some(1 << 40), ..d() }, "--value-size must be at most 67108864"),
+            (SettingsArgs { value_size: Some(usize::MAX), ..d() }, "--value-size must be at most 67108864"),
+            (SettingsArgs { key_size: Some(usize::MAX), ..d() }, "--key-size must be at most 65536"),
+            (SettingsArgs { batch_size: Some(usize::MAX), ..d() }, "--batch-size must be at most 1000000"),
+            (SettingsArgs { batch_size: Some(20_000), value_size: Some(1 << 16), ..d() }, "bytes per batch; at most 1073741824"),
+            (SettingsArgs { multiget_batch: Some(0), ..d() }, "--multiget-batch must be at least 1"),
+            (SettingsArgs { multiget_batch: Some(100_000), value_size: Some(1 << 16), ..d() }, "bytes per batch"),
+            (SettingsArgs { range_len: Some(usize::MAX), ..d() }, "--range-len must be at most 1000000"),
+            (SettingsArgs { compaction_timeout: Some(f64::INFINITY), ..d() }, "--compaction-timeout must be at most 604800 (a week), got inf"),
+            (SettingsArgs { compaction_timeout: Some(f64::NAN), ..d() }, "--compaction-timeout must be between 0.001 and 604800, got NaN"),
+            (SettingsArgs { compaction_timeout: Some(0.0), ..d() }, "--compaction-timeout must be at least 0.001"),
+            (SettingsArgs { seconds: Some(-1.0), ..d() }, "--seconds must be at least 0.001"),
+            (SettingsArgs { query_seconds: Some(f64::INFINITY), ..d() }, "--query-seconds must be at most 604800"),
+            (SettingsArgs { records: Some(u64::MAX), ..d() }, "--records must be at most 17179869184"),
+            (SettingsArgs { field_length: Some(usize::MAX), ..d() }, "--field-length must be at most 67108864"),
+            (SettingsArgs { field_count: Some(1000), field_length: Some(1 << 20), ..d() }, "bytes per record; at most 67108864"),
+            (SettingsArgs { max_scan_length: Some(usize::MAX), ..d() }, "--max-scan-length must be at most 1000000"),
+            (SettingsArgs { hot_rows: Some(u64::MAX), ..d() }, "--hot-rows must be at most 17179869184"),
+        ];
+        for (args, want) in refused {
+            let err = resolve(args.clone()).unwrap_err();
+            assert!(err.contains(want), "{args:?}: {err}");
+        }
+        // The limits themselves are taken.
+        let at_limits = [
+            SettingsArgs { num: Some(limits::MAX_NUM), value_size: Some(limits::MAX_VALUE_SIZE), key_size: Some(limits::MAX_KEY_SIZE), ..d() },
+            SettingsArgs { batch_size: Some(limits::MAX_BATCH), multiget_batch: Some(limits::MAX_BATCH), key_size: Some(8), value_size: Some(1000), ..d() },
+            SettingsArgs { seconds: Some(limits::MAX_SECONDS), compaction_timeout: Some(limits::MAX_SECONDS), query_seconds: Some(0.001), ..d() },
+        ];
+        for args in at_limits {
+            resolve(args.clone()).unwrap_or_else(|e| panic!("{args:?}: {e}"));
+        }
+    }
+
+    #[test]
+    fn a_background_writer_below_one_write_a_second_is_refused() {
+        let build = |rate: Option<&str>, value_size: usize, steps: &[&str]| {
+            let flags = SettingsArgs {
+                steps: Some(steps.iter().map(|s| s.to_string()).collect()),
+                writer_rate: rate.map(String::from),
+                value_size: Some(value_size),
+                ..Default::default()
+            };
+            RunPlan::build(&inputs(&["null"], flags)).map(|_| ()).map_err(|e| format!("{e:#}"))
+        };
+        let e = build(Some("0.01"), 100, &["fillseq", "readwhilewriting"]).unwrap_err();
+        assert_eq!(e, "step readwhilewriting: --writer-rate 0.01 is 0.010 writes/s of 116-byte entries; at least 1 write/s (or unlimited)");
+        assert!(build(Some("1e-300"), 100, &["fillseq", "fwdrangewhilewriting"]).unwrap_err().contains("is 0.000 writes/s"));
+        // The default, 2 MB/s, of 4 MiB values: half a write a second.
+        assert!(build(None, 4 << 20, &["fillseq", "readwhilewriting"]).unwrap_err().contains("--writer-rate 2MB is 0.500 writes/s"));
+        build(Some("1"), 100, &["fillseq", "readwhilewriting"]).unwrap();
+        build(Some("unlimited"), 100, &["fillseq", "readwhilewriting"]).unwrap();
+        // A step without a writer does not use the rate.
+        build(Some("0.01"), 100, &["fillseq", "readrandom"]).unwrap();
+    }
+
+    #[test]
+    fn a_sweep_of_too_many_configs_is_refused_before_it_is_expanded() {
+        let values = |n: usize| (1..=n).map(|v| v.to_string()).collect::<Vec<_>>().join(",");
+        let sweeps = |n: usize| vec![format!("max_subcompactions={}", values(n)), format!("max_background_jobs={}", values(n)), format!("bloom_bits={}", values(n))];
+        let plan = |engines: &[&str], sweeps: Vec<String>| {
+            RunPlan::build(&PlanInputs { engines: engines.iter().map(|s| s.to_string()).collect(), sweeps, ..Default::default() })
+        };
+        let began = std::time::Instant::now();
+        let e = plan(&["rocksdb"], sweeps(50)).unwrap_err().to_string();
+        assert_eq!(e, "--sweep makes 125000 configs (50 x 50 x 50); at most 1000 in one run: split it");
+        assert!(began.elapsed() < std::time::Duration::from_millis(500), "{:?}", began.elapsed());
+        let e = plan(&["rocksdb", "rocksdb:universal"], sweeps(10)).unwrap_err().to_string();
+        assert_eq!(e, "--sweep makes 2000 configs (10 x 10 x 10 for each of 2 configs); at most 1000 in one run: split it");
+        // Configs a sweep does not apply to count once.
+        assert_eq!(plan(&["rocksdb", "lmdb"], vec!["rocksdb.max_subcompactions=1,2".into()]).unwrap().configs.len(), 3);
+        assert_eq!(plan(&["rocksdb"], sweeps(10)).unwrap().configs.len(), MAX_CONFIGS);
     }
 
     #[test]

@@ -380,3 +380,116 @@ fn results_say_exactly_what_ran() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("preset rocksdb:blob") && text.contains("build.ndebug: true"), "{text}");
 }
+
+/// Wait at most `limit` for `child`; kill it when it takes longer. Its output and how long it took.
+fn wait_at_most(child: std::process::Child, limit: std::time::Duration) -> (Output, std::time::Duration) {
+    let began = std::time::Instant::now();
+    let mut child = child;
+    while child.try_wait().unwrap().is_none() && began.elapsed() < limit {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let _ = child.kill();
+    (child.wait_with_output().unwrap(), began.elapsed())
+}
+
+#[test]
+fn bad_values_are_refused_at_plan_time_with_one_line() {
+    let rww: &[&str] = &["-e", "null", "-s", "fillseq,readwhilewriting"];
+    // (arguments, a suite file or "", what the error says)
+    let cases: &[(&[&str], &str, &str)] = &[
+        (&["-e", "rocksdb", "-o", "max_subcompactions=-1"], "", "invalid value '-1' for rocksdb.max_subcompactions (expected an integer from 1 to 1024)"),
+        (&["-e", "rocksdb", "-o", "num_levels=-3"], "", "invalid value '-3' for rocksdb.num_levels (expected an integer from 1 to 100)"),
+        (&["-e", "sqlite", "-o", "page_size=-1"], "", "invalid value '-1' for sqlite.page_size (expected an integer from 512 to 65536)"),
+        (&["-e", "sqlite", "-o", "page_size=1000"], "", "sqlite.page_size=1000 is not a power of two"),
+        (&["-e", "sqlite", "-o", "busy_timeout_ms=-1"], "", "invalid value '-1' for sqlite.busy_timeout_ms (expected an integer from 0 to 2147483647)"),
+        (&["-e", "lmdb", "-o", "max_readers=-1"], "", "invalid value '-1' for lmdb.max_readers (expected an integer from 1 to 100000)"),
+        (&["-e", "rocksdb", "-o", "write_buffer_size=1e30"], "", "invalid value '1e30' for rocksdb.write_buffer_size"),
+        (&["-e", "null", "--num", "100000000000000"], "", "--num must be at most 17179869184 (a bit per key is kept in memory), got 100000000000000"),
+        (&["-e", "null", "--value-size", "100000000000"], "", "--value-size must be at most 67108864 (64 MiB)"),
+        (&["-e", "null", "--key-size", "100000000000"], "", "--key-size must be at most 65536"),
+        (&["-e", "null", "--batch-size", "100000000000"], "", "--batch-size must be at most 1000000"),
+        (&["-e", "null", "--batch-size", "100000", "--value-size", "100000"], "", "--batch-size 100000 of 100016-byte entries is 10001600000 bytes per batch; at most 1073741824"),
+        (&["-e", "null", "--multiget-batch", "100000000000"], "", "--multiget-batch must be at most 1000000"),
+        (&["-e", "null", "--range-len", "100000000000"], "", "--range-len must be at most 1000000"),
+        (&["-e", "null", "--compaction-timeout", "inf"], "", "--compaction-timeout must be at most 604800 (a week), got inf"),
+        (&["-e", "null", "--compaction-timeout", "nan"], "", "--compaction-timeout must be between 0.001 and 604800, got NaN"),
+        (&["-e", "null", "--seconds=-1"], "", "--seconds must be at least 0.001, got -1"),
+        (&["-e", "null", "--seconds", "inf"], "", "--seconds must be at most 604800 (a week), got inf"),
+        (&["-e", "null", "--query-seconds", "1e300"], "", "--query-seconds must be at most 604800"),
+        (&["-e", "null", "--field-length", "1000000000"], "", "--field-length must be at most 67108864"),
+        (&["-e", "null", "--writer-rate", "inf"], "", "invalid writer rate 'inf'"),
+        (&[rww, &["--writer-rate", "0.01"]].concat(), "", "step readwhilewriting: --writer-rate 0.01 is 0.010 writes/s of 116-byte entries; at least 1 write/s"),
+        (&[rww, &["--writer-rate", "1e-300"]].concat(), "", "step readwhilewriting: --writer-rate 1e-300 is 0.000 writes/s"),
+        (&[rww, &["--writer-rate", "1KB", "--value-size", "65536"]].concat(), "", "--writer-rate 1KB is 0.016 writes/s of 65552-byte entries"),
+        // A suite file's values go through the same checks.
+        (&[], "[settings]\ncompaction_timeout = inf\n[[config]]\nengine = \"null\"", "--compaction-timeout must be at most 604800 (a week), got inf"),
+        (&[], "[settings]\nvalue_size = 100000000000\n[[config]]\nengine = \"null\"", "--value-size must be at most 67108864 (64 MiB)"),
+        (&[], "[[config]]\nengine = \"rocksdb\"\noptions = { num_levels = -3 }", "invalid value '-3' for rocksdb.num_levels"),
+        (&[], "[[config]]\nengine = \"null\"\n[[step]]\nname = \"fillseq\"\n[[step]]\nname = \"readwhilewriting\"\nwriter_rate = \"0.5\"", "--writer-rate 0.5 is 0.500 writes/s"),
+    ];
+    for (args, suite, expected) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let out_dir = dir.path().join("out");
+        let mut cmd = rumbench();
+        cmd.args(*args).arg("--output-dir").arg(&out_dir);
+        if !suite.is_empty() {
+            std::fs::write(dir.path().join("suite.toml"), suite).unwrap();
+            cmd.arg("--config").arg(dir.path().join("suite.toml"));
+        }
+        let out = cmd.output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?} {suite:?}: {}", stderr(&out));
+        assert!(error_line(&out).contains(expected), "{args:?} {suite:?}: {}", stderr(&out));
+        assert_eq!(stderr(&out).lines().count(), 1, "{args:?} {suite:?}: {}", stderr(&out));
+        assert!(!out_dir.exists(), "{args:?} {suite:?}: nothing is written for a plan that cannot run");
+    }
+}
+
+#[test]
+fn a_big_sweep_is_refused_at_once_with_its_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let values = |n: usize| (1..=n).map(|v| v.to_string()).collect::<Vec<_>>().join(",");
+    let child = rumbench()
+        .args(["-e", "rocksdb", "-s", "fillseq", "-n", "100"])
+        .arg("--sweep")
+        .arg(format!("max_subcompactions={}", values(50)))
+        .arg("--sweep")
+        .arg(format!("max_background_jobs={}", values(50)))
+        .arg("--sweep")
+        .arg(format!("level0_file_num_compaction_trigger={}", values(50)))
+        .arg("--output-dir")
+        .arg(dir.path().join("out"))
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (out, took) = wait_at_most(child, std::time::Duration::from_secs(20));
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let line = error_line(&out);
+    assert!(line.contains("--sweep makes 125000 configs (50 x 50 x 50); at most 1000 in one run: split it"), "{line}");
+    assert!(took < std::time::Duration::from_secs(5), "refused after {took:?}");
+    assert!(!dir.path().join("out").exists());
+}
+
+#[test]
+fn a_stopped_sweep_records_the_configs_left_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let ten = "1,2,3,4,5,6,7,8,9,10";
+    let child = rumbench()
+        .args(["-e", "rocksdb", "-s", "fillseq", "-n", "100"])
+        .args(["--sweep", &format!("rocksdb.max_subcompactions={ten}")])
+        .args(["--sweep", &format!("rocksdb.max_background_jobs={ten}"), "--sweep", &format!("rocksdb.bloom_bits={ten}")])
+        .arg("--output-dir")
+        .arg(dir.path())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let (out, took) = wait_at_most(child, std::time::Duration::from_secs(60));
+    assert_eq!(out.status.code(), Some(143), "{}", stderr(&out));
+    assert!(took < std::time::Duration::from_secs(10), "stopped after {took:?}");
+    let v = load(dir.path());
+    let configs = v["configs"].as_array().unwrap();
+    assert_eq!(configs.len(), 1000, "every config is recorded");
+    let not_run = configs.iter().filter(|c| c["status"] == "not_run").count();
+    assert!(not_run > 900, "{not_run} of 1000 not run");
+}

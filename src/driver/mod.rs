@@ -179,8 +179,8 @@ impl Thread<'_> {
             let intended = match &mut pacer {
                 Some(p) => {
                     let t = p.next_intended();
-                    Pacer::wait_until(start, t);
-                    if !self.clients_running() || self.should_stop() {
+                    let keep_going = || self.clients_running() && !self.should_stop();
+                    if !Pacer::wait_until(start, t, keep_going) || !keep_going() {
                         break;
                     }
                     t
@@ -421,6 +421,29 @@ mod tests {
         assert_eq!(merged[0].ops, 2000);
         let outcomes = merged[0].outcomes.unwrap();
         assert_eq!((outcomes.ok, outcomes.not_found), (1800, 200));
+    }
+
+    #[test]
+    fn a_slow_writer_ends_with_the_clients() {
+        // A writer due every 20 s beside a client of 0.3 s: the step ends with the client.
+        let began = Instant::now();
+        let joined: Joined<u64> = run(
+            1,
+            1,
+            None,
+            Progress { label: "test", total_ops: None, seconds: None },
+            |_, _| Ok(()),
+            |t, ()| match t.role {
+                Role::Client => t.closed_loop(&mut Recorder::new(None), Some(3), 0, 1, |_| {
+                    std::thread::sleep(Duration::from_millis(100));
+                    Ok((1, false))
+                }),
+                Role::Background => t.paced_loop(Some(0.05), &mut crate::measure::new_histogram(), || Ok(()), |_, _, ()| {}),
+            },
+            || {},
+        );
+        assert!(joined.errors.is_empty());
+        assert!(began.elapsed() < Duration::from_secs(2), "the step took {:?}", began.elapsed());
     }
 
     #[test]

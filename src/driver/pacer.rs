@@ -10,6 +10,9 @@ use std::time::{Duration, Instant};
 
 /// How far ahead of schedule an operation may start instead of sleeping.
 pub const SLEEP_THRESHOLD: Duration = Duration::from_millis(1);
+/// The longest sleep between checks that the wait is still wanted, so that
+/// a stop request ends a slow writer's wait promptly.
+pub const WAIT_SLICE: Duration = Duration::from_millis(100);
 
 #[derive(Debug, Clone)]
 pub struct Pacer {
@@ -41,11 +44,20 @@ impl Pacer {
     /// (slightly early): one sleep per operation at tens of thousands of ops/s
     /// would cost the writer most of a CPU in wake-ups, taken from the readers
     /// it runs beside. The rate over any millisecond stays on schedule.
-    pub fn wait_until(start: Instant, intended_ns: u64) {
-        let target = start + Duration::from_nanos(intended_ns);
-        let now = Instant::now();
-        if target > now + SLEEP_THRESHOLD {
-            std::thread::sleep(target - now);
+    /// A long wait sleeps in slices of at most `WAIT_SLICE` and ends early,
+    /// returning false, as soon as `keep_waiting` says so (a stop, the step's end).
+    pub fn wait_until(start: Instant, intended_ns: u64, keep_waiting: impl Fn() -> bool) -> bool {
+        let target = start.checked_add(Duration::from_nanos(intended_ns));
+        loop {
+            let now = Instant::now();
+            let left = target.map_or(WAIT_SLICE, |t| t.saturating_duration_since(now));
+            if left <= SLEEP_THRESHOLD {
+                return true;
+            }
+            std::thread::sleep(left.min(WAIT_SLICE));
+            if !keep_waiting() {
+                return false;
+            }
         }
     }
 }
@@ -83,15 +95,19 @@ mod tests {
     fn waits_only_when_ahead() {
         set_precise_timer_slack();
         let start = Instant::now();
-        Pacer::wait_until(start, 20_000_000);
+        assert!(Pacer::wait_until(start, 20_000_000, || true));
         assert!(start.elapsed() >= Duration::from_millis(20));
         let before = Instant::now();
-        Pacer::wait_until(start, 0); // behind schedule: no sleep
+        Pacer::wait_until(start, 0, || true); // behind schedule: no sleep
         assert!(before.elapsed() < Duration::from_millis(5));
         // Less than the threshold ahead: no sleep either.
         let before = Instant::now();
-        Pacer::wait_until(start, start.elapsed().as_nanos() as u64 + 500_000);
+        Pacer::wait_until(start, start.elapsed().as_nanos() as u64 + 500_000, || true);
         assert!(before.elapsed() < Duration::from_micros(400));
+        // A long wait is given up within a slice once it is no longer wanted.
+        let before = Instant::now();
+        assert!(!Pacer::wait_until(start, u64::MAX, || before.elapsed() < Duration::from_millis(150)));
+        assert!((150..400).contains(&before.elapsed().as_millis()), "{:?}", before.elapsed());
     }
 
     #[test]

@@ -64,7 +64,7 @@ pub const SPEC: EngineSpec = EngineSpec {
         OptionSpec {
             name: "max_readers",
             default: "126",
-            kind: OptKind::Int,
+            kind: OptKind::Int { min: 1, max: 100_000 },
             help: "reader table slots: maximum concurrent read transactions (one per reading thread)",
         },
         OptionSpec {

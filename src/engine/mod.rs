@@ -28,8 +28,10 @@ pub mod wiredtiger;
 #[derive(Debug, Clone, Copy)]
 pub enum OptKind {
     Bool,
-    /// An integer (negative values allowed where the engine gives them a meaning).
-    Int,
+    /// An integer in `min..=max`: the range the engine takes (negative
+    /// values only where the engine gives them a meaning). Every bound fits
+    /// a C int, as most engines take one.
+    Int { min: i64, max: i64 },
     /// A byte size: plain bytes or with a K/M/G/T suffix (powers of 1024).
     Size,
     Float,
@@ -347,7 +349,7 @@ fn canonical_value(spec: &OptionSpec, value: &str) -> Option<String> {
             "false" | "off" | "0" | "no" => Some("false".into()),
             _ => None,
         },
-        OptKind::Int => value.parse::<i64>().ok().map(|v| v.to_string()),
+        OptKind::Int { min, max } => value.parse::<i64>().ok().filter(|v| (min..=max).contains(v)).map(|v| v.to_string()),
         OptKind::Size => parse_size(value).map(|v| v.to_string()),
         OptKind::Float => value.parse::<f64>().ok().filter(|v| v.is_finite()).map(|v| v.to_string()),
         OptKind::Choice(choices) => choices.iter().find(|c| c.eq_ignore_ascii_case(value)).map(|c| c.to_string()),
@@ -359,7 +361,7 @@ fn canonical_value(spec: &OptionSpec, value: &str) -> Option<String> {
 pub fn describe_kind(kind: OptKind) -> String {
     match kind {
         OptKind::Bool => "true|false".into(),
-        OptKind::Int => "integer".into(),
+        OptKind::Int { min, max } => format!("an integer from {min} to {max}"),
         OptKind::Size => "size, e.g. 64M".into(),
         OptKind::Float => "number".into(),
         OptKind::Choice(c) => c.join("|"),
@@ -422,6 +424,59 @@ mod tests {
         assert_eq!(parse_size("1.5K"), Some(1536));
         assert_eq!(parse_size("x"), None);
         assert_eq!(parse_size("-1"), None);
+        // Beyond u64: refused, not saturated to 16 EiB.
+        assert_eq!(parse_size("1e30"), None);
+        assert_eq!(parse_size("20000000T"), None);
+        assert_eq!(parse_size("inf"), None);
+    }
+
+    #[test]
+    fn integer_options_are_refused_outside_their_engine_range() {
+        // (engine, option, value, what the error says): the values of the fault battery.
+        let refused = [
+            ("rocksdb", "max_subcompactions", "-1", "from 1 to 1024"),
+            ("rocksdb", "num_levels", "-3", "from 1 to 100"),
+            ("rocksdb", "num_levels", "1000", "from 1 to 100"),
+            ("rocksdb", "max_open_files", "-2", "from -1 to 2147483647"),
+            ("rocksdb", "level0_stop_writes_trigger", "4294967296", "from 1 to 2147483647"),
+            ("sqlite", "page_size", "-1", "from 512 to 65536"),
+            ("sqlite", "busy_timeout_ms", "-1", "from 0 to 2147483647"),
+            ("lmdb", "max_readers", "-1", "from 1 to 100000"),
+            ("lmdb", "max_readers", "0", "from 1 to 100000"),
+            ("leveldb", "bloom_bits", "-5", "from 0 to 1000"),
+        ];
+        for (engine, option, value, range) in refused {
+            let err = resolve_options(find(engine).unwrap(), &[(option.into(), value.into())]).unwrap_err().to_string();
+            let want = format!("invalid value '{value}' for {engine}.{option} (expected an integer {range})");
+            assert_eq!(err, want);
+        }
+        // Every declared range: its bounds are taken, one past them is not, and
+        // each fits the C int most engines take (no silent clamping).
+        for spec in registry() {
+            for opt in spec.options {
+                let OptKind::Int { min, max } = opt.kind else { continue };
+                assert!(i32::MIN as i64 <= min && min <= max && max <= i32::MAX as i64, "{}.{}", spec.name, opt.name);
+                for (value, ok) in [(min, true), (max, true), (min - 1, false), (max + 1, false)] {
+                    let got = resolve_options(spec, &[(opt.name.into(), value.to_string())]);
+                    assert_eq!(got.is_ok(), ok, "{}.{}={value}", spec.name, opt.name);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn checks_refuse_what_a_range_cannot_say() {
+        let check = |engine: &str, option: &str, value: &str| {
+            let spec = find(engine).unwrap();
+            (spec.check)(&resolve_options(spec, &[(option.into(), value.into())]).unwrap()).map_err(|e| e.to_string())
+        };
+        assert!(check("sqlite", "page_size", "1000").unwrap_err().contains("not a power of two"));
+        check("sqlite", "page_size", "8192").unwrap();
+        assert!(check("rocksdb", "max_open_files", "5").unwrap_err().contains("silently raise it to 20"));
+        check("rocksdb", "max_open_files", "-1").unwrap();
+        check("rocksdb", "max_open_files", "20").unwrap();
+        // A size beyond i64 is refused, not a panic.
+        assert!(check("leveldb", "write_buffer_size", "10000000T").unwrap_err().contains("outside LevelDB's range"));
     }
 
     #[test]

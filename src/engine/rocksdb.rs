@@ -25,15 +25,15 @@ const OPTIONS: &[OptionSpec] = &[
         help: "block cache: LRUCache or HyperClockCache (db_bench --cache_type=hyper_clock_cache)",
     },
     OptionSpec { name: "write_buffer_size", default: "64M", kind: OptKind::Size, help: "memtable size" },
-    OptionSpec { name: "max_write_buffer_number", default: "2", kind: OptKind::Int, help: "memtables before writes stall" },
-    OptionSpec { name: "max_background_jobs", default: "2", kind: OptKind::Int, help: "flush + compaction threads" },
-    OptionSpec { name: "max_subcompactions", default: "1", kind: OptKind::Int, help: "threads per compaction job" },
-    OptionSpec { name: "level0_file_num_compaction_trigger", default: "4", kind: OptKind::Int, help: "L0 files that trigger compaction" },
-    OptionSpec { name: "level0_slowdown_writes_trigger", default: "20", kind: OptKind::Int, help: "L0 files that slow writes" },
-    OptionSpec { name: "level0_stop_writes_trigger", default: "36", kind: OptKind::Int, help: "L0 files that stop writes" },
+    OptionSpec { name: "max_write_buffer_number", default: "2", kind: OptKind::Int { min: 2, max: 1000 }, help: "memtables before writes stall" },
+    OptionSpec { name: "max_background_jobs", default: "2", kind: OptKind::Int { min: 1, max: 1024 }, help: "flush + compaction threads" },
+    OptionSpec { name: "max_subcompactions", default: "1", kind: OptKind::Int { min: 1, max: 1024 }, help: "threads per compaction job" },
+    OptionSpec { name: "level0_file_num_compaction_trigger", default: "4", kind: OptKind::Int { min: 1, max: i32::MAX as i64 }, help: "L0 files that trigger compaction" },
+    OptionSpec { name: "level0_slowdown_writes_trigger", default: "20", kind: OptKind::Int { min: 1, max: i32::MAX as i64 }, help: "L0 files that slow writes" },
+    OptionSpec { name: "level0_stop_writes_trigger", default: "36", kind: OptKind::Int { min: 1, max: i32::MAX as i64 }, help: "L0 files that stop writes" },
     OptionSpec { name: "target_file_size_base", default: "64M", kind: OptKind::Size, help: "SST file size at L1" },
     OptionSpec { name: "max_bytes_for_level_base", default: "256M", kind: OptKind::Size, help: "L1 size (leveled)" },
-    OptionSpec { name: "num_levels", default: "7", kind: OptKind::Int, help: "LSM levels" },
+    OptionSpec { name: "num_levels", default: "7", kind: OptKind::Int { min: 1, max: 100 }, help: "LSM levels" },
     OptionSpec {
         name: "level_compaction_dynamic_level_bytes",
         // db_bench's default; RocksDB's own has been true since 8.4.
@@ -57,7 +57,7 @@ const OPTIONS: &[OptionSpec] = &[
     OptionSpec {
         name: "lock_timeout_ms",
         default: "1000",
-        kind: OptKind::Int,
+        kind: OptKind::Int { min: 0, max: i32::MAX as i64 },
         help: "TransactionDB: how long a transaction waits for a row lock before it fails with a conflict (RocksDB's default, 1000)",
     },
     OptionSpec { name: "enable_blob_files", default: "false", kind: OptKind::Bool, help: "BlobDB: values of at least min_blob_size go to blob files" },
@@ -76,7 +76,7 @@ const OPTIONS: &[OptionSpec] = &[
         kind: OptKind::Choice(&["none", "snappy", "lz4", "zstd", "zlib", "bz2"]),
         help: "block compression, all levels",
     },
-    OptionSpec { name: "bloom_bits", default: "0", kind: OptKind::Int, help: "bloom filter bits per key, 0 = no filter" },
+    OptionSpec { name: "bloom_bits", default: "0", kind: OptKind::Int { min: 0, max: 100 }, help: "bloom filter bits per key, 0 = no filter" },
     OptionSpec { name: "block_size", default: "4096", kind: OptKind::Size, help: "data block size" },
     OptionSpec { name: "cache_index_and_filter_blocks", default: "false", kind: OptKind::Bool, help: "charge index/filter blocks to the block cache" },
     OptionSpec { name: "wal", default: "true", kind: OptKind::Bool, help: "write-ahead log on/off" },
@@ -88,7 +88,7 @@ const OPTIONS: &[OptionSpec] = &[
         kind: OptKind::Bool,
         help: "O_DIRECT for background IO",
     },
-    OptionSpec { name: "max_open_files", default: "-1", kind: OptKind::Int, help: "table cache size, -1 = keep all open" },
+    OptionSpec { name: "max_open_files", default: "-1", kind: OptKind::Int { min: -1, max: i32::MAX as i64 }, help: "table cache size, -1 = keep all open" },
     OptionSpec { name: "bytes_per_sync", default: "0", kind: OptKind::Size, help: "incremental sync of SST files, 0 = off" },
     OptionSpec {
         name: "enable_pipelined_write",
@@ -143,6 +143,10 @@ pub const SPEC: EngineSpec = EngineSpec {
 fn check(o: &EngineOptions) -> Result<()> {
     if !o.bool("wal") && o.bool("sync") {
         bail!("sync=true syncs the write-ahead log, but wal=false turns it off: drop one of them");
+    }
+    let open_files = o.i64("max_open_files");
+    if (0..20).contains(&open_files) {
+        bail!("rocksdb.max_open_files={open_files}: RocksDB would silently raise it to 20; give -1 (keep all open) or 20 and more");
     }
     if o.i64("level0_stop_writes_trigger") < o.i64("level0_slowdown_writes_trigger") {
         bail!(

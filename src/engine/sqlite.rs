@@ -22,7 +22,7 @@ use anyhow::{bail, Context, Result};
 use rusqlite::types::ValueRef;
 use rusqlite::Connection;
 
-use super::{BatchOp, Engine, EngineSpec, OpenArgs, OptKind, OptionSpec, Session, TxnEnd, TxnOps};
+use super::{BatchOp, Engine, EngineOptions, EngineSpec, OpenArgs, OptKind, OptionSpec, Session, TxnEnd, TxnOps};
 
 const JOURNAL_MODES: &[&str] = &["wal", "delete", "truncate", "memory", "off"];
 const SYNCHRONOUS: &[&str] = &["off", "normal", "full", "extra"];
@@ -63,7 +63,7 @@ pub const SPEC: EngineSpec = EngineSpec {
         OptionSpec {
             name: "page_size",
             default: "4096",
-            kind: OptKind::Int,
+            kind: OptKind::Int { min: 512, max: 65536 },
             help: "PRAGMA page_size for a new database (power of two, 512..65536); an existing file keeps its own",
         },
         OptionSpec {
@@ -75,7 +75,7 @@ pub const SPEC: EngineSpec = EngineSpec {
         OptionSpec {
             name: "busy_timeout_ms",
             default: "10000",
-            kind: OptKind::Int,
+            kind: OptKind::Int { min: 0, max: i32::MAX as i64 },
             help: "how long a connection waits for a lock held by another before failing with SQLITE_BUSY",
         },
     ],
@@ -84,10 +84,20 @@ pub const SPEC: EngineSpec = EngineSpec {
     presets: &[],
     stores_data: true,
     database_file: Some("db.sqlite"),
-    check: super::no_contradictions,
+    check,
     build_info,
     transactions: |_| Some("BEGIN IMMEDIATE: one writer at a time, others wait up to busy_timeout_ms"),
 };
+
+/// What the declared range cannot say: SQLite ignores a page_size that is
+/// not a power of two (the database would silently keep 4096).
+fn check(o: &EngineOptions) -> Result<()> {
+    let page_size = o.u64("page_size");
+    if !page_size.is_power_of_two() {
+        bail!("sqlite.page_size={page_size} is not a power of two (valid: 512, 1024, ..., 65536)");
+    }
+    Ok(())
+}
 
 const CREATE_TABLE: &str = "CREATE TABLE IF NOT EXISTS kv(k BLOB PRIMARY KEY, v BLOB) WITHOUT ROWID";
 const SQL_PUT: &str = "INSERT OR REPLACE INTO kv(k, v) VALUES (?1, ?2)";
@@ -125,12 +135,6 @@ impl Settings {
     fn from_options(args: &OpenArgs) -> Result<Self> {
         let o = &args.options;
         let page_size = o.u64("page_size");
-        if !(512..=65536).contains(&page_size) || !page_size.is_power_of_two() {
-            bail!(
-                "sqlite: invalid page_size {page_size} (valid: a power of two from 512 to 65536) for {}",
-                args.dir.display()
-            );
-        }
         Ok(Settings {
             journal_mode: choice(JOURNAL_MODES, o.str("journal_mode"), "journal_mode")?,
             synchronous: choice(SYNCHRONOUS, o.str("synchronous"), "synchronous")?,
@@ -572,8 +576,8 @@ mod tests {
         assert!(err.contains("off|normal|full|extra"), "{err}");
         let err = resolve_options(&SPEC, &[("cache_size".into(), "big".into())]).err().unwrap().to_string();
         assert!(err.contains("sqlite.cache_size"), "{err}");
-        let dir = tempfile::tempdir().unwrap();
-        let err = open_with(dir.path(), &[("page_size", "5000")]).err().unwrap().to_string();
+        let options = resolve_options(&SPEC, &[("page_size".into(), "5000".into())]).unwrap();
+        let err = (SPEC.check)(&options).err().unwrap().to_string();
         assert!(err.contains("page_size") && err.contains("power of two"), "{err}");
     }
 

@@ -36,7 +36,7 @@ const SYNC_METHODS: &[&str] = &["off", "none", "fsync", "dsync"];
 
 const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "cache_size", default: "100M", kind: OptKind::Size, help: "WiredTiger cache (WiredTiger's default 100M)" },
-    OptionSpec { name: "checkpoint_wait", default: "60", kind: OptKind::Int, help: "seconds between checkpoints, 0 = none but at close (checkpoint=(wait=N))" },
+    OptionSpec { name: "checkpoint_wait", default: "60", kind: OptKind::Int { min: 0, max: 100_000 }, help: "seconds between checkpoints, 0 = none but at close (checkpoint=(wait=N))" },
     OptionSpec { name: "log", default: "true", kind: OptKind::Bool, help: "write-ahead log (log=(enabled))" },
     OptionSpec {
         name: "transaction_sync",
@@ -52,7 +52,7 @@ const OPTIONS: &[OptionSpec] = &[
     },
     OptionSpec { name: "leaf_page_max", default: "32K", kind: OptKind::Size, help: "maximum leaf page size (WiredTiger's default 32K)" },
     OptionSpec { name: "internal_page_max", default: "4K", kind: OptKind::Size, help: "maximum internal page size (WiredTiger's default 4K)" },
-    OptionSpec { name: "eviction_threads_max", default: "8", kind: OptKind::Int, help: "eviction worker threads, maximum (eviction=(threads_max))" },
+    OptionSpec { name: "eviction_threads_max", default: "8", kind: OptKind::Int { min: 1, max: 20 }, help: "eviction worker threads, maximum (eviction=(threads_max))" },
 ];
 
 /// io-bound mode: a small cache, so most reads go to storage.
@@ -92,12 +92,6 @@ fn check(o: &EngineOptions) -> Result<()> {
             "transaction_sync={} writes the log at commit, but log=false turns it off: set transaction_sync=off or log=true",
             o.str("transaction_sync")
         );
-    }
-    if o.i64("checkpoint_wait") < 0 || o.i64("checkpoint_wait") > 100_000 {
-        bail!("wiredtiger.checkpoint_wait must be 0..=100000 seconds");
-    }
-    if !(1..=20).contains(&o.i64("eviction_threads_max")) {
-        bail!("wiredtiger.eviction_threads_max must be 1..=20");
     }
     if o.u64("cache_size") < (1 << 20) {
         bail!("wiredtiger.cache_size must be at least 1M");

@@ -159,9 +159,12 @@ pub fn run(plan: &RunPlan, opts: &RunOptions) -> Result<RunResult> {
             stopped = crate::driver::stop::stop_requested();
         }
         if stopped {
-            run.configs.push(ended_config(config, &db_root, Status::NotRun, &format!("not run: the run was {}", crate::driver::stop::interrupted_text())));
+            // Every config left, recorded at once: writing the outputs once per
+            // config made a stopped sweep of thousands take many minutes.
+            let why = format!("not run: the run was {}", crate::driver::stop::interrupted_text());
+            run.configs.extend(plan.configs[i..].iter().map(|c| ended_config(c, &db_root, Status::NotRun, &why)));
             write_between_configs(&run, opts);
-            continue;
+            break;
         }
         // How the configs before this one ended, as this process knows it
         // (a config process rewrites result.json from what it read there).

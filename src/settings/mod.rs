@@ -207,8 +207,9 @@ pub fn parse_size(text: &str) -> Option<u64> {
     if let Ok(n) = num.parse::<u64>() {
         return n.checked_mul(mult);
     }
-    let f: f64 = num.parse().ok()?;
-    (f >= 0.0 && f.is_finite()).then(|| (f * mult as f64) as u64)
+    let bytes = num.parse::<f64>().ok()? * mult as f64;
+    // `as u64` would saturate a size beyond u64 instead of refusing it.
+    (bytes >= 0.0 && bytes < u64::MAX as f64).then_some(bytes as u64)
 }
 
 /// A resolved engine configuration.
