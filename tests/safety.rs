@@ -19,6 +19,13 @@ fn rumbench() -> Command {
     c
 }
 
+/// `rumbench run ARGS --db-dir DB --output-dir OUT`.
+fn rumbench_in(args: &[&str], db_root: &Path, out_dir: &Path) -> Command {
+    let mut c = rumbench();
+    c.args(args).arg("--db-dir").arg(db_root).arg("--output-dir").arg(out_dir);
+    c
+}
+
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).to_string()
 }
@@ -620,11 +627,7 @@ fn a_server_a_killed_run_left_running_is_stopped_before_its_files_go() {
     let t = tempfile::tempdir().unwrap();
     let db_root = t.path().join("db");
     let out1 = t.path().join("out1");
-    let mut first = rumbench()
-        .args(["-e", "postgres", "-s", "l.i0,qp100", "--rows", "3000", "--query-seconds", "60", "--db-dir"])
-        .arg(&db_root)
-        .arg("--output-dir")
-        .arg(&out1)
+    let mut first = rumbench_in(&["-e", "postgres", "-s", "l.i0,qp100", "--rows", "3000", "--query-seconds", "60"], &db_root, &out1)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -640,13 +643,7 @@ fn a_server_a_killed_run_left_running_is_stopped_before_its_files_go() {
     std::thread::sleep(Duration::from_millis(500));
     let orphans: Vec<_> = processes_mentioning(&db_root.join("postgres")).into_iter().filter(|(_, c)| c.contains("postgres")).collect();
     assert!(!orphans.is_empty(), "the server outlives a SIGKILLed run (the case under test)");
-    let out = rumbench()
-        .args(["-e", "postgres", "-s", "l.i0", "--rows", "2000", "--db-dir"])
-        .arg(&db_root)
-        .arg("--output-dir")
-        .arg(t.path().join("out2"))
-        .output()
-        .unwrap();
+    let out = rumbench_in(&["-e", "postgres", "-s", "l.i0", "--rows", "2000"], &db_root, &t.path().join("out2")).output().unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stderr(&out).contains("stopped postgres (pid"), "the leftover server is stopped first: {}", stderr(&out));
     assert_nothing_left_running(t.path(), 30);
@@ -741,11 +738,7 @@ fn a_full_results_filesystem_fails_one_config_and_stops_its_server() {
     let t = tempfile::tempdir().unwrap();
     let out_dir = mnt.path().join("out");
     let db_root = t.path().join("db");
-    let run = rumbench()
-        .args(["-e", "postgres,lmdb", "-s", "l.i0,qp100", "--rows", "3000", "--query-seconds", "5", "--db-dir"])
-        .arg(&db_root)
-        .arg("--output-dir")
-        .arg(&out_dir)
+    let run = rumbench_in(&["-e", "postgres,lmdb", "-s", "l.i0,qp100", "--rows", "3000", "--query-seconds", "5"], &db_root, &out_dir)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
