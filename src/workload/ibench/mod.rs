@@ -326,22 +326,32 @@ fn precheck(kind: StepKind, loaded: bool, indexed: bool) -> Option<String> {
     None
 }
 
-/// Main processes of servers whose command line names `dir` (the
-/// postmaster's `-D DIR`, mariadbd's `--datadir=DIR/data`).
+/// Main processes of servers under `dir`: a postgres or mariadbd whose
+/// command line names `dir` (mariadbd's `--defaults-file`) or whose working
+/// directory is in it (the postmaster runs in its data dir, and gets it from
+/// PGDATA, not `-D`), and whose parent is not such a server (a backend goes
+/// with its postmaster).
 fn server_processes_under(dir: &Path) -> Vec<(u32, String)> {
     let needle = dir.to_string_lossy().to_string();
+    let absolute = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    let comm_of = |pid: &str| std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default().trim().to_string();
+    let parent_of = |pid: u32| {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        stat.rsplit(')').next().and_then(|rest| rest.split_whitespace().nth(1)).unwrap_or("0").to_string()
+    };
     let mut out = Vec::new();
     let Ok(rd) = std::fs::read_dir("/proc") else { return out };
     for e in rd.flatten() {
         let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else { continue };
-        let comm = std::fs::read_to_string(e.path().join("comm")).unwrap_or_default();
-        let comm = comm.trim();
+        let comm = comm_of(&pid.to_string());
         if comm != "postgres" && comm != "mariadbd" {
             continue;
         }
         let cmdline = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
-        if String::from_utf8_lossy(&cmdline).replace('\0', " ").contains(&needle) && crate::server::process_alive(pid) {
-            out.push((pid, comm.to_string()));
+        let named = String::from_utf8_lossy(&cmdline).replace('\0', " ").contains(&needle);
+        let inside = std::fs::read_link(e.path().join("cwd")).is_ok_and(|cwd| cwd.starts_with(&absolute));
+        if (named || inside) && comm_of(&parent_of(pid)) != comm && crate::server::process_alive(pid) {
+            out.push((pid, comm));
         }
     }
     out
@@ -349,7 +359,7 @@ fn server_processes_under(dir: &Path) -> Vec<(u32, String)> {
 
 /// Stop database servers left running under `dir` by a config process that
 /// died without stopping them (killed or crashed): every postgres or
-/// mariadbd process whose command line names `dir`. When the process died
+/// mariadbd main process under `dir` (see `server_processes_under`). When the process died
 /// abnormally (`crashed`), look again a little later too, for a server that
 /// was still starting. Returns what it did, one line each.
 pub fn stop_leftover_servers(engine: &str, dir: &Path, crashed: bool) -> Vec<String> {
