@@ -34,7 +34,7 @@ fn load(dir: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(dir.join("result.json")).unwrap()).unwrap()
 }
 
-/// Live processes whose command line mentions `path` (zombies excluded).
+/// Live processes whose command line mentions `path`, or that run in it (zombies excluded).
 fn processes_mentioning(path: &Path) -> Vec<(i32, String)> {
     let needle = path.to_string_lossy().to_string();
     let mut out = Vec::new();
@@ -46,7 +46,9 @@ fn processes_mentioning(path: &Path) -> Vec<(i32, String)> {
         let cmd = String::from_utf8_lossy(&std::fs::read(e.path().join("cmdline")).unwrap_or_default()).replace('\0', " ");
         let state = std::fs::read_to_string(e.path().join("stat")).unwrap_or_default();
         let zombie = state.rsplit(')').next().is_some_and(|rest| rest.trim_start().starts_with('Z'));
-        if cmd.contains(&needle) && !zombie {
+        // A postmaster names its data dir nowhere on its command line (PGDATA): it runs in it.
+        let cwd = std::fs::read_link(e.path().join("cwd")).is_ok_and(|c| c.starts_with(path));
+        if (cmd.contains(&needle) || cwd) && !zombie {
             out.push((pid, cmd));
         }
     }
@@ -641,7 +643,7 @@ fn a_server_a_killed_run_left_running_is_stopped_before_its_files_go() {
     }
     first.wait().unwrap();
     std::thread::sleep(Duration::from_millis(500));
-    let orphans: Vec<_> = processes_mentioning(&db_root.join("postgres")).into_iter().filter(|(_, c)| c.contains("postgres")).collect();
+    let orphans: Vec<_> = processes_mentioning(&db_root.join("postgres")).into_iter().filter(|(_, c)| c.starts_with("postgres")).collect();
     assert!(!orphans.is_empty(), "the server outlives a SIGKILLed run (the case under test)");
     let out = rumbench_in(&["-e", "postgres", "-s", "l.i0", "--rows", "2000"], &db_root, &t.path().join("out2")).output().unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
