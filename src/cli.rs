@@ -87,6 +87,11 @@ pub struct RunArgs {
     /// server versions; repeatable, replaces the suite's `sweep`
     #[arg(long = "sweep", value_name = "KEY=V1,V2")]
     pub sweeps: Vec<String>,
+    /// Run every config N times, in interleaved rounds (a b c, then b c a,
+    /// ...), each in a fresh process and data dir: comparisons then give
+    /// confidence intervals and verdicts (replaces the suite's `repeat`)
+    #[arg(long, value_name = "N")]
+    pub repeat: Option<u32>,
     /// A server you already run, benchmarked as a config of its own (beside
     /// any --engine; `-e postgres --target URL` runs both):
     /// postgres://user[:password]@host[:port]/database or mysql://... (the
@@ -170,15 +175,13 @@ pub struct CompareArgs {
     /// Runs: the first is the base; DIR1,DIR2 groups repeats of one run
     #[arg(required = true, value_name = "RUN")]
     pub runs: Vec<String>,
-    /// Exit with status 1 when any change is a regression (for CI)
+    /// Exit with status 1 when any verdict is REGRESSION (for CI; needs repeats)
     #[arg(long)]
     pub fail_on_regression: bool,
-    /// Smallest change that is not noise, as a fraction or percent
+    /// Smallest change that matters, as a fraction or percent: a verdict
+    /// needs the whole confidence interval beyond it
     #[arg(long, default_value = "5%", value_parser = fraction)]
     pub threshold: f64,
-    /// Multiple of the coefficient of variation that still counts as noise
-    #[arg(long, default_value_t = crate::report::compare::DEFAULT_K)]
-    pub k: f64,
     /// Only these metrics, comma separated (ops_s, p99_us, cpu_us_op, ...)
     #[arg(long, value_delimiter = ',')]
     pub metrics: Vec<String>,

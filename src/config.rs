@@ -499,6 +499,8 @@ pub struct SuiteFile {
     /// Config sweeps, as `--sweep` takes them: "[ENGINE.]KEY=V1,V2,...".
     #[serde(default)]
     pub sweep: Vec<String>,
+    /// Runs of every config, in interleaved rounds (`--repeat` replaces it).
+    pub repeat: Option<u32>,
 }
 
 impl SuiteFile {
@@ -532,7 +534,12 @@ pub struct PlanInputs {
     /// Config sweeps (`--sweep [ENGINE.]KEY=V1,V2,...`); replace the suite's.
     pub sweeps: Vec<String>,
     pub flags: SettingsArgs,
+    /// `--repeat N`: replaces the suite's `repeat`.
+    pub repeat: Option<u32>,
 }
+
+/// Most runs of each config (`--repeat`): a verdict settles long before.
+pub const MAX_REPEAT: u32 = 100;
 
 pub const DEFAULT_STEPS: &[&str] = &["fillseq", "readrandom"];
 
@@ -655,6 +662,7 @@ impl RunPlan {
                 server_config_unknown: Vec::new(),
                 target_password,
                 sweep: entry.sweep.clone(),
+                repeat: None,
             });
         }
         for (i, c) in configs.iter().enumerate() {
@@ -734,7 +742,15 @@ impl RunPlan {
                 c.options.insert("transactions".into(), if needs_transactions { "pessimistic" } else { "none" }.into());
             }
         }
-        Ok(RunPlan { suite: suite.name.clone(), configs, steps, settings })
+        let repeat = inp.repeat.or(suite.repeat).unwrap_or(1);
+        if !(1..=MAX_REPEAT).contains(&repeat) {
+            bail!("repeat {repeat} is out of range: give 1 to {MAX_REPEAT} runs of each config");
+        }
+        if repeat > 1 && configs.len() as u64 * repeat as u64 > MAX_CONFIGS as u64 {
+            bail!("{} configs x {repeat} repeats is {} config runs, more than {MAX_CONFIGS}: repeat fewer or sweep fewer values", configs.len(), configs.len() as u64 * repeat as u64);
+        }
+        let configs = if repeat > 1 { crate::settings::interleave_rounds(&configs, repeat) } else { configs };
+        Ok(RunPlan { suite: suite.name.clone(), configs, steps, settings, repeat })
     }
 }
 

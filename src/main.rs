@@ -80,6 +80,7 @@ fn cmd_run(args: RunArgs) -> Result<ExitCode> {
         options: args.options.clone(),
         sweeps: args.sweeps.clone(),
         flags: args.settings.clone(),
+        repeat: args.repeat,
     })?;
     runner::check_plan(&plan)?;
     driver::progress::set_mode(args.progress);
@@ -234,7 +235,7 @@ fn cmd_compare(a: CompareArgs) -> Result<ExitCode> {
         .zip(labels)
         .map(|((runs, members), label)| Group { label: if members.len() > 1 { format!("{label}(x{})", members.len()) } else { label }, runs })
         .collect();
-    let opts = compare::Options { threshold: a.threshold, k: a.k, metrics: (!a.metrics.is_empty()).then(|| a.metrics.clone()) };
+    let opts = compare::Options { threshold: a.threshold, metrics: (!a.metrics.is_empty()).then(|| a.metrics.clone()) };
     let c = compare::compare(&groups, &opts)?;
     for g in &groups {
         outln!("{}: {}", g.label, g.runs.iter().map(|(d, _)| d.as_str()).collect::<Vec<_>>().join(", "));
@@ -242,7 +243,7 @@ fn cmd_compare(a: CompareArgs) -> Result<ExitCode> {
     out!("{}", compare::render_text(&c));
     let regressions = c.count(Verdict::Regression);
     if a.fail_on_regression && regressions > 0 {
-        errln!("rumbench: {regressions} regression{} beyond noise", if regressions == 1 { "" } else { "s" });
+        errln!("rumbench: {regressions} regression{} (confidence interval wholly beyond the threshold)", if regressions == 1 { "" } else { "s" });
         return Ok(ExitCode::from(EXIT_FAILED));
     }
     Ok(ExitCode::SUCCESS)

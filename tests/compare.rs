@@ -1,17 +1,20 @@
-//! compare's classification on synthetic results with known differences and
-//! known noise, and its exit code for CI.
+//! compare's verdicts: on synthetic results with known differences and
+//! known spread, its exit code for CI, and on real runs of the null engine:
+//! identical configs with repeats get no verdict of change (A/A), and a
+//! known slowdown is called a regression.
 
 mod common;
 
+use std::path::Path;
 use std::process::Command;
 
 use assert_cmd::cargo::CommandCargoExt;
 use common::*;
+use rumbench::report::compare::{self, Comparison, Group, Options, Verdict};
 use rumbench::result::RunResult;
-use rumbench::report::compare::{self, BandSource, Comparison, Group, Options, Verdict};
 
-fn one(name: &str, run: RunResult) -> Group {
-    Group { label: name.into(), runs: vec![(format!("/r/{name}"), run)] }
+fn group(name: &str, runs: Vec<RunResult>) -> Group {
+    Group { label: name.into(), runs: runs.into_iter().enumerate().map(|(i, r)| (format!("/r/{name}{i}"), r)).collect() }
 }
 
 fn single(step: StepSpec) -> RunResult {
@@ -23,152 +26,193 @@ fn line<'a>(c: &'a Comparison, step: &str, metric: &str) -> &'a compare::Line {
     c.pairs[0].lines.iter().find(|l| l.step == step && l.metric == mi).unwrap_or_else(|| panic!("no {step} {metric}"))
 }
 
-fn cmp(a: RunResult, b: RunResult) -> Comparison {
-    compare::compare(&[one("a", a), one("b", b)], &Options::default()).unwrap()
+/// Runs of one config at these rates (separate runs: compared unpaired).
+fn rates(rs: &[u64]) -> Vec<RunResult> {
+    rs.iter().map(|&r| single(StepSpec::steady("readrandom", "get", r, 10))).collect()
 }
 
-/// Rates around `mean` with a known coefficient of variation: alternating +-cv.
-fn wobbly(mean: f64, cv: f64, n: usize) -> Vec<u64> {
-    (0..n).map(|i| (mean * if i % 2 == 0 { 1.0 + cv } else { 1.0 - cv }) as u64).collect()
+/// One run of configs a and b in rounds (as `--repeat`): per round (a's rate, b's rate).
+fn in_rounds(rounds: &[(u64, u64)]) -> RunResult {
+    let mut configs = Vec::new();
+    for (i, &(ra, rb)) in rounds.iter().enumerate() {
+        for (name, rate) in [("a", ra), ("b", rb)] {
+            let mut c = config(name, "rocksdb", "7.8.3", &[StepSpec::steady("readrandom", "get", rate, 10)]);
+            c.repeat = Some(i as u32 + 1);
+            configs.push(c);
+        }
+    }
+    let mut r = run("2025-03-01T10:00:00+00:00", configs);
+    r.rounds = rounds.iter().map(|_| vec!["a".to_string(), "b".to_string()]).collect();
+    r
 }
 
 #[test]
-fn steady_runs_classify_by_the_fixed_threshold() {
-    let base = || StepSpec::steady("readrandom", "get", 100_000, 10);
-    // +20%: improvement; -20%: regression; +3%: noise.
-    let c = cmp(single(base()), single(StepSpec::steady("readrandom", "get", 120_000, 10)));
+fn one_run_per_side_gives_ratios_and_no_verdict() {
+    let c = compare::compare(&[group("a", rates(&[100_000])), group("b", rates(&[60_000]))], &Options::default()).unwrap();
     let l = line(&c, "readrandom", "ops_s");
-    assert_eq!(l.verdict, Verdict::Improvement);
-    assert_eq!(l.source, BandSource::Threshold);
-    assert!((l.band - 0.05).abs() < 1e-12);
-    assert!((l.ratio.unwrap() - 1.2).abs() < 1e-9);
-    assert_eq!(line(&cmp(single(base()), single(StepSpec::steady("readrandom", "get", 80_000, 10))), "readrandom", "ops_s").verdict, Verdict::Regression);
-    assert_eq!(line(&cmp(single(base()), single(StepSpec::steady("readrandom", "get", 103_000, 10))), "readrandom", "ops_s").verdict, Verdict::Noise);
-    // Unchanged metrics are noise; lower-is-better metrics invert.
-    let c = cmp(single(base()), single(base().p50(8.0).cpu(3.0)));
-    assert_eq!(line(&c, "readrandom", "p50_us").verdict, Verdict::Regression);
-    assert_eq!(line(&c, "readrandom", "cpu_us_op").verdict, Verdict::Improvement);
-    assert_eq!(line(&c, "readrandom", "space_amp").verdict, Verdict::Noise);
+    assert!((l.ratio.unwrap() - 0.6).abs() < 1e-9);
+    assert_eq!(l.verdict, Verdict::OneRun);
+    assert!(l.interval.is_none());
+    assert_eq!(c.count(Verdict::Regression) + c.count(Verdict::Improvement), 0);
+    assert!(compare::render_text(&c).contains("no verdicts: one run per side"));
 }
 
 #[test]
-fn per_second_variation_widens_the_band() {
-    // Per-second rates vary +-20% (CV ~0.21 with 10 alternating seconds): band = 2 x CV ~ 42%.
-    let noisy = StepSpec::new("readrandom", "get", wobbly(100_000.0, 0.2, 10));
-    let cv = rumbench::report::summary::cv(&wobbly(100_000.0, 0.2, 10).iter().map(|&x| x as f64).collect::<Vec<_>>(), 3).unwrap();
-    let c = cmp(single(noisy), single(StepSpec::steady("readrandom", "get", 85_000, 10)));
+fn runs_given_as_repeats_are_compared_unpaired() {
+    // 90k, 100k, 110k against 60k, 62k, 61k: far beyond any doubt.
+    let c = compare::compare(&[group("a", rates(&[90_000, 100_000, 110_000])), group("b", rates(&[60_000, 62_000, 61_000]))], &Options::default()).unwrap();
     let l = line(&c, "readrandom", "ops_s");
-    assert_eq!(l.source, BandSource::Intervals);
-    assert!((l.band - 2.0 * cv).abs() < 1e-9, "{} vs {}", l.band, 2.0 * cv);
-    assert_eq!(l.verdict, Verdict::Noise, "-15% is inside a {:.0}% band", l.band * 100.0);
-    // A change well beyond the band is still a regression.
-    let c = cmp(single(StepSpec::new("readrandom", "get", wobbly(100_000.0, 0.2, 10))), single(StepSpec::steady("readrandom", "get", 40_000, 10)));
-    assert_eq!(line(&c, "readrandom", "ops_s").verdict, Verdict::Regression);
-    // Per-second p99 variation widens the p99 band, not p50's.
-    let spiky = StepSpec::steady("readrandom", "get", 100_000, 10).p99(vec![10.0, 30.0, 10.0, 30.0, 10.0, 30.0, 10.0, 30.0, 10.0, 30.0]);
-    let c = cmp(single(spiky), single(StepSpec::steady("readrandom", "get", 100_000, 10).p99(vec![36.0; 10]).p50(6.0)));
-    assert_eq!(line(&c, "readrandom", "p99_us").verdict, Verdict::Noise, "36 vs 30 inside the p99 band");
-    assert_eq!(line(&c, "readrandom", "p99_us").source, BandSource::Intervals);
-    assert_eq!(line(&c, "readrandom", "p50_us").verdict, Verdict::Regression, "p50 5 -> 6 with the 5% threshold");
-}
-
-#[test]
-fn the_partial_last_second_and_short_steps_do_not_count() {
-    // Two full seconds only: too few for a CV, the threshold applies.
-    let mut short = StepSpec::new("readrandom", "get", vec![50_000, 150_000]).build();
-    short.wall_s = Some(2.0);
-    let mut a = single(StepSpec::steady("readrandom", "get", 100_000, 2));
-    a.configs[0].steps[0] = short;
-    let c = cmp(a, single(StepSpec::steady("readrandom", "get", 90_000, 2)));
-    assert_eq!(line(&c, "readrandom", "ops_s").source, BandSource::Threshold);
-    // A steady step whose last second is partial (a tiny count) stays steady.
-    let mut s = StepSpec::new("readrandom", "get", vec![100_000, 100_000, 100_000, 100_000, 3_000]).build();
-    s.wall_s = Some(4.03);
-    let mut a = single(StepSpec::steady("readrandom", "get", 1, 1));
-    a.configs[0].steps[0] = s;
-    let c = cmp(a, single(StepSpec::steady("readrandom", "get", 90_000, 5)));
-    assert_eq!(line(&c, "readrandom", "ops_s").source, BandSource::Threshold, "the partial second would add a huge CV");
-}
-
-#[test]
-fn repeats_set_the_band_and_are_averaged() {
-    let rep = |rate: u64| single(StepSpec::steady("readrandom", "get", rate, 10));
-    // Base repeated: 90k, 100k, 110k (CV 0.1, band 20%); new 88k: -12% is noise.
-    let base = Group { label: "a".into(), runs: vec![("1".into(), rep(90_000)), ("2".into(), rep(100_000)), ("3".into(), rep(110_000))] };
-    let c = compare::compare(&[base, one("b", rep(88_000))], &Options::default()).unwrap();
-    let l = line(&c, "readrandom", "ops_s");
-    assert_eq!(l.source, BandSource::Repeats);
-    assert!((l.band - 0.2).abs() < 1e-9, "{}", l.band);
-    assert_eq!(l.base, Some(100_000.0));
-    assert_eq!(l.verdict, Verdict::Noise);
-    // Without the repeats the same -12% is a regression.
-    assert_eq!(line(&cmp(rep(100_000), rep(88_000)), "readrandom", "ops_s").verdict, Verdict::Regression);
-    // k and the threshold are options.
-    let opts = Options { threshold: 0.15, k: 2.0, metrics: Some(vec!["ops_s".into()]) };
-    let c = compare::compare(&[one("a", rep(100_000)), one("b", rep(88_000))], &opts).unwrap();
+    assert_eq!(l.base, Some(100_000.0), "the median");
+    assert!(!l.interval.unwrap().paired);
+    assert_eq!(l.verdict, Verdict::Regression);
+    // -12% against a spread of +-10% with three runs each: undecided, and says how many would settle it.
+    let c = compare::compare(&[group("a", rates(&[90_000, 100_000, 110_000])), group("b", rates(&[80_000, 88_000, 96_000]))], &Options::default()).unwrap();
+    assert!(matches!(line(&c, "readrandom", "ops_s").verdict, Verdict::Inconclusive(_)), "{:?}", line(&c, "readrandom", "ops_s").verdict);
+    // The same figures, judged on one metric alone, with a wider threshold: the same.
+    let opts = Options { threshold: 0.5, metrics: Some(vec!["ops_s".into()]) };
+    let c = compare::compare(&[group("a", rates(&[90_000, 100_000, 110_000])), group("b", rates(&[80_000, 88_000, 96_000]))], &opts).unwrap();
     assert_eq!(c.pairs[0].lines.len(), 1);
-    assert_eq!(c.pairs[0].lines[0].verdict, Verdict::Noise);
+    assert_eq!(c.pairs[0].family, 1);
+    assert_eq!(c.pairs[0].lines[0].verdict, Verdict::Same);
 }
 
 #[test]
-fn configs_pair_by_name_or_alone_and_syncs_have_no_direction() {
-    let a = run(
-        "2025-03-01T10:00:00+00:00",
-        vec![
-            config("rocksdb", "rocksdb", "7.8.3", &[StepSpec::steady("fillrandom", "put", 100_000, 5).durable(false)]),
-            config("lmdb", "lmdb", "0.9", &[StepSpec::steady("fillrandom", "put", 200_000, 5)]),
-        ],
-    );
-    let b = run(
-        "2025-03-01T10:00:00+00:00",
-        vec![
-            config("lmdb", "lmdb", "0.9", &[StepSpec::steady("fillrandom", "put", 200_000, 5)]),
-            config("rocksdb", "rocksdb", "7.8.3", &[StepSpec::steady("fillrandom", "put", 100_000, 5).durable(true)]),
-        ],
-    );
-    let c = cmp(a.clone(), b);
+fn rounds_of_one_run_are_paired() {
+    // The machine drifts +-30% between rounds; b is 10% faster within every round.
+    let drift = [1.0, 1.3, 0.7, 1.1];
+    let rounds: Vec<(u64, u64)> = drift.iter().enumerate().map(|(i, &k)| ((100_000.0 * k) as u64, (110_000.0 * k * (1.0 + 0.002 * i as f64)) as u64)).collect();
+    let c = compare::compare(&[group("r", vec![in_rounds(&rounds)])], &Options::default()).unwrap();
+    let l = line(&c, "readrandom", "ops_s");
+    let i = l.interval.unwrap();
+    assert!(i.paired, "{i:?}");
+    assert_eq!(l.verdict, Verdict::Improvement, "{i:?}");
+    // The same values as separate runs: the drift swamps the difference.
+    let (a, b): (Vec<u64>, Vec<u64>) = rounds.iter().copied().unzip();
+    let c = compare::compare(&[group("a", rates(&a)), group("b", rates(&b))], &Options::default()).unwrap();
+    assert!(matches!(line(&c, "readrandom", "ops_s").verdict, Verdict::Inconclusive(_)));
+}
+
+#[test]
+fn syncs_have_no_direction_and_configs_pair_by_name() {
+    let mk = |durable: bool| {
+        run(
+            "2025-03-01T10:00:00+00:00",
+            vec![
+                config("lmdb", "lmdb", "0.9", &[StepSpec::steady("fillrandom", "put", 200_000, 5)]),
+                config("rocksdb", "rocksdb", "7.8.3", &[StepSpec::steady("fillrandom", "put", 100_000, 5).durable(durable)]),
+            ],
+        )
+    };
+    let c = compare::compare(&[group("a", vec![mk(false), mk(false)]), group("b", vec![mk(true), mk(true)])], &Options::default()).unwrap();
     assert_eq!(c.pairs.len(), 2);
-    assert_eq!(c.pairs[0].base, "a/rocksdb");
-    assert_eq!(c.pairs[0].new, "b/rocksdb");
+    let p = c.pairs.iter().find(|p| p.base == "a/rocksdb").unwrap();
+    assert_eq!(p.new, "b/rocksdb");
     let mi = rumbench::report::summary::metric_index("syncs_per_commit").unwrap();
-    let l = c.pairs[0].lines.iter().find(|l| l.metric == mi).unwrap();
-    assert_eq!(l.verdict, Verdict::Changed, "0 -> 1 sync per commit is a change, not a regression");
-    // One run with two configs: its configs against its first.
-    let c = compare::compare(&[one("a", a)], &Options::default()).unwrap();
-    assert_eq!((c.pairs[0].base.as_str(), c.pairs[0].new.as_str()), ("rocksdb", "lmdb"));
-    assert_eq!(line(&c, "fillrandom", "ops_s").verdict, Verdict::Improvement);
-    // Differently named single configs are paired.
-    let c = cmp(single(StepSpec::steady("readrandom", "get", 100_000, 5)), run("x", vec![config("rocks-new", "rocksdb", "8.0", &[StepSpec::steady("readrandom", "get", 50_000, 5)])]));
-    assert_eq!(c.pairs[0].new, "b/rocks-new");
-    assert_eq!(c.count(Verdict::Regression), 2, "ops/s and MB/s");
+    assert_eq!(p.lines.iter().find(|l| l.metric == mi).unwrap().verdict, Verdict::Changed, "0 -> 1 sync per commit is a change, not a regression");
     // Unknown metrics are refused.
     let bad = Options { metrics: Some(vec!["opss".into()]), ..Default::default() };
-    assert!(compare::compare(&[one("a", single(StepSpec::steady("r", "get", 1, 3)))], &bad).is_err());
+    assert!(compare::compare(&[group("a", rates(&[1]))], &bad).is_err());
 }
 
 #[test]
-fn fail_on_regression_sets_the_exit_code() {
+fn fail_on_regression_acts_on_regression_verdicts_only() {
     let dir = tempfile::tempdir().unwrap();
-    let (a, b, c) = (dir.path().join("a"), dir.path().join("b"), dir.path().join("c"));
-    save(&single(StepSpec::steady("readrandom", "get", 100_000, 10)), &a);
-    save(&single(StepSpec::steady("readrandom", "get", 70_000, 10)), &b);
-    save(&single(StepSpec::steady("readrandom", "get", 101_000, 10)), &c);
+    let save_all = |name: &str, rs: &[u64]| -> String {
+        rates(rs)
+            .iter()
+            .enumerate()
+            .map(|(i, r)| {
+                let d = dir.path().join(format!("{name}{i}"));
+                save(r, &d);
+                d.display().to_string()
+            })
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let (a, b, c) = (save_all("a", &[100_000, 101_000, 99_000]), save_all("b", &[70_000, 70_500, 69_500]), save_all("c", &[100_500, 99_500, 100_000]));
     let bin = || Command::cargo_bin("rumbench").unwrap();
-    let out = bin().arg("compare").arg(&a).arg(&b).arg("--fail-on-regression").output().unwrap();
-    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = bin().args(["compare", &a, &b, "--fail-on-regression"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stdout));
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("REGRESSION") && text.contains("noise: a change is noise when |ratio - 1| <= max(5%, 2 x CV_intervals"), "{text}");
-    assert!(String::from_utf8_lossy(&out.stderr).contains("regressions beyond noise"));
-    // Without the flag the same comparison succeeds; a noise-only one passes with it.
-    assert_eq!(bin().arg("compare").arg(&a).arg(&b).output().unwrap().status.code(), Some(0));
-    let out = bin().arg("compare").arg(&a).arg(&c).arg("--fail-on-regression").output().unwrap();
+    assert!(text.contains("REGRESSION") && text.contains("simultaneous over the metrics judged"), "{text}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("confidence interval wholly beyond the threshold"));
+    // Without the flag the same comparison succeeds; an unchanged one passes with it.
+    assert_eq!(bin().args(["compare", &a, &b]).output().unwrap().status.code(), Some(0));
+    let out = bin().args(["compare", &a, &c, "--fail-on-regression"]).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
-    // Repeats as DIR1,DIR2 and a threshold in percent.
-    let out = bin().arg("compare").arg(format!("{},{}", a.display(), c.display())).arg(&b).args(["--threshold", "40%", "--fail-on-regression"]).output().unwrap();
+    // One run per side: no verdict, so never a failure, however large the drop.
+    let (a1, b1) = (a.split(',').next().unwrap(), b.split(',').next().unwrap());
+    let out = bin().args(["compare", a1, b1, "--fail-on-regression"]).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
-    assert!(String::from_utf8_lossy(&out.stdout).contains("max(40%"));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("0.700"));
+    // A wide threshold in percent: -30% is within it.
+    let out = bin().args(["compare", &a, &b, "--threshold", "40%", "--fail-on-regression"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("beyond +-40%"));
     // Bad input: exit 2, one line.
-    let out = bin().arg("compare").arg(dir.path().join("nope")).arg(&a).output().unwrap();
+    let out = bin().arg("compare").arg(dir.path().join("nope")).arg(a1).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no run directory or history id"));
+}
+
+/// A suite of null-engine configs, one per `spin_ns`, each run `repeat`
+/// times in rounds (a short fillseq, then readrandom for a second); the
+/// run's directory.
+fn null_run(dir: &Path, spins: &[u64], repeat: u32) -> std::path::PathBuf {
+    let mut suite = String::from("[settings]\nnum = 20000\nseconds = 1\nsteps = [\"fillseq\", \"readrandom\"]\n");
+    for (i, s) in spins.iter().enumerate() {
+        suite.push_str(&format!("[[config]]\nname = \"n{i}\"\nengine = \"null\"\noptions = {{ spin_ns = {s} }}\n"));
+    }
+    let file = dir.join("suite.toml");
+    std::fs::write(&file, suite).unwrap();
+    let out_dir = dir.join("run");
+    let out = Command::cargo_bin("rumbench")
+        .unwrap()
+        .args(["run", "--no-history", "--progress", "plain", "--repeat", &repeat.to_string(), "-c"])
+        .arg(&file)
+        .arg("-d")
+        .arg(&out_dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    out_dir
+}
+
+fn compare_dir(dir: &Path, extra: &[&str]) -> (Option<i32>, String) {
+    let out = Command::cargo_bin("rumbench").unwrap().arg("compare").arg(dir).args(extra).output().unwrap();
+    (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+#[test]
+fn identical_configs_with_repeats_get_no_verdict_of_change() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = null_run(tmp.path(), &[2000, 2000, 2000], 4);
+    let result: serde_json::Value = serde_json::from_slice(&std::fs::read(dir.join("result.json")).unwrap()).unwrap();
+    // Rounds rotate: n0 n1 n2, n1 n2 n0, ...
+    assert_eq!(result["rounds"][1], serde_json::json!(["n1", "n2", "n0"]));
+    assert_eq!(result["configs"].as_array().unwrap().len(), 12);
+    let summary = std::fs::read_to_string(dir.join("summary.txt")).unwrap();
+    assert!(summary.contains("n0.r4") && summary.contains("ops/s range"), "{summary}");
+    let (code, text) = compare_dir(&dir, &["--fail-on-regression"]);
+    assert_eq!(code, Some(0), "{text}");
+    let run = rumbench::result::load(&dir.join("result.json")).unwrap();
+    let c = compare::compare(&[Group { label: "aa".into(), runs: vec![(dir.display().to_string(), run)] }], &Options::default()).unwrap();
+    let changes: Vec<String> = c
+        .pairs
+        .iter()
+        .flat_map(|p| p.lines.iter().filter(|l| l.verdict.is_change()).map(move |l| format!("{} -> {} {} {}", p.base, p.new, l.step, l.metric)))
+        .collect();
+    assert!(changes.is_empty(), "A/A verdicts: {changes:?}\n{text}");
+    assert!(c.pairs.iter().all(|p| p.lines.iter().any(|l| l.interval.is_some_and(|i| i.paired))), "{text}");
+}
+
+#[test]
+fn a_known_cpu_slowdown_is_called_a_regression() {
+    let tmp = tempfile::tempdir().unwrap();
+    // 20% more CPU per call in the engine.
+    let dir = null_run(tmp.path(), &[2000, 2400], 5);
+    let (code, text) = compare_dir(&dir, &["--metrics", "cpu_us_op,ops_s", "--fail-on-regression"]);
+    assert_eq!(code, Some(1), "{text}");
+    let cpu = text.lines().find(|l| l.starts_with("readrandom") && l.contains("cpu/op")).unwrap_or_else(|| panic!("{text}"));
+    assert!(cpu.contains("REGRESSION"), "{text}");
 }

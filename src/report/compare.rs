@@ -1,39 +1,34 @@
-//! Run comparison with regression detection against noise.
+//! Run comparison with verdicts earned by repeated runs.
 //!
-//! Method (also printed with every comparison, and in docs/report.md): for
-//! each step and metric, ratio = new / base. The noise band of a metric is
+//! For each step and metric: the ratio new / base of the medians over
+//! repeats, and with repeats on both sides a confidence interval on it
+//! (see `verdict`: t intervals on log ratios, paired by round within one
+//! run, Welch's between runs, simultaneous over the metrics judged). The
+//! verdict: REGRESSION / improvement when the whole interval lies beyond
+//! the threshold (default 5%), "same" when it lies within, "inconclusive"
+//! otherwise (with the repeats that would likely settle it); one run per
+//! side gives ratios and no verdict.
 //!
-//!   band = max(T, k x CV_intervals, k x CV_repeats)
-//!
-//! - T: the fixed threshold (`--threshold`, default 5%).
-//! - CV_intervals: coefficient of variation (sample stddev / mean) of the
-//!   step's per-second series, full seconds only, at least 3 of them; the
-//!   larger of base and new (and of their repeats). Series: ops per second
-//!   for ops/s and MB/s, per-second p99 for p99/p99.9/p99.99, per-second max
-//!   for max. Other metrics have no per-second series.
-//! - CV_repeats: when a side was repeated (several runs given as
-//!   `DIR1,DIR2,...`), the CV of the metric across its repeats; the larger of
-//!   the two sides. Values compared are then the means over repeats.
-//! - k: `--k`, default 2.
-//!
-//! |ratio - 1| <= band is noise; beyond it the change is an improvement or a
-//! regression by the metric's direction, or "changed" for metrics with none
-//! (syncs/commit). Values below a metric's resolution floor on both sides are
-//! equal (an rpq of 0.00001 vs 0 is not a regression).
+//! A control that must not move: rumbench's own client CPU per operation
+//! where its work is the same on both sides (both configs are servers, or
+//! both the null engine with the same options). When its ratio moves
+//! beyond the threshold, the step's verdicts are withheld as "noisy machine".
+//! Values below a metric's resolution floor on both sides are the same (an
+//! rpq of 0.00001 vs 0 is not a regression).
 
 use anyhow::Result;
 
-use super::summary::{self, Better, NamedRun, Summary, METRICS};
+use super::summary::{self, Better, NamedRun, RepeatFigures, Summary, METRICS};
+use super::verdict::{self, Interval, Position};
 use crate::measure::usl::{self, UslFit};
 use crate::result::RunResult;
 use crate::report::table;
 
 pub const DEFAULT_THRESHOLD: f64 = 0.05;
-pub const DEFAULT_K: f64 = 2.0;
-/// Full seconds needed before a per-second series says anything.
-pub const MIN_INTERVALS: usize = 3;
 
-/// Values below this on both sides are the same (absolute, in the metric's unit).
+/// Values below this on both sides are the same (absolute, in the metric's
+/// unit). Metrics with a floor are compared as ln(value + floor), so a 0
+/// (no stall in one repeat) does not end the comparison.
 pub fn floor(key: &str) -> f64 {
     match key {
         "rpq" => 0.01,
@@ -47,6 +42,9 @@ pub fn floor(key: &str) -> f64 {
     }
 }
 
+/// The metric whose movement says the machine, not the engine, changed.
+pub const CONTROL_METRIC: &str = "cpu_us_op";
+
 /// One side of a comparison: a run, or several repeats of the same run.
 pub struct Group {
     pub label: String,
@@ -56,58 +54,78 @@ pub struct Group {
 
 #[derive(Debug, Clone)]
 pub struct Options {
+    /// The practical threshold: smaller changes do not matter.
     pub threshold: f64,
-    pub k: f64,
     /// Only these metric keys (None: all).
     pub metrics: Option<Vec<String>>,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { threshold: DEFAULT_THRESHOLD, k: DEFAULT_K, metrics: None }
+        Options { threshold: DEFAULT_THRESHOLD, metrics: None }
     }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Verdict {
+    /// The whole interval lies beyond the threshold, the bad way.
     Regression,
+    /// The whole interval lies beyond the threshold, the good way.
     Improvement,
-    Noise,
-    /// Beyond the noise band on a metric without a direction.
+    /// The whole interval lies within +-threshold.
+    Same,
+    /// The interval crosses a threshold: with the repeats (per side) that
+    /// would likely settle it, None when even 100 would not.
+    Inconclusive(Option<usize>),
+    /// Beyond the threshold on a metric without a direction.
     Changed,
+    /// Fewer than two repeats on a side (or two rounds in common): a ratio, no interval.
+    OneRun,
+    /// The step's control moved: no verdict on this machine's figures.
+    Withheld,
+    /// The control itself moved beyond the threshold.
+    ControlMoved,
     /// Measured on one side only.
     Missing,
 }
 
 impl Verdict {
-    pub fn text(self) -> &'static str {
+    pub fn text(self) -> String {
         match self {
-            Verdict::Regression => "REGRESSION",
-            Verdict::Improvement => "improvement",
-            Verdict::Noise => "noise",
-            Verdict::Changed => "changed",
-            Verdict::Missing => "n/a",
+            Verdict::Regression => "REGRESSION".into(),
+            Verdict::Improvement => "improvement".into(),
+            Verdict::Same => "same".into(),
+            Verdict::Inconclusive(Some(n)) => format!("inconclusive (~{n} repeats)"),
+            Verdict::Inconclusive(None) => format!("inconclusive (>{} repeats)", verdict::MAX_REPEATS_ESTIMATE),
+            Verdict::Changed => "changed".into(),
+            Verdict::OneRun => "no verdict (1 run)".into(),
+            Verdict::Withheld => "withheld (noisy machine)".into(),
+            Verdict::ControlMoved => "MOVED: noisy machine".into(),
+            Verdict::Missing => "n/a".into(),
         }
     }
-}
 
-/// Where a band came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BandSource {
-    Threshold,
-    Intervals,
-    Repeats,
+    /// Whether the verdict says the engine changed.
+    pub fn is_change(self) -> bool {
+        matches!(self, Verdict::Regression | Verdict::Improvement | Verdict::Changed)
+    }
 }
 
 #[derive(Debug, Clone)]
 pub struct Line {
     pub step: String,
     pub metric: usize,
+    /// Medians over each side's repeats.
     pub base: Option<f64>,
     pub new: Option<f64>,
+    /// The interval's point estimate when there is one, else new / base.
     pub ratio: Option<f64>,
-    pub band: f64,
-    pub source: BandSource,
+    pub interval: Option<Interval>,
+    /// Repeats measured on each side.
+    pub n_base: usize,
+    pub n_new: usize,
+    /// This line is the step's control (`CONTROL_METRIC`).
+    pub control: bool,
     pub verdict: Verdict,
 }
 
@@ -117,6 +135,10 @@ pub struct Pair {
     pub new: String,
     pub lines: Vec<Line>,
     pub notes: Vec<String>,
+    /// Metrics judged together (their intervals are simultaneous), and the
+    /// confidence level of each interval.
+    pub family: usize,
+    pub level: f64,
     /// Concurrency sweeps of the pair's configs: the Universal Scalability
     /// Law fitted on each side (pooled over repeats), per swept step.
     pub scaling: Vec<ScalingPair>,
@@ -186,122 +208,158 @@ impl Comparison {
 /// The figures of one config in one step, over the repeats of a group.
 #[derive(Default)]
 struct Side {
-    /// Per repeat: the metric values.
-    values: Vec<Vec<Option<f64>>>,
-    /// Per repeat: CV of per-second ops, p99 and max.
-    cv_ops: Vec<Option<f64>>,
-    cv_p99: Vec<Option<f64>>,
-    cv_max: Vec<Option<f64>>,
-}
-
-fn mean(xs: &[f64]) -> Option<f64> {
-    (!xs.is_empty()).then(|| xs.iter().sum::<f64>() / xs.len() as f64)
-}
-
-fn max_opt(xs: impl Iterator<Item = Option<f64>>) -> Option<f64> {
-    xs.flatten().fold(None, |a: Option<f64>, b| Some(a.map_or(b, |a| a.max(b))))
+    /// (the run's index in its group, the repeat), every repeat.
+    repeats: Vec<(usize, RepeatFigures)>,
+    engine: String,
+    options: Vec<(String, String)>,
 }
 
 impl Side {
-    fn value(&self, mi: usize) -> Option<f64> {
-        let v: Vec<f64> = self.values.iter().filter_map(|r| r[mi]).collect();
-        mean(&v)
+    fn values(&self, mi: usize) -> Vec<f64> {
+        self.repeats.iter().filter_map(|(_, r)| r.values[mi]).collect()
     }
-    fn cv_repeats(&self, mi: usize) -> Option<f64> {
-        let v: Vec<f64> = self.values.iter().filter_map(|r| r[mi]).collect();
-        summary::cv(&v, 2)
+    fn median(&self, mi: usize) -> Option<f64> {
+        summary::median(&self.values(mi))
     }
-    fn cv_intervals(&self, key: &str) -> Option<f64> {
-        let src = match key {
-            "ops_s" | "mb_s" => &self.cv_ops,
-            "p99_us" | "p999_us" | "p9999_us" => &self.cv_p99,
-            "max_us" => &self.cv_max,
-            _ => return None,
-        };
-        max_opt(src.iter().copied())
+    /// Repeats of one run, by (run index, round): what a pairing matches.
+    fn by_round(&self, mi: usize) -> Vec<((usize, u32), f64)> {
+        self.repeats.iter().filter_map(|(run, r)| Some(((*run, r.round?), r.values[mi]?))).collect()
     }
 }
 
-/// Per step key: the side of `config` in every repeat of `group`.
+/// Per step key: the side of `config` in every run of a group.
 fn side_of(group: &[Summary], config: &str) -> Vec<(String, Side)> {
     let mut out: Vec<(String, Side)> = Vec::new();
-    for s in group {
+    for (run, s) in group.iter().enumerate() {
+        let info = s.runs.first().and_then(|r| r.configs.iter().find(|c| c.name == config));
         for st in &s.steps {
             let Some(row) = st.rows.iter().find(|r| r.config == config) else { continue };
             let idx = match out.iter().position(|(k, _)| *k == st.key) {
                 Some(i) => i,
                 None => {
-                    out.push((st.key.clone(), Side::default()));
+                    let side = Side { engine: row.engine.clone(), options: info.map(|c| c.options.clone()).unwrap_or_default(), ..Side::default() };
+                    out.push((st.key.clone(), side));
                     out.len() - 1
                 }
             };
-            let side = &mut out[idx].1;
-            let full = summary::full_second_ops(&row.intervals, row.wall_s.unwrap_or(0.0));
-            let series = |f: fn(&crate::measure::IntervalStats) -> f64| -> Option<f64> {
-                summary::cv(&full.iter().map(|iv| f(iv)).collect::<Vec<_>>(), MIN_INTERVALS)
-            };
-            side.values.push(row.values.clone());
-            side.cv_ops.push(series(|iv| iv.ops as f64));
-            side.cv_p99.push(series(|iv| iv.p99_us));
-            side.cv_max.push(series(|iv| iv.max_us));
+            out[idx].1.repeats.extend(row.repeats.iter().map(|r| (run, r.clone())));
         }
     }
     out
 }
 
-/// Classify one metric's change.
-pub fn classify(key: &str, better: Better, base: Option<f64>, new: Option<f64>, band: f64) -> (Option<f64>, Verdict) {
-    let (Some(b), Some(n)) = (base, new) else { return (None, Verdict::Missing) };
-    let fl = floor(key);
-    if b.abs() <= fl && n.abs() <= fl {
-        return (summary::ratio(Some(n), Some(b)), Verdict::Noise);
-    }
-    let ratio = summary::ratio(Some(n), Some(b));
-    let beyond = match ratio {
-        Some(r) => (r - 1.0).abs() > band,
-        None => true, // from 0 to something above the floor
-    };
-    if !beyond {
-        return (ratio, Verdict::Noise);
-    }
-    let up = n > b;
-    let verdict = match better {
-        Better::Neither => Verdict::Changed,
-        Better::Higher if up => Verdict::Improvement,
-        Better::Lower if !up => Verdict::Improvement,
-        _ => Verdict::Regression,
-    };
-    (ratio, verdict)
+/// The step's control applies: rumbench's own work per operation is the
+/// same on both sides.
+fn has_control(a: &Side, b: &Side) -> bool {
+    let srv = summary::metric_index("srv_cpu_us_op").expect("srv_cpu_us_op");
+    let servers = !a.values(srv).is_empty() && !b.values(srv).is_empty();
+    let null_alike = a.engine == "null" && b.engine == "null" && a.options == b.options;
+    servers || null_alike
 }
 
-fn compare_sides(step_sides_a: &[(String, Side)], step_sides_b: &[(String, Side)], opts: &Options, pair: &mut Pair) {
+/// The interval of one metric between two sides at `level`: paired by
+/// round when `paired` and two rounds are in common, else Welch's.
+fn interval(a: &Side, b: &Side, mi: usize, paired: bool, level: f64) -> Option<Interval> {
+    let off = floor(METRICS[mi].key);
+    if paired {
+        let bb = b.by_round(mi);
+        let pairs: Vec<(f64, f64)> = a.by_round(mi).into_iter().filter_map(|(k, va)| bb.iter().find(|(kb, _)| *kb == k).map(|(_, vb)| (va + off, vb + off))).collect();
+        return verdict::paired(&pairs, level);
+    }
+    let shift = |v: Vec<f64>| v.into_iter().map(|x| x + off).collect::<Vec<_>>();
+    verdict::unpaired(&shift(a.values(mi)), &shift(b.values(mi)), level)
+}
+
+/// The verdict on a metric of direction `better` from its interval.
+pub fn judge(better: Better, interval: Option<&Interval>, threshold: f64) -> Verdict {
+    let Some(i) = interval else { return Verdict::OneRun };
+    match (verdict::position(i, threshold), better) {
+        (Position::Within, _) => Verdict::Same,
+        (Position::Across, _) => Verdict::Inconclusive(verdict::repeats_needed(i, threshold)),
+        (_, Better::Neither) => Verdict::Changed,
+        (Position::Above, Better::Higher) | (Position::Below, Better::Lower) => Verdict::Improvement,
+        (Position::Above, Better::Lower) | (Position::Below, Better::Higher) => Verdict::Regression,
+    }
+}
+
+fn compare_sides(step_sides_a: &[(String, Side)], step_sides_b: &[(String, Side)], same_run: bool, opts: &Options, pair: &mut Pair) {
+    let wanted = |key: &str| opts.metrics.as_ref().is_none_or(|keys| keys.iter().any(|k| k == key));
+    struct Todo<'s> {
+        step: &'s str,
+        mi: usize,
+        a: &'s Side,
+        b: &'s Side,
+        /// Paired by round: both sides ran in the same rounds of one run.
+        paired: bool,
+        control: bool,
+        /// Every value on both sides is below the metric's floor.
+        tiny: bool,
+    }
+    let mut todo: Vec<Todo> = Vec::new();
     for (key, a) in step_sides_a {
         let Some((_, b)) = step_sides_b.iter().find(|(k, _)| k == key) else {
             pair.notes.push(format!("step {key}: only in {}", pair.base));
             continue;
         };
+        let control = has_control(a, b);
+        let rounds = |s: &Side| !s.repeats.is_empty() && s.repeats.iter().all(|(_, r)| r.round.is_some());
+        let paired = same_run && rounds(a) && rounds(b);
         for (mi, m) in METRICS.iter().enumerate() {
-            if opts.metrics.as_ref().is_some_and(|keys| !keys.iter().any(|k| k == m.key)) {
+            let is_control = control && m.key == CONTROL_METRIC;
+            if !wanted(m.key) && !is_control {
                 continue;
             }
-            let (va, vb) = (a.value(mi), b.value(mi));
-            if va.is_none() && vb.is_none() {
+            let (va, vb) = (a.values(mi), b.values(mi));
+            if va.is_empty() && vb.is_empty() {
                 continue;
             }
-            let cvi = max_opt([a.cv_intervals(m.key), b.cv_intervals(m.key)].into_iter());
-            let cvr = max_opt([a.cv_repeats(mi), b.cv_repeats(mi)].into_iter());
-            let mut band = opts.threshold;
-            let mut source = BandSource::Threshold;
-            if let Some(c) = cvi.map(|c| c * opts.k).filter(|c| *c > band) {
-                band = c;
-                source = BandSource::Intervals;
+            let fl = floor(m.key);
+            let tiny = fl > 0.0 && !va.is_empty() && !vb.is_empty() && va.iter().chain(&vb).all(|v| v.abs() <= fl);
+            todo.push(Todo { step: key, mi, a, b, paired, control: is_control, tiny });
+        }
+    }
+    // Simultaneous intervals over the metrics judged together; the control
+    // is one check of its own, at 95%.
+    let family = todo.iter().filter(|t| !t.tiny && !t.control && interval(t.a, t.b, t.mi, t.paired, 0.95).is_some()).count();
+    let level = verdict::simultaneous_level(family);
+    pair.family = family;
+    pair.level = level;
+    let mut moved_steps: Vec<&str> = Vec::new();
+    for t in &todo {
+        let m = &METRICS[t.mi];
+        let (base, new) = (t.a.median(t.mi), t.b.median(t.mi));
+        let (interval, verdict) = if base.is_none() || new.is_none() {
+            (None, Verdict::Missing)
+        } else if t.tiny {
+            (None, Verdict::Same)
+        } else {
+            let i = interval(t.a, t.b, t.mi, t.paired, if t.control { 0.95 } else { level });
+            (i, judge(m.better, i.as_ref(), opts.threshold))
+        };
+        let ratio = interval.map(|i| i.ratio).or_else(|| summary::ratio(new, base));
+        let verdict = match ratio {
+            Some(r) if t.control && (r - 1.0).abs() > opts.threshold => {
+                moved_steps.push(t.step);
+                Verdict::ControlMoved
             }
-            if let Some(c) = cvr.map(|c| c * opts.k).filter(|c| *c > band) {
-                band = c;
-                source = BandSource::Repeats;
-            }
-            let (ratio, verdict) = classify(m.key, m.better, va, vb, band);
-            pair.lines.push(Line { step: key.clone(), metric: mi, base: va, new: vb, ratio, band, source, verdict });
+            _ => verdict,
+        };
+        pair.lines.push(Line {
+            step: t.step.to_string(),
+            metric: t.mi,
+            base,
+            new,
+            ratio,
+            interval,
+            n_base: t.a.values(t.mi).len(),
+            n_new: t.b.values(t.mi).len(),
+            control: t.control,
+            verdict,
+        });
+    }
+    for l in pair.lines.iter_mut().filter(|l| moved_steps.contains(&l.step.as_str()) && !l.control) {
+        if matches!(l.verdict, Verdict::Regression | Verdict::Improvement | Verdict::Changed | Verdict::Same | Verdict::Inconclusive(_)) {
+            l.verdict = Verdict::Withheld;
         }
     }
     for (key, _) in step_sides_b {
@@ -344,14 +402,14 @@ pub fn compare(groups: &[Group], opts: &Options) -> Result<Comparison> {
     let base_sum = summaries(&groups[0]);
     let base_names = config_names(&groups[0]);
     // (base label, base sides per step, new label, new sides per step, scaling fits)
-    type Job = (String, Vec<(String, Side)>, String, Vec<(String, Side)>, Vec<ScalingPair>);
+    type Job = (String, Vec<(String, Side)>, String, Vec<(String, Side)>, Vec<ScalingPair>, bool);
     let mut jobs: Vec<Job> = Vec::new();
     if groups.len() == 1 {
         anyhow::ensure!(base_names.len() > 1, "one run with one config: give two runs (or a run with several configs) to compare");
         let a = &base_names[0];
         for b in &base_names[1..] {
             let scaling = scaling_pairs((&groups[0], a), (&groups[0], b));
-            jobs.push((a.clone(), side_of(&base_sum, a), b.clone(), side_of(&base_sum, b), scaling));
+            jobs.push((a.clone(), side_of(&base_sum, a), b.clone(), side_of(&base_sum, b), scaling, true));
         }
     } else {
         for g in &groups[1..] {
@@ -363,7 +421,7 @@ pub fn compare(groups: &[Group], opts: &Options) -> Result<Comparison> {
                 if names.contains(n) {
                     matched = true;
                     let scaling = scaling_pairs((&groups[0], n), (g, n));
-                    jobs.push((label(&groups[0], n), side_of(&base_sum, n), label(g, n), side_of(&sum, n), scaling));
+                    jobs.push((label(&groups[0], n), side_of(&base_sum, n), label(g, n), side_of(&sum, n), scaling, false));
                 }
             }
             if !(names.len() == 1 && base_names.len() == 1) {
@@ -373,18 +431,18 @@ pub fn compare(groups: &[Group], opts: &Options) -> Result<Comparison> {
             }
             if !matched && names.len() == 1 && base_names.len() == 1 {
                 let scaling = scaling_pairs((&groups[0], &base_names[0]), (g, &names[0]));
-                jobs.push((label(&groups[0], &base_names[0]), side_of(&base_sum, &base_names[0]), label(g, &names[0]), side_of(&sum, &names[0]), scaling));
+                jobs.push((label(&groups[0], &base_names[0]), side_of(&base_sum, &base_names[0]), label(g, &names[0]), side_of(&sum, &names[0]), scaling, false));
             }
         }
     }
-    for (a_label, a, b_label, b, scaling) in jobs {
-        let mut pair = Pair { base: a_label, new: b_label, lines: Vec::new(), notes: Vec::new(), scaling };
-        compare_sides(&a, &b, opts, &mut pair);
+    for (a_label, a, b_label, b, scaling, same_run) in jobs {
+        let mut pair = Pair { base: a_label, new: b_label, lines: Vec::new(), notes: Vec::new(), family: 0, level: 0.95, scaling };
+        compare_sides(&a, &b, same_run, opts, &mut pair);
         out.pairs.push(pair);
     }
     for g in groups {
         if g.runs.len() > 1 {
-            out.notes.push(format!("{}: {} repeats (values are means over repeats)", g.label, g.runs.len()));
+            out.notes.push(format!("{}: {} runs pooled as repeats (values are medians over repeats; intervals unpaired)", g.label, g.runs.len()));
         }
     }
     Ok(out)
@@ -398,25 +456,33 @@ pub fn compare_configs(s: &Summary, base: &str, others: &[String], opts: &Option
     others
         .iter()
         .map(|o| {
-            let mut pair = Pair { base: base.to_string(), new: o.clone(), lines: Vec::new(), notes: Vec::new(), scaling: Vec::new() };
-            compare_sides(&a, &side_of(one, o), opts, &mut pair);
+            let mut pair = Pair { base: base.to_string(), new: o.clone(), lines: Vec::new(), notes: Vec::new(), family: 0, level: 0.95, scaling: Vec::new() };
+            compare_sides(&a, &side_of(one, o), true, opts, &mut pair);
             pair
         })
         .collect()
 }
 
-/// The method, in words, with the thresholds used.
+/// The method, in words, with the threshold used.
 pub fn method_text(opts: &Options) -> String {
     format!(
-        "noise: a change is noise when |ratio - 1| <= max({:.0}%, {k} x CV_intervals, {k} x CV_repeats); \
-CV_intervals = coefficient of variation of the step's per-second series (ops/s for ops/s and MB/s, per-second p99 for \
-p99..p99.99, per-second max for max; full seconds only, at least {MIN_INTERVALS}), the larger of both sides; \
-CV_repeats = CV of the metric across repeated runs (DIR1,DIR2,...); other metrics use the {:.0}% threshold alone. \
-Band column: \"iv\" = from intervals, \"rep\" = from repeats, no mark = threshold.",
-        opts.threshold * 100.0,
-        opts.threshold * 100.0,
-        k = opts.k
+        "method: ratio = new / base of the medians over repeats; with 2+ repeats on each side a confidence interval on it \
+(t interval on log ratios, paired by round within one run, Welch's between runs), simultaneous over the metrics judged \
+together (each at 1 - 5%/m, Bonferroni); REGRESSION/improvement only when the whole interval lies beyond +-{t:.0}%, \
+same when it lies within, else inconclusive; one run per side: ratios, no verdicts (use --repeat N). \
+Control: {c} where rumbench's own work is the same on both sides (servers, or the null engine alike); \
+when it moves beyond {t:.0}% the step's verdicts are withheld (noisy machine).",
+        t = opts.threshold * 100.0,
+        c = METRICS[summary::metric_index(CONTROL_METRIC).expect("a metric")].title(),
     )
+}
+
+/// An interval as "[0.97, 1.04]" ("-" without one).
+pub fn interval_text(i: Option<&Interval>) -> String {
+    match i {
+        Some(i) => format!("[{}, {}]", summary::fmt_ratio(i.lo), summary::fmt_ratio(i.hi)),
+        None => "-".into(),
+    }
 }
 
 /// The pair's concurrency sweeps side by side: the fitted law's parameters
@@ -456,14 +522,16 @@ fn render_scaling(p: &Pair) -> String {
 }
 
 pub fn render_text(c: &Comparison) -> String {
-    let mut o = String::new();
-    o.push_str(&method_text(&c.options));
+    let mut o = table::wrap(&method_text(&c.options), 118).join("\n");
     o.push('\n');
     for n in &c.notes {
         o.push_str(&format!("note: {n}\n"));
     }
     for p in &c.pairs {
         o.push_str(&format!("\n{} -> {}\n", p.base, p.new));
+        if p.family > 0 {
+            o.push_str(&format!("intervals: {} metrics judged together, each at {:.2}% confidence\n", p.family, p.level * 100.0));
+        }
         let rows: Vec<Vec<String>> = p
             .lines
             .iter()
@@ -472,28 +540,21 @@ pub fn render_text(c: &Comparison) -> String {
                 let f = |v: Option<f64>| v.map(summary::fmt_value).unwrap_or_else(|| "-".into());
                 vec![
                     l.step.clone(),
-                    m.title(),
+                    if l.control { format!("{} (control)", m.title()) } else { m.title() },
                     f(l.base),
                     f(l.new),
+                    format!("{}/{}", l.n_base, l.n_new),
                     match (l.ratio, l.base, l.new) {
                         (Some(r), _, _) => format!("{r:.3}"),
                         (None, Some(_), Some(_)) => "inf".into(),
                         _ => "-".into(),
                     },
-                    format!(
-                        "{:.0}%{}",
-                        l.band * 100.0,
-                        match l.source {
-                            BandSource::Threshold => "",
-                            BandSource::Intervals => " iv",
-                            BandSource::Repeats => " rep",
-                        }
-                    ),
-                    l.verdict.text().into(),
+                    interval_text(l.interval.as_ref()),
+                    l.verdict.text(),
                 ]
             })
             .collect();
-        o.push_str(&table::render_table(&["step", "metric", "base", "new", "ratio", "noise band", "verdict"], &rows));
+        o.push_str(&table::render_table(&["step", "metric", "base", "new", "runs", "ratio", "interval", "verdict"], &rows));
         for n in &p.notes {
             o.push_str(&format!("note: {n}\n"));
         }
@@ -501,14 +562,21 @@ pub fn render_text(c: &Comparison) -> String {
             o.push_str(&render_scaling(p));
         }
     }
+    let count = |f: &dyn Fn(Verdict) -> bool| c.pairs.iter().flat_map(|p| &p.lines).filter(|l| f(l.verdict)).count();
     o.push_str(&format!(
-        "\n{} regressions, {} improvements, {} within noise, {} changed (no direction), {} measured on one side only\n",
+        "\n{} regressions, {} improvements, {} same, {} inconclusive, {} changed (no direction), {} without verdict (one run), {} withheld (noisy machine), {} on one side only\n",
         c.count(Verdict::Regression),
         c.count(Verdict::Improvement),
-        c.count(Verdict::Noise),
+        c.count(Verdict::Same),
+        count(&|v| matches!(v, Verdict::Inconclusive(_))),
         c.count(Verdict::Changed),
+        c.count(Verdict::OneRun),
+        c.count(Verdict::Withheld),
         c.count(Verdict::Missing)
     ));
+    if c.pairs.iter().flat_map(|p| &p.lines).all(|l| matches!(l.verdict, Verdict::OneRun | Verdict::Missing | Verdict::ControlMoved)) {
+        o.push_str("no verdicts: one run per side says nothing about run-to-run noise; run with --repeat 3 (or more) for intervals and verdicts\n");
+    }
     o
 }
 
@@ -516,18 +584,112 @@ pub fn render_text(c: &Comparison) -> String {
 mod tests {
     use super::*;
 
+    use crate::result::fixtures::repeated_run;
+
+    fn one_group(run: RunResult) -> Vec<Group> {
+        vec![Group { label: "r".into(), runs: vec![(String::new(), run)] }]
+    }
+
+    fn line<'a>(c: &'a Comparison, pair: usize, key: &str) -> &'a Line {
+        c.pairs[pair].lines.iter().find(|l| METRICS[l.metric].key == key).unwrap_or_else(|| panic!("no {key}"))
+    }
+
     #[test]
-    fn classify_by_band_and_direction() {
-        assert_eq!(classify("ops_s", Better::Higher, Some(100.0), Some(104.0), 0.05).1, Verdict::Noise);
-        assert_eq!(classify("ops_s", Better::Higher, Some(100.0), Some(110.0), 0.05).1, Verdict::Improvement);
-        assert_eq!(classify("ops_s", Better::Higher, Some(100.0), Some(80.0), 0.05).1, Verdict::Regression);
-        assert_eq!(classify("ops_s", Better::Higher, Some(100.0), Some(80.0), 0.30).1, Verdict::Noise);
-        assert_eq!(classify("p99_us", Better::Lower, Some(100.0), Some(80.0), 0.05).1, Verdict::Improvement);
-        assert_eq!(classify("p99_us", Better::Lower, Some(100.0), Some(120.0), 0.05).1, Verdict::Regression);
-        assert_eq!(classify("syncs_per_commit", Better::Neither, Some(1.0), Some(2.0), 0.05).1, Verdict::Changed);
-        assert_eq!(classify("rpq", Better::Lower, Some(0.0), Some(0.00001), 0.05).1, Verdict::Noise);
-        assert_eq!(classify("rpq", Better::Lower, Some(0.0), Some(0.5), 0.05), (None, Verdict::Regression));
-        assert_eq!(classify("ops_s", Better::Higher, None, Some(1.0), 0.05).1, Verdict::Missing);
+    fn verdict_states_follow_the_interval() {
+        let i = |lo: f64, hi: f64| verdict::paired(&[(1.0, lo), (1.0, hi)], 0.0).map(|x| Interval { lo, hi, ..x });
+        assert_eq!(judge(Better::Higher, i(1.10, 1.20).as_ref(), 0.05), Verdict::Improvement);
+        assert_eq!(judge(Better::Higher, i(0.80, 0.90).as_ref(), 0.05), Verdict::Regression);
+        assert_eq!(judge(Better::Lower, i(1.10, 1.20).as_ref(), 0.05), Verdict::Regression);
+        assert_eq!(judge(Better::Lower, i(0.80, 0.90).as_ref(), 0.05), Verdict::Improvement);
+        assert_eq!(judge(Better::Higher, i(0.97, 1.04).as_ref(), 0.05), Verdict::Same);
+        assert!(matches!(judge(Better::Higher, i(1.02, 1.30).as_ref(), 0.05), Verdict::Inconclusive(_)));
+        assert_eq!(judge(Better::Neither, i(1.5, 2.0).as_ref(), 0.05), Verdict::Changed);
+        assert_eq!(judge(Better::Higher, None, 0.05), Verdict::OneRun);
+    }
+
+    #[test]
+    fn one_run_gives_ratios_and_no_verdict() {
+        let run = repeated_run(&[vec![("a", "rocksdb", 1000.0, 5.0), ("b", "rocksdb", 2000.0, 5.0)]]);
+        let mut run = run;
+        run.rounds.clear();
+        for c in &mut run.configs {
+            c.repeat = None;
+        }
+        let c = compare(&one_group(run), &Options::default()).unwrap();
+        let l = line(&c, 0, "ops_s");
+        assert_eq!((l.ratio, l.verdict), (Some(2.0), Verdict::OneRun));
+        assert!(c.pairs[0].lines.iter().all(|l| !l.verdict.is_change()));
+        assert!(render_text(&c).contains("no verdicts: one run per side"), "{}", render_text(&c));
+    }
+
+    #[test]
+    fn repeats_in_rounds_are_paired_and_judged() {
+        // b is 20% faster in every round; the rounds themselves drift by 30%.
+        let rounds: Vec<Vec<(&str, &str, f64, f64)>> =
+            [1.0, 1.3, 0.9].iter().map(|&k| vec![("a", "rocksdb", 1000.0 * k, 5.0), ("b", "rocksdb", 1200.0 * k * (1.0 + 0.01 * k), 5.0)]).collect();
+        let c = compare(&one_group(repeated_run(&rounds)), &Options { metrics: Some(vec!["ops_s".into()]), ..Options::default() }).unwrap();
+        let l = line(&c, 0, "ops_s");
+        let i = l.interval.unwrap();
+        assert!(i.paired && i.n == 3, "{i:?}");
+        assert!(i.lo > 1.15 && i.hi < 1.30, "{i:?}");
+        assert_eq!(l.verdict, Verdict::Improvement);
+        assert_eq!((l.n_base, l.n_new), (3, 3));
+        // The same figures from two runs: unpaired, the drift between rounds widens the interval.
+        let (a, b): (Vec<_>, Vec<_>) = rounds.iter().map(|r| (vec![r[0]], vec![r[1]])).unzip();
+        let mut ra = repeated_run(&a);
+        let mut rb = repeated_run(&b);
+        for c in ra.configs.iter_mut().chain(rb.configs.iter_mut()) {
+            c.name = "x".into();
+        }
+        let c = compare(&[Group { label: "a".into(), runs: vec![(String::new(), ra)] }, Group { label: "b".into(), runs: vec![(String::new(), rb)] }], &Options::default()).unwrap();
+        let l = line(&c, 0, "ops_s");
+        assert!(!l.interval.unwrap().paired);
+        assert!(matches!(l.verdict, Verdict::Inconclusive(_)), "{:?}", l.verdict);
+    }
+
+    #[test]
+    fn identical_configs_get_no_change_verdict() {
+        let rounds: Vec<Vec<(&str, &str, f64, f64)>> =
+            [1.0, 1.1, 0.95, 1.02].iter().map(|&k| vec![("a", "rocksdb", 1000.0 * k, 5.0 * k), ("b", "rocksdb", 1000.0 * k * (1.0 + 0.02 * (k - 1.0)), 5.0 * k)]).collect();
+        let c = compare(&one_group(repeated_run(&rounds)), &Options::default()).unwrap();
+        assert!(c.pairs[0].lines.iter().all(|l| !l.verdict.is_change()), "{}", render_text(&c));
+        assert_eq!(line(&c, 0, "ops_s").verdict, Verdict::Same);
+    }
+
+    #[test]
+    fn a_moved_control_withholds_the_step_verdicts() {
+        // Two null configs alike: client CPU per op is the control. It moved 30%.
+        let rounds: Vec<Vec<(&str, &str, f64, f64)>> = (0..3).map(|k| vec![("a", "null", 1000.0 + k as f64, 1.0), ("b", "null", 2000.0 + k as f64, 1.3)]).collect();
+        let c = compare(&one_group(repeated_run(&rounds)), &Options::default()).unwrap();
+        let control = line(&c, 0, "cpu_us_op");
+        assert!(control.control);
+        assert_eq!(control.verdict, Verdict::ControlMoved);
+        assert_eq!(line(&c, 0, "ops_s").verdict, Verdict::Withheld);
+        assert_eq!(c.count(Verdict::Regression) + c.count(Verdict::Improvement), 0);
+        // A steady control leaves the verdicts alone.
+        let rounds: Vec<Vec<(&str, &str, f64, f64)>> = (0..3).map(|k| vec![("a", "null", 1000.0 + k as f64, 1.0), ("b", "null", 2000.0 + k as f64, 1.01)]).collect();
+        let c = compare(&one_group(repeated_run(&rounds)), &Options::default()).unwrap();
+        assert_eq!(line(&c, 0, "cpu_us_op").verdict, Verdict::Same);
+        assert_eq!(line(&c, 0, "ops_s").verdict, Verdict::Improvement);
+        // Different engines: no control (the CPU is the engine's too).
+        let rounds: Vec<Vec<(&str, &str, f64, f64)>> = (0..3).map(|k| vec![("a", "rocksdb", 1000.0 + k as f64, 1.0), ("b", "lmdb", 2000.0 + k as f64, 1.3)]).collect();
+        let c = compare(&one_group(repeated_run(&rounds)), &Options::default()).unwrap();
+        assert!(!line(&c, 0, "cpu_us_op").control);
+        assert_eq!(line(&c, 0, "ops_s").verdict, Verdict::Improvement);
+    }
+
+    #[test]
+    fn the_summary_shows_medians_over_repeats() {
+        let rounds: Vec<Vec<(&str, &str, f64, f64)>> = [1000.0, 1300.0, 900.0].iter().map(|&v| vec![("a", "rocksdb", v, 5.0)]).collect();
+        let run = repeated_run(&rounds);
+        let s = Summary::build(&[NamedRun { label: "r".into(), dir: String::new(), run: &run }]);
+        let row = &s.steps[0].rows[0];
+        assert_eq!(s.steps[0].rows.len(), 1);
+        assert_eq!(row.get("ops_s"), Some(1000.0));
+        assert_eq!(row.spread(summary::metric_index("ops_s").unwrap()), Some((900.0, 1300.0)));
+        assert_eq!(row.repeats.iter().map(|r| r.round).collect::<Vec<_>>(), vec![Some(1), Some(2), Some(3)]);
+        assert_eq!(s.runs[0].configs.len(), 1);
+        assert_eq!(s.runs[0].configs[0].repeats, 3);
     }
 
     /// A run whose first config swept readrandom over 1..32 threads with these sigma and kappa.

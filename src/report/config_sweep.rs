@@ -3,8 +3,8 @@
 //! sweep's first value), per step: throughput, CPU per operation, the p99,
 //! storage reads per query, KB written per write and write amplification.
 //! As in published config studies (base vs c1..c7), ratios below 0.95 and
-//! above 1.05 are highlighted, and changes beyond the noise band of
-//! `rumbench compare` are marked.
+//! above 1.05 are highlighted, and `rumbench compare`'s verdicts are marked
+//! (with repeats).
 
 use super::compare::Options;
 use super::relative::{Column, Table};
@@ -55,11 +55,8 @@ pub fn tables(s: &Summary, opts: &Options) -> Vec<Table> {
             let (rows, notes) = Table::build(s, METRICS, columns.clone(), opts);
             let options: Vec<&str> = g[0].sweep.iter().map(|(k, _)| k.as_str()).collect();
             let heading = format!(
-                "per step, each config against the base (every swept option's first value): its value, then ratio = config / base; \
-REGRESSION or improvement = beyond the noise band of `rumbench compare` (max({:.0}%, {} x CV of the step's per-second series)); \
-'-' = not measured (the step's notes say why)",
-                opts.threshold * 100.0,
-                opts.k
+                "per step, each config against the base (every swept option's first value): its value, then {}",
+                super::relative::verdict_legend(opts),
             );
             // The first table is the report's link target; ids stay unique.
             let id = if i == 0 { "config-sweep".to_string() } else { format!("config-sweep-{}", i + 1) };
@@ -114,14 +111,23 @@ mod tests {
         let ops = t.rows.iter().find(|r| r.step == "fillrandom" && METRICS[r.metric].0 == "ops_s").expect("an ops/s row");
         assert_eq!(ops.base, Some(100_000.0));
         assert!((ops.cells[0].ratio.unwrap() - 1.2).abs() < 1e-9);
-        assert_eq!(ops.cells[0].verdict, Verdict::Improvement);
-        assert_eq!(ops.cells[1].verdict, Verdict::Noise);
+        // One run: ratios without verdicts.
+        assert_eq!(ops.cells[0].verdict, Verdict::OneRun);
+        assert_eq!(ops.cells[1].verdict, Verdict::OneRun);
         let text = render_text(&s);
         assert!(text.starts_with("Config sweep: rocksdb max_subcompactions: per step, each config against the base"), "{text}");
         assert!(text.contains("\n  base = rocksdb-max_subcompactions-1: max_subcompactions=1\n  c1 = rocksdb-max_subcompactions-4: max_subcompactions=4\n"), "{text}");
-        assert!(text.lines().any(|l| l.contains("fillrandom") && l.contains("ops/s") && l.contains("1.20 improvement") && l.contains("1.01")), "{text}");
+        let ops_line = text.lines().find(|l| l.contains("fillrandom") && l.contains("ops/s")).unwrap_or_else(|| panic!("{text}"));
+        assert!(ops_line.contains("120000 1.20") && ops_line.contains("1.01") && !ops_line.contains("improvement"), "{text}");
         let html = render_html(&s);
-        assert!(html.contains(r#"<td class="above" title="noise band 5%">120000 1.20 improvement</td>"#), "{html}");
+        assert!(html.contains(r#"<td class="above" title="interval -: no verdict (1 run)">120000 1.20</td>"#), "{html}");
+        // Repeated: verdicts.
+        let rep = fixtures::in_rounds(swept_run(), 2);
+        let s2 = Summary::build(&[NamedRun { label: "r".into(), dir: String::new(), run: &rep }]);
+        let t2 = tables(&s2, &Options::default());
+        let ops = t2[0].rows.iter().find(|r| r.step == "fillrandom" && METRICS[r.metric].0 == "ops_s").unwrap();
+        assert_eq!((ops.cells[0].verdict, ops.cells[1].verdict), (Verdict::Improvement, Verdict::Same));
+        assert!(render_text(&s2).contains("120000 1.20 improvement"), "{}", render_text(&s2));
         assert!(render_markdown(&s).contains("## Config sweep: rocksdb max_subcompactions"));
         // Without a sweep: nothing.
         let plain = fixtures::realistic_run();

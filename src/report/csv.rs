@@ -47,12 +47,12 @@ impl Exporter for IntervalsCsv {
             for s in &c.steps {
                 let mem = &s.metrics.memory;
                 for op in &s.ops_by_type {
-                    rows(&mut out, &c.name, &c.engine, &s.name, "client", op, mem);
+                    rows(&mut out, &c.instance_name(), &c.engine, &s.name, "client", op, mem);
                 }
                 if let Some(w) = &s.writer {
-                    rows(&mut out, &c.name, &c.engine, &s.name, "writer", &w.latency, mem);
+                    rows(&mut out, &c.instance_name(), &c.engine, &s.name, "writer", &w.latency, mem);
                     if let Some(d) = &w.deletes {
-                        rows(&mut out, &c.name, &c.engine, &s.name, "writer", d, mem);
+                        rows(&mut out, &c.instance_name(), &c.engine, &s.name, "writer", d, mem);
                     }
                 }
             }

@@ -23,6 +23,7 @@ pub mod svg;
 pub mod sysinfo_text;
 pub mod table;
 pub mod tsv;
+pub mod verdict;
 pub mod versions;
 
 use std::path::{Path, PathBuf};

@@ -27,7 +27,7 @@ pub struct Column {
 pub struct Cell {
     pub value: Option<f64>,
     pub ratio: Option<f64>,
-    pub band: f64,
+    pub interval: Option<crate::report::verdict::Interval>,
     pub verdict: Verdict,
 }
 
@@ -77,8 +77,8 @@ impl Table {
                 let cells: Vec<Cell> = pairs
                     .iter()
                     .map(|p| match p.lines.iter().find(|l| l.step == st.key && l.metric == smi) {
-                        Some(l) => Cell { value: l.new, ratio: l.ratio, band: l.band, verdict: l.verdict },
-                        None => Cell { value: None, ratio: None, band: opts.threshold, verdict: Verdict::Missing },
+                        Some(l) => Cell { value: l.new, ratio: l.ratio, interval: l.interval, verdict: l.verdict },
+                        None => Cell { value: None, ratio: None, interval: None, verdict: Verdict::Missing },
                     })
                     .collect();
                 if base.is_none() && cells.iter().all(|c| c.value.is_none()) {
@@ -176,7 +176,7 @@ impl Table {
                 };
                 let text = esc(&format!("{} {}", value_text(c.value), ratio_text(c)));
                 let text = if c.verdict == Verdict::Regression { format!("<b>{text}</b>") } else { text };
-                let _ = write!(o, "<td{class} title=\"noise band {:.0}%\">{text}</td>", c.band * 100.0);
+                let _ = write!(o, "<td{class} title=\"interval {}: {}\">{text}</td>", esc(&compare::interval_text(c.interval.as_ref())), esc(&c.verdict.text()));
             }
             o.push_str("</tr>");
         }
@@ -193,13 +193,29 @@ impl Table {
     }
 }
 
+/// A cell's verdict, short (the table's legend says what each means).
 fn mark(v: Verdict) -> &'static str {
     match v {
         Verdict::Regression => " REGRESSION",
         Verdict::Improvement => " improvement",
         Verdict::Changed => " changed",
-        Verdict::Noise | Verdict::Missing => "",
+        Verdict::Same => " =",
+        Verdict::Inconclusive(_) => " ?",
+        Verdict::Withheld => " withheld",
+        Verdict::ControlMoved => " MOVED",
+        Verdict::OneRun | Verdict::Missing => "",
     }
+}
+
+/// What the marks of `mark` mean, for a table's heading.
+pub fn verdict_legend(opts: &Options) -> String {
+    format!(
+        "ratio = config / base (medians over repeats); with repeats on both sides: REGRESSION / improvement = the whole \
+confidence interval lies beyond +-{t:.0}%, '=' = it lies within +-{t:.0}%, '?' = inconclusive (more repeats needed), \
+'withheld' = the step's control ({c}) moved (noisy machine); without repeats: ratios only, no verdict; '-' = not measured",
+        t = opts.threshold * 100.0,
+        c = crate::report::summary::METRICS[crate::report::summary::metric_index(compare::CONTROL_METRIC).expect("a metric")].title()
+    )
 }
 
 fn ratio_text(c: &Cell) -> String {
@@ -207,7 +223,7 @@ fn ratio_text(c: &Cell) -> String {
         (_, _, Verdict::Missing) => "-".into(),
         (Some(r), _, v) => format!("{r:.2}{}", mark(v)),
         // Both sides below the metric's resolution floor: no ratio to speak of.
-        (None, Some(_), Verdict::Noise) => "~".into(),
+        (None, Some(_), Verdict::Same) => "~".into(),
         (None, Some(_), v) => format!("inf{}", mark(v)),
         (None, None, _) => "-".into(),
     }

@@ -154,12 +154,108 @@ pub struct Row {
     pub intervals: Vec<IntervalStats>,
     pub writer: Option<WriterInfo>,
     pub memory: Vec<MemoryPoint>,
+    /// Every run of this config in this step: one without `--repeat`, one
+    /// per round with it. `values` are then the medians over the repeats,
+    /// and the other figures (latency, per-second series, notes) are those
+    /// of the repeat with the median throughput.
+    pub repeats: Vec<RepeatFigures>,
+}
+
+/// One repeat of a config in a step.
+#[derive(Debug, Clone)]
+pub struct RepeatFigures {
+    /// The round (`--repeat`); None for a run without repeats.
+    pub round: Option<u32>,
+    pub status: Status,
+    /// Every metric, in `METRICS` order (all None when the step failed).
+    pub values: Vec<Option<f64>>,
+    /// Coefficient of variation of the repeat's per-second ops, p99 and max
+    /// (full seconds only; None with fewer than 3).
+    pub cv_ops: Option<f64>,
+    pub cv_p99: Option<f64>,
+    pub cv_max: Option<f64>,
 }
 
 impl Row {
     pub fn get(&self, key: &str) -> Option<f64> {
         metric_index(key).and_then(|i| self.values[i])
     }
+
+    /// Whether the row is the median of several repeats.
+    pub fn repeated(&self) -> bool {
+        self.repeats.len() > 1
+    }
+
+    /// The smallest and largest value of metric `mi` over the repeats that
+    /// measured it (None without two such repeats).
+    pub fn spread(&self, mi: usize) -> Option<(f64, f64)> {
+        let v: Vec<f64> = self.repeats.iter().filter_map(|r| r.values[mi]).collect();
+        (v.len() >= 2).then(|| (v.iter().cloned().fold(f64::MAX, f64::min), v.iter().cloned().fold(f64::MIN, f64::max)))
+    }
+}
+
+/// The median of values (the mean of the middle two for an even count).
+pub fn median(values: &[f64]) -> Option<f64> {
+    if values.is_empty() {
+        return None;
+    }
+    let mut v = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    Some(if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 })
+}
+
+/// One row per (run, config) of a step: the repeats of a config (rows of
+/// the same run and config) become one row whose values are the medians
+/// and whose other figures are the median-throughput repeat's.
+fn merge_repeats(rows: Vec<Row>) -> Vec<Row> {
+    let mut groups: Vec<Vec<Row>> = Vec::new();
+    for r in rows {
+        match groups.iter_mut().find(|g| g[0].run == r.run && g[0].config == r.config) {
+            Some(g) => g.push(r),
+            None => groups.push(vec![r]),
+        }
+    }
+    groups
+        .into_iter()
+        .map(|mut g| {
+            if g.len() == 1 {
+                return g.pop().expect("one row");
+            }
+            let repeats: Vec<RepeatFigures> = g.iter().flat_map(|r| r.repeats.iter().cloned()).collect();
+            let values: Vec<Option<f64>> =
+                (0..METRICS.len()).map(|mi| median(&repeats.iter().filter_map(|r| r.values[mi]).collect::<Vec<_>>())).collect();
+            // The repeat whose throughput is the median (the lower middle one for an even count).
+            let ops = metric_index("ops_s").expect("ops_s");
+            let mut order: Vec<usize> = (0..g.len()).filter(|&i| g[i].values[ops].is_some()).collect();
+            order.sort_by(|&a, &b| g[a].values[ops].unwrap_or(0.0).total_cmp(&g[b].values[ops].unwrap_or(0.0)));
+            let pick = order.get(order.len().saturating_sub(1) / 2).copied().unwrap_or(0);
+            let failed: Vec<String> = repeats
+                .iter()
+                .filter(|r| r.status != Status::Completed)
+                .map(|r| format!("round {} {}", r.round.map(|x| x.to_string()).unwrap_or_else(|| "?".into()), format!("{:?}", r.status).to_lowercase()))
+                .collect();
+            let mut row = g.swap_remove(pick);
+            let measured = repeats.iter().filter(|r| r.values[ops].is_some()).count();
+            row.notes.insert(0, format!("median of {measured} repeats"));
+            if !failed.is_empty() {
+                row.notes.push(failed.join(", "));
+            }
+            // Another repeat's warnings stay visible, with their round.
+            for other in &g {
+                for w in &other.warnings {
+                    let round = other.repeats.first().and_then(|r| r.round).map(|x| format!("round {x}: ")).unwrap_or_default();
+                    row.warnings.push(format!("{round}{w}"));
+                }
+            }
+            if row.status != Status::Completed && repeats.iter().any(|r| r.status == Status::Completed) {
+                row.status = Status::Completed;
+            }
+            row.values = values;
+            row.repeats = repeats;
+            row
+        })
+        .collect()
 }
 
 /// One step (by name; a step repeated within a config gets `name#2`, ...).
@@ -197,6 +293,42 @@ pub struct ConfigInfo {
     pub error: Option<String>,
     /// A config sweep's options and values (`--sweep`); empty outside one.
     pub sweep: Vec<(String, String)>,
+    /// Runs of the config (`--repeat`; 1 without).
+    pub repeats: usize,
+}
+
+/// One entry per config of a run, its repeats folded in: the status is
+/// the first repeat's that did not complete (else completed), the error
+/// names its round.
+fn config_infos(run: &RunResult) -> Vec<ConfigInfo> {
+    let mut out: Vec<ConfigInfo> = Vec::new();
+    for c in &run.configs {
+        let error = c.error.as_ref().map(|e| match c.repeat {
+            Some(r) => format!("round {r}: {e}"),
+            None => e.clone(),
+        });
+        if let Some(info) = out.iter_mut().find(|i| i.name == c.name) {
+            info.repeats += 1;
+            if info.status == Status::Completed && c.status != Status::Completed {
+                info.status = c.status;
+                info.error = error;
+            }
+            continue;
+        }
+        out.push(ConfigInfo {
+            name: c.name.clone(),
+            engine: c.engine.clone(),
+            engine_version: c.engine_version.clone(),
+            allocator_in_use: c.allocator_in_use.clone(),
+            options: c.options.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+            provenance: c.provenance.clone(),
+            status: c.status,
+            error,
+            sweep: c.sweep.clone(),
+            repeats: 1,
+        });
+    }
+    out
 }
 
 #[derive(Debug, Clone)]
@@ -423,26 +555,18 @@ impl Summary {
                 warnings: run.all_warnings(),
                 hot_grids: super::hotrow::grids(run),
                 scaling: run.configs.iter().flat_map(|c| c.scaling.iter().map(move |sc| (c.name.clone(), sc.clone()))).collect(),
-                configs: run
-                    .configs
-                    .iter()
-                    .map(|c| ConfigInfo {
-                        name: c.name.clone(),
-                        engine: c.engine.clone(),
-                        engine_version: c.engine_version.clone(),
-                        allocator_in_use: c.allocator_in_use.clone(),
-                        options: c.options.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
-                        provenance: c.provenance.clone(),
-                        status: c.status,
-                        error: c.error.clone(),
-                        sweep: c.sweep.clone(),
-                    })
-                    .collect(),
+                configs: config_infos(run),
             });
             for c in &run.configs {
                 let label = if multi { format!("{}/{}", nr.label, c.name) } else { c.name.clone() };
-                let series_index = series.len();
-                series.push(label.clone());
+                // The repeats of a config share its series.
+                let series_index = match series.iter().position(|s| *s == label) {
+                    Some(i) => i,
+                    None => {
+                        series.push(label.clone());
+                        series.len() - 1
+                    }
+                };
                 let mut seen: Vec<&str> = Vec::new();
                 for (si, s) in c.steps.iter().enumerate() {
                     let n = seen.iter().filter(|x| **x == s.name).count();
@@ -481,13 +605,19 @@ impl Summary {
                             intervals: w.latency.intervals.clone(),
                         }),
                         memory: s.metrics.memory.clone(),
+                        repeats: Vec::new(),
                     };
+                    let mut row = row;
+                    row.repeats.push(repeat_figures(&row, c.repeat));
                     match steps.iter_mut().find(|t| t.key == key) {
                         Some(t) => t.rows.push(row),
                         None => steps.push(StepTable { key, name: s.name.clone(), rows: vec![row] }),
                     }
                 }
             }
+        }
+        for st in &mut steps {
+            st.rows = merge_repeats(std::mem::take(&mut st.rows));
         }
         Summary { runs: infos, steps, series }
     }
@@ -623,6 +753,20 @@ impl Summary {
             Base::Row(n) => n.clone(),
             Base::Run(i) => format!("run {} (same config)", self.runs.get(*i).map(|r| r.label.as_str()).unwrap_or("?")),
         }
+    }
+}
+
+/// A row's own figures as one repeat of its config.
+fn repeat_figures(row: &Row, round: Option<u32>) -> RepeatFigures {
+    let full = full_second_ops(&row.intervals, row.wall_s.unwrap_or(0.0));
+    let series = |f: fn(&IntervalStats) -> f64| cv(&full.iter().map(|iv| f(iv)).collect::<Vec<_>>(), 3);
+    RepeatFigures {
+        round,
+        status: row.status,
+        values: row.values.clone(),
+        cv_ops: series(|iv| iv.ops as f64),
+        cv_p99: series(|iv| iv.p99_us),
+        cv_max: series(|iv| iv.max_us),
     }
 }
 

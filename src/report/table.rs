@@ -83,6 +83,10 @@ pub const COLUMNS: &[&str] = &[
 /// The columns of `COLUMNS` the compact table keeps.
 pub const COMPACT_COLUMNS: &[&str] = &["config", "step", "ops/s", "p50 us", "p99 us", "w-amp", "cpu us/op", "ops", "notes"];
 
+const REPEATS_HELP: &str = "Medians over each config's repeats (--repeat, interleaved rounds); runs = repeats measured / run; \
+range = the slowest and fastest repeat against the median (summary.txt lists every repeat as 'config.rN'). \
+`rumbench compare DIR` gives each config against the first with confidence intervals and verdicts.";
+
 /// Shown under the table when a row carries the mark.
 pub const NOT_DURABLE_MARK: &str = "ND";
 const NOT_DURABLE_HELP: &str =
@@ -209,6 +213,50 @@ pub fn latency_cell(l: &LatencySummary, f: impl Fn(&LatencySummary) -> f64) -> S
     }
 }
 
+/// A config's name in a table of repeats: "name.r2" for round 2.
+fn repeat_label(c: &ConfigResult) -> String {
+    c.instance_name()
+}
+
+/// The columns of the table of medians over repeats.
+const REPEAT_COLUMNS: &[&str] = &["config", "step", "runs", "ops/s", "ops/s range", "p50 us", "p99 us", "cpu us/op", "cpu range", "notes"];
+
+/// "-2.1%..+3.4%": the smallest and largest repeat against the median.
+fn range_text(spread: Option<(f64, f64)>, median: Option<f64>) -> String {
+    match (spread, median) {
+        (Some((lo, hi)), Some(m)) if m != 0.0 => format!("{:+.1}%..{:+.1}%", 100.0 * (lo / m - 1.0), 100.0 * (hi / m - 1.0)),
+        _ => "-".into(),
+    }
+}
+
+/// Per config and step of a run with repeats: the median over its repeats
+/// and their range (the per-repeat rows are in the table above it).
+fn repeat_rows(s: &super::summary::Summary) -> Vec<Vec<String>> {
+    use super::summary::metric_index;
+    let (ops, p50, p99, cpu) = ["ops_s", "p50_us", "p99_us", "cpu_us_op"].map(|k| metric_index(k).expect("a metric")).into();
+    let mut rows = Vec::new();
+    for st in &s.steps {
+        for r in st.rows.iter().filter(|r| r.repeated()) {
+            let v = |mi: usize| opt(r.values[mi], num);
+            let measured = r.repeats.iter().filter(|x| x.values[ops].is_some()).count();
+            rows.push(vec![
+                r.config.clone(),
+                st.key.clone(),
+                format!("{measured}/{}", r.repeats.len()),
+                v(ops),
+                range_text(r.spread(ops), r.values[ops]),
+                v(p50),
+                v(p99),
+                v(cpu),
+                range_text(r.spread(cpu), r.values[cpu]),
+                r.notes.iter().filter(|n| !n.starts_with("median of")).cloned().collect::<Vec<_>>().join("; "),
+            ]);
+        }
+    }
+    rows.sort_by(|a, b| a[0].cmp(&b[0]));
+    rows
+}
+
 pub fn summary_rows(run: &RunResult) -> Vec<Vec<String>> {
     let mut rows = Vec::new();
     for c in &run.configs {
@@ -220,7 +268,7 @@ pub fn summary_rows(run: &RunResult) -> Vec<Vec<String>> {
             let io = m.io.as_ref();
             let not_durable = m.syncs.as_ref().is_some_and(|y| y.durable_as_run == Some(false));
             rows.push(vec![
-                c.name.clone(),
+                repeat_label(c),
                 s.name.clone(),
                 match (s.ops_s, not_durable) {
                     (None, _) => "-".into(),
@@ -262,7 +310,7 @@ pub fn summary_rows(run: &RunResult) -> Vec<Vec<String>> {
         }
         if c.steps.is_empty() && !is_server_config(c) {
             if let Some(e) = &c.error {
-                let mut row = vec![c.name.clone()];
+                let mut row = vec![repeat_label(c)];
                 row.extend((2..COLUMNS.len()).map(|_| "-".to_string()));
                 row.push(e.clone());
                 rows.push(row);
@@ -325,7 +373,7 @@ pub fn ibench_rows(run: &RunResult) -> Vec<Vec<String>> {
             }
             let table_rows = s.ibench.as_ref().filter(|i| !i.table_rows.is_empty()).map(|i| i.table_rows.iter().sum::<u64>());
             rows.push(vec![
-                c.name.clone(),
+                repeat_label(c),
                 s.name.clone(),
                 opt(s.ops_s, num),
                 opt(s.rates.as_ref().map(|r| r.p50), num),
@@ -364,7 +412,7 @@ pub fn ibench_rows(run: &RunResult) -> Vec<Vec<String>> {
         }
         if c.steps.is_empty() && is_server_config(c) {
             if let Some(e) = &c.error {
-                let mut row = vec![c.name.clone()];
+                let mut row = vec![repeat_label(c)];
                 row.extend((2..IBENCH_COLUMNS.len()).map(|_| "-".to_string()));
                 row.push(e.clone());
                 rows.push(row);
@@ -547,9 +595,26 @@ pub fn render_summary(run: &RunResult, view: Columns) -> String {
         help_end: "",
         rows: ib_rows,
     };
+    let summary = super::summary::Summary::build(&[super::summary::NamedRun { label: "run".into(), dir: String::new(), run }]);
+    let medians = SummaryTable {
+        columns: REPEAT_COLUMNS,
+        compact: REPEAT_COLUMNS,
+        preamble: &[REPEATS_HELP],
+        help: &[],
+        help_end: "",
+        rows: repeat_rows(&summary),
+    };
     let mut out = String::new();
-    if !kv.rows.is_empty() || ib.rows.is_empty() {
+    // With repeats the terminal shows the medians; summary.txt has every repeat too.
+    let repeats_only = !medians.rows.is_empty() && view == Columns::Compact;
+    if (!kv.rows.is_empty() || ib.rows.is_empty()) && !repeats_only {
         out.push_str(&kv.render(view));
+    }
+    if !medians.rows.is_empty() {
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(&medians.render(view));
     }
     if !ib.rows.is_empty() {
         if !out.is_empty() {
@@ -558,7 +623,6 @@ pub fn render_summary(run: &RunResult, view: Columns) -> String {
         out.push_str(&ib.render(view));
     }
     // Several PostgreSQL versions: each against the oldest; config sweeps: each against the base.
-    let summary = super::summary::Summary::build(&[super::summary::NamedRun { label: "run".into(), dir: String::new(), run }]);
     for extra in [super::versions::render_text(&summary), super::config_sweep::render_text(&summary)] {
         if !extra.is_empty() {
             out.push('\n');

@@ -3,8 +3,7 @@
 //! oldest, per step: throughput, server CPU per operation (the figure that
 //! shows a CPU regression), client CPU per operation (rumbench's own: it
 //! must stay flat), storage reads per query and KB written per write, and
-//! the p99. Changes beyond the noise band are marked as `rumbench compare`
-//! marks them (the same code: [`compare::compare_configs`]). Versions built
+//! the p99. Verdicts are `rumbench compare`'s (the same code: [`compare::compare_configs`]). Versions built
 //! differently (optimisation, compiler, assertions, configure flags, where
 //! the binaries came from) and settings a version did not know are noted
 //! under the table.
@@ -122,13 +121,11 @@ pub fn sweep(s: &Summary, opts: &Options) -> Option<Sweep> {
     }
     notes.extend(pair_notes);
     let heading = format!(
-        "per step, each version against {} (PostgreSQL {}, the oldest): its value, then ratio = version / oldest; \
-REGRESSION or improvement = beyond the noise band of `rumbench compare` (max({:.0}%, {} x CV of the step's per-second series)); \
-srv cpu = the server's processes, cli cpu = rumbench's (it should stay flat); '-' = not measured (the step's notes say why)",
+        "per step, each version against {} (PostgreSQL {}, the oldest): its value, then {}; \
+srv cpu = the server's processes, cli cpu = rumbench's own (the control: it must stay flat)",
         versions[0].config,
         versions[0].server_version,
-        opts.threshold * 100.0,
-        opts.k
+        super::relative::verdict_legend(opts),
     );
     let table = Table { id: "versions".into(), title: "PostgreSQL versions".into(), heading, metrics: METRICS, columns, rows, notes, legend: Vec::new() };
     Some(Sweep { versions, table })
@@ -203,7 +200,7 @@ mod tests {
 
     #[test]
     fn each_version_against_the_oldest_with_regressions_marked() {
-        let run = two_versions();
+        let run = fixtures::in_rounds(two_versions(), 3);
         let s = summary(&run);
         let sw = sweep(&s, &Options::default()).expect("a sweep");
         // Oldest first, whatever the order of the run.
@@ -213,12 +210,18 @@ mod tests {
         assert_eq!(srv.base, Some(10.0));
         assert_eq!(srv.cells[0].verdict, Verdict::Regression);
         assert!((srv.cells[0].ratio.unwrap() - 1.3).abs() < 1e-9);
-        assert_eq!(row("cpu_us_op").cells[0].verdict, Verdict::Noise);
-        assert_eq!(row("ops_s").cells[0].verdict, Verdict::Noise);
+        assert_eq!(row("cpu_us_op").cells[0].verdict, Verdict::Same);
+        assert_eq!(row("ops_s").cells[0].verdict, Verdict::Same);
         let text = render_text(&s);
         assert!(text.contains("against postgres-12.22 (PostgreSQL 12.22, the oldest)"), "{text}");
         let line = text.lines().find(|l| l.contains("srv cpu us/op")).unwrap();
         assert!(line.contains("10.00") && line.contains("13.00 1.30 REGRESSION"), "{line}");
+        // One run: the same ratios, no verdicts.
+        let once = summary(&two_versions());
+        let sw = sweep(&once, &Options::default()).expect("a sweep");
+        let srv = sw.table.rows.iter().find(|r| r.step == "l.i0" && METRICS[r.metric].0 == "srv_cpu_us_op").unwrap();
+        assert_eq!(srv.cells[0].verdict, Verdict::OneRun);
+        assert!(render_text(&once).lines().any(|l| l.contains("srv cpu us/op") && l.trim_end().ends_with("13.00 1.30")), "{}", render_text(&once));
         // Built the same: no note.
         assert!(!text.contains("built differently"), "{text}");
         let md = render_markdown(&s);

@@ -100,6 +100,7 @@ pub fn config(name: &str, engine: &str, steps: Vec<StepResult>) -> ConfigResult 
         notes: Vec::new(),
         scaling: Vec::new(),
         sweep: Vec::new(),
+        repeat: None,
     }
 }
 
@@ -120,8 +121,43 @@ pub fn run(configs: Vec<ConfigResult>) -> RunResult {
         settings: Settings::default(),
         system: None,
         warnings: vec!["turbo/boost is on: results vary with temperature and load".into()],
+        rounds: Vec::new(),
         configs,
     }
+}
+
+/// A run of `--repeat` rounds: per round, each (name, engine, ops/s of
+/// one readrandom step, client CPU us/op), in the order given.
+pub fn repeated_run(rounds: &[Vec<(&str, &str, f64, f64)>]) -> RunResult {
+    let mut configs = Vec::new();
+    for (r, round) in rounds.iter().enumerate() {
+        for &(name, engine, ops_s, cpu) in round {
+            let mut s = step(StepKind::ReadRandom, 10.0, vec![op("get", (ops_s * 10.0) as u64, 1.0, 0, 0, 0)]);
+            s.metrics.client_cpu_us_op = Some(cpu);
+            s.metrics.write_amp = None;
+            s.metrics.rss_peak_bytes = None;
+            let mut c = config(name, engine, vec![s]);
+            c.repeat = Some(r as u32 + 1);
+            configs.push(c);
+        }
+    }
+    let mut run = run(configs);
+    run.rounds = rounds.iter().map(|r| r.iter().map(|c| c.0.to_string()).collect()).collect();
+    run
+}
+
+/// `run` as if made with `--repeat n`: every config once per round, the
+/// same figures each time (paired ratios without spread).
+pub fn in_rounds(mut run: RunResult, n: u32) -> RunResult {
+    let once = std::mem::take(&mut run.configs);
+    for r in 1..=n {
+        run.configs.extend(once.iter().cloned().map(|mut c| {
+            c.repeat = Some(r);
+            c
+        }));
+    }
+    run.rounds = (0..n).map(|_| once.iter().map(|c| c.name.clone()).collect()).collect();
+    run
 }
 
 /// A run as people make them: long config names that differ only at the

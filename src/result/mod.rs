@@ -58,6 +58,11 @@ pub struct RunResult {
     /// servers. Each step's own warnings are on the step (results written
     /// before that also have them copied here; see `run_warnings`).
     pub warnings: Vec<String>,
+    /// With `--repeat N`: each round's configs in the order they ran
+    /// (rotated by one per round); `configs` then holds one result per
+    /// config and round, in running order, each with its `repeat`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rounds: Vec<Vec<String>>,
     pub configs: Vec<ConfigResult>,
 }
 
@@ -121,6 +126,20 @@ pub struct ConfigResult {
     /// values; the run's first swept config is the sweep's base.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sweep: Vec<(String, String)>,
+    /// With `--repeat`: the round (1..=N) of this run of the config.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeat: Option<u32>,
+}
+
+impl ConfigResult {
+    /// This run of the config: its name, with the round when repeated
+    /// ("a.r2"), as its data dir and kept logs are named.
+    pub fn instance_name(&self) -> String {
+        match self.repeat {
+            Some(r) => format!("{}.r{r}", self.name),
+            None => self.name.clone(),
+        }
+    }
 }
 
 /// Latency and interval series of one operation type in a step.

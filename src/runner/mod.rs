@@ -47,6 +47,15 @@ impl RunOptions {
     pub(crate) fn db_root(&self) -> PathBuf {
         self.db_dir.clone().unwrap_or_else(|| self.output_dir.join("db"))
     }
+
+    /// A config's data dir: one per repeat (each starts fresh), except the
+    /// existing data --use-existing-db opens, which every repeat opens.
+    pub(crate) fn data_dir(&self, config: &EngineConfig) -> PathBuf {
+        match self.use_existing_db {
+            true => self.db_root().join(&config.name),
+            false => self.db_root().join(config.instance_name()),
+        }
+    }
 }
 
 /// What the parent hands a config's child process.
@@ -102,7 +111,7 @@ pub fn preflight(plan: &RunPlan, opts: &RunOptions) -> Result<()> {
         bail!("--db-dir {} is not a directory", root.display());
     }
     for c in &plan.configs {
-        let dir = root.join(&c.name);
+        let dir = opts.data_dir(c);
         if opts.use_existing_db {
             dirs::check_existing(&dir)?;
             // An engine would create its database beside the files there.
@@ -154,7 +163,8 @@ pub fn run(plan: &RunPlan, opts: &RunOptions) -> Result<RunResult> {
     for (i, config) in plan.configs.iter().enumerate() {
         let mut stopped = crate::driver::stop::stop_requested();
         if !stopped {
-            errln!("{} ({}{}):", config.name, config.engine, if config.allocator == Allocator::Jemalloc { ", jemalloc" } else { "" });
+            let round = config.repeat.map(|r| format!(", round {r} of {}", plan.repeat)).unwrap_or_default();
+            errln!("{} ({}{}{round}):", config.name, config.engine, if config.allocator == Allocator::Jemalloc { ", jemalloc" } else { "" });
             // Writing that line may have found the terminal gone: a stop too.
             stopped = crate::driver::stop::stop_requested();
         }
@@ -162,7 +172,7 @@ pub fn run(plan: &RunPlan, opts: &RunOptions) -> Result<RunResult> {
             // Every config left, recorded at once: writing the outputs once per
             // config made a stopped sweep of thousands take many minutes.
             let why = format!("not run: the run was {}", crate::driver::stop::interrupted_text());
-            run.configs.extend(plan.configs[i..].iter().map(|c| ended_config(c, &db_root, Status::NotRun, &why)));
+            run.configs.extend(plan.configs[i..].iter().map(|c| ended_config(c, opts, Status::NotRun, &why)));
             write_between_configs(&run, opts);
             break;
         }
@@ -178,7 +188,7 @@ pub fn run(plan: &RunPlan, opts: &RunOptions) -> Result<RunResult> {
         let crashed = stopped_at_once
             || crash.is_some()
             || status.is_some_and(|s| s.code().is_none() || s.code().is_some_and(|c| c != 0 && c != 1 && c != 130));
-        let dir = db_root.join(&config.name);
+        let dir = opts.data_dir(config);
         // A config process that died without stopping its database server
         // (killed, crashed) leaves it running: stop it from here.
         for leftover in crate::workload::ibench::stop_leftover_servers(&config.engine, &dir, crashed) {
@@ -211,7 +221,7 @@ pub fn run(plan: &RunPlan, opts: &RunOptions) -> Result<RunResult> {
             };
             errln!("  {}: {msg}", config.name);
             if run.configs.len() <= i {
-                run.configs.push(ended_config(config, &db_root, status, &msg));
+                run.configs.push(ended_config(config, opts, status, &msg));
             } else {
                 run.configs[i].status = status;
                 run.configs[i].error = Some(msg.clone());
@@ -221,7 +231,7 @@ pub fn run(plan: &RunPlan, opts: &RunOptions) -> Result<RunResult> {
                 dirs::remove_owned(&dir);
             }
         } else if run.configs.len() <= i {
-            run.configs.push(ended_config(config, &db_root, Status::Failed, "the config process ended without recording a result"));
+            run.configs.push(ended_config(config, opts, Status::Failed, "the config process ended without recording a result"));
         }
         write_between_configs(&run, opts);
     }
@@ -263,6 +273,7 @@ fn start_run(plan: &RunPlan, opts: &RunOptions) -> Result<(dirs::DirLock, RunRes
         settings: plan.settings.clone(),
         system: serde_json::to_value(&system).ok(),
         warnings: sysinfo::warnings(&system),
+        rounds: plan.rounds(),
         configs: Vec::new(),
     };
     if !crate::build_info::optimised() {
@@ -393,8 +404,8 @@ fn finish_status(run: &mut RunResult) {
 
 /// The result of a config that ended without running its steps itself:
 /// failed (its process crashed) or not run (the run was stopped before it).
-fn ended_config(config: &EngineConfig, db_root: &Path, status: Status, why: &str) -> ConfigResult {
-    let mut c = new_config_result(config, db_root.join(&config.name));
+fn ended_config(config: &EngineConfig, opts: &RunOptions, status: Status, why: &str) -> ConfigResult {
+    let mut c = new_config_result(config, opts.data_dir(config));
     c.status = status;
     c.error = Some(why.to_string());
     c
@@ -419,6 +430,7 @@ pub(crate) fn new_config_result(config: &EngineConfig, dir: PathBuf) -> ConfigRe
         notes: Vec::new(),
         scaling: Vec::new(),
         sweep: config.sweep.clone(),
+        repeat: config.repeat,
     }
 }
 
@@ -438,7 +450,7 @@ pub fn run_config_child(task_path: &Path, index: usize) -> ExitCode {
             // The main process died (we were stopped by PR_SET_PDEATHSIG):
             // nobody else will end the run, so end it here.
             for c in &task.plan.configs[index + 1..] {
-                run.configs.push(ended_config(c, &task.opts.db_root(), Status::NotRun, "not run: the main rumbench process died"));
+                run.configs.push(ended_config(c, &task.opts, Status::NotRun, "not run: the main rumbench process died"));
             }
             crate::driver::stop::request_stop(libc::SIGTERM);
             finish_run(&mut run, &task.opts, Some("interrupted: the main rumbench process died"))?;
@@ -674,7 +686,7 @@ fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut RunResu
         return tables::run_config(plan, opts, index, run);
     }
     let spec = crate::backend::find(&config.engine)?;
-    let dir = opts.db_root().join(&config.name);
+    let dir = opts.data_dir(config);
     let keyspace = KeySpace { n: plan.settings.num, hashed: plan.settings.key_order == KeyOrder::Hash };
     let mut cres = new_config_result(config, dir.clone());
     cres.allocator_in_use = Some(sysinfo::allocator(Path::new("/proc")));

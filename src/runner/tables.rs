@@ -188,7 +188,7 @@ fn open_backend(config: &EngineConfig, plan: &RunPlan, opts: &RunOptions, dir: &
             Err(e) => {
                 // One line, pointing at a copy of the log that outlives the data dir.
                 if let Some(se) = e.downcast_ref::<ServerStartError>() {
-                    match keep_start_log(se, &opts.output_dir, &config.name) {
+                    match keep_start_log(se, &opts.output_dir, &config.instance_name()) {
                         Some(log) => bail!("{} failed to {}: {} (log: {})", se.kind, se.phase, se.reason, log.display()),
                         None => bail!("{} failed to {}: {} (no log could be kept in {})", se.kind, se.phase, se.reason, opts.output_dir.display()),
                     }
@@ -403,7 +403,7 @@ fn fail_config(run: &mut RunResult, opts: &RunOptions, msg: String) -> Result<()
 /// Run config `index` of `plan`: its insert-benchmark steps.
 pub fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut RunResult) -> Result<()> {
     let config = plan.configs.get(index).context("config index out of range")?;
-    let dir = opts.db_root().join(&config.name);
+    let dir = opts.data_dir(config);
     let mut cres = runner::new_config_result(config, dir.clone());
     cres.allocator_in_use = Some(sysinfo::allocator(Path::new("/proc")));
     run.configs.push(cres);
@@ -492,7 +492,7 @@ pub fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut Run
         if let Err(e) = server.stop() {
             run.warnings.push(format!("{}: {e:#}", config.name));
         }
-        keep_log(&log, &opts.output_dir, &config.name);
+        keep_log(&log, &opts.output_dir, &config.instance_name());
     }
     if !opts.keep_db {
         data.remove();

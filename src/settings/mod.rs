@@ -241,6 +241,21 @@ pub struct EngineConfig {
     /// in sweep order); empty outside a sweep.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sweep: Vec<(String, String)>,
+    /// With `--repeat N`: the round (1..=N) this run of the config belongs
+    /// to; the plan then holds every config once per round.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeat: Option<u32>,
+}
+
+impl EngineConfig {
+    /// What this run of the config names its files by (data dir, kept
+    /// logs): the config's name, with the round when it is repeated.
+    pub fn instance_name(&self) -> String {
+        match self.repeat {
+            Some(r) => format!("{}.r{r}", self.name),
+            None => self.name.clone(),
+        }
+    }
 }
 
 /// A resolved step: what to run and with which settings.
@@ -271,10 +286,45 @@ impl StepPlan {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RunPlan {
     pub suite: Option<String>,
+    /// In the order they run: with `--repeat N`, N rounds of every config
+    /// (see `EngineConfig::repeat`), each round rotated by one.
     pub configs: Vec<EngineConfig>,
     pub steps: Vec<StepPlan>,
     /// Run-wide settings (the base the steps were resolved from).
     pub settings: Settings,
+    /// Runs of every config (`--repeat`, suite `repeat`); 1 = no repeats.
+    #[serde(default = "one_repeat")]
+    pub repeat: u32,
+}
+
+fn one_repeat() -> u32 {
+    1
+}
+
+impl RunPlan {
+    /// The configs of each round in the order they run (empty without repeats).
+    pub fn rounds(&self) -> Vec<Vec<String>> {
+        if self.repeat <= 1 {
+            return Vec::new();
+        }
+        (1..=self.repeat).map(|r| self.configs.iter().filter(|c| c.repeat == Some(r)).map(|c| c.name.clone()).collect()).collect()
+    }
+}
+
+/// N rounds of `configs`, each a fresh run of every config, round r
+/// (0-based) rotated by r (a b c; b c a; c a b; ...): no config always
+/// runs first, on a cold machine, or right after the same neighbour.
+pub fn interleave_rounds(configs: &[EngineConfig], rounds: u32) -> Vec<EngineConfig> {
+    let n = configs.len();
+    let mut out = Vec::with_capacity(n * rounds as usize);
+    for r in 0..rounds as usize {
+        for j in 0..n {
+            let mut c = configs[(r + j) % n].clone();
+            c.repeat = Some(r as u32 + 1);
+            out.push(c);
+        }
+    }
+    out
 }
 
 

@@ -223,6 +223,7 @@ pub fn config(name: &str, engine: &str, version: &str, steps: &[StepSpec]) -> Co
         notes: Vec::new(),
         scaling: Vec::new(),
         sweep: Vec::new(),
+        repeat: None,
     }
 }
 
@@ -254,6 +255,7 @@ pub fn run(started_at: &str, configs: Vec<ConfigResult>) -> RunResult {
             "hostname": {"value": "testhost"}
         })),
         warnings,
+        rounds: Vec::new(),
         configs,
     }
 }
