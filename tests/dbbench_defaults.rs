@@ -1,7 +1,8 @@
 //! rumbench's RocksDB defaults are db_bench's: a default rumbench run and a
 //! default db_bench run of the same RocksDB (bench/build_dbbench.sh builds it
 //! into target/dbbench/db_bench) open the database the same way, as both
-//! write it down: the OPTIONS file and the block cache in the LOG.
+//! write it down: the OPTIONS file, and the block cache and every `Options.*`
+//! line in the LOG.
 //!
 //! Without db_bench the test says so and passes, unless RUMBENCH_REQUIRE_DBBENCH
 //! is set (scripts/test.sh sets it, so CI cannot skip it silently).
@@ -55,6 +56,28 @@ fn block_cache_of(dir: &Path) -> Vec<String> {
     out
 }
 
+/// Every `Options.*` line the LOG prints at open (some, such as the env or
+/// the statistics object, are not in the OPTIONS file), without the LOG's
+/// time and thread prefix and with object addresses blanked.
+fn log_options_of(dir: &Path) -> Vec<String> {
+    let log = std::fs::read_to_string(dir.join("LOG")).unwrap();
+    let dir_text = dir.to_string_lossy();
+    let mut lines: Vec<String> = log
+        .lines()
+        .filter_map(|l| l.find("Options.").map(|at| &l[at..]))
+        .filter(|l| !l.contains(dir_text.as_ref()))
+        .map(|l| {
+            let words: Vec<String> = l
+                .split_whitespace()
+                .map(|w| if w.starts_with("0x") && u64::from_str_radix(&w[2..], 16).is_ok() { "0x…".to_string() } else { w.to_string() })
+                .collect();
+            words.join(" ")
+        })
+        .collect();
+    lines.dedup();
+    lines
+}
+
 /// Lines in `a` that `b` lacks, for a readable failure.
 fn missing_from(a: &[(String, String)], b: &[(String, String)]) -> Vec<String> {
     a.iter().filter(|kv| !b.contains(kv)).map(|(k, v)| format!("{k}={v}")).collect()
@@ -99,6 +122,13 @@ fn rocksdb_defaults_are_db_benchs() {
     let (theirs_cache, ours_cache) = (block_cache_of(&theirs_dir), block_cache_of(&ours_dir));
     if theirs_cache != ours_cache {
         differences.push(format!("block caches differ\n  db_bench: {}\n  rumbench: {}", theirs_cache.join(", "), ours_cache.join(", ")));
+    }
+    let (theirs_log, ours_log) = (log_options_of(&theirs_dir), log_options_of(&ours_dir));
+    assert!(theirs_log.len() > 100, "too few Options lines in the LOG: {theirs_log:?}");
+    let only_theirs: Vec<&String> = theirs_log.iter().filter(|l| !ours_log.contains(l)).collect();
+    let only_ours: Vec<&String> = ours_log.iter().filter(|l| !theirs_log.contains(l)).collect();
+    if !only_theirs.is_empty() || !only_ours.is_empty() {
+        differences.push(format!("Options lines of the LOGs differ\n  db_bench: {only_theirs:?}\n  rumbench: {only_ours:?}"));
     }
     assert!(differences.is_empty(), "{}", differences.join("\n"));
 }

@@ -148,7 +148,8 @@ pub const PRESETS: &[(&str, &[(&str, &str)])] = &[
 
 pub const SPEC: EngineSpec = EngineSpec {
     name: "rocksdb",
-    description: "RocksDB 11.8.1 LSM (leveled, universal, BlobDB), a release build from rust-rocksdb's bundled source",
+    description: "RocksDB 11.8.1 LSM (leveled, universal, BlobDB), a release build from rust-rocksdb's bundled source; \
+                  option defaults are db_bench's (the same OPTIONS file and block cache, db_bench's fixed settings included)",
     options: OPTIONS,
     io_bound_options: IO_BOUND,
     presets: PRESETS,
