@@ -9,10 +9,13 @@
 #
 # Usage:  bench/build_dbbench.sh            (after `cargo build --release`)
 # Prints the path of the db_bench binary on its last line: target/dbbench/db_bench
+# (under $CARGO_TARGET_DIR when set). A db_bench newer than the library and this
+# script, built with the same flags, is kept (about 40 s to build on 2 cores).
 set -euo pipefail
 
 REPO_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-OUT_BIN_DIR=$REPO_DIR/target/dbbench
+TARGET_DIR=${CARGO_TARGET_DIR:-$REPO_DIR/target}
+OUT_BIN_DIR=$TARGET_DIR/dbbench
 mkdir -p "$OUT_BIN_DIR"
 
 if ! dpkg-query -W -f='${Status}' libgflags-dev 2>/dev/null | grep -q "install ok installed"; then
@@ -22,7 +25,7 @@ if ! dpkg-query -W -f='${Status}' libgflags-dev 2>/dev/null | grep -q "install o
 fi
 
 # The newest librocksdb-sys build of the release profile.
-BUILD_DIR=$(ls -td "$REPO_DIR"/target/release/build/librocksdb-sys-*/ 2>/dev/null | while read -r d; do
+BUILD_DIR=$(ls -td "$TARGET_DIR"/release/build/librocksdb-sys-*/ 2>/dev/null | while read -r d; do
     [ -f "$d/out/librocksdb.a" ] && { echo "$d"; break; }; done)
 [ -n "${BUILD_DIR:-}" ] || { echo "build_dbbench: no librocksdb.a under target/release/build: run cargo build --release first" >&2; exit 1; }
 LIB_OUT=$BUILD_DIR/out
@@ -62,6 +65,12 @@ for f in "${FLAGS[@]}"; do
         *) ABS_FLAGS+=("$f") ;;
     esac
 done
+if [ -x "$OUT_BIN_DIR/db_bench" ] && [ "$OUT_BIN_DIR/db_bench" -nt "$LIB_OUT/librocksdb.a" ] && [ "$OUT_BIN_DIR/db_bench" -nt "${BASH_SOURCE[0]}" ] &&
+    [ "$(cat "$OUT_BIN_DIR/flags.txt" 2>/dev/null)" = "$CXX ${ABS_FLAGS[*]}" ]; then
+    echo "build_dbbench: $OUT_BIN_DIR/db_bench is up to date" >&2
+    echo "$OUT_BIN_DIR/db_bench"
+    exit 0
+fi
 printf '%s\n' "$CXX ${ABS_FLAGS[*]}" > "$OUT_BIN_DIR/flags.txt"
 echo "build_dbbench: compiler flags (as the library): $(cat "$OUT_BIN_DIR/flags.txt")" >&2
 
@@ -79,7 +88,7 @@ for p in "${PIDS[@]}"; do wait "$p" || { echo "build_dbbench: a compile failed" 
 LIBS=("$LIB_OUT/librocksdb.a")
 [ -f "$LIB_OUT/libsnappy.a" ] && LIBS+=("$LIB_OUT/libsnappy.a")
 for crate in lz4-sys zstd-sys; do
-    a=$(ls -t "$REPO_DIR"/target/release/build/$crate-*/out/*.a "$REPO_DIR"/target/release/build/$crate-*/out/*/*.a 2>/dev/null | head -n1 || true)
+    a=$(ls -t "$TARGET_DIR"/release/build/$crate-*/out/*.a "$TARGET_DIR"/release/build/$crate-*/out/*/*.a 2>/dev/null | head -n1 || true)
     [ -n "$a" ] && LIBS+=("$a")
 done
 # The crate's pre-generated build_version.cc defines RocksDbIOUringEnable()

@@ -9,6 +9,11 @@ cd "$(dirname "$0")/.."
 ./scripts/install-browser.sh             # headless Chromium for the HTML report test
 export PATH="$HOME/.cargo/bin:$PATH"
 cargo build --release --locked
+# db_bench of the very RocksDB rumbench links, for tests/dbbench_defaults.rs
+# (about 40 s the first time on 2 cores, kept in target/dbbench after); with
+# RUMBENCH_REQUIRE_DBBENCH the test fails rather than skip when it is missing.
+./bench/build_dbbench.sh >/dev/null
+export RUMBENCH_REQUIRE_DBBENCH=1
 cargo test --release --locked
 # The GPL WiredTiger engine is a cargo feature (off by default): its own tests, with
 # WiredTiger built once from its PyPI sdist (scripts/build-wiredtiger.sh, about 3 min).

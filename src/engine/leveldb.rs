@@ -21,7 +21,7 @@ use leveldb_sys as ffi;
 use super::{BatchOp, Engine, EngineOptions, EngineSpec, OpenArgs, OptKind, OptionSpec, Session, WriteAmpCounters};
 
 const OPTIONS: &[OptionSpec] = &[
-    OptionSpec { name: "block_cache_size", default: "8M", kind: OptKind::Size, help: "LRU block cache capacity (db_bench --cache_size)" },
+    OptionSpec { name: "block_cache_size", default: "8M", kind: OptKind::Size, help: "LRU block cache capacity (db_bench --cache_size; by default db_bench gives none and LevelDB makes its own 8M one)" },
     OptionSpec { name: "write_buffer_size", default: "4M", kind: OptKind::Size, help: "memtable size (LevelDB's default 4M; 64K..1G)" },
     OptionSpec { name: "bloom_bits", default: "0", kind: OptKind::Int { min: 0, max: 1000 }, help: "bloom filter bits per key, 0 = no filter" },
     OptionSpec { name: "compression", default: "snappy", kind: OptKind::Choice(&["snappy", "none"]), help: "block compression" },
@@ -36,7 +36,7 @@ const IO_BOUND: &[(&str, &str)] = &[("block_cache_size", "8M"), ("bloom_bits", "
 
 pub const SPEC: EngineSpec = EngineSpec {
     name: "leveldb",
-    description: "LevelDB 1.22 LSM (bundled, static) through its C API",
+    description: "LevelDB 1.22 LSM (bundled, static) through its C API; option defaults are LevelDB's own db_bench's",
     options: OPTIONS,
     io_bound_options: IO_BOUND,
     presets: &[],
@@ -456,6 +456,60 @@ mod tests {
 
     fn open_with(dir: &Path, opts: &[(&str, &str)]) -> Result<Box<dyn Engine>> {
         conformance::open_with(&SPEC, dir, opts)
+    }
+
+    /// A C++ integer, product (`4 * 1024`) or shift (`8 << 20`).
+    fn cpp_int(expr: &str) -> i64 {
+        let int = |t: &str| -> i64 { t.trim().parse().unwrap_or_else(|_| panic!("cannot read {t:?} in {expr:?}")) };
+        match expr.split_once("<<") {
+            Some((a, b)) => int(a) << int(b),
+            None => expr.split('*').map(int).product(),
+        }
+    }
+
+    /// The value of the declaration `NAME = EXPR;` in C++ `source`.
+    fn cpp_value(source: &str, name: &str) -> i64 {
+        let line = source.lines().find(|l| l.contains(&format!(" {name} = "))).unwrap_or_else(|| panic!("no `{name} = ` in the source"));
+        cpp_int(line.split_once(" = ").unwrap().1.trim().trim_end_matches(';'))
+    }
+
+    /// rumbench's defaults are those of LevelDB's own db_bench (db/db_bench.cc of
+    /// the very LevelDB built here), read from its sources: db_bench takes
+    /// memtable, file and block size and open files from leveldb::Options,
+    /// gives no block cache (so LevelDB makes its own LRU one, db_impl.cc), no
+    /// bloom filter, and never sets compression (Options: snappy) or reuse_logs.
+    #[test]
+    fn defaults_are_leveldb_db_benchs() {
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("vendor/leveldb-sys/deps/leveldb-1.22");
+        let read = |file: &str| std::fs::read_to_string(src.join(file)).unwrap();
+        let (db_bench, options_h, db_impl) = (read("db/db_bench.cc"), read("include/leveldb/options.h"), read("db/db_impl.cc"));
+        for (flag, field) in [("write_buffer_size", "write_buffer_size"), ("max_file_size", "max_file_size"), ("block_size", "block_size"), ("open_files", "max_open_files")] {
+            assert!(db_bench.contains(&format!("FLAGS_{flag} = leveldb::Options().{field};")), "db_bench no longer takes {field} from leveldb::Options");
+        }
+        assert_eq!(cpp_value(&db_bench, "FLAGS_cache_size"), -1);
+        assert!(db_bench.contains("cache_(FLAGS_cache_size >= 0 ? NewLRUCache(FLAGS_cache_size) : nullptr)"));
+        assert_eq!(cpp_value(&db_bench, "FLAGS_bloom_bits"), -1, "db_bench's default: no filter");
+        assert!(db_bench.contains("FLAGS_bloom_bits >= 0"));
+        assert!(db_bench.contains("static bool FLAGS_reuse_logs = false;"));
+        assert!(!db_bench.contains("options.compression"), "db_bench sets compression now");
+        assert!(options_h.contains("CompressionType compression = kSnappyCompression;"));
+        let lru_line = db_impl.lines().find(|l| l.contains("result.block_cache = NewLRUCache(")).expect("LevelDB's own block cache");
+        let leveldb_cache = cpp_int(lru_line.split_once("NewLRUCache(").unwrap().1.trim().trim_end_matches(");"));
+
+        let ours = resolve_options(&SPEC, &[]).unwrap();
+        assert_eq!(ours.u64("block_cache_size") as i64, leveldb_cache, "block cache (db_bench: none, so LevelDB's own)");
+        assert_eq!(ours.u64("write_buffer_size") as i64, cpp_value(&options_h, "write_buffer_size"));
+        assert_eq!(ours.u64("block_size") as i64, cpp_value(&options_h, "block_size"));
+        assert_eq!(ours.i64("max_open_files"), cpp_value(&options_h, "max_open_files"));
+        assert_eq!(ours.i64("bloom_bits"), 0, "0 is rumbench's no filter (db_bench's -1)");
+        assert_eq!(ours.str("compression"), "snappy");
+        assert!(!ours.bool("sync"), "db_bench's writes do not sync");
+        // What rumbench leaves to LevelDB, as it reports it.
+        let dir = tempfile::tempdir().unwrap();
+        let e = open_with(dir.path(), &[]).unwrap();
+        assert_eq!(opt(&*e, "max_file_size"), cpp_value(&options_h, "max_file_size").to_string());
+        assert!(options_h.contains("bool reuse_logs = false;"));
+        assert_eq!(opt(&*e, "reuse_logs"), "false");
     }
 
     #[test]

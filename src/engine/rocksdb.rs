@@ -3,8 +3,10 @@
 //! builds db_bench from the very same source and flags, so the two clients
 //! compare like with like.
 //!
-//! Option defaults follow db_bench's, so `rumbench run --engine rocksdb` and
-//! `db_bench` with default flags open RocksDB the same way.
+//! Option defaults are db_bench's (of this RocksDB), so `rumbench run --engine
+//! rocksdb` and `db_bench` with default flags open RocksDB the same way: the
+//! same OPTIONS file and block cache (tests/dbbench_defaults.rs checks it
+//! against the real db_bench).
 
 use std::path::{Path, PathBuf};
 
@@ -17,12 +19,13 @@ use super::{BatchOp, Engine, EngineOptions, EngineSpec, OpenArgs, OptKind, Optio
 
 const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "compaction_style", default: "leveled", kind: OptKind::Choice(&["leveled", "universal"]), help: "LSM shape" },
-    OptionSpec { name: "block_cache_size", default: "8M", kind: OptKind::Size, help: "block cache capacity (db_bench --cache_size)" },
+    OptionSpec { name: "block_cache_size", default: "32M", kind: OptKind::Size, help: "block cache capacity (db_bench --cache_size, 32M)" },
     OptionSpec {
         name: "cache_type",
-        default: "lru",
+        default: "hyper_clock",
         kind: OptKind::Choice(&["lru", "hyper_clock"]),
-        help: "block cache: LRUCache or HyperClockCache (db_bench --cache_type=hyper_clock_cache)",
+        help: "block cache: HyperClockCache with its table sized by RocksDB (db_bench's default, --cache_type=hyper_clock_cache) or LRUCache \
+               (RocksDB's LRU defaults: high-priority pool 0.5, where db_bench --cache_type=lru_cache uses 0)",
     },
     OptionSpec { name: "write_buffer_size", default: "64M", kind: OptKind::Size, help: "memtable size" },
     OptionSpec { name: "max_write_buffer_number", default: "2", kind: OptKind::Int { min: 2, max: 1000 }, help: "memtables before writes stall" },
@@ -105,6 +108,24 @@ const OPTIONS: &[OptionSpec] = &[
     },
 ];
 
+/// db_bench's settings where they differ from RocksDB's own defaults, for what
+/// rumbench has no option for (db_bench_tool.cc: flag defaults applied in
+/// InitializeOptionsFromFlags, and InitializeOptionsGeneral). Applied through
+/// RocksDB's options-string parser: the crate has no setter for some of them.
+const DB_BENCH_FIXED: &[(&str, &str)] = &[
+    ("delayed_write_rate", "8388608"),                       // --delayed_write_rate (RocksDB: 16M)
+    ("hard_pending_compaction_bytes_limit", "137438953472"), // --hard_pending_compaction_bytes_limit, 128G (RocksDB: 256G)
+    ("table_cache_numshardbits", "4"),                       // --table_cache_numshardbits (RocksDB: 6)
+    ("dump_malloc_stats", "true"),                           // --dump_malloc_stats
+    ("create_missing_column_families", "true"),              // always set by db_bench
+    // --fifo_compaction_max_table_files_size_mb=0, --fifo_compaction_allow_compaction=true
+    ("compaction_options_fifo", "{max_table_files_size=0;allow_compaction=true}"),
+    // --index_shortening_mode=2, --pin_top_level_index_and_filter=false.
+    // Given as the table factory's options, RocksDB clones the factory set
+    // below (block cache included) and changes only these.
+    ("block_based_table_factory", "{index_shortening=kShortenSeparatorsAndSuccessor;pin_top_level_index_and_filter=false}"),
+];
+
 /// io-bound mode: O_DIRECT reads (no page cache), a small block cache, and
 /// bloom filters with index and filter blocks held outside the cache, so a
 /// point query costs about one storage read (the data block).
@@ -127,7 +148,8 @@ pub const PRESETS: &[(&str, &[(&str, &str)])] = &[
 
 pub const SPEC: EngineSpec = EngineSpec {
     name: "rocksdb",
-    description: "RocksDB 11.8.1 LSM (leveled, universal, BlobDB), a release build from rust-rocksdb's bundled source",
+    description: "RocksDB 11.8.1 LSM (leveled, universal, BlobDB), a release build from rust-rocksdb's bundled source; \
+                  option defaults are db_bench's (the same OPTIONS file and block cache, db_bench's fixed settings included)",
     options: OPTIONS,
     io_bound_options: IO_BOUND,
     presets: PRESETS,
@@ -315,6 +337,11 @@ fn open(args: &OpenArgs) -> Result<Box<dyn Engine>> {
         table.set_bloom_filter(bloom as f64, false);
     }
     opts.set_block_based_table_factory(&table);
+    // A copy of `opts` with db_bench's fixed settings. The copy does not hold
+    // the Rust handles `opts` kept alive; of those only the cache matters, and
+    // Common keeps it.
+    let fixed: Vec<String> = DB_BENCH_FIXED.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    let opts = opts.get_options_from_string(fixed.join(";")).context("rocksdb: db_bench's fixed settings")?;
     // Opened with the default column family named (so multiget can address it)
     // and given the same options: a bare name would get default CF options.
     let cf = rocksdb::ColumnFamilyDescriptor::new(rocksdb::DEFAULT_COLUMN_FAMILY_NAME, opts.clone());
