@@ -47,6 +47,12 @@ fn cmd_engines(name: Option<&str>) -> Result<()> {
         }
         outln!();
     }
+    if name.is_none() {
+        for l in engine::left_out() {
+            outln!("{} - {}: not in this build; make a build with it: {}", l.name, l.description, l.how_to_build);
+            outln!();
+        }
+    }
     Ok(())
 }
 

@@ -500,3 +500,60 @@ fn a_stopped_sweep_records_the_configs_left_at_once() {
     let not_run = configs.iter().filter(|c| c["status"] == "not_run").count();
     assert!(not_run > 900, "{not_run} of 1000 not run");
 }
+
+#[test]
+fn a_server_that_is_not_installed_is_refused_before_anything_is_written() {
+    // RUMBENCH_SERVER_BIN_DIR: where the server programs are looked for; an
+    // empty directory stands for a machine without the server packages.
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("no-servers");
+    std::fs::create_dir(&empty).unwrap();
+    let suite = dir.path().join("suite.toml");
+    std::fs::write(&suite, "[settings]\nsteps = [\"ycsb-load\"]\nrecords = 100\n[[config]]\nengine = \"mariadb-myrocks\"\n").unwrap();
+    let cases: &[(&[&str], &str)] = &[
+        (&["-e", "mariadb-innodb", "-s", "l.i0", "--rows", "1000"], "mariadb-install-db"),
+        (&["-e", "postgres", "-s", "ycsb-load", "--records", "100"], "initdb"),
+        (&["-c", suite.to_str().unwrap()], "mariadb-install-db"),
+        (&["-e", "mariadb-innodb", "--sweep", "mariadb-innodb.connect=unix,tcp", "-s", "ycsb-load", "--records", "100"], "mariadb-install-db"),
+    ];
+    for (args, program) in cases {
+        // The default output directory (results/<time> under the working directory) must not appear.
+        let out = rumbench().env("RUMBENCH_SERVER_BIN_DIR", &empty).current_dir(dir.path()).args(*args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert_eq!(stderr(&out).lines().count(), 1, "{args:?}: {}", stderr(&out));
+        let line = error_line(&out);
+        assert!(line.contains(&format!("{program} is not installed")) && line.contains("scripts/install-servers.sh"), "{args:?}: {line}");
+        assert!(!dir.path().join("results").exists(), "{args:?}: a results directory was created");
+    }
+    // A server the user runs needs nothing installed here: the refusal is about reaching it.
+    let out = rumbench()
+        .env("RUMBENCH_SERVER_BIN_DIR", &empty)
+        .current_dir(dir.path())
+        .args(["--target", "postgres://bench@127.0.0.1:1/db", "-s", "ycsb-load", "--records", "100"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("install-servers"), "{}", stderr(&out));
+}
+
+#[cfg(not(feature = "wiredtiger"))]
+#[test]
+fn an_engine_left_out_of_this_build_says_how_to_build_it() {
+    let build = "cargo build --release --locked --features wiredtiger";
+    for args in [&["-e", "wiredtiger"][..], &["-e", "rocksdb", "-o", "wiredtiger.cache_size=1G"]] {
+        let out = rumbench().args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert_eq!(stderr(&out).lines().count(), 1, "{args:?}: {}", stderr(&out));
+        let line = error_line(&out);
+        assert!(line.contains("engine 'wiredtiger' is not in this build") && line.contains(build) && line.contains("scripts/build-wiredtiger.sh"), "{line}");
+    }
+    // `rumbench engines` lists it the same way.
+    let out = Command::cargo_bin("rumbench").unwrap().arg("engines").output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    let entry = text.lines().find(|l| l.starts_with("wiredtiger ")).unwrap_or_else(|| panic!("no wiredtiger entry:\n{text}"));
+    assert!(entry.contains("not in this build") && entry.contains(build), "{entry}");
+    let out = Command::cargo_bin("rumbench").unwrap().args(["engines", "wiredtiger"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains(build), "{}", String::from_utf8_lossy(&out.stderr));
+}

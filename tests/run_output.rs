@@ -110,3 +110,34 @@ fn the_summary_fits_a_terminal_and_shows_each_operation_type() {
         assert!(text.lines().any(|l| l.starts_with("null-engine-with-a-very-long-configuration-name-number-one ")), "{text}");
     }
 }
+
+#[test]
+fn a_mixed_step_never_shows_one_operation_types_latency_as_the_steps() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(&["-e", "null", "-s", "ycsb-load,ycsb-a", "--records", "1000", "--ops", "4000"], dir.path());
+    let text = printed(&out);
+    // The end-of-step line: every type's latency, not READ's alone.
+    let line = text.lines().find(|l| l.trim_start().starts_with("null ycsb-a: ")).unwrap_or_else(|| panic!("no step line:\n{text}"));
+    assert!(line.contains("READ p50 ") && line.contains("UPDATE p50 "), "{line}");
+    // The step's row: no latency of its own, and a note that the rows per type have it.
+    let table = String::from_utf8_lossy(&out.stdout).to_string();
+    let row = table.lines().find(|l| l.starts_with("null ") && l.contains(" ycsb-a ")).unwrap_or_else(|| panic!("no ycsb-a row:\n{table}"));
+    assert!(row.contains("latency per operation type below"), "{row}");
+    let tsv = std::fs::read_to_string(dir.path().join("report.tsv")).unwrap();
+    let header: Vec<&str> = tsv.lines().next().unwrap().split('\t').collect();
+    let col = |r: &[&str], name: &str| r[header.iter().position(|h| *h == name).unwrap()].to_string();
+    let rows: Vec<Vec<&str>> = tsv.lines().skip(1).map(|l| l.split('\t').collect()).collect();
+    let step = rows.iter().find(|r| col(r, "test") == "ycsb-a").unwrap();
+    assert_eq!([col(step, "p50"), col(step, "p99"), col(step, "pmax")], ["", "", ""]);
+    let read = rows.iter().find(|r| col(r, "test") == "ycsb-a.READ").unwrap();
+    assert!(!col(read, "p99").is_empty());
+    let md = std::fs::read_to_string(dir.path().join("summary.md")).unwrap();
+    let section = &md[md.find("### ycsb-a").unwrap()..];
+    let section = &section[..section.find("Per operation type").unwrap()];
+    assert!(!section.contains("p99") && section.contains("- null: latency per operation type below"), "{section}");
+
+    // The load's note counts the records it loaded.
+    let v = result(dir.path());
+    let load = &v["configs"][0]["steps"][0];
+    assert!(load["notes"].to_string().contains("YCSB ycsb-load: 1000 records"), "{}", load["notes"]);
+}

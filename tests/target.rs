@@ -337,3 +337,34 @@ fn a_port_that_is_not_the_server_gives_one_line_within_the_time_outs() {
     let failed: Vec<String> = runs.into_iter().filter_map(|r| r.join().err()).map(|e| e.downcast_ref::<String>().cloned().unwrap_or_default()).collect();
     assert!(failed.is_empty(), "{}", failed.join("\n"));
 }
+
+#[test]
+fn a_target_run_says_what_it_keeps_and_nothing_about_this_machines_data_disk() {
+    // The data dir root on tmpfs: a run whose data is here would be warned
+    // that its IO figures mean nothing; a target's data is not here.
+    let tmp = tempfile::tempdir().unwrap();
+    let server = RunningServer::start(&ServerConfig { kind: ServerKind::Postgres, data_dir: tmp.path().join("pg"), config_lines: Vec::new() }).unwrap();
+    let url = format!("postgres://postgres@127.0.0.1:{}/rumbench", server.port());
+    let shm = tempfile::tempdir_in("/dev/shm").unwrap();
+    let out_dir = tmp.path().join("out");
+    let out = run_into(
+        rumbench()
+            .args(["--target", &url, "-s", "ycsb-load", "--records", "300", "--keep-db", "--db-dir"])
+            .arg(shm.path().join("db")),
+        &out_dir,
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let printed = text(&out);
+    let line = printed.lines().find(|l| l.contains("creates table(s) usertable")).unwrap_or_else(|| panic!("{printed}"));
+    assert!(line.contains("keeps them (--keep-db)") && !line.contains("drops"), "{line}");
+    for needle in ["data filesystem", "IO figures", "data dir"] {
+        assert!(!printed.contains(needle), "{needle}: {printed}");
+    }
+    let v = load(&out_dir);
+    assert!(v["warnings"].as_array().unwrap().iter().all(|w| !w.as_str().unwrap().contains("data")), "{}", v["warnings"]);
+    // Kept, as promised.
+    let mut c = server.connect_postgres().unwrap();
+    assert_eq!(c.query_one("SELECT count(*) FROM usertable", &[]).unwrap().get::<_, i64>(0), 300);
+    drop(c);
+    server.stop().unwrap();
+}

@@ -40,10 +40,7 @@ pub fn names() -> Vec<&'static str> {
 
 /// Look a backend up by name; the error names the valid ones.
 pub fn find(name: &str) -> Result<&'static EngineSpec> {
-    match registry().into_iter().find(|e| e.name == name) {
-        Some(spec) => Ok(spec),
-        None => bail!("unknown engine '{}' (valid engines: {})", name, names().join(", ")),
-    }
+    registry().into_iter().find(|e| e.name == name).ok_or_else(|| engine::unknown_engine(name, &names()))
 }
 
 /// Whether `name` is a database server.

@@ -331,12 +331,40 @@ pub fn engine_names() -> Vec<&'static str> {
     registry().iter().map(|e| e.name).collect()
 }
 
+/// An engine that this build was made without (a cargo feature), and how
+/// to make a build with it.
+pub struct LeftOut {
+    pub name: &'static str,
+    pub description: &'static str,
+    pub how_to_build: &'static str,
+}
+
+/// The engines the README lists that are not in this build. GPL engines are
+/// cargo features, off by default, so that a default build stays Apache-2.0 only.
+pub fn left_out() -> &'static [LeftOut] {
+    &[
+        #[cfg(not(feature = "wiredtiger"))]
+        LeftOut {
+            name: "wiredtiger",
+            description: "WiredTiger 11.3.1 row-store B-tree (GPL: a cargo feature, off by default)",
+            how_to_build: "cargo build --release --locked --features wiredtiger (its build script runs scripts/build-wiredtiger.sh, \
+                           which builds WiredTiger once from the PyPI sdist: python3-pip and cmake, from scripts/setup.sh)",
+        },
+    ]
+}
+
+/// The error for an engine name that is not in `valid`: an engine this
+/// build leaves out says how to build it in; any other name lists the valid ones.
+pub fn unknown_engine(name: &str, valid: &[&str]) -> anyhow::Error {
+    match left_out().iter().find(|l| l.name == name) {
+        Some(l) => anyhow::anyhow!("engine '{name}' is not in this build; make a build with it: {}", l.how_to_build),
+        None => anyhow::anyhow!("unknown engine '{}' (valid engines: {})", name, valid.join(", ")),
+    }
+}
+
 /// Look an engine up by name; the error names the valid choices.
 pub fn find(name: &str) -> Result<&'static EngineSpec> {
-    match registry().iter().find(|e| e.name == name) {
-        Some(spec) => Ok(spec),
-        None => bail!("unknown engine '{}' (valid engines: {})", name, engine_names().join(", ")),
-    }
+    registry().iter().find(|e| e.name == name).ok_or_else(|| unknown_engine(name, &engine_names()))
 }
 
 pub use crate::settings::parse_size;

@@ -445,7 +445,8 @@ pub fn step_values(s: &StepResult, prev: Option<&StepResult>) -> Vec<Option<f64>
         // Its figures are partial: the notes say it failed, no cell competes.
         return vec![None; METRICS.len()];
     }
-    let lat = s.main_op().map(|o| &o.latency);
+    // A mixed step has no latency of its own: its rows per type have theirs.
+    let lat = s.step_latency();
     let has_ops = s.ops > 0 && lat.is_some_and(|l| l.count > 0);
     let m = &s.metrics;
     let io = m.io.as_ref();

@@ -135,8 +135,14 @@ pub fn step_notes(s: &StepResult) -> Vec<String> {
         let target = w.target_ops_s.map(|t| format!("/{}", num(t))).unwrap_or_default();
         notes.push(format!("writer {}{} ops/s{}", num(w.achieved_ops_s), target, if w.missed_target { " MISSED" } else { "" }));
     }
+    if s.mixes_op_types() && s.step_latency().is_none() {
+        notes.push(MIXED_LATENCY_NOTE.into());
+    }
     notes
 }
+
+/// Said on a mixed step's row, whose latency cells stay empty.
+pub const MIXED_LATENCY_NOTE: &str = "latency per operation type below";
 
 /// How operations ended other than ok: "3 not found", "1 conflict", "2 errors"
 /// (empty when all were ok; shared by every format).
@@ -262,7 +268,7 @@ pub fn summary_rows(run: &RunResult) -> Vec<Vec<String>> {
     for c in &run.configs {
         for s in c.steps.iter().filter(|s| !is_ibench_step(&s.name)) {
             // No latency for a step without measured operations (a failed step): '-', not 0.
-            let lat = s.main_op().filter(|o| o.latency.count > 0).map(|o| o.latency.clone());
+            let lat = s.step_latency().filter(|l| l.count > 0).cloned();
             let notes = step_notes(s);
             let m = &s.metrics;
             let io = m.io.as_ref();
@@ -731,6 +737,8 @@ mod tests {
         let cells = |row: usize, columns: &[&str]| columns.iter().map(|c| cell(row, c)).collect::<Vec<_>>();
         let figures = ["config", "step", "ops", "ops/s", "p50 us", "p99 us", "p99.9 us", "max us", "notes"];
         assert_eq!(cells(0, &figures[..4]), ["rocksdb", "ycsb-a", "1000", "100.0"]);
+        // No type's latency stands for the step's: its rows per type have them.
+        assert_eq!(cells(0, &figures[4..]), ["-", "-", "-", "-", "latency per operation type below"]);
         // Count, rate over the step's wall time, latency, outcomes; the step's efficiency figures stay on its row.
         assert_eq!(cells(1, &figures), ["", "  READ", "600", "60.00", "2.00", "8.00", "24.00", "600.0", "3 not found"]);
         assert!(COLUMNS.iter().filter(|c| !figures.contains(c)).all(|c| cell(1, c).is_empty()), "{:?}", rows[1]);

@@ -286,6 +286,24 @@ impl StepResult {
     pub fn main_op(&self) -> Option<&OpResult> {
         self.ops_by_type.first()
     }
+
+    /// Whether the step mixes operation types (YCSB A's READ and UPDATE).
+    pub fn mixes_op_types(&self) -> bool {
+        self.ops_by_type.len() > 1
+    }
+
+    /// The latency of all the step's operations: its one type's. None for a
+    /// step that mixes types: no one type's latency stands for the step, and
+    /// the result keeps a summary per type, not histograms to merge.
+    pub fn step_latency(&self) -> Option<&LatencySummary> {
+        match self.ops_by_type.as_slice() {
+            [only] => Some(&only.latency),
+            // The insert benchmark times commits, each with its inserts and
+            // deletes: the main type's latency is every commit's.
+            [main, ..] if self.name.parse::<StepKind>().is_ok_and(|k| k.is_ibench()) => Some(&main.latency),
+            _ => None,
+        }
+    }
 }
 
 /// The settings a step of `plan.kind` runs with, named as in a suite file.
@@ -435,6 +453,18 @@ pub struct IbenchStepInfo {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_mixed_step_has_no_latency_of_its_own() {
+        use super::fixtures::{op, step};
+        let single = step(StepKind::ReadRandom, 1.0, vec![op("get", 100, 2.0, 0, 0, 0)]);
+        assert_eq!(single.step_latency().map(|l| l.p50_us), Some(2.0));
+        let ycsb_a = step(StepKind::YcsbA, 1.0, vec![op("READ", 60, 2.0, 0, 0, 0), op("UPDATE", 40, 8.0, 0, 0, 0)]);
+        assert!(ycsb_a.mixes_op_types() && ycsb_a.step_latency().is_none());
+        // The insert benchmark's latency is per commit, inserts and deletes together.
+        let l_i1 = step(StepKind::LoadI1, 1.0, vec![op("insert", 60, 300.0, 0, 0, 0), op("delete", 60, 300.0, 0, 0, 0)]);
+        assert_eq!(l_i1.step_latency().map(|l| l.p50_us), Some(300.0));
+    }
 
     fn parameters_of(kind: StepKind, settings: Settings) -> BTreeMap<String, Value> {
         step_parameters(&StepPlan { kind, settings, sweep: false })

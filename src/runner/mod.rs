@@ -106,6 +106,13 @@ pub fn preflight(plan: &RunPlan, opts: &RunOptions) -> Result<()> {
     if plan.configs.iter().any(|c| c.allocator == Allocator::Jemalloc) && !Path::new(JEMALLOC).exists() {
         bail!("a config asks for jemalloc but {JEMALLOC} is missing (apt-get install libjemalloc2)");
     }
+    // Servers rumbench starts must be installed (a --target's are not
+    // rumbench's to start; a PostgreSQL version's are fetched after these checks).
+    for c in plan.configs.iter().filter(|c| !is_target(c) && c.server_version.is_none()) {
+        if let Some(kind) = crate::workload::ibench::server_kind(&c.engine) {
+            crate::server::check_installed(kind).with_context(|| format!("config {}", c.name))?;
+        }
+    }
     let root = opts.db_root();
     if root.exists() && !root.is_dir() {
         bail!("--db-dir {} is not a directory", root.display());
@@ -147,6 +154,11 @@ pub fn preflight(plan: &RunPlan, opts: &RunOptions) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// A config of a server the user runs (`--target`): its data is not on this machine.
+fn is_target(c: &EngineConfig) -> bool {
+    c.options.get("target").is_some_and(|t| !t.is_empty())
 }
 
 /// Run the plan (the parent process), after `preflight` passed. Results are
@@ -257,7 +269,9 @@ fn start_run(plan: &RunPlan, opts: &RunOptions) -> Result<(dirs::DirLock, RunRes
         std::fs::create_dir_all(&db_root).with_context(|| format!("cannot create data directory {}", db_root.display()))?;
         let _ = std::fs::write(db_root.join(dirs::MARKER), "made by rumbench; created=true\n");
     }
-    let system = SystemInfo::capture(Some(&db_root));
+    // The data device only when some config keeps its data here: a --target's
+    // is on its server, and this machine's disk says nothing about it.
+    let system = SystemInfo::capture(plan.configs.iter().any(|c| !is_target(c)).then_some(db_root.as_path()));
     let mut run = RunResult {
         schema: crate::result::SCHEMA.into(),
         rumbench_version: env!("CARGO_PKG_VERSION").into(),
@@ -595,17 +609,25 @@ fn run_step(
 }
 
 pub(crate) fn print_step_line(config: &str, s: &StepResult) {
-    let lat = s.main_op().map(|o| o.latency.clone()).unwrap_or_default();
+    use crate::report::table::num;
+    let percentiles = |l: &crate::measure::LatencySummary| format!("p50 {} us, p99 {} us, max {} us", num(l.p50_us), num(l.p99_us), num(l.max_us));
+    // A mixed step's latency is each type's: no one type's stands for the step.
+    let latency = match (s.step_latency(), s.ops_by_type.as_slice()) {
+        (Some(l), _) => percentiles(l),
+        (None, []) => percentiles(&Default::default()),
+        (None, types) => types
+            .iter()
+            .map(|o| if o.latency.count > 0 { format!("{} {}", o.op, percentiles(&o.latency)) } else { format!("{} none", o.op) })
+            .collect::<Vec<_>>()
+            .join("; "),
+    };
     match s.status {
         Status::Interrupted if s.ops_s.is_none() => errln!("  {config} {}: {}, before any operation completed", s.name, s.error.as_deref().unwrap_or("interrupted")),
         Status::Completed | Status::Interrupted => errln!(
-            "  {config} {}: {} ops/s over {:.1} s, p50 {} us, p99 {} us, max {} us{}",
+            "  {config} {}: {} ops/s over {:.1} s, {latency}{}",
             s.name,
-            s.ops_s.map(crate::report::table::num).unwrap_or_else(|| "-".into()),
+            s.ops_s.map(num).unwrap_or_else(|| "-".into()),
             s.wall_s.unwrap_or(0.0),
-            crate::report::table::num(lat.p50_us),
-            crate::report::table::num(lat.p99_us),
-            crate::report::table::num(lat.max_us),
             if s.status == Status::Interrupted { " (interrupted)" } else { "" }
         ),
         _ => errln!("  {config} {}: {}", s.name, s.error.as_deref().unwrap_or("failed")),

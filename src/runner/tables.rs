@@ -423,7 +423,8 @@ pub fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut Run
     let backend = match open_backend(config, plan, opts, &dir).and_then(|b| {
         if let Some(e) = b.remote() {
             // Said before anything is created, so an interrupted run leaves no surprise.
-            errln!("  {}: rumbench creates table(s) {} in {} and drops them at the end{}", config.name, own_tables(plan, tables).join(", "), e.url(), if opts.keep_db { " (not with --keep-db)" } else { "" });
+            let end = if opts.keep_db { "keeps them (--keep-db)" } else { "drops them at the end" };
+            errln!("  {}: rumbench creates table(s) {} in {} and {end}", config.name, own_tables(plan, tables).join(", "), e.url());
         }
         if tables > 0 {
             b.table.create_tables(tables)?;

@@ -11,13 +11,37 @@ use mysql::prelude::Queryable;
 use mysql::{Conn, OptsBuilder};
 
 use super::{
-    absolute, check_loopback_only, check_not_stopping_all, file_tail, find_program, is_root, kill_tree, last_nonblank,
+    absolute, check_loopback_only, check_not_stopping_all, file_tail, is_root, kill_tree, last_nonblank,
     one_line, pick_free_port, prepare_data_dir, registry_add, run_cmd, setting_name, setting_value, signal, socket_dir,
     start_error, tail_of, wait_child, Backend, DirGuard, RunningServer, ServerConfig, ServerKind, StartGuard, StopHow,
     DB_NAME, LOG_TAIL_LINES, START_TIMEOUT, STOP_TIMEOUT,
 };
 
 const SBIN: &[&str] = &["/usr/sbin", "/usr/bin", "/sbin", "/bin"];
+
+/// The programs rumbench runs, in the order it runs them.
+const PROGRAMS: [&str; 3] = ["mariadb-install-db", "mariadbd", "mariadb-admin"];
+
+/// Where Debian's mariadb-plugin-rocksdb puts MyRocks (mariadbd's default plugin dir).
+const MYROCKS_PLUGIN: &str = "/usr/lib/mysql/plugin/ha_rocksdb.so";
+
+/// A MariaDB program, as [`super::locate_server_program`] finds it; its bare
+/// name when missing (refused before the run by [`check_installed`]).
+fn program(name: &str) -> std::path::PathBuf {
+    super::locate_server_program(name, SBIN).unwrap_or_else(|_| name.into())
+}
+
+/// Every program a `kind` server needs is here; for MyRocks with Debian's
+/// programs, its plugin too.
+pub(super) fn check_installed(kind: ServerKind) -> Result<()> {
+    for p in PROGRAMS {
+        super::locate_server_program(p, SBIN).map_err(|looked| super::not_installed(p, &looked))?;
+    }
+    if kind == ServerKind::MariadbMyrocks && super::server_bin_dir().is_none() && !Path::new(MYROCKS_PLUGIN).is_file() {
+        return Err(super::not_installed("ha_rocksdb.so", &format!("no {MYROCKS_PLUGIN}: package mariadb-plugin-rocksdb")));
+    }
+    Ok(())
+}
 
 /// Settings that only take effect when the data dir is created: passed to
 /// mariadb-install-db too when the fragment has them.
@@ -62,7 +86,7 @@ pub(super) fn start(cfg: &ServerConfig) -> Result<RunningServer> {
     // and re-expands its paths (`chown $user $dir`, `$args`): it is given
     // them through a symlink of a plain name in a private directory.
     let plain = PlainPath::new(&dir)?;
-    let mut cmd = Command::new(find_program("mariadb-install-db", SBIN));
+    let mut cmd = Command::new(program("mariadb-install-db"));
     cmd.arg("--no-defaults");
     if is_root() {
         cmd.arg("--user=root");
@@ -137,7 +161,7 @@ pub(super) fn start(cfg: &ServerConfig) -> Result<RunningServer> {
     // Start mariadbd as our child, in its own process group (a terminal's
     // Ctrl-C reaches only rumbench, which then stops it in order).
     let logf = fs::OpenOptions::new().create(true).append(true).open(&log)?;
-    let mut cmd = Command::new(find_program("mariadbd", SBIN));
+    let mut cmd = Command::new(program("mariadbd"));
     cmd.arg(format!("--defaults-file={}", cnf.display()))
         .args(managed.iter().map(|m| format!("--{m}")))
         .stdin(Stdio::null())
@@ -232,7 +256,7 @@ impl MariaProc {
         if let Ok(Some(st)) = self.child.try_wait() {
             bail!("{kind} (pid {pid}) had already exited ({st})");
         }
-        let mut cmd = Command::new(find_program("mariadb-admin", SBIN));
+        let mut cmd = Command::new(program("mariadb-admin"));
         cmd.arg("--no-defaults")
             .arg(format!("--socket={}", socket.display()))
             .args(["-uroot", "--connect-timeout=5", "shutdown"])

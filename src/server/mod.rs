@@ -787,14 +787,49 @@ fn as_user(user: Option<&str>, program: &Path) -> Command {
 
 /// `name` from PATH, else from the first of `dirs` that has it, else `name`.
 fn find_program(name: &str, dirs: &[&str]) -> PathBuf {
+    locate_program(name, dirs).unwrap_or_else(|| PathBuf::from(name))
+}
+
+/// `name` from PATH, else from the first of `dirs` that has it.
+fn locate_program(name: &str, dirs: &[&str]) -> Option<PathBuf> {
     let path = std::env::var_os("PATH").unwrap_or_default();
-    for d in std::env::split_paths(&path).chain(dirs.iter().map(PathBuf::from)) {
-        let p = d.join(name);
-        if p.is_file() {
-            return p;
-        }
+    std::env::split_paths(&path).chain(dirs.iter().map(PathBuf::from)).map(|d| d.join(name)).find(|p| p.is_file())
+}
+
+/// When set, the directory that holds the programs of the servers rumbench
+/// starts (initdb, pg_ctl, postgres; mariadb-install-db, mariadbd,
+/// mariadb-admin), looked for there only, instead of Debian's places: a
+/// server built from source, or (in the tests) an empty directory standing
+/// for a machine without the server packages.
+pub const SERVER_BIN_DIR_ENV: &str = "RUMBENCH_SERVER_BIN_DIR";
+
+fn server_bin_dir() -> Option<PathBuf> {
+    std::env::var_os(SERVER_BIN_DIR_ENV).filter(|d| !d.is_empty()).map(PathBuf::from)
+}
+
+/// A server's program: from [`SERVER_BIN_DIR_ENV`] when set, else from PATH
+/// or `dirs`; Err says where it was looked for.
+fn locate_server_program(name: &str, dirs: &[&str]) -> std::result::Result<PathBuf, String> {
+    match server_bin_dir() {
+        Some(d) => Some(d.join(name)).filter(|p| p.is_file()).ok_or_else(|| format!("not in {SERVER_BIN_DIR_ENV}={}", d.display())),
+        None => locate_program(name, dirs).ok_or_else(|| format!("not in PATH, {}", dirs.join(", "))),
     }
-    PathBuf::from(name)
+}
+
+/// The error for a server program that is missing, with where it was
+/// looked for and how to install it.
+fn not_installed(program: &str, looked: &str) -> anyhow::Error {
+    anyhow!("{program} is not installed ({looked}): install the servers with scripts/install-servers.sh (as root)")
+}
+
+/// Before anything starts: every program a `kind` server needs is here
+/// (Debian's packages, or [`SERVER_BIN_DIR_ENV`]); the error names the first
+/// one missing and the command that installs them.
+pub fn check_installed(kind: ServerKind) -> Result<()> {
+    match kind {
+        ServerKind::Postgres => postgres::find_bin_dir().map(|_| ()),
+        ServerKind::MariadbInnodb | ServerKind::MariadbMyrocks => mariadb::check_installed(kind),
+    }
 }
 
 fn is_root() -> bool {

@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{bail, Context, Result};
 use postgres::{Client, NoTls};
 
 use super::{
@@ -24,20 +24,29 @@ pub(super) struct PgProc {
     run_as: Option<String>,
 }
 
-/// `/usr/lib/postgresql/<newest version>/bin`.
+/// The programs a server's bin dir must hold.
+const PROGRAMS: [&str; 3] = ["initdb", "pg_ctl", "postgres"];
+
+/// `/usr/lib/postgresql/<newest version>/bin`, or the directory
+/// [`super::SERVER_BIN_DIR_ENV`] names; the error names a missing program.
 pub(super) fn find_bin_dir() -> Result<PathBuf> {
+    let missing = |bin: &Path| PROGRAMS.into_iter().find(|p| !bin.join(p).is_file());
+    if let Some(bin) = super::server_bin_dir() {
+        return match missing(&bin) {
+            Some(p) => Err(super::not_installed(p, &format!("not in {}={}", super::SERVER_BIN_DIR_ENV, bin.display()))),
+            None => Ok(bin),
+        };
+    }
     let mut best: Option<(Vec<u32>, PathBuf)> = None;
-    let rd = fs::read_dir(PG_ROOT)
-        .with_context(|| format!("PostgreSQL is not installed ({PG_ROOT} missing; run scripts/install-servers.sh)"))?;
-    for ent in rd.flatten() {
+    for ent in fs::read_dir(PG_ROOT).into_iter().flatten().flatten() {
         let name = ent.file_name().to_string_lossy().into_owned();
         let Ok(ver) = name.split('.').map(str::parse::<u32>).collect::<Result<Vec<u32>, _>>() else { continue };
         let bin = ent.path().join("bin");
-        if bin.join("pg_ctl").is_file() && bin.join("initdb").is_file() && best.as_ref().is_none_or(|(v, _)| ver > *v) {
+        if missing(&bin).is_none() && best.as_ref().is_none_or(|(v, _)| ver > *v) {
             best = Some((ver, bin));
         }
     }
-    best.map(|(_, b)| b).ok_or_else(|| anyhow!("no PostgreSQL server binaries under {PG_ROOT}/*/bin"))
+    best.map(|(_, b)| b).ok_or_else(|| super::not_installed("initdb", &format!("no {PG_ROOT}/<version>/bin with {}", PROGRAMS.join(", "))))
 }
 
 /// First line of `<dir>/postmaster.pid`.

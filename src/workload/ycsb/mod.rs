@@ -258,7 +258,8 @@ pub fn run_step(store: &dyn Store, plan: &StepPlan, index: usize, state: &mut Yc
     result.notes.push(format!(
         "YCSB {}: {} records of {} x {} bytes, request distribution {}, keys {}",
         kind,
-        state.inserts.count(),
+        // The records there after the step: a load's are those it inserted (its sequence starts after it).
+        if kind == StepKind::YcsbLoad { result.ops } else { state.inserts.count() },
         y.field_count,
         y.field_length,
         if kind == StepKind::YcsbLoad { "-".to_string() } else { dist.to_string() },
