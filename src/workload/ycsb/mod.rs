@@ -204,11 +204,9 @@ pub fn run_step(store: &dyn Store, plan: &StepPlan, index: usize, state: &mut Yc
     let mix = proportions(kind);
     let dist = distribution(kind, y);
     let start_records = state.inserts.count();
-    // YCSB spreads the scrambled zipfian over the records plus twice the inserts expected.
-    let expected_inserts = (total.unwrap_or(start_records) as f64 * mix[2] * 2.0) as u64;
-    let span = start_records + expected_inserts;
-    // Built once (zeta is O(records)); each thread takes a copy.
-    let chooser = (kind != StepKind::YcsbLoad).then(|| KeyChooser::new(dist, start_records, span));
+    // Built once (zeta is O(records)); each thread takes a copy. YCSB's
+    // operationcount: --ops, else (--seconds) the records.
+    let chooser = (kind != StepKind::YcsbLoad).then(|| KeyChooser::for_step(dist, start_records, total.unwrap_or(start_records), mix[2]));
     let inserts = &state.inserts;
     let label = kind.to_string();
     let joined = driver::run(
