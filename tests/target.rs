@@ -169,6 +169,56 @@ fn ycsb_and_insert_benchmark_on_a_password_server() {
 }
 
 #[test]
+fn ycsb_runs_on_a_table_an_earlier_run_loaded() {
+    // YCSB's model, load once and run many, on a server the user runs.
+    let tmp = tempfile::tempdir().unwrap();
+    let server = password_server(tmp.path());
+    let url = format!("postgres://bench:{PASSWORD}@127.0.0.1:{}/benchdb", server.port());
+    let out = run_into(rumbench().args(["--target", &url, "-s", "ycsb-load", "--records", "1000", "--keep-db"]), &tmp.path().join("load"));
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(tables(&server), ["keepme", "usertable"]);
+
+    let rdir = tmp.path().join("run");
+    let out = run_into(rumbench().args(["--target", &url, "-s", "ycsb-c,ycsb-d", "--ops", "2000", "-t", "2"]), &rdir);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains("runs YCSB's workloads on table usertable in postgres://bench@127.0.0.1"), "{}", text(&out));
+    let v = load(&rdir);
+    let c = &v["configs"][0];
+    assert_eq!(c["status"], "completed", "{}", c["error"]);
+    let notes: Vec<&str> = c["notes"].as_array().unwrap().iter().filter_map(|n| n.as_str()).collect();
+    assert!(notes.iter().any(|n| n.starts_with("YCSB's records loaded before the run: 1000 ")), "{notes:?}");
+    let mut inserted = 0;
+    for s in c["steps"].as_array().unwrap() {
+        for o in s["ops_by_type"].as_array().unwrap() {
+            assert_eq!(o["outcomes"]["not_found"], 0, "{} {}", s["name"], o["op"]);
+            assert_eq!(o["outcomes"]["error"], 0, "{} {}: D's inserts take new numbers", s["name"], o["op"]);
+            if o["op"] == "INSERT" {
+                inserted = o["ops"].as_u64().unwrap();
+            }
+        }
+    }
+    assert!(inserted > 0);
+    // Not rumbench's table: kept, with D's inserts after the load's records.
+    assert_eq!(tables(&server), ["keepme", "usertable"]);
+    let rows: i64 = bench_client(&server).query_one("SELECT count(*) FROM usertable", &[]).unwrap().get(0);
+    assert_eq!(rows as u64, 1000 + inserted);
+
+    // Another shape, or no table: refused before anything runs (exit 2, one line), nothing touched.
+    let refused = |args: &[&str], msg: &str| {
+        let out = run_into(rumbench().args(["--target", &url]).args(args), &tmp.path().join("refused"));
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out));
+        assert!(text(&out).contains(msg) && text(&out).trim_end().lines().count() == 1, "{args:?}: {}", text(&out));
+        assert!(!tmp.path().join("refused").exists());
+    };
+    refused(&["-s", "ycsb-c", "--field-count", "5"], "is not YCSB's records: its columns are ycsb_key, field0");
+    refused(&["-s", "ycsb-c", "--insert-order", "ordered"], "holds no YCSB record 0 (key user0)");
+    bench_client(&server).batch_execute("DROP TABLE usertable").unwrap();
+    refused(&["-s", "ycsb-c"], "has no table usertable");
+    assert_eq!(tables(&server), ["keepme"]);
+    server.stop().unwrap();
+}
+
+#[test]
 fn target_urls_are_checked_before_anything_runs() {
     for (args, msg) in [
         (&["--target", "postgres://u:topsecret@127.0.0.1:1/db?sslmode=require", "-s", "ycsb-load"][..], "query parameters are not supported"),

@@ -125,3 +125,66 @@ fn the_host_s_busy_cpu_covers_the_client_and_the_server() {
     let steal_us_op = f("host_steal_pct") / 100.0 * cpus * step["wall_s"].as_f64().unwrap() * 1e6 / step["ops"].as_f64().unwrap();
     assert!(host + steal_us_op >= 0.9 * (client + server), "host {host:.1} (+ steal {steal_us_op:.1}) us/op < client {client:.1} + server {server:.1}");
 }
+
+/// `rumbench run ARGS --no-history --output-dir OUT`.
+fn run_in(args: &[&str], out: &Path) -> Output {
+    rumbench().args(args).arg("--no-history").arg("--output-dir").arg(out).output().unwrap()
+}
+
+/// The record count a run found loaded before it (its config's note).
+fn records_found(v: &Value) -> u64 {
+    let notes = v["configs"][0]["notes"].as_array().unwrap();
+    let note = notes.iter().filter_map(|n| n.as_str()).find(|n| n.starts_with("YCSB's records loaded before the run: ")).unwrap_or_else(|| panic!("{notes:?}"));
+    note.trim_start_matches("YCSB's records loaded before the run: ").split(' ').next().unwrap().parse().unwrap()
+}
+
+fn op<'a>(step: &'a Value, name: &str) -> &'a Value {
+    step["ops_by_type"].as_array().unwrap().iter().find(|o| o["op"] == name).unwrap_or_else(|| panic!("no {name} in {}", step["ops_by_type"]))
+}
+
+#[test]
+fn run_steps_use_records_an_earlier_run_loaded() {
+    // YCSB's model: load once (here with --keep-db), run many.
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("db");
+    let db = db.to_str().unwrap();
+    let out = run_in(&["-e", "lmdb", "-s", "ycsb-load", "--records", "2000", "--keep-db", "--db-dir", db], &tmp.path().join("load"));
+    assert!(out.status.success(), "{}", stderr(&out));
+
+    let out = run_in(&["-e", "lmdb", "-s", "ycsb-c,ycsb-d", "--ops", "3000", "--use-existing-db", "--db-dir", db], &tmp.path().join("run"));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v = load(&tmp.path().join("run"));
+    let c = &v["configs"][0];
+    assert_eq!(c["status"], "completed", "{}", c["error"]);
+    assert_eq!(records_found(&v), 2000);
+    for s in c["steps"].as_array().unwrap() {
+        for o in s["ops_by_type"].as_array().unwrap() {
+            assert_eq!(o["outcomes"]["not_found"], 0, "{} {}: every request is a loaded record", s["name"], o["op"]);
+        }
+    }
+    let inserted = op(&c["steps"][1], "INSERT")["ops"].as_u64().unwrap();
+    assert!(inserted > 0);
+    // Not rumbench's to remove: the records are still there, D's inserts after the load's.
+    let out = run_in(&["-e", "lmdb", "-s", "ycsb-c", "--ops", "100", "--use-existing-db", "--db-dir", db], &tmp.path().join("again"));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(records_found(&load(&tmp.path().join("again"))), 2000 + inserted);
+
+    // What cannot run on them is refused before anything starts: exit 2, one line, nothing written.
+    let fill = tmp.path().join("filldb");
+    let out = run_in(&["-e", "lmdb", "-s", "fillseq", "--num", "100", "--keep-db", "--db-dir", fill.to_str().unwrap()], &tmp.path().join("fill"));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let fill = fill.to_str().unwrap();
+    for (args, msg) in [
+        (vec!["-s", "ycsb-c", "--db-dir", db], "put ycsb-load before it"),
+        (vec!["-s", "ycsb-load,ycsb-c", "--use-existing-db", "--db-dir", db], "leave ycsb-load out of the steps"),
+        (vec!["-s", "ycsb-c", "--use-existing-db", "--db-dir", fill], "holds no YCSB record 0"),
+        (vec!["-s", "ycsb-c", "--use-existing-db", "--field-length", "50", "--db-dir", db], "is 1000 bytes, not --field-count x --field-length = 500"),
+    ] {
+        let out_dir = tmp.path().join("refused");
+        let out = run_in(&[&["-e", "lmdb"][..], &args].concat(), &out_dir);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        let err = stderr(&out);
+        assert!(err.contains(msg) && err.trim_end().lines().count() == 1, "{args:?}: {err}");
+        assert!(!out_dir.exists(), "{args:?} wrote {}", out_dir.display());
+    }
+}

@@ -108,13 +108,25 @@ impl Default for KeyName {
     }
 }
 
+/// YCSB's `ZipfianGenerator.zetastatic(st, n, theta, initialsum)`:
+/// `initial` + sum_{i=st+1..n} 1 / i^theta, added term by term in YCSB's
+/// order and with its arithmetic, so that the sum has the same bits.
+pub fn zeta_sum(st: u64, n: u64, theta: f64, initial: f64) -> f64 {
+    let mut sum = initial;
+    for i in st..n {
+        sum += 1.0 / ((i + 1) as f64).powf(theta);
+    }
+    sum
+}
+
 /// sum_{i=1..n} i^-theta: exact up to 10^7 terms, then the Euler-Maclaurin
-/// tail (error far below 1e-9 of the sum), so any constant can be used with
-/// YCSB's 10^10 scrambled items.
+/// tail (error far below 1e-9 of the sum). Only for a scrambled zipfian
+/// with a constant other than YCSB's 0.99 (10^10 terms; YCSB sums them all,
+/// which takes minutes, and has no way to choose another constant anyway).
 pub fn zeta(n: u64, theta: f64) -> f64 {
     const EXACT: u64 = 10_000_000;
     let m = n.min(EXACT);
-    let mut sum: f64 = (1..=m).map(|i| (i as f64).powf(-theta)).sum();
+    let mut sum = zeta_sum(0, m, theta, 0.0);
     if n > m {
         // sum_{i=m+1..n} f(i) with f(x) = x^-theta.
         let (a, b) = (m as f64, n as f64);
@@ -126,12 +138,45 @@ pub fn zeta(n: u64, theta: f64) -> f64 {
     sum
 }
 
-/// YCSB's ZipfianGenerator (Gray et al.): values in [0, items), 0 the most
-/// popular; the item count can grow (zeta is then extended incrementally,
-/// as YCSB's nextLong(itemcount) does for the latest distribution).
+/// Where the generators take their uniform numbers from: the run's seeded
+/// [`Rng`], or in tests the very numbers YCSB drew.
+pub trait Uniform {
+    /// Uniform in [0, 1).
+    fn unit(&mut self) -> f64;
+    /// Uniform in [0, n); n > 0.
+    fn below(&mut self, n: u64) -> u64;
+}
+
+impl Uniform for Rng {
+    #[inline]
+    fn unit(&mut self) -> f64 {
+        Rng::unit(self)
+    }
+    #[inline]
+    fn below(&mut self, n: u64) -> u64 {
+        Rng::below(self, n)
+    }
+}
+
+/// How close to a whole number (relative) a draw's `itemcount * base^alpha`
+/// computed with `powi` must be to be computed again with `powf`: powi's
+/// product differs from Java's Math.pow(base, alpha) by less than 3e-13
+/// (rounding of at most ~1000 multiplications, alpha's distance from the
+/// integer, one ulp of Math.pow), so only a value this close to a whole
+/// number can truncate to another item than YCSB's.
+const POWI_MARGIN: f64 = 1e-12;
+
+/// YCSB's ZipfianGenerator (Gray et al.) with its exact arithmetic: values
+/// in [0, itemcount), 0 the most popular. The item count can grow (the
+/// latest distribution as inserts are acknowledged): zeta is then extended
+/// term by term, and eta, as in YCSB 0.17.0, keeps the item count given at
+/// construction.
 #[derive(Clone, Debug)]
 pub struct Zipfian {
+    /// The item count given at construction (YCSB's `items`).
     items: u64,
+    /// The item count zeta covers (YCSB's `countforzeta`).
+    counted: u64,
     theta: f64,
     alpha: f64,
     zetan: f64,
@@ -139,45 +184,46 @@ pub struct Zipfian {
     eta: f64,
     /// 0.5^theta, the second item's threshold (one pow per draw, not two).
     half_pow_theta: f64,
-    /// alpha when it is an integer to within 1e-9 (theta 0.99: 100): the
-    /// draw's power is then a few multiplications (powi), a tenth of powf's
-    /// cost; the results differ from powf's by about 1e-13 relative.
+    /// alpha when it is an integer to within 1e-12 (theta 0.99: 100, to
+    /// 9e-14) and at most 1000: the draw's power is then a few
+    /// multiplications (powi), a tenth of powf's cost, and powf is called
+    /// only for the rare draw that powi's rounding could put on another
+    /// item (see POWI_MARGIN).
     int_alpha: Option<i32>,
 }
 
 impl Zipfian {
+    /// YCSB's `new ZipfianGenerator(items, theta)` (items 0 .. items - 1).
     pub fn new(items: u64, theta: f64) -> Zipfian {
-        Zipfian::with_zetan(items, theta, zeta(items, theta))
+        Zipfian::with_zetan(items, theta, zeta_sum(0, items, theta, 0.0))
     }
 
     pub fn with_zetan(items: u64, theta: f64, zetan: f64) -> Zipfian {
-        let zeta2 = zeta(2, theta);
+        let zeta2 = zeta_sum(0, 2, theta, 0.0);
         let alpha = 1.0 / (1.0 - theta);
-        let int_alpha = (alpha.fract().min(1.0 - alpha.fract()) < 1e-9 && alpha.abs() < 1e6).then(|| alpha.round() as i32);
-        let mut z = Zipfian { items, theta, alpha, zetan, zeta2, eta: 0.0, half_pow_theta: 0.5f64.powf(theta), int_alpha };
-        z.eta = z.eta_for(items);
-        z
+        let int_alpha = ((alpha - alpha.round()).abs() < 1e-12 && (1.0..=1000.0).contains(&alpha)).then(|| alpha.round() as i32);
+        let eta = (1.0 - (2.0 / items as f64).powf(1.0 - theta)) / (1.0 - zeta2 / zetan);
+        Zipfian { items, counted: items, theta, alpha, zetan, zeta2, eta, half_pow_theta: 0.5f64.powf(theta), int_alpha }
     }
 
-    /// Extend zeta to `items` (the latest distribution as records are
+    /// Extend zeta to `itemcount` (the latest distribution as records are
     /// inserted); apart from the draw so that the draw stays small.
     #[cold]
     #[inline(never)]
-    fn grow(&mut self, items: u64) {
-        self.zetan += (self.items + 1..=items).map(|i| (i as f64).powf(-self.theta)).sum::<f64>();
-        self.items = items;
-        self.eta = self.eta_for(items);
+    fn grow(&mut self, itemcount: u64) {
+        self.zetan = zeta_sum(self.counted, itemcount, self.theta, self.zetan);
+        self.counted = itemcount;
+        // YCSB 0.17.0 keeps the item count of its construction here.
+        self.eta = (1.0 - (2.0 / self.items as f64).powf(1.0 - self.theta)) / (1.0 - self.zeta2 / self.zetan);
     }
 
-    fn eta_for(&self, items: u64) -> f64 {
-        (1.0 - (2.0 / items as f64).powf(1.0 - self.theta)) / (1.0 - self.zeta2 / self.zetan)
-    }
-
-    /// A value in [0, items), growing the item count first when asked.
+    /// YCSB's `nextLong(itemcount)`: a value in [0, itemcount) (itemcount
+    /// itself when the uniform number is within 1e-16 of 1, as YCSB), zeta
+    /// extended first when the count grew.
     #[inline]
-    pub fn next(&mut self, rng: &mut Rng, items: u64) -> u64 {
-        if items > self.items {
-            self.grow(items);
+    pub fn next<R: Uniform>(&mut self, rng: &mut R, itemcount: u64) -> u64 {
+        if itemcount > self.counted {
+            self.grow(itemcount);
         }
         let u = rng.unit();
         let uz = u * self.zetan;
@@ -185,16 +231,25 @@ impl Zipfian {
             return 0;
         }
         if uz < 1.0 + self.half_pow_theta {
-            return 1.min(self.items - 1);
+            return 1;
         }
         let base = self.eta * u - self.eta + 1.0;
-        let p = match self.int_alpha {
+        let n = itemcount as f64;
+        let fast = match self.int_alpha {
             // YCSB's constant 0.99: a fixed chain of multiplications, no loop.
-            Some(100) => powi(base, 100),
-            Some(a) => powi(base, a),
-            None => base.powf(self.alpha),
+            Some(100) => Some(n * powi(base, 100)),
+            Some(a) => Some(n * powi(base, a)),
+            None => None,
         };
-        ((self.items as f64 * p) as u64).min(self.items - 1)
+        if let Some(x) = fast {
+            let whole = x as u64;
+            let frac = x - whole as f64;
+            let margin = x * POWI_MARGIN;
+            if frac >= margin && frac <= 1.0 - margin {
+                return whole;
+            }
+        }
+        (n * base.powf(self.alpha)) as u64
     }
 }
 
@@ -312,46 +367,57 @@ impl InsertSequence {
     }
 }
 
-/// One thread's chooser of request record numbers.
+/// One thread's chooser of request record numbers: YCSB 0.17.0
+/// CoreWorkload's keychooser and `nextKeynum`.
 #[derive(Clone)]
 pub enum KeyChooser {
-    Uniform,
-    /// The zipfian over SCRAMBLED_ITEMS, hashed onto the span of records.
+    /// YCSB's UniformLongGenerator over the records the step started with.
+    Uniform(u64),
+    /// ScrambledZipfianGenerator(0, records + expected inserts): the
+    /// zipfian over 10^10 + 1 items, hashed onto its item count (the
+    /// second field: max - min + 1).
     Scrambled(Zipfian, u64),
+    /// SkewedLatestGenerator over the acknowledged inserts.
     Latest(Zipfian),
 }
 
 impl KeyChooser {
-    /// `records`: the record count the step starts with (YCSB's
-    /// insertcount); `span`: those and the inserts the step may add (the
-    /// scrambled zipfian spreads over both, as YCSB's does).
-    pub fn new(dist: RequestDistribution, records: u64, span: u64) -> KeyChooser {
+    /// The chooser of a step that starts with `records` records (YCSB's
+    /// recordcount and insertcount), runs `ops` operations (YCSB's
+    /// operationcount) and inserts a share `insert_proportion` of them.
+    pub fn for_step(dist: RequestDistribution, records: u64, ops: u64, insert_proportion: f64) -> KeyChooser {
         match dist {
-            RequestDistribution::Uniform => KeyChooser::Uniform,
+            RequestDistribution::Uniform => KeyChooser::Uniform(records.max(1)),
             RequestDistribution::Zipfian(theta) => {
+                // YCSB: expectednewkeys = (int) (opcount * insertproportion * 2.0), "2 is fudge factor".
+                let expected_inserts = (ops as f64 * insert_proportion * 2.0) as u64;
                 let zetan = if theta == YCSB_THETA { ZETAN_099 } else { zeta(SCRAMBLED_ITEMS + 1, theta) };
-                KeyChooser::Scrambled(Zipfian::with_zetan(SCRAMBLED_ITEMS + 1, theta, zetan), span.max(1))
+                // new ScrambledZipfianGenerator(insertstart, insertstart + insertcount + expectednewkeys):
+                // itemcount = max - min + 1.
+                KeyChooser::Scrambled(Zipfian::with_zetan(SCRAMBLED_ITEMS + 1, theta, zetan), records + expected_inserts + 1)
             }
-            RequestDistribution::Latest(theta) => KeyChooser::Latest(Zipfian::new(records.max(1), theta)),
+            // new ZipfianGenerator(basis.lastValue()): the last record's number, one below the count.
+            RequestDistribution::Latest(theta) => KeyChooser::Latest(Zipfian::new(records.saturating_sub(1), theta)),
         }
     }
 
-    /// A record number below `existing` (the acknowledged records). The
-    /// scrambled zipfian spreads over the span, redrawing numbers not
-    /// inserted yet, as YCSB.
+    /// A record number below `existing` (the acknowledged records, YCSB's
+    /// transactioninsertkeysequence.lastValue() + 1). Numbers not inserted
+    /// yet are drawn again, as YCSB does.
     #[inline]
-    pub fn next(&mut self, rng: &mut Rng, existing: u64) -> u64 {
+    pub fn next<R: Uniform>(&mut self, rng: &mut R, existing: u64) -> u64 {
         match self {
-            KeyChooser::Uniform => rng.below(existing),
-            KeyChooser::Scrambled(z, span) => loop {
-                let n = fnvhash64(z.next(rng, SCRAMBLED_ITEMS + 1)) % *span;
+            KeyChooser::Uniform(records) => rng.below(*records),
+            KeyChooser::Scrambled(z, itemcount) => loop {
+                let n = fnvhash64(z.next(rng, SCRAMBLED_ITEMS + 1)) % *itemcount;
                 if n < existing {
                     return n;
                 }
             },
             KeyChooser::Latest(z) => {
+                // max - zipfian.nextLong(max): record 0 is drawn only when no other is left.
                 let max = existing - 1;
-                max - z.next(rng, existing).min(max)
+                max.saturating_sub(z.next(rng, max))
             }
         }
     }
@@ -414,15 +480,18 @@ mod tests {
 
     #[test]
     fn integer_alpha_draws_are_powf_draws() {
-        // theta 0.99 gives alpha 100 (to 1e-13): powi and powf pick the same items.
+        // theta 0.99 gives alpha 100 (to 9e-14): powi, checked near whole
+        // numbers, picks the very items powf does.
         let fast = Zipfian::with_zetan(SCRAMBLED_ITEMS + 1, 0.99, ZETAN_099);
         assert_eq!(fast.int_alpha, Some(100));
         let mut exact = fast.clone();
         exact.int_alpha = None;
         let (mut a, mut b) = (Rng::new(3), Rng::new(3));
         let (mut f, mut e) = (fast, exact);
-        let differ = (0..200_000).filter(|_| f.next(&mut a, SCRAMBLED_ITEMS + 1) != e.next(&mut b, SCRAMBLED_ITEMS + 1)).count();
-        assert!(differ <= 20, "{differ} of 200000 draws differ");
+        for items in [SCRAMBLED_ITEMS + 1, 1000] {
+            let differ = (0..1_000_000).filter(|_| f.next(&mut a, items) != e.next(&mut b, items)).count();
+            assert_eq!(differ, 0, "{differ} of 1000000 draws over {items} items differ");
+        }
         assert_eq!(Zipfian::new(100, 0.9).int_alpha, Some(10));
         assert_eq!(Zipfian::new(100, 0.8).int_alpha, Some(5));
         assert_eq!(Zipfian::new(100, 0.7).int_alpha, None);
@@ -433,7 +502,7 @@ mod tests {
         // Scrambled zipfian over 1,000 records: the most frequent record gets
         // about 1/zeta(10^10) of the draws, plus its share of the hashed tail.
         let records = 1000;
-        let mut chooser = KeyChooser::new(RequestDistribution::Zipfian(0.99), records, records);
+        let mut chooser = KeyChooser::for_step(RequestDistribution::Zipfian(0.99), records, records, 0.0);
         let mut rng = Rng::new(7);
         let draws = 1_000_000;
         let mut counts = vec![0u64; records as usize];
@@ -448,7 +517,7 @@ mod tests {
 
     #[test]
     fn latest_draws_recent_records() {
-        let mut chooser = KeyChooser::new(RequestDistribution::Latest(0.99), 10_000, 10_000);
+        let mut chooser = KeyChooser::for_step(RequestDistribution::Latest(0.99), 10_000, 10_000, 0.05);
         let mut rng = Rng::new(3);
         let n = 100_000;
         let recent = (0..n).filter(|_| chooser.next(&mut rng, 10_000) >= 9_900).count();
@@ -457,6 +526,100 @@ mod tests {
         // After more inserts the newest ones are drawn.
         let newest = (0..n).filter(|_| chooser.next(&mut rng, 12_000) >= 11_900).count();
         assert!(newest as f64 / n as f64 > 0.5, "{newest}");
+    }
+
+    /// JDK 17's ThreadLocalRandom on a JVM's main thread (id 1), whose
+    /// per-thread seed tests/fixtures/ycsb/YcsbReference.java sets: the
+    /// uniform numbers YCSB drew. nextDouble is java.util.Random's, from
+    /// two 32-bit outputs (26 + 27 bits), each a new seed.
+    struct JavaThreadLocalRandom {
+        seed: u64,
+        drawn: u64,
+    }
+
+    impl JavaThreadLocalRandom {
+        fn next_int(&mut self) -> u32 {
+            // nextSeed(): seed + (thread id << 1) + GOLDEN_GAMMA; mix32.
+            self.seed = self.seed.wrapping_add((1 << 1) + 0x9E37_79B9_7F4A_7C15);
+            let mut z = self.seed;
+            z = (z ^ (z >> 33)).wrapping_mul(0xFF51_AFD7_ED55_8CCD);
+            ((z ^ (z >> 33)).wrapping_mul(0xC4CE_B9FE_1A85_EC53) >> 32) as u32
+        }
+    }
+
+    impl Uniform for JavaThreadLocalRandom {
+        fn unit(&mut self) -> f64 {
+            self.drawn += 1;
+            let a = (self.next_int() >> 6) as u64;
+            let b = (self.next_int() >> 5) as u64;
+            ((a << 27) + b) as f64 * (1.0 / (1u64 << 53) as f64)
+        }
+        fn below(&mut self, _: u64) -> u64 {
+            unreachable!("the reference has no uniform request distribution")
+        }
+    }
+
+    #[test]
+    fn request_sequences_are_ycsb_0_17_0_s() {
+        // Drawn by YCSB 0.17.0's own CoreWorkload (the real jar, run once by
+        // scripts/ycsb-reference.sh): nextKeynum() with its keychooser for
+        // zipfian and latest, inserts acknowledged in between, and how many
+        // uniform numbers each request took (requests past the last record
+        // are drawn again). Replayed here from the same uniform numbers.
+        let reference = include_str!("../../tests/fixtures/ycsb/reference.txt");
+        let mut scenario: Option<(String, KeyChooser, InsertSequence, JavaThreadLocalRandom)> = None;
+        let (mut requests, mut redrawn, mut mismatches) = (0, 0, Vec::new());
+        for line in reference.lines() {
+            let f: Vec<&str> = line.split(' ').collect();
+            match f[0] {
+                "U" => {
+                    // The emulation of ThreadLocalRandom is Java's.
+                    let mut r = JavaThreadLocalRandom { seed: f[1].parse::<i64>().unwrap() as u64, drawn: 0 };
+                    for bits in &f[2..] {
+                        assert_eq!(r.unit().to_bits(), bits.parse::<i64>().unwrap() as u64, "{line}");
+                    }
+                }
+                "S" => {
+                    let (records, ops, inserts): (u64, u64, f64) = (f[3].parse().unwrap(), f[4].parse().unwrap(), f[5].parse().unwrap());
+                    let chooser = KeyChooser::for_step(f[2].parse().unwrap(), records, ops, inserts);
+                    let rng = JavaThreadLocalRandom { seed: f[6].parse::<i64>().unwrap() as u64, drawn: 0 };
+                    scenario = Some((f[1].to_string(), chooser, InsertSequence::new(records), rng));
+                }
+                "I" => {
+                    let (_, _, seq, _) = scenario.as_mut().unwrap();
+                    let n = seq.claim();
+                    assert_eq!(n.to_string(), f[1]);
+                    seq.acknowledge(n);
+                }
+                "R" => {
+                    let (name, chooser, seq, rng) = scenario.as_mut().unwrap();
+                    let before = rng.drawn;
+                    let n = chooser.next(rng, seq.count());
+                    let drawn = rng.drawn - before;
+                    requests += 1;
+                    redrawn += (drawn > 1) as u64;
+                    if (n.to_string(), drawn.to_string()) != (f[1].to_string(), f[2].to_string()) {
+                        mismatches.push(format!("{name}: request {n} from {drawn} draws, YCSB's {} from {}", f[1], f[2]));
+                        // Later draws start elsewhere: resynchronise on YCSB's count.
+                        rng.seed = rng.seed.wrapping_sub((drawn * 2).wrapping_mul((1 << 1) + 0x9E37_79B9_7F4A_7C15));
+                        for _ in 0..f[2].parse::<u64>().unwrap() {
+                            rng.unit();
+                        }
+                    }
+                }
+                _ => panic!("unknown line {line}"),
+            }
+        }
+        assert!(requests > 15_000 && redrawn > 1_000, "{requests} requests, {redrawn} drawn again");
+        let mut per_scenario: Vec<(&str, usize)> = Vec::new();
+        for m in &mismatches {
+            let name = m.split(':').next().unwrap();
+            match per_scenario.iter_mut().find(|(n, _)| *n == name) {
+                Some((_, c)) => *c += 1,
+                None => per_scenario.push((name, 1)),
+            }
+        }
+        assert!(mismatches.is_empty(), "{} of {requests} requests differ from YCSB's ({per_scenario:?}), e.g. {:?}", mismatches.len(), &mismatches[..mismatches.len().min(5)]);
     }
 
     #[test]

@@ -99,8 +99,28 @@ const JEMALLOC: &str = "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2";
 pub fn preflight(plan: &RunPlan, opts: &RunOptions) -> Result<()> {
     dirs::check_output_dir(&opts.output_dir, opts.replace_output)?;
     if opts.use_existing_db {
-        if let Some(s) = plan.steps.iter().find(|s| s.kind.is_ibench() || s.kind.is_ycsb()) {
-            bail!("the {} starts from empty tables: --use-existing-db is not supported with its steps", if s.kind.is_ibench() { "insert benchmark" } else { "YCSB workload" });
+        if plan.steps.iter().any(|s| s.kind.is_ibench()) {
+            bail!("the insert benchmark starts from empty tables: --use-existing-db is not supported with its steps");
+        }
+        if plan.steps.iter().any(|s| s.kind.is_ycsb()) {
+            if plan.steps.iter().any(|s| s.kind == StepKind::YcsbLoad) {
+                bail!("--use-existing-db runs YCSB's workloads on records loaded before: leave ycsb-load out of the steps");
+            }
+            let started_server = |c: &&EngineConfig| crate::workload::ibench::server_kind(&c.engine).is_some() && !tables::target_endpoint(c).is_ok_and(|t| t.is_some());
+            if let Some(c) = plan.configs.iter().find(started_server) {
+                bail!("--use-existing-db with YCSB is for key-value engines, not {} (config {}): run on a server's records with --target", c.engine, c.name);
+            }
+        }
+    }
+    // YCSB's run steps need records: loaded by an earlier step, or before this run.
+    for c in &plan.configs {
+        let existing = opts.use_existing_db || tables::target_endpoint(c)?.is_some();
+        let mut loaded = existing;
+        for s in plan.steps.iter().filter(|s| s.kind.is_ycsb()) {
+            if let Some(why) = crate::workload::ycsb::precheck(s.kind, loaded) {
+                bail!("{why}");
+            }
+            loaded |= s.kind == StepKind::YcsbLoad;
         }
     }
     if plan.configs.iter().any(|c| c.allocator == Allocator::Jemalloc) && !Path::new(JEMALLOC).exists() {
@@ -140,6 +160,8 @@ pub fn preflight(plan: &RunPlan, opts: &RunOptions) -> Result<()> {
     // Servers the user runs: reachable, and without tables of the names rumbench would create.
     for c in &plan.configs {
         tables::check_target(plan, c)?;
+        // YCSB's records loaded before this run: their shape and count.
+        tables::check_existing_ycsb(plan, opts, c)?;
     }
     let stores = plan.configs.iter().any(|c| crate::backend::find(&c.engine).is_ok_and(|s| s.stores_data));
     if !opts.use_existing_db && stores {
@@ -831,13 +853,8 @@ pub fn check_plan(plan: &RunPlan) -> Result<()> {
             crate::backend::check_transactions(c, s.kind)?;
         }
     }
-    let mut loaded = false;
-    for s in plan.steps.iter().filter(|s| s.kind.is_ycsb()) {
-        if let Some(why) = crate::workload::ycsb::precheck(s.kind, loaded) {
-            bail!("{why}");
-        }
-        loaded |= s.kind == StepKind::YcsbLoad;
-    }
+    // YCSB's run steps without ycsb-load: checked with the run's options
+    // (--use-existing-db, --target) in `preflight`.
     crate::workload::ibench::check_plan(plan)
 }
 

@@ -87,10 +87,17 @@ impl Backend {
     }
 }
 
-/// The tables a plan creates: the insert benchmark's, or YCSB's.
+/// Whether the plan runs YCSB's workloads on records loaded before it (no ycsb-load).
+fn ycsb_on_existing(plan: &RunPlan) -> Option<&StepPlan> {
+    let first = plan.steps.iter().find(|s| s.kind.is_ycsb())?;
+    (!plan.steps.iter().any(|s| s.kind == StepKind::YcsbLoad)).then_some(first)
+}
+
+/// The tables a plan creates: the insert benchmark's, or YCSB's (not one
+/// loaded before the run, which it only uses).
 fn own_tables(plan: &RunPlan, ibench_tables: u32) -> Vec<String> {
     let mut names: Vec<String> = (0..ibench_tables).map(crate::workload::ibench::table_name).collect();
-    if plan.steps.iter().any(|s| s.kind.is_ycsb()) {
+    if plan.steps.iter().any(|s| s.kind == StepKind::YcsbLoad) {
         names.push(ycsb::TABLE.to_string());
     }
     if let Some(s) = plan.steps.iter().find(|s| s.kind == StepKind::HotRow) {
@@ -144,6 +151,50 @@ pub fn check_target(plan: &RunPlan, config: &EngineConfig) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// Before anything runs: YCSB's records that the plan's run steps use
+/// without loading them (--target, --use-existing-db) are there, of YCSB's
+/// shape, and can be counted.
+pub fn check_existing_ycsb(plan: &RunPlan, opts: &RunOptions, config: &EngineConfig) -> Result<()> {
+    let Some(step) = ycsb_on_existing(plan) else { return Ok(()) };
+    let y = &step.settings.ycsb;
+    let found = if let Some(endpoint) = target_endpoint(config)? {
+        let store: Box<dyn ycsb::Store> = match endpoint.kind {
+            ServerKind::Postgres => Box::new(ycsb::postgres::PgStore::new(endpoint, y.field_count)),
+            _ => Box::new(ycsb::mariadb::MyStore::new(endpoint, y.field_count)),
+        };
+        ycsb::existing_records(store.as_ref(), y)
+    } else if opts.use_existing_db {
+        let dir = opts.db_root().join(&config.name);
+        let spec = crate::backend::find(&config.engine)?;
+        let engine = (spec.open)(&kv_open_args(config, plan, &dir, false)).with_context(|| format!("cannot open {} in {}", config.engine, dir.display()))?;
+        ycsb::existing_records(&ycsb::kv::KvStore::new(engine.as_ref(), y.field_length), y)
+    } else {
+        return Ok(());
+    };
+    found.map(drop).with_context(|| format!("config {}", config.name))
+}
+
+/// How a key-value engine is opened for a plan's tables or records.
+fn kv_open_args(config: &EngineConfig, plan: &RunPlan, dir: &Path, create: bool) -> OpenArgs {
+    // The engine's size hints: the rows' keys and values, or YCSB's records
+    // (keys "user" + up to 19 digits). The null engine pretends every key
+    // exists: YCSB's keys are not numbered from 0.
+    let ycsb = plan.steps.iter().find(|s| s.kind.is_ycsb()).map(|s| &s.settings.ycsb);
+    let (key_size, value_size, num_keys) = match ycsb {
+        Some(y) => (23, y.field_count * y.field_length, u64::MAX),
+        None => (kv_table::KEY_SIZE, kv_table::VALUE_SIZE, plan.settings.num),
+    };
+    OpenArgs {
+        dir: dir.to_path_buf(),
+        options: EngineOptions(config.options.clone()),
+        key_size,
+        value_size,
+        num_keys,
+        threads: plan.steps.iter().map(|s| s.settings.threads).max().unwrap_or(1) * 2 + 1,
+        create,
+    }
 }
 
 /// Copy a server's log into the output directory (the data dir is removed
@@ -205,24 +256,9 @@ fn open_backend(config: &EngineConfig, plan: &RunPlan, opts: &RunOptions, dir: &
         return Ok(Backend { table, endpoint: Some(endpoint), server: Some(server) });
     }
     let spec = crate::backend::find(&config.engine)?;
-    // The engine's size hints: the rows' keys and values, or YCSB's records
-    // (keys "user" + up to 19 digits). The null engine pretends every key
-    // exists: YCSB's keys are not numbered from 0.
-    let ycsb = plan.steps.iter().find(|s| s.kind.is_ycsb()).map(|s| &s.settings.ycsb);
-    let (key_size, value_size, num_keys) = match ycsb {
-        Some(y) => (23, y.field_count * y.field_length, u64::MAX),
-        None => (kv_table::KEY_SIZE, kv_table::VALUE_SIZE, plan.settings.num),
-    };
-    let args = OpenArgs {
-        dir: dir.to_path_buf(),
-        options: EngineOptions(config.options.clone()),
-        key_size,
-        value_size,
-        num_keys,
-        threads: plan.steps.iter().map(|s| s.settings.threads).max().unwrap_or(1) * 2 + 1,
-        // The tables start empty (--use-existing-db is refused for them).
-        create: true,
-    };
+    // The tables start empty (--use-existing-db is refused for them); YCSB's
+    // records may have been loaded before.
+    let args = kv_open_args(config, plan, dir, !opts.use_existing_db);
     let engine = (spec.open)(&args).with_context(|| format!("cannot open {} in {}", config.engine, dir.display()))?;
     Ok(Backend { table: Box::new(KvTable::new(engine, &config.engine, rows)), endpoint: None, server: None })
 }
@@ -407,7 +443,8 @@ pub fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut Run
     let mut cres = runner::new_config_result(config, dir.clone());
     cres.allocator_in_use = Some(sysinfo::allocator(Path::new("/proc")));
     run.configs.push(cres);
-    // --use-existing-db is refused when the plan is checked: the tables start empty.
+    // --use-existing-db is refused when the plan is checked but for YCSB's
+    // records on key-value engines: the tables start empty.
     // A server that a killed run left running in an earlier run's dir is
     // stopped before its files are cleared.
     let stop_leftover = |d: &Path| {
@@ -415,7 +452,8 @@ pub fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut Run
             errln!("  {}: {note}", config.name);
         }
     };
-    let data = match DataDir::fresh_with(&dir, stop_leftover) {
+    let data = if opts.use_existing_db { DataDir::open(&dir, true) } else { DataDir::fresh_with(&dir, stop_leftover) };
+    let data = match data {
         Ok(d) => d,
         Err(e) => return fail_config(run, opts, format!("{e:#}")),
     };
@@ -423,8 +461,14 @@ pub fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut Run
     let backend = match open_backend(config, plan, opts, &dir).and_then(|b| {
         if let Some(e) = b.remote() {
             // Said before anything is created, so an interrupted run leaves no surprise.
-            let end = if opts.keep_db { "keeps them (--keep-db)" } else { "drops them at the end" };
-            errln!("  {}: rumbench creates table(s) {} in {} and {end}", config.name, own_tables(plan, tables).join(", "), e.url());
+            let own = own_tables(plan, tables);
+            if !own.is_empty() {
+                let end = if opts.keep_db { "keeps them (--keep-db)" } else { "drops them at the end" };
+                errln!("  {}: rumbench creates table(s) {} in {} and {end}", config.name, own.join(", "), e.url());
+            }
+            if ycsb_on_existing(plan).is_some() {
+                errln!("  {}: rumbench runs YCSB's workloads on table {} in {}, which it did not create: it is kept", config.name, ycsb::TABLE, e.url());
+            }
         }
         if tables > 0 {
             b.table.create_tables(tables)?;
@@ -462,6 +506,23 @@ pub fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut Run
         (None, None) => runner::engine_probes(&dir, crate::backend::find(&config.engine)?),
     };
     let mut state = ConfigState { ibench: IbenchState::new(tables, RowGen::new(plan.settings.seed)), ycsb: YcsbState::new(), contention: ContentionState::default() };
+    // YCSB's records loaded before the run (checked before it started):
+    // counted again here, the run steps' inserts continue after them.
+    if let Some(step) = ycsb_on_existing(plan) {
+        match backend.ycsb_store(step).and_then(|store| ycsb::existing_records(store.as_ref(), &step.settings.ycsb)) {
+            Ok(records) => {
+                state.ycsb = YcsbState::existing(records);
+                run.configs[ci].notes.push(format!("YCSB's records loaded before the run: {records} (the run's inserts take the numbers after them)"));
+            }
+            Err(e) => {
+                drop(backend);
+                if !opts.keep_db {
+                    data.remove();
+                }
+                return fail_config(run, opts, format!("{e:#}").replace('\n', " "));
+            }
+        }
+    }
 
     for (i, step) in plan.steps.iter().enumerate() {
         if crate::driver::stop::stop_requested() {
@@ -477,7 +538,7 @@ pub fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut Run
     let own = own_tables(plan, tables);
     let Backend { table, server, endpoint } = backend;
     drop(table);
-    if let Some(e) = endpoint.filter(|e| e.remote) {
+    if let Some(e) = endpoint.filter(|e| e.remote && !own.is_empty()) {
         let what = format!("table(s) {} in {}", own.join(", "), e.url());
         if opts.keep_db {
             run.configs[ci].notes.push(format!("kept {what} (--keep-db)"));

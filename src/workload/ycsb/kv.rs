@@ -24,6 +24,10 @@ impl Store for KvStore<'_> {
         Ok(())
     }
 
+    fn place(&self) -> String {
+        format!("the {} database", self.engine.version())
+    }
+
     fn session(&self) -> Result<Box<dyn StoreSession + '_>> {
         Ok(Box::new(KvSession { s: self.engine.session()?, field_length: self.field_length, buf: Vec::new() }))
     }

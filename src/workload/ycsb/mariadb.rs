@@ -38,6 +38,16 @@ impl Store for MyStore {
             .context("creating the YCSB table")
     }
 
+    fn columns(&self) -> Result<Option<Vec<String>>> {
+        let mut c = self.connect()?;
+        let sql = "SELECT column_name FROM information_schema.COLUMNS WHERE table_schema = DATABASE() AND LOWER(table_name) = LOWER(?) ORDER BY ordinal_position";
+        Ok(Some(c.exec(sql, (TABLE,))?))
+    }
+
+    fn place(&self) -> String {
+        self.endpoint.url()
+    }
+
     fn session(&self) -> Result<Box<dyn StoreSession + '_>> {
         let mut c = self.connect()?;
         let n = self.field_count;

@@ -19,7 +19,7 @@ pub mod kv;
 pub mod mariadb;
 pub mod postgres;
 
-use anyhow::Result;
+use anyhow::{bail, Result};
 
 
 use crate::datagen::rng::{mix64, stream_seed};
@@ -39,6 +39,13 @@ pub trait Store: Send + Sync {
     fn create(&self) -> Result<()>;
     /// A session (connection) for one client thread.
     fn session(&self) -> Result<Box<dyn StoreSession + '_>>;
+    /// The columns of an existing `usertable`, in order (empty: there is no
+    /// such table); None where records are values, not rows (key-value engines).
+    fn columns(&self) -> Result<Option<Vec<String>>> {
+        Ok(None)
+    }
+    /// Where the records are, for messages.
+    fn place(&self) -> String;
 }
 
 /// One client thread's connection. A record is its fields concatenated
@@ -112,6 +119,79 @@ impl YcsbState {
     pub fn new() -> YcsbState {
         YcsbState { inserts: InsertSequence::new(0), loaded: false }
     }
+
+    /// Records 0..records loaded before this run: inserts continue after them.
+    pub fn existing(records: u64) -> YcsbState {
+        YcsbState { inserts: InsertSequence::new(records), loaded: true }
+    }
+}
+
+/// Record numbers beyond this are not a load's (rumbench loads at most 2^34).
+const MAX_EXISTING: u64 = 1 << 40;
+
+/// Records loaded before this run (by ycsb-load with --keep-db, or by YCSB
+/// itself), checked before any step: a table of YCSB's shape (YCSB_KEY,
+/// FIELD0..FIELDn-1) or values of the record length, keys of `y`'s insert
+/// order, and records 0..count. Returns the count, found by looking up
+/// record numbers (a load inserts every number below its record count; the
+/// keys are hashed, so the highest cannot be read off them).
+pub fn existing_records(store: &dyn Store, y: &YcsbSettings) -> Result<u64> {
+    let place = store.place();
+    if let Some(columns) = store.columns()? {
+        if columns.is_empty() {
+            bail!("{place} has no table {TABLE} to run YCSB's workloads on: load it first (ycsb-load with --keep-db, or YCSB's load)");
+        }
+        let want: Vec<String> = std::iter::once("ycsb_key".to_string()).chain((0..y.field_count).map(|i| format!("field{i}"))).collect();
+        let mut have: Vec<String> = columns.iter().map(|c| c.to_lowercase()).collect();
+        have.sort();
+        let mut sorted = want.clone();
+        sorted.sort();
+        if have != sorted {
+            bail!(
+                "table {TABLE} in {place} is not YCSB's records: its columns are {}, YCSB's are YCSB_KEY, FIELD0..FIELD{} (--field-count {})",
+                columns.join(", "),
+                y.field_count - 1,
+                y.field_count
+            );
+        }
+    }
+    let mut session = store.session()?;
+    let mut key = KeyName::new();
+    let mut record = Vec::new();
+    let mut exists = |n: u64, record: &mut Vec<u8>| -> Result<bool> { session.read(key.build(n, y.ordered_inserts), record) };
+    if !exists(0, &mut record)? {
+        let k = String::from_utf8_lossy(KeyName::new().build(0, y.ordered_inserts)).to_string();
+        bail!(
+            "{place} holds no YCSB record 0 (key {k}): load the records first (ycsb-load with --keep-db, or YCSB's load){}",
+            if y.ordered_inserts { "" } else { ", or give the --insert-order they were loaded with" }
+        );
+    }
+    // Values are records on key-value engines (rows have columns, checked above).
+    let record_len = y.field_count * y.field_length;
+    if !record.is_empty() && record.len() != record_len {
+        bail!(
+            "record 0 in {place} is {} bytes, not --field-count x --field-length = {record_len}: give the shape the records were loaded with",
+            record.len()
+        );
+    }
+    // Records 0..count exist: double up to a missing number, then halve the gap.
+    let (mut present, mut missing) = (0u64, 1u64);
+    while exists(missing, &mut record)? {
+        present = missing;
+        missing *= 2;
+        if missing > MAX_EXISTING {
+            bail!("{place} holds YCSB record {present}: more than a load's records (at most {MAX_EXISTING})");
+        }
+    }
+    while missing - present > 1 {
+        let mid = present + (missing - present) / 2;
+        if exists(mid, &mut record)? {
+            present = mid;
+        } else {
+            missing = mid;
+        }
+    }
+    Ok(missing)
 }
 
 impl Default for YcsbState {
@@ -176,7 +256,9 @@ struct ThreadOut {
 
 /// Check that a step can run after the steps before it (at plan time).
 pub fn precheck(kind: StepKind, loaded: bool) -> Option<String> {
-    (kind != StepKind::YcsbLoad && !loaded).then(|| format!("step {kind} runs on YCSB's records: put ycsb-load before it (e.g. --steps ycsb-load,{kind})"))
+    (kind != StepKind::YcsbLoad && !loaded).then(|| {
+        format!("step {kind} runs on YCSB's records: put ycsb-load before it (e.g. --steps ycsb-load,{kind}), or run it on records loaded before with --use-existing-db or --target")
+    })
 }
 
 /// The seed of thread `t`'s operation stream in step `index`.
@@ -204,11 +286,9 @@ pub fn run_step(store: &dyn Store, plan: &StepPlan, index: usize, state: &mut Yc
     let mix = proportions(kind);
     let dist = distribution(kind, y);
     let start_records = state.inserts.count();
-    // YCSB spreads the scrambled zipfian over the records plus twice the inserts expected.
-    let expected_inserts = (total.unwrap_or(start_records) as f64 * mix[2] * 2.0) as u64;
-    let span = start_records + expected_inserts;
-    // Built once (zeta is O(records)); each thread takes a copy.
-    let chooser = (kind != StepKind::YcsbLoad).then(|| KeyChooser::new(dist, start_records, span));
+    // Built once (zeta is O(records)); each thread takes a copy. YCSB's
+    // operationcount: --ops, else (--seconds) the records.
+    let chooser = (kind != StepKind::YcsbLoad).then(|| KeyChooser::for_step(dist, start_records, total.unwrap_or(start_records), mix[2]));
     let inserts = &state.inserts;
     let label = kind.to_string();
     let joined = driver::run(
@@ -421,6 +501,9 @@ mod tests {
         fn create(&self) -> Result<()> {
             self.inner.create()
         }
+        fn place(&self) -> String {
+            self.inner.place()
+        }
         fn session(&self) -> Result<Box<dyn StoreSession + '_>> {
             Ok(Box::new(TracedSession { inner: self.inner.session()?, trace: &self.trace }))
         }
@@ -524,6 +607,22 @@ mod tests {
         assert!(trace.iter().any(|l| l == &format!("insert {newest} 1000")), "the run's last insert is record {}", 1_000 + inserted - 1);
     }
 
+
+    #[test]
+    fn existing_records_are_counted_and_checked() {
+        let dir = tempfile::tempdir().unwrap();
+        let engine = open("lmdb", dir.path());
+        let (results, _) = run_steps(engine.as_ref(), &[StepKind::YcsbD], 1_000, 2_000, false);
+        let inserted = results[1].ops_by_type.iter().find(|o| o.op == "INSERT").unwrap().ops;
+        let store = kv::KvStore::new(engine.as_ref(), 100);
+        let y = plan(StepKind::YcsbC, 1_000, 1).settings.ycsb;
+        assert_eq!(existing_records(&store, &y).unwrap(), 1_000 + inserted);
+        // Records of another length, or keys of another insert order, are not these.
+        let e = existing_records(&store, &YcsbSettings { field_length: 50, ..y.clone() }).unwrap_err().to_string();
+        assert!(e.contains("is 1000 bytes, not --field-count x --field-length = 500"), "{e}");
+        let e = existing_records(&store, &YcsbSettings { ordered_inserts: true, ..y }).unwrap_err().to_string();
+        assert!(e.contains("holds no YCSB record 0 (key user0)"), "{e}");
+    }
 
     #[test]
     fn proportions_are_ycsb_s() {

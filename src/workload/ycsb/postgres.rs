@@ -41,6 +41,16 @@ impl Store for PgStore {
             .context("creating the YCSB table")
     }
 
+    fn columns(&self) -> Result<Option<Vec<String>>> {
+        let mut c = self.endpoint.connect_postgres()?;
+        let sql = "SELECT column_name::text FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1 ORDER BY ordinal_position";
+        Ok(Some(c.query(sql, &[&TABLE])?.iter().map(|r| r.get(0)).collect()))
+    }
+
+    fn place(&self) -> String {
+        self.endpoint.url()
+    }
+
     fn session(&self) -> Result<Box<dyn StoreSession + '_>> {
         let mut c = self.connect()?;
         let n = self.field_count;
