@@ -261,6 +261,7 @@ fn a_file_that_is_not_a_rumbench_history_is_refused_and_left_byte_identical() {
         let commands: Vec<Vec<OsString>> = vec![
             [os(&["run", "--progress", "off", "-e", "null", "-s", "fillseq", "-n", "100", "--output-dir"]), vec![run_dir.clone().into()]].concat(),
             os(&["history"]),
+            os(&["history", "changes"]),
             [os(&["history", "rebuild"]), vec![results.clone().into()]].concat(),
             os(&["compare", "#1"]),
             [os(&["report", "#1", "-o"]), vec![html.clone().into()]].concat(),
@@ -286,7 +287,7 @@ fn a_file_that_is_not_a_rumbench_history_is_refused_and_left_byte_identical() {
 fn read_only_commands_create_no_history() {
     let tmp = tempfile::tempdir().unwrap();
     let db = tmp.path().join("absent/dir/h.sqlite");
-    for args in [&["history"][..], &["compare", "#1", "#2"], &["report", "#1"], &["export", "#1", "-f", "tsv"]] {
+    for args in [&["history"][..], &["history", "changes"], &["compare", "#1", "#2"], &["report", "#1"], &["export", "#1", "-f", "tsv"]] {
         let out = rumbench(&db).args(args).arg("--history").arg(&db).output().unwrap();
         assert!(refused(&out).contains(&format!("no history database at {}", db.display())), "{args:?}");
         assert!(!tmp.path().join("absent").exists(), "{args:?} created the history's directory");
