@@ -61,7 +61,7 @@ rumbench compare results/base results/new\n  \
 rumbench compare '#3' '#7' --fail-on-regression --metrics ops_s,p99_us\n  \
 rumbench compare base1,base2,base3 new1,new2,new3")]
     Compare(CompareArgs),
-    /// List the runs recorded in the local history, or rebuild it from result directories
+    /// List the runs recorded in the local history, rebuild it from result directories, or find where figures shifted (changes)
     History(HistoryArgs),
     /// Export runs as markdown tables, benchmark.sh-style TSV or per-second CSV
     Export(ExportArgs),
@@ -232,6 +232,51 @@ pub enum HistoryAction {
         #[arg(required = true, value_name = "DIR")]
         dirs: Vec<PathBuf>,
     },
+    /// Find the runs where a metric shifted for good (change points), per
+    /// series of runs of one machine, engine, config, step and settings,
+    /// and name what differed around each change
+    #[command(after_help = "Method (docs/report.md): E-Divisive's search with a rank statistic and a seeded permutation test;\n\
+a change needs at least 3 runs on each side, a p-value at or below --significance and a change\n\
+of the median of at least --min-change.\n\nExamples:\n  \
+rumbench history changes\n  \
+rumbench history changes --engine rocksdb --step readrandom --metric ops_s,p99_us")]
+    Changes(ChangesArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct ChangesArgs {
+    /// Only configs of this engine
+    #[arg(long)]
+    pub engine: Option<String>,
+    /// Only this step
+    #[arg(long)]
+    pub step: Option<String>,
+    /// Only configs of this name
+    #[arg(long)]
+    pub config: Option<String>,
+    /// Metrics, comma separated (ops_s, p99_us, write_amp, cpu_us_op, ...: the summary's)
+    #[arg(long, value_delimiter = ',', default_value = "ops_s")]
+    pub metric: Vec<String>,
+    /// Only runs started on or after this date
+    #[arg(long)]
+    pub since: Option<String>,
+    /// Only runs started on or before this date
+    #[arg(long)]
+    pub until: Option<String>,
+    /// Smallest change of the median that is reported, as a fraction or percent
+    #[arg(long, default_value = "5%", value_parser = fraction)]
+    pub min_change: f64,
+    /// Largest permutation-test p-value that counts as a change
+    #[arg(long, default_value_t = crate::report::changes::DEFAULT_SIGNIFICANCE, value_parser = probability)]
+    pub significance: f64,
+}
+
+/// A probability in (0, 1).
+fn probability(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v > 0.0 && v < 1.0 => Ok(v),
+        _ => Err(format!("'{s}' is not a probability between 0 and 1 (0.05)")),
+    }
 }
 
 #[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]

@@ -10,7 +10,7 @@ use rumbench::{errln, out, outln};
 use anyhow::{bail, Result};
 use clap::Parser;
 
-use cli::{Cli, Command, CompareArgs, ExportArgs, ExportFormat, HistoryAction, HistoryArgs, ReportArgs, RunArgs};
+use cli::{ChangesArgs, Cli, Command, CompareArgs, ExportArgs, ExportFormat, HistoryAction, HistoryArgs, ReportArgs, RunArgs};
 use config::{PlanInputs, SuiteFile};
 use rumbench::settings::RunPlan;
 use result::Status;
@@ -267,6 +267,7 @@ fn cmd_history(a: HistoryArgs) -> Result<ExitCode> {
             }
             outln!("history: {} runs indexed, {} entries removed, {} runs in {}", r.recorded, r.removed, h.count()?, path.display());
         }
+        Some(HistoryAction::Changes(c)) => return cmd_history_changes(&History::open_read_only(&path)?, c),
         None => {
             let h = History::open_read_only(&path)?;
             let f = Filter { engine: a.engine, version: a.version, step: a.step.clone(), config: a.config, since: a.since, until: a.until };
@@ -278,6 +279,26 @@ fn cmd_history(a: HistoryArgs) -> Result<ExitCode> {
             }
         }
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn cmd_history_changes(h: &report::history::History, a: ChangesArgs) -> Result<ExitCode> {
+    use report::summary::METRICS;
+    let mut metrics: Vec<&'static str> = Vec::new();
+    for m in &a.metric {
+        match METRICS.iter().find(|x| x.key == m.trim()) {
+            Some(x) => metrics.push(x.key),
+            None => bail!("unknown metric '{m}' (one of: {})", METRICS.iter().map(|x| x.key).collect::<Vec<_>>().join(", ")),
+        }
+    }
+    let f = report::history::Filter { engine: a.engine, step: a.step, config: a.config, since: a.since, until: a.until, version: None };
+    let (series, skipped) = h.series(&f, &metrics)?;
+    for s in &skipped {
+        errln!("warning: skipped run {s}");
+    }
+    let o = report::changes::Options { min_change: a.min_change, significance: a.significance, ..Default::default() };
+    let (text, _) = report::history::render_changes(&series, &o);
+    out!("{text}");
     Ok(ExitCode::SUCCESS)
 }
 

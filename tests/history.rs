@@ -261,6 +261,7 @@ fn a_file_that_is_not_a_rumbench_history_is_refused_and_left_byte_identical() {
         let commands: Vec<Vec<OsString>> = vec![
             [os(&["run", "--progress", "off", "-e", "null", "-s", "fillseq", "-n", "100", "--output-dir"]), vec![run_dir.clone().into()]].concat(),
             os(&["history"]),
+            os(&["history", "changes"]),
             [os(&["history", "rebuild"]), vec![results.clone().into()]].concat(),
             os(&["compare", "#1"]),
             [os(&["report", "#1", "-o"]), vec![html.clone().into()]].concat(),
@@ -286,7 +287,7 @@ fn a_file_that_is_not_a_rumbench_history_is_refused_and_left_byte_identical() {
 fn read_only_commands_create_no_history() {
     let tmp = tempfile::tempdir().unwrap();
     let db = tmp.path().join("absent/dir/h.sqlite");
-    for args in [&["history"][..], &["compare", "#1", "#2"], &["report", "#1"], &["export", "#1", "-f", "tsv"]] {
+    for args in [&["history"][..], &["history", "changes"], &["compare", "#1", "#2"], &["report", "#1"], &["export", "#1", "-f", "tsv"]] {
         let out = rumbench(&db).args(args).arg("--history").arg(&db).output().unwrap();
         assert!(refused(&out).contains(&format!("no history database at {}", db.display())), "{args:?}");
         assert!(!tmp.path().join("absent").exists(), "{args:?} created the history's directory");
@@ -334,4 +335,56 @@ fn a_history_from_before_the_mark_is_read_untouched_and_adopted_when_written() {
         .output()
         .unwrap());
     assert!(text.contains("history: run #9 in"), "{text}");
+}
+
+/// A run of the synthetic history: readrandom at `read` ops/s and fillseq at `fill`, on `host`.
+fn history_run(day: u32, hour: u32, host: &str, commit: &str, version: &str, read: f64, fill: f64) -> rumbench::result::RunResult {
+    let steps = vec![StepSpec::steady("fillseq", "put", fill as u64, 5), StepSpec::steady("readrandom", "get", read as u64, 5)];
+    let mut r = with_engine(&format!("2025-01-{day:02}T{hour:02}:00:00+00:00"), "rocksdb", "rocksdb", version, steps);
+    r.git_commit = Some(commit.into());
+    r.system.as_mut().unwrap()["hostname"] = serde_json::json!({ "value": host });
+    r
+}
+
+#[test]
+fn changes_finds_the_run_where_a_figure_shifted_and_names_what_differed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("results");
+    let db = tmp.path().join("h.sqlite");
+    // 16 runs on one machine: readrandom drops from 100000 to 70000 ops/s at
+    // the 9th, with a new engine version and commit; fillseq stays flat.
+    let noise = [1.0, 1.02, 0.98, 1.01, 0.99, 1.03, 0.97, 1.0];
+    for i in 0..16u32 {
+        let (read, commit, version) = if i < 8 { (100_000.0, "aaaa111", "7.8.3") } else { (70_000.0, "bbbb222", "8.1.0") };
+        let n = noise[i as usize % 8];
+        save(&history_run(i + 1, 9, "testhost", commit, version, read * n, 300_000.0 * noise[(i as usize + 3) % 8]), &root.join(format!("r{:02}", i + 1)));
+    }
+    // Another machine's run in between, far off either level: never mixed into the series.
+    save(&history_run(5, 12, "otherhost", "aaaa111", "7.8.3", 10_000.0, 20_000.0), &root.join("other"));
+    ok(rumbench(&db).args(["history", "rebuild"]).arg(&root).arg("--history").arg(&db).output().unwrap());
+    let changes = |args: &[&str]| ok(rumbench(&db).args(["history", "changes"]).args(args).arg("--history").arg(&db).output().unwrap());
+
+    // Ids in start order: days 1-5 are #1-#5, the other host's run #6, days 6-16 #7-#17.
+    let text = changes(&["--step", "readrandom"]);
+    assert!(text.contains("rocksdb readrandom ops_s: config rocksdb, machine testhost (Synthetic CPU @ 2.0GHz), 16 runs (#1 .. #17)"), "{text}");
+    assert!(text.contains("  change at #10: median 100000 -> 70000.0 ops/s (x0.70, 8 runs before, 8 after, p="), "{text}");
+    assert!(text.contains(&format!("    before: #9 2025-01-08 09:00 {}", root.join("r08").canonicalize().unwrap().display())), "{text}");
+    assert!(text.contains(&format!("    after:  #10 2025-01-09 09:00 {}", root.join("r09").canonicalize().unwrap().display())), "{text}");
+    assert!(text.contains("    differed: rumbench commit aaaa111 -> bbbb222; engine version 7.8.3 -> 8.1.0\n"), "{text}");
+    assert_eq!(text.matches("change at").count(), 1, "{text}");
+    assert!(text.ends_with("1 change point in 1 series (17 runs); 1 series with fewer than 6 runs not searched\n"), "{text}");
+    // The default metric is ops/s, over every step: the flat fillseq has none.
+    let all = changes(&[]);
+    assert_eq!(all.matches("change at").count(), 1, "{all}");
+    assert!(all.contains("rocksdb readrandom ops_s") && !all.contains("rocksdb fillseq ops_s"), "{all}");
+    let flat = changes(&["--step", "fillseq"]);
+    assert!(flat.starts_with("no change points in 1 series (17 runs)"), "{flat}");
+    // p99 did not move (the synthetic runs all have the same latencies).
+    assert!(changes(&["--step", "readrandom", "--metric", "p99_us"]).starts_with("no change points"));
+    assert!(changes(&["--engine", "lmdb"]).starts_with("no change points in 0 series (0 runs)"));
+
+    let bad = rumbench(&db).args(["history", "changes", "--metric", "speed", "--history"]).arg(&db).output().unwrap();
+    assert!(refused(&bad).contains("unknown metric 'speed' (one of: ops_s, "));
+    let bad = rumbench(&db).args(["history", "changes", "--significance", "2", "--history"]).arg(&db).output().unwrap();
+    refused(&bad);
 }

@@ -175,3 +175,64 @@ fn durability_does_not_apply_to_the_null_engine() {
         }
     }
 }
+
+#[test]
+fn another_process_writing_to_the_device_is_flagged_and_not_headlined() {
+    use std::io::Write;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let dir = tempfile::tempdir().unwrap();
+    // A paced writer keeps the step's own writes to a few MB, whatever the device's speed.
+    let suite = dir.path().join("s.toml");
+    std::fs::write(
+        &suite,
+        "[settings]\nnum = 20000\nwriter_rate = \"1MB\"\n[[config]]\nengine = \"rocksdb\"\n\
+         [[step]]\nname = \"fillseq\"\n[[step]]\nname = \"readwhilewriting\"\nseconds = 3\n",
+    )
+    .unwrap();
+    // Another writer on the data dir's filesystem for as long as the run lasts: 8 MB, fsync, again.
+    let stop = Arc::new(AtomicBool::new(false));
+    let noise_path = dir.path().join("noise.bin");
+    let writer = {
+        let stop = stop.clone();
+        std::thread::spawn(move || {
+            let chunk = vec![0x5au8; 8 << 20];
+            let mut written = 0u64;
+            while !stop.load(Ordering::Relaxed) {
+                // Rewritten from the start every 512 MB, so the disk never fills.
+                let mut f = std::fs::OpenOptions::new().create(true).write(true).truncate(written % (512 << 20) == 0).open(&noise_path).unwrap();
+                std::io::Seek::seek(&mut f, std::io::SeekFrom::End(0)).unwrap();
+                f.write_all(&chunk).unwrap();
+                f.sync_all().unwrap();
+                written += chunk.len() as u64;
+            }
+            let _ = std::fs::remove_file(&noise_path);
+            written
+        })
+    };
+    let out = dir.path().join("out");
+    let result = std::panic::catch_unwind(|| run(&["--config", suite.to_str().unwrap()], &out));
+    stop.store(true, Ordering::Relaxed);
+    let written = writer.join().unwrap();
+    let v = result.unwrap();
+    let s = step(&v, "readwhilewriting");
+    let m = &s["metrics"];
+    let warnings: Vec<&str> = s["warnings"].as_array().unwrap().iter().map(|w| w.as_str().unwrap()).collect();
+    let warning = warnings.iter().find(|w| w.starts_with("other processes wrote to the data dir's device")).unwrap_or_else(|| {
+        panic!("no warning ({} MB written beside the run): {warnings:?}\n{m}", written >> 20)
+    });
+    assert!(warning.contains(&format!("w-amp {:.2} device, {:.2} process", f(&m["write_amp"]), f(&m["write_amp_process"]))), "{warning}");
+    assert_eq!(m["device_writes_by_others"], true);
+    // The headline (summary) figure is the process's, not the device's.
+    let run = rumbench::result::load(&out.join("result.json")).unwrap();
+    let steps = &run.configs[0].steps;
+    let values = rumbench::report::summary::step_values(&steps[1], Some(&steps[0]));
+    let at = |key: &str| values[rumbench::report::summary::metric_index(key).unwrap()];
+    assert_eq!(at("write_amp"), Some(f(&m["write_amp_process"])));
+    assert!(at("write_amp").unwrap() < f(&m["write_amp"]) / 2.0, "{m}");
+    let summary = std::fs::read_to_string(out.join("summary.txt")).unwrap();
+    let row = summary.lines().find(|l| l.contains("readwhilewriting")).unwrap();
+    assert!(row.contains(&format!(" {:.2} ", f(&m["write_amp_process"]))) && !row.contains(&format!(" {:.2} ", f(&m["write_amp"]))), "{row}");
+    // Whether a run without the extra writer has no warning depends on what
+    // else this machine writes meanwhile (other builds), so it is not asserted.
+}

@@ -170,8 +170,108 @@ pub struct StepMetrics {
     pub rss_end_bytes: Option<u64>,
     pub memory: Vec<MemoryPoint>,
     pub syncs: Option<SyncMetrics>,
+    /// The device wrote far more than the measured processes (their own
+    /// /proc io counters) did: its write figures are mostly other processes'.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub device_writes_by_others: bool,
+    /// The same for reads.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub device_reads_by_others: bool,
     /// Metrics that could not be measured, with the reason (never shown as 0).
     pub missing: Vec<Missing>,
+}
+
+/// IO the device may do beyond the measured processes' own before its
+/// figures are called other processes': what the processes' counters never
+/// see (filesystem metadata, page-cache writeback of the step before) and a
+/// quiet machine's own IO.
+const DEVICE_SLACK_BYTES: u64 = 8 << 20;
+/// A journal commit per sync call (ext4: descriptor, metadata and commit
+/// blocks), which the device writes for the processes but their counters miss.
+const JOURNAL_BYTES_PER_SYNC: u64 = 16 << 10;
+
+/// Whether a device's `device_bytes` are mostly other processes' IO: more
+/// than twice what the measured processes did, and more than `allowance`
+/// bytes beyond that.
+fn others_dominate(device_bytes: u64, process_bytes: u64, allowance: u64) -> bool {
+    device_bytes > process_bytes.saturating_mul(2).saturating_add(allowance)
+}
+
+fn mb(bytes: u64) -> f64 {
+    bytes as f64 / 1048576.0
+}
+
+impl StepMetrics {
+    /// Judge the device's figures against the processes' own (when both
+    /// were measured; after the syncs are final, a server's included) and
+    /// return the step's warnings for the figures that are other processes'.
+    pub fn judge_device_io(&mut self) -> Vec<String> {
+        let Some(io) = &self.io else { return Vec::new() };
+        let syncs = self.syncs.as_ref().map(SyncMetrics::total).unwrap_or(0);
+        if let Some(written) = self.process_write_bytes {
+            let allowance = DEVICE_SLACK_BYTES.saturating_add(syncs.saturating_mul(JOURNAL_BYTES_PER_SYNC));
+            self.device_writes_by_others = others_dominate(io.bytes_written, written, allowance);
+        }
+        if let Some(read) = self.process_read_bytes {
+            self.device_reads_by_others = others_dominate(io.bytes_read, read, DEVICE_SLACK_BYTES);
+        }
+        self.device_io_warnings()
+    }
+
+    /// What the step's warnings say when the device's figures are other processes'.
+    fn device_io_warnings(&self) -> Vec<String> {
+        let Some(io) = &self.io else { return Vec::new() };
+        let two = |v: Option<f64>| v.map(|v| format!("{v:.2}")).unwrap_or_else(|| "-".into());
+        let mut out = Vec::new();
+        if self.device_writes_by_others {
+            out.push(format!(
+                "other processes wrote to the data dir's device: it wrote {:.1} MB during the step, the measured processes {:.1} MB \
+                 (w-amp {} device, {} process); the summary shows the process figures",
+                mb(io.bytes_written),
+                mb(self.process_write_bytes.unwrap_or(0)),
+                two(self.write_amp),
+                two(self.write_amp_process),
+            ));
+        }
+        if self.device_reads_by_others {
+            out.push(format!(
+                "other processes read from the data dir's device: it read {:.1} MB during the step, the measured processes {:.1} MB \
+                 (rpq {} device); the summary shows no rpq",
+                mb(io.bytes_read),
+                mb(self.process_read_bytes.unwrap_or(0)),
+                two(io.rpq),
+            ));
+        }
+        out
+    }
+
+    /// The write-amplification the summary shows: the device's, or the
+    /// processes' own when the device's is mostly other processes' writes.
+    pub fn headline_write_amp(&self) -> Option<f64> {
+        if self.device_writes_by_others {
+            self.write_amp_process
+        } else {
+            self.write_amp
+        }
+    }
+
+    /// KB written per write the summary shows: the device's, or the
+    /// processes' own bytes per write when the device's are other processes'.
+    pub fn headline_wkbpi(&self) -> Option<f64> {
+        let io = self.io.as_ref()?;
+        if !self.device_writes_by_others {
+            return io.wkbpi;
+        }
+        // wkbpi is bytes_written / 1024 / writes: the same writes over the processes' bytes.
+        let process = self.process_write_bytes? as f64;
+        io.wkbpi.filter(|_| io.bytes_written > 0).map(|w| w * process / io.bytes_written as f64)
+    }
+
+    /// Storage reads per query the summary shows: none when the device's
+    /// reads are mostly other processes' (the processes' counters have bytes, not requests).
+    pub fn headline_rpq(&self) -> Option<f64> {
+        self.io.as_ref().and_then(|io| io.rpq).filter(|_| !self.device_reads_by_others)
+    }
 }
 
 /// What a step did, as the runner counted it.
@@ -500,6 +600,72 @@ mod tests {
         let m = SyncMetrics::from_calls(&calls, 100, 1);
         assert_eq!(m.durable_as_run, Some(false));
         assert_eq!(SyncMetrics::from_calls(&calls, 0, 1).durable_as_run, None);
+    }
+
+    /// A write step's metrics: the device wrote `device_mb`, the processes `process_mb`, 100 MB logical.
+    fn write_step(device_mb: u64, process_mb: u64, syncs: u64) -> StepMetrics {
+        let logical = 100u64 << 20;
+        StepMetrics {
+            io: Some(IoMetrics { bytes_written: device_mb << 20, wkbpi: Some((device_mb << 20) as f64 / 1024.0 / 1000.0), rpq: Some(0.5), ..Default::default() }),
+            write_amp: Some((device_mb << 20) as f64 / logical as f64),
+            write_amp_process: Some((process_mb << 20) as f64 / logical as f64),
+            process_write_bytes: Some(process_mb << 20),
+            process_read_bytes: Some(0),
+            logical_bytes_written: logical,
+            syncs: Some(SyncMetrics { fdatasync: syncs, commits: syncs.max(1), ..Default::default() }),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_device_that_wrote_far_more_than_the_processes_is_other_processes() {
+        // The A/A run of issue 24: device w-amp 18.82 against 0.70 for the process.
+        let mut m = write_step(1882, 70, 0);
+        let warnings = m.judge_device_io();
+        assert!(m.device_writes_by_others && !m.device_reads_by_others);
+        assert_eq!(
+            warnings,
+            ["other processes wrote to the data dir's device: it wrote 1882.0 MB during the step, the measured processes 70.0 MB \
+              (w-amp 18.82 device, 0.70 process); the summary shows the process figures"]
+        );
+        assert_eq!(m.headline_write_amp(), m.write_amp_process);
+        let wkbpi = m.headline_wkbpi().unwrap();
+        assert!((wkbpi - 70.0 * 1024.0 / 1000.0).abs() < 1e-9, "the processes' KB per write: {wkbpi}");
+        assert_eq!(m.headline_rpq(), Some(0.5), "reads were not polluted");
+    }
+
+    #[test]
+    fn filesystem_overhead_is_not_other_processes() {
+        // Journal and metadata: up to twice the processes' bytes, plus a few MB.
+        for (device, process) in [(200, 100), (300, 150), (12, 2), (0, 0), (50, 60)] {
+            let mut m = write_step(device, process, 0);
+            assert!(m.judge_device_io().is_empty(), "{device} MB against {process} MB");
+            assert_eq!(m.headline_write_amp(), m.write_amp);
+            assert_eq!(m.headline_wkbpi(), m.io.as_ref().unwrap().wkbpi);
+        }
+        assert!(!write_step(200, 100, 0).device_writes_by_others);
+        // A journal commit per sync: 10000 syncs of one 4 KB page each write far more than 2x.
+        let mut synced = write_step(200, 40, 10_000);
+        assert!(synced.judge_device_io().is_empty());
+        let mut unsynced = write_step(200, 40, 0);
+        assert_eq!(unsynced.judge_device_io().len(), 1);
+    }
+
+    #[test]
+    fn reads_by_others_leave_no_rpq() {
+        let mut m = write_step(10, 10, 0);
+        m.io.as_mut().unwrap().bytes_read = 500 << 20;
+        m.process_read_bytes = Some(20 << 20);
+        let warnings = m.judge_device_io();
+        assert_eq!(warnings.len(), 1);
+        assert!(warnings[0].starts_with("other processes read from the data dir's device: it read 500.0 MB during the step, the measured processes 20.0 MB (rpq 0.50 device)"), "{warnings:?}");
+        assert_eq!(m.headline_rpq(), None);
+        assert_eq!(m.headline_write_amp(), m.write_amp);
+        // Without process counters (a remote server) nothing is judged.
+        let mut remote = write_step(1882, 70, 0);
+        remote.process_write_bytes = None;
+        remote.process_read_bytes = None;
+        assert!(remote.judge_device_io().is_empty());
     }
 
     #[test]

@@ -469,6 +469,224 @@ impl History {
     }
 }
 
+/// The runs of one series, oldest first: one machine (host name and CPU
+/// model), engine, config, step and step settings, so that a change in it is
+/// never a change of machine or settings.
+#[derive(Debug, Clone)]
+pub struct Series {
+    pub machine: String,
+    pub engine: String,
+    pub config: String,
+    pub step: String,
+    /// The step's settings ("threads=1 num=1000000 ..."), as the step recorded them.
+    pub settings: String,
+    /// The summary metric's key (ops_s, p99_us, ...).
+    pub metric: &'static str,
+    pub points: Vec<Point>,
+}
+
+/// One run's figure in a series, with what may explain a change.
+#[derive(Debug, Clone)]
+pub struct Point {
+    pub id: i64,
+    pub started_at: String,
+    pub dir: String,
+    pub value: f64,
+    /// (what, value): rumbench's version, commit and build, the engine's
+    /// version and build, the config's options, the machine's details.
+    pub context: Vec<(String, String)>,
+}
+
+/// The machine's details whose change is worth naming (the host name and
+/// CPU model separate series instead).
+const MACHINE_DETAILS: &[&str] = &[
+    "kernel_release",
+    "logical_cpus",
+    "online_cpus",
+    "mem_total_bytes",
+    "swap_total_bytes",
+    "clocksource",
+    "governor",
+    "turbo",
+    "transparent_hugepages",
+];
+
+fn system_text(run: &RunResult, key: &str) -> Option<String> {
+    let v = run.system.as_ref()?.get(key)?;
+    let v = v.get("value").unwrap_or(v);
+    match v {
+        serde_json::Value::Object(_) => None,
+        serde_json::Value::String(s) => Some(s.clone()),
+        other => Some(other.to_string()),
+    }
+}
+
+fn machine_of(run: &RunResult) -> String {
+    let host = system_text(run, "hostname").unwrap_or_else(|| "unknown host".into());
+    let cpu = system_text(run, "cpu_model").unwrap_or_else(|| "unknown CPU".into());
+    format!("{host} ({cpu})")
+}
+
+fn context_of(run: &RunResult, c: &json::ConfigResult) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = vec![("rumbench version".into(), run.rumbench_version.clone())];
+    let mut add = |what: String, value: Option<&String>| {
+        if let Some(v) = value {
+            out.push((what, v.clone()));
+        }
+    };
+    add("rumbench commit".into(), run.git_commit.as_ref());
+    run.build.iter().for_each(|(k, v)| add(format!("rumbench build {k}"), Some(v)));
+    add("engine version".into(), c.engine_version.as_ref());
+    c.provenance.iter().filter(|(k, _)| k != "version").for_each(|(k, v)| add(format!("engine {k}"), Some(v)));
+    add("allocator".into(), c.allocator_in_use.as_ref());
+    c.options.iter().for_each(|(k, v)| add(format!("option {k}"), Some(v)));
+    for key in MACHINE_DETAILS {
+        add(format!("machine {key}"), system_text(run, key).as_ref());
+    }
+    out
+}
+
+/// What differs between two runs' contexts: "what a -> b", in `after`'s order.
+pub fn differences(before: &[(String, String)], after: &[(String, String)]) -> Vec<String> {
+    let find = |ctx: &[(String, String)], what: &str| ctx.iter().find(|(k, _)| k == what).map(|(_, v)| v.clone());
+    let mut whats: Vec<&String> = after.iter().map(|(k, _)| k).collect();
+    whats.extend(before.iter().map(|(k, _)| k).filter(|k| !after.iter().any(|(a, _)| a == *k)));
+    whats
+        .into_iter()
+        .filter_map(|what| {
+            let (a, b) = (find(before, what), find(after, what));
+            (a != b).then(|| format!("{what} {} -> {}", a.as_deref().unwrap_or("-"), b.as_deref().unwrap_or("-")))
+        })
+        .collect()
+}
+
+impl History {
+    /// The series of each of `metrics` (summary metric keys) over the runs
+    /// matching `f`: every completed step with a figure, read from the runs'
+    /// result.json. Also returns the runs that could not be read, with why.
+    pub fn series(&self, f: &Filter, metrics: &[&'static str]) -> Result<(Vec<Series>, Vec<String>)> {
+        use crate::report::summary::{metric_index, parameter_texts, step_values};
+        let mut out: Vec<Series> = Vec::new();
+        let mut skipped = Vec::new();
+        for e in self.list(f)? {
+            let run = match json::load(&Path::new(&e.dir).join("result.json")) {
+                Ok(r) => r,
+                Err(err) => {
+                    skipped.push(format!("#{}: {err:#}", e.id));
+                    continue;
+                }
+            };
+            let machine = machine_of(&run);
+            for c in &run.configs {
+                if f.engine.as_ref().is_some_and(|x| x != &c.engine) || f.config.as_ref().is_some_and(|x| x != &c.name) {
+                    continue;
+                }
+                let context = context_of(&run, c);
+                for (si, s) in c.steps.iter().enumerate() {
+                    if s.status != Status::Completed || f.step.as_ref().is_some_and(|x| x != &s.name) {
+                        continue;
+                    }
+                    let values = step_values(s, si.checked_sub(1).map(|p| &c.steps[p]));
+                    let settings = parameter_texts(s).join(" ");
+                    for &metric in metrics {
+                        let Some(value) = metric_index(metric).and_then(|i| values[i]).filter(|v| v.is_finite()) else { continue };
+                        let point = Point { id: e.id, started_at: e.started_at.clone(), dir: e.dir.clone(), value, context: context.clone() };
+                        let same = |x: &&mut Series| {
+                            x.metric == metric && x.machine == machine && x.engine == c.engine && x.config == c.name && x.step == s.name && x.settings == settings
+                        };
+                        match out.iter_mut().find(same) {
+                            Some(series) => series.points.push(point),
+                            None => out.push(Series {
+                                machine: machine.clone(),
+                                engine: c.engine.clone(),
+                                config: c.name.clone(),
+                                step: s.name.clone(),
+                                settings: settings.clone(),
+                                metric,
+                                points: vec![point],
+                            }),
+                        }
+                    }
+                }
+            }
+        }
+        Ok((out, skipped))
+    }
+}
+
+/// The change points of every series, as text: for each change the runs
+/// around it, the medians of the segments either side and what differed
+/// between the two runs. Returns the text and the number of changes.
+pub fn render_changes(series: &[Series], o: &crate::report::changes::Options) -> (String, usize) {
+    use crate::report::changes::{change_points, median};
+    use crate::report::table::num;
+    let mut text = String::new();
+    let mut found = 0;
+    let mut short = 0;
+    let runs: BTreeSet<i64> = series.iter().flat_map(|s| s.points.iter().map(|p| p.id)).collect();
+    let when = |p: &Point| p.started_at.replacen('T', " ", 1).chars().take(16).collect::<String>();
+    for s in series {
+        if s.points.len() < 2 * o.min_runs {
+            short += 1;
+            continue;
+        }
+        let values: Vec<f64> = s.points.iter().map(|p| p.value).collect();
+        let changes = change_points(&values, o);
+        if changes.is_empty() {
+            continue;
+        }
+        found += changes.len();
+        let unit = crate::report::summary::METRICS.iter().find(|m| m.key == s.metric).map(|m| m.unit).unwrap_or("");
+        text.push_str(&format!(
+            "{} {} {}: config {}, machine {}, {} runs (#{} .. #{})\n  settings: {}\n",
+            s.engine,
+            s.step,
+            s.metric,
+            s.config,
+            s.machine,
+            s.points.len(),
+            s.points[0].id,
+            s.points[s.points.len() - 1].id,
+            if s.settings.is_empty() { "-" } else { &s.settings }
+        ));
+        for (i, c) in changes.iter().enumerate() {
+            let start = if i == 0 { 0 } else { changes[i - 1].index };
+            let end = changes.get(i + 1).map_or(values.len(), |n| n.index);
+            let (before, after) = (median(&values[start..c.index]), median(&values[c.index..end]));
+            let (a, b) = (&s.points[c.index - 1], &s.points[c.index]);
+            let ratio = if before != 0.0 { format!("x{:.2}", after / before) } else { "from 0".into() };
+            text.push_str(&format!(
+                "  change at #{}: median {} -> {} {unit} ({ratio}, {} runs before, {} after, p={:.3})\n",
+                b.id,
+                num(before),
+                num(after),
+                c.index - start,
+                end - c.index,
+                c.p_value
+            ));
+            text.push_str(&format!("    before: #{} {} {}\n    after:  #{} {} {}\n", a.id, when(a), a.dir, b.id, when(b), b.dir));
+            let differed = differences(&a.context, &b.context);
+            if differed.is_empty() {
+                text.push_str("    differed: nothing recorded (same rumbench, engine version and build, options and machine)\n");
+            } else {
+                text.push_str(&format!("    differed: {}\n", differed.join("; ")));
+            }
+        }
+    }
+    let searched = series.len() - short;
+    let mut last = if found == 0 {
+        format!("no change points in {searched} series ({} runs)", runs.len())
+    } else {
+        format!("{found} change point{} in {searched} series ({} runs)", if found == 1 { "" } else { "s" }, runs.len())
+    };
+    if short > 0 {
+        last.push_str(&format!("; {short} series with fewer than {} runs not searched", 2 * o.min_runs));
+    }
+    text.push_str(&last);
+    text.push('\n');
+    (text, found)
+}
+
 #[derive(Debug, Default)]
 pub struct RebuildReport {
     pub recorded: usize,

@@ -8,6 +8,7 @@
 //! All files are rewritten after every step (atomically: temp file + rename),
 //! so a failure or Ctrl-C later in the run loses nothing already measured.
 
+pub mod changes;
 pub mod compare;
 pub mod config_sweep;
 pub mod csv;

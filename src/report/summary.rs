@@ -449,7 +449,6 @@ pub fn step_values(s: &StepResult, prev: Option<&StepResult>) -> Vec<Option<f64>
     let lat = s.step_latency();
     let has_ops = s.ops > 0 && lat.is_some_and(|l| l.count > 0);
     let m = &s.metrics;
-    let io = m.io.as_ref();
     let (stall_pct, n_stall, c_wgb) = engine_deltas(s, prev);
     let l = |f: fn(&LatencySummary) -> f64| if has_ops { lat.map(f) } else { None };
     let v: Vec<Option<f64>> = vec![
@@ -461,9 +460,10 @@ pub fn step_values(s: &StepResult, prev: Option<&StepResult>) -> Vec<Option<f64>
         l(|l| l.p999_us),
         l(|l| l.p9999_us),
         l(|l| l.max_us),
-        io.and_then(|i| i.rpq),
-        io.and_then(|i| i.wkbpi),
-        m.write_amp,
+        // The device's figures, or the processes' when other processes' IO dominated the device's.
+        m.headline_rpq(),
+        m.headline_wkbpi(),
+        m.headline_write_amp(),
         s.engine_write_amp,
         m.space_amp,
         m.db_size_bytes.map(mb),

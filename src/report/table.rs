@@ -271,7 +271,6 @@ pub fn summary_rows(run: &RunResult) -> Vec<Vec<String>> {
             let lat = s.step_latency().filter(|l| l.count > 0).cloned();
             let notes = step_notes(s);
             let m = &s.metrics;
-            let io = m.io.as_ref();
             let not_durable = m.syncs.as_ref().is_some_and(|y| y.durable_as_run == Some(false));
             rows.push(vec![
                 repeat_label(c),
@@ -285,9 +284,9 @@ pub fn summary_rows(run: &RunResult) -> Vec<Vec<String>> {
                 opt(lat.as_ref().map(|l| l.p99_us), num),
                 opt(lat.as_ref().map(|l| l.p999_us), num),
                 opt(lat.as_ref().map(|l| l.max_us), num),
-                opt(io.and_then(|i| i.rpq), |v| format!("{v:.2}")),
-                opt(io.and_then(|i| i.wkbpi), |v| format!("{v:.3}")),
-                opt(m.write_amp, |v| format!("{v:.2}")),
+                opt(m.headline_rpq(), |v| format!("{v:.2}")),
+                opt(m.headline_wkbpi(), |v| format!("{v:.3}")),
+                opt(m.headline_write_amp(), |v| format!("{v:.2}")),
                 opt(s.engine_write_amp, |v| format!("{v:.2}")),
                 opt(m.space_amp, |v| format!("{v:.2}")),
                 opt(m.client_cpu_us_op, num),
@@ -388,9 +387,9 @@ pub fn ibench_rows(run: &RunResult) -> Vec<Vec<String>> {
                 opt(lat.as_ref().map(|l| l.p99_us), num),
                 opt(lat.as_ref().map(|l| l.p999_us), num),
                 opt(lat.as_ref().map(|l| l.max_us / 1000.0), num),
-                opt(io.and_then(|i| i.rpq), |v| format!("{v:.3}")),
-                opt(io.and_then(|i| i.rkbpq), |v| format!("{v:.3}")),
-                opt(io.and_then(|i| i.wkbpi), |v| format!("{v:.3}")),
+                opt(m.headline_rpq(), |v| format!("{v:.3}")),
+                opt(io.and_then(|i| i.rkbpq).filter(|_| !m.device_reads_by_others), |v| format!("{v:.3}")),
+                opt(m.headline_wkbpi(), |v| format!("{v:.3}")),
                 opt(m.client_cpu_us_op, num),
                 opt(m.engine_cpu_us_op, num),
                 opt(m.db_size_bytes.map(|b| b as f64 / 1048576.0), |v| format!("{v:.0}")),

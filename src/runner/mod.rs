@@ -609,6 +609,8 @@ fn run_step(
     if let Some(w) = result.metrics.syncs.as_ref().and_then(SyncMetrics::not_durable_warning) {
         result.warnings.push(w);
     }
+    let device_warnings = result.metrics.judge_device_io();
+    result.warnings.extend(device_warnings);
     if result.writer.as_ref().is_some_and(|w| w.missed_target) {
         let w = result.writer.as_ref().unwrap();
         result.warnings.push(format!(

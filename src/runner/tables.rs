@@ -393,6 +393,8 @@ fn run_step(backend: &Backend, plan: &StepPlan, index: usize, state: &mut Config
     if let Some(w) = result.metrics.syncs.as_ref().and_then(SyncMetrics::not_durable_warning) {
         result.warnings.push(w);
     }
+    let device_warnings = result.metrics.judge_device_io();
+    result.warnings.extend(device_warnings);
     result.engine_stats = backend.stats(state.ibench.tables.len() as u32);
     result
 }
