@@ -610,6 +610,24 @@ impl History {
                 }
             }
         }
+        // A run's repeats (--repeat) are one point of its series: their median.
+        for series in &mut out {
+            let mut merged: Vec<Point> = Vec::new();
+            let mut values: Vec<Vec<f64>> = Vec::new();
+            for p in series.points.drain(..) {
+                match merged.iter().position(|m| m.id == p.id) {
+                    Some(i) => values[i].push(p.value),
+                    None => {
+                        values.push(vec![p.value]);
+                        merged.push(p);
+                    }
+                }
+            }
+            for (m, v) in merged.iter_mut().zip(&values) {
+                m.value = crate::report::summary::median(v).unwrap_or(m.value);
+            }
+            series.points = merged;
+        }
         Ok((out, skipped))
     }
 }
