@@ -1,7 +1,7 @@
 //! Verdicts from repeated runs: the ratio new / base of one metric with a
 //! confidence interval, and what may be said about it.
 //!
-//! Method (docs/metrics.md, "Verdicts"):
+//! Method (docs/report.md, "Verdict method"; docs/metrics.md, "Verdicts"):
 //! - Values are compared as logarithms, so an interval on the ratio is
 //!   exp(interval on the mean log ratio) and 2x and 0.5x are equally far.
 //! - Paired by round when both sides ran in the same rounds of one run
