@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""Judge rumbench's verdicts on runs made with --repeat: for every run
+directory given, take subsets of its rounds (N rounds each, disjoint), run
+`rumbench compare` on each subset (every config against the first) and count
+verdicts.
+
+  verdict_calibration.py aa   --rumbench BIN --n 1,3,5 DIR...    A/A runs: false verdicts
+  verdict_calibration.py power --rumbench BIN --n 3,5,10 --metrics cpu_us_op DIR...
+
+`aa`: every pair is an A/A comparison (identical configs); a pair with any
+REGRESSION, improvement or changed verdict is a false verdict.
+`power`: config 0 is the base, the others carry a known slowdown (their
+names end in the slowdown, e.g. plus20); a pair is detected when the
+readrandom step's cpu/op line says REGRESSION.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from collections import defaultdict
+
+
+def subset(run, rounds):
+    """The run with only the repeats of these rounds."""
+    out = dict(run)
+    out["configs"] = [c for c in run["configs"] if c.get("repeat") in rounds]
+    out["rounds"] = [r for i, r in enumerate(run.get("rounds", []), 1) if i in rounds]
+    return out
+
+
+def pairs_of(text):
+    """{(base, new): [(step, metric, verdict)]} from compare's text."""
+    pairs, cur = {}, None
+    for line in text.splitlines():
+        m = re.match(r"^(\S+) -> (\S+)$", line)
+        if m:
+            cur = (m.group(1), m.group(2))
+            pairs[cur] = []
+            continue
+        if cur is None or not line or line.startswith(("step ", "-----", "intervals:", "note:")):
+            continue
+        cells = re.split(r"\s{2,}", line.strip())
+        if len(cells) >= 8:
+            pairs[cur].append((cells[0], cells[1], cells[-1]))
+    return pairs
+
+
+def compare(binary, run, metrics):
+    with tempfile.TemporaryDirectory() as d:
+        with open(os.path.join(d, "result.json"), "w") as f:
+            json.dump(run, f)
+        cmd = [binary, "compare", d] + (["--metrics", metrics] if metrics else [])
+        out = subprocess.run(cmd, capture_output=True, text=True)
+        if out.returncode not in (0, 1):
+            sys.exit(f"compare failed: {out.stderr}")
+        return pairs_of(out.stdout)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("mode", choices=["aa", "power"])
+    ap.add_argument("dirs", nargs="+")
+    ap.add_argument("--rumbench", required=True)
+    ap.add_argument("--n", default="1,3,5")
+    ap.add_argument("--metrics", default="")
+    a = ap.parse_args()
+    ns = [int(x) for x in a.n.split(",")]
+    # (n) -> [comparisons, with a false verdict] or (n, config) -> [trials, detected]
+    tally = defaultdict(lambda: [0, 0])
+    examples = defaultdict(list)
+    for d in a.dirs:
+        run = json.load(open(os.path.join(d, "result.json")))
+        total = len(run.get("rounds", []))
+        for n in ns:
+            for start in range(1, total - n + 2, n):
+                rounds = set(range(start, start + n))
+                for (base, new), lines in compare(a.rumbench, subset(run, rounds), a.metrics).items():
+                    if a.mode == "aa":
+                        bad = [l for l in lines if l[2].startswith(("REGRESSION", "improvement", "changed"))]
+                        tally[n][0] += 1
+                        tally[n][1] += bool(bad)
+                        if bad:
+                            examples[n].append(f"{d} rounds {min(rounds)}-{max(rounds)} {base}->{new}: {bad}")
+                    else:
+                        hit = any(l[0] == "readrandom" and l[1].startswith("cpu/op") and l[2] == "REGRESSION" for l in lines)
+                        tally[(n, new)][0] += 1
+                        tally[(n, new)][1] += hit
+    if a.mode == "aa":
+        print("| repeats N | A/A comparisons | with a false verdict | rate |")
+        print("|---:|---:|---:|---:|")
+        for n in ns:
+            c, b = tally[n]
+            print(f"| {n} | {c} | {b} | {100.0 * b / c if c else 0:.0f}% |")
+        for n in ns:
+            for e in examples[n][:5]:
+                print(f"- N={n}: {e}")
+    else:
+        configs = sorted({k[1] for k in tally})
+        print("| slowdown | " + " | ".join(f"N={n}" for n in ns) + " |")
+        print("|---|" + "---:|" * len(ns))
+        for c in configs:
+            cells = []
+            for n in ns:
+                t, h = tally[(n, c)]
+                cells.append(f"{h}/{t}" if t else "-")
+            print(f"| {c} | " + " | ".join(cells) + " |")
+
+
+if __name__ == "__main__":
+    main()
