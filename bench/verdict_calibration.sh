@@ -39,7 +39,7 @@ suite() { # ENGINE SETTINGS_TOML N [OPTIONS...]: N configs c0.. of ENGINE
 
 run_suite() { # NAME FILE REPEAT
     echo "$(date -u +%H:%M:%S) $1" >&2
-    "$RUMBENCH" run --no-history --progress plain --repeat "$3" -c "$2" -d "$WORK/$1" > "$WORK/$1.log" 2>&1
+    "$RUMBENCH" run --no-history --progress lines --repeat "$3" -c "$2" -d "$WORK/$1" > "$WORK/$1.log" 2>&1
 }
 
 started=$(date -u +%FT%TZ)

@@ -59,14 +59,19 @@ fn one_run_per_side_gives_ratios_and_no_verdict() {
 
 #[test]
 fn runs_given_as_repeats_are_compared_unpaired() {
-    // 90k, 100k, 110k against 60k, 62k, 61k: far beyond any doubt.
-    let c = compare::compare(&[group("a", rates(&[90_000, 100_000, 110_000])), group("b", rates(&[60_000, 62_000, 61_000]))], &Options::default()).unwrap();
+    // 90k, 100k, 110k against 60k, 62k, 61k, throughput alone: beyond doubt.
+    let ops_only = Options { metrics: Some(vec!["ops_s".into()]), ..Options::default() };
+    let c = compare::compare(&[group("a", rates(&[90_000, 100_000, 110_000])), group("b", rates(&[60_000, 62_000, 61_000]))], &ops_only).unwrap();
     let l = line(&c, "readrandom", "ops_s");
     assert_eq!(l.base, Some(100_000.0), "the median");
     assert!(!l.interval.unwrap().paired);
     assert_eq!(l.verdict, Verdict::Regression);
+    // Judged among every metric (wider simultaneous intervals): the same drop is not beyond doubt.
+    let c = compare::compare(&[group("a", rates(&[90_000, 100_000, 110_000])), group("b", rates(&[60_000, 62_000, 61_000]))], &Options::default()).unwrap();
+    assert!(c.pairs[0].family > 1);
+    assert!(matches!(line(&c, "readrandom", "ops_s").verdict, Verdict::Inconclusive(_)));
     // -12% against a spread of +-10% with three runs each: undecided, and says how many would settle it.
-    let c = compare::compare(&[group("a", rates(&[90_000, 100_000, 110_000])), group("b", rates(&[80_000, 88_000, 96_000]))], &Options::default()).unwrap();
+    let c = compare::compare(&[group("a", rates(&[90_000, 100_000, 110_000])), group("b", rates(&[80_000, 88_000, 96_000]))], &ops_only).unwrap();
     assert!(matches!(line(&c, "readrandom", "ops_s").verdict, Verdict::Inconclusive(_)), "{:?}", line(&c, "readrandom", "ops_s").verdict);
     // The same figures, judged on one metric alone, with a wider threshold: the same.
     let opts = Options { threshold: 0.5, metrics: Some(vec!["ops_s".into()]) };
@@ -168,7 +173,7 @@ fn null_run(dir: &Path, spins: &[u64], repeat: u32) -> std::path::PathBuf {
     let out_dir = dir.join("run");
     let out = Command::cargo_bin("rumbench")
         .unwrap()
-        .args(["run", "--no-history", "--progress", "plain", "--repeat", &repeat.to_string(), "-c"])
+        .args(["run", "--no-history", "--progress", "off", "--repeat", &repeat.to_string(), "-c"])
         .arg(&file)
         .arg("-d")
         .arg(&out_dir)

@@ -16,7 +16,7 @@ pub const SPEC: EngineSpec = EngineSpec {
         name: "spin_ns",
         default: "0",
         kind: OptKind::Int { min: 0, max: 10_000_000 },
-        help: "for tests and calibration: burn this many nanoseconds of CPU (the thread's own clock) in every call, a known engine cost (1000 vs 1200: a 20% slower engine)",
+        help: "for tests and calibration: burn about this many nanoseconds of CPU in every call (iterations calibrated by the thread's CPU clock at open), a known engine cost (1000 vs 1200: a 20% slower engine)",
     }],
     io_bound_options: &[],
     open,
@@ -30,30 +30,60 @@ pub const SPEC: EngineSpec = EngineSpec {
 
 fn open(args: &OpenArgs) -> Result<Box<dyn Engine>> {
     let spin_ns = args.options.0.get("spin_ns").map(|v| v.parse()).transpose()?.unwrap_or(0);
-    Ok(Box::new(NullEngine { num_keys: args.num_keys, key_size: args.key_size, value: vec![b'x'; args.value_size], spin: std::time::Duration::from_nanos(spin_ns) }))
+    Ok(Box::new(NullEngine {
+        num_keys: args.num_keys,
+        key_size: args.key_size,
+        value: vec![b'x'; args.value_size],
+        spin_ns,
+        spin_iterations: spin_iterations(spin_ns),
+    }))
 }
 
 pub struct NullEngine {
     num_keys: u64,
     key_size: usize,
     value: Vec<u8>,
-    /// `spin_ns`: the engine's pretend work per call (zero: none).
-    spin: std::time::Duration,
+    /// `spin_ns`: the engine's pretend work per call.
+    spin_ns: u64,
+    /// `burn` iterations that take spin_ns of CPU (zero: none).
+    spin_iterations: u64,
 }
 
 impl NullEngine {
-    /// Burn the CPU of one call's pretend work (nothing by default), by
-    /// the thread's own CPU clock: a known cost even when the thread is
-    /// preempted in the middle of it.
+    /// Burn the CPU of one call's pretend work (nothing by default): a
+    /// fixed count of iterations, calibrated when the engine opens.
     #[inline]
     fn work(&self) {
-        if !self.spin.is_zero() {
-            let start = thread_cpu_time();
-            while thread_cpu_time().saturating_sub(start) < self.spin {
-                std::hint::spin_loop();
-            }
+        if self.spin_iterations > 0 {
+            burn(self.spin_iterations);
         }
     }
+}
+
+/// `n` iterations of dependent arithmetic the compiler cannot remove.
+#[inline(never)]
+fn burn(n: u64) {
+    let mut x = 0u64;
+    for i in 0..n {
+        x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(i));
+    }
+    std::hint::black_box(x);
+}
+
+/// Iterations of `burn` that take `ns` nanoseconds of this thread's CPU
+/// (timed by its own CPU clock over at least 20 ms, so preemption does not
+/// count; reading that clock per call would cost more than a short spin).
+fn spin_iterations(ns: u64) -> u64 {
+    if ns == 0 {
+        return 0;
+    }
+    let (mut iterations, start) = (0u64, thread_cpu_time());
+    while thread_cpu_time().saturating_sub(start) < std::time::Duration::from_millis(20) {
+        burn(100_000);
+        iterations += 100_000;
+    }
+    let spent = thread_cpu_time().saturating_sub(start).as_nanos().max(1) as f64;
+    ((iterations as f64 / spent) * ns as f64).round().max(1.0) as u64
 }
 
 /// CPU time of the calling thread.
@@ -69,7 +99,7 @@ impl Engine for NullEngine {
         env!("CARGO_PKG_VERSION").to_string()
     }
     fn effective_options(&self) -> Vec<(String, String)> {
-        vec![("spin_ns".into(), self.spin.as_nanos().to_string())]
+        vec![("spin_ns".into(), self.spin_ns.to_string()), ("spin_iterations".into(), self.spin_iterations.to_string())]
     }
     fn session(&self) -> Result<Box<dyn Session + '_>> {
         Ok(Box::new(NullSession { engine: self, key: vec![b'0'; self.key_size.max(8)] }))
