@@ -33,7 +33,7 @@ suite() { # ENGINE SETTINGS_TOML N [OPTIONS...]: N configs c0.. of ENGINE
     printf '%b\n' "$settings"
     for i in $(seq 0 $((n - 1))); do
         printf '[[config]]\nname = "c%d"\nengine = "%s"\n%s\n' "$i" "$engine" "${1:-}"
-        [ $# -gt 0 ] && shift
+        if [ $# -gt 0 ]; then shift; fi
     done
 }
 

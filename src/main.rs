@@ -165,7 +165,7 @@ fn cmd_run(args: RunArgs) -> Result<ExitCode> {
     outln!();
     outln!("{}", report::table::render_summary(&run, columns).trim_end_matches('\n'));
     outln!();
-    let grids = report::hotrow::render_text(&run);
+    let grids = report::table::hotrow_text(&run);
     if !grids.is_empty() {
         outln!("{grids}");
     }
@@ -246,7 +246,7 @@ fn cmd_compare(a: CompareArgs) -> Result<ExitCode> {
     for g in &groups {
         outln!("{}: {}", g.label, g.runs.iter().map(|(d, _)| d.as_str()).collect::<Vec<_>>().join(", "));
     }
-    out!("{}", compare::render_text(&c));
+    out!("{}", report::compare_text::render(&c));
     let regressions = c.count(Verdict::Regression);
     if a.fail_on_regression && regressions > 0 {
         errln!("rumbench: {regressions} regression{} (confidence interval wholly beyond the threshold)", if regressions == 1 { "" } else { "s" });

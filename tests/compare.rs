@@ -54,7 +54,7 @@ fn one_run_per_side_gives_ratios_and_no_verdict() {
     assert_eq!(l.verdict, Verdict::OneRun);
     assert!(l.interval.is_none());
     assert_eq!(c.count(Verdict::Regression) + c.count(Verdict::Improvement), 0);
-    assert!(compare::render_text(&c).contains("no verdicts: one run per side"));
+    assert!(rumbench::report::compare_text::render(&c).contains("no verdicts: one run per side"));
 }
 
 #[test]

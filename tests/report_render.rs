@@ -61,7 +61,7 @@ fn compare_text_snapshot() {
     let (a, b) = two_runs();
     let groups = vec![Group { label: "a".into(), runs: vec![("/results/a".into(), a)] }, Group { label: "b".into(), runs: vec![("/results/b".into(), b)] }];
     let c = compare::compare(&groups, &compare::Options::default()).unwrap();
-    assert_snapshot("compare.txt", &compare::render_text(&c));
+    assert_snapshot("compare.txt", &rumbench::report::compare_text::render(&c));
 }
 
 #[test]

@@ -22,7 +22,6 @@ use super::summary::{self, Better, NamedRun, RepeatFigures, Summary, METRICS};
 use super::verdict::{self, Interval, Position};
 use crate::measure::usl::{self, UslFit};
 use crate::result::RunResult;
-use crate::report::table;
 
 pub const DEFAULT_THRESHOLD: f64 = 0.05;
 
@@ -486,101 +485,6 @@ pub fn interval_text(i: Option<&Interval>) -> String {
     }
 }
 
-/// The pair's concurrency sweeps side by side: the fitted law's parameters
-/// (sigma = contention, kappa = coherency) of base and new per swept step.
-fn render_scaling(p: &Pair) -> String {
-    let mut o = String::from("concurrency sweeps, Universal Scalability Law fitted on each side (repeats pooled):\n");
-    let peak = |f: &UslFit| match (f.peak_n, f.peak_throughput) {
-        (Some(n), Some(x)) => format!("{n:.0} ({})", summary::fmt_value(x)),
-        _ => "none".into(),
-    };
-    let mut rows = Vec::new();
-    let mut why = Vec::new();
-    for sp in &p.scaling {
-        for (side, fit) in [("base", &sp.base), ("new", &sp.new)] {
-            match fit {
-                Ok(f) => rows.push(vec![
-                    sp.step.clone(),
-                    side.into(),
-                    summary::fmt_value(f.lambda),
-                    format!("{:.4}", f.sigma),
-                    format!("{:.6}", f.kappa),
-                    peak(f),
-                    format!("{:.3}", f.r_squared),
-                ]),
-                Err(e) => {
-                    rows.push(vec![sp.step.clone(), side.into(), "-".into(), "-".into(), "-".into(), "-".into(), "-".into()]);
-                    why.push(format!("{} {side}: no fit: {e}", sp.step));
-                }
-            }
-        }
-    }
-    o.push_str(&table::render_table(&["step", "side", "lambda ops/s", "sigma", "kappa", "peak N (ops/s)", "R^2"], &rows));
-    for w in why {
-        o.push_str(&format!("note: {w}\n"));
-    }
-    o
-}
-
-pub fn render_text(c: &Comparison) -> String {
-    let mut o = table::wrap(&method_text(&c.options), 118).join("\n");
-    o.push('\n');
-    for n in &c.notes {
-        o.push_str(&format!("note: {n}\n"));
-    }
-    for p in &c.pairs {
-        o.push_str(&format!("\n{} -> {}\n", p.base, p.new));
-        if p.family > 0 {
-            o.push_str(&format!("intervals: {} metrics judged together, each at {:.2}% confidence\n", p.family, p.level * 100.0));
-        }
-        let rows: Vec<Vec<String>> = p
-            .lines
-            .iter()
-            .map(|l| {
-                let m = &METRICS[l.metric];
-                let f = |v: Option<f64>| v.map(summary::fmt_value).unwrap_or_else(|| "-".into());
-                vec![
-                    l.step.clone(),
-                    if l.control { format!("{} (control)", m.title()) } else { m.title() },
-                    f(l.base),
-                    f(l.new),
-                    format!("{}/{}", l.n_base, l.n_new),
-                    match (l.ratio, l.base, l.new) {
-                        (Some(r), _, _) => format!("{r:.3}"),
-                        (None, Some(_), Some(_)) => "inf".into(),
-                        _ => "-".into(),
-                    },
-                    interval_text(l.interval.as_ref()),
-                    l.verdict.text(),
-                ]
-            })
-            .collect();
-        o.push_str(&table::render_table(&["step", "metric", "base", "new", "runs", "ratio", "interval", "verdict"], &rows));
-        for n in &p.notes {
-            o.push_str(&format!("note: {n}\n"));
-        }
-        if !p.scaling.is_empty() {
-            o.push_str(&render_scaling(p));
-        }
-    }
-    let count = |f: &dyn Fn(Verdict) -> bool| c.pairs.iter().flat_map(|p| &p.lines).filter(|l| f(l.verdict)).count();
-    o.push_str(&format!(
-        "\n{} regressions, {} improvements, {} same, {} inconclusive, {} changed (no direction), {} without verdict (one run), {} withheld (noisy machine), {} on one side only\n",
-        c.count(Verdict::Regression),
-        c.count(Verdict::Improvement),
-        c.count(Verdict::Same),
-        count(&|v| matches!(v, Verdict::Inconclusive(_))),
-        c.count(Verdict::Changed),
-        c.count(Verdict::OneRun),
-        c.count(Verdict::Withheld),
-        c.count(Verdict::Missing)
-    ));
-    if c.pairs.iter().flat_map(|p| &p.lines).all(|l| matches!(l.verdict, Verdict::OneRun | Verdict::Missing | Verdict::ControlMoved)) {
-        o.push_str("no verdicts: one run per side says nothing about run-to-run noise; run with --repeat 3 (or more) for intervals and verdicts\n");
-    }
-    o
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -620,7 +524,7 @@ mod tests {
         let l = line(&c, 0, "ops_s");
         assert_eq!((l.ratio, l.verdict), (Some(2.0), Verdict::OneRun));
         assert!(c.pairs[0].lines.iter().all(|l| !l.verdict.is_change()));
-        assert!(render_text(&c).contains("no verdicts: one run per side"), "{}", render_text(&c));
+        assert!(crate::report::compare_text::render(&c).contains("no verdicts: one run per side"));
     }
 
     #[test]
@@ -653,7 +557,7 @@ mod tests {
         let rounds: Vec<Vec<(&str, &str, f64, f64)>> =
             [1.0, 1.1, 0.95, 1.02].iter().map(|&k| vec![("a", "rocksdb", 1000.0 * k, 5.0 * k), ("b", "rocksdb", 1000.0 * k * (1.0 + 0.02 * (k - 1.0)), 5.0 * k)]).collect();
         let c = compare(&one_group(repeated_run(&rounds)), &Options::default()).unwrap();
-        assert!(c.pairs[0].lines.iter().all(|l| !l.verdict.is_change()), "{}", render_text(&c));
+        assert!(c.pairs[0].lines.iter().all(|l| !l.verdict.is_change()), "{}", crate::report::compare_text::render(&c));
         assert_eq!(line(&c, 0, "ops_s").verdict, Verdict::Same);
     }
 
@@ -719,13 +623,14 @@ mod tests {
         let (a, b) = (sp.base.as_ref().unwrap(), sp.new.as_ref().unwrap());
         assert!((a.sigma - 0.05).abs() < 1e-3 && (a.kappa - 0.001).abs() < 1e-5, "{a:?}");
         assert!((b.sigma - 0.10).abs() < 1e-3 && b.kappa < 1e-6, "{b:?}");
-        let text = render_text(&c);
+        let text = crate::report::compare_text::render(&c);
         assert!(text.contains("Universal Scalability Law fitted on each side"), "{text}");
         let row = |side: &str| text.lines().find(|l| l.starts_with("readrandom") && l.split_whitespace().nth(1) == Some(side)).unwrap_or_else(|| panic!("{text}"));
         assert!(row("base").contains("0.0500") && row("base").contains("0.001000"), "{text}");
         assert!(row("new").contains("0.1000") && row("new").contains("none"), "{text}");
         // One side without enough points: its row says why.
         let c = compare(&[group("a", vec![swept(0.05, 0.001, &all)]), group("b", vec![swept(0.05, 0.001, &all[..3])])], &Options::default()).unwrap();
-        assert!(render_text(&c).contains("readrandom new: no fit: 3 concurrency levels measured"), "{}", render_text(&c));
+        let text = crate::report::compare_text::render(&c);
+        assert!(text.contains("readrandom new: no fit: 3 concurrency levels measured"), "{text}");
     }
 }

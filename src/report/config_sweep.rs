@@ -65,17 +65,8 @@ pub fn tables(s: &Summary, opts: &Options) -> Vec<Table> {
         .collect()
 }
 
-pub fn render_text(s: &Summary) -> String {
-    tables(s, &Options::default()).iter().map(Table::render_text).collect::<Vec<_>>().join("\n")
-}
 
-pub fn render_markdown(s: &Summary) -> String {
-    tables(s, &Options::default()).iter().map(Table::render_markdown).collect()
-}
 
-pub fn render_html(s: &Summary) -> String {
-    tables(s, &Options::default()).iter().map(Table::render_html).collect()
-}
 
 #[cfg(test)]
 mod tests {
@@ -114,12 +105,12 @@ mod tests {
         // One run: ratios without verdicts.
         assert_eq!(ops.cells[0].verdict, Verdict::OneRun);
         assert_eq!(ops.cells[1].verdict, Verdict::OneRun);
-        let text = render_text(&s);
+        let text = crate::report::table::config_sweep_text(&s);
         assert!(text.starts_with("Config sweep: rocksdb max_subcompactions: per step, each config against the base"), "{text}");
         assert!(text.contains("\n  base = rocksdb-max_subcompactions-1: max_subcompactions=1\n  c1 = rocksdb-max_subcompactions-4: max_subcompactions=4\n"), "{text}");
         let ops_line = text.lines().find(|l| l.contains("fillrandom") && l.contains("ops/s")).unwrap_or_else(|| panic!("{text}"));
         assert!(ops_line.contains("120000 1.20") && ops_line.contains("1.01") && !ops_line.contains("improvement"), "{text}");
-        let html = render_html(&s);
+        let html = crate::report::html::config_sweep_html(&s);
         assert!(html.contains(r#"<td class="above" title="interval -: no verdict (1 run)">120000 1.20</td>"#), "{html}");
         // Repeated: verdicts.
         let rep = fixtures::in_rounds(swept_run(), 2);
@@ -127,10 +118,10 @@ mod tests {
         let t2 = tables(&s2, &Options::default());
         let ops = t2[0].rows.iter().find(|r| r.step == "fillrandom" && METRICS[r.metric].0 == "ops_s").unwrap();
         assert_eq!((ops.cells[0].verdict, ops.cells[1].verdict), (Verdict::Improvement, Verdict::Same));
-        assert!(render_text(&s2).contains("120000 1.20 improvement"), "{}", render_text(&s2));
-        assert!(render_markdown(&s).contains("## Config sweep: rocksdb max_subcompactions"));
+        assert!(crate::report::table::config_sweep_text(&s2).contains("120000 1.20 improvement"), "{}", crate::report::table::config_sweep_text(&s2));
+        assert!(crate::report::markdown::config_sweep_markdown(&s).contains("## Config sweep: rocksdb max_subcompactions"));
         // Without a sweep: nothing.
         let plain = fixtures::realistic_run();
-        assert_eq!(render_text(&Summary::build(&[NamedRun { label: "r".into(), dir: String::new(), run: &plain }])), "");
+        assert_eq!(crate::report::table::config_sweep_text(&Summary::build(&[NamedRun { label: "r".into(), dir: String::new(), run: &plain }])), "");
     }
 }

@@ -2,9 +2,8 @@
 //! with rows = tables and columns = clients, the p99 of each cell beside it.
 //! In the terminal summary, summary.md and the HTML report.
 
-use std::fmt::Write;
+use super::fmt::{fmt_axis, Unit};
 
-use super::svg::{fmt_axis, Unit};
 use crate::result::{RunResult, Status};
 
 /// One config's grid.
@@ -18,7 +17,7 @@ pub struct Grid {
 }
 
 impl Grid {
-    fn cell(&self, t: u64, c: u64) -> Option<(f64, f64, Status)> {
+    pub fn cell(&self, t: u64, c: u64) -> Option<(f64, f64, Status)> {
         self.cells.iter().find(|x| x.0 == t && x.1 == c).map(|x| (x.2, x.3, x.4))
     }
 }
@@ -50,7 +49,7 @@ pub fn grids(run: &RunResult) -> Vec<Grid> {
     out
 }
 
-fn value(cell: Option<(f64, f64, Status)>) -> (String, String) {
+pub fn value(cell: Option<(f64, f64, Status)>) -> (String, String) {
     match cell {
         None => ("".into(), "".into()),
         Some((x, p99, Status::Completed)) => (fmt_axis(x, Unit::Count), format!("{p99:.0}")),
@@ -59,83 +58,10 @@ fn value(cell: Option<(f64, f64, Status)>) -> (String, String) {
     }
 }
 
-const TITLE: &str = "hot-row updates/s (rows: tables, columns: clients; p99 us in brackets)";
+pub const TITLE: &str = "hot-row updates/s (rows: tables, columns: clients; p99 us in brackets)";
 
-/// The grids in text, or "" when the run has none.
-pub fn render_text(run: &RunResult) -> String {
-    let mut o = String::new();
-    for g in grids(run) {
-        let _ = writeln!(o, "{} {TITLE}:", g.config);
-        let _ = write!(o, "{:>8}", "tables");
-        for c in &g.clients {
-            let _ = write!(o, " {:>16}", format!("{c} clients"));
-        }
-        o.push('\n');
-        for t in &g.tables {
-            let _ = write!(o, "{t:>8}");
-            for c in &g.clients {
-                let (x, p) = value(g.cell(*t, *c));
-                let text = match (x.is_empty(), p.is_empty()) {
-                    (true, _) => "-".to_string(),
-                    (false, true) => x,
-                    (false, false) => format!("{x} ({p})"),
-                };
-                let _ = write!(o, " {text:>16}");
-            }
-            o.push('\n');
-        }
-    }
-    o
-}
 
-/// The grids as markdown tables, or "".
-pub fn render_markdown(grids: &[Grid]) -> String {
-    let mut o = String::new();
-    for g in grids {
-        let _ = writeln!(o, "### {}: {TITLE}\n", g.config);
-        o.push_str("| tables |");
-        for c in &g.clients {
-            let _ = write!(o, " {c} clients | p99 us |");
-        }
-        o.push_str("\n|--:|");
-        for _ in &g.clients {
-            o.push_str("--:|--:|");
-        }
-        o.push('\n');
-        for t in &g.tables {
-            let _ = write!(o, "| {t} |");
-            for c in &g.clients {
-                let (x, p) = value(g.cell(*t, *c));
-                let _ = write!(o, " {x} | {p} |");
-            }
-            o.push('\n');
-        }
-        o.push('\n');
-    }
-    o
-}
 
-/// The grids as HTML tables, or "".
-pub fn render_html(grids: &[Grid]) -> String {
-    let mut o = String::new();
-    for g in grids {
-        let _ = write!(o, r#"<section class="step" id="hotrow-{0}"><h2>{0}: hot-row grid</h2><p>{1}</p><table><thead><tr><th>tables</th>"#, super::svg::esc(&g.config), TITLE);
-        for c in &g.clients {
-            let _ = write!(o, "<th>{c} clients</th><th>p99 us</th>");
-        }
-        o.push_str("</tr></thead><tbody>");
-        for t in &g.tables {
-            let _ = write!(o, "<tr><td>{t}</td>");
-            for c in &g.clients {
-                let (x, p) = value(g.cell(*t, *c));
-                let _ = write!(o, "<td>{x}</td><td>{p}</td>");
-            }
-            o.push_str("</tr>");
-        }
-        o.push_str("</tbody></table></section>");
-    }
-    o
-}
 
 #[cfg(test)]
 mod tests {

@@ -9,6 +9,9 @@ use super::svg::{self, esc, Chart, Series, Unit};
 use crate::measure::LatencySummary;
 use crate::result::Status;
 use crate::report::table;
+use super::compare::{self, Verdict};
+use super::relative::{self, Table};
+use super::hotrow;
 
 pub struct HtmlOptions {
     pub base: Base,
@@ -506,7 +509,7 @@ pub fn render(s: &Summary, opts: &HtmlOptions) -> String {
     for st in &s.steps {
         let _ = write!(o, r##"<a href="#{}">{}</a>"##, anchor(&st.key), esc(&st.key));
     }
-    let versions = super::versions::render_html(s);
+    let versions = versions_html(s);
     if !versions.is_empty() {
         o.push_str(r##" &middot; <a href="#versions">PostgreSQL versions</a>"##);
     }
@@ -514,7 +517,7 @@ pub fn render(s: &Summary, opts: &HtmlOptions) -> String {
     if !scaling.is_empty() {
         o.push_str(r##" &middot; <a href="#scaling">concurrency sweeps</a>"##);
     }
-    let config_sweeps = super::config_sweep::render_html(s);
+    let config_sweeps = config_sweep_html(s);
     if !config_sweeps.is_empty() {
         o.push_str(r##" &middot; <a href="#config-sweep">config sweep</a>"##);
     }
@@ -523,7 +526,7 @@ pub fn render(s: &Summary, opts: &HtmlOptions) -> String {
         o.push_str("<p>No step results in these runs.</p>");
     }
     for r in &s.runs {
-        o.push_str(&super::hotrow::render_html(&r.hot_grids));
+        o.push_str(&hotrow_html(&r.hot_grids));
     }
     for st in &s.steps {
         step_section(&mut o, s, st, &opts.base);
@@ -534,6 +537,82 @@ pub fn render(s: &Summary, opts: &HtmlOptions) -> String {
     environment(&mut o, s);
     legend(&mut o);
     let _ = writeln!(o, "<script>{CHECK_JS}</script></body></html>");
+    o
+}
+
+// Sections of the views, as HTML.
+
+/// A section of report.html; ratios below 0.95 and above 1.05 are
+/// highlighted as in the report's other relative tables.
+pub fn relative_html(t: &Table) -> String {
+    let mut o = format!(r#"<section id="{}"><h2>{}</h2>"#, t.id, esc(&t.title));
+    let _ = write!(o, r#"<p class="meta">{}</p><div class="scroll"><table class="relative"><thead><tr><th class="l">step</th><th class="l">metric</th>"#, esc(&t.heading));
+    for c in &t.columns {
+        match &c.detail {
+            Some(d) => {
+                let _ = write!(o, "<th>{}<br>{}</th>", esc(&c.config), esc(d));
+            }
+            None => {
+                let _ = write!(o, "<th>{}</th>", esc(&c.config));
+            }
+        }
+    }
+    o.push_str("</tr></thead><tbody>");
+    for r in &t.rows {
+        let _ = write!(o, r#"<tr><td class="l">{}</td><td class="l">{}</td><td class="base">{}</td>"#, esc(&r.step), esc(t.metrics[r.metric].1), esc(&relative::value_text(r.base)));
+        for c in &r.cells {
+            let class = match c.ratio.filter(|_| c.verdict != Verdict::Missing).map(summary::ratio_class) {
+                Some(RatioClass::Below) => " class=\"below\"",
+                Some(RatioClass::Above) => " class=\"above\"",
+                _ => "",
+            };
+            let text = esc(&format!("{} {}", relative::value_text(c.value), relative::ratio_text(c)));
+            let text = if c.verdict == Verdict::Regression { format!("<b>{text}</b>") } else { text };
+            let _ = write!(o, "<td{class} title=\"interval {}: {}\">{text}</td>", esc(&compare::interval_text(c.interval.as_ref())), esc(&c.verdict.text()));
+        }
+        o.push_str("</tr>");
+    }
+    o.push_str("</tbody></table></div>");
+    if !t.notes.is_empty() {
+        o.push_str("<ul>");
+        for n in &t.notes {
+            let _ = write!(o, "<li class=\"warn\">{}</li>", esc(n));
+        }
+        o.push_str("</ul>");
+    }
+    o.push_str("</section>");
+    o
+}
+
+/// The version table as an HTML section, or "".
+pub fn versions_html(s: &Summary) -> String {
+    super::versions::sweep(s, &super::compare::Options::default()).map(|sw| relative_html(&sw.table)).unwrap_or_default()
+}
+
+/// The config-sweep tables as HTML sections, or "".
+pub fn config_sweep_html(s: &Summary) -> String {
+    super::config_sweep::tables(s, &super::compare::Options::default()).iter().map(relative_html).collect()
+}
+
+/// The grids as HTML tables, or "".
+pub fn hotrow_html(grids: &[hotrow::Grid]) -> String {
+    let mut o = String::new();
+    for g in grids {
+        let _ = write!(o, r#"<section class="step" id="hotrow-{0}"><h2>{0}: hot-row grid</h2><p>{1}</p><table><thead><tr><th>tables</th>"#, esc(&g.config), hotrow::TITLE);
+        for c in &g.clients {
+            let _ = write!(o, "<th>{c} clients</th><th>p99 us</th>");
+        }
+        o.push_str("</tr></thead><tbody>");
+        for t in &g.tables {
+            let _ = write!(o, "<tr><td>{t}</td>");
+            for c in &g.clients {
+                let (x, p) = hotrow::value(g.cell(*t, *c));
+                let _ = write!(o, "<td>{x}</td><td>{p}</td>");
+            }
+            o.push_str("</tr>");
+        }
+        o.push_str("</tbody></table></section>");
+    }
     o
 }
 

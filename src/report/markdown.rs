@@ -5,7 +5,9 @@ use std::fmt::Write;
 
 use anyhow::Result;
 
-use super::{table, Exporter};
+use super::compare::Verdict;
+use super::relative::{self, Table};
+use super::{hotrow, table, Exporter};
 use crate::result::RunResult;
 use crate::report::summary::{self, Base, Better, NamedRun, Rank, Summary, METRICS};
 
@@ -60,7 +62,7 @@ pub fn render(s: &Summary, base: &Base) -> String {
     }
     o.push('\n');
     for r in &s.runs {
-        o.push_str(&super::hotrow::render_markdown(&r.hot_grids));
+        o.push_str(&hotrow_markdown(&r.hot_grids));
     }
     for st in &s.steps {
         let cols = st.present_metrics();
@@ -155,8 +157,8 @@ pub fn render(s: &Summary, base: &Base) -> String {
         }
         o.push('\n');
     }
-    o.push_str(&super::versions::render_markdown(s));
-    o.push_str(&super::config_sweep::render_markdown(s));
+    o.push_str(&versions_markdown(s));
+    o.push_str(&config_sweep_markdown(s));
     o.push_str(&super::scaling::render_markdown(s));
     o.push_str("<details><summary>Columns</summary>\n\n");
     for m in METRICS {
@@ -164,6 +166,80 @@ pub fn render(s: &Summary, base: &Base) -> String {
     }
     let _ = writeln!(o, "- ND: not durable as run (fewer sync calls than commits); **bold**: best quarter of the step; ↑/↓: higher/lower is better");
     o.push_str("\n</details>\n");
+    o
+}
+
+// Sections of the views, as markdown.
+
+/// A section of summary.md.
+pub fn relative_markdown(t: &Table) -> String {
+    let mut o = format!("## {}\n\n{}\n\n", t.title, t.heading);
+    for l in &t.legend {
+        let _ = writeln!(o, "- {}", l.replace('|', "\\|"));
+    }
+    if !t.legend.is_empty() {
+        o.push('\n');
+    }
+    let mut header = vec!["step".to_string(), "metric".to_string()];
+    header.extend(t.columns.iter().map(|c| c.label.clone()));
+    let _ = writeln!(o, "| {} |", header.join(" | "));
+    let _ = writeln!(o, "|{}", "---|".repeat(header.len()));
+    for r in &t.rows {
+        let mut cells = vec![r.step.clone(), t.metrics[r.metric].1.to_string(), relative::value_text(r.base)];
+        cells.extend(r.cells.iter().map(|c| {
+            let t = format!("{} {}", relative::value_text(c.value), relative::ratio_text(c));
+            if c.verdict == Verdict::Regression {
+                format!("**{t}**")
+            } else {
+                t
+            }
+        }));
+        let _ = writeln!(o, "| {} |", cells.join(" | "));
+    }
+    o.push('\n');
+    for n in &t.notes {
+        let _ = writeln!(o, "- {}", n.replace('|', "\\|"));
+    }
+    if !t.notes.is_empty() {
+        o.push('\n');
+    }
+    o
+}
+
+/// The version table in markdown (a section of summary.md), or "".
+pub fn versions_markdown(s: &Summary) -> String {
+    super::versions::sweep(s, &super::compare::Options::default()).map(|sw| relative_markdown(&sw.table)).unwrap_or_default()
+}
+
+/// The config-sweep tables in markdown, or "".
+pub fn config_sweep_markdown(s: &Summary) -> String {
+    super::config_sweep::tables(s, &super::compare::Options::default()).iter().map(relative_markdown).collect()
+}
+
+/// The grids as markdown tables, or "".
+pub fn hotrow_markdown(grids: &[hotrow::Grid]) -> String {
+    let mut o = String::new();
+    for g in grids {
+        let _ = writeln!(o, "### {}: {}\n", g.config, hotrow::TITLE);
+        o.push_str("| tables |");
+        for c in &g.clients {
+            let _ = write!(o, " {c} clients | p99 us |");
+        }
+        o.push_str("\n|--:|");
+        for _ in &g.clients {
+            o.push_str("--:|--:|");
+        }
+        o.push('\n');
+        for t in &g.tables {
+            let _ = write!(o, "| {t} |");
+            for c in &g.clients {
+                let (x, p) = hotrow::value(g.cell(*t, *c));
+                let _ = write!(o, " {x} | {p} |");
+            }
+            o.push('\n');
+        }
+        o.push('\n');
+    }
     o
 }
 

@@ -10,8 +10,10 @@
 
 pub mod changes;
 pub mod compare;
+pub mod compare_text;
 pub mod config_sweep;
 pub mod csv;
+pub mod fmt;
 pub mod history;
 pub mod html;
 pub mod json;
@@ -181,4 +183,36 @@ pub fn write_all(run: &RunResult, dir: &Path) -> Result<()> {
         std::fs::rename(&tmp, &path).with_context(|| format!("cannot write {}", path.display()))?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    /// The views compute neutral tables; the formats render them. A view
+    /// that imported a format would make the two depend on each other again.
+    #[test]
+    fn views_do_not_import_formats() {
+        const VIEWS: &[(&str, &str)] = &[
+            ("summary", include_str!("summary.rs")),
+            ("compare", include_str!("compare.rs")),
+            ("verdict", include_str!("verdict.rs")),
+            ("relative", include_str!("relative.rs")),
+            ("config_sweep", include_str!("config_sweep.rs")),
+            ("versions", include_str!("versions.rs")),
+            ("hotrow", include_str!("hotrow.rs")),
+            ("changes", include_str!("changes.rs")),
+            ("fmt", include_str!("fmt.rs")),
+            ("sysinfo_text", include_str!("sysinfo_text.rs")),
+        ];
+        const FORMATS: &[&str] = &["table", "compare_text", "markdown", "html", "svg", "scaling", "tsv", "csv", "json"];
+        for (view, source) in VIEWS {
+            // Tests may render what they check.
+            let code = source.split("#[cfg(test)]").next().unwrap_or_default();
+            for f in FORMATS {
+                for path in [format!("super::{f}"), format!("crate::report::{f}"), format!("super::{{{f}")] {
+                    let uses = code.matches(&format!("{path}::")).count() + code.matches(&format!("{path};")).count() + code.matches(&format!("{path},")).count();
+                    assert_eq!(uses, 0, "the view {view} imports the format {f} ({path})");
+                }
+            }
+        }
+    }
 }

@@ -3,14 +3,10 @@
 //! band of `rumbench compare` (the same code: [`compare::compare_configs`]).
 //! Version sweeps (`versions`) and config sweeps (`config_sweep`) choose the
 //! configs, the metrics and the words; this renders them as text, markdown
-//! and HTML.
-
-use std::fmt::Write;
+//! and HTML (the formats render them: table.rs, markdown.rs, html.rs).
 
 use super::compare::{self, Options, Verdict};
-use super::summary::{self, RatioClass, Summary};
-use super::svg::esc;
-use super::table;
+use super::summary::{self, Summary};
 
 /// One config of the table: the first is the base.
 #[derive(Debug, Clone)]
@@ -91,110 +87,12 @@ impl Table {
         (rows, notes)
     }
 
-    pub fn render_text(&self) -> String {
-        let mut o = wrap(&format!("{}: {}", self.title, self.heading), 118);
-        for l in &self.legend {
-            o.push_str(&format!("  {l}\n"));
-        }
-        o.push('\n');
-        let mut header: Vec<&str> = vec!["step", "metric"];
-        header.extend(self.columns.iter().map(|c| c.label.as_str()));
-        let rows: Vec<Vec<String>> = self
-            .rows
-            .iter()
-            .map(|r| {
-                let mut cells = vec![r.step.clone(), self.metrics[r.metric].1.to_string(), value_text(r.base)];
-                cells.extend(r.cells.iter().map(|c| format!("{} {}", value_text(c.value), ratio_text(c))));
-                cells
-            })
-            .collect();
-        o.push_str(&table::render_table(&header, &rows));
-        for n in &self.notes {
-            o.push_str(&wrap(&format!("note: {n}"), 118));
-        }
-        o
-    }
 
-    /// A section of summary.md.
-    pub fn render_markdown(&self) -> String {
-        let mut o = format!("## {}\n\n{}\n\n", self.title, self.heading);
-        for l in &self.legend {
-            let _ = writeln!(o, "- {}", l.replace('|', "\\|"));
-        }
-        if !self.legend.is_empty() {
-            o.push('\n');
-        }
-        let mut header = vec!["step".to_string(), "metric".to_string()];
-        header.extend(self.columns.iter().map(|c| c.label.clone()));
-        let _ = writeln!(o, "| {} |", header.join(" | "));
-        let _ = writeln!(o, "|{}", "---|".repeat(header.len()));
-        for r in &self.rows {
-            let mut cells = vec![r.step.clone(), self.metrics[r.metric].1.to_string(), value_text(r.base)];
-            cells.extend(r.cells.iter().map(|c| {
-                let t = format!("{} {}", value_text(c.value), ratio_text(c));
-                if c.verdict == Verdict::Regression {
-                    format!("**{t}**")
-                } else {
-                    t
-                }
-            }));
-            let _ = writeln!(o, "| {} |", cells.join(" | "));
-        }
-        o.push('\n');
-        for n in &self.notes {
-            let _ = writeln!(o, "- {}", n.replace('|', "\\|"));
-        }
-        if !self.notes.is_empty() {
-            o.push('\n');
-        }
-        o
-    }
 
-    /// A section of report.html; ratios below 0.95 and above 1.05 are
-    /// highlighted as in the report's other relative tables.
-    pub fn render_html(&self) -> String {
-        let mut o = format!(r#"<section id="{}"><h2>{}</h2>"#, self.id, esc(&self.title));
-        let _ = write!(o, r#"<p class="meta">{}</p><div class="scroll"><table class="relative"><thead><tr><th class="l">step</th><th class="l">metric</th>"#, esc(&self.heading));
-        for c in &self.columns {
-            match &c.detail {
-                Some(d) => {
-                    let _ = write!(o, "<th>{}<br>{}</th>", esc(&c.config), esc(d));
-                }
-                None => {
-                    let _ = write!(o, "<th>{}</th>", esc(&c.config));
-                }
-            }
-        }
-        o.push_str("</tr></thead><tbody>");
-        for r in &self.rows {
-            let _ = write!(o, r#"<tr><td class="l">{}</td><td class="l">{}</td><td class="base">{}</td>"#, esc(&r.step), esc(self.metrics[r.metric].1), esc(&value_text(r.base)));
-            for c in &r.cells {
-                let class = match c.ratio.filter(|_| c.verdict != Verdict::Missing).map(summary::ratio_class) {
-                    Some(RatioClass::Below) => " class=\"below\"",
-                    Some(RatioClass::Above) => " class=\"above\"",
-                    _ => "",
-                };
-                let text = esc(&format!("{} {}", value_text(c.value), ratio_text(c)));
-                let text = if c.verdict == Verdict::Regression { format!("<b>{text}</b>") } else { text };
-                let _ = write!(o, "<td{class} title=\"interval {}: {}\">{text}</td>", esc(&compare::interval_text(c.interval.as_ref())), esc(&c.verdict.text()));
-            }
-            o.push_str("</tr>");
-        }
-        o.push_str("</tbody></table></div>");
-        if !self.notes.is_empty() {
-            o.push_str("<ul>");
-            for n in &self.notes {
-                let _ = write!(o, "<li class=\"warn\">{}</li>", esc(n));
-            }
-            o.push_str("</ul>");
-        }
-        o.push_str("</section>");
-        o
-    }
 }
 
 /// A cell's verdict, short (the table's legend says what each means).
-fn mark(v: Verdict) -> &'static str {
+pub fn mark(v: Verdict) -> &'static str {
     match v {
         Verdict::Regression => " REGRESSION",
         Verdict::Improvement => " improvement",
@@ -218,7 +116,7 @@ confidence interval lies beyond +-{t:.0}%, '=' = it lies within +-{t:.0}%, '?' =
     )
 }
 
-fn ratio_text(c: &Cell) -> String {
+pub fn ratio_text(c: &Cell) -> String {
     match (c.ratio, c.value, c.verdict) {
         (_, _, Verdict::Missing) => "-".into(),
         (Some(r), _, v) => format!("{r:.2}{}", mark(v)),
@@ -229,28 +127,7 @@ fn ratio_text(c: &Cell) -> String {
     }
 }
 
-fn value_text(v: Option<f64>) -> String {
+pub fn value_text(v: Option<f64>) -> String {
     v.map(summary::fmt_value).unwrap_or_else(|| "-".into())
 }
 
-/// Wrap `text` at `width` columns (for the heading above a table).
-pub fn wrap(text: &str, width: usize) -> String {
-    let mut out = String::new();
-    let mut line = String::new();
-    for w in text.split_whitespace() {
-        if !line.is_empty() && line.len() + 1 + w.len() > width {
-            out.push_str(&line);
-            out.push('\n');
-            line.clear();
-        }
-        if !line.is_empty() {
-            line.push(' ');
-        }
-        line.push_str(w);
-    }
-    if !line.is_empty() {
-        out.push_str(&line);
-        out.push('\n');
-    }
-    out
-}

@@ -8,7 +8,7 @@ use serde_json::Value;
 use crate::measure::step_metrics::MemoryPoint;
 use crate::measure::{IntervalStats, LatencySummary};
 use crate::result::{Outcomes, RunResult, Status, StepResult};
-use crate::report::table;
+use super::fmt::num;
 
 /// Whether a larger value of a metric is better, worse, or neither.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -84,7 +84,7 @@ pub fn fmt_value(v: f64) -> String {
     if v != 0.0 && v.abs() < 0.001 {
         format!("{v:.1e}")
     } else {
-        table::num(v)
+        num(v)
     }
 }
 
@@ -501,7 +501,7 @@ pub fn outcomes_text(o: Option<&Outcomes>) -> String {
     match o {
         None => "-".into(),
         Some(o) => {
-            let notes = table::outcome_notes(o);
+            let notes = outcome_notes(o);
             if notes.is_empty() {
                 "all ok".into()
             } else {
@@ -586,7 +586,7 @@ impl Summary {
                         values: step_values(s, prev),
                         not_durable: s.metrics.syncs.as_ref().is_some_and(|y| y.durable_as_run == Some(false)),
                         durable: s.metrics.syncs.as_ref().and_then(|y| y.durable_as_run),
-                        notes: table::step_notes(s),
+                        notes: step_notes(s),
                         warnings: s.warnings.clone(),
                         started_at: s.started_at.clone(),
                         wall_s: s.wall_s,
@@ -755,6 +755,57 @@ impl Summary {
             Base::Run(i) => format!("run {} (same config)", self.runs.get(*i).map(|r| r.label.as_str()).unwrap_or("?")),
         }
     }
+}
+
+/// The observations shown beside a step's figures: status, keys not found,
+/// the background writer's rate (shared by every format).
+pub fn step_notes(s: &StepResult) -> Vec<String> {
+    let mut notes = Vec::new();
+    if s.status != Status::Completed {
+        notes.push(format!("{:?}", s.status).to_lowercase());
+        // Why, as the insert benchmark's table says it (the whole text is in result.json).
+        if let Some(e) = &s.error {
+            notes.push(e.clone());
+        }
+    }
+    if s.timed_out {
+        notes.push("TIMED OUT".into());
+    }
+    if let Some(r) = &s.reads {
+        let total = r.found + r.not_found;
+        if r.not_found > 0 && total > 0 {
+            let pct = 100.0 * r.not_found as f64 / total as f64;
+            notes.push(if pct < 1.0 { format!("{pct:.2}% not found") } else { format!("{pct:.0}% not found") });
+        }
+    }
+    if let Some(w) = &s.writer {
+        let target = w.target_ops_s.map(|t| format!("/{}", num(t))).unwrap_or_default();
+        notes.push(format!("writer {}{} ops/s{}", num(w.achieved_ops_s), target, if w.missed_target { " MISSED" } else { "" }));
+    }
+    if s.mixes_op_types() && s.step_latency().is_none() {
+        notes.push(MIXED_LATENCY_NOTE.into());
+    }
+    notes
+}
+
+/// Said on a mixed step's row, whose latency cells stay empty.
+pub const MIXED_LATENCY_NOTE: &str = "latency per operation type below";
+
+/// How operations ended other than ok: "3 not found", "1 conflict", "2 errors"
+/// (empty when all were ok; shared by every format).
+pub fn outcome_notes(o: &Outcomes) -> Vec<String> {
+    let plural = |n: u64, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    let mut notes = Vec::new();
+    if o.not_found > 0 {
+        notes.push(format!("{} not found", o.not_found));
+    }
+    if o.conflict > 0 {
+        notes.push(plural(o.conflict, "conflict", "conflicts"));
+    }
+    if o.error > 0 {
+        notes.push(plural(o.error, "error", "errors"));
+    }
+    notes
 }
 
 /// A row's own figures as one repeat of its config.

@@ -12,55 +12,8 @@ pub fn color(i: usize) -> &'static str {
     PALETTE[i % PALETTE.len()]
 }
 
-/// How axis values are written.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Unit {
-    /// Plain counts with k/M suffixes (ops/s).
-    Count,
-    /// Microseconds shown as us, ms or s.
-    Micros,
-    /// Bytes shown as KB/MB/GB (2^10 steps).
-    Bytes,
-}
+pub use super::fmt::{fmt_axis, Unit};
 
-pub fn fmt_axis(v: f64, unit: Unit) -> String {
-    let trim = |s: String| if s.contains('.') { s.trim_end_matches('0').trim_end_matches('.').to_string() } else { s };
-    match unit {
-        Unit::Count => {
-            let a = v.abs();
-            if a >= 1e9 {
-                trim(format!("{:.2}", v / 1e9)) + "G"
-            } else if a >= 1e6 {
-                trim(format!("{:.2}", v / 1e6)) + "M"
-            } else if a >= 1e3 {
-                trim(format!("{:.2}", v / 1e3)) + "k"
-            } else {
-                trim(format!("{v:.2}"))
-            }
-        }
-        Unit::Micros => {
-            if v >= 1e6 {
-                trim(format!("{:.2}", v / 1e6)) + "s"
-            } else if v >= 1e3 {
-                trim(format!("{:.2}", v / 1e3)) + "ms"
-            } else {
-                trim(format!("{v:.2}")) + "us"
-            }
-        }
-        Unit::Bytes => {
-            let a = v.abs();
-            if a >= 1073741824.0 {
-                trim(format!("{:.2}", v / 1073741824.0)) + "GB"
-            } else if a >= 1048576.0 {
-                trim(format!("{:.1}", v / 1048576.0)) + "MB"
-            } else if a >= 1024.0 {
-                trim(format!("{:.1}", v / 1024.0)) + "KB"
-            } else {
-                format!("{v:.0}B")
-            }
-        }
-    }
-}
 
 /// How a series is drawn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -3,26 +3,19 @@
 
 use anyhow::Result;
 
-use super::Exporter;
+use std::fmt::Write;
+
+use super::compare::Options as CompareOptions;
+use super::relative::{self, Table};
+use super::summary::Summary;
+use super::{config_sweep, hotrow, versions, Exporter};
 use crate::measure::LatencySummary;
-use crate::result::{ConfigResult, Outcomes, RunResult, Status, StepResult};
+use crate::result::{ConfigResult, RunResult, Status, StepResult};
 
 pub struct SummaryText;
 
-/// Format a rate or a latency compactly with 3-4 significant digits.
-pub fn num(v: f64) -> String {
-    if v == 0.0 {
-        "0".into()
-    } else if v >= 100_000.0 {
-        format!("{:.0}", v)
-    } else if v >= 100.0 {
-        format!("{:.1}", v)
-    } else if v >= 1.0 {
-        format!("{:.2}", v)
-    } else {
-        format!("{:.3}", v)
-    }
-}
+pub use super::fmt::num;
+pub use super::summary::{outcome_notes, step_notes};
 
 /// Render rows as an aligned text table (the first two columns left-aligned, others right).
 pub fn render_table(header: &[&str], rows: &[Vec<String>]) -> String {
@@ -108,57 +101,6 @@ and in notes the operations not found, conflicts and errors); the step's own row
 
 fn opt(v: Option<f64>, f: impl Fn(f64) -> String) -> String {
     v.map(f).unwrap_or_else(|| "-".into())
-}
-
-/// The observations shown beside a step's figures: status, keys not found,
-/// the background writer's rate (shared by every format).
-pub fn step_notes(s: &StepResult) -> Vec<String> {
-    let mut notes = Vec::new();
-    if s.status != Status::Completed {
-        notes.push(format!("{:?}", s.status).to_lowercase());
-        // Why, as the insert benchmark's table says it (the whole text is in result.json).
-        if let Some(e) = &s.error {
-            notes.push(e.clone());
-        }
-    }
-    if s.timed_out {
-        notes.push("TIMED OUT".into());
-    }
-    if let Some(r) = &s.reads {
-        let total = r.found + r.not_found;
-        if r.not_found > 0 && total > 0 {
-            let pct = 100.0 * r.not_found as f64 / total as f64;
-            notes.push(if pct < 1.0 { format!("{pct:.2}% not found") } else { format!("{pct:.0}% not found") });
-        }
-    }
-    if let Some(w) = &s.writer {
-        let target = w.target_ops_s.map(|t| format!("/{}", num(t))).unwrap_or_default();
-        notes.push(format!("writer {}{} ops/s{}", num(w.achieved_ops_s), target, if w.missed_target { " MISSED" } else { "" }));
-    }
-    if s.mixes_op_types() && s.step_latency().is_none() {
-        notes.push(MIXED_LATENCY_NOTE.into());
-    }
-    notes
-}
-
-/// Said on a mixed step's row, whose latency cells stay empty.
-pub const MIXED_LATENCY_NOTE: &str = "latency per operation type below";
-
-/// How operations ended other than ok: "3 not found", "1 conflict", "2 errors"
-/// (empty when all were ok; shared by every format).
-pub fn outcome_notes(o: &Outcomes) -> Vec<String> {
-    let plural = |n: u64, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
-    let mut notes = Vec::new();
-    if o.not_found > 0 {
-        notes.push(format!("{} not found", o.not_found));
-    }
-    if o.conflict > 0 {
-        notes.push(plural(o.conflict, "conflict", "conflicts"));
-    }
-    if o.error > 0 {
-        notes.push(plural(o.error, "error", "errors"));
-    }
-    notes
 }
 
 /// Whether a step of the result is an insert-benchmark step.
@@ -628,7 +570,7 @@ pub fn render_summary(run: &RunResult, view: Columns) -> String {
         out.push_str(&ib.render(view));
     }
     // Several PostgreSQL versions: each against the oldest; config sweeps: each against the base.
-    for extra in [super::versions::render_text(&summary), super::config_sweep::render_text(&summary)] {
+    for extra in [versions_text(&summary), config_sweep_text(&summary)] {
         if !extra.is_empty() {
             out.push('\n');
             out.push_str(&extra);
@@ -644,7 +586,7 @@ impl Exporter for SummaryText {
     /// summary.txt has every column: a file is not bound to a terminal's width.
     fn render(&self, run: &RunResult) -> Result<String> {
         let mut out = render_summary(run, Columns::All);
-        for extra in [super::hotrow::render_text(run), super::scaling::render(run)] {
+        for extra in [hotrow_text(run), super::scaling::render(run)] {
             if !extra.is_empty() {
                 out.push('\n');
                 out.push_str(&extra);
@@ -660,6 +602,69 @@ impl Exporter for SummaryText {
         }
         Ok(out)
     }
+}
+
+// Sections of the views, as text.
+
+pub fn relative_text(t: &Table) -> String {
+    let mut o = super::fmt::wrap_text(&format!("{}: {}", t.title, t.heading), 118);
+    for l in &t.legend {
+        o.push_str(&format!("  {l}\n"));
+    }
+    o.push('\n');
+    let mut header: Vec<&str> = vec!["step", "metric"];
+    header.extend(t.columns.iter().map(|c| c.label.as_str()));
+    let rows: Vec<Vec<String>> = t
+        .rows
+        .iter()
+        .map(|r| {
+            let mut cells = vec![r.step.clone(), t.metrics[r.metric].1.to_string(), relative::value_text(r.base)];
+            cells.extend(r.cells.iter().map(|c| format!("{} {}", relative::value_text(c.value), relative::ratio_text(c))));
+            cells
+        })
+        .collect();
+    o.push_str(&render_table(&header, &rows));
+    for n in &t.notes {
+        o.push_str(&super::fmt::wrap_text(&format!("note: {n}"), 118));
+    }
+    o
+}
+
+/// The version table (several PostgreSQL versions), or "".
+pub fn versions_text(s: &Summary) -> String {
+    versions::sweep(s, &CompareOptions::default()).map(|sw| relative_text(&sw.table)).unwrap_or_default()
+}
+
+/// The config-sweep tables, or "".
+pub fn config_sweep_text(s: &Summary) -> String {
+    config_sweep::tables(s, &CompareOptions::default()).iter().map(relative_text).collect::<Vec<_>>().join("\n")
+}
+
+/// The grids in text, or "" when the run has none.
+pub fn hotrow_text(run: &RunResult) -> String {
+    let mut o = String::new();
+    for g in hotrow::grids(run) {
+        let _ = writeln!(o, "{} {}:", g.config, hotrow::TITLE);
+        let _ = write!(o, "{:>8}", "tables");
+        for c in &g.clients {
+            let _ = write!(o, " {:>16}", format!("{c} clients"));
+        }
+        o.push('\n');
+        for t in &g.tables {
+            let _ = write!(o, "{t:>8}");
+            for c in &g.clients {
+                let (x, p) = hotrow::value(g.cell(*t, *c));
+                let text = match (x.is_empty(), p.is_empty()) {
+                    (true, _) => "-".to_string(),
+                    (false, true) => x,
+                    (false, false) => format!("{x} ({p})"),
+                };
+                let _ = write!(o, " {text:>16}");
+            }
+            o.push('\n');
+        }
+    }
+    o
 }
 
 #[cfg(test)]
@@ -689,6 +694,7 @@ mod tests {
     }
 
     use crate::result::fixtures::{self, op, step};
+    use crate::result::Outcomes;
     use crate::settings::steps::StepKind;
 
     #[test]

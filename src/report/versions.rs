@@ -143,20 +143,8 @@ impl Version {
     }
 }
 
-/// The version table in text, or "" when the run is no version sweep.
-pub fn render_text(s: &Summary) -> String {
-    sweep(s, &Options::default()).map(|sw| sw.table.render_text()).unwrap_or_default()
-}
 
-/// The version table in markdown (a section of summary.md), or "".
-pub fn render_markdown(s: &Summary) -> String {
-    sweep(s, &Options::default()).map(|sw| sw.table.render_markdown()).unwrap_or_default()
-}
 
-/// The version table as an HTML section, or "".
-pub fn render_html(s: &Summary) -> String {
-    sweep(s, &Options::default()).map(|sw| sw.table.render_html()).unwrap_or_default()
-}
 
 #[cfg(test)]
 mod tests {
@@ -212,7 +200,7 @@ mod tests {
         assert!((srv.cells[0].ratio.unwrap() - 1.3).abs() < 1e-9);
         assert_eq!(row("cpu_us_op").cells[0].verdict, Verdict::Same);
         assert_eq!(row("ops_s").cells[0].verdict, Verdict::Same);
-        let text = render_text(&s);
+        let text = crate::report::table::versions_text(&s);
         assert!(text.contains("against postgres-12.22 (PostgreSQL 12.22, the oldest)"), "{text}");
         let line = text.lines().find(|l| l.contains("srv cpu us/op")).unwrap();
         assert!(line.contains("10.00") && line.contains("13.00 1.30 REGRESSION"), "{line}");
@@ -221,12 +209,12 @@ mod tests {
         let sw = sweep(&once, &Options::default()).expect("a sweep");
         let srv = sw.table.rows.iter().find(|r| r.step == "l.i0" && METRICS[r.metric].0 == "srv_cpu_us_op").unwrap();
         assert_eq!(srv.cells[0].verdict, Verdict::OneRun);
-        assert!(render_text(&once).lines().any(|l| l.contains("srv cpu us/op") && l.trim_end().ends_with("13.00 1.30")), "{}", render_text(&once));
+        assert!(crate::report::table::versions_text(&once).lines().any(|l| l.contains("srv cpu us/op") && l.trim_end().ends_with("13.00 1.30")), "{}", crate::report::table::versions_text(&once));
         // Built the same: no note.
         assert!(!text.contains("built differently"), "{text}");
-        let md = render_markdown(&s);
+        let md = crate::report::markdown::versions_markdown(&s);
         assert!(md.contains("| l.i0 | srv cpu us/op | 10.00 | **13.00 1.30 REGRESSION** |"), "{md}");
-        let html = render_html(&s);
+        let html = crate::report::html::versions_html(&s);
         assert!(html.contains("<b>13.00 1.30 REGRESSION</b>") && html.contains("class=\"above\""), "{html}");
     }
 
@@ -238,15 +226,15 @@ mod tests {
         run.configs[1].provenance.push(("server_config.unknown".into(), "io_combine_limit = 128kB".into()));
         run.configs[0].provenance.retain(|(k, _)| k != "build.assertions");
         run.configs[0].provenance.push(("build.assertions".into(), "on".into()));
-        let text = render_text(&summary(&run));
+        let text = crate::report::table::versions_text(&summary(&run));
         assert!(text.contains("built differently, optimisation: postgres-12.22 -O2; postgres-16.14 -Os"), "{text}");
         assert!(text.contains("postgres-12.22: server settings not applied, unknown to PostgreSQL 12.22: io_combine_limit"), "{text}");
         assert!(text.contains("built differently, assertions: postgres-12.22 off; postgres-16.14 on"), "{text}");
         assert!(text.contains("postgres-16.14 was built with assertions on"), "{text}");
         // One version: no table.
         run.configs.truncate(1);
-        assert_eq!(render_text(&summary(&run)), "");
-        assert_eq!(render_text(&summary(&fixtures::realistic_run())), "");
+        assert_eq!(crate::report::table::versions_text(&summary(&run)), "");
+        assert_eq!(crate::report::table::versions_text(&summary(&fixtures::realistic_run())), "");
         let v = |config: &str, version: &str| Version { config: config.into(), server_version: version.into() }.label();
         assert_eq!(v("postgres-16.14", "16.14"), "postgres-16.14");
         assert_eq!(v("postgres", "15.18 (Debian 15.18-0+deb12u1)"), "postgres (15.18)");
