@@ -135,10 +135,7 @@ impl ConfigResult {
     /// This run of the config: its name, with the round when repeated
     /// ("a.r2"), as its data dir and kept logs are named.
     pub fn instance_name(&self) -> String {
-        match self.repeat {
-            Some(r) => format!("{}.r{r}", self.name),
-            None => self.name.clone(),
-        }
+        crate::settings::instance_name(&self.name, self.repeat)
     }
 }
 

@@ -251,10 +251,16 @@ impl EngineConfig {
     /// What this run of the config names its files by (data dir, kept
     /// logs): the config's name, with the round when it is repeated.
     pub fn instance_name(&self) -> String {
-        match self.repeat {
-            Some(r) => format!("{}.r{r}", self.name),
-            None => self.name.clone(),
-        }
+        instance_name(&self.name, self.repeat)
+    }
+}
+
+/// A config's name for one run of it: "a", or "a.r2" for round 2 of a
+/// repeated run (its data dir, logs and rows are named so).
+pub fn instance_name(name: &str, repeat: Option<u32>) -> String {
+    match repeat {
+        Some(r) => format!("{name}.r{r}"),
+        None => name.to_string(),
     }
 }
 
