@@ -13,12 +13,12 @@
 #    pairs whose readrandom cpu/op is called REGRESSION (compare --metrics
 #    cpu_us_op,ops_s).
 #
-# Usage: bench/verdict_calibration.sh        (RUNS=4 CONFIGS=6 POSTGRES=1 POWER_RUNS=2)
+# Usage: bench/verdict_calibration.sh        (RUNS=2 CONFIGS=6 POSTGRES=1 POWER_RUNS=2: about 35 minutes)
 # Writes bench/results/verdict_calibration-<date>.md.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source bench/lib.sh
-RUNS=${RUNS:-4}
+RUNS=${RUNS:-2}
 CONFIGS=${CONFIGS:-6}
 POSTGRES=${POSTGRES:-1}
 POWER_RUNS=${POWER_RUNS:-2}
@@ -50,7 +50,7 @@ for r in $(seq 1 "$RUNS"); do
     run_suite "aa-rocksdb-$r" "$WORK/rocksdb.toml" 5
     aa_dirs_rocksdb+=("$WORK/aa-rocksdb-$r")
     if [ "$POSTGRES" = 1 ]; then
-        suite postgres '[settings]\nrecords = 20000\nseconds = 3\nsteps = ["ycsb-load", "ycsb-c", "ycsb-a"]' "$CONFIGS" > "$WORK/pg.toml"
+        suite postgres '[settings]\nrecords = 2000\nseconds = 3\nsteps = ["ycsb-load", "ycsb-c", "ycsb-a"]' "$CONFIGS" > "$WORK/pg.toml"
         run_suite "aa-postgres-$r" "$WORK/pg.toml" 5
         aa_dirs_pg+=("$WORK/aa-postgres-$r")
     fi
@@ -75,7 +75,7 @@ done
     python3 bench/verdict_calibration.py aa --rumbench "$RUMBENCH" --n 1,3,5 "${aa_dirs_rocksdb[@]}"
     if [ "$POSTGRES" = 1 ]; then
         echo
-        echo "## A/A: postgres (ycsb-load 20k records, ycsb-c 3 s, ycsb-a 3 s; every metric)"
+        echo "## A/A: postgres (ycsb-load 2000 records, ycsb-c 3 s, ycsb-a 3 s; every metric)"
         echo
         python3 bench/verdict_calibration.py aa --rumbench "$RUMBENCH" --n 1,3,5 "${aa_dirs_pg[@]}"
     fi

@@ -557,17 +557,17 @@ pub fn render_summary(run: &RunResult, view: Columns) -> String {
     if (!kv.rows.is_empty() || ib.rows.is_empty()) && !repeats_only {
         out.push_str(&kv.render(view));
     }
+    if !ib.rows.is_empty() && !repeats_only {
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(&ib.render(view));
+    }
     if !medians.rows.is_empty() {
         if !out.is_empty() {
             out.push('\n');
         }
         out.push_str(&medians.render(view));
-    }
-    if !ib.rows.is_empty() {
-        if !out.is_empty() {
-            out.push('\n');
-        }
-        out.push_str(&ib.render(view));
     }
     // Several PostgreSQL versions: each against the oldest; config sweeps: each against the base.
     for extra in [versions_text(&summary), config_sweep_text(&summary)] {
