@@ -44,7 +44,7 @@ def pairs_of(text):
             continue
         cells = re.split(r"\s{2,}", line.strip())
         if len(cells) >= 8:
-            pairs[cur].append((cells[0], cells[1], cells[-1]))
+            pairs[cur].append((cells[0], cells[1], cells[-1], cells[5]))
     return pairs
 
 
@@ -70,6 +70,7 @@ def main():
     ns = [int(x) for x in a.n.split(",")]
     # (n) -> [comparisons, with a false verdict] or (n, config) -> [trials, detected]
     tally = defaultdict(lambda: [0, 0])
+    naive = defaultdict(lambda: [0, 0])
     examples = defaultdict(list)
     for d in a.dirs:
         run = json.load(open(os.path.join(d, "result.json")))
@@ -82,6 +83,10 @@ def main():
                         bad = [l for l in lines if l[2].startswith(("REGRESSION", "improvement", "changed"))]
                         tally[n][0] += 1
                         tally[n][1] += bool(bad)
+                        # What a one-run rule (ratio beyond +-5%) would have marked.
+                        moved = [l for l in lines if re.match(r"^[0-9.]+$", l[3]) and abs(float(l[3]) - 1) > 0.05]
+                        naive[n][0] += len(lines)
+                        naive[n][1] += len(moved)
                         if bad:
                             examples[n].append(f"{d} rounds {min(rounds)}-{max(rounds)} {base}->{new}: {bad}")
                     else:
@@ -89,11 +94,12 @@ def main():
                         tally[(n, new)][0] += 1
                         tally[(n, new)][1] += hit
     if a.mode == "aa":
-        print("| repeats N | A/A comparisons | with a false verdict | rate |")
-        print("|---:|---:|---:|---:|")
+        print("| repeats N | A/A comparisons | with a false verdict | rate | metric lines with the ratio beyond +-5% (a one-run rule's marks) |")
+        print("|---:|---:|---:|---:|---:|")
         for n in ns:
             c, b = tally[n]
-            print(f"| {n} | {c} | {b} | {100.0 * b / c if c else 0:.0f}% |")
+            lines, moved = naive[n]
+            print(f"| {n} | {c} | {b} | {100.0 * b / c if c else 0:.0f}% | {moved} of {lines} |")
         for n in ns:
             for e in examples[n][:5]:
                 print(f"- N={n}: {e}")

@@ -248,10 +248,11 @@ fn side_of(group: &[Summary], config: &str) -> Vec<(String, Side)> {
 }
 
 /// The step's control applies: rumbench's own work per operation is the
-/// same on both sides.
+/// same on both sides (one server engine, or the null engine alike).
 fn has_control(a: &Side, b: &Side) -> bool {
     let srv = summary::metric_index("srv_cpu_us_op").expect("srv_cpu_us_op");
-    let servers = !a.values(srv).is_empty() && !b.values(srv).is_empty();
+    // The same server engine on both sides (versions, settings): the same client code and protocol.
+    let servers = a.engine == b.engine && !a.values(srv).is_empty() && !b.values(srv).is_empty();
     let null_alike = a.engine == "null" && b.engine == "null" && a.options == b.options;
     servers || null_alike
 }
@@ -470,7 +471,7 @@ pub fn method_text(opts: &Options) -> String {
 (t interval on log ratios, paired by round within one run, Welch's between runs), simultaneous over the metrics judged \
 together (each at 1 - 5%/m, Bonferroni); REGRESSION/improvement only when the whole interval lies beyond +-{t:.0}%, \
 same when it lies within, else inconclusive; one run per side: ratios, no verdicts (use --repeat N). \
-Control: {c} where rumbench's own work is the same on both sides (servers, or the null engine alike); \
+Control: {c} where rumbench's own work is the same on both sides (the same server engine, or the null engine alike); \
 when it moves beyond {t:.0}% the step's verdicts are withheld (noisy machine).",
         t = opts.threshold * 100.0,
         c = METRICS[summary::metric_index(CONTROL_METRIC).expect("a metric")].title(),
