@@ -26,7 +26,10 @@ from collections import defaultdict
 def subset(run, rounds):
     """The run with only the repeats of these rounds."""
     out = dict(run)
-    out["configs"] = [c for c in run["configs"] if c.get("repeat") in rounds]
+    # compare takes the first config it meets as the base: the run's first (rounds rotate).
+    base = run["rounds"][0][0]
+    kept = [c for c in run["configs"] if c.get("repeat") in rounds]
+    out["configs"] = [c for c in kept if c["name"] == base] + [c for c in kept if c["name"] != base]
     out["rounds"] = [r for i, r in enumerate(run.get("rounds", []), 1) if i in rounds]
     return out
 

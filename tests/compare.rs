@@ -59,17 +59,20 @@ fn one_run_per_side_gives_ratios_and_no_verdict() {
 
 #[test]
 fn runs_given_as_repeats_are_compared_unpaired() {
-    // 90k, 100k, 110k against 60k, 62k, 61k, throughput alone: beyond doubt.
+    // 90k..110k against 60k..62k, five runs each, throughput alone: beyond doubt.
     let ops_only = Options { metrics: Some(vec!["ops_s".into()]), ..Options::default() };
-    let c = compare::compare(&[group("a", rates(&[90_000, 100_000, 110_000])), group("b", rates(&[60_000, 62_000, 61_000]))], &ops_only).unwrap();
+    let (base5, new5) = (rates(&[90_000, 100_000, 110_000, 95_000, 105_000]), rates(&[60_000, 62_000, 61_000, 60_500, 61_500]));
+    let c = compare::compare(&[group("a", base5.clone()), group("b", new5.clone())], &ops_only).unwrap();
     let l = line(&c, "readrandom", "ops_s");
     assert_eq!(l.base, Some(100_000.0), "the median");
     assert!(!l.interval.unwrap().paired);
     assert_eq!(l.verdict, Verdict::Regression);
-    // Judged among every metric (wider simultaneous intervals): the same drop is not beyond doubt.
-    let c = compare::compare(&[group("a", rates(&[90_000, 100_000, 110_000])), group("b", rates(&[60_000, 62_000, 61_000]))], &Options::default()).unwrap();
+    // Three runs each: an interval, but too few repeats for a change.
+    let c = compare::compare(&[group("a", rates(&[90_000, 100_000, 110_000])), group("b", rates(&[60_000, 62_000, 61_000]))], &ops_only).unwrap();
+    assert_eq!(line(&c, "readrandom", "ops_s").verdict, Verdict::Inconclusive(Some(5)));
+    // Judged among every metric (wider simultaneous intervals), the family is larger.
+    let c = compare::compare(&[group("a", base5), group("b", new5)], &Options::default()).unwrap();
     assert!(c.pairs[0].family > 1);
-    assert!(matches!(line(&c, "readrandom", "ops_s").verdict, Verdict::Inconclusive(_)));
     // -12% against a spread of +-10% with three runs each: undecided, and says how many would settle it.
     let c = compare::compare(&[group("a", rates(&[90_000, 100_000, 110_000])), group("b", rates(&[80_000, 88_000, 96_000]))], &ops_only).unwrap();
     assert!(matches!(line(&c, "readrandom", "ops_s").verdict, Verdict::Inconclusive(_)), "{:?}", line(&c, "readrandom", "ops_s").verdict);
@@ -84,7 +87,7 @@ fn runs_given_as_repeats_are_compared_unpaired() {
 #[test]
 fn rounds_of_one_run_are_paired() {
     // The machine drifts +-30% between rounds; b is 10% faster within every round.
-    let drift = [1.0, 1.3, 0.7, 1.1];
+    let drift = [1.0, 1.3, 0.7, 1.1, 0.9];
     let rounds: Vec<(u64, u64)> = drift.iter().enumerate().map(|(i, &k)| ((100_000.0 * k) as u64, (110_000.0 * k * (1.0 + 0.002 * i as f64)) as u64)).collect();
     let c = compare::compare(&[group("r", vec![in_rounds(&rounds)])], &Options::default()).unwrap();
     let l = line(&c, "readrandom", "ops_s");
@@ -108,7 +111,7 @@ fn syncs_have_no_direction_and_configs_pair_by_name() {
             ],
         )
     };
-    let c = compare::compare(&[group("a", vec![mk(false), mk(false)]), group("b", vec![mk(true), mk(true)])], &Options::default()).unwrap();
+    let c = compare::compare(&[group("a", vec![mk(false); 5]), group("b", vec![mk(true); 5])], &Options::default()).unwrap();
     assert_eq!(c.pairs.len(), 2);
     let p = c.pairs.iter().find(|p| p.base == "a/rocksdb").unwrap();
     assert_eq!(p.new, "b/rocksdb");
@@ -134,7 +137,11 @@ fn fail_on_regression_acts_on_regression_verdicts_only() {
             .collect::<Vec<_>>()
             .join(",")
     };
-    let (a, b, c) = (save_all("a", &[100_000, 101_000, 99_000]), save_all("b", &[70_000, 70_500, 69_500]), save_all("c", &[100_500, 99_500, 100_000]));
+    let (a, b, c) = (
+        save_all("a", &[100_000, 101_000, 99_000, 100_200, 99_800]),
+        save_all("b", &[70_000, 70_500, 69_500, 70_200, 69_800]),
+        save_all("c", &[100_500, 99_500, 100_000, 100_100, 99_900]),
+    );
     let bin = || Command::cargo_bin("rumbench").unwrap();
     let out = bin().args(["compare", &a, &b, "--fail-on-regression"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stdout));

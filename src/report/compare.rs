@@ -270,12 +270,18 @@ fn interval(a: &Side, b: &Side, mi: usize, paired: bool, level: f64) -> Option<I
     verdict::unpaired(&shift(a.values(mi)), &shift(b.values(mi)), level)
 }
 
-/// The verdict on a metric of direction `better` from its interval.
+/// The verdict on a metric of direction `better` from its interval. A
+/// change needs `verdict::MIN_REPEATS_FOR_CHANGE` repeats (or pairs): with
+/// fewer, an interval beyond the threshold is inconclusive.
 pub fn judge(better: Better, interval: Option<&Interval>, threshold: f64) -> Verdict {
     let Some(i) = interval else { return Verdict::OneRun };
-    match (verdict::position(i, threshold), better) {
+    let position = verdict::position(i, threshold);
+    if matches!(position, Position::Above | Position::Below) && i.n < verdict::MIN_REPEATS_FOR_CHANGE {
+        return Verdict::Inconclusive(Some(verdict::MIN_REPEATS_FOR_CHANGE));
+    }
+    match (position, better) {
         (Position::Within, _) => Verdict::Same,
-        (Position::Across, _) => Verdict::Inconclusive(verdict::repeats_needed(i, threshold)),
+        (Position::Across, _) => Verdict::Inconclusive(verdict::repeats_needed(i, threshold).map(|n| n.max(verdict::MIN_REPEATS_FOR_CHANGE))),
         (_, Better::Neither) => Verdict::Changed,
         (Position::Above, Better::Higher) | (Position::Below, Better::Lower) => Verdict::Improvement,
         (Position::Above, Better::Lower) | (Position::Below, Better::Higher) => Verdict::Regression,
@@ -502,7 +508,7 @@ mod tests {
 
     #[test]
     fn verdict_states_follow_the_interval() {
-        let i = |lo: f64, hi: f64| verdict::paired(&[(1.0, lo), (1.0, hi)], 0.0).map(|x| Interval { lo, hi, ..x });
+        let i = |lo: f64, hi: f64| verdict::paired(&[(1.0, lo), (1.0, hi)], 0.0).map(|x| Interval { lo, hi, n: 5, ..x });
         assert_eq!(judge(Better::Higher, i(1.10, 1.20).as_ref(), 0.05), Verdict::Improvement);
         assert_eq!(judge(Better::Higher, i(0.80, 0.90).as_ref(), 0.05), Verdict::Regression);
         assert_eq!(judge(Better::Lower, i(1.10, 1.20).as_ref(), 0.05), Verdict::Regression);
@@ -511,6 +517,9 @@ mod tests {
         assert!(matches!(judge(Better::Higher, i(1.02, 1.30).as_ref(), 0.05), Verdict::Inconclusive(_)));
         assert_eq!(judge(Better::Neither, i(1.5, 2.0).as_ref(), 0.05), Verdict::Changed);
         assert_eq!(judge(Better::Higher, None, 0.05), Verdict::OneRun);
+        // Beyond the threshold with 4 repeats: not yet a change.
+        let four = i(1.10, 1.20).map(|x| Interval { n: 4, ..x });
+        assert_eq!(judge(Better::Higher, four.as_ref(), 0.05), Verdict::Inconclusive(Some(5)));
     }
 
     #[test]
@@ -532,14 +541,14 @@ mod tests {
     fn repeats_in_rounds_are_paired_and_judged() {
         // b is 20% faster in every round; the rounds themselves drift by 30%.
         let rounds: Vec<Vec<(&str, &str, f64, f64)>> =
-            [1.0, 1.3, 0.9].iter().map(|&k| vec![("a", "rocksdb", 1000.0 * k, 5.0), ("b", "rocksdb", 1200.0 * k * (1.0 + 0.01 * k), 5.0)]).collect();
+            [1.0, 1.3, 0.9, 1.1, 0.95].iter().map(|&k| vec![("a", "rocksdb", 1000.0 * k, 5.0), ("b", "rocksdb", 1200.0 * k * (1.0 + 0.01 * k), 5.0)]).collect();
         let c = compare(&one_group(repeated_run(&rounds)), &Options { metrics: Some(vec!["ops_s".into()]), ..Options::default() }).unwrap();
         let l = line(&c, 0, "ops_s");
         let i = l.interval.unwrap();
-        assert!(i.paired && i.n == 3, "{i:?}");
+        assert!(i.paired && i.n == 5, "{i:?}");
         assert!(i.lo > 1.15 && i.hi < 1.30, "{i:?}");
         assert_eq!(l.verdict, Verdict::Improvement);
-        assert_eq!((l.n_base, l.n_new), (3, 3));
+        assert_eq!((l.n_base, l.n_new), (5, 5));
         // The same figures from two runs: unpaired, the drift between rounds widens the interval.
         let (a, b): (Vec<_>, Vec<_>) = rounds.iter().map(|r| (vec![r[0]], vec![r[1]])).unzip();
         let mut ra = repeated_run(&a);
@@ -573,12 +582,12 @@ mod tests {
         assert_eq!(line(&c, 0, "ops_s").verdict, Verdict::Withheld);
         assert_eq!(c.count(Verdict::Regression) + c.count(Verdict::Improvement), 0);
         // A steady control leaves the verdicts alone.
-        let rounds: Vec<Vec<(&str, &str, f64, f64)>> = (0..3).map(|k| vec![("a", "null", 1000.0 + k as f64, 1.0), ("b", "null", 2000.0 + k as f64, 1.01)]).collect();
+        let rounds: Vec<Vec<(&str, &str, f64, f64)>> = (0..5).map(|k| vec![("a", "null", 1000.0 + k as f64, 1.0), ("b", "null", 2000.0 + k as f64, 1.01)]).collect();
         let c = compare(&one_group(repeated_run(&rounds)), &Options::default()).unwrap();
         assert_eq!(line(&c, 0, "cpu_us_op").verdict, Verdict::Same);
         assert_eq!(line(&c, 0, "ops_s").verdict, Verdict::Improvement);
         // Different engines: no control (the CPU is the engine's too).
-        let rounds: Vec<Vec<(&str, &str, f64, f64)>> = (0..3).map(|k| vec![("a", "rocksdb", 1000.0 + k as f64, 1.0), ("b", "lmdb", 2000.0 + k as f64, 1.3)]).collect();
+        let rounds: Vec<Vec<(&str, &str, f64, f64)>> = (0..5).map(|k| vec![("a", "rocksdb", 1000.0 + k as f64, 1.0), ("b", "lmdb", 2000.0 + k as f64, 1.3)]).collect();
         let c = compare(&one_group(repeated_run(&rounds)), &Options::default()).unwrap();
         assert!(!line(&c, 0, "cpu_us_op").control);
         assert_eq!(line(&c, 0, "ops_s").verdict, Verdict::Improvement);

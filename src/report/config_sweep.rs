@@ -113,7 +113,7 @@ mod tests {
         let html = crate::report::html::config_sweep_html(&s);
         assert!(html.contains(r#"<td class="above" title="interval -: no verdict (1 run)">120000 1.20</td>"#), "{html}");
         // Repeated: verdicts.
-        let rep = fixtures::in_rounds(swept_run(), 2);
+        let rep = fixtures::in_rounds(swept_run(), 5);
         let s2 = Summary::build(&[NamedRun { label: "r".into(), dir: String::new(), run: &rep }]);
         let t2 = tables(&s2, &Options::default());
         let ops = t2[0].rows.iter().find(|r| r.step == "fillrandom" && METRICS[r.metric].0 == "ops_s").unwrap();

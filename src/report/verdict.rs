@@ -18,12 +18,17 @@
 //!   "inconclusive" otherwise, with the repeats that would likely settle it
 //!   (the same spread, the same point estimate).
 //! - One run on either side (or one round pair): a ratio, no interval and
-//!   no verdict.
+//!   no verdict. A change needs at least `MIN_REPEATS_FOR_CHANGE` repeats.
 
 use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
 
 /// Family-wise error rate of one comparison's verdicts.
 pub const ALPHA: f64 = 0.05;
+/// Repeats (per side, or pairs) a REGRESSION or improvement needs. With 3,
+/// quantized and heavy-tailed figures (p99.99, compaction bytes) gave A/A
+/// comparisons zero-width intervals by coincidence and false verdicts
+/// (bench/results/verdict_calibration-20261124-0750.md); with 5, none.
+pub const MIN_REPEATS_FOR_CHANGE: usize = 5;
 /// The most repeats an estimate of "repeats needed" looks at.
 pub const MAX_REPEATS_ESTIMATE: usize = 100;
 

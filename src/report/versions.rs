@@ -188,7 +188,7 @@ mod tests {
 
     #[test]
     fn each_version_against_the_oldest_with_regressions_marked() {
-        let run = fixtures::in_rounds(two_versions(), 3);
+        let run = fixtures::in_rounds(two_versions(), 5);
         let s = summary(&run);
         let sw = sweep(&s, &Options::default()).expect("a sweep");
         // Oldest first, whatever the order of the run.
