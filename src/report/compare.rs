@@ -476,7 +476,7 @@ pub fn method_text(opts: &Options) -> String {
         "method: ratio = new / base of the medians over repeats; with 2+ repeats on each side a confidence interval on it \
 (t interval on log ratios, paired by round within one run, Welch's between runs), simultaneous over the metrics judged \
 together (each at 1 - 5%/m, Bonferroni); REGRESSION/improvement only when the whole interval lies beyond +-{t:.0}%, \
-same when it lies within, else inconclusive; one run per side: ratios, no verdicts (use --repeat N). \
+same when it lies within, else inconclusive; a change needs 5 repeats; one run per side: ratios, no verdicts (use --repeat 5). \
 Control: {c} where rumbench's own work is the same on both sides (the same server engine, or the null engine alike); \
 when it moves beyond {t:.0}% the step's verdicts are withheld (noisy machine).",
         t = opts.threshold * 100.0,

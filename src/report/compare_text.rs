@@ -97,7 +97,7 @@ pub fn render(c: &Comparison) -> String {
         c.count(Verdict::Missing)
     ));
     if c.pairs.iter().flat_map(|p| &p.lines).all(|l| matches!(l.verdict, Verdict::OneRun | Verdict::Missing | Verdict::ControlMoved)) {
-        o.push_str("no verdicts: one run per side says nothing about run-to-run noise; run with --repeat 3 (or more) for intervals and verdicts\n");
+        o.push_str("no verdicts: one run per side says nothing about run-to-run noise; run with --repeat 5 (or more) for intervals and verdicts\n");
     }
     o
 }
