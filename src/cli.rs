@@ -89,7 +89,8 @@ pub struct RunArgs {
     pub sweeps: Vec<String>,
     /// Run every config N times, in interleaved rounds (a b c, then b c a,
     /// ...), each in a fresh process and data dir: comparisons then give
-    /// confidence intervals and verdicts (replaces the suite's `repeat`)
+    /// confidence intervals, and verdicts from 5 repeats on (replaces the
+    /// suite's `repeat`)
     #[arg(long, value_name = "N")]
     pub repeat: Option<u32>,
     /// A server you already run, benchmarked as a config of its own (beside
