@@ -111,16 +111,68 @@ impl ProcessCounters {
         })
     }
 
-    /// `pid` and its descendants under `roots.proc`, summed. Processes that
-    /// exit while being read are left out; `pid` itself must be readable.
+    /// `pid` and its descendants under `roots.proc`, summed; `pid` itself
+    /// must be readable.
+    ///
+    /// A child reaped while the tree is read leaves the listing and moves
+    /// its CPU into its parent's reaped-children time: read after the parent
+    /// and before the listing, its CPU is counted nowhere (a PostgreSQL
+    /// backend whose client disconnected at the end of a step once made a
+    /// step's server CPU 0.45 us/op instead of 24). So the tree is read
+    /// again while any reaped-children time changed during the read.
     pub fn tree_at(roots: &Roots, pid: i32) -> Result<ProcessCounters> {
-        let mut sum = ProcessCounters::read_at(roots, pid)?;
-        for p in descendants(&roots.proc, pid)? {
-            if let Ok(c) = ProcessCounters::read_at(roots, p) {
-                sum = sum.plus(&c);
+        ProcessCounters::tree_with(roots, pid, || {})
+    }
+
+    /// `tree_at`, calling `between` after the first read of `pid` (tests
+    /// reap a child there).
+    fn tree_with(roots: &Roots, pid: i32, mut between: impl FnMut()) -> Result<ProcessCounters> {
+        const ATTEMPTS: usize = 5;
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let mut sum = ProcessCounters::read_at(roots, pid)?;
+            if attempt == 1 {
+                between();
+            }
+            for p in descendants(&roots.proc, pid)? {
+                // A process that exited but is not yet reaped (a zombie) may
+                // have no io or status left: its CPU still counts.
+                if let Some(c) = ProcessCounters::read_at(roots, p).ok().or_else(|| ProcessCounters::cpu_only_at(roots, p).ok()) {
+                    sum = sum.plus(&c);
+                }
+            }
+            let reaped_now: u64 = sum.pids.iter().filter_map(|&p| ProcessCounters::cpu_only_at(roots, p).ok()).map(|c| c.reaped_children_cpu_us).sum();
+            if reaped_now == sum.reaped_children_cpu_us || attempt == ATTEMPTS {
+                return Ok(sum);
             }
         }
-        Ok(sum)
+    }
+
+    /// Only the CPU times of `pid`, from `<proc>/<pid>/stat` (the rest 0).
+    fn cpu_only_at(roots: &Roots, pid: i32) -> Result<ProcessCounters> {
+        let dir = roots.proc.join(pid.to_string());
+        let stat =
+            procfs::process::Stat::from_read(open(&dir.join("stat"))?).map_err(|e| anyhow!("{}/stat: {e}", dir.display()))?;
+        let tps = roots.ticks_per_second;
+        Ok(ProcessCounters {
+            pids: vec![pid],
+            cpu_user_us: ticks_to_us(stat.utime, tps),
+            cpu_sys_us: ticks_to_us(stat.stime, tps),
+            reaped_children_cpu_us: ticks_to_us((stat.cutime.max(0) + stat.cstime.max(0)) as u64, tps),
+            rchar: 0,
+            wchar: 0,
+            syscr: 0,
+            syscw: 0,
+            read_bytes: 0,
+            write_bytes: 0,
+            cancelled_write_bytes: 0,
+            rss_bytes: 0,
+            rss_hwm_bytes: 0,
+            vm_size_bytes: 0,
+            vm_peak_bytes: 0,
+            threads: stat.num_threads.max(0) as u64,
+        })
     }
 
     /// Sum of two (pid lists concatenated).
@@ -379,6 +431,63 @@ mod tests {
         assert_eq!(t.write_bytes, 75_452_416 + 519_950_336 + 33_554_432);
         assert_eq!(t.rss_bytes, (30_052 + 140_200 + 150_100 + 12_000) * 1024);
         assert_eq!(t.threads, 4);
+    }
+
+    /// A copy of the fixture /proc to change under a reader.
+    fn scratch_proc() -> (tempfile::TempDir, Roots) {
+        let dir = tempfile::tempdir().unwrap();
+        let status = std::process::Command::new("cp").arg("-a").arg(fixtures().join("proc")).arg(dir.path()).status().unwrap();
+        assert!(status.success());
+        let roots = Roots::fixture(dir.path());
+        (dir, roots)
+    }
+
+    /// Replace field `index` (1-based, as in proc(5)) of a stat file.
+    fn set_stat_field(roots: &Roots, pid: i32, index: usize, value: u64) {
+        let path = roots.proc.join(format!("{pid}/stat"));
+        let text = std::fs::read_to_string(&path).unwrap();
+        let close = text.rfind(')').unwrap();
+        let mut rest: Vec<String> = text[close + 2..].split_whitespace().map(String::from).collect();
+        // Fields after the comm start at index 3.
+        rest[index - 3] = value.to_string();
+        std::fs::write(&path, format!("{} {}\n", &text[..=close], rest.join(" "))).unwrap();
+    }
+
+    /// The parent is read, then its child exits and is reaped (the child's
+    /// CPU moves into the parent's cutime): the first read counted it
+    /// nowhere, so the tree is read again and the child's CPU is there.
+    #[test]
+    fn a_child_reaped_during_the_read_is_not_lost() {
+        let (_dir, r) = scratch_proc();
+        let before = tree_cpu(&ProcessCounters::tree_at(&r, 100).unwrap());
+        let child = ProcessCounters::tree_at(&r, 103).unwrap();
+        let parent = ProcessCounters::read_at(&r, 100).unwrap();
+        let reaped = || {
+            // The child's own CPU (20 + 5 ticks in the fixture, plus its reaped children) joins cutime.
+            let ticks = (parent.reaped_children_cpu_us + child.cpu_us() + child.reaped_children_cpu_us) / 10_000;
+            set_stat_field(&r, 100, 16, ticks);
+            set_stat_field(&r, 100, 17, 0);
+            std::fs::remove_dir_all(r.proc.join("103")).unwrap();
+        };
+        let after = ProcessCounters::tree_with(&r, 100, reaped).unwrap();
+        assert!(!after.pids.contains(&103));
+        assert_eq!(tree_cpu(&after), before, "the reaped child's CPU is in the parent's cutime, counted once");
+    }
+
+    fn tree_cpu(c: &ProcessCounters) -> u64 {
+        c.cpu_us() + c.reaped_children_cpu_us
+    }
+
+    /// A zombie has its stat but no io or status: its CPU still counts.
+    #[test]
+    fn a_zombie_child_counts_its_cpu() {
+        let (_dir, r) = scratch_proc();
+        let whole = ProcessCounters::tree_at(&r, 100).unwrap();
+        std::fs::remove_file(r.proc.join("103/io")).unwrap();
+        std::fs::remove_file(r.proc.join("103/status")).unwrap();
+        let t = ProcessCounters::tree_at(&r, 100).unwrap();
+        assert_eq!(t.pids, [100, 101, 102, 103]);
+        assert_eq!(t.cpu_us(), whole.cpu_us());
     }
 
     #[test]
