@@ -177,7 +177,26 @@ fn fillrandom_leaves_keys_missing_and_says_so() {
     assert_eq!(found + missing, 20000);
     let pct = missing as f64 / 200.0;
     assert!((34.0..40.0).contains(&pct), "{pct}");
-    assert!(step(&v, 0, "readrandom")["notes"][0].as_str().unwrap().contains("37%"));
+    let note = step(&v, 0, "readrandom")["notes"][0].as_str().unwrap().to_string();
+    assert!(note.contains("fillrandom inserts with replacement, so 6") && note.contains("% of the key space exists"), "{note}");
+}
+
+/// A fill cut short by --seconds says so (a warning of its own), and the
+/// reads after it name that fill as the cause of their misses.
+#[test]
+fn a_fill_stopped_by_its_time_limit_is_named_by_the_reads_after_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let v = run_ok(&["-e", "rocksdb", "-s", "fillseq,readrandom", "-n", "20000000", "--seconds", "0.3"], dir.path());
+    let fill = step(&v, 0, "fillseq");
+    let warning = fill["warnings"].as_array().unwrap().iter().map(|w| w.as_str().unwrap()).find(|w| w.contains("stopped at its time limit"));
+    let warning = warning.unwrap_or_else(|| panic!("no time-limit warning: {fill}"));
+    assert!(warning.starts_with("fillseq stopped at its time limit (--seconds 0.3) after ") && warning.contains("of 20,000,000 keys"), "{warning}");
+    let summary = std::fs::read_to_string(dir.path().join("summary.txt")).unwrap();
+    let listed = summary.split("\nwarnings:\n").nth(1).unwrap_or_default();
+    assert!(listed.contains("fillseq: fillseq stopped at its time limit"), "in the run's warnings: {summary}");
+    let note = step(&v, 0, "readrandom")["notes"].as_array().unwrap().iter().map(|n| n.as_str().unwrap().to_string()).find(|n| n.contains("found no key")).expect("a not-found note");
+    assert!(note.contains("fillseq stopped at its time limit") && note.contains("% of the key space exists"), "{note}");
+    assert!(!note.contains("fillrandom"), "{note}");
 }
 
 #[test]

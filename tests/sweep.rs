@@ -103,3 +103,30 @@ fn a_config_sweep_is_named_and_reported_relative_to_its_base() {
     assert!(html.contains(r#"<section id="config-sweep">"#) && html.contains("max_subcompactions=2, cache_type=hyper_clock"));
     assert!(std::fs::read_to_string(dir.path().join("summary.md")).unwrap().contains("## Config sweep: rocksdb max_subcompactions, cache_type"));
 }
+
+/// Each point starts on a settled engine (after the fill, and after a point
+/// that wrote), the points' order rotates by round, points beyond the cores
+/// are marked, and the repeats merge into one table of medians.
+#[test]
+fn sweep_points_are_settled_rotated_marked_and_merged() {
+    let dir = tempfile::tempdir().unwrap();
+    let (text, v) = run_ok(&["-e", "rocksdb", "-s", "fillrandom,readrandom,overwrite", "-n", "20000", "--seconds", "0.3", "-t", "1,2", "--repeat", "2"], dir.path());
+    let configs = v["configs"].as_array().unwrap();
+    let names = |c: &Value| c["steps"].as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap().to_string()).collect::<Vec<_>>();
+    assert_eq!(names(&configs[0]), ["fillrandom", "readrandom@t1", "readrandom@t2", "overwrite@t1", "overwrite@t2"]);
+    assert_eq!(names(&configs[1]), ["fillrandom", "readrandom@t2", "readrandom@t1", "overwrite@t2", "overwrite@t1"], "round 2 rotates each sweep");
+    let notes = |c: &Value, i: usize| c["steps"][i]["notes"].as_array().unwrap().iter().map(|n| n.as_str().unwrap().to_string()).collect::<Vec<_>>();
+    let settled = |c: &Value, i: usize| notes(c, i).iter().any(|n| n.starts_with("settled before this point: flushed and waited for background work"));
+    // Round 1: after the fill, not between two reads, before each write point.
+    assert_eq!((1..5).map(|i| settled(&configs[0], i)).collect::<Vec<_>>(), [true, false, true, true], "{:?}", configs[0]["steps"]);
+    assert!(notes(&configs[1], 1).iter().any(|n| n == "this sweep's points ran in the order 2, 1 clients (rotated for round 2)"), "{:?}", notes(&configs[1], 1));
+    // Points beyond the cores, counting RocksDB's 2 background jobs, are oversubscribed.
+    let cores = std::thread::available_parallelism().unwrap().get() as u64;
+    for p in configs[0]["scaling"][0]["points"].as_array().unwrap() {
+        let t = p["threads"].as_u64().unwrap();
+        assert_eq!(p["oversubscribed"].as_bool().unwrap_or(false), t + 2 > cores, "{p}");
+    }
+    assert!(text.contains("rocksdb readrandom, median of 2 repeats"), "{text}");
+    let headings = text.lines().filter(|l| l.starts_with("rocksdb readrandom") && l.contains("no fit")).count();
+    assert_eq!(headings, 1, "one merged table, not one per repeat: {text}");
+}

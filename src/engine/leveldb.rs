@@ -245,6 +245,10 @@ impl Engine for LevelDbEngine {
     /// Writes the memtable to a level-0 table and waits for it: a compaction
     /// of the empty key range ["", ""] (LevelDB's CompactRange always compacts
     /// the memtable first; no table overlaps that range with non-empty keys).
+    fn background_threads(&self) -> (usize, String) {
+        (1, "LevelDB's compaction thread".into())
+    }
+
     fn flush(&self) -> Result<()> {
         let empty = [0u8; 1];
         // SAFETY: the db is open; the key pointers are valid for length 0.

@@ -164,6 +164,12 @@ pub trait Engine: Send + Sync {
     fn background_work_pending(&self) -> Result<Option<bool>> {
         Ok(None)
     }
+    /// Threads the engine may keep busy beside the clients (flush and
+    /// compaction), and what they are: a concurrency sweep counts them
+    /// against the cores (`result::scaling::Machine`).
+    fn background_threads(&self) -> (usize, String) {
+        (0, String::new())
+    }
     /// Internal statistics as name/value pairs (RocksDB: rocksdb.stats etc.).
     fn stats(&self) -> Vec<(String, String)> {
         Vec::new()

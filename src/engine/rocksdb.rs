@@ -196,6 +196,8 @@ pub(super) struct Common {
     pub statistics: bool,
     /// The block cache as created (the OPTIONS file does not name its type).
     pub cache_description: String,
+    /// max_background_jobs: flush and compaction threads beside the clients.
+    pub background_jobs: usize,
 }
 
 impl Common {
@@ -206,6 +208,10 @@ impl Common {
                 parse_options_file(&t).into_iter().find(|(k, _)| k == "Version.rocksdb_version").map(|(_, v)| v)
             })
             .unwrap_or_else(|| "unknown".into())
+    }
+
+    pub fn background_threads(&self) -> (usize, String) {
+        (self.background_jobs, format!("{} background jobs (max_background_jobs)", self.background_jobs))
     }
 
     pub fn effective_options(&self) -> Vec<(String, String)> {
@@ -353,6 +359,7 @@ fn open(args: &OpenArgs) -> Result<Box<dyn Engine>> {
         write_opts_wal: o.bool("wal"),
         statistics: o.bool("statistics"),
         cache_description,
+        background_jobs: o.u64("max_background_jobs") as usize,
     };
     if o.str("transactions") == "pessimistic" || o.str("transactions") == "optimistic" {
         return super::rocksdb_txn::open(o.str("transactions"), &opts, cf, common, o.i64("lock_timeout_ms"));
@@ -504,6 +511,10 @@ impl Engine for RocksEngine {
 
     fn background_work_pending(&self) -> Result<Option<bool>> {
         Ok(Some(self.common.background_work_pending(&|p| self.property(p))))
+    }
+
+    fn background_threads(&self) -> (usize, String) {
+        self.common.background_threads()
     }
 
     fn stats(&self) -> Vec<(String, String)> {

@@ -112,6 +112,10 @@ impl Engine for RocksTxnEngine {
         Ok(Some(self.common.background_work_pending(&|p| self.property(p))))
     }
 
+    fn background_threads(&self) -> (usize, String) {
+        self.common.background_threads()
+    }
+
     fn stats(&self) -> Vec<(String, String)> {
         self.common.stats(&|p| self.property(p))
     }

@@ -613,9 +613,9 @@ mod tests {
         let mut run = crate::result::fixtures::realistic_run();
         let points = counts
             .iter()
-            .map(|&n| ScalingPoint { threads: n as usize, ops_s: 1000.0 * n / (1.0 + sigma * (n - 1.0) + kappa * n * (n - 1.0)), efficiency: None })
+            .map(|&n| ScalingPoint { threads: n as usize, ops_s: 1000.0 * n / (1.0 + sigma * (n - 1.0) + kappa * n * (n - 1.0)), efficiency: None, oversubscribed: false })
             .collect();
-        run.configs[0].scaling = vec![Scaling { step: "readrandom".into(), points, fit: None, no_fit: None }];
+        run.configs[0].scaling = vec![Scaling { step: "readrandom".into(), points, fit: None, no_fit: None, warnings: Vec::new(), machine: None }];
         run
     }
 

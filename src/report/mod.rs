@@ -11,6 +11,7 @@
 pub mod changes;
 pub mod compare;
 pub mod compare_text;
+pub mod concurrency;
 pub mod config_sweep;
 pub mod csv;
 pub mod fmt;
@@ -194,6 +195,7 @@ mod tests {
         const VIEWS: &[(&str, &str)] = &[
             ("summary", include_str!("summary.rs")),
             ("compare", include_str!("compare.rs")),
+            ("concurrency", include_str!("concurrency.rs")),
             ("verdict", include_str!("verdict.rs")),
             ("relative", include_str!("relative.rs")),
             ("config_sweep", include_str!("config_sweep.rs")),

@@ -349,8 +349,8 @@ pub struct RunInfo {
     pub configs: Vec<ConfigInfo>,
     /// The hot-row grids (hotrow steps), per config.
     pub hot_grids: Vec<super::hotrow::Grid>,
-    /// Concurrency sweeps: (config, the sweep of one of its steps).
-    pub scaling: Vec<(String, crate::result::scaling::Scaling)>,
+    /// Concurrency sweeps, per config and swept step (repeats merged).
+    pub scaling: Vec<super::concurrency::Sweep>,
 }
 
 #[derive(Debug, Clone)]
@@ -555,7 +555,7 @@ impl Summary {
                 system: run.system.clone(),
                 warnings: run.all_warnings(),
                 hot_grids: super::hotrow::grids(run),
-                scaling: run.configs.iter().flat_map(|c| c.scaling.iter().map(move |sc| (c.name.clone(), sc.clone()))).collect(),
+                scaling: super::concurrency::sweeps(run),
                 configs: config_infos(run),
             });
             for c in &run.configs {

@@ -169,14 +169,6 @@ fn repeat_label(c: &ConfigResult) -> String {
 /// The columns of the table of medians over repeats.
 const REPEAT_COLUMNS: &[&str] = &["config", "step", "runs", "ops/s", "ops/s range", "p50 us", "p99 us", "cpu us/op", "cpu range", "notes"];
 
-/// "-2.1%..+3.4%": the smallest and largest repeat against the median.
-fn range_text(spread: Option<(f64, f64)>, median: Option<f64>) -> String {
-    match (spread, median) {
-        (Some((lo, hi)), Some(m)) if m != 0.0 => format!("{:+.1}%..{:+.1}%", 100.0 * (lo / m - 1.0), 100.0 * (hi / m - 1.0)),
-        _ => "-".into(),
-    }
-}
-
 /// Per config and step of a run with repeats: the median over its repeats
 /// and their range (the per-repeat rows are in the table above it).
 fn repeat_rows(s: &super::summary::Summary) -> Vec<Vec<String>> {
@@ -192,11 +184,11 @@ fn repeat_rows(s: &super::summary::Summary) -> Vec<Vec<String>> {
                 st.key.clone(),
                 format!("{measured}/{}", r.repeats.len()),
                 v(ops),
-                range_text(r.spread(ops), r.values[ops]),
+                super::fmt::range_text(r.spread(ops), r.values[ops]),
                 v(p50),
                 v(p99),
                 v(cpu),
-                range_text(r.spread(cpu), r.values[cpu]),
+                super::fmt::range_text(r.spread(cpu), r.values[cpu]),
                 r.notes.iter().filter(|n| !n.starts_with("median of")).cloned().collect::<Vec<_>>().join("; "),
             ]);
         }

@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 use crate::settings::{Allocator, EngineConfig, Mode, RunPlan, StepPlan};
 use crate::engine::{self, Engine, EngineOptions, OpenArgs};
 use crate::measure::live::KeyBitmap;
+use crate::result::scaling::Machine;
 use crate::measure::os::sysinfo::{self, SystemInfo};
 use crate::measure::step_metrics::{Probes, StepWork, SyncMetrics};
 use crate::result::{ConfigResult, RunResult, Status, StepResult};
@@ -522,6 +523,83 @@ pub(crate) fn drop_page_cache(dir: &Path) -> Result<(), String> {
 struct ConfigState {
     /// Key indexes present; None when unknown (an existing database was opened).
     live: Option<KeyBitmap>,
+    /// The last fill step, and how it ended when that explains missing keys.
+    last_fill: Option<FillEnd>,
+}
+
+/// On the first point of a sweep run in a rotated order: which order.
+pub(crate) fn note_sweep_order(result: &mut StepResult, plan: &RunPlan, order: &[usize], i: usize, repeat: Option<u32>) {
+    let step = &plan.steps[i];
+    let pos = order.iter().position(|&j| j == i).unwrap_or(0);
+    let starts_block = pos == 0 || !(plan.steps[order[pos - 1]].sweep && plan.steps[order[pos - 1]].kind == step.kind);
+    if !step.sweep || !starts_block || order[pos] == pos {
+        return;
+    }
+    let threads: Vec<String> =
+        order[pos..].iter().map(|&j| &plan.steps[j]).take_while(|s| s.sweep && s.kind == step.kind).map(|s| s.settings.threads.to_string()).collect();
+    result.notes.push(format!("this sweep's points ran in the order {} clients (rotated for round {})", threads.join(", "), repeat.unwrap_or(1)));
+}
+
+/// How the last fill step left the key space.
+struct FillEnd {
+    kind: StepKind,
+    /// "fillseq stopped at its time limit (--seconds 2) after 227,058 of 500,000 keys".
+    time_limited: Option<String>,
+}
+
+fn is_fill(kind: StepKind) -> bool {
+    matches!(kind, StepKind::Fill | StepKind::FillSeq | StepKind::FillRandom | StepKind::FillUniqueRandom)
+}
+
+/// 227058 -> "227,058".
+fn thousands(n: u64) -> String {
+    let d = n.to_string();
+    let mut out = String::new();
+    for (i, c) in d.chars().enumerate() {
+        if i > 0 && (d.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A fill that ended at --seconds before writing its keys: a warning of its
+/// own (the run's warnings list it), and what later reads are told.
+fn note_fill_end(plan: &StepPlan, result: &mut StepResult, state: &mut ConfigState) {
+    let s = &plan.settings;
+    let planned = s.ops.unwrap_or(s.num);
+    let time_limited = match (s.seconds, result.status) {
+        (Some(secs), Status::Completed) if result.ops < planned && !crate::driver::stop::stop_requested() => {
+            let text = format!("{} stopped at its time limit (--seconds {secs}) after {} of {} keys", plan.kind, thousands(result.ops), thousands(planned));
+            let filled = state.live.as_ref().map(|l| format!(": {:.0}% of the key space exists for the steps after it", 100.0 * l.count() as f64 / s.num.max(1) as f64));
+            result.warnings.push(format!("{text}{}", filled.unwrap_or_default()));
+            Some(text)
+        }
+        _ => None,
+    };
+    state.last_fill = Some(FillEnd { kind: plan.kind, time_limited });
+}
+
+/// Why a read step's lookups found no key, from what the fills did.
+fn not_found_note(result: &mut StepResult, state: &ConfigState, num: u64) {
+    let Some(reads) = result.reads.as_ref() else { return };
+    let total = reads.found + reads.not_found;
+    if reads.not_found == 0 || total == 0 {
+        return;
+    }
+    let head = format!("{} of {total} lookups ({:.1}%) found no key", reads.not_found, 100.0 * reads.not_found as f64 / total as f64);
+    let exists = state.live.as_ref().map(|l| 100.0 * l.count() as f64 / num.max(1) as f64);
+    let why = match (&state.last_fill, exists) {
+        (Some(FillEnd { time_limited: Some(t), .. }), Some(p)) => format!("{t}, so {p:.0}% of the key space exists"),
+        (Some(FillEnd { time_limited: Some(t), .. }), None) => t.clone(),
+        (Some(FillEnd { kind: StepKind::FillRandom, .. }), Some(p)) => {
+            format!("fillrandom inserts with replacement, so {p:.0}% of the key space exists (about 63% after --num inserts); fillseq or filluniquerandom fill it all")
+        }
+        (_, Some(p)) => format!("{p:.0}% of the key space exists"),
+        (_, None) => "the database was opened as it was (--use-existing-db): rumbench does not know which keys it holds".into(),
+    };
+    result.notes.push(format!("{head}: {why}"));
 }
 
 fn run_step(
@@ -569,6 +647,10 @@ fn run_step(
         live.union_with(&work.written);
         live.subtract(&work.deleted);
     }
+    if is_fill(plan.kind) {
+        note_fill_end(plan, &mut result, state);
+    }
+    not_found_note(&mut result, state, plan.settings.num);
     let s = &plan.settings;
     let step_work = StepWork {
         ops: result.ops + result.writer.as_ref().map(|w| w.ops).unwrap_or(0),
@@ -774,19 +856,40 @@ fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut RunResu
     let ci = run.configs.len() - 1;
     record_provenance(run, ci, spec, engine.version(), engine.provenance());
     let probes = engine_probes(&dir, spec);
-    let mut state = ConfigState { live: (!opts.use_existing_db).then(|| KeyBitmap::with_capacity(plan.settings.num)) };
+    let mut state = ConfigState { live: (!opts.use_existing_db).then(|| KeyBitmap::with_capacity(plan.settings.num)), last_fill: None };
 
-    for (i, step) in plan.steps.iter().enumerate() {
+    let order = crate::settings::run_order(&plan.steps, config.repeat);
+    let mut prev: Option<&StepPlan> = None;
+    for &i in &order {
+        let step = &plan.steps[i];
         if crate::driver::stop::stop_requested() {
             break;
         }
-        let result = run_step(engine.as_ref(), config, step, i, keyspace, &probes, &mut state, &dir);
+        // A sweep's point starts on a settled engine: after the steps before the
+        // sweep, and after a point that wrote.
+        let settled = match (step.sweep, prev) {
+            (true, Some(p)) if !(p.sweep && p.kind == step.kind && !p.kind.writes()) => {
+                Some(crate::workload::dbbench::settle(engine.as_ref(), std::time::Duration::from_secs_f64(step.settings.compaction_timeout_s)))
+            }
+            _ => None,
+        };
+        // (i: the step's seeds stay its own whatever the order.)
+        let mut result = run_step(engine.as_ref(), config, step, i, keyspace, &probes, &mut state, &dir);
+        note_sweep_order(&mut result, plan, &order, i, config.repeat);
+        match settled {
+            Some(Ok((note, false))) => result.notes.insert(0, note),
+            Some(Ok((warning, true))) => result.warnings.insert(0, warning),
+            Some(Err(e)) => result.warnings.insert(0, format!("settling before this point failed: {e:#}")),
+            None => {}
+        }
+        prev = Some(step);
         if !record_step(run, ci, &config.name, step.kind, result, opts, &dir)? {
             break;
         }
     }
     run.configs[ci].engine_stats = engine.stats();
-    settle_config_status(run, ci, plan.steps.len());
+    let (background, what) = engine.background_threads();
+    settle_config_status(run, ci, plan.steps.len(), Machine { cores: cores(), background, per_client: 0, what });
     drop(engine);
     // Only what rumbench created is removed (never --use-existing-db data).
     if !opts.keep_db {
@@ -817,9 +920,15 @@ pub(crate) fn engine_probes(dir: &Path, spec: &engine::EngineSpec) -> Probes {
     }
 }
 
+/// The cores this process may run on (its affinity), 1 when unknown.
+pub(crate) fn cores() -> usize {
+    std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+}
+
 /// A config whose steps all ran is completed; one a signal stopped before
 /// its last step is interrupted (a failed step has set its status already).
-pub(crate) fn settle_config_status(run: &mut RunResult, ci: usize, planned_steps: usize) {
+/// Its concurrency sweeps are judged against `machine`.
+pub(crate) fn settle_config_status(run: &mut RunResult, ci: usize, planned_steps: usize, machine: Machine) {
     let c = &mut run.configs[ci];
     if c.status == Status::Running {
         if c.steps.len() >= planned_steps || !crate::driver::stop::stop_requested() {
@@ -829,7 +938,7 @@ pub(crate) fn settle_config_status(run: &mut RunResult, ci: usize, planned_steps
             c.error = Some(format!("not every step ran: {}", crate::driver::stop::interrupted_text()));
         }
     }
-    c.scaling = crate::result::scaling::sweeps(c);
+    c.scaling = crate::result::scaling::sweeps(c, Some(&machine));
 }
 
 /// Refuse plans that cannot work before anything runs.

@@ -30,6 +30,7 @@ use crate::settings::{EngineConfig, RunPlan, StepPlan};
 use crate::engine::{EngineOptions, OpenArgs};
 use crate::measure::os::sysinfo;
 use crate::measure::step_metrics::{Missing, Probes, StepWork, SyncMetrics};
+use crate::result::scaling::Machine;
 use crate::result::{RunResult, Status, StepResult};
 use crate::settings::steps::StepKind;
 use crate::runner::dirs::DataDir;
@@ -526,17 +527,47 @@ pub fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut Run
         }
     }
 
-    for (i, step) in plan.steps.iter().enumerate() {
+    let order = crate::settings::run_order(&plan.steps, config.repeat);
+    let mut prev: Option<&StepPlan> = None;
+    for &i in &order {
+        let step = &plan.steps[i];
         if crate::driver::stop::stop_requested() {
             break;
         }
-        let result = run_step(&backend, step, i, &mut state, &probes, &dir);
+        // A sweep's point starts on a settled engine (see runner::run_config);
+        // a server's background work (checkpoints, vacuum, purge) has no wait here.
+        let first_point = step.sweep && prev.is_some_and(|p| !(p.sweep && p.kind == step.kind));
+        let settled = match (backend.table.kv_engine(), step.sweep && prev.is_some_and(|p| !(p.sweep && p.kind == step.kind && !p.kind.writes()))) {
+            (Some(engine), true) => Some(crate::workload::dbbench::settle(engine, std::time::Duration::from_secs_f64(step.settings.compaction_timeout_s))),
+            _ => None,
+        };
+        let mut result = run_step(&backend, step, i, &mut state, &probes, &dir);
+        runner::note_sweep_order(&mut result, plan, &order, i, config.repeat);
+        match settled {
+            Some(Ok((note, false))) => result.notes.insert(0, note),
+            Some(Ok((warning, true))) => result.warnings.insert(0, warning),
+            Some(Err(e)) => result.warnings.insert(0, format!("settling before this point failed: {e:#}")),
+            None if first_point && backend.table.kv_engine().is_none() => result.notes.insert(
+                0,
+                "not settled before this sweep: a server's background work (checkpoints, vacuum, purge) has no wait here; --repeat rotates the points' order instead".into(),
+            ),
+            None => {}
+        }
+        prev = Some(step);
         if !runner::record_step(run, ci, &config.name, step.kind, result, opts, &dir)? {
             break;
         }
     }
     run.configs[ci].engine_stats = backend.stats(tables);
-    runner::settle_config_status(run, ci, plan.steps.len());
+    // Each client of a server rumbench started has a server process on this machine.
+    let machine = match &backend.server {
+        Some(_) => Machine { cores: runner::cores(), background: 0, per_client: 1, what: "a server process per client".into() },
+        None => {
+            let (background, what) = backend.table.kv_engine().map(|e| e.background_threads()).unwrap_or_default();
+            Machine { cores: runner::cores(), background, per_client: 0, what }
+        }
+    };
+    runner::settle_config_status(run, ci, plan.steps.len(), machine);
     let own = own_tables(plan, tables);
     let Backend { table, server, endpoint } = backend;
     drop(table);

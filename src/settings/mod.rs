@@ -288,6 +288,28 @@ impl StepPlan {
     }
 }
 
+/// The order a config runs the plan's steps in (indexes into `steps`): as
+/// planned, except that the points of each concurrency sweep are rotated by
+/// the round (round 2 of `--repeat` starts at the second point, ...), so that
+/// no thread count always runs first or last and the repeats average out
+/// what running early or late does to a point.
+pub fn run_order(steps: &[StepPlan], repeat: Option<u32>) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..steps.len()).collect();
+    let shift = repeat.map_or(0, |r| r.saturating_sub(1) as usize);
+    let mut i = 0;
+    while i < steps.len() {
+        let mut end = i + 1;
+        if steps[i].sweep {
+            while end < steps.len() && steps[end].sweep && steps[end].kind == steps[i].kind {
+                end += 1;
+            }
+            order[i..end].rotate_left(shift % (end - i));
+        }
+        i = end;
+    }
+    order
+}
+
 /// Everything a run needs, validated before anything runs.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RunPlan {
@@ -363,5 +385,32 @@ impl Default for YcsbSettings {
             write_all_fields: false,
             max_scan_length: 100,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::settings::steps::StepKind;
+
+    fn plan(kind: StepKind, threads: usize, sweep: bool) -> StepPlan {
+        StepPlan { kind, settings: Settings { threads, ..Settings::default() }, sweep }
+    }
+
+    #[test]
+    fn sweep_points_rotate_by_round_and_nothing_else_moves() {
+        let steps = vec![
+            plan(StepKind::FillSeq, 1, false),
+            plan(StepKind::ReadRandom, 1, true),
+            plan(StepKind::ReadRandom, 2, true),
+            plan(StepKind::ReadRandom, 4, true),
+            plan(StepKind::Overwrite, 1, true),
+            plan(StepKind::Overwrite, 2, true),
+        ];
+        assert_eq!(run_order(&steps, None), [0, 1, 2, 3, 4, 5]);
+        assert_eq!(run_order(&steps, Some(1)), [0, 1, 2, 3, 4, 5]);
+        assert_eq!(run_order(&steps, Some(2)), [0, 2, 3, 1, 5, 4]);
+        assert_eq!(run_order(&steps, Some(3)), [0, 3, 1, 2, 4, 5]);
+        assert_eq!(run_order(&steps, Some(4)), [0, 1, 2, 3, 5, 4]);
     }
 }

@@ -321,14 +321,8 @@ pub fn run_client_step(
         work.queries = result.ops;
     }
     if plan.kind.needs_data() && !matches!(plan.kind, StepKind::Overwrite | StepKind::DeleteRandom | StepKind::ReadSeq) {
+        // The runner says why lookups found no key (it knows what the fills did).
         result.reads = Some(ReadCounts { found, not_found });
-        let total = found + not_found;
-        if not_found > 0 && total > 0 {
-            result.notes.push(format!(
-                "{not_found} of {total} lookups ({:.1}%) found no key: fillrandom inserts with replacement and leaves about 37% of the key space empty; fillseq or filluniquerandom fill it all",
-                100.0 * not_found as f64 / total as f64
-            ));
-        }
     }
     if let Some(w) = writer {
         let latency = driver::merge_ops([w.ops], intervals).pop().expect("the writer's recording");
@@ -365,26 +359,29 @@ pub fn run_client_step(
     (result, work)
 }
 
-/// Wait until the engine's background work is done or `timeout` passed
-/// (then the step is marked timed out and warned about). The engine's own
-/// wait where it has one, in slices of a second so that a signal stops it;
-/// otherwise polling its "work pending" state.
-/// Returns false when the engine has no background work to wait for.
-fn wait_for_compaction(engine: &dyn Engine, start: Instant, timeout: Duration, result: &mut StepResult) -> Result<bool> {
+/// How a wait for background work ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Waited {
+    Done,
+    /// The engine has no background work (lmdb, sqlite, null).
+    NothingToWait,
+    TimedOut,
+    Stopped,
+}
+
+/// Wait until the engine's background work is done or `timeout` (from
+/// `start`) passed. The engine's own wait where it has one, in slices of a
+/// second so that a signal stops it; otherwise polling its "work pending" state.
+pub fn wait_for_background_work(engine: &dyn Engine, start: Instant, timeout: Duration) -> Result<Waited> {
     const SLICE: Duration = Duration::from_secs(1);
     let mut native = true;
     loop {
         if stop_requested() {
-            return Ok(true);
+            return Ok(Waited::Stopped);
         }
         let left = timeout.saturating_sub(start.elapsed());
         if left.is_zero() {
-            result.timed_out = true;
-            result.warnings.push(format!(
-                "waitforcompaction timed out: background work was still going after {:.0} s (--compaction-timeout); the steps after it ran on an unsettled database",
-                timeout.as_secs_f64()
-            ));
-            return Ok(true);
+            return Ok(Waited::TimedOut);
         }
         let done = if native {
             match engine.wait_for_background_work(left.min(SLICE))? {
@@ -396,10 +393,7 @@ fn wait_for_compaction(engine: &dyn Engine, start: Instant, timeout: Duration, r
             }
         } else {
             match engine.background_work_pending()? {
-                None => {
-                    result.notes.push("the engine has no background work to wait for: no operation, no rate".into());
-                    return Ok(false);
-                }
+                None => return Ok(Waited::NothingToWait),
                 Some(pending) => {
                     if pending {
                         std::thread::sleep(Duration::from_millis(100).min(left));
@@ -409,9 +403,29 @@ fn wait_for_compaction(engine: &dyn Engine, start: Instant, timeout: Duration, r
             }
         };
         if done {
-            return Ok(true);
+            return Ok(Waited::Done);
         }
     }
+}
+
+/// Settle the engine before a point of a concurrency sweep, so that no point
+/// pays for (or gains from) the background work of the steps before it:
+/// flush, then wait for flushes and compactions (bounded by `timeout`).
+/// Returns what was done, for the point's notes (a warning when it timed out).
+pub fn settle(engine: &dyn Engine, timeout: Duration) -> Result<(String, bool)> {
+    let start = Instant::now();
+    engine.flush()?;
+    let waited = wait_for_background_work(engine, start, timeout)?;
+    let secs = start.elapsed().as_secs_f64();
+    Ok(match waited {
+        Waited::Done => (format!("settled before this point: flushed and waited for background work ({secs:.1} s)"), false),
+        Waited::NothingToWait => (format!("settled before this point: flushed ({secs:.1} s); the engine has no background work to wait for"), false),
+        Waited::Stopped => ("settling before this point was cut short by a stop".into(), false),
+        Waited::TimedOut => (
+            format!("not settled before this point: background work was still going after {:.0} s (--compaction-timeout)", timeout.as_secs_f64()),
+            true,
+        ),
+    })
 }
 
 /// Run flush or waitforcompaction: one engine-wide call, timed.
@@ -423,7 +437,21 @@ pub fn run_engine_step(engine: &dyn Engine, plan: &StepPlan, mut result: StepRes
         StepKind::Flush => engine.flush().map(|_| Some("flush")),
         StepKind::WaitForCompaction => {
             let timeout = Duration::from_secs_f64(plan.settings.compaction_timeout_s);
-            wait_for_compaction(engine, start, timeout, &mut result).map(|waited| waited.then_some("wait"))
+            wait_for_background_work(engine, start, timeout).map(|waited| match waited {
+                Waited::Done | Waited::Stopped => Some("wait"),
+                Waited::TimedOut => {
+                    result.timed_out = true;
+                    result.warnings.push(format!(
+                        "waitforcompaction timed out: background work was still going after {:.0} s (--compaction-timeout); the steps after it ran on an unsettled database",
+                        timeout.as_secs_f64()
+                    ));
+                    Some("wait")
+                }
+                Waited::NothingToWait => {
+                    result.notes.push("the engine has no background work to wait for: no operation, no rate".into());
+                    None
+                }
+            })
         }
         _ => unreachable!(),
     };
