@@ -120,11 +120,16 @@ fn sweep_points_are_settled_rotated_marked_and_merged() {
     // Round 1: after the fill, not between two reads, before each write point.
     assert_eq!((1..5).map(|i| settled(&configs[0], i)).collect::<Vec<_>>(), [true, false, true, true], "{:?}", configs[0]["steps"]);
     assert!(notes(&configs[1], 1).iter().any(|n| n == "this sweep's points ran in the order 2, 1 clients (rotated for round 2)"), "{:?}", notes(&configs[1], 1));
-    // Points beyond the cores, counting RocksDB's 2 background jobs, are oversubscribed.
+    // Points beyond the cores are oversubscribed, counting RocksDB's 2 background
+    // jobs for the writing sweep (overwrite) only.
     let cores = std::thread::available_parallelism().unwrap().get() as u64;
-    for p in configs[0]["scaling"][0]["points"].as_array().unwrap() {
-        let t = p["threads"].as_u64().unwrap();
-        assert_eq!(p["oversubscribed"].as_bool().unwrap_or(false), t + 2 > cores, "{p}");
+    for (sweep, background) in [(0, 0), (1, 2)] {
+        let sc = &configs[0]["scaling"][sweep];
+        assert_eq!(sc["step"], ["readrandom", "overwrite"][sweep]);
+        for p in sc["points"].as_array().unwrap() {
+            let t = p["threads"].as_u64().unwrap();
+            assert_eq!(p["oversubscribed"].as_bool().unwrap_or(false), t + background > cores, "{p}");
+        }
     }
     assert!(text.contains("rocksdb readrandom, median of 2 repeats"), "{text}");
     let headings = text.lines().filter(|l| l.starts_with("rocksdb readrandom") && l.contains("no fit")).count();

@@ -39,9 +39,11 @@ pub struct Machine {
 }
 
 impl Machine {
-    /// Runnable threads at `threads` clients.
-    pub fn demand(&self, threads: usize) -> usize {
-        threads * (1 + self.per_client) + self.background
+    /// Runnable threads at `threads` clients; the engine's background threads
+    /// count only for a step that writes (a read step on a settled engine
+    /// leaves them idle).
+    pub fn demand(&self, threads: usize, writes: bool) -> usize {
+        threads * (1 + self.per_client) + if writes { self.background } else { 0 }
     }
 }
 
@@ -120,6 +122,13 @@ pub fn judge(points: &[Judged], fit: Option<&UslFit>, machine: Option<&Machine>)
     w
 }
 
+/// Whether a swept step writes (a fill, overwrite, delete, a YCSB or
+/// insert-benchmark mix with writes, or a background writer).
+fn writes(step: &str, has_writer: bool) -> bool {
+    use crate::settings::steps::StepKind;
+    has_writer || step.parse::<StepKind>().is_ok_and(|k| k.writes() || k.is_contention() || k.is_ibench() || (k.is_ycsb() && k != StepKind::YcsbC))
+}
+
 /// The sweeps among a config's steps, in the order they first ran.
 pub fn sweeps(config: &ConfigResult, machine: Option<&Machine>) -> Vec<Scaling> {
     let mut out: Vec<Scaling> = Vec::new();
@@ -138,7 +147,7 @@ pub fn sweeps(config: &ConfigResult, machine: Option<&Machine>) -> Vec<Scaling> 
                 threads: s.settings.threads,
                 ops_s: x,
                 efficiency: None,
-                oversubscribed: machine.is_some_and(|m| m.demand(s.settings.threads) > m.cores),
+                oversubscribed: machine.is_some_and(|m| m.demand(s.settings.threads, writes(step, s.writer.is_some())) > m.cores),
             }),
             _ => failed.push((step.to_string(), s.name.clone())),
         }
@@ -209,9 +218,9 @@ mod tests {
     #[test]
     fn points_beyond_the_cores_are_oversubscribed() {
         let m = Machine { cores: 2, background: 2, per_client: 0, what: "2 background jobs (max_background_jobs)".into() };
-        assert_eq!(m.demand(1), 3);
+        assert_eq!((m.demand(1, true), m.demand(1, false)), (3, 1));
         let server = Machine { cores: 4, background: 0, per_client: 1, what: "a server process per client".into() };
-        assert_eq!((server.demand(2), server.demand(3)), (4, 6));
+        assert_eq!((server.demand(2, false), server.demand(3, false)), (4, 6));
         let points = [Judged { oversubscribed: true, ..point(4, 0.5, None) }, Judged { oversubscribed: true, ..point(8, 0.3, None) }];
         let w = judge(&points, None, Some(&m));
         assert_eq!(w, ["oversubscribed at 4, 8 clients: clients and 2 background jobs (max_background_jobs) exceed the 2 cores, so those points measure time-sharing as much as the engine"]);
