@@ -112,10 +112,14 @@ pub fn judge(points: &[Judged], fit: Option<&UslFit>, machine: Option<&Machine>)
     }
     let over: Vec<String> = points.iter().filter(|p| p.oversubscribed).map(|p| p.threads.to_string()).collect();
     if let (Some(m), false) = (machine, over.is_empty()) {
+        let counted = match (m.per_client, m.what.is_empty()) {
+            (0, true) => "the clients".to_string(),
+            (0, false) => format!("the clients, and in a step that writes {}", m.what),
+            (_, _) => format!("the clients and {}", m.what),
+        };
         w.push(format!(
-            "oversubscribed at {} clients: clients{} exceed the {} cores, so those points measure time-sharing as much as the engine",
+            "oversubscribed at {} clients: more runnable threads ({counted}) than the {} cores, so those points measure time-sharing as much as the engine",
             over.join(", "),
-            if m.what.is_empty() { String::new() } else { format!(" and {}", m.what) },
             m.cores
         ));
     }
@@ -223,6 +227,6 @@ mod tests {
         assert_eq!((server.demand(2, false), server.demand(3, false)), (4, 6));
         let points = [Judged { oversubscribed: true, ..point(4, 0.5, None) }, Judged { oversubscribed: true, ..point(8, 0.3, None) }];
         let w = judge(&points, None, Some(&m));
-        assert_eq!(w, ["oversubscribed at 4, 8 clients: clients and 2 background jobs (max_background_jobs) exceed the 2 cores, so those points measure time-sharing as much as the engine"]);
+        assert_eq!(w, ["oversubscribed at 4, 8 clients: more runnable threads (the clients, and in a step that writes 2 background jobs (max_background_jobs)) than the 2 cores, so those points measure time-sharing as much as the engine"]);
     }
 }
