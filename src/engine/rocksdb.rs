@@ -732,6 +732,35 @@ mod tests {
     }
 
     #[test]
+    fn options_off_their_defaults_reach_rocksdb() {
+        let dir = tempfile::tempdir().unwrap();
+        let user = [
+            ("compaction_pri", "oldest_smallest_seq_first"),
+            ("cache_type", "lru"),
+            ("block_cache_size", "16M"),
+            ("bloom_bits", "10"),
+            ("compression", "zstd"),
+            ("enable_blob_files", "true"),
+            ("blob_compression_type", "lz4"),
+            ("max_subcompactions", "3"),
+            ("disable_auto_compactions", "true"),
+        ];
+        let engine = open_default(dir.path(), &user);
+        let opts = engine.effective_options();
+        let get = |k: &str| opts.iter().find(|(name, _)| name == k).map(|(_, v)| v.as_str()).unwrap_or_else(|| panic!("no {k} in {opts:?}"));
+        assert_eq!(get("CFOptions.compaction_pri"), "kOldestSmallestSeqFirst");
+        assert_eq!(get("CFOptions.compression"), "kZSTD");
+        assert_eq!(get("CFOptions.enable_blob_files"), "true");
+        assert_eq!(get("CFOptions.blob_compression_type"), "kLZ4Compression");
+        assert_eq!(get("CFOptions.disable_auto_compactions"), "true");
+        assert_eq!(get("DBOptions.max_subcompactions"), "3");
+        assert!(get("TableOptions/BlockBasedTable.filter_policy").contains("bloomfilter"), "{opts:?}");
+        assert_eq!(get("BlockBasedTable.block_cache"), "LRUCache(capacity=16777216)");
+        // db_bench's fixed settings still hold next to the user's.
+        assert_eq!(get("DBOptions.delayed_write_rate"), "8388608");
+    }
+
+    #[test]
     fn the_db_closes_before_its_options_and_cache_are_freed() {
         for kind in ["none", "pessimistic", "optimistic"] {
             let dir = tempfile::tempdir().unwrap();
