@@ -280,6 +280,20 @@ mod tests {
     }
 
     #[test]
+    fn both_kinds_wait_with_rocksdb_s_wait_for_compact_after_a_flush() {
+        for kind in ["pessimistic", "optimistic"] {
+            let dir = tempfile::tempdir().unwrap();
+            let engine = conformance::open_with(&SPEC, dir.path(), &[("transactions", kind)]).unwrap();
+            engine.session().unwrap().put(b"k", b"v").unwrap();
+            // Some: RocksDB's own wait (the pessimistic DB through its base DB), not polling.
+            assert_eq!(engine.wait_for_background_work(std::time::Duration::from_secs(30)).unwrap(), Some(true), "{kind}");
+            let stats = engine.stats();
+            let l0 = stats.iter().find(|(k, _)| k == "rocksdb.num-files-at-level0").map(|(_, v)| v.as_str());
+            assert_eq!(l0, Some("1"), "{kind}: the memtable was flushed first");
+        }
+    }
+
+    #[test]
     fn an_optimistic_write_conflict_is_a_conflict_not_an_error() {
         let dir = tempfile::tempdir().unwrap();
         let engine = conformance::open_with(&SPEC, dir.path(), &[("transactions", "optimistic")]).unwrap();
