@@ -7,10 +7,11 @@
 //! and what came later is behind a `rocksdb_has_*` cfg set by build.rs from
 //! the bundled c.h (docs/design/rocksdb-versions-research.md, section 3).
 //!
-//! Every handle is owned by one Rust value and freed by its Drop. A DB closes
-//! before anything it borrowed from: readers, iterators, slices and
-//! transactions carry the DB's lifetime. Errors are RocksDB's status text
-//! (`char** errptr`).
+//! Every handle is owned by one Rust value and freed by its Drop. What is
+//! taken from a DB (iterators, pinned values, transactions) carries the DB's
+//! lifetime, so it is gone before the DB closes; the engine keeps the
+//! options and cache a DB was opened with until after it closes. Errors are
+//! RocksDB's status text (`char** errptr`).
 
 use std::ffi::{c_char, c_void, CStr, CString};
 use std::marker::PhantomData;
