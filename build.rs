@@ -20,10 +20,15 @@
 //! 4. Records the git commit the binary was built from (RUMBENCH_GIT_COMMIT,
 //!    with "-dirty" when the work tree had uncommitted changes at build time),
 //!    or nothing when git or the repository is unavailable (then "unknown").
-//! 3. Records how the binary (and the C/C++ built into it) was compiled: the
+//! 5. Records how the binary (and the C/C++ built into it) was compiled: the
 //!    target CPU from RUSTFLAGS (librocksdb-sys passes it to the C++ as
 //!    -march), the optimisation level, and the C++ compiler's version
 //!    (src/build_info.rs).
+//! 6. Reads the RocksDB source librocksdb-sys bundles (its manifest dir comes
+//!    as DEP_ROCKSDB_CARGO_MANIFEST_DIR): the version (RUMBENCH_ROCKSDB_SOURCE_VERSION,
+//!    RUMBENCH_LIBROCKSDB_SYS_VERSION) and which C API capabilities it has, as
+//!    `rocksdb_has_*` cfgs, so src/engine/rocksdb_ffi.rs compiles against
+//!    every librocksdb-sys from 0.6.3 (RocksDB 6.28.2) on.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -46,6 +51,71 @@ fn main() {
     }
     git_commit();
     build_info();
+    rocksdb_capabilities();
+}
+
+/// C API capabilities RocksDB gained after 6.28.2, as (cfg, functions that
+/// must all be declared in c.h). See docs/design/rocksdb-versions-research.md section 3.
+const ROCKSDB_C_CAPABILITIES: &[(&str, &[&str])] = &[
+    ("rocksdb_has_multiget", &["rocksdb_batched_multi_get_cf"]),
+    ("rocksdb_has_txn", &["rocksdb_transaction_get_pinned_for_update", "rocksdb_transactiondb_get_pinned", "rocksdb_transactiondb_flush"]),
+    ("rocksdb_has_hyper_clock", &["rocksdb_cache_create_hyper_clock"]),
+    ("rocksdb_has_txndb_base_db", &["rocksdb_transactiondb_get_base_db"]),
+    ("rocksdb_has_wait_for_compact", &["rocksdb_wait_for_compact", "rocksdb_wait_for_compact_options_set_timeout"]),
+];
+/// Not a C function: the compaction_pri enum value (advanced_options.h).
+const ROCKSDB_ROUND_ROBIN: &str = "rocksdb_has_round_robin";
+/// HyperClockCache sizes its table itself (estimated_entry_charge 0) only from
+/// 8.8.1 (AutoHyperClockCache); before, 0 means a wrong or placeholder size.
+const HYPER_CLOCK_AUTO_SINCE: (u32, u32, u32) = (8, 8, 1);
+
+fn rocksdb_capabilities() {
+    for cfg in ROCKSDB_C_CAPABILITIES.iter().map(|(c, _)| *c).chain([ROCKSDB_ROUND_ROBIN]) {
+        println!("cargo::rustc-check-cfg=cfg({cfg})");
+    }
+    println!("cargo:rerun-if-env-changed=DEP_ROCKSDB_CARGO_MANIFEST_DIR");
+    let dir = PathBuf::from(std::env::var("DEP_ROCKSDB_CARGO_MANIFEST_DIR").expect("librocksdb-sys reports cargo_manifest_dir"));
+    let read = |rel: &str| std::fs::read_to_string(dir.join(rel)).unwrap_or_else(|e| panic!("cannot read {rel} of librocksdb-sys in {}: {e}", dir.display()));
+    let c_h = read("rocksdb/include/rocksdb/c.h");
+    let (major, minor, patch) = rocksdb_version(&read("rocksdb/include/rocksdb/version.h"));
+    for (cfg, functions) in ROCKSDB_C_CAPABILITIES {
+        let mut has = functions.iter().all(|f| declares_function(&c_h, f));
+        if *cfg == "rocksdb_has_hyper_clock" {
+            has &= (major, minor, patch) >= HYPER_CLOCK_AUTO_SINCE;
+        }
+        if has {
+            println!("cargo:rustc-cfg={cfg}");
+        }
+    }
+    if read("rocksdb/include/rocksdb/advanced_options.h").contains("kRoundRobin") {
+        println!("cargo:rustc-cfg={ROCKSDB_ROUND_ROBIN}");
+    }
+    println!("cargo:rustc-env=RUMBENCH_ROCKSDB_SOURCE_VERSION={major}.{minor}.{patch}");
+    let sys_version = read("Cargo.toml")
+        .lines()
+        .find_map(|l| l.strip_prefix("version = \"")?.strip_suffix('"').map(str::to_string))
+        .expect("librocksdb-sys's Cargo.toml has a version");
+    println!("cargo:rustc-env=RUMBENCH_LIBROCKSDB_SYS_VERSION={sys_version}");
+}
+
+/// Whether `header` declares the C function `name` (its name, then "(").
+fn declares_function(header: &str, name: &str) -> bool {
+    header.match_indices(name).any(|(at, _)| {
+        let before = header[..at].chars().next_back();
+        let after = header[at + name.len()..].trim_start();
+        !before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') && after.starts_with('(')
+    })
+}
+
+/// ROCKSDB_MAJOR, _MINOR and _PATCH of rocksdb/version.h.
+fn rocksdb_version(version_h: &str) -> (u32, u32, u32) {
+    let field = |name: &str| -> u32 {
+        version_h
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("#define ")?.strip_prefix(name)?.trim().parse().ok())
+            .unwrap_or_else(|| panic!("rocksdb/version.h has no {name}"))
+    };
+    (field("ROCKSDB_MAJOR"), field("ROCKSDB_MINOR"), field("ROCKSDB_PATCH"))
 }
 
 fn build_info() {

@@ -16,7 +16,8 @@ pub mod leveldb;
 pub mod lmdb;
 pub mod null;
 pub mod rocksdb;
-mod rocksdb_batch;
+mod rocksdb_ffi;
+#[cfg(rocksdb_has_txn)]
 mod rocksdb_txn;
 pub mod sqlite;
 /// GPL: only in builds with the cargo feature `wiredtiger`.

@@ -1,7 +1,8 @@
-//! RocksDB 11.8.1 through rust-rocksdb 0.25, built from the crate's bundled
-//! source as a release build (NDEBUG, -O3, for this machine's CPU); bench/
-//! builds db_bench from the very same source and flags, so the two clients
-//! compare like with like.
+//! RocksDB 11.8.1 through its C API (src/engine/rocksdb_ffi.rs), built from
+//! librocksdb-sys's bundled source as a release build (NDEBUG, -O3, for this
+//! machine's CPU); bench/ builds db_bench from the very same source and
+//! flags, so the two clients compare like with like. The same code builds
+//! with older librocksdb-sys versions (capabilities: build.rs).
 //!
 //! Option defaults are db_bench's (of this RocksDB), so `rumbench run --engine
 //! rocksdb` and `db_bench` with default flags open RocksDB the same way: the
@@ -11,9 +12,8 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
-use rocksdb::{BlockBasedOptions, Cache, DBCompactionStyle, DBCompressionType, Options, ReadOptions, WaitForCompactOptions, DB};
 
-use super::rocksdb_batch::{RawWriteOptions, ReusedBatch};
+use super::rocksdb_ffi::{self as ffi, BlockBasedOptions, Cache, CompactionStyle, Compression, Db, DbHandle, DbIterator, Options, ReadOptions, WriteBatch, WriteOptions};
 
 use super::{BatchOp, Engine, EngineOptions, EngineSpec, OpenArgs, OptKind, OptionSpec, Session, WriteAmpCounters};
 
@@ -22,7 +22,8 @@ const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "block_cache_size", default: "32M", kind: OptKind::Size, help: "block cache capacity (db_bench --cache_size, 32M)" },
     OptionSpec {
         name: "cache_type",
-        default: "hyper_clock",
+        // db_bench's default since 11.x; before 8.8.1 RocksDB cannot size a HyperClockCache itself.
+        default: if cfg!(rocksdb_has_hyper_clock) { "hyper_clock" } else { "lru" },
         kind: OptKind::Choice(&["lru", "hyper_clock"]),
         help: "block cache: HyperClockCache with its table sized by RocksDB (db_bench's default, --cache_type=hyper_clock_cache) or LRUCache \
                (RocksDB's LRU defaults: high-priority pool 0.5, where db_bench --cache_type=lru_cache uses 0)",
@@ -111,7 +112,7 @@ const OPTIONS: &[OptionSpec] = &[
 /// db_bench's settings where they differ from RocksDB's own defaults, for what
 /// rumbench has no option for (db_bench_tool.cc: flag defaults applied in
 /// InitializeOptionsFromFlags, and InitializeOptionsGeneral). Applied through
-/// RocksDB's options-string parser: the crate has no setter for some of them.
+/// RocksDB's options-string parser: the C API has no setter for some of them.
 const DB_BENCH_FIXED: &[(&str, &str)] = &[
     ("delayed_write_rate", "8388608"),                       // --delayed_write_rate (RocksDB: 16M)
     ("hard_pending_compaction_bytes_limit", "137438953472"), // --hard_pending_compaction_bytes_limit, 128G (RocksDB: 256G)
@@ -148,8 +149,12 @@ pub const PRESETS: &[(&str, &[(&str, &str)])] = &[
 
 pub const SPEC: EngineSpec = EngineSpec {
     name: "rocksdb",
-    description: "RocksDB 11.8.1 LSM (leveled, universal, BlobDB), a release build from rust-rocksdb's bundled source; \
-                  option defaults are db_bench's (the same OPTIONS file and block cache, db_bench's fixed settings included)",
+    description: concat!(
+        "RocksDB ",
+        env!("RUMBENCH_ROCKSDB_SOURCE_VERSION"),
+        " LSM (leveled, universal, BlobDB), a release build from librocksdb-sys's bundled source; \
+                  option defaults are db_bench's (the same OPTIONS file and block cache, db_bench's fixed settings included)"
+    ),
     options: OPTIONS,
     io_bound_options: IO_BOUND,
     presets: PRESETS,
@@ -158,8 +163,13 @@ pub const SPEC: EngineSpec = EngineSpec {
     open,
     check,
     build_info: build_provenance,
-    transactions: super::rocksdb_txn::kind,
+    transactions: transactions_kind,
 };
+
+#[cfg(rocksdb_has_txn)]
+use super::rocksdb_txn::kind as transactions_kind;
+#[cfg(not(rocksdb_has_txn))]
+use super::no_transactions as transactions_kind;
 
 /// Option combinations that cannot mean what they say.
 fn check(o: &EngineOptions) -> Result<()> {
@@ -169,6 +179,19 @@ fn check(o: &EngineOptions) -> Result<()> {
     let open_files = o.i64("max_open_files");
     if (0..20).contains(&open_files) {
         bail!("rocksdb.max_open_files={open_files}: RocksDB would silently raise it to 20; give -1 (keep all open) or 20 and more");
+    }
+    // What this RocksDB cannot do (build.rs finds out from its source).
+    let too_old = |what: &str, since: &str| -> Result<()> {
+        bail!("rocksdb.{what} needs RocksDB {since} or later; this build has RocksDB {}", ffi::SOURCE_VERSION)
+    };
+    if !cfg!(rocksdb_has_hyper_clock) && o.str("cache_type") == "hyper_clock" {
+        too_old("cache_type=hyper_clock (a HyperClockCache RocksDB sizes itself)", "8.8.1")?;
+    }
+    if !cfg!(rocksdb_has_round_robin) && o.str("compaction_pri") == "round_robin" {
+        too_old("compaction_pri=round_robin", "7.9.2")?;
+    }
+    if !cfg!(rocksdb_has_txn) && matches!(o.str("transactions"), "pessimistic" | "optimistic") {
+        too_old(&format!("transactions={}", o.str("transactions")), "7.4.4")?;
     }
     if o.i64("level0_stop_writes_trigger") < o.i64("level0_slowdown_writes_trigger") {
         bail!(
@@ -181,13 +204,15 @@ fn check(o: &EngineOptions) -> Result<()> {
 }
 
 pub struct RocksEngine {
-    db: DB,
+    // Before `common`: the DB closes before its options and cache are freed.
+    db: Db,
     common: Common,
 }
 
 /// What a plain and a transactional RocksDB share: options, cache, where it lives.
 pub(super) struct Common {
-    // Kept alive for the DB's lifetime; also queried for statistics.
+    // Kept alive for the DB's lifetime (its engine drops the DB first); also
+    // queried for statistics.
     pub db_opts: Options,
     pub _cache: Cache,
     pub dir: PathBuf,
@@ -240,7 +265,7 @@ impl Common {
         if let Some(text) = property("rocksdb.stats") {
             out.push(("rocksdb.stats".into(), text));
         }
-        if let Some(text) = self.db_opts.get_statistics() {
+        if let Some(text) = self.db_opts.statistics() {
             out.push(("rocksdb.options-statistics".into(), text));
         }
         out
@@ -248,7 +273,7 @@ impl Common {
 
     pub fn write_amp_counters(&self, property: &dyn Fn(&str) -> Option<String>) -> Option<WriteAmpCounters> {
         if self.statistics {
-            let text = self.db_opts.get_statistics()?;
+            let text = self.db_opts.statistics()?;
             let flush = ticker(&text, "rocksdb.flush.write.bytes")?;
             let compact = ticker(&text, "rocksdb.compact.write.bytes")?;
             return Some(WriteAmpCounters {
@@ -268,35 +293,36 @@ impl Common {
     }
 }
 
-fn compaction_pri(name: &str) -> rocksdb::CompactionPri {
-    use rocksdb::CompactionPri::*;
+/// The compaction_pri value in RocksDB's options-string syntax: the C API
+/// has a setter only from 9.9.3, the options string has it in every version.
+fn compaction_pri(name: &str) -> &'static str {
     match name {
-        "by_compensated_size" => ByCompensatedSize,
-        "oldest_largest_seq_first" => OldestLargestSeqFirst,
-        "oldest_smallest_seq_first" => OldestSmallestSeqFirst,
-        "round_robin" => RoundRobin,
-        _ => MinOverlappingRatio,
+        "by_compensated_size" => "kByCompensatedSize",
+        "oldest_largest_seq_first" => "kOldestLargestSeqFirst",
+        "oldest_smallest_seq_first" => "kOldestSmallestSeqFirst",
+        "round_robin" => "kRoundRobin",
+        _ => "kMinOverlappingRatio",
     }
 }
 
-fn compression(name: &str) -> DBCompressionType {
+fn compression(name: &str) -> Compression {
     match name {
-        "none" => DBCompressionType::None,
-        "lz4" => DBCompressionType::Lz4,
-        "zstd" => DBCompressionType::Zstd,
-        "zlib" => DBCompressionType::Zlib,
-        "bz2" => DBCompressionType::Bz2,
-        _ => DBCompressionType::Snappy,
+        "none" => Compression::None,
+        "lz4" => Compression::Lz4,
+        "zstd" => Compression::Zstd,
+        "zlib" => Compression::Zlib,
+        "bz2" => Compression::Bz2,
+        _ => Compression::Snappy,
     }
 }
 
 fn open(args: &OpenArgs) -> Result<Box<dyn Engine>> {
     let o: &EngineOptions = &args.options;
-    let mut opts = Options::default();
+    let mut opts = Options::new();
     opts.create_if_missing(args.create);
     opts.set_compaction_style(match o.str("compaction_style") {
-        "universal" => DBCompactionStyle::Universal,
-        _ => DBCompactionStyle::Level,
+        "universal" => CompactionStyle::Universal,
+        _ => CompactionStyle::Level,
     });
     opts.set_write_buffer_size(o.u64("write_buffer_size") as usize);
     opts.set_max_write_buffer_number(o.i32("max_write_buffer_number"));
@@ -310,7 +336,6 @@ fn open(args: &OpenArgs) -> Result<Box<dyn Engine>> {
     opts.set_num_levels(o.i32("num_levels"));
     opts.set_level_compaction_dynamic_level_bytes(o.bool("level_compaction_dynamic_level_bytes"));
     opts.set_compression_type(compression(o.str("compression")));
-    opts.set_compaction_pri(compaction_pri(o.str("compaction_pri")));
     opts.set_enable_blob_files(o.bool("enable_blob_files"));
     opts.set_min_blob_size(o.u64("min_blob_size"));
     opts.set_blob_file_size(o.u64("blob_file_size"));
@@ -327,32 +352,26 @@ fn open(args: &OpenArgs) -> Result<Box<dyn Engine>> {
     }
     let capacity = o.u64("block_cache_size");
     let (cache, cache_description) = match o.str("cache_type") {
-        // 0: let RocksDB size its table (AutoHyperClockCache), as db_bench does by default.
-        "hyper_clock" => (
-            Cache::new_hyper_clock_cache(capacity as usize, 0),
-            format!("HyperClockCache(capacity={capacity}, estimated_entry_charge=0: auto)"),
-        ),
-        _ => (Cache::new_lru_cache(capacity as usize), format!("LRUCache(capacity={capacity})")),
+        // Estimated entry charge 0: RocksDB sizes its table (AutoHyperClockCache), as db_bench does by default.
+        #[cfg(rocksdb_has_hyper_clock)]
+        "hyper_clock" => (Cache::hyper_clock(capacity as usize), format!("HyperClockCache(capacity={capacity}, estimated_entry_charge=0: auto)")),
+        _ => (Cache::lru(capacity as usize), format!("LRUCache(capacity={capacity})")),
     };
-    let mut table = BlockBasedOptions::default();
+    let mut table = BlockBasedOptions::new();
     table.set_block_cache(&cache);
     table.set_block_size(o.u64("block_size") as usize);
     table.set_cache_index_and_filter_blocks(o.bool("cache_index_and_filter_blocks"));
     let bloom = o.i64("bloom_bits");
     if bloom > 0 {
-        table.set_bloom_filter(bloom as f64, false);
+        table.set_bloom_filter(bloom as f64);
     }
     opts.set_block_based_table_factory(&table);
-    // A copy of `opts` with db_bench's fixed settings. The copy does not hold
-    // the Rust handles `opts` kept alive; of those only the cache matters, and
-    // Common keeps it.
-    let fixed: Vec<String> = DB_BENCH_FIXED.iter().map(|(k, v)| format!("{k}={v}")).collect();
-    let opts = opts.get_options_from_string(fixed.join(";")).context("rocksdb: db_bench's fixed settings")?;
-    // Opened with the default column family named (so multiget can address it)
-    // and given the same options: a bare name would get default CF options.
-    let cf = rocksdb::ColumnFamilyDescriptor::new(rocksdb::DEFAULT_COLUMN_FAMILY_NAME, opts.clone());
+    // A copy of `opts` with db_bench's fixed settings and compaction_pri.
+    let mut settings: Vec<String> = DB_BENCH_FIXED.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    settings.push(format!("compaction_pri={}", compaction_pri(o.str("compaction_pri"))));
+    let opts = opts.with_options_string(&settings.join(";")).context("rocksdb: db_bench's fixed settings")?;
     let common = Common {
-        db_opts: opts.clone(),
+        db_opts: opts,
         _cache: cache,
         dir: args.dir.clone(),
         write_opts_sync: o.bool("sync"),
@@ -361,10 +380,11 @@ fn open(args: &OpenArgs) -> Result<Box<dyn Engine>> {
         cache_description,
         background_jobs: o.u64("max_background_jobs") as usize,
     };
+    #[cfg(rocksdb_has_txn)]
     if o.str("transactions") == "pessimistic" || o.str("transactions") == "optimistic" {
-        return super::rocksdb_txn::open(o.str("transactions"), &opts, cf, common, o.i64("lock_timeout_ms"));
+        return super::rocksdb_txn::open(o.str("transactions"), common, o.i64("lock_timeout_ms"));
     }
-    let db = DB::open_cf_descriptors(&opts, &args.dir, [cf]).with_context(|| format!("rocksdb cannot open {}", args.dir.display()))?;
+    let db = Db::open(&common.db_opts, &args.dir).with_context(|| format!("rocksdb cannot open {}", args.dir.display()))?;
     Ok(Box::new(RocksEngine { db, common }))
 }
 
@@ -385,7 +405,7 @@ fn latest_options_file(dir: &Path) -> Option<PathBuf> {
 /// How this RocksDB was built, for every result (see build.rs).
 pub fn build_provenance() -> Vec<(String, String)> {
     vec![
-        ("build.library".into(), "bundled source of librocksdb-sys 0.19.0+11.8.1, linked statically".into()),
+        ("build.library".into(), format!("bundled source of librocksdb-sys {}, linked statically", ffi::SYS_CRATE_VERSION)),
         ("build.ndebug".into(), "true (librocksdb-sys defines NDEBUG: assertions off)".into()),
         ("build.opt_level".into(), crate::build_info::OPT_LEVEL.into()),
         ("build.target_cpu".into(), crate::build_info::TARGET_CPU.into()),
@@ -473,7 +493,7 @@ pub(super) const INT_PROPERTIES: &[&str] = &[
 
 impl RocksEngine {
     fn property(&self, name: &str) -> Option<String> {
-        self.db.property_value(name).ok().flatten()
+        self.db.property(name)
     }
 }
 
@@ -492,12 +512,12 @@ impl Engine for RocksEngine {
         // Sessions are opened on the thread that uses them. RocksDB's per-thread
         // perf counters are on by default; db_bench turns them off, and so do we
         // (they cost about 14% more CPU per put in a profile).
-        rocksdb::perf::set_perf_stats(rocksdb::perf::PerfStatsLevel::Disable);
+        ffi::disable_perf_stats_on_this_thread();
         Ok(Box::new(RocksSession {
             db: &self.db,
-            read_opts: ReadOptions::default(),
-            write_opts: RawWriteOptions::new(self.common.write_opts_sync, self.common.write_opts_wal),
-            batch: ReusedBatch::new(),
+            read_opts: ReadOptions::new(),
+            write_opts: WriteOptions::new(self.common.write_opts_sync, self.common.write_opts_wal),
+            batch: WriteBatch::new(),
         }))
     }
 
@@ -506,7 +526,7 @@ impl Engine for RocksEngine {
     }
 
     fn wait_for_background_work(&self, timeout: std::time::Duration) -> Result<Option<bool>> {
-        wait_for_compact(timeout, |o| self.db.wait_for_compact(o))
+        wait_for_compact(&self.db, timeout)
     }
 
     fn background_work_pending(&self) -> Result<Option<bool>> {
@@ -527,20 +547,21 @@ impl Engine for RocksEngine {
 }
 
 struct RocksSession<'a> {
-    db: &'a DB,
+    db: &'a Db,
     read_opts: ReadOptions,
-    write_opts: RawWriteOptions,
-    /// One batch per session, cleared and reused for every write, as db_bench
-    /// does (src/engine/rocksdb_batch.rs).
-    batch: ReusedBatch,
+    write_opts: WriteOptions,
+    /// One batch per session, cleared and reused for every put, delete and
+    /// batch, as db_bench does: `rocksdb_put` (DB::Put) would build and
+    /// heap-allocate a new WriteBatch for every call.
+    batch: WriteBatch,
 }
 
 impl RocksSession<'_> {
     #[inline]
-    fn write_reused_batch(&mut self, fill: impl FnOnce(&mut ReusedBatch)) -> Result<()> {
+    fn write_reused_batch(&mut self, fill: impl FnOnce(&mut WriteBatch)) -> Result<()> {
         self.batch.clear();
         fill(&mut self.batch);
-        self.batch.write(self.db, &self.write_opts).map_err(anyhow::Error::msg)
+        Ok(self.db.write(&self.write_opts, &self.batch)?)
     }
 }
 
@@ -569,13 +590,13 @@ impl Session for RocksSession<'_> {
     #[inline]
     fn get(&mut self, key: &[u8]) -> Result<bool> {
         // Pinned: the value is not copied, as db_bench's readrandom.
-        let v = self.db.get_pinned_opt(key, &self.read_opts).context("rocksdb get")?;
+        let v = self.db.get_pinned(&self.read_opts, key).context("rocksdb get")?;
         Ok(std::hint::black_box(v).is_some())
     }
 
     fn get_value(&mut self, key: &[u8], out: &mut Vec<u8>) -> Result<bool> {
         out.clear();
-        match self.db.get_pinned_opt(key, &self.read_opts).context("rocksdb get")? {
+        match self.db.get_pinned(&self.read_opts, key).context("rocksdb get")? {
             Some(v) => {
                 out.extend_from_slice(&v);
                 Ok(true)
@@ -584,9 +605,9 @@ impl Session for RocksSession<'_> {
         }
     }
 
+    #[cfg(rocksdb_has_multiget)]
     fn multi_get(&mut self, keys: &[u8], key_size: usize) -> Result<usize> {
-        let cf = self.db.cf_handle(rocksdb::DEFAULT_COLUMN_FAMILY_NAME).expect("opened with the default column family");
-        let results = self.db.batched_multi_get_cf_opt(cf, keys.chunks_exact(key_size), false, &self.read_opts);
+        let results = self.db.batched_multi_get(&self.read_opts, keys.chunks_exact(key_size));
         let mut found = 0;
         for r in results {
             found += r.context("rocksdb multiget")?.is_some() as usize;
@@ -602,7 +623,14 @@ impl Session for RocksSession<'_> {
         visit: &mut dyn FnMut(&[u8], &[u8]) -> bool,
     ) -> Result<usize> {
         // A new iterator per scan, as db_bench's seekrandom, so it sees the latest writes.
-        scan_with(self.db.raw_iterator_opt(ReadOptions::default()), start, reverse, max_entries, visit)
+        scan_with(self.db.iterator(&self.read_opts), start, reverse, max_entries, visit)
+    }
+
+    /// Before 7.4.4 the C API has only a MultiGet that copies every value:
+    /// not the batched read this step measures.
+    #[cfg(not(rocksdb_has_multiget))]
+    fn multi_get(&mut self, _keys: &[u8], _key_size: usize) -> Result<usize> {
+        bail!("rocksdb multiget needs RocksDB 7.4.4 or later; this build has RocksDB {}", ffi::SOURCE_VERSION)
     }
 }
 
@@ -610,23 +638,24 @@ impl Session for RocksSession<'_> {
 /// first), not polling compaction-pending: with universal compaction that
 /// stays 1 when there is nothing it can pick (RocksDB issue 9275).
 /// Some(false) when `timeout` came first.
-pub(super) fn wait_for_compact(
-    timeout: std::time::Duration,
-    wait: impl FnOnce(&WaitForCompactOptions) -> Result<(), rocksdb::Error>,
-) -> Result<Option<bool>> {
-    let mut opts = WaitForCompactOptions::default();
-    opts.set_flush(true);
-    opts.set_timeout(timeout.as_micros().max(1) as u64);
-    match wait(&opts) {
+/// None before RocksDB 8.8.1 (no WaitForCompact in the C API): the caller polls.
+pub(super) fn wait_for_compact(db: &DbHandle, timeout: std::time::Duration) -> Result<Option<bool>> {
+    #[cfg(rocksdb_has_wait_for_compact)]
+    return match db.wait_for_compact(true, timeout) {
         Ok(()) => Ok(Some(true)),
-        Err(e) if e.kind() == rocksdb::ErrorKind::TimedOut => Ok(Some(false)),
+        Err(e) if e.kind() == ffi::ErrorKind::TimedOut => Ok(Some(false)),
         Err(e) => Err(e).context("rocksdb wait for compaction"),
+    };
+    #[cfg(not(rocksdb_has_wait_for_compact))]
+    {
+        let _ = (db, timeout);
+        Ok(None)
     }
 }
 
 /// Visit up to `max_entries` entries from `start` (see `Session::scan`).
-pub(super) fn scan_with<D: rocksdb::DBAccess>(
-    mut it: rocksdb::DBRawIteratorWithThreadMode<'_, D>,
+pub(super) fn scan_with(
+    mut it: DbIterator<'_>,
     start: &[u8],
     reverse: bool,
     max_entries: usize,
@@ -710,6 +739,48 @@ mod tests {
         while engine.background_work_pending().unwrap() != Some(false) {
             assert!(t.elapsed().as_secs() < 30, "background work never finished");
             std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+
+    #[test]
+    fn options_off_their_defaults_reach_rocksdb() {
+        let dir = tempfile::tempdir().unwrap();
+        let user = [
+            ("compaction_pri", "oldest_smallest_seq_first"),
+            ("cache_type", "lru"),
+            ("block_cache_size", "16M"),
+            ("bloom_bits", "10"),
+            ("compression", "zstd"),
+            ("enable_blob_files", "true"),
+            ("blob_compression_type", "lz4"),
+            ("max_subcompactions", "3"),
+            ("disable_auto_compactions", "true"),
+        ];
+        let engine = open_default(dir.path(), &user);
+        let opts = engine.effective_options();
+        let get = |k: &str| opts.iter().find(|(name, _)| name == k).map(|(_, v)| v.as_str()).unwrap_or_else(|| panic!("no {k} in {opts:?}"));
+        assert_eq!(get("CFOptions.compaction_pri"), "kOldestSmallestSeqFirst");
+        assert_eq!(get("CFOptions.compression"), "kZSTD");
+        assert_eq!(get("CFOptions.enable_blob_files"), "true");
+        assert_eq!(get("CFOptions.blob_compression_type"), "kLZ4Compression");
+        assert_eq!(get("CFOptions.disable_auto_compactions"), "true");
+        assert_eq!(get("DBOptions.max_subcompactions"), "3");
+        assert!(get("TableOptions/BlockBasedTable.filter_policy").contains("bloomfilter"), "{opts:?}");
+        assert_eq!(get("BlockBasedTable.block_cache"), "LRUCache(capacity=16777216)");
+        // db_bench's fixed settings still hold next to the user's.
+        assert_eq!(get("DBOptions.delayed_write_rate"), "8388608");
+    }
+
+    #[test]
+    fn the_db_closes_before_its_options_and_cache_are_freed() {
+        for kind in ["none", "pessimistic", "optimistic"] {
+            let dir = tempfile::tempdir().unwrap();
+            let engine = open_default(dir.path(), &[("transactions", kind)]);
+            ffi::drop_log::take();
+            drop(engine);
+            let log = ffi::drop_log::take();
+            assert_eq!(log.first(), Some(&"db closed"), "{kind}: {log:?}");
+            assert!(log.contains(&"options freed") && log.contains(&"cache freed"), "{kind}: {log:?}");
         }
     }
 

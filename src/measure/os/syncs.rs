@@ -236,12 +236,11 @@ mod tests {
         // librocksdb.so is a shared library: this only counts when the test
         // binary exports our wrappers dynamically (build.rs).
         let dir = tempfile::tempdir().unwrap();
-        let db = rocksdb::DB::open_default(dir.path()).unwrap();
-        let mut wo = rocksdb::WriteOptions::default();
-        wo.set_sync(true);
+        let engine = crate::engine::conformance::open_with(&crate::engine::rocksdb::SPEC, dir.path(), &[("sync", "true")]).unwrap();
+        let mut session = engine.session().unwrap();
         let before = sync_calls();
         for i in 0..3u32 {
-            db.put_opt(i.to_be_bytes(), b"v", &wo).unwrap();
+            session.put(&i.to_be_bytes(), b"v").unwrap();
         }
         let d = sync_calls().since(&before);
         eprintln!("rocksdb, 3 synced puts: {d:?}");
