@@ -170,7 +170,12 @@ fn fail_on_regression_acts_on_regression_verdicts_only() {
 /// A suite of null-engine configs, one per `spin_ns`, each run `repeat`
 /// times in rounds (a short fillseq, then readrandom for a second); the
 /// run's directory.
+/// One null-engine run at a time: two at once on a 2-core machine widen each
+/// other's intervals (the CPU figures are what these tests judge).
+static ONE_RUN_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 fn null_run(dir: &Path, spins: &[u64], repeat: u32) -> std::path::PathBuf {
+    let _alone = ONE_RUN_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let mut suite = String::from("[settings]\nnum = 20000\nseconds = 1\nsteps = [\"fillseq\", \"readrandom\"]\n");
     for (i, s) in spins.iter().enumerate() {
         suite.push_str(&format!("[[config]]\nname = \"n{i}\"\nengine = \"null\"\noptions = {{ spin_ns = {s} }}\n"));
