@@ -129,8 +129,7 @@ pub fn judge(points: &[Judged], fit: Option<&UslFit>, machine: Option<&Machine>)
 /// Whether a swept step writes (a fill, overwrite, delete, a YCSB or
 /// insert-benchmark mix with writes, or a background writer).
 fn writes(step: &str, has_writer: bool) -> bool {
-    use crate::settings::steps::StepKind;
-    has_writer || step.parse::<StepKind>().is_ok_and(|k| k.writes() || k.is_contention() || k.is_ibench() || (k.is_ycsb() && k != StepKind::YcsbC))
+    has_writer || step.parse::<crate::settings::steps::StepKind>().is_ok_and(|k| k.changes_data())
 }
 
 /// The sweeps among a config's steps, in the order they first ran.

@@ -527,6 +527,46 @@ struct ConfigState {
     last_fill: Option<FillEnd>,
 }
 
+/// How a sweep's point was settled before it ran, for its notes.
+pub(crate) enum Settled {
+    Note(String),
+    Warning(String),
+}
+
+impl Settled {
+    pub(crate) fn record(self, result: &mut StepResult) {
+        match self {
+            Settled::Note(n) => result.notes.insert(0, n),
+            Settled::Warning(w) => result.warnings.insert(0, w),
+        }
+    }
+}
+
+/// Settle the engine before a concurrency sweep's point when the steps
+/// before it may have left background work: before the sweep's first point
+/// (after a fill or load) and after a point that changed data. `engine` is
+/// None for a server, which gives rumbench nothing to wait on.
+pub(crate) fn settle_point(step: &StepPlan, prev: Option<&StepPlan>, engine: Option<&dyn Engine>) -> Option<Settled> {
+    let prev = prev?;
+    let same_sweep = prev.sweep && prev.kind == step.kind;
+    if !step.sweep || (same_sweep && !prev.kind.changes_data()) {
+        return None;
+    }
+    let Some(engine) = engine else {
+        return (!same_sweep).then(|| {
+            Settled::Note(
+                "not settled before this sweep: a server's background work (checkpoints, vacuum, purge) has no wait here; --repeat rotates the points' order instead"
+                    .into(),
+            )
+        });
+    };
+    Some(match crate::workload::dbbench::settle(engine, std::time::Duration::from_secs_f64(step.settings.compaction_timeout_s)) {
+        Ok((note, false)) => Settled::Note(note),
+        Ok((warning, true)) => Settled::Warning(warning),
+        Err(e) => Settled::Warning(format!("settling before this point failed: {e:#}")),
+    })
+}
+
 /// On the first point of a sweep run in a rotated order: which order.
 pub(crate) fn note_sweep_order(result: &mut StepResult, plan: &RunPlan, order: &[usize], i: usize, repeat: Option<u32>) {
     let step = &plan.steps[i];
@@ -865,22 +905,12 @@ fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut RunResu
         if crate::driver::stop::stop_requested() {
             break;
         }
-        // A sweep's point starts on a settled engine: after the steps before the
-        // sweep, and after a point that wrote.
-        let settled = match (step.sweep, prev) {
-            (true, Some(p)) if !(p.sweep && p.kind == step.kind && !p.kind.writes()) => {
-                Some(crate::workload::dbbench::settle(engine.as_ref(), std::time::Duration::from_secs_f64(step.settings.compaction_timeout_s)))
-            }
-            _ => None,
-        };
+        let settled = settle_point(step, prev, Some(engine.as_ref()));
         // (i: the step's seeds stay its own whatever the order.)
         let mut result = run_step(engine.as_ref(), config, step, i, keyspace, &probes, &mut state, &dir);
         note_sweep_order(&mut result, plan, &order, i, config.repeat);
-        match settled {
-            Some(Ok((note, false))) => result.notes.insert(0, note),
-            Some(Ok((warning, true))) => result.warnings.insert(0, warning),
-            Some(Err(e)) => result.warnings.insert(0, format!("settling before this point failed: {e:#}")),
-            None => {}
+        if let Some(s) = settled {
+            s.record(&mut result);
         }
         prev = Some(step);
         if !record_step(run, ci, &config.name, step.kind, result, opts, &dir)? {
@@ -969,3 +999,42 @@ pub fn check_plan(plan: &RunPlan) -> Result<()> {
     crate::workload::ibench::check_plan(plan)
 }
 
+
+#[cfg(test)]
+mod settle_tests {
+    use super::*;
+    use crate::settings::Settings;
+
+    fn plan(kind: StepKind, threads: usize, sweep: bool) -> StepPlan {
+        StepPlan { kind, settings: Settings { threads, ..Settings::default() }, sweep }
+    }
+
+    /// A server has nothing to wait on: its sweep's first point says so, once.
+    #[test]
+    fn a_sweep_on_a_server_says_once_that_it_was_not_settled() {
+        let load = plan(StepKind::YcsbLoad, 1, false);
+        let (c1, c2) = (plan(StepKind::YcsbC, 1, true), plan(StepKind::YcsbC, 2, true));
+        assert!(matches!(settle_point(&c1, Some(&load), None), Some(Settled::Note(n)) if n.starts_with("not settled before this sweep")));
+        assert!(settle_point(&c2, Some(&c1), None).is_none());
+        assert!(settle_point(&load, None, None).is_none());
+        let (a1, a2) = (plan(StepKind::YcsbA, 1, true), plan(StepKind::YcsbA, 2, true));
+        assert!(settle_point(&a2, Some(&a1), None).is_none(), "said once per sweep");
+    }
+
+    /// On an engine: before the first point, after a point that changed data, not between reads.
+    #[test]
+    fn an_engine_is_settled_before_the_first_point_and_after_writes() {
+        let dir = tempfile::tempdir().unwrap();
+        let engine = crate::engine::conformance::open_with(&crate::engine::rocksdb::SPEC, dir.path(), &[]).unwrap();
+        let fill = plan(StepKind::FillSeq, 1, false);
+        let (r1, r2) = (plan(StepKind::ReadRandom, 1, true), plan(StepKind::ReadRandom, 2, true));
+        let (w1, w2) = (plan(StepKind::ReadWhileWriting, 1, true), plan(StepKind::ReadWhileWriting, 2, true));
+        let note = |s: Option<Settled>| match s {
+            Some(Settled::Note(n)) => n,
+            _ => String::new(),
+        };
+        assert!(note(settle_point(&r1, Some(&fill), Some(engine.as_ref()))).starts_with("settled before this point: flushed and waited for background work"));
+        assert!(settle_point(&r2, Some(&r1), Some(engine.as_ref())).is_none());
+        assert!(note(settle_point(&w2, Some(&w1), Some(engine.as_ref()))).starts_with("settled before this point"), "a background writer changed data");
+    }
+}

@@ -534,24 +534,11 @@ pub fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut Run
         if crate::driver::stop::stop_requested() {
             break;
         }
-        // A sweep's point starts on a settled engine (see runner::run_config);
-        // a server's background work (checkpoints, vacuum, purge) has no wait here.
-        let first_point = step.sweep && prev.is_some_and(|p| !(p.sweep && p.kind == step.kind));
-        let settled = match (backend.table.kv_engine(), step.sweep && prev.is_some_and(|p| !(p.sweep && p.kind == step.kind && !p.kind.writes()))) {
-            (Some(engine), true) => Some(crate::workload::dbbench::settle(engine, std::time::Duration::from_secs_f64(step.settings.compaction_timeout_s))),
-            _ => None,
-        };
+        let settled = runner::settle_point(step, prev, backend.table.kv_engine());
         let mut result = run_step(&backend, step, i, &mut state, &probes, &dir);
         runner::note_sweep_order(&mut result, plan, &order, i, config.repeat);
-        match settled {
-            Some(Ok((note, false))) => result.notes.insert(0, note),
-            Some(Ok((warning, true))) => result.warnings.insert(0, warning),
-            Some(Err(e)) => result.warnings.insert(0, format!("settling before this point failed: {e:#}")),
-            None if first_point && backend.table.kv_engine().is_none() => result.notes.insert(
-                0,
-                "not settled before this sweep: a server's background work (checkpoints, vacuum, purge) has no wait here; --repeat rotates the points' order instead".into(),
-            ),
-            None => {}
+        if let Some(s) = settled {
+            s.record(&mut result);
         }
         prev = Some(step);
         if !runner::record_step(run, ci, &config.name, step.kind, result, opts, &dir)? {

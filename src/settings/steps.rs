@@ -163,6 +163,18 @@ impl StepKind {
         use StepKind::*;
         matches!(self, Fill | FillSeq | FillRandom | FillUniqueRandom | Overwrite | DeleteRandom)
     }
+
+    /// Whether the step changes the data at all: its clients write, or a
+    /// background writer or a mix of operations does (leaving the engine
+    /// background work, e.g. for a concurrency sweep's next point).
+    pub fn changes_data(self) -> bool {
+        use StepKind::*;
+        self.writes()
+            || matches!(self, ReadWhileWriting | FwdRangeWhileWriting)
+            || self.is_ibench()
+            || self.is_contention()
+            || (self.is_ycsb() && self != YcsbC)
+    }
 }
 
 impl fmt::Display for StepKind {
