@@ -227,8 +227,10 @@ fn identical_configs_with_repeats_get_no_verdict_of_change() {
 #[test]
 fn a_known_cpu_slowdown_is_called_a_regression() {
     let tmp = tempfile::tempdir().unwrap();
-    // 20% more CPU per call in the engine.
-    let dir = null_run(tmp.path(), &[2000, 2400], 5);
+    // 50% more CPU per call in the engine. (20% is detected on a quiet machine,
+    // bench/README.md "Verdict calibration"; under a parallel test suite on 2
+    // cores the rounds' ratios spread by +-20%, and its interval reached 0.97.)
+    let dir = null_run(tmp.path(), &[2000, 3000], 5);
     let (code, text) = compare_dir(&dir, &["--metrics", "cpu_us_op,ops_s", "--fail-on-regression"]);
     assert_eq!(code, Some(1), "{text}");
     let cpu = text.lines().find(|l| l.starts_with("readrandom") && l.contains("cpu/op")).unwrap_or_else(|| panic!("{text}"));
