@@ -201,7 +201,7 @@ pub fn render_markdown(s: &Summary) -> String {
             let head = if sw.repeats > 1 { format!("{} {}, median of {} repeats", label(s, &r.label, sw), sw.step, sw.repeats) } else { format!("{} {}", label(s, &r.label, sw), sw.step) };
             let _ = writeln!(o, "**{head}**: {}\n", fit_text(sw).replace('|', "\\|"));
             for (i, (name, cells)) in rows(sw).iter().enumerate() {
-                let _ = writeln!(o, "| {name} | {} |", cells.join(" | "));
+                let _ = writeln!(o, "| {name} | {} |", cells.join(" | ").replace('*', "\\*"));
                 if i == 0 {
                     let _ = writeln!(o, "|:--|{}", "--:|".repeat(cells.len()));
                 }
