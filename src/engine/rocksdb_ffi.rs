@@ -123,6 +123,25 @@ macro_rules! logged_drop {
     };
 }
 
+/// A C handle this wrapper owns, freed by `$destroy` when dropped (RocksDB
+/// copies what it needs from options, caches and batches it is given);
+/// `logged`: the entry of the test builds' drop log.
+macro_rules! owned_handle {
+    ($(#[$attr:meta])* $vis:vis struct $name:ident($c:ty), $destroy:path $(, logged $log:literal)?) => {
+        $(#[$attr])*
+        $vis struct $name(NonNull<$c>);
+
+        $(#[$attr])*
+        impl Drop for $name {
+            fn drop(&mut self) {
+                // SAFETY: we own the handle, and drop frees it once.
+                unsafe { $destroy(self.0.as_ptr()) }
+                $(logged_drop!($log);)?
+            }
+        }
+    };
+}
+
 /// Turn RocksDB's per-thread perf counters off on the calling thread
 /// (PerfLevel::kDisable, perf_level.h).
 pub fn disable_perf_stats_on_this_thread() {
@@ -130,8 +149,10 @@ pub fn disable_perf_stats_on_this_thread() {
     unsafe { ffi::rocksdb_set_perf_level(1) }
 }
 
-/// DB and column family options (`rocksdb_options_t`).
-pub struct Options(NonNull<ffi::rocksdb_options_t>);
+owned_handle!(
+    /// DB and column family options (`rocksdb_options_t`).
+    pub struct Options(ffi::rocksdb_options_t), ffi::rocksdb_options_destroy, logged "options freed"
+);
 
 // SAFETY: setters need &mut; through & only the statistics object (itself
 // thread-safe) is read.
@@ -216,14 +237,6 @@ impl Options {
     }
 }
 
-impl Drop for Options {
-    fn drop(&mut self) {
-        // SAFETY: we own the handle; a DB opened with it copied what it needs.
-        unsafe { ffi::rocksdb_options_destroy(self.0.as_ptr()) }
-        logged_drop!("options freed");
-    }
-}
-
 /// rocksdb_*_compaction of c.h.
 #[derive(Clone, Copy)]
 #[repr(i32)]
@@ -244,8 +257,10 @@ pub enum Compression {
     Zstd = ffi::rocksdb_zstd_compression as i32,
 }
 
-/// A block cache (`rocksdb_cache_t`: one reference to a shared cache).
-pub struct Cache(NonNull<ffi::rocksdb_cache_t>);
+owned_handle!(
+    /// A block cache (`rocksdb_cache_t`: one reference to a shared cache).
+    pub struct Cache(ffi::rocksdb_cache_t), ffi::rocksdb_cache_destroy, logged "cache freed"
+);
 
 // SAFETY: RocksDB caches are thread-safe; the handle is only passed on.
 unsafe impl Send for Cache {}
@@ -267,16 +282,10 @@ impl Cache {
     }
 }
 
-impl Drop for Cache {
-    fn drop(&mut self) {
-        // SAFETY: we own this reference; table options hold their own.
-        unsafe { ffi::rocksdb_cache_destroy(self.0.as_ptr()) }
-        logged_drop!("cache freed");
-    }
-}
-
-/// Block-based table options.
-pub struct BlockBasedOptions(NonNull<ffi::rocksdb_block_based_table_options_t>);
+owned_handle!(
+    /// Block-based table options.
+    pub struct BlockBasedOptions(ffi::rocksdb_block_based_table_options_t), ffi::rocksdb_block_based_options_destroy
+);
 
 impl BlockBasedOptions {
     pub fn new() -> BlockBasedOptions {
@@ -309,15 +318,10 @@ impl BlockBasedOptions {
     }
 }
 
-impl Drop for BlockBasedOptions {
-    fn drop(&mut self) {
-        // SAFETY: we own the handle.
-        unsafe { ffi::rocksdb_block_based_options_destroy(self.0.as_ptr()) }
-    }
-}
-
-/// Read options as created (RocksDB's defaults).
-pub struct ReadOptions(NonNull<ffi::rocksdb_readoptions_t>);
+owned_handle!(
+    /// Read options as created (RocksDB's defaults).
+    pub struct ReadOptions(ffi::rocksdb_readoptions_t), ffi::rocksdb_readoptions_destroy
+);
 
 impl ReadOptions {
     pub fn new() -> ReadOptions {
@@ -334,15 +338,10 @@ impl ReadOptions {
     }
 }
 
-impl Drop for ReadOptions {
-    fn drop(&mut self) {
-        // SAFETY: we own the handle.
-        unsafe { ffi::rocksdb_readoptions_destroy(self.0.as_ptr()) }
-    }
-}
-
-/// Write options: sync and write-ahead log on or off.
-pub struct WriteOptions(NonNull<ffi::rocksdb_writeoptions_t>);
+owned_handle!(
+    /// Write options: sync and write-ahead log on or off.
+    pub struct WriteOptions(ffi::rocksdb_writeoptions_t), ffi::rocksdb_writeoptions_destroy
+);
 
 impl WriteOptions {
     pub fn new(sync: bool, wal: bool) -> WriteOptions {
@@ -356,15 +355,10 @@ impl WriteOptions {
     }
 }
 
-impl Drop for WriteOptions {
-    fn drop(&mut self) {
-        // SAFETY: we own the handle.
-        unsafe { ffi::rocksdb_writeoptions_destroy(self.0.as_ptr()) }
-    }
-}
-
-/// A WriteBatch, kept and reused (`clear`) across writes.
-pub struct WriteBatch(NonNull<ffi::rocksdb_writebatch_t>);
+owned_handle!(
+    /// A WriteBatch, kept and reused (`clear`) across writes.
+    pub struct WriteBatch(ffi::rocksdb_writebatch_t), ffi::rocksdb_writebatch_destroy
+);
 
 impl WriteBatch {
     pub fn new() -> WriteBatch {
@@ -390,13 +384,6 @@ impl WriteBatch {
         let (k, kl) = ptr_len(key);
         // SAFETY: the batch copies the key before returning.
         unsafe { ffi::rocksdb_writebatch_delete(self.0.as_ptr(), k, kl) }
-    }
-}
-
-impl Drop for WriteBatch {
-    fn drop(&mut self) {
-        // SAFETY: we own the handle.
-        unsafe { ffi::rocksdb_writebatch_destroy(self.0.as_ptr()) }
     }
 }
 
@@ -588,20 +575,15 @@ impl DbHandle {
     }
 }
 
-struct FlushOptions(NonNull<ffi::rocksdb_flushoptions_t>);
+owned_handle!(
+    struct FlushOptions(ffi::rocksdb_flushoptions_t), ffi::rocksdb_flushoptions_destroy
+);
 
 impl FlushOptions {
     /// RocksDB's defaults: wait for the flush.
     fn new() -> FlushOptions {
         // SAFETY: returns a new handle we own.
         FlushOptions(created(unsafe { ffi::rocksdb_flushoptions_create() }, "flush options"))
-    }
-}
-
-impl Drop for FlushOptions {
-    fn drop(&mut self) {
-        // SAFETY: we own the handle.
-        unsafe { ffi::rocksdb_flushoptions_destroy(self.0.as_ptr()) }
     }
 }
 
@@ -882,9 +864,11 @@ impl Drop for OptimisticTransactionDb {
     }
 }
 
-/// TransactionOptions as created (RocksDB's defaults).
-#[cfg(rocksdb_has_txn)]
-pub struct TransactionOptions(NonNull<ffi::rocksdb_transaction_options_t>);
+owned_handle!(
+    /// TransactionOptions as created (RocksDB's defaults).
+    #[cfg(rocksdb_has_txn)]
+    pub struct TransactionOptions(ffi::rocksdb_transaction_options_t), ffi::rocksdb_transaction_options_destroy
+);
 
 #[cfg(rocksdb_has_txn)]
 impl TransactionOptions {
@@ -894,31 +878,17 @@ impl TransactionOptions {
     }
 }
 
-#[cfg(rocksdb_has_txn)]
-impl Drop for TransactionOptions {
-    fn drop(&mut self) {
-        // SAFETY: we own the handle.
-        unsafe { ffi::rocksdb_transaction_options_destroy(self.0.as_ptr()) }
-    }
-}
-
-/// OptimisticTransactionOptions as created (RocksDB's defaults).
-#[cfg(rocksdb_has_txn)]
-pub struct OptimisticTransactionOptions(NonNull<ffi::rocksdb_optimistictransaction_options_t>);
+owned_handle!(
+    /// OptimisticTransactionOptions as created (RocksDB's defaults).
+    #[cfg(rocksdb_has_txn)]
+    pub struct OptimisticTransactionOptions(ffi::rocksdb_optimistictransaction_options_t), ffi::rocksdb_optimistictransaction_options_destroy
+);
 
 #[cfg(rocksdb_has_txn)]
 impl OptimisticTransactionOptions {
     pub fn new() -> OptimisticTransactionOptions {
         // SAFETY: returns a new handle we own.
         OptimisticTransactionOptions(created(unsafe { ffi::rocksdb_optimistictransaction_options_create() }, "optimistic transaction options"))
-    }
-}
-
-#[cfg(rocksdb_has_txn)]
-impl Drop for OptimisticTransactionOptions {
-    fn drop(&mut self) {
-        // SAFETY: we own the handle.
-        unsafe { ffi::rocksdb_optimistictransaction_options_destroy(self.0.as_ptr()) }
     }
 }
 
