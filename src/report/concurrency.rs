@@ -63,8 +63,12 @@ pub struct Sweep {
 impl Sweep {
     /// Every measured (N, ops/s), all repeats.
     pub fn measured(&self) -> Vec<(f64, f64)> {
-        self.points.iter().flat_map(|p| p.runs.iter().flatten().map(move |x| (p.threads as f64, *x))).collect()
+        measured(&self.points)
     }
+}
+
+fn measured(points: &[SweepPoint]) -> Vec<(f64, f64)> {
+    points.iter().flat_map(|p| p.runs.iter().flatten().map(move |x| (p.threads as f64, *x))).collect()
 }
 
 /// The sweeps of a run, in the order their configs first ran; the repeats
@@ -112,8 +116,7 @@ fn merge(config: &str, step: &str, runs: &[Option<&Scaling>]) -> Sweep {
             SweepPoint { threads: n, ops_s: median(&done).unwrap_or(0.0), runs: runs_n, efficiency: None, efficiency_interval: None, oversubscribed }
         })
         .collect();
-    let measured: Vec<(f64, f64)> = points.iter().flat_map(|p| p.runs.iter().flatten().map(move |x| (p.threads as f64, *x))).collect();
-    let fit = usl::fit(&measured);
+    let fit = usl::fit(&measured(&points));
     let medians: Vec<(f64, f64)> = points.iter().map(|p| (p.threads as f64, p.ops_s)).collect();
     for (p, e) in points.iter_mut().zip(usl::efficiency(&medians, fit.as_ref().ok())) {
         p.efficiency = e;

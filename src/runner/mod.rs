@@ -999,15 +999,10 @@ pub fn check_plan(plan: &RunPlan) -> Result<()> {
     crate::workload::ibench::check_plan(plan)
 }
 
-
 #[cfg(test)]
 mod settle_tests {
     use super::*;
-    use crate::settings::Settings;
-
-    fn plan(kind: StepKind, threads: usize, sweep: bool) -> StepPlan {
-        StepPlan { kind, settings: Settings { threads, ..Settings::default() }, sweep }
-    }
+    use crate::settings::test_step as plan;
 
     /// A server has nothing to wait on: its sweep's first point says so, once.
     #[test]

@@ -388,14 +388,17 @@ impl Default for YcsbSettings {
     }
 }
 
+/// A step of `kind` at `threads` clients, a concurrency sweep's point or not (tests).
+#[cfg(test)]
+pub fn test_step(kind: steps::StepKind, threads: usize, sweep: bool) -> StepPlan {
+    StepPlan { kind, settings: Settings { threads, ..Settings::default() }, sweep }
+}
+
 #[cfg(test)]
 mod tests {
+    use super::test_step as plan;
     use super::*;
     use crate::settings::steps::StepKind;
-
-    fn plan(kind: StepKind, threads: usize, sweep: bool) -> StepPlan {
-        StepPlan { kind, settings: Settings { threads, ..Settings::default() }, sweep }
-    }
 
     #[test]
     fn sweep_points_rotate_by_round_and_nothing_else_moves() {
