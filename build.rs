@@ -30,17 +30,26 @@
 //!    `rocksdb_has_*` cfgs, so src/engine/rocksdb_ffi.rs compiles against
 //!    every librocksdb-sys from 0.6.3 (RocksDB 6.28.2) on.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
+
+#[path = "src/build_support.rs"]
+#[allow(dead_code)] // what only the binary uses
+mod build_support;
 
 /// Must match the `#[no_mangle]` wrappers in src/measure/os/syncs.rs.
 const SYNC_SYMBOLS: &[&str] = &["fsync", "fdatasync", "msync", "sync_file_range"];
 
 fn main() {
-    println!("cargo:rerun-if-changed=build.rs");
-    // Sources too, so the "-dirty" mark follows edits (the crate recompiles then anyway).
-    println!("cargo:rerun-if-changed=src");
-    println!("cargo:rerun-if-changed=Cargo.toml");
+    // The source root: this package's dir, or the tree a RocksDB version's
+    // manifest (rocksdb-versions/<version>/Cargo.toml) lives in.
+    let manifest_dir = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
+    let root = build_support::root_of(&manifest_dir).expect("build.rs and src/lib.rs above the manifest");
+    // Sources too, so the "-dirty" mark and the source hash follow edits (the crate recompiles then anyway).
+    for entry in build_support::HASHED {
+        println!("cargo:rerun-if-changed={}", root.join(entry).display());
+    }
+    source_fingerprint(&root);
     for sym in SYNC_SYMBOLS {
         println!("cargo:rustc-link-arg=-Wl,--export-dynamic-symbol={sym}");
     }
@@ -52,6 +61,14 @@ fn main() {
     git_commit();
     build_info();
     rocksdb_capabilities();
+}
+
+/// RUMBENCH_SOURCE_ROOT and RUMBENCH_SOURCE_HASH (src/build_support.rs): a
+/// RocksDB version built later from this tree must carry the same hash.
+fn source_fingerprint(root: &Path) {
+    let hash = build_support::of_tree(root).unwrap_or_else(|e| panic!("cannot hash the source under {}: {e}", root.display()));
+    println!("cargo:rustc-env=RUMBENCH_SOURCE_ROOT={}", root.display());
+    println!("cargo:rustc-env=RUMBENCH_SOURCE_HASH={hash}");
 }
 
 /// C API capabilities RocksDB gained after 6.28.2, as (cfg, functions that
@@ -96,6 +113,15 @@ fn rocksdb_capabilities() {
         .find_map(|l| l.strip_prefix("version = \"")?.strip_suffix('"').map(str::to_string))
         .expect("librocksdb-sys's Cargo.toml has a version");
     println!("cargo:rustc-env=RUMBENCH_LIBROCKSDB_SYS_VERSION={sys_version}");
+    // How the library was compiled: its build script's log (DEP_ROCKSDB_OUT_DIR/../output),
+    // where the cc crate logged each compiler command (CC_ENABLE_DEBUG_OUTPUT).
+    println!("cargo:rerun-if-env-changed=DEP_ROCKSDB_OUT_DIR");
+    let flags = std::env::var("DEP_ROCKSDB_OUT_DIR")
+        .ok()
+        .and_then(|out| std::fs::read_to_string(Path::new(&out).parent()?.join("output")).ok())
+        .and_then(|log| build_support::rocksdb_flags_in_log(&log))
+        .unwrap_or_default();
+    println!("cargo:rustc-env=RUMBENCH_ROCKSDB_CXX_FLAGS={flags}");
 }
 
 /// Whether `header` declares the C function `name` (its name, then "(").

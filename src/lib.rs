@@ -24,6 +24,7 @@ pub mod result;
 pub mod runner;
 pub mod server;
 pub mod settings;
+pub mod build_support;
 pub mod workload;
 
 #[cfg(test)]

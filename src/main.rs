@@ -3,6 +3,7 @@
 
 use rumbench::{cli, config, driver, engine, measure, report, result, runner, settings};
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use rumbench::{errln, out, outln};
@@ -71,6 +72,57 @@ fn cmd_sysinfo(data_dir: &std::path::Path, json: bool) -> Result<()> {
     Ok(())
 }
 
+/// `rumbench rocksdb-versions`: each version, its crate, whether it is
+/// built for this source, and what it lacks; `--build` builds now.
+fn cmd_rocksdb_versions(build: &[String]) -> Result<ExitCode> {
+    use rumbench::engine::{rocksdb_build, rocksdb_versions};
+    let releases: Vec<&rocksdb_versions::Release> = build.iter().map(|v| rocksdb_versions::resolve(v)).collect::<Result<_>>()?;
+    if !releases.is_empty() {
+        install_signal_handlers(true);
+        for r in releases {
+            if let Err(e) = rocksdb_build::ensure(r) {
+                errln!("rumbench: error: {}", one_line(&e));
+                return Ok(ExitCode::from(EXIT_FAILED));
+            }
+        }
+    }
+    outln!("{:8}  {:15}  {:10}  {}", "version", "librocksdb-sys", "build", "lacks");
+    for r in rocksdb_versions::RELEASES {
+        let state = if r.is_built_in() {
+            "built in".to_string()
+        } else {
+            match rocksdb_build::cached(r) {
+                Ok(Some(_)) => "cached".into(),
+                Ok(None) => "not built".into(),
+                Err(e) => format!("? ({})", one_line(&e)),
+            }
+        };
+        let lacks = r.lacks().iter().map(|l| l.split(':').next().unwrap_or(l).to_string()).collect::<Vec<_>>().join("; ");
+        outln!("{:8}  {:15}  {:10}  {}", r.version, r.crate_version, state, if lacks.is_empty() { "-".into() } else { lacks });
+    }
+    outln!("cache: {}", rocksdb_build::cache_root().map(|p| p.display().to_string()).unwrap_or_else(|e| one_line(&e)));
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Write (or with `check`, compare) every RocksDB version's manifest.
+fn cmd_rocksdb_manifests(root: Option<PathBuf>, check: bool) -> Result<ExitCode> {
+    use rumbench::engine::rocksdb_versions;
+    let root = root.unwrap_or_else(|| PathBuf::from(rumbench::engine::rocksdb_build::SOURCE_ROOT));
+    let stale = rocksdb_versions::stale_manifests(&root)?;
+    if check {
+        if !stale.is_empty() {
+            bail!("out of date (run scripts/rocksdb-versions.sh): {}", stale.iter().map(|(p, _)| p.display().to_string()).collect::<Vec<_>>().join(", "));
+        }
+    } else {
+        for (path, text) in stale {
+            std::fs::create_dir_all(path.parent().expect("a dir"))?;
+            std::fs::write(&path, text)?;
+            outln!("wrote {}", path.display());
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 fn cmd_steps() {
     for (_, name, what) in settings::steps::STEPS {
         outln!("{name:22} {what}");
@@ -132,12 +184,21 @@ fn cmd_run(args: RunArgs) -> Result<ExitCode> {
         errln!("rumbench: error: {}", one_line(&e));
         return Ok(ExitCode::from(EXIT_FAILED));
     }
+    install_signal_handlers(true);
+    // RocksDB versions: built once from this source (cached); a failed build is not bad input.
+    match config::build_engine_versions(&plan) {
+        Ok(notes) => notes.iter().for_each(|n| errln!("note: {n}")),
+        Err(e) => {
+            unclaim();
+            errln!("rumbench: error: {}", one_line(&e));
+            return Ok(ExitCode::from(if driver::stop::stop_requested() { interrupted_exit_code() } else { EXIT_FAILED }));
+        }
+    }
     let mut plan = plan;
     let server_warnings = config::check_server_settings(&mut plan).inspect_err(|_| unclaim())?;
     for line in server_warnings {
         errln!("warning: {line}");
     }
-    install_signal_handlers(true);
     let run = match runner::run(&plan, &opts) {
         Ok(run) => run,
         // Past the checks above, a failure to run is not bad input.
@@ -436,6 +497,14 @@ fn run_command() -> ExitCode {
         Command::History(a) => cmd_history(a),
         Command::Export(a) => cmd_export(a),
         Command::Sysinfo { data_dir, json } => cmd_sysinfo(&data_dir, json).map(|_| ExitCode::SUCCESS),
+        Command::RocksdbVersions { build } => cmd_rocksdb_versions(&build),
+        Command::InternalBuildInfo => serde_json::to_string_pretty(&rumbench::engine::rocksdb_build::BuildInfo::this_binary())
+            .map(|j| {
+                outln!("{j}");
+                ExitCode::SUCCESS
+            })
+            .map_err(Into::into),
+        Command::InternalRocksdbManifests { root, check } => cmd_rocksdb_manifests(root, check),
         Command::InternalRunConfig { task, index } => {
             install_signal_handlers(false);
             return runner::run_config_child(&task, index);

@@ -372,7 +372,7 @@ fn missing_figures_are_null_with_a_reason() {
     assert!(out.status.success(), "{}", stderr(&out));
     let v = load(&out_dir);
     let m = &v["configs"][0]["steps"][0]["metrics"];
-    assert!(m["client_cpu_us_op"].is_null(), "a step shorter than a tick has no CPU figure: {}", m["client_cpu_us_op"]);
+    assert!(m["client_cpu_us_op"].is_null(), "a step too short for a CPU figure has none: {}", m["client_cpu_us_op"]);
     let why = m["missing"].as_array().unwrap().iter().find(|x| x["metric"] == "client_cpu_us_op").expect("a reason");
     assert!(why["reason"].as_str().unwrap().starts_with("below resolution"), "{why}");
 }

@@ -96,3 +96,54 @@ impl StepProgress {
         }
     }
 }
+
+/// Progress of long work of an estimated duration (a build): a bar of the
+/// elapsed time against the estimate on a terminal, a plain line every
+/// minute otherwise. Updated by a thread of its own, since the work may
+/// say nothing for many minutes.
+pub struct LongTask {
+    message: std::sync::Arc<Mutex<String>>,
+    done: std::sync::mpsc::Sender<()>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl LongTask {
+    pub fn start(name: &str, estimate: Duration) -> LongTask {
+        let message = std::sync::Arc::new(Mutex::new(String::new()));
+        let (done, stop) = std::sync::mpsc::channel::<()>();
+        let (name, msg) = (name.to_string(), message.clone());
+        let est_s = estimate.as_secs().max(1);
+        let thread = match mode() {
+            ProgressMode::Off => None,
+            ProgressMode::Bar => Some(std::thread::spawn(move || {
+                let bar = ProgressBar::new(est_s);
+                bar.set_style(ProgressStyle::with_template("{prefix:>22} [{bar:30}] {elapsed_precise} of about {len}s {msg}").unwrap().progress_chars("=> "));
+                bar.set_prefix(name);
+                let t0 = Instant::now();
+                while stop.recv_timeout(Duration::from_secs(1)).is_err_and(|e| e == std::sync::mpsc::RecvTimeoutError::Timeout) {
+                    bar.set_position(t0.elapsed().as_secs().min(est_s));
+                    bar.set_message(msg.lock().unwrap().clone());
+                }
+                bar.finish_and_clear();
+            })),
+            ProgressMode::Lines | ProgressMode::Auto => Some(std::thread::spawn(move || {
+                let t0 = Instant::now();
+                while stop.recv_timeout(Duration::from_secs(60)).is_err_and(|e| e == std::sync::mpsc::RecvTimeoutError::Timeout) {
+                    errln!("  {name}: {:.0} of about {:.0} min, {}", t0.elapsed().as_secs_f64() / 60.0, est_s as f64 / 60.0, msg.lock().unwrap());
+                }
+            })),
+        };
+        LongTask { message, done, thread }
+    }
+
+    pub fn set_message(&self, m: &str) {
+        *self.message.lock().unwrap() = m.to_string();
+    }
+
+    pub fn finish(mut self) {
+        let _ = self.done.send(());
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}

@@ -17,6 +17,8 @@ pub mod lmdb;
 pub mod null;
 pub mod rocksdb;
 mod rocksdb_ffi;
+pub mod rocksdb_build;
+pub mod rocksdb_versions;
 #[cfg(rocksdb_has_txn)]
 mod rocksdb_txn;
 pub mod sqlite;

@@ -181,18 +181,7 @@ fn check(o: &EngineOptions) -> Result<()> {
         bail!("rocksdb.max_open_files={open_files}: RocksDB would silently raise it to 20; give -1 (keep all open) or 20 and more");
     }
     // What this RocksDB cannot do (build.rs finds out from its source).
-    let too_old = |what: &str, since: &str| -> Result<()> {
-        bail!("rocksdb.{what} needs RocksDB {since} or later; this build has RocksDB {}", ffi::SOURCE_VERSION)
-    };
-    if !cfg!(rocksdb_has_hyper_clock) && o.str("cache_type") == "hyper_clock" {
-        too_old("cache_type=hyper_clock (a HyperClockCache RocksDB sizes itself)", "8.8.1")?;
-    }
-    if !cfg!(rocksdb_has_round_robin) && o.str("compaction_pri") == "round_robin" {
-        too_old("compaction_pri=round_robin", "7.9.2")?;
-    }
-    if !cfg!(rocksdb_has_txn) && matches!(o.str("transactions"), "pessimistic" | "optimistic") {
-        too_old(&format!("transactions={}", o.str("transactions")), "7.4.4")?;
-    }
+    super::rocksdb_versions::Release::built_in().check_options(o)?;
     if o.i64("level0_stop_writes_trigger") < o.i64("level0_slowdown_writes_trigger") {
         bail!(
             "level0_stop_writes_trigger ({}) is below level0_slowdown_writes_trigger ({}): writes would stop before they slow down",
@@ -404,13 +393,36 @@ fn latest_options_file(dir: &Path) -> Option<PathBuf> {
 
 /// How this RocksDB was built, for every result (see build.rs).
 pub fn build_provenance() -> Vec<(String, String)> {
-    vec![
+    let flags = crate::build_info::ROCKSDB_CXX_FLAGS;
+    let ndebug = if flags.is_empty() {
+        "true (librocksdb-sys defines NDEBUG; its compile commands were not logged to check)".to_string()
+    } else if crate::build_support::flags_are_release(flags) {
+        "true (checked: RocksDB's compile command defines NDEBUG and optimises)".to_string()
+    } else {
+        format!("false (RocksDB's compile command: {flags})")
+    };
+    let mut out = vec![
         ("build.library".into(), format!("bundled source of librocksdb-sys {}, linked statically", ffi::SYS_CRATE_VERSION)),
-        ("build.ndebug".into(), "true (librocksdb-sys defines NDEBUG: assertions off)".into()),
+        ("build.rocksdb_source".into(), ffi::SOURCE_VERSION.into()),
+        ("build.ndebug".into(), ndebug),
         ("build.opt_level".into(), crate::build_info::OPT_LEVEL.into()),
         ("build.target_cpu".into(), crate::build_info::TARGET_CPU.into()),
         ("build.compiler".into(), crate::build_info::CXX_COMPILER.into()),
-    ]
+    ];
+    if !flags.is_empty() {
+        out.push(("build.rocksdb_cxx_flags".into(), flags.into()));
+    }
+    // A RocksDB version's build (rocksdb@8.10): what it lacks, and how and when it was made (the cache entry beside this binary).
+    let release = super::rocksdb_versions::Release::built_in();
+    out.extend(release.lacks().into_iter().map(|l| ("rocksdb.lacks".to_string(), l)));
+    out.push(("build.rumbench_source".into(), super::rocksdb_build::SOURCE_HASH.into()));
+    if let Some(cached) = std::env::current_exe().ok().and_then(|exe| std::fs::read(exe.with_file_name("build.json")).ok()).and_then(|b| serde_json::from_slice::<super::rocksdb_build::CachedBuild>(&b).ok()) {
+        out.push(("build.version_build".into(), format!("cached build of {} made {} in {:.1} min", release.package_name(), cached.built_at, cached.build_seconds / 60.0)));
+        if let Some(added) = cached.added_cxxflags {
+            out.push(("build.added_cxxflags".into(), format!("{added} (what 0.19.0's crate passes and this one does not: the target CPU, Linux platform macros)")));
+        }
+    }
+    out
 }
 
 /// Parse an OPTIONS file into ("Section.name", value) pairs.

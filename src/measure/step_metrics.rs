@@ -155,6 +155,8 @@ pub struct StepMetrics {
     pub live_keys: Option<u64>,
     pub logical_live_bytes: Option<u64>,
     pub space_amp: Option<f64>,
+    /// rumbench's own process (for in-process engines, the engine's threads
+    /// too) per operation, from its exact CPU clock (ticks of /proc when unavailable).
     pub client_cpu_us_op: Option<f64>,
     /// Server engines: CPU of the server's process tree (exited workers
     /// included) per operation. The client's share is `client_cpu_us_op`.
@@ -354,6 +356,7 @@ impl Probes {
         StepProbe {
             disk: self.device.as_ref().ok().map(|d| d.counters().map_err(|e| format!("{e:#}"))),
             process: ProcessCounters::current().map_err(|e| format!("{e:#}")),
+            process_cpu_ns: process_cpu_ns(),
             server: self.server_pid.map(|p| ProcessCounters::tree(p).map_err(|e| format!("{e:#}"))),
             host: HostCpu::read().map_err(|e| format!("{e:#}")),
             syncs: sync_calls(),
@@ -372,6 +375,10 @@ fn tree_cpu_us(c: &ProcessCounters) -> u64 {
 pub struct StepProbe {
     disk: Option<Result<DiskCounters, String>>,
     process: Result<ProcessCounters, String>,
+    /// This process's CPU clock (all threads, exited ones included), ns:
+    /// exact, where /proc counts in 10 ms ticks (one tick was 2-4% of
+    /// the client's CPU in a 400,000-row insert-benchmark step).
+    process_cpu_ns: Option<u64>,
     /// The server's process tree, for server engines.
     server: Option<Result<ProcessCounters, String>>,
     host: Result<HostCpu, String>,
@@ -399,6 +406,29 @@ fn below_cpu_resolution(cpu_us: u64, wall_s: f64) -> Option<String> {
     })
 }
 
+/// The least CPU a figure from the exact clock needs: below it, a step's
+/// fixed costs (starting its threads and probes, a few ms) would be a
+/// large part of the figure. The same floor as the ticks' (MIN_CPU_TICKS of 10 ms).
+const MIN_EXACT_CPU_US: u64 = 50_000;
+
+fn below_exact_cpu_floor(cpu_us: u64) -> Option<String> {
+    (cpu_us < MIN_EXACT_CPU_US).then(|| {
+        format!(
+            "below resolution: the step used {:.1} ms of CPU, under the {} ms a figure needs (the step's fixed costs, its threads and probes, would weigh in it)",
+            cpu_us as f64 / 1e3,
+            MIN_EXACT_CPU_US / 1000
+        )
+    })
+}
+
+/// CLOCK_PROCESS_CPUTIME_ID: the CPU time of every thread of this process, exited ones included, ns.
+fn process_cpu_ns() -> Option<u64> {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: clock_gettime writes the timespec we own.
+    let ok = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) } == 0;
+    ok.then(|| ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64)
+}
+
 fn per(x: f64, n: u64) -> Option<f64> {
     (n > 0).then(|| x / n as f64)
 }
@@ -414,6 +444,7 @@ impl StepProbe {
         // page cache is the measurement's doing, and the CPU it takes (a
         // server's dirty pages included) would be charged to the client.
         let process_end = ProcessCounters::current();
+        let process_cpu_end = process_cpu_ns();
         let server_end = probes.server_pid.map(ProcessCounters::tree);
         // A remote server's dirty pages are not in this machine's page cache.
         if work.logical_bytes_written > 0 && probes.remote.is_none() {
@@ -467,9 +498,15 @@ impl StepProbe {
         match (&self.process, &process_end) {
             (Ok(b), Ok(a)) => {
                 let d = a.since(b);
-                match below_cpu_resolution(d.cpu_us(), work.wall_s) {
-                    None => m.client_cpu_us_op = per(d.cpu_us() as f64, work.ops),
-                    Some(why) => missing("client_cpu_us_op", why),
+                match (self.process_cpu_ns, process_cpu_end) {
+                    (Some(b), Some(a)) if a >= b => match below_exact_cpu_floor((a - b) / 1000) {
+                        None => m.client_cpu_us_op = per((a - b) as f64 / 1e3, work.ops),
+                        Some(why) => missing("client_cpu_us_op", why),
+                    },
+                    _ => match below_cpu_resolution(d.cpu_us(), work.wall_s) {
+                        None => m.client_cpu_us_op = per(d.cpu_us() as f64, work.ops),
+                        Some(why) => missing("client_cpu_us_op", why),
+                    },
                 }
                 // The engine's IO, when it runs in this process; a remote
                 // server's is not this process's.
@@ -589,6 +626,22 @@ mod tests {
         assert!(below_cpu_resolution(20_000, 0.005).is_some(), "a 5 ms step cannot be timed by 10 ms ticks");
         assert!(below_cpu_resolution(20_000, 0.5).is_some(), "two ticks are too few for a figure within 20%");
         assert!(below_cpu_resolution(50_000, 0.5).is_none());
+        // The exact clock has no ticks, but the same floor: a step's own fixed costs.
+        assert!(below_exact_cpu_floor(5_900).unwrap().contains("5.9 ms of CPU"));
+        assert!(below_exact_cpu_floor(50_000).is_none());
+    }
+
+    #[test]
+    fn the_process_cpu_clock_counts_this_process_exactly() {
+        let before = process_cpu_ns().expect("CLOCK_PROCESS_CPUTIME_ID");
+        let t0 = std::time::Instant::now();
+        let mut x = 0u64;
+        while t0.elapsed() < std::time::Duration::from_millis(30) {
+            x = std::hint::black_box(x.wrapping_add(1));
+        }
+        let used = process_cpu_ns().unwrap() - before;
+        // Busy for 30 ms of wall time (a loaded machine may give it less of a CPU).
+        assert!(used > 1_000_000, "{used} ns");
     }
 
     #[test]

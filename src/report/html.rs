@@ -586,7 +586,7 @@ pub fn relative_html(t: &Table) -> String {
 
 /// The version table as an HTML section, or "".
 pub fn versions_html(s: &Summary) -> String {
-    super::versions::sweep(s, &super::compare::Options::default()).map(|sw| relative_html(&sw.table)).unwrap_or_default()
+    super::versions::sweeps(s, &super::compare::Options::default()).iter().map(|sw| relative_html(&sw.table)).collect::<Vec<_>>().join("\n")
 }
 
 /// The config-sweep tables as HTML sections, or "".

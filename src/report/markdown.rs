@@ -208,7 +208,7 @@ pub fn relative_markdown(t: &Table) -> String {
 
 /// The version table in markdown (a section of summary.md), or "".
 pub fn versions_markdown(s: &Summary) -> String {
-    super::versions::sweep(s, &super::compare::Options::default()).map(|sw| relative_markdown(&sw.table)).unwrap_or_default()
+    super::versions::sweeps(s, &super::compare::Options::default()).iter().map(|sw| relative_markdown(&sw.table)).collect::<Vec<_>>().join("\n")
 }
 
 /// The config-sweep tables in markdown, or "".

@@ -624,7 +624,7 @@ pub fn relative_text(t: &Table) -> String {
 
 /// The version table (several PostgreSQL versions), or "".
 pub fn versions_text(s: &Summary) -> String {
-    versions::sweep(s, &CompareOptions::default()).map(|sw| relative_text(&sw.table)).unwrap_or_default()
+    versions::sweeps(s, &CompareOptions::default()).iter().map(|sw| relative_text(&sw.table)).collect::<Vec<_>>().join("\n")
 }
 
 /// The config-sweep tables, or "".

@@ -3,7 +3,9 @@
 //! oldest, per step: throughput, server CPU per operation (the figure that
 //! shows a CPU regression), client CPU per operation (rumbench's own: it
 //! must stay flat), storage reads per query and KB written per write, and
-//! the p99. Verdicts are `rumbench compare`'s (the same code: [`compare::compare_configs`]). Versions built
+//! the p99. RocksDB versions (`--sweep rocksdb.version=6.28,8.10,11.8`)
+//! likewise: throughput, CPU per operation (rumbench's process, RocksDB's
+//! threads in it), write-amp and the p99. Verdicts are `rumbench compare`'s (the same code: [`compare::compare_configs`]). Versions built
 //! differently (optimisation, compiler, assertions, configure flags, where
 //! the binaries came from) and settings a version did not know are noted
 //! under the table.
@@ -20,6 +22,19 @@ pub const METRICS: &[(&str, &str)] = &[
     ("rpq", "rpq"),
     ("wkbpi", "wkbpi"),
     ("p99_us", "p99 us"),
+];
+
+/// The metrics of the RocksDB version table.
+pub const ROCKSDB_METRICS: &[(&str, &str)] = &[("ops_s", "ops/s"), ("cpu_us_op", "cpu us/op"), ("write_amp", "w-amp"), ("p99_us", "p99 us")];
+
+/// RocksDB builds: what must not differ between versions beyond their source.
+const ROCKSDB_BUILD_KEYS: &[(&str, &str)] = &[
+    ("build.ndebug", "assertions"),
+    ("build.opt_level", "optimisation"),
+    ("build.target_cpu", "target CPU"),
+    ("build.compiler", "compiler"),
+    ("build.rocksdb_cxx_flags", "compile flags (the C++ standard aside)"),
+    ("build.rumbench_source", "rumbench source"),
 ];
 
 /// Provenance entries whose difference between versions is worth a flag.
@@ -67,8 +82,76 @@ fn build_value(key: &str, v: &str) -> String {
     match key {
         "build.pg_config.configure" => configure_sans_prefix(v),
         "server.binaries" => v.split(" (").next().unwrap_or(v).split('@').next().unwrap_or(v).to_string(),
+        // Each RocksDB source asks for its own C++ standard, and warnings
+        // change no code; the rest must match, in any order.
+        // ROCKSDB_SUPPORT_THREAD_LOCAL is read by 6.x sources only.
+        "build.rocksdb_cxx_flags" => {
+            let mut words: Vec<&str> = v.split_whitespace().filter(|w| !w.starts_with("-std=") && !w.starts_with("-W") && *w != "-DROCKSDB_SUPPORT_THREAD_LOCAL").collect();
+            words.sort_unstable();
+            words.dedup();
+            words.join(" ")
+        }
+        "build.ndebug" => v.split_whitespace().next().unwrap_or(v).to_string(),
         _ => v.to_string(),
     }
+}
+
+/// Every version sweep of a one-run summary (PostgreSQL's, RocksDB's).
+pub fn sweeps(s: &Summary, opts: &Options) -> Vec<Sweep> {
+    [sweep(s, opts), rocksdb_sweep(s, opts)].into_iter().flatten().collect()
+}
+
+/// The RocksDB version sweep of a one-run summary: its rocksdb configs,
+/// when they ran at least two RocksDB versions.
+pub fn rocksdb_sweep(s: &Summary, opts: &Options) -> Option<Sweep> {
+    if s.runs.len() != 1 {
+        return None;
+    }
+    let key = "build.rocksdb_source";
+    let mut configs: Vec<&ConfigInfo> = s.runs[0].configs.iter().filter(|c| c.engine == "rocksdb" && prov(c, key).is_some()).collect();
+    let mut distinct: Vec<&str> = configs.iter().filter_map(|c| prov(c, key)).collect();
+    distinct.sort_unstable();
+    distinct.dedup();
+    if distinct.len() < 2 {
+        return None;
+    }
+    configs.sort_by_key(|c| version_key(prov(c, key).unwrap_or("")));
+    let versions: Vec<Version> = configs.iter().map(|c| Version { config: c.name.clone(), server_version: prov(c, key).unwrap_or("?").to_string() }).collect();
+    let columns: Vec<Column> = versions.iter().map(|v| Column { config: v.config.clone(), label: v.label(), detail: Some(v.server_version.clone()) }).collect();
+    let (rows, pair_notes) = Table::build(s, ROCKSDB_METRICS, columns.clone(), opts);
+    let mut notes = build_notes(&configs, ROCKSDB_BUILD_KEYS);
+    for c in &configs {
+        let lacks: Vec<&str> = c.provenance.iter().filter(|(k, _)| k == "rocksdb.lacks").map(|(_, v)| v.split(':').next().unwrap_or(v)).collect();
+        if !lacks.is_empty() {
+            notes.push(format!("{} (RocksDB {}) lacks: {}", c.name, prov(c, key).unwrap_or("?"), lacks.join("; ")));
+        }
+    }
+    notes.extend(pair_notes);
+    let heading = format!(
+        "per step, each version against {} (RocksDB {}, the oldest): its value, then {}; \
+cpu = rumbench's process per operation, RocksDB's own threads included (the same client code on every version)",
+        versions[0].config,
+        versions[0].server_version,
+        super::relative::verdict_legend(opts),
+    );
+    let table = Table { id: "rocksdb-versions".into(), title: "RocksDB versions".into(), heading, metrics: ROCKSDB_METRICS, columns, rows, notes, legend: Vec::new() };
+    Some(Sweep { versions, table })
+}
+
+/// "built differently, <what>: ..." for every key whose value differs between configs.
+fn build_notes(configs: &[&ConfigInfo], keys: &[(&str, &str)]) -> Vec<String> {
+    let mut notes = Vec::new();
+    for (key, what) in keys {
+        let vals: Vec<(String, String)> = configs.iter().map(|c| (c.name.clone(), prov(c, key).map(|v| build_value(key, v)).unwrap_or_else(|| "unknown".into()))).collect();
+        let mut distinct: Vec<&str> = vals.iter().map(|(_, v)| v.as_str()).collect();
+        distinct.sort_unstable();
+        distinct.dedup();
+        if distinct.len() > 1 {
+            let each: Vec<String> = vals.iter().map(|(n, v)| format!("{n} {v}")).collect();
+            notes.push(format!("built differently, {what}: {}", each.join("; ")));
+        }
+    }
+    notes
 }
 
 /// The version sweep of a one-run summary: its postgres configs that
@@ -100,17 +183,7 @@ pub fn sweep(s: &Summary, opts: &Options) -> Option<Sweep> {
     let columns: Vec<Column> = versions.iter().map(|v| Column { config: v.config.clone(), label: v.label(), detail: Some(v.server_version.clone()) }).collect();
     let (rows, pair_notes) = Table::build(s, METRICS, columns.clone(), opts);
 
-    let mut notes = Vec::new();
-    for (key, what) in BUILD_KEYS {
-        let vals: Vec<(String, String)> = configs.iter().map(|c| (c.name.clone(), prov(c, key).map(|v| build_value(key, v)).unwrap_or_else(|| "unknown".into()))).collect();
-        let mut distinct: Vec<&str> = vals.iter().map(|(_, v)| v.as_str()).collect();
-        distinct.sort_unstable();
-        distinct.dedup();
-        if distinct.len() > 1 {
-            let each: Vec<String> = vals.iter().map(|(n, v)| format!("{n} {v}")).collect();
-            notes.push(format!("built differently, {what}: {}", each.join("; ")));
-        }
-    }
+    let mut notes = build_notes(&configs, BUILD_KEYS);
     for c in &configs {
         if prov(c, "build.assertions").is_some_and(|a| a == "on") {
             notes.push(format!("{} was built with assertions on: its figures are slower than a release build's", c.name));
@@ -238,6 +311,58 @@ mod tests {
         let v = |config: &str, version: &str| Version { config: config.into(), server_version: version.into() }.label();
         assert_eq!(v("postgres-16.14", "16.14"), "postgres-16.14");
         assert_eq!(v("postgres", "15.18 (Debian 15.18-0+deb12u1)"), "postgres (15.18)");
+    }
+
+    /// Two RocksDB versions in one run: 6.28.2 (the base) and 11.8.1 at 20% more CPU per operation.
+    fn two_rocksdb_versions() -> crate::result::RunResult {
+        let mut run = fixtures::realistic_run();
+        let template = run.configs[0].clone();
+        let mut configs = Vec::new();
+        for (name, version, cpu, std) in [("rocksdb-11.8.1", "11.8.1", 3.6, "c++20"), ("rocksdb-6.28.2", "6.28.2", 3.0, "c++11")] {
+            let mut c = template.clone();
+            c.name = name.into();
+            c.engine = "rocksdb".into();
+            c.provenance = vec![
+                ("build.rocksdb_source".into(), version.into()),
+                ("build.ndebug".into(), "true (checked: RocksDB's compile command defines NDEBUG and optimises)".into()),
+                ("build.rocksdb_cxx_flags".into(), format!("c++ -O3 -march=native -std={std} -DNDEBUG=1")),
+                ("build.rumbench_source".into(), "f00d".into()),
+            ];
+            if version == "6.28.2" {
+                c.provenance.push(("rocksdb.lacks".into(), "no WaitForCompact in its C API (8.8.1 on): polls".into()));
+            }
+            let mut st = fixtures::step(StepKind::FillRandom, 10.0, vec![fixtures::op("put", 100_000, 2.0, 0, 0, 0)]);
+            st.ops_s = Some(300_000.0);
+            st.metrics.client_cpu_us_op = Some(cpu);
+            c.steps = vec![st];
+            configs.push(c);
+        }
+        run.configs = configs;
+        run
+    }
+
+    #[test]
+    fn rocksdb_versions_get_a_table_of_their_own() {
+        let run = fixtures::in_rounds(two_rocksdb_versions(), 5);
+        let s = summary(&run);
+        assert!(sweep(&s, &Options::default()).is_none(), "no PostgreSQL sweep");
+        let sw = rocksdb_sweep(&s, &Options::default()).expect("a RocksDB sweep");
+        assert_eq!(sw.versions.iter().map(|v| v.config.as_str()).collect::<Vec<_>>(), ["rocksdb-6.28.2", "rocksdb-11.8.1"]);
+        let cpu = sw.table.rows.iter().find(|r| r.step == "fillrandom" && ROCKSDB_METRICS[r.metric].0 == "cpu_us_op").expect("cpu row");
+        assert_eq!(cpu.cells[0].verdict, Verdict::Regression);
+        let text = crate::report::table::versions_text(&s);
+        assert!(text.contains("against rocksdb-6.28.2 (RocksDB 6.28.2, the oldest)"), "{text}");
+        // The C++ standard differs by source, not by build: no note for it.
+        assert!(!text.contains("built differently"), "{text}");
+        assert!(text.contains("rocksdb-6.28.2 (RocksDB 6.28.2) lacks: no WaitForCompact in its C API (8.8.1 on)"), "{text}");
+        let mut other = two_rocksdb_versions();
+        other.configs[0].provenance.retain(|(k, _)| k != "build.rocksdb_cxx_flags");
+        other.configs[0].provenance.push(("build.rocksdb_cxx_flags".into(), "c++ -O2 -std=c++20 -DNDEBUG=1".into()));
+        let text = crate::report::table::versions_text(&summary(&other));
+        assert!(text.contains("built differently, compile flags"), "{text}");
+        // One RocksDB version (the built-in beside a name): no table.
+        other.configs.truncate(1);
+        assert_eq!(crate::report::table::versions_text(&summary(&other)), "");
     }
 
     #[test]

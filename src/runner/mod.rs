@@ -214,7 +214,7 @@ pub fn run(plan: &RunPlan, opts: &RunOptions) -> Result<RunResult> {
         // How the configs before this one ended, as this process knows it
         // (a config process rewrites result.json from what it read there).
         let ended = run.configs.clone();
-        let (status, crash) = match run_child(&exe, &task_path, i, config) {
+        let (status, crash) = match config_exe(config, &exe).and_then(|exe| run_child(&exe, &task_path, i, config)) {
             Ok(status) => (Some(status), None),
             Err(e) => (None, Some(format!("cannot run the {} process: {e:#}", config.name))),
         };
@@ -353,6 +353,30 @@ fn finish_run(run: &mut RunResult, opts: &RunOptions, why: Option<&str>) -> Resu
 }
 
 /// Start config `index`'s process and wait for it.
+/// The program a config runs in: this one, or for `rocksdb@<version>` the
+/// cached build of that release (built before the run by `prepare_versions`).
+fn config_exe(config: &EngineConfig, this: &Path) -> Result<PathBuf> {
+    match config.engine_version.as_deref() {
+        Some(v) if config.engine == "rocksdb" => {
+            let release = crate::engine::rocksdb_versions::resolve(v)?;
+            Ok(crate::engine::rocksdb_build::ensure(release)?.unwrap_or_else(|| this.to_path_buf()))
+        }
+        _ => Ok(this.to_path_buf()),
+    }
+}
+
+/// A config process runs only the RocksDB release its config names.
+fn check_engine_version(config: &EngineConfig) -> Result<()> {
+    if config.engine != "rocksdb" {
+        return Ok(());
+    }
+    let here = crate::engine::rocksdb_versions::Release::built_in().version;
+    match config.engine_version.as_deref() {
+        Some(v) if v != here => bail!("config {} asks for RocksDB {v}, but this program is built with RocksDB {here}", config.name),
+        _ => Ok(()),
+    }
+}
+
 fn run_child(exe: &Path, task_path: &Path, index: usize, config: &EngineConfig) -> Result<std::process::ExitStatus> {
     use std::os::unix::process::CommandExt;
     let mut cmd = std::process::Command::new(exe);
@@ -480,6 +504,7 @@ pub fn run_config_child(task_path: &Path, index: usize) -> ExitCode {
         let task: ChildTask = serde_json::from_slice(&std::fs::read(task_path)?)?;
         progress::set_mode(task.opts.progress);
         let mut run = crate::result::load(&task.opts.output_dir.join("result.json"))?;
+        check_engine_version(task.plan.configs.get(index).ok_or_else(|| anyhow::anyhow!("no config {index} in the task"))?)?;
         run_config(&task.plan, &task.opts, index, &mut run)?;
         let status = run.configs.get(index).map(|c| c.status).unwrap_or(Status::Failed);
         // SAFETY: as above.
@@ -993,10 +1018,23 @@ pub fn check_plan(plan: &RunPlan) -> Result<()> {
             crate::backend::check(&c.engine, s.kind)?;
             crate::backend::check_transactions(c, s.kind)?;
         }
+        check_release(c, plan)?;
     }
     // YCSB's run steps without ycsb-load: checked with the run's options
     // (--use-existing-db, --target) in `preflight`.
     crate::workload::ibench::check_plan(plan)
+}
+
+/// A `rocksdb@<version>` config asks only for what that release can do
+/// (options as resolved, transactions=auto included, and its steps).
+fn check_release(c: &EngineConfig, plan: &RunPlan) -> Result<()> {
+    let (Some(v), "rocksdb") = (c.engine_version.as_deref(), c.engine.as_str()) else { return Ok(()) };
+    let release = crate::engine::rocksdb_versions::resolve(v)?;
+    release.check_options(&EngineOptions(c.options.clone())).with_context(|| format!("config {}", c.name))?;
+    if let Some(s) = plan.steps.iter().find(|s| s.kind == StepKind::MultiReadRandom && !release.caps.multiget) {
+        bail!("config {}: step {} needs RocksDB 7.4.4 or later (batched MultiGet in its C API); this config runs RocksDB {v}", c.name, s.kind);
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -229,6 +229,11 @@ pub struct EngineConfig {
     /// None: Debian's packaged server.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server_version: Option<String>,
+    /// rocksdb: the RocksDB release this config runs (`rocksdb@8.10`, a build
+    /// of rumbench's own source against that release, src/engine/rocksdb_build.rs);
+    /// None: the one rumbench is built with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine_version: Option<String>,
     /// Lines of `server_config` this server version does not know: left
     /// out of its config and reported (found before the run starts).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -362,7 +362,9 @@ pub fn run_client_step(
 /// How a wait for background work ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Waited {
-    Done,
+    /// `polled`: by polling the engine's pending-work state every 100 ms,
+    /// since it has no wait of its own (RocksDB before 8.8.1: no WaitForCompact in its C API; LevelDB).
+    Done { polled: bool },
     /// The engine has no background work (lmdb, sqlite, null).
     NothingToWait,
     TimedOut,
@@ -403,7 +405,7 @@ pub fn wait_for_background_work(engine: &dyn Engine, start: Instant, timeout: Du
             }
         };
         if done {
-            return Ok(Waited::Done);
+            return Ok(Waited::Done { polled: !native });
         }
     }
 }
@@ -418,7 +420,7 @@ pub fn settle(engine: &dyn Engine, timeout: Duration) -> Result<(String, bool)> 
     let waited = wait_for_background_work(engine, start, timeout)?;
     let secs = start.elapsed().as_secs_f64();
     Ok(match waited {
-        Waited::Done => (format!("settled before this point: flushed and waited for background work ({secs:.1} s)"), false),
+        Waited::Done { polled } => (format!("settled before this point: flushed and waited for background work{} ({secs:.1} s)", if polled { " by polling its pending state" } else { "" }), false),
         Waited::NothingToWait => (format!("settled before this point: flushed ({secs:.1} s); the engine has no background work to wait for"), false),
         Waited::Stopped => ("settling before this point was cut short by a stop".into(), false),
         Waited::TimedOut => (
@@ -438,7 +440,14 @@ pub fn run_engine_step(engine: &dyn Engine, plan: &StepPlan, mut result: StepRes
         StepKind::WaitForCompaction => {
             let timeout = Duration::from_secs_f64(plan.settings.compaction_timeout_s);
             wait_for_background_work(engine, start, timeout).map(|waited| match waited {
-                Waited::Done | Waited::Stopped => Some("wait"),
+                Waited::Done { polled: true } => {
+                    result.notes.push(
+                        "waited by polling the engine's compaction-pending state every 100 ms: it has no wait of its own (LevelDB; RocksDB before 8.8.1, whose C API has no WaitForCompact)"
+                            .into(),
+                    );
+                    Some("wait")
+                }
+                Waited::Done { polled: false } | Waited::Stopped => Some("wait"),
                 Waited::TimedOut => {
                     result.timed_out = true;
                     result.warnings.push(format!(

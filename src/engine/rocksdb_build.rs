@@ -1,0 +1,422 @@
+//! A RocksDB release's rumbench binary: built once, on demand, from this
+//! very source tree against the release's librocksdb-sys, and cached.
+//!
+//! Layout under `$XDG_CACHE_HOME/rumbench/rocksdb/` (~/.cache when unset):
+//! - `target/`: one cargo target dir for every release, so the crates they
+//!   share (clap, serde, SQLite, LevelDB, ...) are compiled once;
+//! - `<version>/<key>/rumbench` and `build.json`: a finished build, `key`
+//!   being the source fingerprint of the tree it was built from and of the
+//!   release's manifest and lockfile; written under a temporary name and
+//!   renamed into place, so a build cut off half-way is never used;
+//! - `<version>/build-<key>.log`: cargo's output.
+//!
+//! The build is `cargo build --release --locked` of
+//! rocksdb-versions/<version>/Cargo.toml with the working directory at the
+//! source root (so .cargo/config.toml applies: target-cpu=native, the
+//! compiler log), and for crates that do not compile RocksDB as 0.19.0's
+//! does, `-march=native` and RocksDB's Linux platform macros in CXXFLAGS
+//! (`Release::added_cxxflags`): every release compiled for the same CPU,
+//! -O3, NDEBUG, with the same platform features, as the default build.
+
+use std::fs;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use anyhow::{anyhow, bail, Context, Result};
+use serde::{Deserialize, Serialize};
+
+use super::rocksdb_versions::{Capabilities, Release};
+use crate::build_support;
+
+/// What a rumbench binary says of its own build (`rumbench internal-build-info`),
+/// stored beside a cached build as build.json.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BuildInfo {
+    pub rumbench_commit: String,
+    /// src/build_support.rs: the same for every release built from one tree.
+    pub source_hash: String,
+    pub rocksdb_version: String,
+    pub librocksdb_sys: String,
+    pub capabilities: Capabilities,
+    pub target_cpu: String,
+    pub opt_level: String,
+    pub profile: String,
+    pub cxx: String,
+    /// The compiler command of one RocksDB source as its build ran it
+    /// (paths left out): the flags the library was built with.
+    pub rocksdb_cxx_flags: String,
+}
+
+impl BuildInfo {
+    pub fn this_binary() -> BuildInfo {
+        BuildInfo {
+            rumbench_commit: option_env!("RUMBENCH_GIT_COMMIT").unwrap_or("unknown").into(),
+            source_hash: SOURCE_HASH.into(),
+            rocksdb_version: super::rocksdb_ffi::SOURCE_VERSION.into(),
+            librocksdb_sys: super::rocksdb_ffi::SYS_CRATE_VERSION.into(),
+            capabilities: Capabilities::this_build(),
+            target_cpu: crate::build_info::TARGET_CPU.into(),
+            opt_level: crate::build_info::OPT_LEVEL.into(),
+            profile: crate::build_info::PROFILE.into(),
+            cxx: crate::build_info::CXX_COMPILER.into(),
+            rocksdb_cxx_flags: crate::build_info::ROCKSDB_CXX_FLAGS.into(),
+        }
+    }
+}
+
+/// The fingerprint of the source this binary was compiled from.
+pub const SOURCE_HASH: &str = env!("RUMBENCH_SOURCE_HASH");
+/// The tree this binary was compiled from (where a release is built from).
+pub const SOURCE_ROOT: &str = env!("RUMBENCH_SOURCE_ROOT");
+
+/// A finished, cached build of a release, with how it was made.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct CachedBuild {
+    pub info: BuildInfo,
+    /// The release's manifest (rocksdb-versions/<version>/Cargo.toml).
+    pub manifest: String,
+    /// What rumbench added to the crate's own flags (CXXFLAGS).
+    pub added_cxxflags: Option<String>,
+    pub built_at: String,
+    pub build_seconds: f64,
+}
+
+/// The cache directory of release builds.
+pub fn cache_root() -> Result<PathBuf> {
+    let base = match std::env::var_os("XDG_CACHE_HOME").filter(|v| !v.is_empty()) {
+        Some(x) => PathBuf::from(x),
+        None => PathBuf::from(std::env::var_os("HOME").ok_or_else(|| anyhow!("neither XDG_CACHE_HOME nor HOME is set: no cache for RocksDB builds"))?).join(".cache"),
+    };
+    Ok(base.join("rumbench").join("rocksdb"))
+}
+
+/// The shared cargo target dir (RUMBENCH_ROCKSDB_TARGET_DIR overrides it:
+/// the tests point it at the main build's, whose librocksdb-sys 0.19.0 a
+/// build of 11.8.1 then reuses).
+fn target_dir(root: &Path) -> PathBuf {
+    std::env::var_os("RUMBENCH_ROCKSDB_TARGET_DIR").filter(|v| !v.is_empty()).map(PathBuf::from).unwrap_or_else(|| root.join("target"))
+}
+
+/// The cache key of `release` built from the tree at `source`: the source
+/// fingerprint, and the release's manifest and lockfile.
+fn cache_key(source: &Path, release: &Release) -> Result<String> {
+    let mut h = build_support::Fnv::default();
+    h.field(SOURCE_HASH.as_bytes());
+    for f in ["Cargo.toml", "Cargo.lock"] {
+        let p = source.join(release.manifest_dir()).join(f);
+        h.field(&fs::read(&p).with_context(|| format!("cannot read {}", p.display()))?);
+    }
+    Ok(format!("{:016x}", h.finish()))
+}
+
+/// The source tree builds are made from: the one this binary was built
+/// from, unchanged since (else the release would run other code than this binary).
+fn source_tree() -> Result<PathBuf> {
+    let root = PathBuf::from(SOURCE_ROOT);
+    if !root.join("src/lib.rs").is_file() {
+        bail!("the rumbench source this binary was built from ({}) is gone: a RocksDB version is built from it", root.display());
+    }
+    let now = build_support::of_tree(&root).with_context(|| format!("cannot read the source in {}", root.display()))?;
+    if now != SOURCE_HASH {
+        bail!(
+            "the source in {} changed since this rumbench was built (fingerprint {now}, the binary's {SOURCE_HASH}): \
+             run `cargo build --release` first, so the RocksDB version runs the same code",
+            root.display()
+        );
+    }
+    Ok(root)
+}
+
+/// The cached binary of `release` for this source, if it was built.
+pub fn cached(release: &Release) -> Result<Option<PathBuf>> {
+    let source = PathBuf::from(SOURCE_ROOT);
+    let dir = cache_root()?.join(release.version).join(cache_key(&source, release)?);
+    let bin = dir.join("rumbench");
+    Ok((bin.is_file() && dir.join("build.json").is_file()).then_some(bin))
+}
+
+/// How long a build likely takes here: the last build's time on this
+/// machine when there was one, else about 17 minutes on 2 cores (RocksDB
+/// 11.8.1 here), scaled by the cores.
+fn estimate(root: &Path) -> Duration {
+    let last = fs::read_dir(root)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .flat_map(|version| fs::read_dir(version.path()).into_iter().flatten().flatten())
+        .filter_map(|entry| fs::read(entry.path().join("build.json")).ok())
+        .filter_map(|bytes| serde_json::from_slice::<CachedBuild>(&bytes).ok())
+        .filter(|b| b.build_seconds > 300.0)
+        .map(|b| b.build_seconds)
+        .fold(None, |m: Option<f64>, s| Some(m.map_or(s, |m| m.max(s))));
+    let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2) as f64;
+    Duration::from_secs_f64(last.unwrap_or(17.0 * 60.0 * 2.0 / cores.max(1.0)))
+}
+
+/// The binary of `release`: built-in releases need none (None); others
+/// come from the cache or are built now, with a progress line.
+pub fn ensure(release: &Release) -> Result<Option<PathBuf>> {
+    if release.is_built_in() && std::env::var_os("RUMBENCH_ROCKSDB_BUILD_BUILTIN").is_none() {
+        return Ok(None);
+    }
+    if let Some(bin) = cached(release)? {
+        return Ok(Some(bin));
+    }
+    let source = source_tree()?;
+    let root = cache_root()?;
+    let vdir = root.join(release.version);
+    fs::create_dir_all(&vdir).with_context(|| format!("cannot create the cache directory {}", vdir.display()))?;
+    // One build at a time (cargo locks its target dir anyway), also across rumbench processes.
+    let lock_path = root.join(".build.lock");
+    let lock = fs::OpenOptions::new().create(true).truncate(false).write(true).open(&lock_path)?;
+    // SAFETY: flock on a descriptor we own; released when `lock` is closed.
+    if unsafe { libc::flock(std::os::fd::AsRawFd::as_raw_fd(&lock), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+        errln!("waiting for another rumbench building a RocksDB version ({})", lock_path.display());
+        // SAFETY: as above.
+        unsafe { libc::flock(std::os::fd::AsRawFd::as_raw_fd(&lock), libc::LOCK_EX) };
+    }
+    if let Some(bin) = cached(release)? {
+        return Ok(Some(bin));
+    }
+    let key = cache_key(&source, release)?;
+    // A build of this release that was cut off (we hold the lock: nobody is building now).
+    for e in fs::read_dir(&vdir)?.flatten() {
+        if e.file_name().to_string_lossy().starts_with(".partial-") {
+            let _ = fs::remove_dir_all(e.path());
+        }
+    }
+    let built = build(release, &source, &root, &vdir, &key)?;
+    Ok(Some(built))
+}
+
+fn cargo() -> PathBuf {
+    if let Some(c) = std::env::var_os("CARGO").filter(|c| !c.is_empty()) {
+        return PathBuf::from(c);
+    }
+    let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_default().join(".cargo/bin/cargo");
+    if home.is_file() {
+        home
+    } else {
+        PathBuf::from("cargo")
+    }
+}
+
+fn build(release: &Release, source: &Path, root: &Path, vdir: &Path, key: &str) -> Result<PathBuf> {
+    let manifest = source.join(release.manifest_dir()).join("Cargo.toml");
+    if !manifest.is_file() {
+        bail!("{} is missing: scripts/rocksdb-versions.sh generates it", manifest.display());
+    }
+    let target = target_dir(root);
+    let log_path = vdir.join(format!("build-{key}.log"));
+    let log = fs::File::create(&log_path).with_context(|| format!("cannot create {}", log_path.display()))?;
+    let estimate = estimate(root);
+    errln!(
+        "building RocksDB {} (librocksdb-sys {}) with rumbench's source: once, then cached; about {} min on {} cores; log: {}",
+        release.version,
+        release.crate_version,
+        (estimate.as_secs_f64() / 60.0).round(),
+        std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+        log_path.display()
+    );
+    let mut cmd = std::process::Command::new(cargo());
+    cmd.current_dir(source)
+        .args(["build", "--release", "--locked", "--manifest-path"])
+        .arg(&manifest)
+        .env("CARGO_TARGET_DIR", &target)
+        .stdin(std::process::Stdio::null())
+        .stdout(log.try_clone()?)
+        .stderr(std::process::Stdio::piped());
+    // Cargo's variables of the build that runs us (under `cargo test`) are not this build's.
+    for (k, _) in std::env::vars_os() {
+        let k = k.to_string_lossy().into_owned();
+        if (k.starts_with("CARGO_") && k != "CARGO_HOME") || k == "RUSTFLAGS" || k.starts_with("DEP_") || k == "OUT_DIR" {
+            cmd.env_remove(&k);
+        }
+    }
+    cmd.env("CARGO_TARGET_DIR", &target);
+    let added = release.added_cxxflags().map(|f| f.split_whitespace().collect::<Vec<_>>().join(" "));
+    if let Some(flags) = &added {
+        cmd.env("CXXFLAGS_x86_64_unknown_linux_gnu", flags);
+    }
+    // Its own process group: a stop ends cargo and every compiler it started.
+    std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+    let t0 = Instant::now();
+    let mut child = cmd.spawn().with_context(|| format!("cannot run {} (Rust's cargo is needed to build a RocksDB version)", cargo().display()))?;
+    let progress = std::sync::Arc::new(crate::driver::progress::LongTask::start(&format!("RocksDB {}", release.version), estimate));
+    // Cargo's own lines go to the log; the crate it compiles is the progress message.
+    let stderr = child.stderr.take().expect("piped");
+    let reader = {
+        let progress = progress.clone();
+        let mut log = log;
+        std::thread::spawn(move || {
+            let mut last = String::new();
+            let mut rocksdb = false;
+            for line in BufReader::new(stderr).lines().map_while(|l| l.ok()) {
+                use std::io::Write;
+                let _ = writeln!(log, "{line}");
+                if let Some(what) = line.trim_start().strip_prefix("Compiling ") {
+                    last = what.split_whitespace().next().unwrap_or("").to_string();
+                    // RocksDB's C++ is compiled by librocksdb-sys's build script, silently, while
+                    // cargo goes on with other crates: that is the long part until rumbench's crate.
+                    if last == "librocksdb-sys" {
+                        rocksdb = true;
+                    }
+                    let message = if last.starts_with("rumbench") {
+                        "compiling rumbench's crate".to_string()
+                    } else if rocksdb {
+                        "compiling RocksDB's C++ (librocksdb-sys)".to_string()
+                    } else {
+                        format!("compiling {last}")
+                    };
+                    progress.set_message(&message);
+                }
+            }
+            last
+        })
+    };
+    let status = loop {
+        if let Some(status) = child.try_wait()? {
+            break status;
+        }
+        if crate::driver::stop::stop_requested() {
+            // SAFETY: a signal to the process group we created for cargo.
+            unsafe { libc::kill(-(child.id() as i32), libc::SIGTERM) };
+            let _ = child.wait();
+            let _ = reader.join();
+            bail!("the build of RocksDB {} was stopped; nothing of it is used (log: {})", release.version, log_path.display());
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    let last_crate = reader.join().unwrap_or_default();
+    if let Ok(p) = std::sync::Arc::try_unwrap(progress) {
+        p.finish();
+    }
+    if !status.success() {
+        let errors: Vec<String> = fs::read_to_string(&log_path).unwrap_or_default().lines().filter(|l| l.starts_with("error")).take(3).map(str::to_string).collect();
+        bail!("the build of RocksDB {} failed ({status}, compiling {last_crate}): {} (log: {})", release.version, errors.join(" | "), log_path.display());
+    }
+    let secs = t0.elapsed().as_secs_f64();
+    let artifact = target.join("release").join(release.package_name());
+    let partial = tempfile::Builder::new().prefix(".partial-").tempdir_in(vdir)?;
+    let bin = partial.path().join("rumbench");
+    fs::copy(&artifact, &bin).with_context(|| format!("cannot copy {} into the cache", artifact.display()))?;
+    let info = query_build_info(&bin)?;
+    check_build(release, &info)?;
+    let cached = CachedBuild {
+        manifest: fs::read_to_string(&manifest)?,
+        added_cxxflags: added,
+        info,
+        built_at: chrono::Utc::now().to_rfc3339(),
+        build_seconds: secs,
+    };
+    fs::write(partial.path().join("build.json"), serde_json::to_vec_pretty(&cached)?)?;
+    let dest = vdir.join(key);
+    let partial = partial.keep();
+    fs::rename(&partial, &dest).with_context(|| format!("cannot move {} to {}", partial.display(), dest.display()))?;
+    errln!("built RocksDB {} in {:.1} min: {}", release.version, secs / 60.0, dest.display());
+    prune(vdir, KEEP_BUILDS);
+    Ok(dest.join("rumbench"))
+}
+
+/// Builds of one version kept in the cache (each ~100 MB): older ones are of
+/// source that has changed since, used again only if it changes back.
+const KEEP_BUILDS: usize = 3;
+
+/// Remove all but the `keep` newest finished builds in a version's directory (and their logs).
+fn prune(vdir: &Path, keep: usize) {
+    let mut builds: Vec<(std::time::SystemTime, PathBuf)> = fs::read_dir(vdir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.path().join("build.json").is_file())
+        .filter_map(|e| Some((e.path().join("build.json").metadata().ok()?.modified().ok()?, e.path())))
+        .collect();
+    builds.sort();
+    let old = builds.len().saturating_sub(keep);
+    for (_, dir) in builds.into_iter().take(old) {
+        let key = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let _ = fs::remove_dir_all(&dir);
+        let _ = fs::remove_file(vdir.join(format!("build-{key}.log")));
+    }
+}
+
+/// Run `bin internal-build-info`.
+pub fn query_build_info(bin: &Path) -> Result<BuildInfo> {
+    let out = std::process::Command::new(bin).arg("internal-build-info").output().with_context(|| format!("cannot run {}", bin.display()))?;
+    if !out.status.success() {
+        bail!("{} internal-build-info failed: {}", bin.display(), String::from_utf8_lossy(&out.stderr).trim());
+    }
+    serde_json::from_slice(&out.stdout).with_context(|| format!("{} internal-build-info printed no build info", bin.display()))
+}
+
+/// A build is used only when it is the release asked for, with the
+/// capabilities the table promises, from this very source, optimised.
+pub fn check_build(release: &Release, info: &BuildInfo) -> Result<()> {
+    if info.rocksdb_version != release.version {
+        bail!("the build for RocksDB {} has RocksDB {} (librocksdb-sys {})", release.version, info.rocksdb_version, info.librocksdb_sys);
+    }
+    if info.capabilities != release.caps {
+        bail!("RocksDB {}'s build has capabilities {:?}, where rumbench's table says {:?}: the table is wrong", release.version, info.capabilities, release.caps);
+    }
+    if info.source_hash != SOURCE_HASH {
+        bail!("the build for RocksDB {} is of other source (fingerprint {}, this binary's {SOURCE_HASH})", release.version, info.source_hash);
+    }
+    if info.profile != "release" || info.opt_level == "0" {
+        bail!("the build for RocksDB {} is not optimised (profile {}, opt-level {})", release.version, info.profile, info.opt_level);
+    }
+    if !build_support::flags_are_release(&info.rocksdb_cxx_flags) {
+        bail!("RocksDB {} was not compiled as a release build (NDEBUG, optimised): {:?}", release.version, info.rocksdb_cxx_flags);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flags_are_read_from_the_cc_log_line() {
+        // As cc logs it (CC_ENABLE_DEBUG_OUTPUT), in target/release/build/librocksdb-sys-*/output.
+        let line = r#"running: "c++" "-O3" "-ffunction-sections" "-fPIC" "-march=native" "-I" "rocksdb/include/" "-Irocksdb/" "-DNDEBUG=1" "-std=c++20" "-o" "/x/out/a.o" "-c" "rocksdb/db/db_impl/db_impl.cc""#;
+        let flags = build_support::flags_of_command(line);
+        assert_eq!(flags, "c++ -O3 -ffunction-sections -fPIC -march=native -DNDEBUG=1 -std=c++20");
+        assert!(build_support::flags_are_release(&flags));
+        assert!(!build_support::flags_are_release("c++ -O0 -DNDEBUG=1"));
+        assert!(!build_support::flags_are_release("c++ -O3"));
+    }
+
+    #[test]
+    fn old_builds_are_pruned_to_the_newest() {
+        let t = tempfile::tempdir().unwrap();
+        for (i, key) in ["a", "b", "c", "d"].iter().enumerate() {
+            let d = t.path().join(key);
+            fs::create_dir(&d).unwrap();
+            fs::write(d.join("build.json"), "{}").unwrap();
+            fs::write(t.path().join(format!("build-{key}.log")), "").unwrap();
+            let when = std::time::SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000 + i as u64);
+            fs::File::options().write(true).open(d.join("build.json")).unwrap().set_modified(when).unwrap();
+        }
+        fs::create_dir(t.path().join(".partial-x")).unwrap();
+        prune(t.path(), 2);
+        let mut left: Vec<String> = fs::read_dir(t.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        left.sort();
+        assert_eq!(left, [".partial-x", "build-c.log", "build-d.log", "c", "d"]);
+    }
+
+    #[test]
+    fn a_build_is_checked_against_the_release() {
+        let release = Release::built_in();
+        // As a release build reports itself (tests may run unoptimised).
+        let this = || BuildInfo { profile: "release".into(), opt_level: "3".into(), rocksdb_cxx_flags: "c++ -O3 -DNDEBUG=1".into(), ..BuildInfo::this_binary() };
+        let mut info = this();
+        check_build(release, &info).unwrap();
+        info.source_hash = "0".into();
+        assert!(check_build(release, &info).unwrap_err().to_string().contains("other source"));
+        let mut info = this();
+        info.capabilities.multiget = false;
+        assert!(check_build(release, &info).unwrap_err().to_string().contains("the table is wrong"));
+        let old = super::super::rocksdb_versions::resolve("8.10").unwrap();
+        assert!(check_build(old, &this()).unwrap_err().to_string().contains("has RocksDB 11.8.1"));
+    }
+}

@@ -1,0 +1,399 @@
+//! The RocksDB releases rumbench can run, what each can do, and the cargo
+//! manifest each is built with.
+//!
+//! Each release is the RocksDB source bundled in one librocksdb-sys crate
+//! version. One binary cannot link two of them (each declares `links =
+//! "rocksdb"`, and cargo refuses two in one dependency graph, rust-lang/cargo#5969),
+//! so a release other than the one rumbench is built with is a build of the
+//! same rumbench source against another librocksdb-sys: its manifest is
+//! rocksdb-versions/<version>/Cargo.toml (generated from Cargo.toml by
+//! [`manifest`], with its own Cargo.lock seeded from the main one), built
+//! on demand into a cache (src/engine/rocksdb_build.rs), and the config
+//! process of `rocksdb@<version>` is that binary. docs/rocksdb-versions.md
+//! says how and why.
+
+use anyhow::{bail, Result};
+use serde::{Deserialize, Serialize};
+
+/// What a RocksDB release's C API can do that 6.28.2's cannot (build.rs
+/// finds these out from the bundled c.h and version.h for the running binary).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Capabilities {
+    /// rocksdb_batched_multi_get_cf (multireadrandom).
+    pub multiget: bool,
+    /// TransactionDB / OptimisticTransactionDB with pinned reads (transactions=...).
+    pub txn: bool,
+    /// compaction_pri=kRoundRobin.
+    pub round_robin: bool,
+    /// A HyperClockCache RocksDB sizes itself (estimated_entry_charge 0).
+    pub hyper_clock: bool,
+    /// rocksdb_transactiondb_get_base_db (WaitForCompact on a TransactionDB).
+    pub txndb_base_db: bool,
+    /// DB::WaitForCompact through the C API (waitforcompaction, settling).
+    pub wait_for_compact: bool,
+}
+
+impl Capabilities {
+    /// The RocksDB this binary is built with.
+    pub const fn this_build() -> Capabilities {
+        Capabilities {
+            multiget: cfg!(rocksdb_has_multiget),
+            txn: cfg!(rocksdb_has_txn),
+            round_robin: cfg!(rocksdb_has_round_robin),
+            hyper_clock: cfg!(rocksdb_has_hyper_clock),
+            txndb_base_db: cfg!(rocksdb_has_txndb_base_db),
+            wait_for_compact: cfg!(rocksdb_has_wait_for_compact),
+        }
+    }
+
+    const fn since(multiget: bool, txn: bool, round_robin: bool, hyper_clock: bool, txndb_base_db: bool, wait_for_compact: bool) -> Capabilities {
+        Capabilities { multiget, txn, round_robin, hyper_clock, txndb_base_db, wait_for_compact }
+    }
+}
+
+/// One RocksDB release as librocksdb-sys bundles it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Release {
+    /// RocksDB's version (rocksdb/include/rocksdb/version.h of the crate).
+    pub version: &'static str,
+    /// The librocksdb-sys crate version that bundles it.
+    pub crate_version: &'static str,
+    /// The crate's cargo features: the compression libraries of the default
+    /// build (snappy, lz4, zstd), and what each crate version needs to build
+    /// them statically with bindgen loading libclang at build time.
+    pub features: &'static [&'static str],
+    /// The C++ standard the crate compiles RocksDB with (the source's own requirement).
+    pub cxx_std: &'static str,
+    /// Whether the crate's build compiles RocksDB as 0.19.0's does: the
+    /// Rust target CPU as -march, and the platform macros RocksDB's own
+    /// build defines on Linux. The older crates do neither; rumbench adds
+    /// them ([`Release::added_cxxflags`]), so every release is built alike.
+    pub passes_target_cpu: bool,
+    pub caps: Capabilities,
+}
+
+/// Features of librocksdb-sys 0.6.3: its `static` feature is not weak
+/// (it would pull in zlib and bzip2 builds); lz4 is bundled.
+const FEATURES_0_6: &[&str] = &["snappy", "lz4", "zstd"];
+/// 0.8.x to 0.16.0: bindgen's `runtime` is wired in by the crate.
+const FEATURES_0_8: &[&str] = &["static", "snappy", "lz4", "zstd"];
+/// 0.17.1 on: bindgen's runtime loading is a feature.
+const FEATURES_0_17: &[&str] = &["static", "snappy", "lz4", "zstd", "bindgen-runtime"];
+
+/// Every release rumbench can build, oldest first. The capabilities are
+/// those build.rs finds in each crate's c.h and version.h
+/// (docs/design/rocksdb-versions-research.md, section 3); a built release
+/// reports its own, and the build is refused when they differ from these.
+pub const RELEASES: &[Release] = &[
+    Release { version: "6.28.2", crate_version: "0.6.3+6.28.2", features: FEATURES_0_6, cxx_std: "c++11", passes_target_cpu: false, caps: Capabilities::since(false, false, false, false, false, false) },
+    Release { version: "7.4.4", crate_version: "0.8.3+7.4.4", features: FEATURES_0_8, cxx_std: "c++17", passes_target_cpu: false, caps: Capabilities::since(true, true, false, false, false, false) },
+    Release { version: "7.9.2", crate_version: "0.10.0+7.9.2", features: FEATURES_0_8, cxx_std: "c++17", passes_target_cpu: false, caps: Capabilities::since(true, true, true, false, false, false) },
+    Release { version: "8.1.1", crate_version: "0.11.0+8.1.1", features: FEATURES_0_8, cxx_std: "c++17", passes_target_cpu: false, caps: Capabilities::since(true, true, true, false, false, false) },
+    // librocksdb-sys 0.12.0 is labelled 8.5.3 but bundles 8.6.7's source (its version.h): 8.5.3 is not offered.
+    Release { version: "8.6.7", crate_version: "0.13.0+8.6.7", features: FEATURES_0_8, cxx_std: "c++17", passes_target_cpu: false, caps: Capabilities::since(true, true, true, false, true, false) },
+    Release { version: "8.8.1", crate_version: "0.14.0+8.8.1", features: FEATURES_0_8, cxx_std: "c++17", passes_target_cpu: false, caps: Capabilities::since(true, true, true, true, true, true) },
+    Release { version: "8.9.1", crate_version: "0.15.0+8.9.1", features: FEATURES_0_8, cxx_std: "c++17", passes_target_cpu: false, caps: Capabilities::since(true, true, true, true, true, true) },
+    Release { version: "8.10.0", crate_version: "0.16.0+8.10.0", features: FEATURES_0_8, cxx_std: "c++17", passes_target_cpu: false, caps: Capabilities::since(true, true, true, true, true, true) },
+    Release { version: "9.9.3", crate_version: "0.17.1+9.9.3", features: FEATURES_0_17, cxx_std: "c++17", passes_target_cpu: false, caps: Capabilities::since(true, true, true, true, true, true) },
+    Release { version: "10.4.2", crate_version: "0.17.3+10.4.2", features: FEATURES_0_17, cxx_std: "c++17", passes_target_cpu: false, caps: Capabilities::since(true, true, true, true, true, true) },
+    Release { version: "11.8.1", crate_version: "0.19.0+11.8.1", features: FEATURES_0_17, cxx_std: "c++20", passes_target_cpu: true, caps: Capabilities::since(true, true, true, true, true, true) },
+];
+
+impl Release {
+    /// The release this binary is built with.
+    pub fn built_in() -> &'static Release {
+        find_exact(super::rocksdb_ffi::SOURCE_VERSION).expect("the built-in RocksDB is in RELEASES")
+    }
+
+    pub fn is_built_in(&self) -> bool {
+        self.version == super::rocksdb_ffi::SOURCE_VERSION
+    }
+
+    /// What rumbench adds to the crate's own C++ flags (CXXFLAGS), so that
+    /// this release is compiled as 11.8.1's crate compiles it: for this CPU
+    /// (the older crates add only -msse4.2 and the like), and with the
+    /// platform macros RocksDB's own build (build_detect_platform) defines
+    /// on Linux and 0.19.0's crate defines, which the older crates leave
+    /// out: fallocate and sync_file_range (file preallocation and range
+    /// syncs), sched_getcpu (core-local counters), 128-bit integers and
+    /// aligned new (hashing, cache-aligned allocation), getauxval. Also
+    /// 6.28's thread-local support, which its own build detects, and
+    /// `-include cstdint`, as 0.19.0 adds (newer compilers need it for the older sources).
+    pub fn added_cxxflags(&self) -> Option<&'static str> {
+        (!self.passes_target_cpu).then_some(
+            "-march=native -include cstdint -DHAVE_ALIGNED_NEW -DHAVE_UINT128_EXTENSION -DROCKSDB_SCHED_GETCPU_PRESENT \
+             -DROCKSDB_AUXV_GETAUXVAL_PRESENT -DROCKSDB_FALLOCATE_PRESENT -DROCKSDB_RANGESYNC_PRESENT -DROCKSDB_SUPPORT_THREAD_LOCAL",
+        )
+    }
+
+    /// "8.10.0" -> "8_10_0": in package and binary names.
+    pub fn slug(&self) -> String {
+        self.version.replace('.', "_")
+    }
+
+    /// The crate version without its "+RocksDB" build metadata ("0.16.0").
+    pub fn crate_semver(&self) -> &'static str {
+        self.crate_version.split('+').next().unwrap_or(self.crate_version)
+    }
+
+    /// The cargo package (and binary) name of this release's build.
+    pub fn package_name(&self) -> String {
+        format!("rumbench-rocksdb-{}", self.slug())
+    }
+
+    /// Where this release's manifest and lockfile live, relative to the source root.
+    pub fn manifest_dir(&self) -> String {
+        format!("rocksdb-versions/{}", self.version)
+    }
+
+    /// What this release lacks against the newest, one line each (printed
+    /// before a run and kept in its results).
+    pub fn lacks(&self) -> Vec<String> {
+        let c = self.caps;
+        let mut out = Vec::new();
+        if !c.wait_for_compact {
+            out.push(
+                "no WaitForCompact in its C API (8.8.1 on): waitforcompaction and sweep settling poll the compaction-pending \
+                 properties every 100 ms instead, bounded by --compaction-timeout (with universal compaction that can wait out the timeout)"
+                    .to_string(),
+            );
+        }
+        if !c.hyper_clock {
+            out.push("no self-sizing HyperClockCache (8.8.1 on): the block cache is an LRUCache (cache_type=lru); cache_type=hyper_clock is refused".into());
+        }
+        if !c.round_robin {
+            out.push("no compaction_pri=round_robin (7.9.2 on)".into());
+        }
+        if !c.multiget {
+            out.push("no batched MultiGet in its C API (7.4.4 on): multireadrandom is refused".into());
+        }
+        if !c.txn {
+            out.push("no pinned transactional reads in its C API (7.4.4 on): transactions=pessimistic/optimistic and the steps that need them are refused".into());
+        }
+        out
+    }
+
+    /// Options whose value this release cannot honour: the error, naming the release.
+    pub fn check_options(&self, options: &super::EngineOptions) -> Result<()> {
+        let too_old = |what: &str, since: &str| -> Result<()> { bail!("rocksdb.{what} needs RocksDB {since} or later; this config runs RocksDB {}", self.version) };
+        let c = self.caps;
+        if !c.hyper_clock && options.str("cache_type") == "hyper_clock" {
+            too_old("cache_type=hyper_clock (a HyperClockCache RocksDB sizes itself)", "8.8.1")?;
+        }
+        if !c.round_robin && options.str("compaction_pri") == "round_robin" {
+            too_old("compaction_pri=round_robin", "7.9.2")?;
+        }
+        if !c.txn && matches!(options.str("transactions"), "pessimistic" | "optimistic") {
+            too_old(&format!("transactions={}", options.str("transactions")), "7.4.4")?;
+        }
+        Ok(())
+    }
+
+    /// Defaults that differ from the built-in release's because this one
+    /// cannot do the default (applied under the user's options).
+    pub fn default_overrides(&self) -> Vec<(String, String)> {
+        if self.caps.hyper_clock {
+            Vec::new()
+        } else {
+            vec![("cache_type".into(), "lru".into())]
+        }
+    }
+}
+
+fn find_exact(version: &str) -> Option<&'static Release> {
+    RELEASES.iter().find(|r| r.version == version)
+}
+
+/// The versions as a list for messages: "6.28.2, 7.4.4, ...".
+pub fn version_list() -> String {
+    RELEASES.iter().map(|r| r.version).collect::<Vec<_>>().join(", ")
+}
+
+/// The release a config asks for: exact ("8.10.0") or by major.minor
+/// ("8.10", "6.28"). Anything else is refused with the versions that exist.
+pub fn resolve(request: &str) -> Result<&'static Release> {
+    let req = request.trim();
+    if let Some(r) = find_exact(req) {
+        return Ok(r);
+    }
+    let parts: Vec<&str> = req.split('.').collect();
+    let numeric = !parts.is_empty() && parts.iter().all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+    if numeric && parts.len() == 2 {
+        let prefix = format!("{req}.");
+        if let Some(r) = RELEASES.iter().find(|r| r.version.starts_with(&prefix)) {
+            return Ok(r);
+        }
+    }
+    if req == "8.5" || req == "8.5.3" {
+        bail!("RocksDB {req} is not available: librocksdb-sys 0.12.0, labelled 8.5.3, bundles RocksDB 8.6.7's source (use rocksdb@8.6); versions: {}", version_list());
+    }
+    bail!("unknown RocksDB version {req:?}: rumbench can build {}", version_list())
+}
+
+/// The cargo manifest of `release`'s build, generated from the main
+/// Cargo.toml (`main`): the same package, dependencies and profiles, with
+/// librocksdb-sys pinned to the release's crate, the paths pointing back
+/// into the tree (the manifest lives two levels down), no dev-dependencies
+/// or tests, and a workspace of its own.
+pub fn manifest(release: &Release, main: &str) -> Result<String> {
+    use toml::{Table, Value};
+    let mut doc: Table = main.parse()?;
+    let up = |p: &str| format!("../../{p}");
+    let str_list = |xs: &[&str]| Value::Array(xs.iter().map(|x| Value::String(x.to_string())).collect());
+
+    let package = doc.get_mut("package").and_then(Value::as_table_mut).ok_or_else(|| anyhow::anyhow!("Cargo.toml has no [package]"))?;
+    package.insert("name".into(), Value::String(release.package_name()));
+    package.insert("build".into(), Value::String(up("build.rs")));
+    for auto in ["autobins", "autoexamples", "autotests", "autobenches"] {
+        package.insert(auto.into(), Value::Boolean(false));
+    }
+    package.insert("publish".into(), Value::Boolean(false));
+
+    let mut lib = Table::new();
+    lib.insert("name".into(), Value::String("rumbench".into()));
+    lib.insert("path".into(), Value::String(up("src/lib.rs")));
+    doc.insert("lib".into(), Value::Table(lib));
+    let mut bin = Table::new();
+    bin.insert("name".into(), Value::String(release.package_name()));
+    bin.insert("path".into(), Value::String(up("src/main.rs")));
+    doc.insert("bin".into(), Value::Array(vec![Value::Table(bin)]));
+
+    let deps = doc.get_mut("dependencies").and_then(Value::as_table_mut).ok_or_else(|| anyhow::anyhow!("Cargo.toml has no [dependencies]"))?;
+    if !deps.contains_key("librocksdb-sys") {
+        bail!("Cargo.toml does not depend on librocksdb-sys");
+    }
+    let mut sys = Table::new();
+    sys.insert("version".into(), Value::String(format!("={}", release.crate_semver())));
+    sys.insert("default-features".into(), Value::Boolean(false));
+    sys.insert("features".into(), str_list(release.features));
+    deps.insert("librocksdb-sys".into(), Value::Table(sys));
+    doc.remove("dev-dependencies");
+
+    if let Some(patches) = doc.get_mut("patch").and_then(Value::as_table_mut) {
+        for (_, registry) in patches.iter_mut() {
+            for (_, dep) in registry.as_table_mut().into_iter().flatten() {
+                if let Some(path) = dep.get_mut("path") {
+                    if let Some(p) = path.as_str() {
+                        *path = Value::String(up(p));
+                    }
+                }
+            }
+        }
+    }
+    doc.insert("workspace".into(), Value::Table(Table::new()));
+    let header = format!(
+        "# RocksDB {} (librocksdb-sys {}): rumbench's own source built against this release.\n\
+         # Generated from ../../Cargo.toml by `scripts/rocksdb-versions.sh`: do not edit.\n\n",
+        release.version, release.crate_version
+    );
+    Ok(header + &toml::to_string(&doc)?)
+}
+
+/// The manifests under `root` that differ from what [`manifest`] makes of
+/// `root`'s Cargo.toml: (path, the text it should have).
+pub fn stale_manifests(root: &std::path::Path) -> Result<Vec<(std::path::PathBuf, String)>> {
+    let main = std::fs::read_to_string(root.join("Cargo.toml"))?;
+    let mut out = Vec::new();
+    for r in RELEASES {
+        let text = manifest(r, &main)?;
+        let path = root.join(r.manifest_dir()).join("Cargo.toml");
+        if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
+            out.push((path, text));
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_resolve_exactly_or_by_major_minor() {
+        assert_eq!(resolve("8.10").unwrap().version, "8.10.0");
+        assert_eq!(resolve("8.10.0").unwrap().crate_version, "0.16.0+8.10.0");
+        assert_eq!(resolve("6.28").unwrap().version, "6.28.2");
+        assert_eq!(resolve("11.8").unwrap().version, "11.8.1");
+        assert_eq!(resolve(" 9.9 ").unwrap().version, "9.9.3");
+    }
+
+    #[test]
+    fn an_unknown_version_is_refused_with_the_list() {
+        for bad in ["8.11", "8", "6.28.1", "latest", "", "8.10.x", "99.1"] {
+            let e = resolve(bad).unwrap_err().to_string();
+            assert!(e.contains("6.28.2, 7.4.4, 7.9.2") && e.contains("11.8.1"), "{bad}: {e}");
+        }
+        assert!(resolve("8.5").unwrap_err().to_string().contains("bundles RocksDB 8.6.7"));
+    }
+
+    #[test]
+    fn the_built_in_release_is_this_build() {
+        let r = Release::built_in();
+        assert!(r.is_built_in());
+        assert_eq!(r.crate_version, super::super::rocksdb_ffi::SYS_CRATE_VERSION);
+        assert_eq!(r.caps, Capabilities::this_build(), "the table says what build.rs found in this build's RocksDB");
+        assert!(r.lacks().is_empty());
+        assert!(RELEASES.windows(2).all(|w| version_key(w[0].version) < version_key(w[1].version)), "oldest first");
+    }
+
+    fn version_key(v: &str) -> Vec<u32> {
+        v.split('.').map(|p| p.parse().unwrap()).collect()
+    }
+
+    #[test]
+    fn an_old_release_says_what_it_lacks_and_refuses_it() {
+        let old = resolve("6.28").unwrap();
+        let lacks = old.lacks().join("\n");
+        for what in ["WaitForCompact", "HyperClockCache", "round_robin", "MultiGet", "transactional"] {
+            assert!(lacks.contains(what), "{what}: {lacks}");
+        }
+        assert_eq!(old.default_overrides(), vec![("cache_type".to_string(), "lru".to_string())]);
+        let spec = &super::super::rocksdb::SPEC;
+        let opts = |kv: &[(&str, &str)]| super::super::resolve_options(spec, &kv.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect::<Vec<_>>()).unwrap();
+        let e = old.check_options(&opts(&[("cache_type", "hyper_clock")])).unwrap_err().to_string();
+        assert!(e.contains("needs RocksDB 8.8.1") && e.contains("runs RocksDB 6.28.2"), "{e}");
+        assert!(old.check_options(&opts(&[("cache_type", "lru"), ("compaction_pri", "round_robin")])).unwrap_err().to_string().contains("7.9.2"));
+        assert!(old.check_options(&opts(&[("cache_type", "lru"), ("transactions", "optimistic")])).is_err());
+        assert!(old.check_options(&opts(&[("cache_type", "lru")])).is_ok());
+        let newer = resolve("8.10").unwrap();
+        assert!(newer.check_options(&opts(&[("compaction_pri", "round_robin")])).is_ok());
+        assert!(newer.lacks().is_empty());
+    }
+
+    #[test]
+    fn every_release_has_its_manifest_and_lockfile_up_to_date() {
+        let root = std::path::Path::new(env!("RUMBENCH_SOURCE_ROOT"));
+        let stale: Vec<String> = stale_manifests(root).unwrap().into_iter().map(|(p, _)| p.display().to_string()).collect();
+        assert!(stale.is_empty(), "run scripts/rocksdb-versions.sh: {stale:?}");
+        for r in RELEASES {
+            let lock = std::fs::read_to_string(root.join(r.manifest_dir()).join("Cargo.lock")).unwrap_or_default();
+            let pinned = format!("name = \"librocksdb-sys\"\nversion = \"{}\"", r.crate_version);
+            assert!(lock.contains(&pinned), "{}/Cargo.lock does not lock librocksdb-sys {}", r.manifest_dir(), r.crate_version);
+        }
+    }
+
+    #[test]
+    fn the_manifest_pins_the_release_and_points_into_the_tree() {
+        let main = std::fs::read_to_string(concat!(env!("RUMBENCH_SOURCE_ROOT"), "/Cargo.toml")).unwrap();
+        let text = manifest(resolve("8.10").unwrap(), &main).unwrap();
+        let doc: toml::Table = text.parse().unwrap();
+        assert_eq!(doc["package"]["name"].as_str(), Some("rumbench-rocksdb-8_10_0"));
+        assert_eq!(doc["package"]["build"].as_str(), Some("../../build.rs"));
+        assert_eq!(doc["lib"]["path"].as_str(), Some("../../src/lib.rs"));
+        assert_eq!(doc["bin"][0]["name"].as_str(), Some("rumbench-rocksdb-8_10_0"));
+        let sys = &doc["dependencies"]["librocksdb-sys"];
+        assert_eq!(sys["version"].as_str(), Some("=0.16.0"));
+        assert_eq!(sys["default-features"].as_bool(), Some(false));
+        assert!(doc.get("dev-dependencies").is_none());
+        assert_eq!(doc["patch"]["crates-io"]["leveldb-sys"]["path"].as_str(), Some("../../vendor/leveldb-sys"));
+        // Everything else as in the main manifest: the same dependencies and profiles.
+        let main_doc: toml::Table = main.parse().unwrap();
+        assert_eq!(doc["profile"], main_doc["profile"]);
+        for (name, dep) in main_doc["dependencies"].as_table().unwrap() {
+            if name != "librocksdb-sys" {
+                assert_eq!(&doc["dependencies"][name], dep, "{name}");
+            }
+        }
+        assert!(doc.contains_key("workspace"));
+    }
+}

@@ -1,0 +1,176 @@
+//! RocksDB versions (`-e rocksdb@8.10`): bad requests refused at plan time,
+//! and the build-and-exec path of a version run for real.
+//!
+//! Building an old RocksDB takes 15-20 minutes on 2 cores, too long for CI.
+//! CI runs the version path with RocksDB 11.8.1 built as if it were another
+//! version (RUMBENCH_ROCKSDB_BUILD_BUILTIN): the same generated manifest,
+//! lockfile, cargo build into the cache, checks of the build, and the
+//! config process exec'd from the cache, with librocksdb-sys 0.19.0 reused
+//! from the main build (RUMBENCH_ROCKSDB_TARGET_DIR), so only rumbench's own
+//! crate is compiled (scripts/test.sh builds it before the tests, about 3
+//! minutes). A real older version is run by
+//! `an_older_version_runs_with_its_provenance` when its build is cached
+//! (RUMBENCH_TEST_ROCKSDB_VERSION=8.10 makes it required); see docs/rocksdb-versions.md.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use assert_cmd::cargo::CommandCargoExt;
+use serde_json::Value;
+
+fn rumbench() -> Command {
+    let mut c = Command::cargo_bin("rumbench").unwrap();
+    c.arg("run").arg("--progress").arg("off").arg("--no-history");
+    c
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).to_string()
+}
+
+fn load(dir: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.join("result.json")).unwrap()).unwrap()
+}
+
+fn refused(args: &[&str]) -> String {
+    let t = tempfile::tempdir().unwrap();
+    let out_dir = t.path().join("out");
+    let out = rumbench().args(args).arg("--output-dir").arg(&out_dir).env("XDG_CACHE_HOME", t.path().join("cache")).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+    assert!(!out_dir.exists(), "{args:?}: nothing written before the run starts");
+    assert!(!t.path().join("cache").exists(), "{args:?}: nothing built for a refused plan");
+    let err = stderr(&out);
+    assert_eq!(err.lines().count(), 1, "one line: {err}");
+    err
+}
+
+#[test]
+fn an_unknown_version_is_refused_with_the_versions_that_exist() {
+    for args in [
+        vec!["-e", "rocksdb@8.11", "-s", "fillseq"],
+        vec!["-e", "rocksdb", "--sweep", "rocksdb.version=8.10,7.3", "-s", "fillseq"],
+        vec!["-e", "rocksdb@latest", "-s", "fillseq"],
+    ] {
+        let err = refused(&args);
+        assert!(err.contains("unknown RocksDB version") && err.contains("6.28.2, 7.4.4, 7.9.2, 8.1.1, 8.6.7, 8.8.1, 8.9.1, 8.10.0, 9.9.3, 10.4.2, 11.8.1"), "{err}");
+    }
+    let err = refused(&["-e", "rocksdb@8.5", "-s", "fillseq"]);
+    assert!(err.contains("bundles RocksDB 8.6.7"), "{err}");
+    let err = refused(&["-e", "lmdb@0.9", "-s", "fillseq"]);
+    assert!(err.contains("only postgres and rocksdb take a version"), "{err}");
+}
+
+#[test]
+fn what_a_version_lacks_is_refused_before_anything_is_built() {
+    let err = refused(&["-e", "rocksdb@6.28", "-o", "cache_type=hyper_clock", "-s", "fillseq"]);
+    assert!(err.contains("needs RocksDB 8.8.1 or later; this config runs RocksDB 6.28.2"), "{err}");
+    let err = refused(&["-e", "rocksdb@7.4", "-o", "compaction_pri=round_robin", "-s", "fillseq"]);
+    assert!(err.contains("compaction_pri=round_robin needs RocksDB 7.9.2"), "{err}");
+    let err = refused(&["-e", "rocksdb@6.28", "-s", "fillseq,multireadrandom"]);
+    assert!(err.contains("multireadrandom needs RocksDB 7.4.4"), "{err}");
+    // transactions=auto becomes pessimistic for a contention step.
+    let err = refused(&["-e", "rocksdb@6.28", "-s", "hotrow", "--threads", "2"]);
+    assert!(err.contains("transactions=pessimistic needs RocksDB 7.4.4"), "{err}");
+}
+
+#[test]
+fn rocksdb_versions_lists_every_version_and_what_it_lacks() {
+    let t = tempfile::tempdir().unwrap();
+    let out = Command::cargo_bin("rumbench").unwrap().arg("rocksdb-versions").env("XDG_CACHE_HOME", t.path()).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.lines().any(|l| l.starts_with("11.8.1") && l.contains("built in")), "{text}");
+    assert!(text.lines().any(|l| l.starts_with("6.28.2") && l.contains("not built") && l.contains("no WaitForCompact")), "{text}");
+    assert!(text.contains(&t.path().join("rumbench/rocksdb").display().to_string()), "{text}");
+}
+
+/// The main build's target dir, whose librocksdb-sys a build of 11.8.1 reuses.
+fn main_target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target"))
+}
+
+/// The cache scripts/test.sh fills before the tests (a test-only location).
+fn test_cache() -> PathBuf {
+    main_target_dir().join("test-cache")
+}
+
+#[test]
+fn a_version_runs_in_its_own_cached_build_with_its_provenance() {
+    let t = tempfile::tempdir().unwrap();
+    let out_dir = t.path().join("out");
+    let run = |out_dir: &Path| {
+        rumbench()
+            .args(["-e", "rocksdb@11.8", "-s", "fillseq,readrandom", "-n", "20000", "--db-dir"])
+            .arg(t.path().join("db"))
+            .arg("--output-dir")
+            .arg(out_dir)
+            .env("XDG_CACHE_HOME", test_cache())
+            .env("RUMBENCH_ROCKSDB_BUILD_BUILTIN", "1")
+            .env("RUMBENCH_ROCKSDB_TARGET_DIR", main_target_dir())
+            .output()
+            .unwrap()
+    };
+    let out = run(&out_dir);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v = load(&out_dir);
+    let c = &v["configs"][0];
+    assert_eq!(c["name"], "rocksdb-11.8.1");
+    assert_eq!(c["status"], "completed", "{}", c["error"]);
+    let prov: Vec<(String, String)> = serde_json::from_value(c["provenance"].clone()).unwrap();
+    let get = |k: &str| prov.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone()).unwrap_or_else(|| panic!("no {k} in {prov:?}"));
+    // It ran in the cached build (whose build.json sits beside it), not in this binary.
+    assert!(get("build.version_build").starts_with("cached build of rumbench-rocksdb-11_8_1"), "{prov:?}");
+    assert_eq!(get("build.rocksdb_source"), "11.8.1");
+    assert!(get("build.library").contains("librocksdb-sys 0.19.0+11.8.1"));
+    assert!(get("build.ndebug").starts_with("true (checked"), "{prov:?}");
+    let flags = get("build.rocksdb_cxx_flags");
+    assert!(flags.contains("-O3") && flags.contains("-DNDEBUG") && flags.contains("-march=native"), "{flags}");
+    assert!(c["engine_version"].as_str().unwrap_or_default().contains("11.8.1"), "{}", c["engine_version"]);
+    for s in c["steps"].as_array().unwrap() {
+        assert_eq!(s["status"], "completed", "{}", s["name"]);
+        assert!(s["ops"].as_u64().unwrap() > 0);
+    }
+    // Again: from the cache, nothing built.
+    let out = run(&t.path().join("out2"));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("building RocksDB"), "{}", stderr(&out));
+}
+
+/// An older RocksDB for real, when its build is in the user's cache
+/// (`rumbench rocksdb-versions --build 8.10`): required with RUMBENCH_TEST_ROCKSDB_VERSION.
+#[test]
+fn an_older_version_runs_with_its_provenance() {
+    let wanted = std::env::var("RUMBENCH_TEST_ROCKSDB_VERSION").ok();
+    let version = wanted.clone().unwrap_or_else(|| "8.10".into());
+    let listed = Command::cargo_bin("rumbench").unwrap().arg("rocksdb-versions").output().unwrap();
+    let text = String::from_utf8_lossy(&listed.stdout).to_string();
+    let full = text.lines().find(|l| l.starts_with(&format!("{version}."))).and_then(|l| l.split_whitespace().next()).map(str::to_string);
+    let cached = text.lines().any(|l| l.starts_with(&format!("{version}.")) && l.contains("cached"));
+    if !cached {
+        assert!(wanted.is_none(), "RocksDB {version} is not built: rumbench rocksdb-versions --build {version}");
+        eprintln!("skipped: RocksDB {version} is not in the cache (rumbench rocksdb-versions --build {version})");
+        return;
+    }
+    let full = full.unwrap();
+    let t = tempfile::tempdir().unwrap();
+    let out_dir = t.path().join("out");
+    let out = rumbench()
+        .args(["-e", &format!("rocksdb@{version}"), "-e", "rocksdb", "-s", "fillseq,readrandom,waitforcompaction", "-n", "20000", "--db-dir"])
+        .arg(t.path().join("db"))
+        .arg("--output-dir")
+        .arg(&out_dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v = load(&out_dir);
+    let c = &v["configs"][0];
+    assert_eq!(c["name"], format!("rocksdb-{full}"));
+    assert_eq!(c["status"], "completed", "{}", c["error"]);
+    assert!(c["engine_version"].as_str().unwrap().contains(&full), "{}", c["engine_version"]);
+    let prov: Vec<(String, String)> = serde_json::from_value(c["provenance"].clone()).unwrap();
+    assert!(prov.iter().any(|(k, v)| k == "build.rocksdb_source" && *v == full), "{prov:?}");
+    assert!(prov.iter().any(|(k, v)| k == "build.ndebug" && v.starts_with("true (checked")), "{prov:?}");
+    let options: Vec<(String, String)> = serde_json::from_value(c["effective_options"].clone()).unwrap();
+    assert!(options.iter().any(|(k, v)| k == "Version.rocksdb_version" && *v == full), "the OPTIONS file RocksDB wrote says {full}");
+    assert_eq!(v["configs"][1]["name"], "rocksdb", "the built-in beside it");
+}
