@@ -278,7 +278,11 @@ pub fn run<S, O: Send>(
                     std::hint::spin_loop();
                 }
                 let thread = Thread { step, index, role, progress: counter };
+                let cpu_start = crate::measure::thread_cpu::this_thread_ns();
                 let outcome = session.and_then(|s| body(&thread, s));
+                if let (Some(a), Some(b)) = (cpu_start, crate::measure::thread_cpu::this_thread_ns()) {
+                    crate::measure::thread_cpu::add_workload_thread(b.saturating_sub(a));
+                }
                 if role == Role::Client {
                     step.clients_running.fetch_sub(1, Ordering::Relaxed);
                 }

@@ -650,7 +650,9 @@ impl Session for RocksSession<'_> {
 /// first), not polling compaction-pending: with universal compaction that
 /// stays 1 when there is nothing it can pick (RocksDB issue 9275).
 /// Some(false) when `timeout` came first.
-/// None before RocksDB 8.8.1 (no WaitForCompact in the C API): the caller polls.
+/// None before RocksDB 8.8.1 (no WaitForCompact in the C API): the caller
+/// polls; the memtable is flushed first, as WaitForCompact's flush option
+/// does, so both do the same work.
 pub(super) fn wait_for_compact(db: &DbHandle, timeout: std::time::Duration) -> Result<Option<bool>> {
     #[cfg(rocksdb_has_wait_for_compact)]
     return match db.wait_for_compact(true, timeout) {
@@ -660,7 +662,8 @@ pub(super) fn wait_for_compact(db: &DbHandle, timeout: std::time::Duration) -> R
     };
     #[cfg(not(rocksdb_has_wait_for_compact))]
     {
-        let _ = (db, timeout);
+        let _ = timeout;
+        db.flush().context("rocksdb flush before waiting for compactions")?;
         Ok(None)
     }
 }

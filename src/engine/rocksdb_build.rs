@@ -210,22 +210,28 @@ fn build(release: &Release, source: &Path, root: &Path, vdir: &Path, key: &str) 
     let target = target_dir(root);
     let log_path = vdir.join(format!("build-{key}.log"));
     let log = fs::File::create(&log_path).with_context(|| format!("cannot create {}", log_path.display()))?;
-    let estimate = estimate(root);
+    let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    let (estimate, what) = if rocksdb_compiled(&target, release) {
+        // Only rumbench's crate changed since the last build of this release.
+        (Duration::from_secs(120), "RocksDB's C++ is compiled already, rumbench's source changed")
+    } else {
+        (estimate(root), "once, then cached")
+    };
     errln!(
-        "building RocksDB {} (librocksdb-sys {}) with rumbench's source: once, then cached; about {} min on {} cores; log: {}",
+        "building RocksDB {} (librocksdb-sys {}) with rumbench's source: {what}; about {} min on {cores} cores; log: {}",
         release.version,
         release.crate_version,
-        (estimate.as_secs_f64() / 60.0).round(),
-        std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+        (estimate.as_secs_f64() / 60.0).round().max(1.0),
         log_path.display()
     );
     let mut cmd = std::process::Command::new(cargo());
     cmd.current_dir(source)
-        .args(["build", "--release", "--locked", "--manifest-path"])
+        // JSON on stdout: it says when librocksdb-sys's build script (RocksDB's C++) is done.
+        .args(["build", "--release", "--locked", "--message-format=json-render-diagnostics", "--manifest-path"])
         .arg(&manifest)
         .env("CARGO_TARGET_DIR", &target)
         .stdin(std::process::Stdio::null())
-        .stdout(log.try_clone()?)
+        .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped());
     // Cargo's variables of the build that runs us (under `cargo test`) are not this build's.
     for (k, _) in std::env::vars_os() {
@@ -244,32 +250,44 @@ fn build(release: &Release, source: &Path, root: &Path, vdir: &Path, key: &str) 
     let t0 = Instant::now();
     let mut child = cmd.spawn().with_context(|| format!("cannot run {} (Rust's cargo is needed to build a RocksDB version)", cargo().display()))?;
     let progress = std::sync::Arc::new(crate::driver::progress::LongTask::start(&format!("RocksDB {}", release.version), estimate));
-    // Cargo's own lines go to the log; the crate it compiles is the progress message.
+    // Cargo's lines go to the log; what it compiles is the progress message.
+    // RocksDB's C++ is compiled by librocksdb-sys's build script, silently,
+    // while cargo goes on with other crates: the long part, until cargo
+    // reports that build script executed.
+    let log = std::sync::Arc::new(std::sync::Mutex::new(log));
+    let rocksdb_state = std::sync::Arc::new(std::sync::atomic::AtomicU8::new(0)); // 0 before, 1 compiling, 2 done
+    let stdout = child.stdout.take().expect("piped");
+    let json_reader = {
+        let (progress, log, state) = (progress.clone(), log.clone(), rocksdb_state.clone());
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(|l| l.ok()) {
+                use std::io::Write;
+                if line.contains("\"reason\":\"build-script-executed\"") && line.contains("librocksdb-sys") {
+                    state.store(2, std::sync::atomic::Ordering::Relaxed);
+                    progress.set_message("RocksDB's C++ done; compiling and linking rumbench");
+                    let _ = writeln!(log.lock().unwrap(), "(cargo) librocksdb-sys build script executed");
+                }
+            }
+        })
+    };
     let stderr = child.stderr.take().expect("piped");
     let reader = {
-        let progress = progress.clone();
-        let mut log = log;
+        let (progress, log, state) = (progress.clone(), log.clone(), rocksdb_state.clone());
         std::thread::spawn(move || {
             let mut last = String::new();
-            let mut rocksdb = false;
             for line in BufReader::new(stderr).lines().map_while(|l| l.ok()) {
                 use std::io::Write;
-                let _ = writeln!(log, "{line}");
+                let _ = writeln!(log.lock().unwrap(), "{line}");
                 if let Some(what) = line.trim_start().strip_prefix("Compiling ") {
                     last = what.split_whitespace().next().unwrap_or("").to_string();
-                    // RocksDB's C++ is compiled by librocksdb-sys's build script, silently, while
-                    // cargo goes on with other crates: that is the long part until rumbench's crate.
                     if last == "librocksdb-sys" {
-                        rocksdb = true;
+                        let _ = state.compare_exchange(0, 1, std::sync::atomic::Ordering::Relaxed, std::sync::atomic::Ordering::Relaxed);
                     }
-                    let message = if last.starts_with("rumbench") {
-                        "compiling rumbench's crate".to_string()
-                    } else if rocksdb {
-                        "compiling RocksDB's C++ (librocksdb-sys)".to_string()
-                    } else {
-                        format!("compiling {last}")
-                    };
-                    progress.set_message(&message);
+                    match state.load(std::sync::atomic::Ordering::Relaxed) {
+                        0 => progress.set_message(&format!("compiling {last}")),
+                        1 => progress.set_message("compiling RocksDB's C++ (librocksdb-sys's build script)"),
+                        _ => {}
+                    }
                 }
             }
             last
@@ -283,12 +301,13 @@ fn build(release: &Release, source: &Path, root: &Path, vdir: &Path, key: &str) 
             // SAFETY: a signal to the process group we created for cargo.
             unsafe { libc::kill(-(child.id() as i32), libc::SIGTERM) };
             let _ = child.wait();
-            let _ = reader.join();
+            let _ = (reader.join(), json_reader.join());
             bail!("the build of RocksDB {} was stopped; nothing of it is used (log: {})", release.version, log_path.display());
         }
         std::thread::sleep(Duration::from_millis(200));
     };
     let last_crate = reader.join().unwrap_or_default();
+    let _ = json_reader.join();
     if let Ok(p) = std::sync::Arc::try_unwrap(progress) {
         p.finish();
     }
@@ -339,6 +358,17 @@ fn prune(vdir: &Path, keep: usize) {
         let _ = fs::remove_dir_all(&dir);
         let _ = fs::remove_file(vdir.join(format!("build-{key}.log")));
     }
+}
+
+/// Whether `target` holds a finished librocksdb-sys build of `release`
+/// (its build script's log names the crate, and the library is there).
+fn rocksdb_compiled(target: &Path, release: &Release) -> bool {
+    let crate_dir = format!("librocksdb-sys-{}", release.crate_version);
+    fs::read_dir(target.join("release/build")).into_iter().flatten().flatten().any(|e| {
+        e.file_name().to_string_lossy().starts_with("librocksdb-sys-")
+            && e.path().join("out/librocksdb.a").is_file()
+            && fs::read_to_string(e.path().join("output")).is_ok_and(|o| o.contains(&crate_dir))
+    })
 }
 
 /// Run `bin internal-build-info`.

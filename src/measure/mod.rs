@@ -9,6 +9,7 @@ pub mod live;
 pub mod os;
 pub mod recorder;
 pub mod step_metrics;
+pub mod thread_cpu;
 pub mod usl;
 
 pub use latency::{new_histogram, LatencySummary};

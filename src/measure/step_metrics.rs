@@ -158,6 +158,13 @@ pub struct StepMetrics {
     /// rumbench's own process (for in-process engines, the engine's threads
     /// too) per operation, from its exact CPU clock (ticks of /proc when unavailable).
     pub client_cpu_us_op: Option<f64>,
+    /// The threads that issued the step's operations (its clients and
+    /// background writer; measure::thread_cpu) per operation: without the
+    /// measurement's own threads. Against a server, rumbench's own work per
+    /// operation (the control of comparisons); for an in-process engine,
+    /// its foreground work too (its background threads are not in it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_threads_cpu_us_op: Option<f64>,
     /// Server engines: CPU of the server's process tree (exited workers
     /// included) per operation. The client's share is `client_cpu_us_op`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -357,6 +364,7 @@ impl Probes {
             disk: self.device.as_ref().ok().map(|d| d.counters().map_err(|e| format!("{e:#}"))),
             process: ProcessCounters::current().map_err(|e| format!("{e:#}")),
             process_cpu_ns: process_cpu_ns(),
+            workload_threads_ns: super::thread_cpu::workload_threads_ns(),
             server: self.server_pid.map(|p| ProcessCounters::tree(p).map_err(|e| format!("{e:#}"))),
             host: HostCpu::read().map_err(|e| format!("{e:#}")),
             syncs: sync_calls(),
@@ -379,6 +387,8 @@ pub struct StepProbe {
     /// exact, where /proc counts in 10 ms ticks (one tick was 2-4% of
     /// the client's CPU in a 400,000-row insert-benchmark step).
     process_cpu_ns: Option<u64>,
+    /// The step's client and writer threads' CPU so far (measure::thread_cpu).
+    workload_threads_ns: u64,
     /// The server's process tree, for server engines.
     server: Option<Result<ProcessCounters, String>>,
     host: Result<HostCpu, String>,
@@ -421,13 +431,7 @@ fn below_exact_cpu_floor(cpu_us: u64) -> Option<String> {
     })
 }
 
-/// CLOCK_PROCESS_CPUTIME_ID: the CPU time of every thread of this process, exited ones included, ns.
-fn process_cpu_ns() -> Option<u64> {
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-    // SAFETY: clock_gettime writes the timespec we own.
-    let ok = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) } == 0;
-    ok.then(|| ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64)
-}
+use super::thread_cpu::this_process_ns as process_cpu_ns;
 
 fn per(x: f64, n: u64) -> Option<f64> {
     (n > 0).then(|| x / n as f64)
@@ -445,6 +449,7 @@ impl StepProbe {
         // server's dirty pages included) would be charged to the client.
         let process_end = ProcessCounters::current();
         let process_cpu_end = process_cpu_ns();
+        let workload_threads_end = super::thread_cpu::workload_threads_ns();
         let server_end = probes.server_pid.map(ProcessCounters::tree);
         // A remote server's dirty pages are not in this machine's page cache.
         if work.logical_bytes_written > 0 && probes.remote.is_none() {
@@ -522,6 +527,12 @@ impl StepProbe {
             }
             (Err(e), _) => missing("client_cpu_us_op", e.clone()),
             (_, Err(e)) => missing("client_cpu_us_op", format!("{e:#}")),
+        }
+        // The threads that issued the operations (no measurement threads).
+        let threads_us = workload_threads_end.saturating_sub(self.workload_threads_ns) / 1000;
+        match below_exact_cpu_floor(threads_us) {
+            None => m.client_threads_cpu_us_op = per(threads_us as f64, work.ops),
+            Some(why) => missing("client_threads_cpu_us_op", why),
         }
         // A server's tree: its CPU is the engine's; its IO is the engine's
         // process IO (the client does none).

@@ -41,8 +41,13 @@ pub fn floor(key: &str) -> f64 {
     }
 }
 
-/// The metric whose movement says the machine, not the engine, changed.
-pub const CONTROL_METRIC: &str = "cpu_us_op";
+/// The metric whose movement says the machine, not the engine, changed:
+/// the CPU per operation of the threads that issued the operations
+/// (measure::thread_cpu), which leaves out the measurement's own threads.
+pub const CONTROL_METRIC: &str = "thr_cpu_us_op";
+/// The control in results from before rumbench measured those threads
+/// apart: the whole process's CPU per operation.
+pub const FALLBACK_CONTROL_METRIC: &str = "cpu_us_op";
 
 /// One side of a comparison: a run, or several repeats of the same run.
 pub struct Group {
@@ -257,6 +262,17 @@ fn has_control(a: &Side, b: &Side) -> bool {
     servers || null_alike
 }
 
+/// The control metric of two sides: the workload threads' CPU where both
+/// sides measured it, the process's otherwise.
+fn control_metric(a: &Side, b: &Side) -> &'static str {
+    let threads = summary::metric_index(CONTROL_METRIC).expect("a metric");
+    if !a.values(threads).is_empty() && !b.values(threads).is_empty() {
+        CONTROL_METRIC
+    } else {
+        FALLBACK_CONTROL_METRIC
+    }
+}
+
 /// The interval of one metric between two sides at `level`: paired by
 /// round when `paired` and two rounds are in common, else Welch's.
 fn interval(a: &Side, b: &Side, mi: usize, paired: bool, level: f64) -> Option<Interval> {
@@ -308,10 +324,11 @@ fn compare_sides(step_sides_a: &[(String, Side)], step_sides_b: &[(String, Side)
             continue;
         };
         let control = has_control(a, b);
+        let control_key = control_metric(a, b);
         let rounds = |s: &Side| !s.repeats.is_empty() && s.repeats.iter().all(|(_, r)| r.round.is_some());
         let paired = same_run && rounds(a) && rounds(b);
         for (mi, m) in METRICS.iter().enumerate() {
-            let is_control = control && m.key == CONTROL_METRIC;
+            let is_control = control && m.key == control_key;
             if !wanted(m.key) && !is_control {
                 continue;
             }
@@ -477,10 +494,12 @@ pub fn method_text(opts: &Options) -> String {
 (t interval on log ratios, paired by round within one run, Welch's between runs), simultaneous over the metrics judged \
 together (each at 1 - 5%/m, Bonferroni); REGRESSION/improvement only when the whole interval lies beyond +-{t:.0}%, \
 same when it lies within, else inconclusive; a change needs 5 repeats; one run per side: ratios, no verdicts (use --repeat 5). \
-Control: {c} where rumbench's own work is the same on both sides (the same server engine, or the null engine alike); \
-when it moves beyond {t:.0}% the step's verdicts are withheld (noisy machine).",
+Control: {c} (the threads that issued the operations; {f} in results from before it was measured) where rumbench's own \
+work is the same on both sides (the same server engine, or the null engine alike); when its ratio moves beyond {t:.0}% \
+the step's verdicts are withheld (noisy machine).",
         t = opts.threshold * 100.0,
         c = METRICS[summary::metric_index(CONTROL_METRIC).expect("a metric")].title(),
+        f = METRICS[summary::metric_index(FALLBACK_CONTROL_METRIC).expect("a metric")].title(),
     )
 }
 
@@ -591,6 +610,30 @@ mod tests {
         let c = compare(&one_group(repeated_run(&rounds)), &Options::default()).unwrap();
         assert!(!line(&c, 0, "cpu_us_op").control);
         assert_eq!(line(&c, 0, "ops_s").verdict, Verdict::Improvement);
+    }
+
+    #[test]
+    fn the_workload_threads_cpu_is_the_control_where_it_was_measured() {
+        // The process's CPU per op moved 30% (say, the sampler's reads of a larger
+        // server tree), the threads that issued the operations did not: no noisy machine.
+        let rounds: Vec<Vec<(&str, &str, f64, f64)>> = (0..5).map(|k| vec![("a", "null", 1000.0 + k as f64, 1.0), ("b", "null", 2000.0 + k as f64, 1.3)]).collect();
+        let mut run = repeated_run(&rounds);
+        for c in &mut run.configs {
+            c.steps[0].metrics.client_threads_cpu_us_op = Some(0.8);
+        }
+        let c = compare(&one_group(run.clone()), &Options::default()).unwrap();
+        let threads = line(&c, 0, "thr_cpu_us_op");
+        assert!(threads.control);
+        assert_eq!(threads.verdict, Verdict::Same);
+        assert!(!line(&c, 0, "cpu_us_op").control);
+        assert_eq!(line(&c, 0, "ops_s").verdict, Verdict::Improvement);
+        // The threads' CPU moved: withheld.
+        for c in run.configs.iter_mut().filter(|c| c.name == "b") {
+            c.steps[0].metrics.client_threads_cpu_us_op = Some(1.0);
+        }
+        let c = compare(&one_group(run), &Options::default()).unwrap();
+        assert_eq!(line(&c, 0, "thr_cpu_us_op").verdict, Verdict::ControlMoved);
+        assert_eq!(line(&c, 0, "ops_s").verdict, Verdict::Withheld);
     }
 
     #[test]

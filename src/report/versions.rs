@@ -18,7 +18,8 @@ use super::summary::{ConfigInfo, Summary};
 pub const METRICS: &[(&str, &str)] = &[
     ("ops_s", "ops/s"),
     ("srv_cpu_us_op", "srv cpu us/op"),
-    ("cpu_us_op", "cli cpu us/op"),
+    // rumbench's client threads (measure::thread_cpu): the control.
+    ("thr_cpu_us_op", "cli cpu us/op"),
     ("rpq", "rpq"),
     ("wkbpi", "wkbpi"),
     ("p99_us", "p99 us"),
@@ -83,10 +84,16 @@ fn build_value(key: &str, v: &str) -> String {
         "build.pg_config.configure" => configure_sans_prefix(v),
         "server.binaries" => v.split(" (").next().unwrap_or(v).split('@').next().unwrap_or(v).to_string(),
         // Each RocksDB source asks for its own C++ standard, and warnings
-        // change no code; the rest must match, in any order.
-        // ROCKSDB_SUPPORT_THREAD_LOCAL is read by 6.x sources only.
+        // change no code; the rest must match, in any order. Beside
+        // -march=native, instruction-set flags (-msse4.2, -mavx2, ...) add
+        // nothing; HAVE_SSE42 / HAVE_PCLMUL and ROCKSDB_SUPPORT_THREAD_LOCAL
+        // are what 6.x sources read where newer ones test the compiler's own
+        // macros (__SSE4_2__) or need nothing.
         "build.rocksdb_cxx_flags" => {
-            let mut words: Vec<&str> = v.split_whitespace().filter(|w| !w.starts_with("-std=") && !w.starts_with("-W") && *w != "-DROCKSDB_SUPPORT_THREAD_LOCAL").collect();
+            let march = v.split_whitespace().any(|w| w == "-march=native");
+            let implied = |w: &str| march && w.starts_with("-m") && !w.starts_with("-march=") && w != "-m64";
+            let old_macro = |w: &str| w.starts_with("-DHAVE_SSE42") || w.starts_with("-DHAVE_PCLMUL") || w == "-DROCKSDB_SUPPORT_THREAD_LOCAL";
+            let mut words: Vec<&str> = v.split_whitespace().filter(|w| !w.starts_with("-std=") && !w.starts_with("-W") && !implied(w) && !old_macro(w)).collect();
             words.sort_unstable();
             words.dedup();
             words.join(" ")
@@ -195,7 +202,7 @@ pub fn sweep(s: &Summary, opts: &Options) -> Option<Sweep> {
     notes.extend(pair_notes);
     let heading = format!(
         "per step, each version against {} (PostgreSQL {}, the oldest): its value, then {}; \
-srv cpu = the server's processes, cli cpu = rumbench's own (the control: it must stay flat)",
+srv cpu = the server's processes, cli cpu = rumbench's client threads (the control: it must stay flat)",
         versions[0].config,
         versions[0].server_version,
         super::relative::verdict_legend(opts),
@@ -248,6 +255,7 @@ mod tests {
             st.ops_s = Some(ops_s);
             st.metrics.engine_cpu_us_op = Some(srv_cpu);
             st.metrics.client_cpu_us_op = Some(4.0);
+            st.metrics.client_threads_cpu_us_op = Some(3.5);
             c.steps = vec![st];
             configs.push(c);
         }
@@ -271,7 +279,7 @@ mod tests {
         assert_eq!(srv.base, Some(10.0));
         assert_eq!(srv.cells[0].verdict, Verdict::Regression);
         assert!((srv.cells[0].ratio.unwrap() - 1.3).abs() < 1e-9);
-        assert_eq!(row("cpu_us_op").cells[0].verdict, Verdict::Same);
+        assert_eq!(row("thr_cpu_us_op").cells[0].verdict, Verdict::Same);
         assert_eq!(row("ops_s").cells[0].verdict, Verdict::Same);
         let text = crate::report::table::versions_text(&s);
         assert!(text.contains("against postgres-12.22 (PostgreSQL 12.22, the oldest)"), "{text}");
@@ -318,14 +326,18 @@ mod tests {
         let mut run = fixtures::realistic_run();
         let template = run.configs[0].clone();
         let mut configs = Vec::new();
-        for (name, version, cpu, std) in [("rocksdb-11.8.1", "11.8.1", 3.6, "c++20"), ("rocksdb-6.28.2", "6.28.2", 3.0, "c++11")] {
+        // As the crates log them: 0.19.0 adds warnings and -m flags, 0.6.3 the macros 6.x reads.
+        for (name, version, cpu, flags) in [
+            ("rocksdb-11.8.1", "11.8.1", 3.6, "-Wall -Wextra -mavx2 -std=c++20"),
+            ("rocksdb-6.28.2", "6.28.2", 3.0, "-msse4.2 -std=c++11 -DHAVE_SSE42=1 -DHAVE_PCLMUL=1 -DROCKSDB_SUPPORT_THREAD_LOCAL"),
+        ] {
             let mut c = template.clone();
             c.name = name.into();
             c.engine = "rocksdb".into();
             c.provenance = vec![
                 ("build.rocksdb_source".into(), version.into()),
                 ("build.ndebug".into(), "true (checked: RocksDB's compile command defines NDEBUG and optimises)".into()),
-                ("build.rocksdb_cxx_flags".into(), format!("c++ -O3 -march=native -std={std} -DNDEBUG=1")),
+                ("build.rocksdb_cxx_flags".into(), format!("c++ -O3 -m64 -march=native {flags} -DNDEBUG=1")),
                 ("build.rumbench_source".into(), "f00d".into()),
             ];
             if version == "6.28.2" {
@@ -357,7 +369,7 @@ mod tests {
         assert!(text.contains("rocksdb-6.28.2 (RocksDB 6.28.2) lacks: no WaitForCompact in its C API (8.8.1 on)"), "{text}");
         let mut other = two_rocksdb_versions();
         other.configs[0].provenance.retain(|(k, _)| k != "build.rocksdb_cxx_flags");
-        other.configs[0].provenance.push(("build.rocksdb_cxx_flags".into(), "c++ -O2 -std=c++20 -DNDEBUG=1".into()));
+        other.configs[0].provenance.push(("build.rocksdb_cxx_flags".into(), "c++ -O3 -m64 -march=native -std=c++20 -DNDEBUG=1 -DROCKSDB_FALLOCATE_PRESENT".into()));
         let text = crate::report::table::versions_text(&summary(&other));
         assert!(text.contains("built differently, compile flags"), "{text}");
         // One RocksDB version (the built-in beside a name): no table.
