@@ -26,6 +26,8 @@
 #   DIR=/tmp/rumbench-vs-dbbench     scratch dir for databases (emptied at start)
 #   OUT=bench/results/dbbench_compare-<date>.md   (+ .tsv and a -logs/ dir next to it)
 #   RUMBENCH=/work/main/target/release/rumbench   copied once at start to $DIR/bin
+#   ROCKSDB_VERSION=          a RocksDB version rumbench builds (8.10: rocksdb@8.10 against
+#                             target/dbbench-8.10.0/db_bench of that very build); empty: the built-in 11.8.1
 #   DB_BENCH=target/dbbench/db_bench  (built by bench/build_dbbench.sh when missing)
 #   DBB_PERF_LEVEL=1          db_bench --perf_level (1 = kDisable, db_bench's default;
 #                             2 = kEnableCount, what a thread gets when it never calls
@@ -60,7 +62,20 @@ DIR=${DIR:-/tmp/rumbench-vs-dbbench}
 STAMP=$(date +%Y%m%d-%H%M%S)
 OUT=${OUT:-$REPO_DIR/bench/results/dbbench_compare-$STAMP.md}
 RUMBENCH=${RUMBENCH:-$REPO_DIR/target/release/rumbench}
-DB_BENCH=${DB_BENCH:-$REPO_DIR/target/dbbench/db_bench}
+ROCKSDB_VERSION=${ROCKSDB_VERSION:-}
+if [[ -n $ROCKSDB_VERSION ]]; then
+    # rocksdb@<version> runs in its own build (docs/rocksdb-versions.md); its config and data dir are named rocksdb-<full version>.
+    FULL_VERSION=$("$RUMBENCH" rocksdb-versions | awk -v v="$ROCKSDB_VERSION" '$1 == v || index($1, v ".") == 1 { print $1; exit }')
+    [[ -n $FULL_VERSION ]] || { echo "unknown RocksDB version $ROCKSDB_VERSION (rumbench rocksdb-versions)" >&2; exit 2; }
+    ENGINE=rocksdb@$FULL_VERSION
+    RB_CONFIG=rocksdb-$FULL_VERSION
+    DBB_DEFAULT=$REPO_DIR/target/dbbench-$FULL_VERSION/db_bench
+else
+    ENGINE=rocksdb
+    RB_CONFIG=rocksdb
+    DBB_DEFAULT=$REPO_DIR/target/dbbench/db_bench
+fi
+DB_BENCH=${DB_BENCH:-$DBB_DEFAULT}
 DRY_RUN=${DRY_RUN:-0}
 DBB_PERF_LEVEL=${DBB_PERF_LEVEL:-1}
 
@@ -75,8 +90,8 @@ for s in $STEPS; do
         *) echo "unknown step '$s'" >&2; exit 2 ;; esac
 done
 case $READ_DB_PREP in waitforcompaction|compact) ;; *) echo "READ_DB_PREP must be waitforcompaction or compact" >&2; exit 2 ;; esac
-if [[ ! -x $DB_BENCH && $DB_BENCH == "$REPO_DIR/target/dbbench/db_bench" ]]; then
-    "$REPO_DIR/bench/build_dbbench.sh" >/dev/null
+if [[ ! -x $DB_BENCH && $DB_BENCH == "$DBB_DEFAULT" ]]; then
+    "$REPO_DIR/bench/build_dbbench.sh" $ROCKSDB_VERSION >/dev/null
 fi
 [[ -x $DB_BENCH ]] || { echo "db_bench not found at $DB_BENCH (bench/build_dbbench.sh builds it)" >&2; exit 1; }
 [[ -x $RUMBENCH ]] || { echo "rumbench not found at $RUMBENCH (cargo build --release)" >&2; exit 1; }
@@ -90,6 +105,7 @@ MB=$((1 << 20))
 RB_OPTS=(
     -o compaction_style=leveled                       # --compaction_style=0
     -o "block_cache_size=$CACHE_SIZE"                 # --cache_size
+    -o cache_type=lru                                 # --cache_type=lru_cache (rumbench's default on 11.8 is hyper_clock)
     -o "write_buffer_size=$((64 * MB))"               # --write_buffer_size
     -o max_write_buffer_number=2                      # --max_write_buffer_number
     -o max_background_jobs=2                          # --max_background_jobs
@@ -166,7 +182,7 @@ DBB_OPTS=(
     "--seed=$SEED"
 )
 DBB_COMMON=("--key_size=$KEY_SIZE" "--value_size=$VALUE_SIZE" --compression_ratio=0.5 "${DBB_OPTS[@]}")
-RB_COMMON=(-e rocksdb "--key-size=$KEY_SIZE" "--value-size=$VALUE_SIZE" --compression-ratio=0.5 "--seed=$SEED"
+RB_COMMON=(-e "$ENGINE" "--key-size=$KEY_SIZE" "--value-size=$VALUE_SIZE" --compression-ratio=0.5 "--seed=$SEED"
            --progress=off --keep-db --no-history "${RB_OPTS[@]}")
 
 # ---------------------------------------------------------------------------
@@ -346,7 +362,7 @@ run_one() {
         row=$(parse_dbb "$log" "$bench")
         ;;
     rumbench)
-        dbdir="$WORK/rb/rocksdb"
+        dbdir="$WORK/rb/$RB_CONFIG"
         local args=() outdir="$LOGS/$tag.rumbench"
         rm -rf "$outdir"
         case $step in

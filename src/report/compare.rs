@@ -86,9 +86,12 @@ pub enum Verdict {
     /// Fewer than two repeats on a side (or two rounds in common): a ratio, no interval.
     OneRun,
     /// The step's control moved: no verdict on this machine's figures.
-    Withheld,
-    /// The control itself moved beyond the threshold.
-    ControlMoved,
+    /// `established`: the control's own interval lies beyond the threshold
+    /// (rumbench's cost per operation changed between the sides, not only
+    /// its point estimate on a noisy machine).
+    Withheld { established: bool },
+    /// The control itself moved beyond the threshold (`established` as above).
+    ControlMoved { established: bool },
     /// Measured on one side only.
     Missing,
 }
@@ -103,8 +106,11 @@ impl Verdict {
             Verdict::Inconclusive(None) => format!("inconclusive (>{} repeats)", verdict::MAX_REPEATS_ESTIMATE),
             Verdict::Changed => "changed".into(),
             Verdict::OneRun => "no verdict (1 run)".into(),
-            Verdict::Withheld => "withheld (noisy machine)".into(),
-            Verdict::ControlMoved => "MOVED: noisy machine".into(),
+            Verdict::Withheld { established: false } => "withheld (noisy machine)".into(),
+            Verdict::Withheld { established: true } => "withheld (client cost changed)".into(),
+            Verdict::ControlMoved { established: false } => "MOVED: noisy machine".into(),
+            // Its whole interval beyond the threshold: not noise, rumbench's own work per operation changed.
+            Verdict::ControlMoved { established: true } => "MOVED: client cost changed".into(),
             Verdict::Missing => "n/a".into(),
         }
     }
@@ -348,7 +354,7 @@ fn compare_sides(step_sides_a: &[(String, Side)], step_sides_b: &[(String, Side)
     let level = verdict::simultaneous_level(family);
     pair.family = family;
     pair.level = level;
-    let mut moved_steps: Vec<&str> = Vec::new();
+    let mut moved_steps: Vec<(&str, bool)> = Vec::new();
     for t in &todo {
         let m = &METRICS[t.mi];
         let (base, new) = (t.a.median(t.mi), t.b.median(t.mi));
@@ -363,8 +369,9 @@ fn compare_sides(step_sides_a: &[(String, Side)], step_sides_b: &[(String, Side)
         let ratio = interval.map(|i| i.ratio).or_else(|| summary::ratio(new, base));
         let verdict = match ratio {
             Some(r) if t.control && (r - 1.0).abs() > opts.threshold => {
-                moved_steps.push(t.step);
-                Verdict::ControlMoved
+                let established = interval.is_some_and(|i| matches!(verdict::position(&i, opts.threshold), Position::Above | Position::Below));
+                moved_steps.push((t.step, established));
+                Verdict::ControlMoved { established }
             }
             _ => verdict,
         };
@@ -381,9 +388,10 @@ fn compare_sides(step_sides_a: &[(String, Side)], step_sides_b: &[(String, Side)
             verdict,
         });
     }
-    for l in pair.lines.iter_mut().filter(|l| moved_steps.contains(&l.step.as_str()) && !l.control) {
+    for l in pair.lines.iter_mut().filter(|l| !l.control) {
+        let Some(&(_, established)) = moved_steps.iter().find(|(s, _)| *s == l.step) else { continue };
         if matches!(l.verdict, Verdict::Regression | Verdict::Improvement | Verdict::Changed | Verdict::Same | Verdict::Inconclusive(_)) {
-            l.verdict = Verdict::Withheld;
+            l.verdict = Verdict::Withheld { established };
         }
     }
     for (key, _) in step_sides_b {
@@ -496,7 +504,7 @@ together (each at 1 - 5%/m, Bonferroni); REGRESSION/improvement only when the wh
 same when it lies within, else inconclusive; a change needs 5 repeats; one run per side: ratios, no verdicts (use --repeat 5). \
 Control: {c} (the threads that issued the operations; {f} in results from before it was measured) where rumbench's own \
 work is the same on both sides (the same server engine, or the null engine alike); when its ratio moves beyond {t:.0}% \
-the step's verdicts are withheld (noisy machine).",
+the step's verdicts are withheld: noisy machine, or, when its whole interval lies beyond, the client's own cost changed.",
         t = opts.threshold * 100.0,
         c = METRICS[summary::metric_index(CONTROL_METRIC).expect("a metric")].title(),
         f = METRICS[summary::metric_index(FALLBACK_CONTROL_METRIC).expect("a metric")].title(),
@@ -597,8 +605,8 @@ mod tests {
         let c = compare(&one_group(repeated_run(&rounds)), &Options::default()).unwrap();
         let control = line(&c, 0, "cpu_us_op");
         assert!(control.control);
-        assert_eq!(control.verdict, Verdict::ControlMoved);
-        assert_eq!(line(&c, 0, "ops_s").verdict, Verdict::Withheld);
+        assert!(matches!(control.verdict, Verdict::ControlMoved { .. }));
+        assert!(matches!(line(&c, 0, "ops_s").verdict, Verdict::Withheld { .. }));
         assert_eq!(c.count(Verdict::Regression) + c.count(Verdict::Improvement), 0);
         // A steady control leaves the verdicts alone.
         let rounds: Vec<Vec<(&str, &str, f64, f64)>> = (0..5).map(|k| vec![("a", "null", 1000.0 + k as f64, 1.0), ("b", "null", 2000.0 + k as f64, 1.01)]).collect();
@@ -632,8 +640,10 @@ mod tests {
             c.steps[0].metrics.client_threads_cpu_us_op = Some(1.0);
         }
         let c = compare(&one_group(run), &Options::default()).unwrap();
-        assert_eq!(line(&c, 0, "thr_cpu_us_op").verdict, Verdict::ControlMoved);
-        assert_eq!(line(&c, 0, "ops_s").verdict, Verdict::Withheld);
+        // Every round 25% more: established, not noise.
+        assert_eq!(line(&c, 0, "thr_cpu_us_op").verdict, Verdict::ControlMoved { established: true });
+        assert_eq!(line(&c, 0, "ops_s").verdict, Verdict::Withheld { established: true });
+        assert_eq!(line(&c, 0, "thr_cpu_us_op").verdict.text(), "MOVED: client cost changed");
     }
 
     #[test]

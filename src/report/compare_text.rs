@@ -86,17 +86,17 @@ pub fn render(c: &Comparison) -> String {
     }
     let count = |f: &dyn Fn(Verdict) -> bool| c.pairs.iter().flat_map(|p| &p.lines).filter(|l| f(l.verdict)).count();
     o.push_str(&format!(
-        "\n{} regressions, {} improvements, {} same, {} inconclusive, {} changed (no direction), {} without verdict (one run), {} withheld (noisy machine), {} on one side only\n",
+        "\n{} regressions, {} improvements, {} same, {} inconclusive, {} changed (no direction), {} without verdict (one run), {} withheld (control moved), {} on one side only\n",
         c.count(Verdict::Regression),
         c.count(Verdict::Improvement),
         c.count(Verdict::Same),
         count(&|v| matches!(v, Verdict::Inconclusive(_))),
         c.count(Verdict::Changed),
         c.count(Verdict::OneRun),
-        c.count(Verdict::Withheld),
+        count(&|v| matches!(v, Verdict::Withheld { .. })),
         c.count(Verdict::Missing)
     ));
-    if c.pairs.iter().flat_map(|p| &p.lines).all(|l| matches!(l.verdict, Verdict::OneRun | Verdict::Missing | Verdict::ControlMoved)) {
+    if c.pairs.iter().flat_map(|p| &p.lines).all(|l| matches!(l.verdict, Verdict::OneRun | Verdict::Missing | Verdict::ControlMoved { .. })) {
         o.push_str("no verdicts: one run per side says nothing about run-to-run noise; run with --repeat 5 (or more) for intervals and verdicts\n");
     }
     o

@@ -99,8 +99,8 @@ pub fn mark(v: Verdict) -> &'static str {
         Verdict::Changed => " changed",
         Verdict::Same => " =",
         Verdict::Inconclusive(_) => " ?",
-        Verdict::Withheld => " withheld",
-        Verdict::ControlMoved => " MOVED",
+        Verdict::Withheld { .. } => " withheld",
+        Verdict::ControlMoved { .. } => " MOVED",
         Verdict::OneRun | Verdict::Missing => "",
     }
 }
@@ -110,7 +110,7 @@ pub fn verdict_legend(opts: &Options) -> String {
     format!(
         "ratio = config / base (medians over repeats); with repeats on both sides: REGRESSION / improvement = the whole \
 confidence interval lies beyond +-{t:.0}%, '=' = it lies within +-{t:.0}%, '?' = inconclusive (more repeats needed), \
-'withheld' = the step's control ({c}) moved (noisy machine); without repeats: ratios only, no verdict; '-' = not measured",
+'withheld' = the step's control ({c}) moved (a noisy machine, or rumbench's own cost changed: `rumbench compare` says which); without repeats: ratios only, no verdict; '-' = not measured",
         t = opts.threshold * 100.0,
         c = crate::report::summary::METRICS[crate::report::summary::metric_index(compare::CONTROL_METRIC).expect("a metric")].title()
     )

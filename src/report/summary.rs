@@ -52,7 +52,7 @@ pub const METRICS: &[Metric] = &[
     m("eng_write_amp", "eng w-amp", "ratio", Better::Lower, "the engine's own write-amplification over the step (RocksDB: flush + compaction bytes / ingest bytes)"),
     m("space_amp", "space-amp", "ratio", Better::Lower, "bytes on disk under the data dir at step end / logical bytes of live data"),
     m("db_mb", "db size", "MB", Better::Lower, "bytes on disk under the data dir at step end (allocated blocks), MB = 2^20 bytes"),
-    m("cpu_us_op", "cpu/op", "us/op", Better::Lower, "user + system CPU of the benchmark process (engine included when embedded) per operation"),
+    m("cpu_us_op", "cpu/op", "us/op", Better::Lower, "CPU of the benchmark process, every thread (engine included when embedded), per operation"),
     m("thr_cpu_us_op", "thread cpu/op", "us/op", Better::Lower, "CPU of the threads that issued the step's operations (clients, background writer) per operation, without the measurement's own threads: rumbench's own work against a server"),
     m("srv_cpu_us_op", "srv cpu/op", "us/op", Better::Lower, "user + system CPU of the server's process tree per operation (servers rumbench started; exited backends included)"),
     m("host_cpu_us_op", "host cpu/op", "us/op", Better::Lower, "busy CPU of the whole host per operation (CPUs x wall less idle, iowait and steal)"),
