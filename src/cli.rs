@@ -68,7 +68,7 @@ rumbench compare base1,base2,base3 new1,new2,new3")]
     /// List the RocksDB versions rumbench can run (`-e rocksdb@8.10`), each
     /// built once from this source and cached; --build builds some ahead of a run
     RocksdbVersions {
-        /// Versions to build now (comma separated: 8.10,9.9), about 15-20 minutes each on 2 cores
+        /// Versions to build now (comma separated: 8.10,9.9), about 10-20 minutes each on 2 cores
         #[arg(long, value_delimiter = ',')]
         build: Vec<String>,
     },

@@ -896,31 +896,36 @@ enum ResolvedVersion {
     Rocksdb(&'static crate::engine::rocksdb_versions::Release),
 }
 
+/// A config's `version` as asked, checked but not yet resolved.
+enum VersionAsked {
+    Postgres(VersionRequest),
+    Rocksdb(&'static crate::engine::rocksdb_versions::Release),
+}
+
 /// The version each config's `version` names (None without one): every
 /// request is checked first (a malformed one costs no network); PostgreSQL
 /// versions are then resolved against one listing of the npm registry's
 /// versions, RocksDB versions against the releases rumbench can build.
 fn resolve_versions(entries: &[ConfigEntry]) -> Result<Vec<Option<ResolvedVersion>>> {
-    let mut requests = Vec::new();
+    let mut asked = Vec::new();
     for e in entries {
         let name = || e.name.as_deref().unwrap_or(&e.engine).to_string();
-        let req = match (&e.version, e.engine.as_str()) {
+        asked.push(match (&e.version, e.engine.as_str()) {
             (None, _) => None,
-            (Some(v), "postgres") => Some(Err(VersionRequest::parse(v)?)),
-            (Some(v), "rocksdb") => Some(Ok(crate::engine::rocksdb_versions::resolve(v).with_context(|| format!("config {}", name()))?)),
+            (Some(v), "postgres") => Some(VersionAsked::Postgres(VersionRequest::parse(v)?)),
+            (Some(v), "rocksdb") => Some(VersionAsked::Rocksdb(crate::engine::rocksdb_versions::resolve(v).with_context(|| format!("config {}", name()))?)),
             (Some(_), other) => bail!("config {}: only postgres and rocksdb take a version (postgres@16, rocksdb@8.10), not {other}", name()),
-        };
-        requests.push(req);
+        });
     }
-    let pg = requests.iter().any(|r| matches!(r, Some(Err(_))));
-    let available = if pg { pg_versions::available()? } else { Vec::new() };
-    requests
+    let registry_needed = asked.iter().any(|a| matches!(a, Some(VersionAsked::Postgres(_))));
+    let available = if registry_needed { pg_versions::available()? } else { Vec::new() };
+    asked
         .into_iter()
-        .map(|r| {
-            Ok(match r {
+        .map(|a| {
+            Ok(match a {
                 None => None,
-                Some(Ok(release)) => Some(ResolvedVersion::Rocksdb(release)),
-                Some(Err(req)) => Some(ResolvedVersion::Postgres(pg_versions::resolve(&req, &available)?)),
+                Some(VersionAsked::Rocksdb(release)) => Some(ResolvedVersion::Rocksdb(release)),
+                Some(VersionAsked::Postgres(req)) => Some(ResolvedVersion::Postgres(pg_versions::resolve(&req, &available)?)),
             })
         })
         .collect()
@@ -940,7 +945,7 @@ pub fn fetch_server_versions(plan: &RunPlan) -> Result<()> {
 }
 
 /// Before the run: every RocksDB release in the plan other than the one
-/// rumbench is built with, built once from this source (about 15-20
+/// rumbench is built with, built once from this source (about 10-20
 /// minutes each on 2 cores, with a progress line) or taken from the cache.
 /// Returns what each release lacks, a line each, to print before the run.
 pub fn build_engine_versions(plan: &RunPlan) -> Result<Vec<String>> {

@@ -153,7 +153,8 @@ pub const SPEC: EngineSpec = EngineSpec {
         "RocksDB ",
         env!("RUMBENCH_ROCKSDB_SOURCE_VERSION"),
         " LSM (leveled, universal, BlobDB), a release build from librocksdb-sys's bundled source; \
-                  option defaults are db_bench's (the same OPTIONS file and block cache, db_bench's fixed settings included)"
+                  option defaults are db_bench's (the same OPTIONS file and block cache, db_bench's fixed settings included); \
+                  RocksDB 6.28 to 10.4 as rocksdb@8.10 (rumbench rocksdb-versions)"
     ),
     options: OPTIONS,
     io_bound_options: IO_BOUND,

@@ -154,8 +154,8 @@ fn estimate(root: &Path) -> Duration {
     Duration::from_secs_f64(last.unwrap_or(17.0 * 60.0 * 2.0 / cores.max(1.0)))
 }
 
-/// The binary of `release`: built-in releases need none (None); others
-/// come from the cache or are built now, with a progress line.
+/// The binary of `release`: the built-in release needs none (None); the
+/// others come from the cache or are built now, with a progress line.
 pub fn ensure(release: &Release) -> Result<Option<PathBuf>> {
     if release.is_built_in() && std::env::var_os("RUMBENCH_ROCKSDB_BUILD_BUILTIN").is_none() {
         return Ok(None);
@@ -392,6 +392,17 @@ pub fn check_build(release: &Release, info: &BuildInfo) -> Result<()> {
     if info.source_hash != SOURCE_HASH {
         bail!("the build for RocksDB {} is of other source (fingerprint {}, this binary's {SOURCE_HASH})", release.version, info.source_hash);
     }
+    let this = BuildInfo::this_binary();
+    if info.target_cpu != this.target_cpu || info.cxx != this.cxx {
+        bail!(
+            "the build for RocksDB {} was compiled for {} with {}, this binary for {} with {}: a version must be built as the default build is",
+            release.version,
+            info.target_cpu,
+            info.cxx,
+            this.target_cpu,
+            this.cxx
+        );
+    }
     if info.profile != "release" || info.opt_level == "0" {
         bail!("the build for RocksDB {} is not optimised (profile {}, opt-level {})", release.version, info.profile, info.opt_level);
     }
@@ -446,6 +457,9 @@ mod tests {
         let mut info = this();
         info.capabilities.multiget = false;
         assert!(check_build(release, &info).unwrap_err().to_string().contains("the table is wrong"));
+        let mut info = this();
+        info.target_cpu = "x86-64".into();
+        assert!(check_build(release, &info).unwrap_err().to_string().contains("compiled for x86-64"));
         let old = super::super::rocksdb_versions::resolve("8.10").unwrap();
         assert!(check_build(old, &this()).unwrap_err().to_string().contains("has RocksDB 11.8.1"));
     }
