@@ -181,6 +181,18 @@ DBB_OPTS=(
     "--perf_level=$DBB_PERF_LEVEL"                # 1 = kDisable (db_bench's default), stated
     "--seed=$SEED"
 )
+# An older db_bench lacks some of these flags and refuses to start on an unknown one
+# (6.28: --cache_type, whose LRU is its only block cache unless --use_clock_cache,
+# and --progress_reports, cosmetic): leave out what this db_bench does not know, and say so.
+DBB_KNOWN=$("$DB_BENCH" --help 2>&1 | sed -n 's/^ *-\([a-z0-9_]*\) .*/\1/p' || true)
+DBB_KEPT=()
+DBB_DROPPED=()
+for f in "${DBB_OPTS[@]}"; do
+    name=${f#--}; name=${name%%=*}
+    if grep -qx "$name" <<<"$DBB_KNOWN"; then DBB_KEPT+=("$f"); else DBB_DROPPED+=("$f"); fi
+done
+DBB_OPTS=("${DBB_KEPT[@]}")
+if ((${#DBB_DROPPED[@]})); then echo "note: $DB_BENCH does not know ${DBB_DROPPED[*]}: left out (its defaults: an LRU block cache)" >&2; fi
 DBB_COMMON=("--key_size=$KEY_SIZE" "--value_size=$VALUE_SIZE" --compression_ratio=0.5 "${DBB_OPTS[@]}")
 RB_COMMON=(-e "$ENGINE" "--key-size=$KEY_SIZE" "--value-size=$VALUE_SIZE" --compression-ratio=0.5 "--seed=$SEED"
            --progress=off --keep-db --no-history "${RB_OPTS[@]}")
@@ -448,6 +460,7 @@ for f in sorted(glob.glob(sys.argv[1]+"/*.rumbench/result.json")):
 
 export NUMS THREADS REPEATS STEPS READ_SECONDS WRITE_RATE CACHE_SIZE READ_DB_PREP RUMBENCH DB_BENCH ENTRY DBB_PERF_LEVEL
 export DBB_VERSION RB_COMMIT LOAD_START LOAD_END
+export DBB_DROPPED_TEXT="${DBB_DROPPED[*]}"
 export HOST_INFO="$(nproc) CPUs, $(uname -r)" ELAPSED="$(( (T_END - T_START) / 60 )) min $(( (T_END - T_START) % 60 )) s"
 python3 - "$TSV" "$OUT" "$LOGS" <<'EOF'
 import csv, glob, os, re, statistics, sys
@@ -471,6 +484,8 @@ L.append(f"Run `{os.path.basename(out)}`: `bench/dbbench_compare.sh` with NUMS=\
          f"REPEATS={E['REPEATS']} READ_SECONDS={E['READ_SECONDS']} WRITE_RATE={E['WRITE_RATE']} CACHE_SIZE={E['CACHE_SIZE']} "
          f"READ_DB_PREP={E['READ_DB_PREP']} DBB_PERF_LEVEL={E['DBB_PERF_LEVEL']}.\n")
 L.append(f"- rumbench: {E['RB_COMMIT'] or '?'} (copied from `{E['RUMBENCH']}`); db_bench: `{E['DB_BENCH']}`")
+if E.get("DBB_DROPPED_TEXT"):
+    L.append(f"- db_bench flags this db_bench does not know, left out (its defaults hold: an LRU block cache): `{E['DBB_DROPPED_TEXT']}`")
 L.append(f"- host: {E['HOST_INFO']}; load average {E['LOAD_START']} at start, {E['LOAD_END']} at end; took {E['ELAPSED']}")
 L.append("- ops/s: median over repeats; ratio = rumbench / db_bench (goal: >= 0.97 on every row); p99 in microseconds "
          "(db_bench: its histogram, integer-microsecond clock; rumbench: HDR histogram, ns clock)")
