@@ -24,7 +24,7 @@ if [ -z "$VERSION" ]; then
 else
     # The version's full name and crate, from rumbench's list of versions.
     RUMBENCH=${RUMBENCH:-$REPO_DIR/target/release/rumbench}
-    read -r FULL CRATE < <("$RUMBENCH" rocksdb-versions | awk -v v="$VERSION" '$1 == v || index($1, v ".") == 1 { print $1, $2; exit }')
+    read -r FULL CRATE < <("$RUMBENCH" rocksdb-versions | awk -v v="$VERSION" '!found && ($1 == v || index($1, v ".") == 1) { print $1, $2; found = 1 }')
     [ -n "${FULL:-}" ] || { echo "build_dbbench: unknown RocksDB version $VERSION (rumbench rocksdb-versions lists them)" >&2; exit 1; }
     CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/rumbench/rocksdb
     TARGET_DIR=${RUMBENCH_ROCKSDB_TARGET_DIR:-$CACHE/target}

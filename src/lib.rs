@@ -18,6 +18,7 @@ pub mod config;
 pub mod datagen;
 pub mod driver;
 pub mod engine;
+pub mod lazyfs;
 pub mod measure;
 pub mod report;
 pub mod result;

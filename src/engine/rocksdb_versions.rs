@@ -99,6 +99,19 @@ pub const RELEASES: &[Release] = &[
     Release { version: "11.8.1", crate_version: "0.19.0+11.8.1", features: FEATURES_0_17, cxx_std: "c++20", passes_target_cpu: true, caps: Capabilities::since(true, true, true, true, true, true) },
 ];
 
+/// The CPU features behind 7.x's HAVE_AVX2 / HAVE_BMI / HAVE_LZCNT (what
+/// its crate tests in the target's features; -march=native gives them here).
+fn cpu_has_avx2_bmi_lzcnt() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("bmi1") && std::arch::is_x86_feature_detected!("lzcnt")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
 impl Release {
     /// The release this binary is built with.
     pub fn built_in() -> &'static Release {
@@ -119,11 +132,22 @@ impl Release {
     /// aligned new (hashing, cache-aligned allocation), getauxval. Also
     /// 6.28's thread-local support, which its own build detects, and
     /// `-include cstdint`, as 0.19.0 adds (newer compilers need it for the older sources).
-    pub fn added_cxxflags(&self) -> Option<&'static str> {
-        (!self.passes_target_cpu).then_some(
+    /// For 6.28 on a CPU with AVX2, BMI and LZCNT, also the HAVE_AVX2 /
+    /// HAVE_BMI / HAVE_LZCNT macros its source reads (the bloom filter's
+    /// AVX2 probe) where 8.x on tests the compiler's own `__AVX2__`; the 7.x
+    /// crates define them themselves, 0.6.3 does not.
+    pub fn added_cxxflags(&self) -> Option<String> {
+        if self.passes_target_cpu {
+            return None;
+        }
+        let mut flags = String::from(
             "-march=native -include cstdint -DHAVE_ALIGNED_NEW -DHAVE_UINT128_EXTENSION -DROCKSDB_SCHED_GETCPU_PRESENT \
              -DROCKSDB_AUXV_GETAUXVAL_PRESENT -DROCKSDB_FALLOCATE_PRESENT -DROCKSDB_RANGESYNC_PRESENT -DROCKSDB_SUPPORT_THREAD_LOCAL",
-        )
+        );
+        if self.crate_version.starts_with("0.6.") && cpu_has_avx2_bmi_lzcnt() {
+            flags.push_str(" -DHAVE_AVX2=1 -DHAVE_BMI=1 -DHAVE_LZCNT=1");
+        }
+        Some(flags)
     }
 
     /// "8.10.0" -> "8_10_0": in package and binary names.

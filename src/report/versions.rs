@@ -153,12 +153,43 @@ fn build_notes(configs: &[&ConfigInfo], keys: &[(&str, &str)]) -> Vec<String> {
         let mut distinct: Vec<&str> = vals.iter().map(|(_, v)| v.as_str()).collect();
         distinct.sort_unstable();
         distinct.dedup();
-        if distinct.len() > 1 {
-            let each: Vec<String> = vals.iter().map(|(n, v)| format!("{n} {v}")).collect();
-            notes.push(format!("built differently, {what}: {}", each.join("; ")));
+        if distinct.len() <= 1 {
+            continue;
         }
+        if *key == "build.rocksdb_cxx_flags" {
+            notes.push(flag_difference(what, &vals));
+            continue;
+        }
+        let each: Vec<String> = vals.iter().map(|(n, v)| format!("{n} {v}")).collect();
+        notes.push(format!("built differently, {what}: {}", each.join("; ")));
     }
     notes
+}
+
+/// Compile flags that differ: per config, only the flags not all share.
+/// HAVE_AVX2 / HAVE_BMI / HAVE_LZCNT are what 6.x and 7.x sources read for
+/// the bloom filter's AVX2 probe, where 8.x on reads the compiler's
+/// `__AVX2__` (-march=native): said so when they are the only difference.
+fn flag_difference(what: &str, vals: &[(String, String)]) -> String {
+    use std::collections::BTreeSet;
+    let sets: Vec<BTreeSet<&str>> = vals.iter().map(|(_, v)| v.split_whitespace().collect()).collect();
+    let common: BTreeSet<&str> = sets.iter().skip(1).fold(sets[0].clone(), |acc, s| acc.intersection(s).copied().collect());
+    let mut only_avx_macros = true;
+    let each: Vec<String> = vals
+        .iter()
+        .zip(&sets)
+        .map(|((name, _), set)| {
+            let own: Vec<&str> = set.difference(&common).copied().collect();
+            only_avx_macros &= own.iter().all(|w| w.starts_with("-DHAVE_AVX2") || w.starts_with("-DHAVE_BMI") || w.starts_with("-DHAVE_LZCNT"));
+            format!("{name} {}", if own.is_empty() { "nothing more".to_string() } else { own.join(" ") })
+        })
+        .collect();
+    let why = if only_avx_macros {
+        " (HAVE_AVX2, HAVE_BMI, HAVE_LZCNT: read by 6.x and 7.x sources; 8.x on reads the compiler's __AVX2__, which -march=native sets)"
+    } else {
+        ""
+    };
+    format!("built differently, {what}, beyond the flags all share: {}{why}", each.join("; "))
 }
 
 /// The version sweep of a one-run summary: its postgres configs that
@@ -370,8 +401,23 @@ mod tests {
         let mut other = two_rocksdb_versions();
         other.configs[0].provenance.retain(|(k, _)| k != "build.rocksdb_cxx_flags");
         other.configs[0].provenance.push(("build.rocksdb_cxx_flags".into(), "c++ -O3 -m64 -march=native -std=c++20 -DNDEBUG=1 -DROCKSDB_FALLOCATE_PRESENT".into()));
-        let text = crate::report::table::versions_text(&summary(&other));
-        assert!(text.contains("built differently, compile flags"), "{text}");
+        // The text wraps long notes: compared with single spaces.
+        let flat = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
+        let text = flat(&crate::report::table::versions_text(&summary(&other)));
+        assert!(
+            text.contains("built differently, compile flags (the C++ standard aside), beyond the flags all share: rocksdb-6.28.2 nothing more; rocksdb-11.8.1 -DROCKSDB_FALLOCATE_PRESENT"),
+            "only the flag that differs: {text}"
+        );
+        assert!(!text.contains("8.x on reads the compiler's __AVX2__"), "{text}");
+        // 6.x's AVX2 macros beside 11.8's __AVX2__: said what they are.
+        let set_flags = |run: &mut crate::result::RunResult, i: usize, flags: &str| {
+            run.configs[i].provenance.retain(|(k, _)| k != "build.rocksdb_cxx_flags");
+            run.configs[i].provenance.push(("build.rocksdb_cxx_flags".into(), flags.into()));
+        };
+        set_flags(&mut other, 0, "c++ -O3 -m64 -march=native -std=c++20 -DNDEBUG=1");
+        set_flags(&mut other, 1, "c++ -O3 -m64 -march=native -std=c++11 -DNDEBUG=1 -DHAVE_AVX2=1 -DHAVE_BMI=1");
+        let text = flat(&crate::report::table::versions_text(&summary(&other)));
+        assert!(text.contains("rocksdb-6.28.2 -DHAVE_AVX2=1 -DHAVE_BMI=1; rocksdb-11.8.1 nothing more (HAVE_AVX2, HAVE_BMI, HAVE_LZCNT: read by 6.x and 7.x"), "{text}");
         // One RocksDB version (the built-in beside a name): no table.
         other.configs.truncate(1);
         assert_eq!(crate::report::table::versions_text(&summary(&other)), "");
