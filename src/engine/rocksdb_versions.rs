@@ -365,6 +365,16 @@ mod tests {
     }
 
     #[test]
+    fn older_releases_get_the_flags_their_crates_leave_out() {
+        assert_eq!(resolve("11.8").unwrap().added_cxxflags(), None, "0.19.0 passes the target CPU itself");
+        let v9 = resolve("9.9").unwrap().added_cxxflags().unwrap();
+        assert!(v9.starts_with("-march=native ") && v9.contains("-DROCKSDB_FALLOCATE_PRESENT"), "{v9}");
+        assert!(!v9.contains("HAVE_AVX2"), "9.9's source reads __AVX2__: {v9}");
+        let v6 = resolve("6.28").unwrap().added_cxxflags().unwrap();
+        assert_eq!(v6.contains("-DHAVE_AVX2=1 -DHAVE_BMI=1 -DHAVE_LZCNT=1"), cpu_has_avx2_bmi_lzcnt(), "{v6}");
+    }
+
+    #[test]
     fn an_old_release_says_what_it_lacks_and_refuses_it() {
         let old = resolve("6.28").unwrap();
         let lacks = old.lacks().join("\n");

@@ -706,8 +706,10 @@ impl LazyState {
         self.save_durable()
     }
 
-    /// Drop from the durable namespace what it no longer reaches; delete the
-    /// backing files of those that no program sees either.
+    /// Drop from the durable state what the durable namespace no longer
+    /// reaches and no program sees either, with its backing file. What a
+    /// program still sees stays: a directory synced before its parent names
+    /// it durably keeps its durable entries for that parent's sync.
     fn durable_gc(&mut self, candidates: &[Ino]) {
         if candidates.is_empty() {
             return;
@@ -721,13 +723,11 @@ impl LazyState {
                 }
             }
         }
-        let gone: Vec<Ino> = self.durable.inodes.keys().filter(|i| !reachable.contains(i)).copied().collect();
+        let gone: Vec<Ino> = self.durable.inodes.keys().filter(|i| !reachable.contains(i) && !self.nodes.contains_key(i)).copied().collect();
         for ino in gone {
             self.durable.inodes.remove(&ino);
             self.durable.dirs.remove(&ino);
-            if !self.nodes.contains_key(&ino) {
-                let _ = fs::remove_file(data_path(&self.root_dir, ino));
-            }
+            let _ = fs::remove_file(data_path(&self.root_dir, ino));
         }
     }
 
@@ -912,6 +912,32 @@ mod tests {
         s.fsync(ROOT).unwrap();
         let s = power_cut(s);
         assert_eq!(s.lookup(ROOT, "d"), Err(libc::ENOENT));
+    }
+
+    #[test]
+    fn a_directory_synced_before_its_parent_keeps_its_entries() {
+        let t = tempfile::tempdir().unwrap();
+        let mut s = LazyState::load(t.path(), (0, 0)).unwrap();
+        let e = s.create(ROOT, "e", dir_meta()).unwrap();
+        s.create(e, "y", file_meta()).unwrap();
+        s.fsync(e).unwrap();
+        s.fsync(ROOT).unwrap();
+        // Child first, then parent: the order a careful engine uses.
+        let d = s.create(ROOT, "d", dir_meta()).unwrap();
+        let f = s.create(d, "f", file_meta()).unwrap();
+        s.write(f, 0, b"kept").unwrap();
+        s.fsync(f).unwrap();
+        s.fsync(d).unwrap();
+        // A sync elsewhere that unlinks something for good, before the parent's sync.
+        s.unlink(e, "y").unwrap();
+        s.fsync(e).unwrap();
+        s.fsync(ROOT).unwrap();
+        let mut s = power_cut(s);
+        let d = s.lookup(ROOT, "d").unwrap();
+        let f = s.lookup(d, "f").expect("d's entries were synced before its parent's");
+        assert_eq!(s.read(f, 0, 100).unwrap(), b"kept");
+        let e = s.lookup(ROOT, "e").unwrap();
+        assert_eq!(s.lookup(e, "y"), Err(libc::ENOENT));
     }
 
     #[test]
