@@ -102,10 +102,17 @@ impl LazyFs {
         }
     }
 
-    fn create_node(&self, req: &Request, parent: INodeNo, name: &OsStr, meta: Meta) -> Result<Ino, i32> {
+    fn create_node(&self, parent: INodeNo, name: &OsStr, meta: Meta) -> Result<Ino, i32> {
         let name = name_str(name).map_err(|e| e.code())?;
-        let _ = req;
         self.state().create(parent.0, name, meta)
+    }
+}
+
+/// The reply of an operation that returns nothing.
+fn reply_empty(done: Result<(), i32>, reply: ReplyEmpty) {
+    match done {
+        Ok(()) => reply.ok(),
+        Err(e) => reply.error(errno(e)),
     }
 }
 
@@ -176,27 +183,21 @@ impl Filesystem for LazyFs {
             reply.error(Errno::EPERM);
             return;
         }
-        let made = self.create_node(req, parent, name, new_meta(req, Kind::File, mode, umask));
+        let made = self.create_node(parent, name, new_meta(req, Kind::File, mode, umask));
         self.reply_new_entry(made, reply);
     }
 
     fn mkdir(&self, req: &Request, parent: INodeNo, name: &OsStr, mode: u32, umask: u32, reply: ReplyEntry) {
-        let made = self.create_node(req, parent, name, new_meta(req, Kind::Dir, mode, umask));
+        let made = self.create_node(parent, name, new_meta(req, Kind::Dir, mode, umask));
         self.reply_new_entry(made, reply);
     }
 
     fn unlink(&self, _req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEmpty) {
-        match name_str(name).map_err(|e| e.code()).and_then(|n| self.state().unlink(parent.0, n)) {
-            Ok(()) => reply.ok(),
-            Err(e) => reply.error(errno(e)),
-        }
+        reply_empty(name_str(name).map_err(|e| e.code()).and_then(|n| self.state().unlink(parent.0, n)), reply)
     }
 
     fn rmdir(&self, _req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEmpty) {
-        match name_str(name).map_err(|e| e.code()).and_then(|n| self.state().rmdir(parent.0, n)) {
-            Ok(()) => reply.ok(),
-            Err(e) => reply.error(errno(e)),
-        }
+        reply_empty(name_str(name).map_err(|e| e.code()).and_then(|n| self.state().rmdir(parent.0, n)), reply)
     }
 
     fn symlink(&self, req: &Request, parent: INodeNo, link_name: &OsStr, target: &Path, reply: ReplyEntry) {
@@ -205,7 +206,7 @@ impl Filesystem for LazyFs {
             return;
         };
         let meta = Meta { kind: Kind::Symlink, perm: 0o777, uid: req.uid(), gid: req.gid(), target: Some(target.to_string()) };
-        let made = self.create_node(req, parent, link_name, meta);
+        let made = self.create_node(parent, link_name, meta);
         self.reply_new_entry(made, reply);
     }
 
@@ -219,10 +220,7 @@ impl Filesystem for LazyFs {
             (Ok(a), Ok(b)) => self.state().rename(parent.0, a, newparent.0, b, no_replace),
             _ => Err(libc::EINVAL),
         };
-        match done {
-            Ok(()) => reply.ok(),
-            Err(e) => reply.error(errno(e)),
-        }
+        reply_empty(done, reply)
     }
 
     fn link(&self, _req: &Request, ino: INodeNo, newparent: INodeNo, newname: &OsStr, reply: ReplyEntry) {
@@ -249,7 +247,7 @@ impl Filesystem for LazyFs {
     }
 
     fn create(&self, req: &Request, parent: INodeNo, name: &OsStr, mode: u32, umask: u32, flags: i32, reply: ReplyCreate) {
-        let made = self.create_node(req, parent, name, new_meta(req, Kind::File, mode, umask));
+        let made = self.create_node(parent, name, new_meta(req, Kind::File, mode, umask));
         let opened = {
             let mut s = self.state();
             made.and_then(|ino| s.open(ino).and_then(|()| s.attr(ino)))
@@ -304,10 +302,7 @@ impl Filesystem for LazyFs {
     }
 
     fn fsync(&self, _req: &Request, ino: INodeNo, _fh: FileHandle, _datasync: bool, reply: ReplyEmpty) {
-        match self.state().fsync(ino.0) {
-            Ok(()) => reply.ok(),
-            Err(e) => reply.error(errno(e)),
-        }
+        reply_empty(self.state().fsync(ino.0), reply)
     }
 
     fn opendir(&self, _req: &Request, ino: INodeNo, _flags: OpenFlags, reply: ReplyOpen) {
@@ -333,10 +328,7 @@ impl Filesystem for LazyFs {
     }
 
     fn fsyncdir(&self, _req: &Request, ino: INodeNo, _fh: FileHandle, _datasync: bool, reply: ReplyEmpty) {
-        match self.state().fsync(ino.0) {
-            Ok(()) => reply.ok(),
-            Err(e) => reply.error(errno(e)),
-        }
+        reply_empty(self.state().fsync(ino.0), reply)
     }
 
     fn statfs(&self, _req: &Request, _ino: INodeNo, reply: ReplyStatfs) {
@@ -362,10 +354,7 @@ impl Filesystem for LazyFs {
     }
 
     fn fallocate(&self, _req: &Request, ino: INodeNo, _fh: FileHandle, offset: u64, length: u64, mode: i32, reply: ReplyEmpty) {
-        match self.state().fallocate(ino.0, offset, length, mode) {
-            Ok(()) => reply.ok(),
-            Err(e) => reply.error(errno(e)),
-        }
+        reply_empty(self.state().fallocate(ino.0, offset, length, mode), reply)
     }
 }
 

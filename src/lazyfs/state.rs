@@ -71,6 +71,22 @@ struct Durable {
     dirs: BTreeMap<Ino, BTreeMap<String, Ino>>,
 }
 
+impl Durable {
+    /// The inodes the durable namespace reaches from the root: what a power cut keeps.
+    fn reachable(&self) -> HashSet<Ino> {
+        let mut reachable = HashSet::from([ROOT]);
+        let mut stack = vec![ROOT];
+        while let Some(dir) = stack.pop() {
+            for &child in self.dirs.get(&dir).into_iter().flat_map(|e| e.values()) {
+                if reachable.insert(child) && self.inodes.get(&child).map(|m| m.kind) == Some(Kind::Dir) {
+                    stack.push(child);
+                }
+            }
+        }
+        reachable
+    }
+}
+
 /// Attributes as `stat` shows them.
 #[derive(Clone, Debug)]
 pub struct Attr {
@@ -167,15 +183,7 @@ impl LazyState {
             Err(e) => return Err(e),
         };
         // What the durable namespace reaches from the root; everything else is gone.
-        let mut reachable = HashSet::from([ROOT]);
-        let mut stack = vec![ROOT];
-        while let Some(dir) = stack.pop() {
-            for &child in durable.dirs.get(&dir).into_iter().flat_map(|e| e.values()) {
-                if reachable.insert(child) && durable.inodes.get(&child).map(|m| m.kind) == Some(Kind::Dir) {
-                    stack.push(child);
-                }
-            }
-        }
+        let reachable = durable.reachable();
         durable.inodes.retain(|ino, _| reachable.contains(ino));
         durable.dirs.retain(|ino, _| reachable.contains(ino));
         let mut max_ino = durable.next_ino.max(ROOT + 1);
@@ -343,12 +351,9 @@ impl LazyState {
             return;
         }
         let n = self.nodes.remove(&ino).unwrap();
+        // A file still durably linked keeps its durable bytes for a power cut.
         if n.meta.kind == Kind::File && !self.durable.inodes.contains_key(&ino) {
             let _ = fs::remove_file(data_path(&self.root_dir, ino));
-        }
-        if n.meta.kind == Kind::File && self.durable.inodes.contains_key(&ino) {
-            // Durably still linked: its durable bytes stay for a power cut.
-            drop(n.backing);
         }
     }
 
@@ -714,15 +719,7 @@ impl LazyState {
         if candidates.is_empty() {
             return;
         }
-        let mut reachable = HashSet::from([ROOT]);
-        let mut stack = vec![ROOT];
-        while let Some(dir) = stack.pop() {
-            for &child in self.durable.dirs.get(&dir).into_iter().flat_map(|e| e.values()) {
-                if reachable.insert(child) && self.durable.dirs.contains_key(&child) {
-                    stack.push(child);
-                }
-            }
-        }
+        let reachable = self.durable.reachable();
         let gone: Vec<Ino> = self.durable.inodes.keys().filter(|i| !reachable.contains(i) && !self.nodes.contains_key(i)).copied().collect();
         for ino in gone {
             self.durable.inodes.remove(&ino);
@@ -763,6 +760,13 @@ mod tests {
         Meta { kind: Kind::Dir, perm: 0o755, uid: 0, gid: 0, target: None }
     }
 
+    /// A new empty filesystem in a temporary backing directory.
+    fn fresh() -> (tempfile::TempDir, LazyState) {
+        let t = tempfile::tempdir().unwrap();
+        let s = LazyState::load(t.path(), (0, 0)).unwrap();
+        (t, s)
+    }
+
     fn power_cut(s: LazyState) -> LazyState {
         let dir = s.backing_dir().to_path_buf();
         drop(s);
@@ -777,8 +781,7 @@ mod tests {
 
     #[test]
     fn an_unsynced_write_is_gone_and_a_synced_one_stays() {
-        let t = tempfile::tempdir().unwrap();
-        let mut s = LazyState::load(t.path(), (0, 0)).unwrap();
+        let (_t, mut s) = fresh();
         let f = s.create(ROOT, "log", file_meta()).unwrap();
         s.fsync(ROOT).unwrap();
         s.write(f, 0, b"first").unwrap();
@@ -791,8 +794,7 @@ mod tests {
 
     #[test]
     fn a_new_file_needs_its_directory_synced() {
-        let t = tempfile::tempdir().unwrap();
-        let mut s = LazyState::load(t.path(), (0, 0)).unwrap();
+        let (t, mut s) = fresh();
         let f = s.create(ROOT, "new", file_meta()).unwrap();
         s.write(f, 0, b"data").unwrap();
         s.fsync(f).unwrap();
@@ -810,8 +812,7 @@ mod tests {
 
     #[test]
     fn a_synced_directory_entry_without_synced_data_is_an_empty_file() {
-        let t = tempfile::tempdir().unwrap();
-        let mut s = LazyState::load(t.path(), (0, 0)).unwrap();
+        let (_t, mut s) = fresh();
         let f = s.create(ROOT, "f", file_meta()).unwrap();
         s.write(f, 0, b"data").unwrap();
         s.fsync(ROOT).unwrap();
@@ -821,8 +822,7 @@ mod tests {
 
     #[test]
     fn rename_is_durable_only_with_its_directories() {
-        let t = tempfile::tempdir().unwrap();
-        let mut s = LazyState::load(t.path(), (0, 0)).unwrap();
+        let (t, mut s) = fresh();
         let old = s.create(ROOT, "CURRENT", file_meta()).unwrap();
         s.write(old, 0, b"v1").unwrap();
         s.fsync(old).unwrap();
@@ -849,8 +849,7 @@ mod tests {
 
     #[test]
     fn truncate_is_durable_only_when_synced_and_old_bytes_never_come_back() {
-        let t = tempfile::tempdir().unwrap();
-        let mut s = LazyState::load(t.path(), (0, 0)).unwrap();
+        let (_t, mut s) = fresh();
         let f = s.create(ROOT, "f", file_meta()).unwrap();
         s.fsync(ROOT).unwrap();
         let data: Vec<u8> = (0..10_000u32).map(|i| (i % 251) as u8 + 1).collect();
@@ -876,8 +875,7 @@ mod tests {
 
     #[test]
     fn directories_unlink_and_links_follow_the_same_rule() {
-        let t = tempfile::tempdir().unwrap();
-        let mut s = LazyState::load(t.path(), (0, 0)).unwrap();
+        let (_t, mut s) = fresh();
         let d = s.create(ROOT, "d", dir_meta()).unwrap();
         let f = s.create(d, "f", file_meta()).unwrap();
         s.write(f, 0, b"x").unwrap();
@@ -916,8 +914,7 @@ mod tests {
 
     #[test]
     fn a_directory_synced_before_its_parent_keeps_its_entries() {
-        let t = tempfile::tempdir().unwrap();
-        let mut s = LazyState::load(t.path(), (0, 0)).unwrap();
+        let (_t, mut s) = fresh();
         let e = s.create(ROOT, "e", dir_meta()).unwrap();
         s.create(e, "y", file_meta()).unwrap();
         s.fsync(e).unwrap();
@@ -942,8 +939,7 @@ mod tests {
 
     #[test]
     fn writes_across_pages_and_holes_read_back_exactly() {
-        let t = tempfile::tempdir().unwrap();
-        let mut s = LazyState::load(t.path(), (0, 0)).unwrap();
+        let (_t, mut s) = fresh();
         let f = s.create(ROOT, "f", file_meta()).unwrap();
         s.fsync(ROOT).unwrap();
         s.write(f, 4090, &[7u8; 20]).unwrap();
@@ -964,8 +960,7 @@ mod tests {
 
     #[test]
     fn fallocate_extends_or_zeroes_and_refuses_what_it_does_not_model() {
-        let t = tempfile::tempdir().unwrap();
-        let mut s = LazyState::load(t.path(), (0, 0)).unwrap();
+        let (_t, mut s) = fresh();
         let f = s.create(ROOT, "f", file_meta()).unwrap();
         s.write(f, 0, &[1u8; 8192]).unwrap();
         s.fallocate(f, 0, 1 << 20, libc::FALLOC_FL_KEEP_SIZE).unwrap();
@@ -981,8 +976,7 @@ mod tests {
 
     #[test]
     fn names_and_rename_errors_are_those_of_posix() {
-        let t = tempfile::tempdir().unwrap();
-        let mut s = LazyState::load(t.path(), (0, 0)).unwrap();
+        let (_t, mut s) = fresh();
         let d = s.create(ROOT, "d", dir_meta()).unwrap();
         s.create(d, "inner", dir_meta()).unwrap();
         s.create(ROOT, "f", file_meta()).unwrap();
