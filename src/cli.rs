@@ -72,9 +72,22 @@ rumbench compare base1,base2,base3 new1,new2,new3")]
         #[arg(long, value_delimiter = ',')]
         build: Vec<String>,
     },
+    /// Crash test: kill each engine mid-write, cut the power under it (a lazy
+    /// filesystem that forgets what was not synced), recover, and count the
+    /// acknowledged commits it lost
+    #[command(after_help = "Examples:\n  rumbench crashtest -e rocksdb -o sync=true --crashes 20\n  \
+rumbench crashtest -e rocksdb --sweep sync=true,false\n  \
+rumbench crashtest -e sqlite --sweep synchronous=full,normal,off --sweep journal_mode=wal,delete\n\n\
+Needs FUSE (/dev/fuse; scripts/setup.sh installs fuse3). Its write rates are those of a FUSE filesystem, not a benchmark.\n\
+Exit codes: 0; 1 when a config could not be tested to the end (an engine that did not recover counts), or with\n\
+--fail-on-loss when one lost acknowledged commits; 2 bad input; 128 + signal when stopped.")]
+    Crashtest(CrashtestArgs),
     /// Runs one config of a plan in a child process (used by `run`)
     #[command(hide = true)]
     InternalRunConfig { task: PathBuf, index: usize },
+    /// A crash test's writer or checker (used by `crashtest`)
+    #[command(hide = true)]
+    InternalCrashChild { role: String, task: PathBuf },
     /// Prints how this binary was built, as JSON (used to check a RocksDB version's build)
     #[command(hide = true)]
     InternalBuildInfo,
@@ -156,6 +169,73 @@ pub struct RunArgs {
     /// always has every column)
     #[arg(long)]
     pub all_columns: bool,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct CrashtestArgs {
+    /// Suite file (TOML): its [[config]] entries are tested (its steps are not run)
+    #[arg(long, short = 'c')]
+    pub config: Option<PathBuf>,
+    /// Engines to test, comma separated (replaces the suite's configs)
+    #[arg(long, short = 'e', value_delimiter = ',')]
+    pub engine: Vec<String>,
+    /// Engine option KEY=VALUE, or ENGINE.KEY=VALUE for one engine of several; repeatable
+    #[arg(long = "option", short = 'o', value_name = "KEY=VALUE")]
+    pub options: Vec<String>,
+    /// Config sweep [ENGINE.]KEY=V1,V2,...: one config per value (several: per combination)
+    #[arg(long = "sweep", value_name = "KEY=V1,V2")]
+    pub sweeps: Vec<String>,
+    /// Crashes per config
+    #[arg(long, default_value_t = 20)]
+    pub crashes: u32,
+    /// Client threads writing in each crash
+    #[arg(long, default_value_t = 2)]
+    pub threads: usize,
+    /// Bytes per value (each value encodes its key, so a torn one shows)
+    #[arg(long, default_value_t = 100)]
+    pub value_size: usize,
+    /// The kill comes at a random moment this many milliseconds after the engine opened: MIN,MAX
+    #[arg(long, value_name = "MIN_MS,MAX_MS", default_value = "100,1500", value_parser = parse_window)]
+    pub kill_after: (u64, u64),
+    /// What makes a new name, a rename or an unlink durable: posix (only an
+    /// fsync of its directory) or journaled (any later fsync, as ext4 and XFS
+    /// commit their metadata journal); file data always needs its own sync
+    #[arg(long, value_enum, default_value_t = FsSemantics::Posix)]
+    pub fs_semantics: FsSemantics,
+    /// Seed of the kill moments [default: from the clock; recorded]
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Run directory for results [default: results/<date>-<time>]
+    #[arg(long, short = 'd')]
+    pub output_dir: Option<PathBuf>,
+    /// Replace an earlier run in --output-dir (only a directory rumbench made)
+    #[arg(long)]
+    pub replace_output: bool,
+    /// Parent of each config's work dir (lazy filesystem store and mount point, ack logs) [default: <output-dir>/db]
+    #[arg(long)]
+    pub db_dir: Option<PathBuf>,
+    /// Keep the work dirs (what survived the last power cut) after the test
+    #[arg(long)]
+    pub keep_db: bool,
+    /// Exit 1 when a config lost acknowledged commits or gave wrong records back
+    #[arg(long)]
+    pub fail_on_loss: bool,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FsSemantics {
+    Posix,
+    Journaled,
+}
+
+fn parse_window(s: &str) -> Result<(u64, u64), String> {
+    let (a, b) = s.split_once(',').ok_or("expected MIN_MS,MAX_MS, e.g. 100,1500")?;
+    let ms = |t: &str| t.trim().parse::<u64>().map_err(|_| format!("'{t}' is not a number of milliseconds"));
+    let (a, b) = (ms(a)?, ms(b)?);
+    if a > b || b > 3_600_000 {
+        return Err(format!("{a},{b}: the first must not be above the second, nor the second above an hour"));
+    }
+    Ok((a, b))
 }
 
 #[derive(clap::Args, Debug)]

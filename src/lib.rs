@@ -15,6 +15,7 @@ pub mod backend;
 pub mod build_info;
 pub mod cli;
 pub mod config;
+pub mod crashtest;
 pub mod datagen;
 pub mod driver;
 pub mod engine;

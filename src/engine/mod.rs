@@ -22,6 +22,7 @@ pub mod rocksdb_versions;
 #[cfg(rocksdb_has_txn)]
 mod rocksdb_txn;
 pub mod sqlite;
+pub mod testlog;
 /// GPL: only in builds with the cargo feature `wiredtiger`.
 #[cfg(feature = "wiredtiger")]
 pub mod wiredtiger;
@@ -322,7 +323,7 @@ pub trait Session {
     ) -> Result<usize>;
 }
 
-/// All engines, by name.
+/// All engines, by name (with RUMBENCH_TEST_ENGINES=1, the test-only ones too).
 pub fn registry() -> &'static [EngineSpec] {
     static ENGINES: &[EngineSpec] = &[
         rocksdb::SPEC,
@@ -333,8 +334,26 @@ pub fn registry() -> &'static [EngineSpec] {
         #[cfg(feature = "wiredtiger")]
         wiredtiger::SPEC,
     ];
-    ENGINES
+    static WITH_TEST_ENGINES: &[EngineSpec] = &[
+        rocksdb::SPEC,
+        leveldb::SPEC,
+        lmdb::SPEC,
+        sqlite::SPEC,
+        null::SPEC,
+        #[cfg(feature = "wiredtiger")]
+        wiredtiger::SPEC,
+        testlog::SPEC,
+    ];
+    static TEST: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    if *TEST.get_or_init(|| std::env::var_os(TEST_ENGINES_ENV).is_some_and(|v| v == "1")) {
+        WITH_TEST_ENGINES
+    } else {
+        ENGINES
+    }
 }
+
+/// Set to 1 to register the test-only engines (`testlog`), for the crash test's tests.
+pub const TEST_ENGINES_ENV: &str = "RUMBENCH_TEST_ENGINES";
 
 pub fn engine_names() -> Vec<&'static str> {
     registry().iter().map(|e| e.name).collect()

@@ -10,7 +10,7 @@
 
 mod state;
 
-pub use state::{Kind, Stats};
+pub use state::{Kind, Semantics, Stats};
 use state::{Attr, Ino, LazyState, Meta};
 
 use anyhow::{bail, Context, Result};
@@ -25,6 +25,18 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, SystemTime};
+
+/// What survives a power cut here, in a line (docs/crash-test.md has it whole).
+pub fn describe(semantics: Semantics) -> String {
+    let names = match semantics {
+        Semantics::Posix => "a name (create, rename, unlink) after an fsync of its directory (a file's own fsync does not make its name durable)",
+        Semantics::Journaled => "every name (create, rename, unlink) at the next fsync or fdatasync of any file or directory, as a metadata journal (ext4, XFS) commits",
+    };
+    format!(
+        "rumbench lazy filesystem (FUSE), {} semantics: file data and size survive after fsync, fdatasync, msync or an O_SYNC/O_DSYNC write; {names}; sync_file_range and syncfs make nothing durable",
+        semantics.name()
+    )
+}
 
 /// How long the kernel may cache names and attributes: only this
 /// filesystem changes them, and a power cut remounts (dropping the caches).
@@ -367,6 +379,7 @@ pub struct LazyMount {
     session: Option<fuser::BackgroundSession>,
     state: Arc<Mutex<LazyState>>,
     power_cuts: u64,
+    semantics: Semantics,
 }
 
 /// Whether this machine can mount a FUSE filesystem at all: a clear reason when not.
@@ -380,11 +393,12 @@ pub fn check_available() -> Result<()> {
 impl LazyMount {
     /// Mount the durable state in `backing` (a new empty filesystem whose
     /// root belongs to `owner` when it holds none) at `mountpoint`.
-    pub fn mount(backing: &Path, mountpoint: &Path, owner: (u32, u32)) -> Result<LazyMount> {
+    pub fn mount(backing: &Path, mountpoint: &Path, owner: (u32, u32), semantics: Semantics) -> Result<LazyMount> {
         check_available()?;
         std::fs::create_dir_all(mountpoint).with_context(|| format!("creating {}", mountpoint.display()))?;
-        let state = Arc::new(Mutex::new(LazyState::load(backing, owner).with_context(|| format!("loading {}", backing.display()))?));
-        let mut m = LazyMount { mountpoint: mountpoint.to_path_buf(), backing: backing.to_path_buf(), owner, session: None, state, power_cuts: 0 };
+        let state = LazyState::load(backing, owner).with_context(|| format!("loading {}", backing.display()))?.with_semantics(semantics);
+        let state = Arc::new(Mutex::new(state));
+        let mut m = LazyMount { mountpoint: mountpoint.to_path_buf(), backing: backing.to_path_buf(), owner, session: None, state, power_cuts: 0, semantics };
         m.start()?;
         Ok(m)
     }
@@ -411,8 +425,10 @@ impl LazyMount {
         let Some(session) = self.session.take() else { return Ok(()) };
         if let Err(e) = session.umount_and_join() {
             // Busy (a process still inside): detach it; it is gone for everyone new.
+            // The session may also end with an error after the unmount went
+            // through (ECONNABORTED): then there is nothing left to detach (EINVAL).
             let path = std::ffi::CString::new(self.mountpoint.as_os_str().as_encoded_bytes())?;
-            if unsafe { libc::umount2(path.as_ptr(), libc::MNT_DETACH) } != 0 {
+            if unsafe { libc::umount2(path.as_ptr(), libc::MNT_DETACH) } != 0 && std::io::Error::last_os_error().raw_os_error() != Some(libc::EINVAL) {
                 bail!("unmounting {}: {e}", self.mountpoint.display());
             }
         }
@@ -422,9 +438,13 @@ impl LazyMount {
     /// The power cut: unmount, throw away everything not made durable, and
     /// mount what survived. Every program using the mount must be dead.
     pub fn power_cut(&mut self) -> Result<Stats> {
-        let before = self.stats();
         self.unmount()?;
-        let fresh = LazyState::load(&self.backing, self.owner).with_context(|| format!("loading {} after a power cut", self.backing.display()))?;
+        // After the unmount: the kernel has handed over what it still held (mapped pages).
+        let before = {
+            let s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+            Stats { unsynced_bytes_dropped: s.unsynced_bytes(), ..s.stats() }
+        };
+        let fresh = LazyState::load(&self.backing, self.owner).with_context(|| format!("loading {} after a power cut", self.backing.display()))?.with_semantics(self.semantics);
         *self.state.lock().unwrap_or_else(|e| e.into_inner()) = fresh;
         self.power_cuts += 1;
         self.start()?;
@@ -461,7 +481,7 @@ mod tests {
 
     fn mounted() -> (tempfile::TempDir, LazyMount) {
         let t = tempfile::tempdir().unwrap();
-        let m = LazyMount::mount(&t.path().join("backing"), &t.path().join("mnt"), (0, 0)).expect("FUSE must work on this machine (scripts/setup.sh installs fuse3)");
+        let m = LazyMount::mount(&t.path().join("backing"), &t.path().join("mnt"), (0, 0), Semantics::Posix).expect("FUSE must work on this machine (scripts/setup.sh installs fuse3)");
         (t, m)
     }
 

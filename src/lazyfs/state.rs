@@ -109,6 +109,9 @@ pub struct Stats {
     pub dir_syncs: u64,
     pub bytes_written: u64,
     pub bytes_made_durable: u64,
+    /// Bytes of file data held unsynced when the power was cut (set by
+    /// `LazyMount::power_cut`): 0 means the cut could not lose any data.
+    pub unsynced_bytes_dropped: u64,
 }
 
 struct Node {
@@ -153,12 +156,37 @@ impl Node {
     }
 }
 
+/// What makes a name (create, link, rename, unlink) durable.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Semantics {
+    /// Only what POSIX promises: an fsync of the directory that holds it.
+    #[default]
+    Posix,
+    /// As ext4 and XFS with their metadata journal: any fsync or fdatasync
+    /// commits the journal, and with it every earlier namespace change in
+    /// every directory (file data still needs its own file's sync).
+    Journaled,
+}
+
+impl Semantics {
+    pub fn name(self) -> &'static str {
+        match self {
+            Semantics::Posix => "posix",
+            Semantics::Journaled => "journaled",
+        }
+    }
+}
+
 pub struct LazyState {
     root_dir: PathBuf,
     nodes: HashMap<Ino, Node>,
     durable: Durable,
     next_ino: Ino,
     stats: Stats,
+    semantics: Semantics,
+    /// A name changed since the namespace was last made durable whole (journaled).
+    names_changed: bool,
 }
 
 fn data_path(root_dir: &Path, ino: Ino) -> PathBuf {
@@ -225,7 +253,12 @@ impl LazyState {
         }
         nodes.get_mut(&ROOT).unwrap().parent = ROOT;
         durable.next_ino = max_ino;
-        Ok(LazyState { root_dir: backing.to_path_buf(), nodes, durable, next_ino: max_ino, stats: Stats::default() })
+        Ok(LazyState { root_dir: backing.to_path_buf(), nodes, durable, next_ino: max_ino, stats: Stats::default(), semantics: Semantics::Posix, names_changed: false })
+    }
+
+    pub fn with_semantics(mut self, semantics: Semantics) -> LazyState {
+        self.semantics = semantics;
+        self
     }
 
     pub fn stats(&self) -> Stats {
@@ -284,6 +317,7 @@ impl LazyState {
     }
 
     fn touch_dir(&mut self, dir: Ino) {
+        self.names_changed = true;
         let now = SystemTime::now();
         if let Some(d) = self.nodes.get_mut(&dir) {
             d.mtime = now;
@@ -636,10 +670,34 @@ impl LazyState {
     /// fsync / fdatasync of a file, or fsync of a directory.
     pub fn fsync(&mut self, ino: Ino) -> FsResult<()> {
         match self.node(ino)?.meta.kind {
-            Kind::Dir => self.sync_dir(ino),
-            Kind::File => self.sync_file(ino),
-            Kind::Symlink => self.sync_meta(ino),
+            Kind::Dir => self.sync_dir(ino)?,
+            Kind::File => self.sync_file(ino)?,
+            Kind::Symlink => self.sync_meta(ino)?,
         }
+        if self.semantics == Semantics::Journaled {
+            self.commit_journal()?;
+        }
+        Ok(())
+    }
+
+    /// Journaled: every directory's entries become durable, parents first
+    /// (so that a new directory is named before its own entries count).
+    fn commit_journal(&mut self) -> FsResult<()> {
+        if !self.names_changed {
+            return Ok(());
+        }
+        let mut order = vec![ROOT];
+        let mut i = 0;
+        while i < order.len() {
+            let dir = order[i];
+            order.extend(self.nodes[&dir].entries.values().filter(|c| self.nodes.get(c).is_some_and(|n| n.meta.kind == Kind::Dir)));
+            i += 1;
+        }
+        for dir in order {
+            self.commit_dir(dir);
+        }
+        self.names_changed = false;
+        self.save_durable()
     }
 
     fn sync_file(&mut self, ino: Ino) -> FsResult<()> {
@@ -684,10 +742,15 @@ impl LazyState {
     }
 
     fn sync_dir(&mut self, ino: Ino) -> FsResult<()> {
-        let (entries, meta) = {
-            let d = self.dir(ino)?;
-            (d.entries.clone(), d.meta.clone())
-        };
+        self.dir(ino)?;
+        self.commit_dir(ino);
+        self.stats.dir_syncs += 1;
+        self.save_durable()
+    }
+
+    /// A directory's live entries become its durable ones (saved by the caller).
+    fn commit_dir(&mut self, ino: Ino) {
+        let Ok((entries, meta)) = self.dir(ino).map(|d| (d.entries.clone(), d.meta.clone())) else { return };
         if let Some(n) = self.nodes.get_mut(&ino) {
             n.meta_changed = false;
         }
@@ -705,10 +768,8 @@ impl LazyState {
         }
         let removed: Vec<Ino> = self.durable.dirs.get(&ino).map(|old| old.values().filter(|c| !entries.values().any(|n| n == *c)).copied().collect()).unwrap_or_default();
         self.durable.dirs.insert(ino, entries);
-        self.stats.dir_syncs += 1;
         // Inodes this fsync unlinked for good.
         self.durable_gc(&removed);
-        self.save_durable()
     }
 
     /// Drop from the durable state what the durable namespace no longer
@@ -736,6 +797,11 @@ impl LazyState {
         f.write_all(&bytes).map_err(io_errno)?;
         drop(f);
         fs::rename(&tmp, self.root_dir.join(DURABLE_FILE)).map_err(io_errno)
+    }
+
+    /// File data written and not yet made durable, in bytes.
+    pub fn unsynced_bytes(&self) -> u64 {
+        self.nodes.values().map(|n| n.dirty.keys().map(|&p| n.len.saturating_sub(p * PAGE).min(PAGE)).sum::<u64>()).sum()
     }
 
     /// Used space in bytes, live: for statfs.
@@ -808,6 +874,27 @@ mod tests {
         s.fsync(ROOT).unwrap();
         let mut s = power_cut(s);
         assert_eq!(contents(&mut s, "new").unwrap(), b"data");
+    }
+
+    #[test]
+    fn journaled_any_sync_makes_every_earlier_name_durable_but_not_other_data() {
+        let (_t, s) = fresh();
+        let mut s = s.with_semantics(Semantics::Journaled);
+        let sub = s.create(ROOT, "sub", Meta { kind: Kind::Dir, perm: 0o755, uid: 0, gid: 0, target: None }).unwrap();
+        let a = s.create(sub, "a", file_meta()).unwrap();
+        s.write(a, 0, b"unsynced").unwrap();
+        let b = s.create(ROOT, "b", file_meta()).unwrap();
+        s.write(b, 0, b"synced").unwrap();
+        // One file's fdatasync commits the journal: both names, b's data only.
+        s.fsync(b).unwrap();
+        let after_sync = s.create(ROOT, "late", file_meta()).unwrap();
+        s.write(after_sync, 0, b"x").unwrap();
+        let mut s = power_cut(s);
+        assert_eq!(contents(&mut s, "b").unwrap(), b"synced");
+        let sub = s.lookup(ROOT, "sub").expect("a new directory, named by the commit");
+        let a = s.lookup(sub, "a").expect("a name in it, too");
+        assert_eq!(s.attr(a).unwrap().size, 0, "its data was never synced");
+        assert!(contents(&mut s, "late").is_none(), "created after the last sync");
     }
 
     #[test]

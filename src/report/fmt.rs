@@ -95,3 +95,16 @@ pub fn range_text(spread: Option<(f64, f64)>, median: Option<f64>) -> String {
         _ => "-".into(),
     }
 }
+
+/// 227058 -> "227,058".
+pub fn thousands(n: u64) -> String {
+    let d = n.to_string();
+    let mut out = String::new();
+    for (i, c) in d.chars().enumerate() {
+        if i > 0 && (d.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}

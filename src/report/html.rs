@@ -522,8 +522,12 @@ pub fn render(s: &Summary, opts: &HtmlOptions) -> String {
         o.push_str(r##" &middot; <a href="#config-sweep">config sweep</a>"##);
     }
     o.push_str(r##" &middot; <a href="#environment">environment and warnings</a> <a href="#legend">legend</a></nav>"##);
-    if s.steps.is_empty() {
+    let crash_tests: Vec<&super::durability::Matrix> = s.runs.iter().filter_map(|r| r.durability.as_ref()).collect();
+    if s.steps.is_empty() && crash_tests.is_empty() {
         o.push_str("<p>No step results in these runs.</p>");
+    }
+    for m in crash_tests {
+        o.push_str(&durability_html(m));
     }
     for r in &s.runs {
         o.push_str(&hotrow_html(&r.hot_grids));
@@ -592,6 +596,32 @@ pub fn versions_html(s: &Summary) -> String {
 /// The config-sweep tables as HTML sections, or "".
 pub fn config_sweep_html(s: &Summary) -> String {
     super::config_sweep::tables(s, &super::compare::Options::default()).iter().map(relative_html).collect()
+}
+
+/// A crash test's durability matrix as an HTML section.
+pub fn durability_html(m: &super::durability::Matrix) -> String {
+    let mut o = format!(r#"<section id="durability"><h2>{}</h2>"#, super::durability::TITLE);
+    for h in &m.heading {
+        let _ = write!(o, r#"<p class="meta">{}</p>"#, esc(h));
+    }
+    o.push_str(r#"<div class="scroll"><table><thead><tr>"#);
+    for (i, h) in super::durability::HEADER.iter().enumerate() {
+        let _ = write!(o, "<th{}>{}</th>", if i < 2 || i + 1 == super::durability::HEADER.len() { r#" class="l""# } else { "" }, esc(h));
+    }
+    o.push_str("</tr></thead><tbody>");
+    for r in &m.rows {
+        o.push_str("<tr>");
+        for (i, c) in r.iter().enumerate() {
+            let _ = write!(o, "<td{}>{}</td>", if i < 2 || i + 1 == r.len() { r#" class="l""# } else { "" }, esc(c));
+        }
+        o.push_str("</tr>");
+    }
+    o.push_str("</tbody></table></div>");
+    for n in &m.notes {
+        let _ = write!(o, "<p>{}</p>", esc(n));
+    }
+    o.push_str("</section>");
+    o
 }
 
 /// The grids as HTML tables, or "".

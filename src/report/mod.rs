@@ -14,6 +14,7 @@ pub mod compare_text;
 pub mod concurrency;
 pub mod config_sweep;
 pub mod csv;
+pub mod durability;
 pub mod fmt;
 pub mod history;
 pub mod html;

@@ -352,6 +352,8 @@ pub struct RunInfo {
     pub hot_grids: Vec<super::hotrow::Grid>,
     /// Concurrency sweeps, per config and swept step (repeats merged).
     pub scaling: Vec<super::concurrency::Sweep>,
+    /// A crash test's durability matrix.
+    pub durability: Option<super::durability::Matrix>,
 }
 
 #[derive(Debug, Clone)]
@@ -557,6 +559,7 @@ impl Summary {
                 system: run.system.clone(),
                 warnings: run.all_warnings(),
                 hot_grids: super::hotrow::grids(run),
+                durability: super::durability::matrix(run),
                 scaling: super::concurrency::sweeps(run),
                 configs: config_infos(run),
             });

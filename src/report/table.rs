@@ -577,7 +577,8 @@ impl Exporter for SummaryText {
     }
     /// summary.txt has every column: a file is not bound to a terminal's width.
     fn render(&self, run: &RunResult) -> Result<String> {
-        let mut out = render_summary(run, Columns::All);
+        // A crash test has its matrix and no benchmark steps.
+        let mut out = if run.crashtest.is_some() { durability_text(run) } else { render_summary(run, Columns::All) };
         for extra in [hotrow_text(run), super::scaling::render(run)] {
             if !extra.is_empty() {
                 out.push('\n');
@@ -597,6 +598,21 @@ impl Exporter for SummaryText {
 }
 
 // Sections of the views, as text.
+
+/// The crash test's durability matrix, or "".
+pub fn durability_text(run: &RunResult) -> String {
+    let Some(m) = super::durability::matrix(run) else { return String::new() };
+    let mut o = format!("{}\n", super::durability::TITLE);
+    for h in &m.heading {
+        o.push_str(&super::fmt::wrap_text(h, 118));
+    }
+    o.push('\n');
+    o.push_str(&render_aligned(super::durability::HEADER, &m.rows, &[0, 1, super::durability::HEADER.len() - 1]));
+    for n in &m.notes {
+        o.push_str(&super::fmt::wrap_text(&format!("note: {n}"), 118));
+    }
+    o
+}
 
 pub fn relative_text(t: &Table) -> String {
     let mut o = super::fmt::wrap_text(&format!("{}: {}", t.title, t.heading), 118);

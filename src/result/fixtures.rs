@@ -123,6 +123,7 @@ pub fn run(configs: Vec<ConfigResult>) -> RunResult {
         warnings: vec!["turbo/boost is on: results vary with temperature and load".into()],
         rounds: Vec::new(),
         configs,
+        crashtest: None,
     }
 }
 

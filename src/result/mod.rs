@@ -11,6 +11,7 @@ use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
+pub mod crashtest;
 pub mod scaling;
 
 use crate::settings::steps::StepKind;
@@ -64,6 +65,9 @@ pub struct RunResult {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rounds: Vec<Vec<String>>,
     pub configs: Vec<ConfigResult>,
+    /// `rumbench crashtest`: the durability matrix (no benchmark configs then).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub crashtest: Option<crashtest::CrashTest>,
 }
 
 impl RunResult {

@@ -312,6 +312,7 @@ fn start_run(plan: &RunPlan, opts: &RunOptions) -> Result<(dirs::DirLock, RunRes
         warnings: sysinfo::warnings(&system),
         rounds: plan.rounds(),
         configs: Vec::new(),
+        crashtest: None,
     };
     if !crate::build_info::optimised() {
         run.warnings.push("rumbench itself is a debug build: its own cost per operation is far above a release build's".into());
@@ -616,18 +617,7 @@ fn is_fill(kind: StepKind) -> bool {
     matches!(kind, StepKind::Fill | StepKind::FillSeq | StepKind::FillRandom | StepKind::FillUniqueRandom)
 }
 
-/// 227058 -> "227,058".
-fn thousands(n: u64) -> String {
-    let d = n.to_string();
-    let mut out = String::new();
-    for (i, c) in d.chars().enumerate() {
-        if i > 0 && (d.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
+use crate::report::fmt::thousands;
 
 /// A fill that ended at --seconds before writing its keys: a warning of its
 /// own (the run's warnings list it), and what later reads are told.

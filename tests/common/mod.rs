@@ -257,6 +257,7 @@ pub fn run(started_at: &str, configs: Vec<ConfigResult>) -> RunResult {
         warnings,
         rounds: Vec::new(),
         configs,
+        crashtest: None,
     }
 }
 

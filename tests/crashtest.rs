@@ -1,0 +1,174 @@
+//! The crash test, end to end through the real binary: engines on the lazy
+//! filesystem (FUSE), killed and power-cut for real. Small: a few crashes of
+//! a fraction of a second each.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use assert_cmd::cargo::CommandCargoExt;
+use serde_json::Value;
+
+fn rumbench() -> Command {
+    let mut c = Command::cargo_bin("rumbench").unwrap();
+    c.env("XDG_DATA_HOME", std::env::temp_dir().join("rumbench-crashtest-xdg"));
+    c
+}
+
+fn crashtest(args: &[&str], out: &Path) -> Output {
+    rumbench()
+        .arg("crashtest")
+        .args(args)
+        .args(["--kill-after", "100,400", "--seed", "7", "-d"])
+        .arg(out)
+        .env(rumbench::engine::TEST_ENGINES_ENV, "1")
+        .output()
+        .unwrap()
+}
+
+fn text(o: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+}
+
+fn configs(out: &Path) -> Vec<Value> {
+    let r: Value = serde_json::from_slice(&std::fs::read(out.join("result.json")).unwrap()).unwrap();
+    r["crashtest"]["configs"].as_array().unwrap().clone()
+}
+
+fn config<'a>(all: &'a [Value], name: &str) -> &'a Value {
+    all.iter().find(|c| c["name"] == name).unwrap_or_else(|| panic!("no config {name}"))
+}
+
+/// No lazy filesystem left mounted under `dir`, no process of ours left in it.
+fn assert_clean(dir: &Path) {
+    let mounts = std::fs::read_to_string("/proc/mounts").unwrap();
+    let dir = dir.to_str().unwrap();
+    assert!(!mounts.lines().any(|l| l.contains(dir)), "a mount is left under {dir}:\n{mounts}");
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        if let Ok(cmd) = std::fs::read(entry.path().join("cmdline")) {
+            let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
+            assert!(!(cmd.contains("internal-crash-child") && cmd.contains(dir)), "left running: {cmd}");
+        }
+    }
+}
+
+#[test]
+fn rocksdb_with_sync_loses_nothing_and_without_it_loses_acknowledged_commits() {
+    let t = tempfile::tempdir().unwrap();
+    let out = t.path().join("run");
+    let o = crashtest(&["-e", "rocksdb", "--sweep", "sync=true,false", "--crashes", "3", "--fail-on-loss"], &out);
+    // --fail-on-loss: sync=false lost commits.
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let all = configs(&out);
+    let synced = config(&all, "rocksdb-sync-true");
+    assert_eq!(synced["status"], "completed");
+    assert_eq!(synced["totals"]["lost"], 0, "{synced}");
+    assert!(synced["totals"]["acknowledged"].as_u64().unwrap() > 0);
+    assert!(synced["totals"]["verdict"].as_str().unwrap().starts_with("durable as run: 0 of "), "{synced}");
+    assert_eq!(synced["totals"]["synced_per_commit"], true);
+    assert_eq!(synced["crash_records"].as_array().unwrap().len(), 3);
+    assert!(synced["crash_records"][0]["recovery_s"].as_f64().unwrap() > 0.0);
+    let unsynced = config(&all, "rocksdb-sync-false");
+    assert!(unsynced["totals"]["lost"].as_u64().unwrap() > 0, "{unsynced}");
+    assert!(unsynced["totals"]["verdict"].as_str().unwrap().starts_with("not durable: lost "));
+    assert_eq!(unsynced["totals"]["synced_per_commit"], false);
+    let out_text = text(&o);
+    assert!(out_text.contains("Durability matrix") && out_text.contains("not a benchmark"), "{out_text}");
+    let summary = std::fs::read_to_string(out.join("summary.txt")).unwrap();
+    assert!(summary.contains("rocksdb-sync-false") && summary.contains("durable as run"), "{summary}");
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(html.contains("Durability matrix (crash test)"));
+    // The work dirs (backing store, mount point, ack logs) are gone with their mounts.
+    assert!(!out.join("db").exists());
+    assert_clean(t.path());
+}
+
+#[test]
+fn an_engine_that_syncs_every_commit_but_not_its_directory_is_caught() {
+    let t = tempfile::tempdir().unwrap();
+    let out = t.path().join("posix");
+    let o = crashtest(&["-e", "testlog", "--sweep", "sync=full,nodirsync,none", "--crashes", "2"], &out);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let all = configs(&out);
+    assert_eq!(config(&all, "testlog-sync-full")["totals"]["lost"], 0);
+    let liar = &config(&all, "testlog-sync-nodirsync")["totals"];
+    assert!(liar["lost"].as_u64().unwrap() > 0, "{liar}");
+    assert_eq!(liar["synced_per_commit"], true, "it synced once per commit: not ND");
+    assert!(liar["contradiction"].as_str().unwrap().contains("(not ND) yet lost"), "{liar}");
+    assert!(config(&all, "testlog-sync-none")["totals"]["lost"].as_u64().unwrap() > 0);
+    assert!(text(&o).contains("CONTRADICTION"));
+    // Where a metadata journal commits every name with any fsync (ext4,
+    // XFS), the same engine keeps what it acknowledged.
+    let out = t.path().join("journaled");
+    let o = crashtest(&["-e", "testlog", "-o", "sync=nodirsync", "--crashes", "2", "--fs-semantics", "journaled"], &out);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let all = configs(&out);
+    assert_eq!(all[0]["totals"]["lost"], 0, "{}", all[0]);
+    assert_clean(t.path());
+}
+
+#[test]
+fn lmdb_and_sqlite_with_full_sync_lose_nothing_on_a_journaled_filesystem() {
+    let t = tempfile::tempdir().unwrap();
+    let out = t.path().join("run");
+    let o = crashtest(
+        &["-e", "lmdb,sqlite", "-o", "lmdb.sync_mode=sync", "-o", "sqlite.synchronous=full", "--crashes", "2", "--fs-semantics", "journaled", "--fail-on-loss"],
+        &out,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    for c in configs(&out) {
+        assert_eq!(c["totals"]["lost"], 0, "{c}");
+        assert_eq!(c["totals"]["wrong_values"], 0, "{c}");
+        assert_eq!(c["totals"]["never_written"], 0, "{c}");
+    }
+    assert_clean(t.path());
+}
+
+#[test]
+fn what_the_crash_test_cannot_run_is_refused_before_anything_starts() {
+    let t = tempfile::tempdir().unwrap();
+    let out = t.path().join("run");
+    for (args, expected) in [
+        (&["-e", "null"][..], "stores nothing"),
+        (&["-e", "postgres"][..], "not built yet"),
+        (&["-e", "rocksdb@8.10"][..], "RocksDB built into rumbench"),
+        (&["-e", "rocksdb", "--crashes", "0"][..], "--crashes must be at least 1"),
+        (&["-e", "rocksdb", "--value-size", "10"][..], "--value-size must be at least"),
+        (&["-e", "rocksdb", "--kill-after", "5,1"][..], "first must not be above"),
+    ] {
+        let o = rumbench().arg("crashtest").args(args).arg("-d").arg(&out).output().unwrap();
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains(expected) && err.lines().count() == 1, "{args:?}: {err}");
+        assert!(!out.exists(), "{args:?} created the output dir");
+    }
+}
+
+#[test]
+fn a_stopped_crash_test_keeps_its_results_and_leaves_no_mount_or_process() {
+    let t = tempfile::tempdir().unwrap();
+    let out = t.path().join("run");
+    let child = rumbench()
+        .args(["crashtest", "-e", "rocksdb", "-o", "sync=true", "--crashes", "1000", "--kill-after", "200,400", "-d"])
+        .arg(&out)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Let a few crashes pass, then stop it as `timeout` would.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !std::fs::read_dir(out.join("db/rocksdb")).map(|d| d.flatten().filter(|e| e.file_name().to_string_lossy().starts_with("check-")).count() >= 2).unwrap_or(false) {
+        assert!(std::time::Instant::now() < deadline, "no crash was checked within a minute");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(143), "{}", text(&o));
+    let r: Value = serde_json::from_slice(&std::fs::read(out.join("result.json")).unwrap()).unwrap();
+    assert_eq!(r["status"], "interrupted");
+    let c = &r["crashtest"]["configs"][0];
+    assert_eq!(c["status"], "interrupted");
+    assert!(c["crash_records"].as_array().unwrap().len() >= 2, "{c}");
+    assert_eq!(c["totals"]["lost"], 0, "{c}");
+    assert!(!out.join("db").exists(), "the work dir is removed");
+    assert_clean(t.path());
+}
