@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 
 use crate::datagen::rng::Rng;
-use crate::lazyfs::{LazyMount, Semantics, Stats};
+use crate::lazyfs::{LazyMount, Semantics};
 use crate::result::crashtest::{CrashConfig, CrashRecord, CrashTest, CrashTotals};
 use crate::result::{RunResult, Status};
 use crate::runner::dirs::{self, DataDir};
@@ -164,17 +164,6 @@ fn fsync_dir(p: &Path) -> Result<()> {
     std::fs::File::open(p)?.sync_all().with_context(|| format!("fsync of {}", p.display()))
 }
 
-/// The counters between two snapshots of one mount.
-fn stats_since(after: &Stats, before: &Stats) -> Stats {
-    Stats {
-        file_syncs: after.file_syncs.saturating_sub(before.file_syncs),
-        dir_syncs: after.dir_syncs.saturating_sub(before.dir_syncs),
-        bytes_written: after.bytes_written.saturating_sub(before.bytes_written),
-        bytes_made_durable: after.bytes_made_durable.saturating_sub(before.bytes_made_durable),
-        unsynced_bytes_dropped: after.unsynced_bytes_dropped,
-    }
-}
-
 /// One config's crash test, start to end; what it found so far even when it
 /// stops early (the error says why).
 pub fn run_config(config: &EngineConfig, o: &Options, index: usize) -> CrashConfig {
@@ -240,7 +229,7 @@ fn crash_loop(config: &EngineConfig, o: &Options, index: usize, work: &Path, res
         let (window_lo, window_hi) = o.kill_after_ms;
         let kill_after = Duration::from_millis(window_lo + rng.below(window_hi - window_lo + 1));
         kill_writer(&task_path, &work.join("writer.stderr"), kill_after)?;
-        let cut = stats_since(&mount.power_cut()?, &before);
+        let cut = mount.power_cut()?.since(&before);
         for t in 0..o.threads as u32 {
             acked.insert((crash, t), records::read_acks(&records::ack_path(&acks, (crash, t)))?);
         }
@@ -354,10 +343,8 @@ fn recover(task_path: &Path, report_path: &Path, stderr_path: &Path) -> Result<s
 /// Hold what the recovery found against every ack so far.
 fn judge(found: &Found, acked: &BTreeMap<Writer, u64>, lost_before: &mut HashSet<(Writer, u64)>, rec: &mut CrashRecord) {
     for (&writer, &n) in acked {
-        for seq in 0..n {
-            if !found.has(writer, seq) && lost_before.insert((writer, seq)) {
-                rec.lost += 1;
-            }
+        for (start, end) in found.missing(writer, n) {
+            rec.lost += (start..end).filter(|&seq| lost_before.insert((writer, seq))).count() as u64;
         }
         // The commit each thread had in flight at the kill may or may not be there.
         rec.in_flight_present += found.has(writer, n) as u64;
@@ -460,34 +447,23 @@ pub fn execute(configs: &[EngineConfig], o: &Options, output_dir: &Path, replace
         let _ = std::fs::write(o.work_root.join(dirs::MARKER), "made by rumbench; created=true\n");
     }
     let system = crate::measure::os::sysinfo::SystemInfo::capture(None);
-    let mut run = RunResult {
-        schema: crate::result::SCHEMA.into(),
-        rumbench_version: env!("CARGO_PKG_VERSION").into(),
-        git_commit: option_env!("RUMBENCH_GIT_COMMIT").map(String::from),
-        build: crate::build_info::summary(),
+    let mut run = RunResult::starting(
         command_line,
-        started_at: crate::result::now_text(),
-        finished_at: None,
-        status: Status::Running,
-        error: None,
-        suite: None,
-        mode: Default::default(),
-        settings: Default::default(),
-        system: serde_json::to_value(&system).ok(),
-        warnings: vec![format!("crash test: {}", crate::result::crashtest::NOT_A_BENCHMARK)],
-        rounds: Vec::new(),
+        None,
+        Default::default(),
+        serde_json::to_value(&system).ok(),
+        vec![format!("crash test: {}", crate::result::crashtest::NOT_A_BENCHMARK)],
+    );
+    run.crashtest = Some(CrashTest {
+        crashes: o.crashes,
+        threads: o.threads,
+        value_size: o.value_size,
+        kill_after_ms: o.kill_after_ms,
+        seed: o.seed,
+        fs_semantics: o.semantics.name().into(),
+        filesystem: crate::lazyfs::describe(o.semantics),
         configs: Vec::new(),
-        crashtest: Some(CrashTest {
-            crashes: o.crashes,
-            threads: o.threads,
-            value_size: o.value_size,
-            kill_after_ms: o.kill_after_ms,
-            seed: o.seed,
-            fs_semantics: o.semantics.name().into(),
-            filesystem: crate::lazyfs::describe(o.semantics),
-            configs: Vec::new(),
-        }),
-    };
+    });
     crate::report::write_all(&run, output_dir)?;
     for (i, c) in configs.iter().enumerate() {
         if crate::driver::stop::stop_requested() {

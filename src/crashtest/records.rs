@@ -148,6 +148,25 @@ impl Found {
         self.present.get(&writer_label(writer)).is_some_and(|runs| runs.iter().any(|&(s, e)| s <= seq && seq < e))
     }
 
+    /// The runs [start, end) of sequence numbers below `n` of `writer` that are not present.
+    pub fn missing(&self, writer: Writer, n: u64) -> Vec<(u64, u64)> {
+        let mut gaps = Vec::new();
+        let mut next = 0;
+        for &(s, e) in self.present.get(&writer_label(writer)).map(Vec::as_slice).unwrap_or(&[]) {
+            if s >= n {
+                break;
+            }
+            if s > next {
+                gaps.push((next, s));
+            }
+            next = next.max(e);
+        }
+        if next < n {
+            gaps.push((next, n));
+        }
+        gaps
+    }
+
     /// Sequence numbers of `writer` present at or beyond `from`.
     pub fn count_from(&self, writer: Writer, from: u64) -> u64 {
         self.present.get(&writer_label(writer)).map(|runs| runs.iter().map(|&(s, e)| e.saturating_sub(s.max(from))).sum()).unwrap_or(0)
@@ -217,6 +236,9 @@ mod tests {
         }
         assert_eq!(f.present["0:3"], vec![(0, 3), (5, 7), (9, 10)]);
         assert_eq!(f.count_from((0, 3), 6), 2);
+        assert_eq!(f.missing((0, 3), 12), vec![(3, 5), (7, 9), (10, 12)]);
+        assert_eq!(f.missing((0, 3), 6), vec![(3, 5)]);
+        assert_eq!(f.missing((1, 0), 2), vec![(0, 2)], "a writer with nothing present");
         assert_eq!(f.count_from((0, 3), 0), 6);
         assert_eq!(f.writers(), vec![(0, 3)]);
     }

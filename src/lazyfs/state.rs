@@ -114,6 +114,20 @@ pub struct Stats {
     pub unsynced_bytes_dropped: u64,
 }
 
+impl Stats {
+    /// The counters between `before` and `self` (snapshots of one mount);
+    /// `unsynced_bytes_dropped` is `self`'s: it is not a counter.
+    pub fn since(&self, before: &Stats) -> Stats {
+        Stats {
+            file_syncs: self.file_syncs.saturating_sub(before.file_syncs),
+            dir_syncs: self.dir_syncs.saturating_sub(before.dir_syncs),
+            bytes_written: self.bytes_written.saturating_sub(before.bytes_written),
+            bytes_made_durable: self.bytes_made_durable.saturating_sub(before.bytes_made_durable),
+            unsynced_bytes_dropped: self.unsynced_bytes_dropped,
+        }
+    }
+}
+
 struct Node {
     meta: Meta,
     nlink: u32,

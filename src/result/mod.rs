@@ -71,6 +71,29 @@ pub struct RunResult {
 }
 
 impl RunResult {
+    /// A run this binary starts now: nothing measured yet.
+    pub fn starting(command_line: Vec<String>, suite: Option<String>, settings: Settings, system: Option<Value>, warnings: Vec<String>) -> RunResult {
+        RunResult {
+            schema: SCHEMA.into(),
+            rumbench_version: env!("CARGO_PKG_VERSION").into(),
+            git_commit: option_env!("RUMBENCH_GIT_COMMIT").map(String::from),
+            build: crate::build_info::summary(),
+            command_line,
+            started_at: now_text(),
+            finished_at: None,
+            status: Status::Running,
+            error: None,
+            suite,
+            mode: settings.mode,
+            settings,
+            system,
+            warnings,
+            rounds: Vec::new(),
+            configs: Vec::new(),
+            crashtest: None,
+        }
+    }
+
     /// A step warning as shown among the run's: "config step: warning".
     fn labelled(config: &ConfigResult, step: &StepResult, warning: &str) -> String {
         format!("{} {}: {warning}", config.name, step.name)

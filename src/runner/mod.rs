@@ -295,25 +295,14 @@ fn start_run(plan: &RunPlan, opts: &RunOptions) -> Result<(dirs::DirLock, RunRes
     // The data device only when some config keeps its data here: a --target's
     // is on its server, and this machine's disk says nothing about it.
     let system = SystemInfo::capture(plan.configs.iter().any(|c| !is_target(c)).then_some(db_root.as_path()));
-    let mut run = RunResult {
-        schema: crate::result::SCHEMA.into(),
-        rumbench_version: env!("CARGO_PKG_VERSION").into(),
-        git_commit: option_env!("RUMBENCH_GIT_COMMIT").map(String::from),
-        build: crate::build_info::summary(),
-        command_line: opts.command_line.clone(),
-        started_at: now_text(),
-        finished_at: None,
-        status: Status::Running,
-        error: None,
-        suite: plan.suite.clone(),
-        mode: plan.settings.mode,
-        settings: plan.settings.clone(),
-        system: serde_json::to_value(&system).ok(),
-        warnings: sysinfo::warnings(&system),
-        rounds: plan.rounds(),
-        configs: Vec::new(),
-        crashtest: None,
-    };
+    let mut run = RunResult::starting(
+        opts.command_line.clone(),
+        plan.suite.clone(),
+        plan.settings.clone(),
+        serde_json::to_value(&system).ok(),
+        sysinfo::warnings(&system),
+    );
+    run.rounds = plan.rounds();
     if !crate::build_info::optimised() {
         run.warnings.push("rumbench itself is a debug build: its own cost per operation is far above a release build's".into());
     }
