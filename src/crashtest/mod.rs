@@ -9,6 +9,7 @@
 
 pub mod child;
 pub mod records;
+mod server;
 
 use std::collections::{BTreeMap, HashSet};
 use std::io::{BufRead, BufReader};
@@ -51,8 +52,8 @@ const OPEN_TIMEOUT: Duration = Duration::from_secs(120);
 /// Refuse, before anything starts, a config the crash test cannot run.
 pub fn check_config(c: &EngineConfig) -> Result<()> {
     let spec = crate::backend::find(&c.engine)?;
-    if crate::backend::is_server(&c.engine) {
-        bail!("config {}: the crash test of database servers ({}) is not built yet; it runs the in-process engines (rocksdb, leveldb, lmdb, sqlite, wiredtiger)", c.name, c.engine);
+    if c.options.get("target").is_some_and(|t| !t.is_empty()) {
+        bail!("config {}: the crash test kills the server and cuts the power under it, so it runs only servers rumbench starts (leave out target)", c.name);
     }
     if !spec.stores_data {
         bail!("config {}: {} stores nothing, so it has nothing to lose in a crash", c.name, c.engine);
@@ -79,7 +80,8 @@ pub fn check_options(o: &Options) -> Result<()> {
     Ok(())
 }
 
-/// The mount point's owner: this process's user (servers will need their own).
+/// The mount point's owner: this process's user (a server's data dir is
+/// handed to the server's own user when it is created).
 fn owner() -> (u32, u32) {
     // SAFETY: plain getters.
     unsafe { (libc::getuid(), libc::getgid()) }
@@ -171,6 +173,8 @@ pub fn run_config(config: &EngineConfig, o: &Options, index: usize) -> CrashConf
         name: config.name.clone(),
         engine: config.engine.clone(),
         options: config.options.clone(),
+        server_config: crate::backend::is_server(&config.engine)
+            .then(|| config.server_config.iter().filter(|l| !config.server_config_unknown.contains(l)).cloned().collect()),
         provenance: Vec::new(),
         effective_options: Vec::new(),
         status: Status::Running,
@@ -200,6 +204,42 @@ pub fn run_config(config: &EngineConfig, o: &Options, index: usize) -> CrashConf
     result
 }
 
+/// What a crash happens to: an in-process engine in a writer process of its
+/// own, or a database server rumbench starts (server.rs).
+trait Subject {
+    /// Write from `task.threads` clients, each commit acknowledged in its
+    /// ack log, and crash (SIGKILL) `after` the engine opened. Returns once
+    /// every process that used the mount is gone.
+    fn write_and_crash(&mut self, task: &ChildTask, after: Duration) -> Result<()>;
+    /// After the power cut: open what survived (the recovery, timed) and read
+    /// every record back. `Ok(Err(why))`: it did not recover (a finding).
+    fn recover(&mut self, task: &ChildTask) -> Result<std::result::Result<CheckReport, String>>;
+}
+
+/// An in-process engine: writer and checker are child processes of ours.
+struct EngineSubject {
+    task_path: PathBuf,
+    work: PathBuf,
+}
+
+impl EngineSubject {
+    fn write_task(&self, task: &ChildTask) -> Result<()> {
+        std::fs::write(&self.task_path, serde_json::to_vec_pretty(task)?).with_context(|| format!("writing {}", self.task_path.display()))
+    }
+}
+
+impl Subject for EngineSubject {
+    fn write_and_crash(&mut self, task: &ChildTask, after: Duration) -> Result<()> {
+        self.write_task(task)?;
+        kill_writer(&self.task_path, &self.work.join("writer.stderr"), after)
+    }
+
+    fn recover(&mut self, task: &ChildTask) -> Result<std::result::Result<CheckReport, String>> {
+        self.write_task(task)?;
+        recover(&self.task_path, &task.report, &self.work.join("check.stderr"))
+    }
+}
+
 fn crash_loop(config: &EngineConfig, o: &Options, index: usize, work: &Path, result: &mut CrashConfig) -> Result<()> {
     let backing = work.join("backing");
     let acks = work.join("acks");
@@ -209,6 +249,11 @@ fn crash_loop(config: &EngineConfig, o: &Options, index: usize, work: &Path, res
     // The harness's own directory is durable before the engine starts.
     std::fs::create_dir(&db_dir).with_context(|| format!("creating {}", db_dir.display()))?;
     fsync_dir(mount.path())?;
+    let mut subject: Box<dyn Subject> = if crate::backend::is_server(&config.engine) {
+        Box::new(server::ServerSubject::set_up(config, o, &db_dir, &mut mount)?)
+    } else {
+        Box::new(EngineSubject { task_path: work.join("task.json"), work: work.to_path_buf() })
+    };
     let mut rng = Rng::new(crate::datagen::rng::stream_seed(o.seed, &[index as u64]));
     let mut acked: BTreeMap<Writer, u64> = BTreeMap::new();
     let mut lost_before: HashSet<(Writer, u64)> = HashSet::new();
@@ -223,12 +268,10 @@ fn crash_loop(config: &EngineConfig, o: &Options, index: usize, work: &Path, res
             threads: o.threads,
             value_size: o.value_size,
         };
-        let task_path = work.join("task.json");
-        std::fs::write(&task_path, serde_json::to_vec_pretty(&task)?)?;
         let before = mount.stats();
         let (window_lo, window_hi) = o.kill_after_ms;
         let kill_after = Duration::from_millis(window_lo + rng.below(window_hi - window_lo + 1));
-        kill_writer(&task_path, &work.join("writer.stderr"), kill_after)?;
+        subject.write_and_crash(&task, kill_after)?;
         let cut = mount.power_cut()?.since(&before);
         for t in 0..o.threads as u32 {
             acked.insert((crash, t), records::read_acks(&records::ack_path(&acks, (crash, t)))?);
@@ -244,7 +287,7 @@ fn crash_loop(config: &EngineConfig, o: &Options, index: usize, work: &Path, res
             unsynced_bytes_dropped: cut.unsynced_bytes_dropped,
             ..Default::default()
         };
-        let report = match recover(&task_path, &task.report, &work.join("check.stderr"))? {
+        let report = match subject.recover(&task)? {
             Ok(r) => r,
             Err(why) => {
                 result.crash_records.push(rec);
@@ -271,6 +314,8 @@ fn crash_loop(config: &EngineConfig, o: &Options, index: usize, work: &Path, res
         );
         result.crash_records.push(rec);
     }
+    // A server stops before its filesystem goes.
+    drop(subject);
     drop(mount);
     Ok(())
 }
@@ -396,7 +441,9 @@ pub fn totals(records: &[CrashRecord], threads: usize) -> CrashTotals {
     }
     let (acked, crashes) = (thousands(t.acknowledged), t.crashes);
     let plural = if crashes == 1 { "crash" } else { "crashes" };
-    t.verdict = if t.unrecoverable {
+    t.verdict = if t.crashes == 0 {
+        "not tested: no crash was completed".to_string()
+    } else if t.unrecoverable {
         format!("unrecoverable: the engine did not open after crash {crashes} (lost {} of {acked} acknowledged commits before it)", thousands(t.lost))
     } else if t.lost == 0 && t.wrong_values == 0 && t.never_written == 0 {
         format!("durable as run: 0 of {acked} acknowledged commits lost in {crashes} {plural}")
@@ -498,6 +545,9 @@ pub fn execute(configs: &[EngineConfig], o: &Options, output_dir: &Path, replace
 pub fn preflight(configs: &[EngineConfig], o: &Options) -> Result<()> {
     crate::lazyfs::check_available()?;
     for c in configs {
+        if let Some(kind) = crate::workload::ibench::server_kind(&c.engine) {
+            crate::server::check_installed(kind)?;
+        }
         let dir = o.work_root.join(&c.name);
         if dirs::state(&dir)? == dirs::DirState::Foreign {
             return Err(dirs::foreign_error(&dir, "crash test work dir", "move it away or choose another --db-dir"));

@@ -451,6 +451,16 @@ impl LazyMount {
         Ok(before)
     }
 
+    /// Make everything on the filesystem durable (the harness's setup, not
+    /// the tested program's: a server initialized and cleanly stopped
+    /// before the first crash). Every program using the mount must be gone:
+    /// it is unmounted for it, so that the kernel hands over what it holds.
+    pub fn make_all_durable(&mut self) -> Result<()> {
+        self.unmount()?;
+        self.state.lock().unwrap_or_else(|e| e.into_inner()).sync_all().map_err(|e| anyhow::anyhow!("making {} durable: {}", self.mountpoint.display(), std::io::Error::from_raw_os_error(e)))?;
+        self.start()
+    }
+
     /// Counters since the last mount or power cut.
     pub fn stats(&self) -> Stats {
         self.state.lock().unwrap_or_else(|e| e.into_inner()).stats()

@@ -25,6 +25,10 @@ pub struct Matrix {
 /// would be a wall of defaults: then its durability options only).
 fn settings_text(test: &CrashTest, i: usize) -> String {
     let c = &test.configs[i];
+    if let Some(lines) = &c.server_config {
+        // A server's settings are its config lines (its options say how to reach it).
+        return if lines.is_empty() { "server defaults".into() } else { lines.join("; ") };
+    }
     let differing: Vec<String> = c
         .options
         .iter()
@@ -97,6 +101,7 @@ mod tests {
             name: name.into(),
             engine: "rocksdb".into(),
             options: [("sync".to_string(), sync.to_string()), ("wal".to_string(), "true".to_string())].into(),
+            server_config: None,
             provenance: vec![],
             effective_options: vec![],
             status: crate::result::Status::Completed,
@@ -124,6 +129,10 @@ mod tests {
         assert_eq!(m.rows[0][1], "sync=true", "only what differs");
         assert_eq!(m.rows[1][4], "3");
         assert_eq!(m.notes, vec!["b: CONTRADICTION: synced yet lost"]);
+        let mut pg = config("pg", "", CrashTotals::default());
+        pg.server_config = Some(vec!["fsync = off".into(), "full_page_writes = off".into()]);
+        run.crashtest.as_mut().unwrap().configs.push(pg);
+        assert_eq!(matrix(&run).unwrap().rows[2][1], "fsync = off; full_page_writes = off", "a server's config lines");
         assert!(matrix(&crate::result::fixtures::run(vec![])).is_none());
     }
 }

@@ -34,6 +34,10 @@ pub struct CrashConfig {
     pub engine: String,
     /// Every option, defaults filled in (as for a benchmark config).
     pub options: std::collections::BTreeMap<String, String>,
+    /// Servers: the config lines applied (suite `server_config`, then
+    /// `-o config=`); None for an in-process engine.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_config: Option<Vec<String>>,
     /// What the engine says about itself once open: version, effective
     /// options, build (from the first recovery's open).
     #[serde(default)]

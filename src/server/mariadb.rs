@@ -13,7 +13,7 @@ use mysql::{Conn, OptsBuilder};
 use super::{
     absolute, check_loopback_only, check_not_stopping_all, file_tail, is_root, kill_tree, last_nonblank,
     one_line, pick_free_port, prepare_data_dir, registry_add, run_cmd, setting_name, setting_value, signal, socket_dir,
-    start_error, tail_of, wait_child, Backend, DirGuard, RunningServer, ServerConfig, ServerKind, StartGuard, StopHow,
+    start_error, tail_of, wait_child, Backend, DirGuard, Init, RunningServer, ServerConfig, ServerKind, StartGuard, StopHow,
     DB_NAME, LOG_TAIL_LINES, START_TIMEOUT, STOP_TIMEOUT,
 };
 
@@ -65,11 +65,13 @@ pub(super) fn connect(port: u16, db: Option<&str>, timeout: Duration) -> Result<
     Conn::new(opts).with_context(|| format!("cannot connect to mariadb at 127.0.0.1:{port}"))
 }
 
-pub(super) fn start(cfg: &ServerConfig) -> Result<RunningServer> {
+pub(super) fn start(cfg: &ServerConfig, init: Init) -> Result<RunningServer> {
     let kind = cfg.kind;
     let myrocks = kind == ServerKind::MariadbMyrocks;
     let dir = absolute(&cfg.data_dir)?;
-    prepare_data_dir(&dir)?;
+    if init == Init::Fresh {
+        prepare_data_dir(&dir)?;
+    }
     let port = pick_free_port()?;
     let (sock_dir, own_sock_dir) = socket_dir(&dir, "mysqld.sock")?;
     let sock_guard = DirGuard(own_sock_dir);
@@ -82,45 +84,8 @@ pub(super) fn start(cfg: &ServerConfig) -> Result<RunningServer> {
     let datadir = dir.join("data");
     let tmp = dir.join("tmp");
 
-    // System tables. mariadb-install-db is a shell script that word-splits
-    // and re-expands its paths (`chown $user $dir`, `$args`): it is given
-    // them through a symlink of a plain name in a private directory.
-    let plain = PlainPath::new(&dir)?;
-    let mut cmd = Command::new(program("mariadb-install-db"));
-    cmd.arg("--no-defaults");
-    if is_root() {
-        cmd.arg("--user=root");
-    }
-    cmd.arg(format!("--datadir={}", plain.path.join("data").display()))
-        .args(["--auth-root-authentication-method=normal", "--skip-test-db"])
-        .arg(format!("--tmpdir={}", plain.path.join("tmp").display()))
-        .current_dir("/");
-    for l in &cfg.config_lines {
-        if let (Some(n), Some(v)) = (setting_name(l), setting_value(l)) {
-            if INSTALL_TIME.contains(&n.as_str()) {
-                cmd.arg(format!("--{n}={v}"));
-            }
-        }
-    }
-    let install_log = dir.join("install-db.log");
-    fs::create_dir_all(&tmp)?;
-    fs::create_dir_all(&datadir)?;
-    let out = run_cmd(cmd, Duration::from_secs(120));
-    let out_lines = match &out {
-        Ok(o) => o.lines(),
-        Err(e) => vec![format!("{e:#}")],
-    };
-    drop(plain);
-    let _ = fs::write(&install_log, out_lines.join("\n") + "\n");
-    if !matches!(&out, Ok(o) if o.status.success()) {
-        let reason = meaningful_line(&out_lines).unwrap_or_else(|| "mariadb-install-db failed".to_string());
-        return Err(start_error(
-            kind,
-            "initialize the data dir",
-            reason,
-            &install_log,
-            tail_of(&out_lines, LOG_TAIL_LINES),
-        ));
+    if init == Init::Fresh {
+        install_db(cfg, &dir, &datadir, &tmp)?;
     }
 
     // Settings we manage go on the command line (it overrides the file); the
@@ -156,7 +121,9 @@ pub(super) fn start(cfg: &ServerConfig) -> Result<RunningServer> {
         text.push_str(l);
         text.push('\n');
     }
-    fs::write(&cnf, text).with_context(|| format!("cannot write {}", cnf.display()))?;
+    if init == Init::Fresh {
+        fs::write(&cnf, text).with_context(|| format!("cannot write {}", cnf.display()))?;
+    }
 
     // Start mariadbd as our child, in its own process group (a terminal's
     // Ctrl-C reaches only rumbench, which then stops it in order).
@@ -197,8 +164,10 @@ pub(super) fn start(cfg: &ServerConfig) -> Result<RunningServer> {
             Err(_) => std::thread::sleep(Duration::from_millis(100)),
         }
     };
-    conn.query_drop(format!("CREATE DATABASE IF NOT EXISTS {DB_NAME}"))
-        .map_err(|e| fail(format!("CREATE DATABASE {DB_NAME}: {e}")))?;
+    if init == Init::Fresh {
+        conn.query_drop(format!("CREATE DATABASE IF NOT EXISTS {DB_NAME}"))
+            .map_err(|e| fail(format!("CREATE DATABASE {DB_NAME}: {e}")))?;
+    }
     let version: String =
         conn.query_first("SELECT version()").map_err(|e| fail(format!("SELECT version(): {e}")))?.unwrap_or_default();
     if myrocks {
@@ -229,6 +198,53 @@ pub(super) fn start(cfg: &ServerConfig) -> Result<RunningServer> {
         backend: Backend::Mariadb(MariaProc { child: child.expect("child") }),
         stopped: false,
     })
+}
+
+/// mariadb-install-db: the system tables in `datadir`.
+fn install_db(cfg: &ServerConfig, dir: &Path, datadir: &Path, tmp: &Path) -> Result<()> {
+    let kind = cfg.kind;
+    // System tables. mariadb-install-db is a shell script that word-splits
+    // and re-expands its paths (`chown $user $dir`, `$args`): it is given
+    // them through a symlink of a plain name in a private directory.
+    let plain = PlainPath::new(dir)?;
+    let mut cmd = Command::new(program("mariadb-install-db"));
+    cmd.arg("--no-defaults");
+    if is_root() {
+        cmd.arg("--user=root");
+    }
+    cmd.arg(format!("--datadir={}", plain.path.join("data").display()))
+        .args(["--auth-root-authentication-method=normal", "--skip-test-db"])
+        .arg(format!("--tmpdir={}", plain.path.join("tmp").display()))
+        .current_dir("/");
+    for l in &cfg.config_lines {
+        if let (Some(n), Some(v)) = (setting_name(l), setting_value(l)) {
+            if INSTALL_TIME.contains(&n.as_str()) {
+                cmd.arg(format!("--{n}={v}"));
+            }
+        }
+    }
+    let install_log = dir.join("install-db.log");
+    fs::create_dir_all(tmp)?;
+    fs::create_dir_all(datadir)?;
+    let out = run_cmd(cmd, Duration::from_secs(120));
+    let out_lines = match &out {
+        Ok(o) => o.lines(),
+        Err(e) => vec![format!("{e:#}")],
+    };
+    drop(plain);
+    let _ = fs::write(&install_log, out_lines.join("\n") + "\n");
+    if !matches!(&out, Ok(o) if o.status.success()) {
+        let reason = meaningful_line(&out_lines).unwrap_or_else(|| "mariadb-install-db failed".to_string());
+        return Err(start_error(
+            kind,
+            "initialize the data dir",
+            reason,
+            &install_log,
+            tail_of(&out_lines, LOG_TAIL_LINES),
+        ));
+    }
+
+    Ok(())
 }
 
 /// A symlink of a plain name (`/tmp/rumbench-path-XXXXXX/d`) to a

@@ -25,7 +25,8 @@
 //! `install-db.log`, `mariadbd.pid`, the socket `mysqld.sock`, `data/` (the
 //! datadir) and `tmp/` (the tmpdir). A socket path too long for sun_path goes
 //! to a private directory under /tmp instead (removed on stop). The data dir
-//! is not removed on stop: the caller owns it.
+//! is not removed on stop: the caller owns it. A data dir on FUSE (the crash
+//! test's lazy filesystem) gets its socket under /tmp too.
 //!
 //! Requirements (see `scripts/install-servers.sh`): Debian's `postgresql`
 //! (binaries in `/usr/lib/postgresql/<newest>/bin`), `mariadb-server`,
@@ -81,6 +82,13 @@ pub struct ServerConfig {
     /// rumbench manages (listen address, port, sockets, data dir, ...) are
     /// rejected.
     pub config_lines: Vec<String>,
+}
+
+/// Whether a start initializes the data dir or finds it initialized.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Init {
+    Fresh,
+    Existing,
 }
 
 /// The error of a server that failed to start. Its `Display` is one line
@@ -199,14 +207,26 @@ impl RunningServer {
     /// [`RunningServer::start`] with the server binaries in `bin_dir`
     /// (postgres only: a version from [`pg_versions`]); None: Debian's.
     pub fn start_with_binaries(cfg: &ServerConfig, bin_dir: Option<&Path>) -> Result<RunningServer> {
+        Self::launch(cfg, bin_dir, Init::Fresh)
+    }
+
+    /// Start again on a data dir an earlier [`RunningServer::start`] of the
+    /// same `cfg` initialized (the crash test: after a kill, this start is
+    /// the server's recovery). Its config stays; only the port and socket
+    /// are new. The benchmark database is not created again.
+    pub fn restart(cfg: &ServerConfig, bin_dir: Option<&Path>) -> Result<RunningServer> {
+        Self::launch(cfg, bin_dir, Init::Existing)
+    }
+
+    fn launch(cfg: &ServerConfig, bin_dir: Option<&Path>, init: Init) -> Result<RunningServer> {
         check_not_stopping_all()?;
         check_config_lines(cfg.kind, &cfg.config_lines)?;
         match cfg.kind {
-            ServerKind::Postgres => postgres::start(cfg, bin_dir),
+            ServerKind::Postgres => postgres::start(cfg, bin_dir, init),
             ServerKind::MariadbInnodb | ServerKind::MariadbMyrocks if bin_dir.is_some() => {
                 bail!("{}: only postgres can run other binaries than Debian's", cfg.kind)
             }
-            ServerKind::MariadbInnodb | ServerKind::MariadbMyrocks => mariadb::start(cfg),
+            ServerKind::MariadbInnodb | ServerKind::MariadbMyrocks => mariadb::start(cfg, init),
         }
     }
 
@@ -329,6 +349,44 @@ impl RunningServer {
     /// status). A failure to read them is reported as a `stats_error` pair.
     pub fn server_stats(&self) -> Vec<(String, String)> {
         server_stats(&self.endpoint(false))
+    }
+
+    /// Kill the server as a power cut or an OOM killer would: every process
+    /// of its tree stopped (SIGSTOP, until no new one appears), then
+    /// SIGKILL, no shutdown of any kind. Returns once all are gone, with
+    /// how many there were.
+    pub fn kill(mut self) -> Result<usize> {
+        self.stopped = true;
+        // Ours to kill even when stop_all_servers() claimed it meanwhile: both end it.
+        let _ = registry_claim(self.reg_id);
+        let mut tree: Vec<u32> = Vec::new();
+        loop {
+            let new: Vec<u32> = self.process_tree_pids().into_iter().filter(|p| !tree.contains(p) && process_alive(*p)).collect();
+            if new.is_empty() {
+                break;
+            }
+            for &p in &new {
+                signal(p, libc::SIGSTOP);
+            }
+            tree.extend(new);
+        }
+        for &p in &tree {
+            signal(p, libc::SIGKILL);
+        }
+        if let Backend::Mariadb(m) = &mut self.backend {
+            m.reap();
+        }
+        // Reaped, not only dead: a server started next on the data dir takes a
+        // zombie's pid in its lock file for a live server (postgres does).
+        let gone = tree.iter().all(|&p| wait_reaped(p, Duration::from_secs(10)));
+        registry_remove(self.reg_id);
+        if let Some(d) = self.own_socket_dir.take() {
+            let _ = fs::remove_dir_all(d);
+        }
+        if !gone {
+            bail!("{} (pid {}): a process of its tree outlived SIGKILL", self.kind, self.pid);
+        }
+        Ok(tree.len())
     }
 
     /// Stop the server: graceful first, then signals (see the module doc).
@@ -697,6 +755,29 @@ fn wait_gone(pid: u32, timeout: Duration) -> bool {
     }
 }
 
+/// Wait until `pid` no longer exists, not even as a zombie (reaping it when
+/// it is our own child); true if so.
+fn wait_reaped(pid: u32, timeout: Duration) -> bool {
+    let deadline = Instant::now() + timeout;
+    loop {
+        // SAFETY: signal 0 only checks for existence; waitpid with WNOHANG on
+        // a child of ours that is a zombie.
+        unsafe {
+            if libc::kill(pid as libc::pid_t, 0) != 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH) {
+                return true;
+            }
+            let ours = fs::read_to_string(format!("/proc/{pid}/stat")).ok().and_then(|s| proc_stat_fields(&s)).is_some_and(|(state, ppid)| state == 'Z' && ppid == std::process::id());
+            if ours {
+                libc::waitpid(pid as libc::pid_t, std::ptr::null_mut(), libc::WNOHANG);
+            }
+        }
+        if Instant::now() >= deadline {
+            return false;
+        }
+        thread::sleep(Duration::from_millis(10));
+    }
+}
+
 /// Wait for a child to exit; its status if it did.
 fn wait_child(child: &mut Child, timeout: Duration) -> Option<ExitStatus> {
     let deadline = Instant::now() + timeout;
@@ -888,12 +969,23 @@ fn make_ancestors_searchable(dir: &Path) -> Result<()> {
 /// Longest Unix socket path (sun_path is 108 bytes with the NUL).
 const MAX_SOCKET_PATH: usize = 107;
 
+/// Whether `dir` (or its nearest existing ancestor) is on a FUSE
+/// filesystem: one may not hold sockets (the crash test's lazy one does not).
+fn on_fuse(dir: &Path) -> bool {
+    const FUSE_SUPER_MAGIC: i64 = 0x6573_5546;
+    let Some(existing) = dir.ancestors().find(|a| a.exists()) else { return false };
+    let Ok(path) = std::ffi::CString::new(existing.as_os_str().as_encoded_bytes()) else { return false };
+    // SAFETY: statfs into a zeroed struct of the right type.
+    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+    unsafe { libc::statfs(path.as_ptr(), &mut st) == 0 && st.f_type as i64 == FUSE_SUPER_MAGIC }
+}
+
 /// The directory for a socket named `name`: `data_dir` when the path fits in
-/// sun_path, else a fresh private directory under /tmp (returned as second
-/// value, to be removed on stop).
+/// sun_path and the data dir is not on FUSE, else a fresh private directory
+/// under /tmp (returned as second value, to be removed on stop).
 fn socket_dir(data_dir: &Path, name: &str) -> Result<(PathBuf, Option<PathBuf>)> {
     let abs = if data_dir.is_absolute() { data_dir.to_path_buf() } else { std::env::current_dir()?.join(data_dir) };
-    if abs.join(name).as_os_str().len() + 5 <= MAX_SOCKET_PATH {
+    if abs.join(name).as_os_str().len() + 5 <= MAX_SOCKET_PATH && !on_fuse(&abs) {
         return Ok((abs, None));
     }
     let template = std::ffi::CString::new("/tmp/rumbench-sock-XXXXXX")?;

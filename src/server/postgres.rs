@@ -11,7 +11,7 @@ use postgres::{Client, NoTls};
 use super::{
     absolute, as_user, check_loopback_only, check_not_stopping_all, file_tail, is_root, last_nonblank, lookup_user,
     make_ancestors_searchable, pick_free_port, prepare_data_dir, process_alive, registry_add, registry_start_done,
-    run_cmd, signal, socket_dir, start_error, tail_of, wait_gone, Backend, DirGuard, RunningServer, ServerConfig,
+    run_cmd, signal, socket_dir, start_error, tail_of, wait_gone, Backend, DirGuard, Init, RunningServer, ServerConfig,
     ServerKind, StartGuard, StopHow, DB_NAME, LOG_TAIL_LINES, START_TIMEOUT, STOP_TIMEOUT,
 };
 
@@ -80,7 +80,7 @@ fn pg_list_element(dir: &str) -> String {
     format!("\"{}\"", dir.replace('"', "\"\""))
 }
 
-pub(super) fn start(cfg: &ServerConfig, bin_dir: Option<&Path>) -> Result<RunningServer> {
+pub(super) fn start(cfg: &ServerConfig, bin_dir: Option<&Path>, init: Init) -> Result<RunningServer> {
     let kind = ServerKind::Postgres;
     let bin = match bin_dir {
         Some(b) => absolute(b)?,
@@ -88,12 +88,16 @@ pub(super) fn start(cfg: &ServerConfig, bin_dir: Option<&Path>) -> Result<Runnin
     };
     let run_as = is_root().then(|| OS_USER.to_string());
     let dir = absolute(&cfg.data_dir)?;
-    prepare_data_dir(&dir)?;
+    if init == Init::Fresh {
+        prepare_data_dir(&dir)?;
+    }
     let owner = match &run_as {
         Some(u) => {
             let ids = lookup_user(u)?;
-            std::os::unix::fs::chown(&dir, Some(ids.0), Some(ids.1))
-                .with_context(|| format!("cannot chown {} to {u}", dir.display()))?;
+            if init == Init::Fresh {
+                std::os::unix::fs::chown(&dir, Some(ids.0), Some(ids.1))
+                    .with_context(|| format!("cannot chown {} to {u}", dir.display()))?;
+            }
             make_ancestors_searchable(&dir)?;
             Some(ids)
         }
@@ -108,35 +112,14 @@ pub(super) fn start(cfg: &ServerConfig, bin_dir: Option<&Path>) -> Result<Runnin
         std::os::unix::fs::chown(d, Some(uid), Some(gid))?;
     }
 
-    // initdb (its output goes to <dir>/initdb.log afterwards: initdb needs an empty dir).
-    let mut cmd = as_user(run_as.as_deref(), &bin.join("initdb"));
-    cmd.arg("-D").arg(&dir).args(["-A", "trust", "-U", "postgres", "-E", "UTF8", "--locale=C", "--no-sync"]);
-    let initdb_log = dir.join("initdb.log");
-    let out = run_cmd(cmd, Duration::from_secs(120));
-    let out_lines = match &out {
-        Ok(o) => o.lines(),
-        Err(e) => vec![format!("{e:#}")],
-    };
-    let _ = fs::create_dir_all(&dir).and_then(|_| fs::write(&initdb_log, out_lines.join("\n") + "\n"));
-    if !matches!(&out, Ok(o) if o.status.success()) {
-        let reason = meaningful_line(&out_lines).unwrap_or_else(|| "initdb failed".to_string());
-        return Err(start_error(
-            kind,
-            "initialize the data dir",
-            reason,
-            &initdb_log,
-            tail_of(&out_lines, LOG_TAIL_LINES),
-        ));
+    if init == Init::Fresh {
+        initdb(cfg, &bin, run_as.as_deref(), &dir)?;
     }
 
-    // Config: the user's fragment verbatim, then our settings (the last one wins).
+    // Our settings after the user's fragment (the last one wins); a restart
+    // appends them again with its new port and socket.
     let conf = dir.join("postgresql.conf");
-    let mut text = String::from("\n# ---- rumbench: config fragment from the suite (verbatim) ----\n");
-    for l in &cfg.config_lines {
-        text.push_str(l);
-        text.push('\n');
-    }
-    text.push_str("# ---- rumbench: managed settings (loopback only, private socket) ----\n");
+    let mut text = String::from("# ---- rumbench: managed settings (loopback only, private socket) ----\n");
     text.push_str(&format!(
         "listen_addresses = '127.0.0.1'\nport = {port}\nunix_socket_directories = {}\n",
         pg_quote(&pg_list_element(&sock_dir.to_string_lossy()))
@@ -196,9 +179,11 @@ pub(super) fn start(cfg: &ServerConfig, bin_dir: Option<&Path>) -> Result<Runnin
             Err(_) => std::thread::sleep(Duration::from_millis(100)),
         }
     };
-    client
-        .batch_execute(&format!("CREATE DATABASE {DB_NAME}"))
-        .map_err(|e| fail(Some(format!("CREATE DATABASE {DB_NAME}: {e}")), &[]))?;
+    if init == Init::Fresh {
+        client
+            .batch_execute(&format!("CREATE DATABASE {DB_NAME}"))
+            .map_err(|e| fail(Some(format!("CREATE DATABASE {DB_NAME}: {e}")), &[]))?;
+    }
     let version: String =
         client.query_one("SELECT version()", &[]).map_err(|e| fail(Some(format!("SELECT version(): {e}")), &[]))?.get(0);
     let mut provenance = build_provenance(&mut client, &bin, bin_dir.is_some());
@@ -225,6 +210,43 @@ pub(super) fn start(cfg: &ServerConfig, bin_dir: Option<&Path>) -> Result<Runnin
         backend: Backend::Postgres(PgProc { bin_dir: bin, run_as }),
         stopped: false,
     })
+}
+
+/// initdb, then the user's config fragment appended to postgresql.conf
+/// (initdb's output goes to <dir>/initdb.log afterwards: it needs an empty dir).
+fn initdb(cfg: &ServerConfig, bin: &Path, run_as: Option<&str>, dir: &Path) -> Result<()> {
+    let kind = ServerKind::Postgres;
+    let mut cmd = as_user(run_as, &bin.join("initdb"));
+    cmd.arg("-D").arg(dir).args(["-A", "trust", "-U", "postgres", "-E", "UTF8", "--locale=C", "--no-sync"]);
+    let initdb_log = dir.join("initdb.log");
+    let out = run_cmd(cmd, Duration::from_secs(120));
+    let out_lines = match &out {
+        Ok(o) => o.lines(),
+        Err(e) => vec![format!("{e:#}")],
+    };
+    let _ = fs::create_dir_all(dir).and_then(|_| fs::write(&initdb_log, out_lines.join("\n") + "\n"));
+    if !matches!(&out, Ok(o) if o.status.success()) {
+        let reason = meaningful_line(&out_lines).unwrap_or_else(|| "initdb failed".to_string());
+        return Err(start_error(
+            kind,
+            "initialize the data dir",
+            reason,
+            &initdb_log,
+            tail_of(&out_lines, LOG_TAIL_LINES),
+        ));
+    }
+
+    let conf = dir.join("postgresql.conf");
+    let mut text = String::from("\n# ---- rumbench: config fragment from the suite (verbatim) ----\n");
+    for l in &cfg.config_lines {
+        text.push_str(l);
+        text.push('\n');
+    }
+    fs::OpenOptions::new()
+        .append(true)
+        .open(&conf)
+        .and_then(|mut f| f.write_all(text.as_bytes()))
+        .with_context(|| format!("cannot write {}", conf.display()))
 }
 
 /// Why `pg_ctl start` failed, in its output: the first line that is not
