@@ -47,6 +47,9 @@ fn assert_clean(dir: &Path) {
         if let Ok(cmd) = std::fs::read(entry.path().join("cmdline")) {
             let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
             assert!(!(cmd.contains("internal-crash-child") && cmd.contains(dir)), "left running: {cmd}");
+            // A server: mariadbd names its datadir, a postmaster runs in its data dir.
+            let cwd = std::fs::read_link(entry.path().join("cwd")).unwrap_or_default();
+            assert!(!cmd.contains(dir) && !cwd.starts_with(dir), "left running: {cmd} (in {})", cwd.display());
         }
     }
 }
@@ -129,7 +132,7 @@ fn what_the_crash_test_cannot_run_is_refused_before_anything_starts() {
     let out = t.path().join("run");
     for (args, expected) in [
         (&["-e", "null"][..], "stores nothing"),
-        (&["-e", "postgres"][..], "not built yet"),
+        (&["-e", "postgres", "-o", "target=postgres://me@db.example/x"][..], "only servers rumbench starts"),
         (&["-e", "rocksdb@8.10"][..], "RocksDB built into rumbench"),
         (&["-e", "rocksdb", "--crashes", "0"][..], "--crashes must be at least 1"),
         (&["-e", "rocksdb", "--value-size", "10"][..], "--value-size must be at least"),
@@ -169,6 +172,110 @@ fn a_stopped_crash_test_keeps_its_results_and_leaves_no_mount_or_process() {
     assert_eq!(c["status"], "interrupted");
     assert!(c["crash_records"].as_array().unwrap().len() >= 2, "{c}");
     assert_eq!(c["totals"]["lost"], 0, "{c}");
+    assert!(!out.join("db").exists(), "the work dir is removed");
+    assert_clean(t.path());
+}
+
+/// A suite of server configs, each with its config lines.
+fn server_suite(dir: &Path, configs: &[(&str, &str, &str)]) -> std::path::PathBuf {
+    let mut text = String::new();
+    for (name, engine, line) in configs {
+        text.push_str(&format!("[[config]]\nname = \"{name}\"\nengine = \"{engine}\"\nserver_config = [\"{line}\"]\n\n"));
+    }
+    let path = dir.join("servers.toml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn assert_durable(c: &Value) {
+    assert_eq!(c["status"], "completed", "{c}");
+    assert_eq!(c["totals"]["lost"], 0, "{c}");
+    assert_eq!(c["totals"]["wrong_values"], 0, "{c}");
+    assert_eq!(c["totals"]["never_written"], 0, "{c}");
+    assert!(c["totals"]["acknowledged"].as_u64().unwrap() > 0, "{c}");
+    assert_eq!(c["totals"]["synced_per_commit"], true, "{c}");
+}
+
+fn assert_lossy(c: &Value) {
+    assert_eq!(c["status"], "completed", "{c}");
+    assert!(c["totals"]["lost"].as_u64().unwrap() > 0, "{c}");
+    assert_eq!(c["totals"]["synced_per_commit"], false, "{c}");
+}
+
+#[test]
+fn postgres_with_synchronous_commit_loses_nothing_and_without_it_loses_acknowledged_commits() {
+    let t = tempfile::tempdir().unwrap();
+    let out = t.path().join("run");
+    let suite = server_suite(t.path(), &[("pg-sync", "postgres", "synchronous_commit = on"), ("pg-async", "postgres", "synchronous_commit = off")]);
+    // Kills well after wal_writer_delay (200 ms): an asynchronous commit's window is open.
+    let o = rumbench()
+        .args(["crashtest", "-c", suite.to_str().unwrap(), "--crashes", "3", "--kill-after", "400,700", "--seed", "7", "-d"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let all = configs(&out);
+    let durable = config(&all, "pg-sync");
+    assert_durable(durable);
+    assert_eq!(durable["server_config"][0], "synchronous_commit = on");
+    let settings = durable["effective_options"].as_array().unwrap();
+    assert!(settings.iter().any(|kv| kv[0] == "pg_settings.synchronous_commit" && kv[1] == "on"), "{settings:?}");
+    assert!(durable["provenance"].to_string().contains("PostgreSQL"), "{durable}");
+    // The restart is the recovery: timed, and more than a connect.
+    assert!(durable["crash_records"][0]["recovery_s"].as_f64().unwrap() > 0.01, "{durable}");
+    assert_lossy(config(&all, "pg-async"));
+    assert!(text(&o).contains("synchronous_commit = off"), "the matrix shows the config lines: {}", text(&o));
+    assert_clean(t.path());
+}
+
+#[test]
+fn mariadb_loses_nothing_with_a_synced_log_per_commit_and_loses_without() {
+    let t = tempfile::tempdir().unwrap();
+    let out = t.path().join("run");
+    let suite = server_suite(
+        t.path(),
+        &[
+            ("innodb-1", "mariadb-innodb", "innodb_flush_log_at_trx_commit = 1"),
+            ("innodb-0", "mariadb-innodb", "innodb_flush_log_at_trx_commit = 0"),
+            ("myrocks-1", "mariadb-myrocks", "rocksdb_flush_log_at_trx_commit = 1"),
+        ],
+    );
+    let o = rumbench()
+        .args(["crashtest", "-c", suite.to_str().unwrap(), "--crashes", "3", "--kill-after", "400,700", "--seed", "7", "--fail-on-loss", "-d"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "--fail-on-loss with innodb-0: {}", text(&o));
+    let all = configs(&out);
+    assert_durable(config(&all, "innodb-1"));
+    assert_durable(config(&all, "myrocks-1"));
+    assert_lossy(config(&all, "innodb-0"));
+    let settings = config(&all, "myrocks-1")["effective_options"].to_string();
+    assert!(settings.contains("variables.rocksdb_flush_log_at_trx_commit") && settings.contains("ROCKSDB"), "{settings}");
+    assert_clean(t.path());
+}
+
+#[test]
+fn a_stopped_server_crash_test_stops_the_server_and_unmounts() {
+    let t = tempfile::tempdir().unwrap();
+    let out = t.path().join("run");
+    let child = rumbench()
+        .args(["crashtest", "-e", "postgres", "--crashes", "1000", "--kill-after", "200,400", "-d"])
+        .arg(&out)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while !std::fs::read_to_string(out.join("result.json")).is_ok_and(|_| std::fs::read_dir(out.join("db/postgres/acks")).is_ok_and(|d| d.count() >= 4)) {
+        assert!(std::time::Instant::now() < deadline, "no second crash within two minutes");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(143), "{}", text(&o));
+    let r: Value = serde_json::from_slice(&std::fs::read(out.join("result.json")).unwrap()).unwrap();
+    assert_eq!(r["status"], "interrupted");
     assert!(!out.join("db").exists(), "the work dir is removed");
     assert_clean(t.path());
 }

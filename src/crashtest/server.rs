@@ -76,8 +76,8 @@ fn create_table(endpoint: &Endpoint, value_size: usize) -> Result<()> {
 
 /// One client's inserts, one autocommit INSERT each.
 enum Inserter {
-    Pg(::postgres::Client, ::postgres::Statement),
-    My(::mysql::Conn, ::mysql::Statement),
+    Pg(Box<::postgres::Client>, ::postgres::Statement),
+    My(Box<::mysql::Conn>, ::mysql::Statement),
 }
 
 impl Inserter {
@@ -87,12 +87,12 @@ impl Inserter {
             ServerKind::Postgres => {
                 let mut c = endpoint.connect_postgres()?;
                 let st = c.prepare(&format!("{sql}($1, $2)"))?;
-                Inserter::Pg(c, st)
+                Inserter::Pg(Box::new(c), st)
             }
             _ => {
                 let mut c = endpoint.connect_mysql()?;
                 let st = c.prep(format!("{sql}(?, ?)"))?;
-                Inserter::My(c, st)
+                Inserter::My(Box::new(c), st)
             }
         })
     }
@@ -213,12 +213,12 @@ fn read_back(endpoint: &Endpoint, value_size: usize) -> Result<Found> {
     let mut last: Vec<u8> = Vec::new();
     let mut first = true;
     enum Conn {
-        Pg(::postgres::Client),
-        My(::mysql::Conn),
+        Pg(Box<::postgres::Client>),
+        My(Box<::mysql::Conn>),
     }
     let mut conn = match endpoint.kind {
-        ServerKind::Postgres => Conn::Pg(endpoint.connect_postgres()?),
-        _ => Conn::My(endpoint.connect_mysql()?),
+        ServerKind::Postgres => Conn::Pg(Box::new(endpoint.connect_postgres()?)),
+        _ => Conn::My(Box::new(endpoint.connect_mysql()?)),
     };
     loop {
         let rows: Vec<(Vec<u8>, Vec<u8>)> = match &mut conn {
