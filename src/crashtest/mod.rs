@@ -604,5 +604,6 @@ mod tests {
         broken.recovered = false;
         broken.recovery_s = None;
         assert!(totals(&[broken], 1).verdict.starts_with("unrecoverable"));
+        assert_eq!(totals(&[], 2).verdict, "not tested: no crash was completed", "a config that stopped before its first crash claims nothing");
     }
 }
