@@ -4,6 +4,8 @@
 //! Each client thread owns its recorders (no shared state on the hot path);
 //! the runner merges them when the step ends.
 
+pub mod ceiling;
+pub mod fio;
 pub mod latency;
 pub mod live;
 pub mod os;
