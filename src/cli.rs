@@ -37,6 +37,25 @@ rumbench run --config suite.toml --output-dir results/nightly\n\nList steps with
     },
     /// List the benchmark steps
     Steps,
+    /// Measure the storage under a directory with fio: random reads by block
+    /// size and queue depth, sequential and random writes, write+fdatasync
+    #[command(after_help = "Examples:\n  rumbench device --dir /mnt/nvme\n  rumbench device --dir . --size 1G --runtime 2 --json\n\n\
+About a minute with the defaults (15 jobs); needs fio (scripts/setup.sh installs it) and --size free space.\n\
+The test file is rumbench's own, made for the run and removed after.")]
+    Device {
+        /// A directory on the filesystem to measure
+        #[arg(long, default_value = ".")]
+        dir: PathBuf,
+        /// Size of the test file: large enough that no cache of the device answers
+        #[arg(long, default_value = "4G")]
+        size: String,
+        /// Seconds per job (after a 1-second ramp)
+        #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..=600))]
+        runtime: u64,
+        /// Print JSON instead of text
+        #[arg(long)]
+        json: bool,
+    },
     /// Show the environment a run would record: CPU, kernel, memory, the data dir's device
     Sysinfo {
         /// Directory whose device and filesystem to describe

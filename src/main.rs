@@ -72,6 +72,53 @@ fn cmd_sysinfo(data_dir: &std::path::Path, json: bool) -> Result<()> {
     Ok(())
 }
 
+/// `rumbench device`: the storage's own capability, measured with fio.
+fn cmd_device(dir: &std::path::Path, size: &str, runtime: u64, json: bool) -> Result<ExitCode> {
+    use measure::fio::{self, FioPlan};
+    let file_bytes = rumbench::settings::parse_size(size).filter(|&b| b >= 1 << 20).ok_or_else(|| anyhow::anyhow!("--size {size}: expected a size of at least 1M, such as 4G"))?;
+    if !dir.is_dir() {
+        anyhow::bail!("--dir {}: not a directory", dir.display());
+    }
+    let device = measure::os::device::DataDirDevice::resolve(dir).ok();
+    let plan = FioPlan { dir: dir.to_path_buf(), file_bytes, runtime_s: runtime };
+    errln!("measuring {} with fio: {} MB test file, {runtime} s per job, {} jobs ...", dir.display(), file_bytes >> 20, fio::QUEUE_DEPTHS.len() * fio::READ_BLOCK_SIZES.len() + 3);
+    let baseline = match fio::measure(&plan) {
+        Ok(b) => b,
+        Err(e) => {
+            errln!("rumbench: error: {}", one_line(&e));
+            return Ok(ExitCode::from(EXIT_FAILED));
+        }
+    };
+    if json {
+        outln!("{}", serde_json::to_string_pretty(&serde_json::json!({ "device": device, "fio": baseline }))?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    if let Some(d) = &device {
+        let fs = d.mount.as_ref().map(|m| format!("{} on {}", m.fs_type, m.source)).unwrap_or_else(|| "unknown filesystem".into());
+        outln!("{}: {fs}, disks {}", dir.display(), if d.counted_devices.is_empty() { "unknown".into() } else { d.counted_devices.join(", ") });
+        if let Some(why) = &d.io_not_meaningful {
+            outln!("warning: {why}: these figures are not a device's");
+        }
+    }
+    outln!("{} ({} MB file, {} s per job)", baseline.fio_version, baseline.file_bytes >> 20, baseline.runtime_s);
+    outln!();
+    outln!("random reads, O_DIRECT   IOPS     p50 us    p99 us");
+    for p in &baseline.random_reads {
+        let us = |v: Option<f64>| v.map(|x| format!("{x:.0}")).unwrap_or_else(|| "-".into());
+        outln!("  {:>2} KB, depth {:>2}  {:>10.0}  {:>8}  {:>8}", p.block_bytes / 1024, p.queue_depth, p.iops, us(p.p50_us), us(p.p99_us));
+    }
+    outln!();
+    outln!("sequential writes, 1 MB, O_DIRECT, depth 4: {:.0} MB/s", baseline.seq_write_mb_s);
+    outln!("random writes, 4 KB, O_DIRECT, depth 4: {:.0} IOPS", baseline.random_write_4k_iops);
+    outln!(
+        "4 KB write + fdatasync: {:.0}/s (fdatasync p50 {} us, p99 {} us)",
+        baseline.fdatasync_per_s,
+        baseline.fdatasync_p50_us.map(|x| format!("{x:.0}")).unwrap_or_else(|| "-".into()),
+        baseline.fdatasync_p99_us.map(|x| format!("{x:.0}")).unwrap_or_else(|| "-".into())
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
 /// `rumbench rocksdb-versions`: each version, its crate, whether it is
 /// built for this source, and what it lacks; `--build` builds now.
 fn cmd_rocksdb_versions(build: &[String]) -> Result<ExitCode> {
@@ -577,6 +624,7 @@ fn run_command() -> ExitCode {
         Command::Compare(a) => cmd_compare(a),
         Command::History(a) => cmd_history(a),
         Command::Export(a) => cmd_export(a),
+        Command::Device { dir, size, runtime, json } => cmd_device(&dir, &size, runtime, json),
         Command::Sysinfo { data_dir, json } => cmd_sysinfo(&data_dir, json).map(|_| ExitCode::SUCCESS),
         Command::RocksdbVersions { build } => cmd_rocksdb_versions(&build),
         Command::InternalBuildInfo => serde_json::to_string_pretty(&rumbench::engine::rocksdb_build::BuildInfo::this_binary())
