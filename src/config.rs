@@ -976,7 +976,7 @@ pub fn check_server_settings(plan: &mut RunPlan) -> Result<Vec<String>> {
     }
     let mut report = Vec::new();
     let mut unknown_to: Vec<(String, usize)> = Vec::new();
-    let started_postgres = |c: &EngineConfig| c.engine == "postgres" && !c.options.get("target").is_some_and(|t| !t.is_empty());
+    let started_postgres = |c: &EngineConfig| c.engine == "postgres" && !c.is_target();
     for c in plan.configs.iter_mut().filter(|c| started_postgres(c)) {
         if c.server_config.is_empty() {
             continue;

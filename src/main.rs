@@ -102,9 +102,9 @@ fn cmd_device(dir: &std::path::Path, size: &str, runtime: u64, json: bool) -> Re
     }
     outln!("{} ({} MB file, {} s per job)", baseline.fio_version, baseline.file_bytes >> 20, baseline.runtime_s);
     outln!();
+    let us = |v: Option<f64>| v.map(|x| format!("{x:.0}")).unwrap_or_else(|| "-".into());
     outln!("random reads, O_DIRECT   IOPS     p50 us    p99 us");
     for p in &baseline.random_reads {
-        let us = |v: Option<f64>| v.map(|x| format!("{x:.0}")).unwrap_or_else(|| "-".into());
         outln!("  {:>2} KB, depth {:>2}  {:>10.0}  {:>8}  {:>8}", p.block_bytes / 1024, p.queue_depth, p.iops, us(p.p50_us), us(p.p99_us));
     }
     outln!();
@@ -113,8 +113,8 @@ fn cmd_device(dir: &std::path::Path, size: &str, runtime: u64, json: bool) -> Re
     outln!(
         "4 KB write + fdatasync: {:.0}/s (fdatasync p50 {} us, p99 {} us)",
         baseline.fdatasync_per_s,
-        baseline.fdatasync_p50_us.map(|x| format!("{x:.0}")).unwrap_or_else(|| "-".into()),
-        baseline.fdatasync_p99_us.map(|x| format!("{x:.0}")).unwrap_or_else(|| "-".into())
+        us(baseline.fdatasync_p50_us),
+        us(baseline.fdatasync_p99_us)
     );
     Ok(ExitCode::SUCCESS)
 }

@@ -52,7 +52,7 @@ const OPEN_TIMEOUT: Duration = Duration::from_secs(120);
 /// Refuse, before anything starts, a config the crash test cannot run.
 pub fn check_config(c: &EngineConfig) -> Result<()> {
     let spec = crate::backend::find(&c.engine)?;
-    if c.options.get("target").is_some_and(|t| !t.is_empty()) {
+    if c.is_target() {
         bail!("config {}: the crash test kills the server and cuts the power under it, so it runs only servers rumbench starts (leave out target)", c.name);
     }
     if !spec.stores_data {
@@ -173,8 +173,7 @@ pub fn run_config(config: &EngineConfig, o: &Options, index: usize) -> CrashConf
         name: config.name.clone(),
         engine: config.engine.clone(),
         options: config.options.clone(),
-        server_config: crate::backend::is_server(&config.engine)
-            .then(|| config.server_config.iter().filter(|l| !config.server_config_unknown.contains(l)).cloned().collect()),
+        server_config: crate::backend::is_server(&config.engine).then(|| config.applied_server_config()),
         provenance: Vec::new(),
         effective_options: Vec::new(),
         status: Status::Running,

@@ -39,8 +39,7 @@ impl ServerSubject {
         let kind = crate::workload::ibench::server_kind(&config.engine).context("not a server engine")?;
         crate::server::install_panic_hook();
         let bin_dir = config.server_version.as_deref().map(crate::server::pg_versions::ensure_named).transpose()?;
-        let config_lines = config.server_config.iter().filter(|l| !config.server_config_unknown.contains(l)).cloned().collect();
-        let cfg = ServerConfig { kind, data_dir: data_dir.to_path_buf(), config_lines };
+        let cfg = ServerConfig { kind, data_dir: data_dir.to_path_buf(), config_lines: config.applied_server_config() };
         let server = RunningServer::start_with_binaries(&cfg, bin_dir.as_deref()).map_err(|e| one_line_start_error(e, "setting up"))?;
         create_table(&server.endpoint(true), o.value_size)?;
         server.stop().context("stopping the server after setting it up")?;

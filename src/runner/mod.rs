@@ -129,7 +129,7 @@ pub fn preflight(plan: &RunPlan, opts: &RunOptions) -> Result<()> {
     }
     // Servers rumbench starts must be installed (a --target's are not
     // rumbench's to start; a PostgreSQL version's are fetched after these checks).
-    for c in plan.configs.iter().filter(|c| !is_target(c) && c.server_version.is_none()) {
+    for c in plan.configs.iter().filter(|c| !c.is_target() && c.server_version.is_none()) {
         if let Some(kind) = crate::workload::ibench::server_kind(&c.engine) {
             crate::server::check_installed(kind).with_context(|| format!("config {}", c.name))?;
         }
@@ -177,11 +177,6 @@ pub fn preflight(plan: &RunPlan, opts: &RunOptions) -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// A config of a server the user runs (`--target`): its data is not on this machine.
-fn is_target(c: &EngineConfig) -> bool {
-    c.options.get("target").is_some_and(|t| !t.is_empty())
 }
 
 /// Run the plan (the parent process), after `preflight` passed. Results are
@@ -294,7 +289,7 @@ fn start_run(plan: &RunPlan, opts: &RunOptions) -> Result<(dirs::DirLock, RunRes
     }
     // The data device only when some config keeps its data here: a --target's
     // is on its server, and this machine's disk says nothing about it.
-    let system = SystemInfo::capture(plan.configs.iter().any(|c| !is_target(c)).then_some(db_root.as_path()));
+    let system = SystemInfo::capture(plan.configs.iter().any(|c| !c.is_target()).then_some(db_root.as_path()));
     let mut run = RunResult::starting(
         opts.command_line.clone(),
         plan.suite.clone(),

@@ -233,8 +233,7 @@ fn open_backend(config: &EngineConfig, plan: &RunPlan, opts: &RunOptions, dir: &
         // A PostgreSQL version's binaries (fetched before the run; cached),
         // without the config lines that version does not know (reported).
         let bin_dir = config.server_version.as_deref().map(crate::server::pg_versions::ensure_named).transpose()?;
-        let config_lines = config.server_config.iter().filter(|l| !config.server_config_unknown.contains(l)).cloned().collect();
-        let cfg = ServerConfig { kind, data_dir: dir.join("server"), config_lines };
+        let cfg = ServerConfig { kind, data_dir: dir.join("server"), config_lines: config.applied_server_config() };
         let server = match RunningServer::start_with_binaries(&cfg, bin_dir.as_deref()) {
             Ok(s) => s,
             Err(e) => {

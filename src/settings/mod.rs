@@ -253,6 +253,16 @@ pub struct EngineConfig {
 }
 
 impl EngineConfig {
+    /// A server's config lines as applied: without those its version does not know.
+    pub fn applied_server_config(&self) -> Vec<String> {
+        self.server_config.iter().filter(|l| !self.server_config_unknown.contains(l)).cloned().collect()
+    }
+
+    /// A config of a server the user runs (`target`): rumbench neither starts nor stops it.
+    pub fn is_target(&self) -> bool {
+        self.options.get("target").is_some_and(|t| !t.is_empty())
+    }
+
     /// What this run of the config names its files by (data dir, kept
     /// logs): the config's name, with the round when it is repeated.
     pub fn instance_name(&self) -> String {
