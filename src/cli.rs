@@ -41,7 +41,10 @@ rumbench run --config suite.toml --output-dir results/nightly\n\nList steps with
     /// size and queue depth, sequential and random writes, write+fdatasync
     #[command(after_help = "Examples:\n  rumbench device --dir /mnt/nvme\n  rumbench device --dir . --size 1G --runtime 2 --json\n\n\
 About a minute with the defaults (15 jobs); needs fio (scripts/setup.sh installs it) and --size free space.\n\
-The test file is rumbench's own, made for the run and removed after.")]
+The test file is rumbench's own, made for the run and removed after.\n\
+The result is stored in the history, keyed by device, filesystem and kernel: `rumbench run` computes each\n\
+step's ceilings from it for a week. A baseline stored in the last week is shown instead of measuring\n\
+again, unless --remeasure.")]
     Device {
         /// A directory on the filesystem to measure
         #[arg(long, default_value = ".")]
@@ -55,6 +58,15 @@ The test file is rumbench's own, made for the run and removed after.")]
         /// Print JSON instead of text
         #[arg(long)]
         json: bool,
+        /// Measure even when a baseline of this device from the last week is stored
+        #[arg(long)]
+        remeasure: bool,
+        /// History database the baseline is stored in [default: $XDG_DATA_HOME/rumbench/history.sqlite]
+        #[arg(long, value_name = "PATH")]
+        history: Option<PathBuf>,
+        /// Measure and print, without reading or storing a baseline
+        #[arg(long, conflicts_with_all = ["history", "remeasure"])]
+        no_history: bool,
     },
     /// Show the environment a run would record: CPU, kernel, memory, the data dir's device
     Sysinfo {
@@ -183,6 +195,12 @@ pub struct RunArgs {
     /// Do not record the run in the history
     #[arg(long, conflicts_with = "history")]
     pub no_history: bool,
+    /// Measure the data dir's device with fio before the run (about a
+    /// minute) when the history holds no baseline of it from the last week;
+    /// without it, the steps' read, write and sync ceilings need one
+    /// measured before (`rumbench device`)
+    #[arg(long)]
+    pub device_baseline: bool,
     /// Print the summary table with every column, config names whole (by
     /// default it shows the main columns in 120 characters; summary.txt
     /// always has every column)

@@ -73,49 +73,90 @@ fn cmd_sysinfo(data_dir: &std::path::Path, json: bool) -> Result<()> {
 }
 
 /// `rumbench device`: the storage's own capability, measured with fio.
-fn cmd_device(dir: &std::path::Path, size: &str, runtime: u64, json: bool) -> Result<ExitCode> {
-    use measure::fio::{self, FioPlan};
-    let file_bytes = rumbench::settings::parse_size(size).filter(|&b| b >= 1 << 20).ok_or_else(|| anyhow::anyhow!("--size {size}: expected a size of at least 1M, such as 4G"))?;
-    if !dir.is_dir() {
-        anyhow::bail!("--dir {}: not a directory", dir.display());
+struct DeviceArgs {
+    dir: PathBuf,
+    size: String,
+    runtime: u64,
+    json: bool,
+    remeasure: bool,
+    history: Option<PathBuf>,
+    no_history: bool,
+}
+
+/// `rumbench device`: the stored baseline of the device under --dir when one
+/// is under a week old, else (or with --remeasure) one measured now and stored.
+fn cmd_device(a: DeviceArgs) -> Result<ExitCode> {
+    use rumbench::measure::device_baseline::{key_of, StoredBaseline};
+    use rumbench::runner::device::{self, Store};
+    let file_bytes = rumbench::settings::parse_size(&a.size).filter(|&b| b >= 1 << 20).ok_or_else(|| anyhow::anyhow!("--size {}: expected a size of at least 1M, such as 4G", a.size))?;
+    if !a.dir.is_dir() {
+        anyhow::bail!("--dir {}: not a directory", a.dir.display());
     }
-    let device = measure::os::device::DataDirDevice::resolve(dir).ok();
-    let plan = FioPlan { dir: dir.to_path_buf(), file_bytes, runtime_s: runtime };
-    errln!("measuring {} with fio: {} MB test file, {runtime} s per job, {} jobs ...", dir.display(), file_bytes >> 20, fio::QUEUE_DEPTHS.len() * fio::READ_BLOCK_SIZES.len() + 3);
-    let baseline = match fio::measure(&plan) {
-        Ok(b) => b,
-        Err(e) => {
-            errln!("rumbench: error: {}", one_line(&e));
-            return Ok(ExitCode::from(EXIT_FAILED));
+    let store = Store::new(a.history.as_deref(), !a.no_history);
+    if let Some(p) = store.path.as_ref().filter(|_| store.write) {
+        report::history::check_recordable(p)?;
+    }
+    let (key, dev) = key_of(&a.dir)?;
+    let now = chrono::Local::now().fixed_offset();
+    let stored = match (a.remeasure || a.no_history, store.latest(&key)) {
+        (true, _) => None,
+        (false, Ok(s)) => s.filter(|b| b.is_fresh(now)),
+        (false, Err(e)) => {
+            errln!("warning: the history's device baselines are unreadable: {}", one_line(&e));
+            None
         }
     };
-    if json {
-        outln!("{}", serde_json::to_string_pretty(&serde_json::json!({ "device": device, "fio": baseline }))?);
+    let (baseline, source): (StoredBaseline, String) = match stored {
+        Some(b) => {
+            let age = b.age_days(now).map(|d| format!("{:.1} days ago", d)).unwrap_or_default();
+            (b, format!("stored {age}; --remeasure measures again"))
+        }
+        None => {
+            errln!(
+                "measuring {} with fio: {} MB test file, {} s per job, {} jobs ...",
+                a.dir.display(),
+                file_bytes >> 20,
+                a.runtime,
+                measure::fio::QUEUE_DEPTHS.len() * measure::fio::READ_BLOCK_SIZES.len() + 3
+            );
+            let b = match device::measure(&a.dir, file_bytes, a.runtime) {
+                Ok(b) => b,
+                Err(e) => {
+                    errln!("rumbench: error: {}", one_line(&e));
+                    return Ok(ExitCode::from(EXIT_FAILED));
+                }
+            };
+            let source = match store.store(&b) {
+                Ok(Some(p)) => format!("measured now, stored in {}", p.display()),
+                Ok(None) => "measured now, not stored (--no-history)".to_string(),
+                Err(e) => {
+                    errln!("warning: the baseline was not stored: {}", one_line(&e));
+                    "measured now, not stored".to_string()
+                }
+            };
+            (b, source)
+        }
+    };
+    if a.json {
+        outln!("{}", serde_json::to_string_pretty(&serde_json::json!({ "device": dev, "source": source, "baseline": baseline }))?);
         return Ok(ExitCode::SUCCESS);
     }
-    if let Some(d) = &device {
-        let fs = d.mount.as_ref().map(|m| format!("{} on {}", m.fs_type, m.source)).unwrap_or_else(|| "unknown filesystem".into());
-        outln!("{}: {fs}, disks {}", dir.display(), if d.counted_devices.is_empty() { "unknown".into() } else { d.counted_devices.join(", ") });
-        if let Some(why) = &d.io_not_meaningful {
-            outln!("warning: {why}: these figures are not a device's");
-        }
+    outln!("{}: {}", a.dir.display(), baseline.device_key);
+    if let Some(why) = &dev.io_not_meaningful {
+        outln!("warning: {why}: these figures are not a device's");
     }
-    outln!("{} ({} MB file, {} s per job)", baseline.fio_version, baseline.file_bytes >> 20, baseline.runtime_s);
+    let f = &baseline.fio;
+    outln!("{} ({} MB file, {} s per job), measured {} in {} ({source})", f.fio_version, f.file_bytes >> 20, f.runtime_s, baseline.measured_at, baseline.dir.display());
     outln!();
     let us = |v: Option<f64>| v.map(|x| format!("{x:.0}")).unwrap_or_else(|| "-".into());
     outln!("random reads, O_DIRECT   IOPS     p50 us    p99 us");
-    for p in &baseline.random_reads {
+    for p in &f.random_reads {
         outln!("  {:>2} KB, depth {:>2}  {:>10.0}  {:>8}  {:>8}", p.block_bytes / 1024, p.queue_depth, p.iops, us(p.p50_us), us(p.p99_us));
     }
     outln!();
-    outln!("sequential writes, 1 MB, O_DIRECT, depth 4: {:.0} MB/s", baseline.seq_write_mb_s);
-    outln!("random writes, 4 KB, O_DIRECT, depth 4: {:.0} IOPS", baseline.random_write_4k_iops);
-    outln!(
-        "4 KB write + fdatasync: {:.0}/s (fdatasync p50 {} us, p99 {} us)",
-        baseline.fdatasync_per_s,
-        us(baseline.fdatasync_p50_us),
-        us(baseline.fdatasync_p99_us)
-    );
+    outln!("sequential writes, 1 MB, O_DIRECT, depth 4: {:.0} MB/s", f.seq_write_mb_s);
+    outln!("random writes, 4 KB, O_DIRECT, depth 4: {:.0} IOPS", f.random_write_4k_iops);
+    outln!("4 KB write + fdatasync: {:.0}/s (fdatasync p50 {} us, p99 {} us)", f.fdatasync_per_s, us(f.fdatasync_p50_us), us(f.fdatasync_p99_us));
     Ok(ExitCode::SUCCESS)
 }
 
@@ -287,12 +328,19 @@ fn cmd_run(args: RunArgs) -> Result<ExitCode> {
         // Recorded in the results: never a target's password.
         command_line: std::env::args().map(|a| rumbench::server::endpoint::redact_in(&a)).collect(),
         progress: args.progress,
+        device: Default::default(),
     };
     // A --history that is not rumbench's is bad input, refused before anything runs.
     if !args.no_history {
         if let Ok(path) = report::history::resolve_path(args.history.as_deref()) {
             report::history::check_recordable(&path)?;
         }
+    }
+    if args.device_baseline {
+        if plan.configs.iter().all(|c| c.is_target()) {
+            bail!("--device-baseline: every config is a server rumbench did not start (--target): its device cannot be measured from here");
+        }
+        anyhow::Context::context(measure::fio::which_fio(), "--device-baseline")?;
     }
     // Everything that can be known before a step runs: exit 2, nothing written.
     runner::preflight(&plan, &opts)?;
@@ -320,6 +368,20 @@ fn cmd_run(args: RunArgs) -> Result<ExitCode> {
             unclaim();
             errln!("rumbench: error: {}", one_line(&e));
             return Ok(ExitCode::from(if driver::stop::stop_requested() { interrupted_exit_code() } else { EXIT_FAILED }));
+        }
+    }
+    // The device baseline the steps' ceilings use (measured first with --device-baseline).
+    if plan.configs.iter().all(|c| c.is_target()) {
+        opts.device = runner::device::for_target();
+    } else {
+        let store = runner::device::Store::new(args.history.as_deref(), !args.no_history);
+        match runner::device::for_run(&opts.db_root(), &store, args.device_baseline) {
+            Ok(ctx) => opts.device = ctx,
+            Err(e) => {
+                unclaim();
+                errln!("rumbench: error: --device-baseline: {}", one_line(&e));
+                return Ok(ExitCode::from(if driver::stop::stop_requested() { interrupted_exit_code() } else { EXIT_FAILED }));
+            }
         }
     }
     let mut plan = plan;
@@ -624,7 +686,9 @@ fn run_command() -> ExitCode {
         Command::Compare(a) => cmd_compare(a),
         Command::History(a) => cmd_history(a),
         Command::Export(a) => cmd_export(a),
-        Command::Device { dir, size, runtime, json } => cmd_device(&dir, &size, runtime, json),
+        Command::Device { dir, size, runtime, json, remeasure, history, no_history } => {
+            cmd_device(DeviceArgs { dir, size, runtime, json, remeasure, history, no_history })
+        }
         Command::Sysinfo { data_dir, json } => cmd_sysinfo(&data_dir, json).map(|_| ExitCode::SUCCESS),
         Command::RocksdbVersions { build } => cmd_rocksdb_versions(&build),
         Command::InternalBuildInfo => serde_json::to_string_pretty(&rumbench::engine::rocksdb_build::BuildInfo::this_binary())

@@ -1,21 +1,48 @@
 //! `rumbench device`: a real fio run (short, small file), its figures read
-//! back, the test file removed, and what cannot be measured said plainly.
+//! back, the test file removed, and what cannot be measured said plainly;
+//! the baseline stored in the history and a run's ceilings computed from it.
 
+use std::path::Path;
 use std::process::Command;
 
 use assert_cmd::cargo::CommandCargoExt;
+use rumbench::measure::device_baseline::{key_of, StoredBaseline};
+use rumbench::report::history::History;
 
-fn rumbench() -> Command {
-    Command::cargo_bin("rumbench").unwrap()
+/// rumbench with a private history (XDG_DATA_HOME): never the user's.
+fn rumbench(xdg: &Path) -> Command {
+    let mut c = Command::cargo_bin("rumbench").unwrap();
+    c.env("XDG_DATA_HOME", xdg);
+    c
+}
+
+fn run_json(dir: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.join("result.json")).unwrap()).unwrap()
+}
+
+/// A small run of rocksdb (fillrandom with sync, readrandom) recorded in `history`.
+fn small_run(xdg: &Path, history: &Path, out: &Path) -> serde_json::Value {
+    let o = rumbench(xdg)
+        .args(["run", "-e", "rocksdb", "--steps", "fillrandom,readrandom", "--num", "3000", "-o", "sync=true", "--progress", "off", "--history"])
+        .arg(history)
+        .arg("-d")
+        .arg(out)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    run_json(out)
 }
 
 #[test]
-fn a_short_real_fio_run_gives_every_figure_and_leaves_nothing_behind() {
+fn a_short_real_fio_run_gives_every_figure_is_stored_and_gives_a_runs_ceilings() {
     let t = tempfile::tempdir().unwrap();
-    let o = rumbench().args(["device", "--size", "32M", "--runtime", "1", "--json", "--dir"]).arg(t.path()).output().unwrap();
+    let xdg = tempfile::tempdir().unwrap();
+    let history = xdg.path().join("h.sqlite");
+    let o = rumbench(xdg.path()).args(["device", "--size", "32M", "--runtime", "1", "--json", "--history"]).arg(&history).arg("--dir").arg(t.path()).output().unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    let fio = &v["fio"];
+    assert!(v["source"].as_str().unwrap().starts_with("measured now, stored in"), "{v}");
+    let fio = &v["baseline"]["fio"];
     assert!(fio["fio_version"].as_str().unwrap().starts_with("fio-"), "{fio}");
     let reads = fio["random_reads"].as_array().unwrap();
     assert_eq!(reads.len(), 12);
@@ -25,11 +52,73 @@ fn a_short_real_fio_run_gives_every_figure_and_leaves_nothing_behind() {
     }
     assert!(v["device"]["examined"].is_string(), "the device under the dir is named: {v}");
     assert_eq!(std::fs::read_dir(t.path()).unwrap().count(), 0, "fio's test file and job are removed");
+
+    // Asked again within the week: the stored baseline, not a new measurement.
+    let o = rumbench(xdg.path()).args(["device", "--history"]).arg(&history).arg("--dir").arg(t.path()).output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("stored 0.0 days ago; --remeasure measures again"), "{text}");
+    assert!(!String::from_utf8_lossy(&o.stderr).contains("measuring"), "no fio run");
+
+    // A run on the same device: every completed step has its ceilings from that baseline.
+    let run = small_run(xdg.path(), &history, &t.path().join("run"));
+    assert_eq!(run["device"]["source"], "history", "{}", run["device"]);
+    assert_eq!(run["device"]["baseline"]["fio"], *fio);
+    let fill = &run["configs"][0]["steps"][0];
+    let c = &fill["ceilings"];
+    let resources: Vec<&str> = c["ceilings"].as_array().unwrap().iter().map(|x| x["resource"].as_str().unwrap()).collect();
+    for r in ["write", "sync", "cpu"] {
+        assert!(resources.contains(&r), "a synced fill has a {r} ceiling: {c}");
+    }
+    let pct = c["pct_of_limit"].as_f64().unwrap();
+    assert!(pct > 0.0, "{c}");
+    let summary = std::fs::read_to_string(t.path().join("run/summary.txt")).unwrap();
+    let bound = format!("{} {pct:.0}%", c["bound"].as_str().unwrap());
+    assert!(summary.contains(&bound), "the summary's % of limit says {bound}: {summary}");
+    assert!(summary.contains("Limits: each step's ceilings"), "{summary}");
+    let html = std::fs::read_to_string(t.path().join("run/report.html")).unwrap();
+    assert!(html.contains(r#"<section id="limits">"#) && html.contains("rate and ceilings"), "the roofline chart");
+}
+
+#[test]
+fn without_a_baseline_the_results_stay_and_say_why_and_a_rate_above_a_ceiling_is_warned_about() {
+    let t = tempfile::tempdir().unwrap();
+    let xdg = tempfile::tempdir().unwrap();
+    let history = xdg.path().join("h.sqlite");
+    let run = small_run(xdg.path(), &history, &t.path().join("none"));
+    let why = run["device"]["missing"].as_str().unwrap();
+    assert!(why.starts_with("no device baseline of this data dir's device: measure it with `rumbench device"), "{why}");
+    for (i, s) in run["configs"][0]["steps"].as_array().unwrap().iter().enumerate() {
+        assert!(s["ops_s"].as_f64().unwrap() > 0.0 && s["metrics"]["io"].is_object(), "measured as ever: {s}");
+        let c = &s["ceilings"];
+        let resources: Vec<&str> = c["ceilings"].as_array().unwrap().iter().map(|x| x["resource"].as_str().unwrap()).collect();
+        assert!(resources.iter().all(|r| *r == "cpu"), "only the CPU's ceiling is known: {c}");
+        // The synced fill's CPU is measured; 3000 lookups may be below its resolution.
+        if i == 0 {
+            assert_eq!(resources, ["cpu"], "{c}");
+        }
+        assert!(c["unknown"].as_array().unwrap().iter().any(|u| u.as_str().unwrap().contains("no device baseline")), "{c}");
+    }
+
+    // A baseline that claims a device far slower than the one the step ran on: the
+    // step's rate is above its sync and write ceilings, a measurement error warned about.
+    let (key, _) = key_of(&t.path().join("slow")).unwrap();
+    let mut fio = rumbench::measure::fio::parse(include_str!("fixtures/fio-3.33-device.json"), 1 << 28, 2).unwrap();
+    fio.fdatasync_per_s = 1.0;
+    fio.seq_write_mb_s = 0.001;
+    let slow = StoredBaseline { device_key: key, measured_at: rumbench::report::now_text(), dir: t.path().into(), fio };
+    History::open(&history).unwrap().store_device_baseline(&slow).unwrap();
+    let run = small_run(xdg.path(), &history, &t.path().join("slow"));
+    let fill = &run["configs"][0]["steps"][0];
+    let warnings: Vec<&str> = fill["warnings"].as_array().unwrap().iter().map(|w| w.as_str().unwrap()).collect();
+    assert!(warnings.iter().any(|w| w.contains("above the sync ceiling of 1 ")), "{warnings:?}");
+    assert!(warnings.iter().any(|w| w.contains("above the write ceiling")), "{warnings:?}");
 }
 
 #[test]
 fn bad_input_is_refused_and_a_missing_fio_is_said() {
     let t = tempfile::tempdir().unwrap();
+    let rumbench = || rumbench(t.path());
     for (args, expected) in [(&["--size", "0"][..], "--size 0"), (&["--size", "lots"][..], "--size lots")] {
         let o = rumbench().arg("device").args(args).arg("--dir").arg(t.path()).output().unwrap();
         assert_eq!(o.status.code(), Some(2), "{args:?}");
@@ -43,4 +132,10 @@ fn bad_input_is_refused_and_a_missing_fio_is_said() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("fio is not installed"), "{err}");
     assert!(o.stdout.is_empty(), "no figure printed: {}", String::from_utf8_lossy(&o.stdout));
+    // A run asked to measure first, without fio: refused before anything starts.
+    let out = t.path().join("run");
+    let o = rumbench().args(["run", "-e", "null", "--device-baseline", "-d"]).arg(&out).env("PATH", t.path()).output().unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--device-baseline: fio is not installed"), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(!out.exists());
 }

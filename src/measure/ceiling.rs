@@ -66,6 +66,9 @@ pub struct Ceiling {
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Ceilings {
+    /// The rate compared with the ceilings: every operation of the step per second.
+    #[serde(default)]
+    pub ops_s: f64,
     pub ceilings: Vec<Ceiling>,
     /// The lowest ceiling.
     pub bound: Option<Resource>,
@@ -81,10 +84,19 @@ pub struct Ceilings {
 /// fio's own figures vary by a few percent from run to run.
 const ABOVE_TOLERANCE: f64 = 1.10;
 
+/// A per-operation figure in a basis line: tiny ones are not "0.00".
+fn small(v: f64) -> String {
+    if v < 0.01 {
+        format!("{v:.1e}")
+    } else {
+        format!("{v:.3}")
+    }
+}
+
 /// The ceilings of one step; `device` None: the device ceilings are unknown
 /// (`why`), the CPU ceiling still holds.
 pub fn ceilings(d: &StepDemand, device: Option<&FioBaseline>, why_no_device: &str) -> Ceilings {
-    let mut c = Ceilings::default();
+    let mut c = Ceilings { ops_s: d.ops_s, ..Default::default() };
     match device {
         Some(dev) => {
             if let Some(rpo) = d.reads_per_op.filter(|&r| r > 0.0) {
@@ -93,7 +105,7 @@ pub fn ceilings(d: &StepDemand, device: Option<&FioBaseline>, why_no_device: &st
                     Some(iops) => c.ceilings.push(Ceiling {
                         resource: Resource::Read,
                         ops_s: iops / rpo,
-                        basis: format!("{iops:.0} random reads/s of {:.0} KB at depth {} / {rpo:.2} reads per op", bytes / 1024.0, d.threads.max(1)),
+                        basis: format!("{iops:.0} random reads/s of {:.0} KB at depth {} / {} reads per op", bytes / 1024.0, d.threads.max(1), small(rpo)),
                     }),
                     None => c.unknown.push("read: the device baseline has no random reads".into()),
                 }
@@ -102,14 +114,14 @@ pub fn ceilings(d: &StepDemand, device: Option<&FioBaseline>, why_no_device: &st
                 c.ceilings.push(Ceiling {
                     resource: Resource::Write,
                     ops_s: dev.seq_write_mb_s * 1e6 / wpo,
-                    basis: format!("{:.0} MB/s sequential writes / {:.2} KB written per op", dev.seq_write_mb_s, wpo / 1024.0),
+                    basis: format!("{:.0} MB/s sequential writes / {} KB written per op", dev.seq_write_mb_s, small(wpo / 1024.0)),
                 });
             }
             if let Some(spo) = d.syncs_per_op.filter(|&s| s > 0.0) {
                 c.ceilings.push(Ceiling {
                     resource: Resource::Sync,
                     ops_s: dev.fdatasync_per_s / spo,
-                    basis: format!("{:.0} write+fdatasync/s / {spo:.3} syncs per op", dev.fdatasync_per_s),
+                    basis: format!("{:.0} write+fdatasync/s / {} syncs per op", dev.fdatasync_per_s, small(spo)),
                 });
             }
         }

@@ -176,7 +176,7 @@ pub fn measure(plan: &FioPlan) -> Result<FioBaseline> {
     parse(&String::from_utf8_lossy(&out.stdout), plan.file_bytes, plan.runtime_s)
 }
 
-fn which_fio() -> Result<PathBuf> {
+pub fn which_fio() -> Result<PathBuf> {
     for dir in std::env::var_os("PATH").map(|p| std::env::split_paths(&p).collect::<Vec<_>>()).unwrap_or_default() {
         let p = dir.join("fio");
         if p.is_file() {

@@ -5,6 +5,7 @@
 //! the runner merges them when the step ends.
 
 pub mod ceiling;
+pub mod device_baseline;
 pub mod fio;
 pub mod latency;
 pub mod live;

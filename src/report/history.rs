@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{anyhow, bail, Context, Result};
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 
+use crate::measure::device_baseline::StoredBaseline;
 use crate::result::{self as json, RunResult, Status};
 
 pub const FILE_NAME: &str = "history.sqlite";
@@ -76,6 +77,21 @@ CREATE TABLE IF NOT EXISTS run_steps (
 );
 CREATE INDEX IF NOT EXISTS run_configs_engine ON run_configs(engine);
 CREATE INDEX IF NOT EXISTS run_steps_step ON run_steps(step);
+";
+
+/// Tables added after SCHEMA, without a new SCHEMA_VERSION: they only add,
+/// so an older rumbench still reads and writes the history (it ignores
+/// them). Created when a history is opened for recording.
+const ADDED_TABLES: &str = "
+CREATE TABLE IF NOT EXISTS device_baselines (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    device_key TEXT NOT NULL,
+    measured_at TEXT NOT NULL,
+    dir TEXT NOT NULL,
+    rumbench_version TEXT NOT NULL,
+    fio TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS device_baselines_key ON device_baselines(device_key, measured_at);
 ";
 
 pub struct History {
@@ -241,7 +257,7 @@ fn create(path: &Path) -> Result<()> {
         .tempfile_in(dir)
         .with_context(|| format!("cannot create the history database {}", path.display()))?;
     Connection::open(tmp.path())?.execute_batch(&format!(
-        "BEGIN; PRAGMA application_id = {APPLICATION_ID}; PRAGMA user_version = {SCHEMA_VERSION}; {SCHEMA} COMMIT;"
+        "BEGIN; PRAGMA application_id = {APPLICATION_ID}; PRAGMA user_version = {SCHEMA_VERSION}; {SCHEMA} {ADDED_TABLES} COMMIT;"
     ))?;
     match tmp.persist_noclobber(path) {
         Ok(_) => Ok(()),
@@ -281,6 +297,7 @@ impl History {
             }
             tx.commit()?;
         }
+        conn.execute_batch(ADDED_TABLES)?;
         Ok(History { conn, path: path.to_path_buf() })
     }
 
@@ -347,6 +364,36 @@ impl History {
         }
         tx.commit()?;
         Ok(id)
+    }
+
+    /// Store a measured device baseline (every measurement is kept).
+    pub fn store_device_baseline(&mut self, b: &StoredBaseline) -> Result<()> {
+        self.conn.execute(
+            "INSERT INTO device_baselines (device_key, measured_at, dir, rumbench_version, fio) VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![b.device_key, b.measured_at, b.dir.to_string_lossy(), env!("CARGO_PKG_VERSION"), serde_json::to_string(&b.fio)?],
+        )?;
+        Ok(())
+    }
+
+    /// The latest baseline measured on `device_key` (None in a history
+    /// from before the device table).
+    pub fn latest_device_baseline(&self, device_key: &str) -> Result<Option<StoredBaseline>> {
+        let has_table: bool =
+            self.conn.query_row("SELECT COUNT(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = 'device_baselines'", [], |r| r.get(0))?;
+        if !has_table {
+            return Ok(None);
+        }
+        let row: Option<(String, String, String)> = self
+            .conn
+            .query_row(
+                "SELECT measured_at, dir, fio FROM device_baselines WHERE device_key = ?1 ORDER BY measured_at DESC, id DESC LIMIT 1",
+                [device_key],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .optional()?;
+        let Some((measured_at, dir, fio)) = row else { return Ok(None) };
+        let fio = serde_json::from_str(&fio).with_context(|| format!("the device baseline of {device_key} in {} is unreadable", self.path.display()))?;
+        Ok(Some(StoredBaseline { device_key: device_key.to_string(), measured_at, dir: PathBuf::from(dir), fio }))
     }
 
     /// The directory of run `id`.
@@ -805,6 +852,26 @@ mod tests {
         History::open(&path).unwrap();
         History::open_read_only(&path).unwrap();
         check_recordable(&path).unwrap();
+    }
+
+    #[test]
+    fn device_baselines_are_stored_and_the_latest_of_a_device_found_also_in_an_older_history() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("old.sqlite");
+        Connection::open(&path).unwrap().execute_batch(SCHEMA).unwrap();
+        assert_eq!(History::open_read_only(&path).unwrap().latest_device_baseline("k").unwrap(), None, "no table yet: none");
+        let mut h = History::open(&path).unwrap();
+        let fio: crate::measure::fio::FioBaseline =
+            crate::measure::fio::parse(include_str!("../../tests/fixtures/fio-3.33-device.json"), 1 << 28, 2).unwrap();
+        let b = |key: &str, at: &str| StoredBaseline { device_key: key.into(), measured_at: at.into(), dir: "/d".into(), fio: fio.clone() };
+        h.store_device_baseline(&b("k", "2026-11-20T10:00:00+01:00")).unwrap();
+        h.store_device_baseline(&b("k", "2026-11-24T10:00:00+01:00")).unwrap();
+        h.store_device_baseline(&b("other", "2026-11-25T10:00:00+01:00")).unwrap();
+        drop(h);
+        let h = History::open_read_only(&path).unwrap();
+        assert_eq!(h.latest_device_baseline("k").unwrap(), Some(b("k", "2026-11-24T10:00:00+01:00")));
+        assert_eq!(h.latest_device_baseline("none").unwrap(), None);
+        assert_eq!(pragma(&path, "user_version"), SCHEMA_VERSION, "an added table: the schema version stays");
     }
 
     #[test]

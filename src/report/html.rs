@@ -12,6 +12,7 @@ use crate::report::table;
 use super::compare::{self, Verdict};
 use super::relative::{self, Table};
 use super::hotrow;
+use super::limits;
 
 pub struct HtmlOptions {
     pub base: Base,
@@ -86,7 +87,7 @@ fn summary_table(o: &mut String, step: &StepTable, cols: &[usize]) {
                 Some(Rank::Bottom) => " class=\"bottom\"",
                 _ => "",
             };
-            let text = row.values[mi].map(summary::fmt_value).unwrap_or_else(|| "-".into());
+            let text = esc(&row.cell_text(mi));
             let mark = if METRICS[mi].key == "ops_s" && row.not_durable {
                 format!(r#"<span class="mark" title="not durable as run">{}</span>"#, table::NOT_DURABLE_MARK)
             } else {
@@ -134,6 +135,84 @@ fn relative_table(o: &mut String, s: &Summary, step: &StepTable, cols: &[usize],
         o.push_str("</tr>");
     }
     o.push_str("</tbody></table></div>");
+}
+
+/// Ceiling colours, one per resource of `limits::RESOURCES`.
+const RESOURCE_COLORS: [&str; 4] = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e"];
+
+/// A step's ceilings per config, each with how it was computed (hover).
+fn limits_table(o: &mut String, step: &StepTable) {
+    let rows = limits::step_rows(step);
+    if rows.is_empty() {
+        return;
+    }
+    o.push_str(r#"<h3>Limits</h3><div class="scroll"><table class="limits"><thead><tr><th class="l">config</th><th title="every operation of the step per second, the background writer's included">ops/s<br><span class="small">all ops</span></th>"#);
+    for r in limits::RESOURCES {
+        let _ = write!(o, r#"<th>{} ceiling<br><span class="small">ops/s</span></th>"#, r.name());
+    }
+    o.push_str(r#"<th>% of limit</th><th class="l">unknown</th></tr></thead><tbody>"#);
+    for r in &rows {
+        let _ = write!(o, r#"<tr><td class="l">{}</td><td>{}</td>"#, esc(&r.label), summary::fmt_value(r.ops_s));
+        for c in &r.ceilings {
+            match c {
+                Some((v, basis)) => {
+                    let _ = write!(o, r#"<td title="{}">{}</td>"#, esc(basis), summary::fmt_value(*v));
+                }
+                None => o.push_str("<td>-</td>"),
+            }
+        }
+        let _ = write!(o, r#"<td>{}</td><td class="l small">{}</td></tr>"#, esc(r.bound.as_deref().unwrap_or("-")), esc(&r.unknown.join("; ")));
+    }
+    o.push_str("</tbody></table></div>");
+}
+
+/// Per run and config: each step's rate (a point) and ceilings (lines), log scale.
+fn limits_section(s: &Summary) -> String {
+    let charts = limits::rooflines(s);
+    if charts.iter().all(|c| c.rates.is_empty()) {
+        return String::new();
+    }
+    let mut o = String::from(r#"<section id="limits"><h2>Limits: each step against its ceilings</h2><p class="meta">"#);
+    o.push_str(&esc(
+        "Each step's rate (every operation, the background writer's included) as a point, and the fastest each resource \
+         allows it as a line: read, write and sync from the device's fio baseline (`rumbench device`) and the step's own reads, \
+         bytes written and syncs per operation; cpu from the cores and the step's CPU per operation. The lowest line is the bound; \
+         a point above a line is a measurement error (warned about). Hover a step's row in its Limits table for how each was computed.",
+    ));
+    if let Some(d) = s.runs.iter().find_map(|r| r.device.as_ref()) {
+        let _ = write!(o, " Device: {}.", esc(d));
+    }
+    o.push_str(r#"</p><div class="legend">"#);
+    for (i, r) in limits::RESOURCES.iter().enumerate() {
+        let _ = write!(o, r#"<span><span class="sw" style="background:{}"></span>{} ceiling</span>"#, RESOURCE_COLORS[i], r.name());
+    }
+    o.push_str(r#"<span><span class="sw" style="background:#000"></span>rate</span></div><div class="charts">"#);
+    for c in &charts {
+        let mut series: Vec<Series> = limits::RESOURCES
+            .iter()
+            .enumerate()
+            .map(|(i, r)| Series {
+                name: format!("{} ceiling", r.name()),
+                color: RESOURCE_COLORS[i].into(),
+                style: svg::Style::Ticks,
+                points: c.lines[i].iter().map(|&(x, y)| (x as f64, y)).collect(),
+            })
+            .collect();
+        series.push(Series { name: "rate".into(), color: "#000".into(), style: svg::Style::Points, points: c.rates.iter().map(|&(x, y)| (x as f64, y)).collect() });
+        let off = if c.off_chart > 0 { format!(" ({} {} over {}x the rate left off)", c.off_chart, if c.off_chart == 1 { "ceiling" } else { "ceilings" }, limits::OFF_CHART) } else { String::new() };
+        let chart = Chart {
+            title: format!("{}: rate and ceilings{off}", c.title),
+            x_label: "step".into(),
+            y_label: "ops/s (log)".into(),
+            y_unit: Unit::Count,
+            y_log: true,
+            x_categories: Some(c.steps.clone()),
+            series,
+        };
+        o.push_str(&chart.render());
+    }
+    o.push_str("</div></section>");
+    o
 }
 
 fn writer_table(o: &mut String, step: &StepTable) {
@@ -358,6 +437,7 @@ fn step_section(o: &mut String, s: &Summary, step: &StepTable, base: &Base) {
         o.push_str("<h3>Per operation type</h3>");
         op_type_table(o, step);
     }
+    limits_table(o, step);
     let notes: Vec<(String, String, bool)> = step
         .rows
         .iter()
@@ -436,6 +516,9 @@ fn environment(o: &mut String, s: &Summary) {
                 let what: Vec<String> = c.provenance.iter().map(|(k, v)| format!("{k}: {v}")).collect();
                 kv(&format!("{} built as", c.name), &what.join("; "));
             }
+        }
+        if let Some(d) = &r.device {
+            kv("device baseline", d);
         }
         if let Some(sys) = &r.system {
             for (k, v) in summary::environment_lines(sys) {
@@ -521,6 +604,10 @@ pub fn render(s: &Summary, opts: &HtmlOptions) -> String {
     if !config_sweeps.is_empty() {
         o.push_str(r##" &middot; <a href="#config-sweep">config sweep</a>"##);
     }
+    let limits = limits_section(s);
+    if !limits.is_empty() {
+        o.push_str(r##" &middot; <a href="#limits">limits</a>"##);
+    }
     o.push_str(r##" &middot; <a href="#environment">environment and warnings</a> <a href="#legend">legend</a></nav>"##);
     let crash_tests: Vec<&super::durability::Matrix> = s.runs.iter().filter_map(|r| r.durability.as_ref()).collect();
     if s.steps.is_empty() && crash_tests.is_empty() {
@@ -535,6 +622,7 @@ pub fn render(s: &Summary, opts: &HtmlOptions) -> String {
     for st in &s.steps {
         step_section(&mut o, s, st, &opts.base);
     }
+    o.push_str(&limits);
     o.push_str(&scaling);
     o.push_str(&versions);
     o.push_str(&config_sweeps);

@@ -72,7 +72,7 @@ pub fn render(s: &Summary, base: &Base) -> String {
         for (ri, row) in st.rows.iter().enumerate() {
             let _ = write!(o, "| {} |", cell(&row.label));
             for &mi in &cols {
-                let mut text = row.values[mi].map(summary::fmt_value).unwrap_or_else(|| "-".into());
+                let mut text = row.cell_text(mi);
                 if ranks[ri][mi] == Some(Rank::Top) && st.rows.len() > 1 {
                     text = format!("**{text}**");
                 }

@@ -19,6 +19,7 @@ pub mod fmt;
 pub mod history;
 pub mod html;
 pub mod json;
+pub mod limits;
 pub mod markdown;
 pub mod relative;
 pub mod hotrow;
@@ -202,6 +203,7 @@ mod tests {
             ("config_sweep", include_str!("config_sweep.rs")),
             ("versions", include_str!("versions.rs")),
             ("hotrow", include_str!("hotrow.rs")),
+            ("limits", include_str!("limits.rs")),
             ("changes", include_str!("changes.rs")),
             ("fmt", include_str!("fmt.rs")),
             ("sysinfo_text", include_str!("sysinfo_text.rs")),

@@ -61,6 +61,7 @@ pub const METRICS: &[Metric] = &[
     m("stall_pct", "stall%", "%", Better::Lower, "share of the step's time writes were stalled, from the engine's counters (RocksDB only)"),
     m("n_stall", "stalls", "count", Better::Lower, "write stalls and slowdowns the engine counted during the step (RocksDB only)"),
     m("c_wgb", "c_wgb", "GB", Better::Lower, "GB written by flush and compaction during the step, from the engine's counters (RocksDB only; GB = 2^30 bytes)"),
+    m("limit_pct", "% of limit", "%", Better::Neither, "the step's rate as a percentage of its lowest ceiling, named by it: read, write and sync from the device's fio baseline (`rumbench device`) and the step's reads, bytes written and syncs per operation; cpu from the cores and the CPU per operation"),
 ];
 
 impl Metric {
@@ -121,6 +122,22 @@ pub struct OpTypeFigures {
     pub outcomes: Option<Outcomes>,
 }
 
+/// The device a run's ceilings used, in a line.
+pub fn device_line(d: &crate::measure::device_baseline::DeviceContext) -> String {
+    let key = d.device_key.as_deref().unwrap_or("unknown device");
+    match (&d.baseline, &d.missing) {
+        (Some(b), _) => format!(
+            "{key}; fio baseline measured {} ({}): {:.0} random 4 KB reads/s at depth 1, {:.0} MB/s sequential writes, {:.0} write+fdatasync/s",
+            b.measured_at,
+            d.source.as_deref().unwrap_or("stored"),
+            b.fio.read_iops(4096, 1).unwrap_or(0.0),
+            b.fio.seq_write_mb_s,
+            b.fio.fdatasync_per_s
+        ),
+        (None, why) => format!("{key}; no fio baseline: {}", why.as_deref().unwrap_or("not recorded")),
+    }
+}
+
 /// One run and config in one step.
 #[derive(Debug, Clone)]
 pub struct Row {
@@ -155,6 +172,8 @@ pub struct Row {
     pub intervals: Vec<IntervalStats>,
     pub writer: Option<WriterInfo>,
     pub memory: Vec<MemoryPoint>,
+    /// The step's ceilings (None without a measured rate, or in older results).
+    pub ceilings: Option<crate::measure::ceiling::Ceilings>,
     /// Every run of this config in this step: one without `--repeat`, one
     /// per round with it. `values` are then the medians over the repeats,
     /// and the other figures (latency, per-second series, notes) are those
@@ -180,6 +199,19 @@ pub struct RepeatFigures {
 impl Row {
     pub fn get(&self, key: &str) -> Option<f64> {
         metric_index(key).and_then(|i| self.values[i])
+    }
+
+    /// The cell of metric `mi`: its value, and for "% of limit" the bound's
+    /// name before it ("read 83%"; over repeats, the median and the bound of the median repeat).
+    pub fn cell_text(&self, mi: usize) -> String {
+        match self.values[mi] {
+            None => "-".into(),
+            Some(v) if METRICS[mi].key == "limit_pct" => match self.ceilings.as_ref().and_then(|c| c.bound) {
+                Some(b) => format!("{} {v:.0}%", b.name()),
+                None => format!("{v:.0}%"),
+            },
+            Some(v) => fmt_value(v),
+        }
     }
 
     /// Whether the row is the median of several repeats.
@@ -354,6 +386,8 @@ pub struct RunInfo {
     pub scaling: Vec<super::concurrency::Sweep>,
     /// A crash test's durability matrix.
     pub durability: Option<super::durability::Matrix>,
+    /// The data dir's device and its fio baseline (or why there is none), in a line.
+    pub device: Option<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -479,6 +513,7 @@ pub fn step_values(s: &StepResult, prev: Option<&StepResult>) -> Vec<Option<f64>
         stall_pct,
         n_stall,
         c_wgb,
+        s.ceilings.as_ref().and_then(|c| c.pct_of_limit),
     ];
     debug_assert_eq!(v.len(), METRICS.len());
     v
@@ -560,6 +595,7 @@ impl Summary {
                 warnings: run.all_warnings(),
                 hot_grids: super::hotrow::grids(run),
                 durability: super::durability::matrix(run),
+                device: run.device.as_ref().map(device_line),
                 scaling: super::concurrency::sweeps(run),
                 configs: config_infos(run),
             });
@@ -611,6 +647,7 @@ impl Summary {
                             intervals: w.latency.intervals.clone(),
                         }),
                         memory: s.metrics.memory.clone(),
+                        ceilings: s.ceilings.clone(),
                         repeats: Vec::new(),
                     };
                     let mut row = row;

@@ -22,6 +22,9 @@ pub enum Style {
     Dashed,
     /// Markers only: measured points beside a fitted curve.
     Points,
+    /// A short horizontal line at each point (a category chart's level per
+    /// category, such as a step's ceiling).
+    Ticks,
 }
 
 #[derive(Debug, Clone)]
@@ -181,6 +184,21 @@ impl Chart {
         for s in &self.series {
             let p: Vec<(f64, f64)> = s.points.iter().copied().filter(|p| p.0.is_finite() && p.1.is_finite()).collect();
             if p.is_empty() {
+                continue;
+            }
+            if s.style == Style::Ticks {
+                for &(x, y) in &p {
+                    let _ = write!(
+                        o,
+                        r#"<line class="series" x1="{:.1}" x2="{:.1}" y1="{:.1}" y2="{:.1}" stroke="{}" stroke-width="2.5"><title>{}</title></line>"#,
+                        sx(x - 0.25),
+                        sx(x + 0.25),
+                        sy(y),
+                        sy(y),
+                        s.color,
+                        esc(&s.name)
+                    );
+                }
                 continue;
             }
             if s.style == Style::Points {

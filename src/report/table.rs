@@ -70,11 +70,11 @@ pub const TERMINAL_WIDTH: usize = 120;
 /// Every column; columns added later go before notes, so that the others keep their places.
 pub const COLUMNS: &[&str] = &[
     "config", "step", "ops/s", "p50 us", "p99 us", "p99.9 us", "max us", "rpq", "wkbpi", "w-amp", "eng w-amp", "space-amp", "cpu us/op",
-    "rss MB", "syncs/commit", "ops", "notes",
+    "rss MB", "syncs/commit", "ops", "% of limit", "notes",
 ];
 
 /// The columns of `COLUMNS` the compact table keeps.
-pub const COMPACT_COLUMNS: &[&str] = &["config", "step", "ops/s", "p50 us", "p99 us", "w-amp", "cpu us/op", "ops", "notes"];
+pub const COMPACT_COLUMNS: &[&str] = &["config", "step", "ops/s", "p50 us", "p99 us", "w-amp", "cpu us/op", "ops", "% of limit", "notes"];
 
 const REPEATS_HELP: &str = "Medians over each config's repeats (--repeat, interleaved rounds); runs = repeats measured / run; \
 range = the slowest and fastest repeat against the median (summary.txt lists every repeat as 'config.rN'). \
@@ -94,7 +94,17 @@ const HELP: &[(&str, &str)] = &[
     ("space-amp", "space-amp = bytes on disk / live logical bytes"),
     ("cpu us/op", "cpu us/op = CPU of the process (with the engine, when embedded) per operation"),
     ("rss MB", "rss MB = peak RSS"),
+    ("% of limit", LIMIT_HELP),
 ];
+
+/// The legend of the "% of limit" column (both tables).
+const LIMIT_HELP: &str = "% of limit = ops/s (the background writer's included) as a share of the step's lowest ceiling, named: \
+read, write, sync = the device's capability (fio, `rumbench device`) / the step's reads, bytes written, syncs per op; cpu = cores / CPU per op";
+
+/// The "% of limit" cell of a step: "read 83%".
+fn limit_cell(s: &StepResult) -> String {
+    s.ceilings.as_ref().and_then(|c| c.short()).unwrap_or_else(|| "-".into())
+}
 
 const OP_ROWS_HELP: &str = "Indented rows: each operation type of a step that mixes several (its count, rate, latency, \
 and in notes the operations not found, conflicts and errors); the step's own row has its totals and the latency of its main operation.";
@@ -227,6 +237,7 @@ pub fn summary_rows(run: &RunResult) -> Vec<Vec<String>> {
                 opt(m.rss_peak_bytes.map(|b| b as f64 / 1048576.0), |v| format!("{v:.0}")),
                 opt(m.syncs.as_ref().and_then(|y| y.syncs_per_commit), |v| format!("{v:.3}")),
                 s.ops.to_string(),
+                limit_cell(s),
                 notes.join("; "),
             ]);
             for op in op_rows(s) {
@@ -263,11 +274,11 @@ pub fn summary_rows(run: &RunResult) -> Vec<Vec<String>> {
 /// (columns added later go before notes).
 pub const IBENCH_COLUMNS: &[&str] = &[
     "config", "step", "rate", "rate p50", "rate p99", "p50 us", "p99 us", "p99.9 us", "max ms", "rpq", "rkbpq", "wkbpi", "cli us/op",
-    "srv us/op", "db MB", "rss MB", "rows", "ops", "notes",
+    "srv us/op", "db MB", "rss MB", "rows", "ops", "% of limit", "notes",
 ];
 
 /// The columns of `IBENCH_COLUMNS` the compact table keeps.
-pub const IBENCH_COMPACT_COLUMNS: &[&str] = &["config", "step", "rate", "p50 us", "p99 us", "cli us/op", "srv us/op", "ops", "notes"];
+pub const IBENCH_COMPACT_COLUMNS: &[&str] = &["config", "step", "rate", "p50 us", "p99 us", "cli us/op", "srv us/op", "ops", "% of limit", "notes"];
 
 const IBENCH_HELP: &[(&str, &str)] = &[
     ("rate", "rate = rows inserted/s (l.i0, l.i1, l.i2), rows indexed/s (l.x), queries/s (qr*, qp*)"),
@@ -283,6 +294,7 @@ const IBENCH_HELP: &[(&str, &str)] = &[
     ("db MB", "db MB = data dir size"),
     ("rss MB", "rss MB = peak RSS (of the server's process tree, summed over its processes, for servers)"),
     ("rows", "rows = rows in the tables after the step"),
+    ("% of limit", LIMIT_HELP),
 ];
 
 pub fn ibench_rows(run: &RunResult) -> Vec<Vec<String>> {
@@ -330,6 +342,7 @@ pub fn ibench_rows(run: &RunResult) -> Vec<Vec<String>> {
                 opt(m.rss_peak_bytes.map(|b| b as f64 / 1048576.0), |v| format!("{v:.0}")),
                 table_rows.map(|r| r.to_string()).unwrap_or_else(|| "-".into()),
                 s.ops.to_string(),
+                limit_cell(s),
                 notes.join("; "),
             ]);
             for op in op_rows(s) {
@@ -377,7 +390,11 @@ impl SummaryTable<'_> {
     fn render(&self, view: Columns) -> String {
         let shown: Vec<usize> = match view {
             Columns::All => (0..self.columns.len()).collect(),
-            Columns::Compact => (0..self.columns.len()).filter(|&i| self.compact.contains(&self.columns[i])).collect(),
+            // A limit column without a figure (no ceilings in these results) leaves its width to the notes.
+            Columns::Compact => (0..self.columns.len())
+                .filter(|&i| self.compact.contains(&self.columns[i]))
+                .filter(|&i| self.columns[i] != "% of limit" || self.rows.iter().any(|r| !matches!(r[i].as_str(), "-" | "")))
+                .collect(),
         };
         let header: Vec<&str> = shown.iter().map(|&i| self.columns[i]).collect();
         let rows: Vec<Vec<String>> = self.rows.iter().map(|r| shown.iter().map(|&i| r[i].clone()).collect()).collect();
@@ -579,7 +596,7 @@ impl Exporter for SummaryText {
     fn render(&self, run: &RunResult) -> Result<String> {
         // A crash test has its matrix and no benchmark steps.
         let mut out = if run.crashtest.is_some() { durability_text(run) } else { render_summary(run, Columns::All) };
-        for extra in [hotrow_text(run), super::scaling::render(run)] {
+        for extra in [hotrow_text(run), super::scaling::render(run), limits_text(run)] {
             if !extra.is_empty() {
                 out.push('\n');
                 out.push_str(&extra);
@@ -598,6 +615,40 @@ impl Exporter for SummaryText {
 }
 
 // Sections of the views, as text.
+
+/// Each step's ceilings, and the device they come from, or "".
+pub fn limits_text(run: &RunResult) -> String {
+    let summary = super::summary::Summary::build(&[super::summary::NamedRun { label: "run".into(), dir: String::new(), run }]);
+    let mut rows = Vec::new();
+    let mut unknown: Vec<String> = Vec::new();
+    for st in &summary.steps {
+        for r in super::limits::step_rows(st) {
+            let mut row = vec![r.label.clone(), st.key.clone(), num(r.ops_s)];
+            row.extend(r.ceilings.iter().map(|c| c.as_ref().map(|(v, _)| num(*v)).unwrap_or_else(|| "-".into())));
+            row.push(r.bound.clone().unwrap_or_else(|| "-".into()));
+            rows.push(row);
+            for u in r.unknown {
+                if !unknown.contains(&u) {
+                    unknown.push(u);
+                }
+            }
+        }
+    }
+    if rows.is_empty() {
+        return String::new();
+    }
+    let mut o = String::from("Limits: each step's ceilings in ops/s (every operation, the background writer's included); result.json has how each was computed\n");
+    if let Some(d) = &run.device {
+        o.push_str(&super::fmt::wrap_text(&format!("device: {}", super::summary::device_line(d)), 118));
+        o.push('\n');
+    }
+    o.push_str(&render_table(&["config", "step", "ops/s", "read", "write", "sync", "cpu", "% of limit"], &rows));
+    for u in unknown {
+        o.push_str(&super::fmt::wrap_text(&format!("unknown: {u}"), 118));
+        o.push('\n');
+    }
+    o
+}
 
 /// The crash test's durability matrix, or "".
 pub fn durability_text(run: &RunResult) -> String {
@@ -720,6 +771,27 @@ mod tests {
         // The failed step's error is wrapped, not cut.
         let notes: String = text.lines().map(str::trim).collect::<Vec<_>>().join(" ");
         assert!(notes.contains("While appending to file: /data/rocksdb/000123.log (the data filesystem is full)"), "{text}");
+    }
+
+    #[test]
+    fn the_limit_column_shows_the_bound_and_its_percentage_and_still_fits() {
+        use crate::measure::ceiling::{Ceiling, Ceilings, Resource};
+        let mut run = fixtures::realistic_run();
+        let ceilings = |resource, pct| Ceilings {
+            ops_s: 1000.0,
+            ceilings: vec![Ceiling { resource, ops_s: 100_000.0 / pct, basis: "b".into() }],
+            bound: Some(resource),
+            pct_of_limit: Some(pct),
+            ..Default::default()
+        };
+        run.configs[0].steps[0].ceilings = Some(ceilings(Resource::Sync, 97.4));
+        run.configs[0].steps[1].ceilings = Some(ceilings(Resource::Read, 83.0));
+        let text = render_summary(&run, Columns::Compact);
+        assert!(text.lines().next().unwrap().contains("% of limit"), "{text}");
+        assert!(text.contains("sync 97%") && text.contains("read 83%"), "{text}");
+        assert!(text.lines().all(|l| l.chars().count() <= TERMINAL_WIDTH), "{text}");
+        assert!(text.contains("% of limit = ops/s"), "its legend: {text}");
+        assert!(!render_summary(&fixtures::realistic_run(), Columns::Compact).contains("% of limit"), "no ceilings, no column in the terminal's table");
     }
 
     #[test]

@@ -124,6 +124,7 @@ pub fn run(configs: Vec<ConfigResult>) -> RunResult {
         rounds: Vec::new(),
         configs,
         crashtest: None,
+        device: None,
     }
 }
 

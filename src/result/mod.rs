@@ -68,6 +68,10 @@ pub struct RunResult {
     /// `rumbench crashtest`: the durability matrix (no benchmark configs then).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub crashtest: Option<crashtest::CrashTest>,
+    /// The data dir's device and the fio baseline the steps' ceilings use
+    /// (or why there is none). None in results from before ceilings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device: Option<crate::measure::device_baseline::DeviceContext>,
 }
 
 impl RunResult {
@@ -91,6 +95,7 @@ impl RunResult {
             rounds: Vec::new(),
             configs: Vec::new(),
             crashtest: None,
+            device: None,
         }
     }
 
@@ -276,6 +281,12 @@ pub struct StepResult {
     /// What may make this step's figures mislead (writer missed its rate,
     /// engine not durable as run, not really IO-bound, too short, ...).
     pub warnings: Vec<String>,
+    /// The fastest the step could have gone by each resource it used (the
+    /// device's reads, writes and syncs, the CPU), its bound and its rate
+    /// as a percentage of it. None without a measured rate, and in results
+    /// from before ceilings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ceilings: Option<crate::measure::ceiling::Ceilings>,
 }
 
 impl StepResult {
@@ -304,6 +315,7 @@ impl StepResult {
             timed_out: false,
             notes: Vec::new(),
             warnings: Vec::new(),
+            ceilings: None,
         }
     }
 

@@ -7,6 +7,8 @@
 //! that crashes the process takes only its own unfinished step with it: the
 //! parent records the crash and keeps everything measured before it.
 
+mod ceilings;
+pub mod device;
 pub mod dirs;
 mod tables;
 
@@ -42,10 +44,13 @@ pub struct RunOptions {
     pub replace_output: bool,
     pub command_line: Vec<String>,
     pub progress: ProgressMode,
+    /// The data dir's device baseline the steps' ceilings use, or why there is none.
+    #[serde(default)]
+    pub device: crate::measure::device_baseline::DeviceContext,
 }
 
 impl RunOptions {
-    pub(crate) fn db_root(&self) -> PathBuf {
+    pub fn db_root(&self) -> PathBuf {
         self.db_dir.clone().unwrap_or_else(|| self.output_dir.join("db"))
     }
 
@@ -298,6 +303,7 @@ fn start_run(plan: &RunPlan, opts: &RunOptions) -> Result<(dirs::DirLock, RunRes
         sysinfo::warnings(&system),
     );
     run.rounds = plan.rounds();
+    run.device = Some(opts.device.clone());
     if !crate::build_info::optimised() {
         run.warnings.push("rumbench itself is a debug build: its own cost per operation is far above a release build's".into());
     }
@@ -792,7 +798,7 @@ pub(crate) fn print_step_line(config: &str, s: &StepResult) {
 pub(crate) fn record_step(
     run: &mut RunResult,
     ci: usize,
-    config_name: &str,
+    config: &EngineConfig,
     kind: StepKind,
     mut result: StepResult,
     opts: &RunOptions,
@@ -823,6 +829,13 @@ pub(crate) fn record_step(
             reason: format!("no operation completed before the step {}", if result.status == Status::Failed { "failed" } else { "was interrupted" }),
         });
     }
+    let server = config.engine.parse::<crate::settings::server_kind::ServerKind>().is_ok();
+    let target = config.is_target().then(device::for_target);
+    result.ceilings = ceilings::step_ceilings(&result, target.as_ref().unwrap_or(&opts.device), server, ceilings::cores());
+    if let Some(c) = &result.ceilings {
+        result.warnings.extend(c.warnings.iter().cloned());
+    }
+    let config_name = config.name.as_str();
     print_step_line(config_name, &result);
     let status = result.status;
     let error = result.error.clone();
@@ -912,7 +925,7 @@ fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut RunResu
             s.record(&mut result);
         }
         prev = Some(step);
-        if !record_step(run, ci, &config.name, step.kind, result, opts, &dir)? {
+        if !record_step(run, ci, config, step.kind, result, opts, &dir)? {
             break;
         }
     }

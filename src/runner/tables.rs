@@ -540,7 +540,7 @@ pub fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut Run
             s.record(&mut result);
         }
         prev = Some(step);
-        if !runner::record_step(run, ci, &config.name, step.kind, result, opts, &dir)? {
+        if !runner::record_step(run, ci, config, step.kind, result, opts, &dir)? {
             break;
         }
     }

@@ -200,6 +200,7 @@ impl StepSpec {
             warnings,
             ibench: None,
             rates: None,
+            ceilings: None,
         }
     }
 }
@@ -258,6 +259,7 @@ pub fn run(started_at: &str, configs: Vec<ConfigResult>) -> RunResult {
         rounds: Vec::new(),
         configs,
         crashtest: None,
+        device: None,
     }
 }
 
