@@ -121,7 +121,17 @@ fn ycsb_and_insert_benchmark_on_a_password_server() {
             assert!(why.contains("did not start"), "{why}");
         }
         assert!(s["metrics"]["engine_cpu_us_op"].is_null() && s["metrics"]["io"].is_null() && s["metrics"]["rss_peak_bytes"].is_null());
+        // Its ceilings: no device's (unknown, and why), the cpu's the client's only.
+        let ceilings = &s["ceilings"];
+        let resources: Vec<&str> = ceilings["ceilings"].as_array().unwrap().iter().map(|x| x["resource"].as_str().unwrap()).collect();
+        assert!(resources.iter().all(|r| *r == "cpu"), "{ceilings}");
+        let unknown: Vec<&str> = ceilings["unknown"].as_array().unwrap().iter().map(|u| u.as_str().unwrap()).collect();
+        assert!(unknown.iter().any(|u| u.starts_with("read, write and sync: a server rumbench did not start (--target)")), "{unknown:?}");
+        if !resources.is_empty() {
+            assert!(unknown.iter().any(|u| u.contains("the cpu ceiling is the client's only")), "{unknown:?}");
+        }
     }
+    assert!(v["device"]["missing"].as_str().unwrap().contains("--target"), "{}", v["device"]);
     let a = &c["steps"][1];
     let types: Vec<&str> = a["ops_by_type"].as_array().unwrap().iter().map(|o| o["op"].as_str().unwrap()).collect();
     assert_eq!(types, ["READ", "UPDATE"]);

@@ -431,6 +431,20 @@ fn below_exact_cpu_floor(cpu_us: u64) -> Option<String> {
     })
 }
 
+/// More CPU than every core could give over the step's timed work: most of
+/// it is the step's fixed costs (a step of a few milliseconds), not its operations.
+fn beyond_the_timed_work(cpu_us: u64, wall_s: f64) -> Option<String> {
+    let cores = std::thread::available_parallelism().map(|n| n.get() as f64).unwrap_or(1.0);
+    let possible_us = cores * wall_s * 1e6;
+    (wall_s > 0.0 && cpu_us as f64 > possible_us * 1.25).then(|| {
+        format!(
+            "below resolution: {:.1} ms of CPU against {:.1} ms of timed work on {cores} cores: the step's fixed costs (its threads and probes) dominate",
+            cpu_us as f64 / 1e3,
+            wall_s * 1e3
+        )
+    })
+}
+
 use super::thread_cpu::this_process_ns as process_cpu_ns;
 
 fn per(x: f64, n: u64) -> Option<f64> {
@@ -504,7 +518,7 @@ impl StepProbe {
             (Ok(b), Ok(a)) => {
                 let d = a.since(b);
                 match (self.process_cpu_ns, process_cpu_end) {
-                    (Some(b), Some(a)) if a >= b => match below_exact_cpu_floor((a - b) / 1000) {
+                    (Some(b), Some(a)) if a >= b => match below_exact_cpu_floor((a - b) / 1000).or_else(|| beyond_the_timed_work((a - b) / 1000, work.wall_s)) {
                         None => m.client_cpu_us_op = per((a - b) as f64 / 1e3, work.ops),
                         Some(why) => missing("client_cpu_us_op", why),
                     },
@@ -530,7 +544,7 @@ impl StepProbe {
         }
         // The threads that issued the operations (no measurement threads).
         let threads_us = workload_threads_end.saturating_sub(self.workload_threads_ns) / 1000;
-        match below_exact_cpu_floor(threads_us) {
+        match below_exact_cpu_floor(threads_us).or_else(|| beyond_the_timed_work(threads_us, work.wall_s)) {
             None => m.client_threads_cpu_us_op = per(threads_us as f64, work.ops),
             Some(why) => missing("client_threads_cpu_us_op", why),
         }
@@ -628,6 +642,15 @@ impl StepProbe {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cpu_beyond_what_the_cores_give_in_the_timed_work_is_not_a_per_operation_figure() {
+        let cores = std::thread::available_parallelism().unwrap().get() as f64;
+        // 50 ms of CPU over 1.2 ms of operations: the fixed costs.
+        assert!(beyond_the_timed_work(50_000, 0.0012).unwrap().contains("fixed costs"));
+        // Every core busy over the whole step is possible.
+        assert_eq!(beyond_the_timed_work((cores * 1e6) as u64, 1.0), None);
+    }
 
     #[test]
     fn cpu_below_one_tick_is_not_a_figure() {
