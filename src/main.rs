@@ -376,7 +376,12 @@ fn cmd_run(args: RunArgs) -> Result<ExitCode> {
     } else {
         let store = runner::device::Store::new(args.history.as_deref(), !args.no_history);
         match runner::device::for_run(&opts.db_root(), &store, args.device_baseline) {
-            Ok(ctx) => opts.device = ctx,
+            Ok(ctx) => {
+                if let Some(why) = &ctx.missing {
+                    errln!("note: the steps' read, write and sync ceilings are unknown: {why}");
+                }
+                opts.device = ctx;
+            }
             Err(e) => {
                 unclaim();
                 errln!("rumbench: error: --device-baseline: {}", one_line(&e));

@@ -831,7 +831,10 @@ pub(crate) fn record_step(
     }
     let server = config.engine.parse::<crate::settings::server_kind::ServerKind>().is_ok();
     let target = config.is_target().then(device::for_target);
-    result.ceilings = ceilings::step_ceilings(&result, target.as_ref().unwrap_or(&opts.device), server, ceilings::cores());
+    // A flush or a wait for compaction is one call: no rate of operations to bound.
+    if !matches!(kind, StepKind::Flush | StepKind::WaitForCompaction) {
+        result.ceilings = ceilings::step_ceilings(&result, target.as_ref().unwrap_or(&opts.device), server, ceilings::cores());
+    }
     if let Some(c) = &result.ceilings {
         result.warnings.extend(c.warnings.iter().cloned());
     }
