@@ -57,7 +57,9 @@ fn a_concurrency_sweep_is_charted_and_compared() {
     run(b.path());
     let html = std::fs::read_to_string(a.path().join("report.html")).unwrap();
     assert!(html.contains(r#"<section id="scaling">"#), "no sweep section");
-    assert_eq!(html.matches(r#"<circle class="point""#).count(), 6, "one dot per thread count");
+    let scaling = &html[html.find(r#"<section id="scaling">"#).unwrap()..];
+    let scaling = &scaling[..scaling.find("</section>").unwrap()];
+    assert_eq!(scaling.matches(r#"<circle class="point""#).count(), 6, "one dot per thread count");
     assert!(html.contains("<title>linear scaling"));
     assert!(std::fs::read_to_string(a.path().join("summary.md")).unwrap().contains("## Concurrency sweeps"));
     let out = Command::cargo_bin("rumbench").unwrap().arg("compare").arg(a.path()).arg(b.path()).output().unwrap();
