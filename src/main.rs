@@ -119,22 +119,13 @@ fn cmd_device(a: DeviceArgs) -> Result<ExitCode> {
                 a.runtime,
                 measure::fio::QUEUE_DEPTHS.len() * measure::fio::READ_BLOCK_SIZES.len() + 3
             );
-            let b = match device::measure(&a.dir, file_bytes, a.runtime) {
-                Ok(b) => b,
+            match device::measure_and_store(&a.dir, file_bytes, a.runtime, &store) {
+                Ok((b, stored)) => (b, format!("measured now, {stored}")),
                 Err(e) => {
                     errln!("rumbench: error: {}", one_line(&e));
                     return Ok(ExitCode::from(EXIT_FAILED));
                 }
-            };
-            let source = match store.store(&b) {
-                Ok(Some(p)) => format!("measured now, stored in {}", p.display()),
-                Ok(None) => "measured now, not stored (--no-history)".to_string(),
-                Err(e) => {
-                    errln!("warning: the baseline was not stored: {}", one_line(&e));
-                    "measured now, not stored".to_string()
-                }
-            };
-            (b, source)
+            }
         }
     };
     if a.json {

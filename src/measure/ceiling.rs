@@ -32,6 +32,8 @@ pub struct StepDemand {
     pub syncs_per_op: Option<f64>,
     /// CPU seconds per operation (client and, for servers, the server).
     pub cpu_s_per_op: Option<f64>,
+    /// Why `cpu_s_per_op` was not measured, when known.
+    pub cpu_unmeasured: Option<String>,
     /// Cores the step could use.
     pub cores: f64,
 }
@@ -133,7 +135,10 @@ pub fn ceilings(d: &StepDemand, device: Option<&FioBaseline>, why_no_device: &st
             ops_s: d.cores / cpu,
             basis: format!("{} cores / {:.1} us CPU per op", d.cores, cpu * 1e6),
         }),
-        _ => c.unknown.push("cpu: CPU per operation not measured".into()),
+        _ => c.unknown.push(match &d.cpu_unmeasured {
+            Some(why) => format!("cpu: CPU per operation not measured ({why})"),
+            None => "cpu: CPU per operation not measured".into(),
+        }),
     }
     if let Some(low) = c.ceilings.iter().min_by(|a, b| a.ops_s.total_cmp(&b.ops_s)) {
         c.bound = Some(low.resource);
@@ -200,7 +205,7 @@ mod tests {
     fn a_durable_insert_is_bound_by_syncs_and_its_bytes() {
         // 0.5 syncs per insert (group commit): 2,000 / 0.5 = 4,000/s; 1 KB per
         // insert: 500e6 / 1024 = 488,281/s; 16 KB reads at depth 2 take depth 1: 8,000 / 0.1.
-        let d = StepDemand { ops_s: 3_880.0, threads: 2, reads_per_op: Some(0.1), bytes_per_read: Some(16384.0), write_bytes_per_op: Some(1024.0), syncs_per_op: Some(0.5), cpu_s_per_op: Some(50e-6), cores: 2.0 };
+        let d = StepDemand { ops_s: 3_880.0, threads: 2, reads_per_op: Some(0.1), bytes_per_read: Some(16384.0), write_bytes_per_op: Some(1024.0), syncs_per_op: Some(0.5), cpu_s_per_op: Some(50e-6), cores: 2.0, ..Default::default() };
         let c = ceilings(&d, Some(&device()), "");
         let by = |r| c.ceilings.iter().find(|x| x.resource == r).unwrap().ops_s;
         assert_eq!(by(Resource::Sync), 4_000.0);

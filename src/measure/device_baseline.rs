@@ -65,7 +65,7 @@ impl DeviceContext {
 
 /// The running kernel's release ("6.1.0-26-amd64").
 pub fn kernel_release() -> String {
-    std::fs::read_to_string("/proc/sys/kernel/osrelease").map(|s| s.trim().to_string()).unwrap_or_else(|_| "unknown kernel".into())
+    super::os::sysinfo::kernel_release().value().cloned().unwrap_or_else(|| "unknown kernel".into())
 }
 
 /// The key a baseline is stored under: the disks (name, model, size), the

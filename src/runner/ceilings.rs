@@ -65,14 +65,12 @@ pub(crate) fn step_ceilings(s: &StepResult, device: &DeviceContext, server: bool
             ));
             Some(c / 1e6)
         }
-        (_, None, _) => None,
+        (_, None, _) => {
+            d.cpu_unmeasured = missing("client_cpu_us_op");
+            None
+        }
     };
     let mut c = ceilings(&d, device.baseline.as_ref().map(|b| &b.fio), device.why_missing());
-    if let (None, Some(why)) = (d.cpu_s_per_op, missing("client_cpu_us_op")) {
-        for u in c.unknown.iter_mut().filter(|u| u.starts_with("cpu:")) {
-            u.push_str(&format!(" ({why})"));
-        }
-    }
     c.unknown.extend(unknown);
     Some(c)
 }
@@ -80,11 +78,6 @@ pub(crate) fn step_ceilings(s: &StepResult, device: &DeviceContext, server: bool
 /// The step's concurrency: its client threads, and its background writer.
 fn step_threads(s: &StepResult) -> u32 {
     (s.settings.threads + usize::from(s.writer.is_some())).max(1) as u32
-}
-
-/// The cores this process may run on.
-pub(crate) fn cores() -> f64 {
-    std::thread::available_parallelism().map(|n| n.get() as f64).unwrap_or(1.0)
 }
 
 #[cfg(test)]

@@ -51,11 +51,26 @@ impl Store {
 }
 
 /// Measure the device under `dir` (or its nearest existing ancestor) now.
-pub fn measure(dir: &Path, file_bytes: u64, runtime_s: u64) -> Result<StoredBaseline> {
+fn measure(dir: &Path, file_bytes: u64, runtime_s: u64) -> Result<StoredBaseline> {
     let (key, _) = key_of(dir)?;
     let existing = dir.ancestors().find(|a| a.is_dir()).unwrap_or(Path::new("."));
     let fio = fio::measure(&FioPlan { dir: existing.to_path_buf(), file_bytes, runtime_s })?;
     Ok(StoredBaseline { device_key: key, measured_at: crate::report::now_text(), dir: existing.to_path_buf(), fio })
+}
+
+/// `measure`, then store the baseline in `store`: it, and what became of it
+/// ("stored in PATH", "not stored (--no-history)", or "not stored" with a warning).
+pub fn measure_and_store(dir: &Path, file_bytes: u64, runtime_s: u64, store: &Store) -> Result<(StoredBaseline, String)> {
+    let b = measure(dir, file_bytes, runtime_s)?;
+    let stored = match store.store(&b) {
+        Ok(Some(p)) => format!("stored in {}", p.display()),
+        Ok(None) => "not stored (--no-history)".to_string(),
+        Err(e) => {
+            crate::errln!("warning: the device baseline was not stored: {}", format!("{e:#}").replace('\n', " "));
+            "not stored".to_string()
+        }
+    };
+    Ok((b, stored))
 }
 
 /// What a run's ceilings use for the data dirs under `db_root`: a stored
@@ -94,12 +109,8 @@ pub fn for_run(db_root: &Path, store: &Store, measure_if_missing: bool) -> Resul
         "measuring the data dir's device with fio first (--device-baseline): {} MB test file, {DEFAULT_RUNTIME_S} s per job, about a minute ...",
         DEFAULT_FILE_BYTES >> 20
     );
-    let b = measure(db_root, DEFAULT_FILE_BYTES, DEFAULT_RUNTIME_S)?;
-    match store.store(&b) {
-        Ok(Some(p)) => crate::errln!("device baseline stored in {}", p.display()),
-        Ok(None) => crate::errln!("device baseline not stored (--no-history)"),
-        Err(e) => crate::errln!("warning: device baseline not stored: {}", format!("{e:#}").replace('\n', " ")),
-    }
+    let (b, stored) = measure_and_store(db_root, DEFAULT_FILE_BYTES, DEFAULT_RUNTIME_S, store)?;
+    crate::errln!("device baseline {stored}");
     Ok(DeviceContext { device_key: Some(key), baseline: Some(b), source: Some("measured before the run".into()), missing: None })
 }
 

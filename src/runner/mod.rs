@@ -833,7 +833,7 @@ pub(crate) fn record_step(
     let target = config.is_target().then(device::for_target);
     // A flush or a wait for compaction is one call: no rate of operations to bound.
     if !matches!(kind, StepKind::Flush | StepKind::WaitForCompaction) {
-        result.ceilings = ceilings::step_ceilings(&result, target.as_ref().unwrap_or(&opts.device), server, ceilings::cores());
+        result.ceilings = ceilings::step_ceilings(&result, target.as_ref().unwrap_or(&opts.device), server, cores() as f64);
     }
     if let Some(c) = &result.ceilings {
         result.warnings.extend(c.warnings.iter().cloned());

@@ -250,6 +250,11 @@ fn turbo(cpu: &Path) -> Probe<TurboState> {
     Probe::Unavailable("unknown: neither intel_pstate/no_turbo nor cpufreq/boost exists (usual in VMs)".into())
 }
 
+/// The running kernel's release ("6.1.0-26-amd64").
+pub fn kernel_release() -> Probe<String> {
+    uname().0
+}
+
 fn uname() -> (Probe<String>, Probe<String>, Probe<String>) {
     let mut u: libc::utsname = unsafe { std::mem::zeroed() };
     // SAFETY: u is a valid out pointer.
