@@ -84,7 +84,9 @@ pub fn for_run(db_root: &Path, store: &Store, measure_if_missing: bool) -> Resul
     if let Some(why) = &dev.io_not_meaningful {
         return Ok(DeviceContext::without(Some(key), format!("{why}: no device to measure")));
     }
-    let how_to = format!("measure it with `rumbench device --dir {}`, or run with --device-baseline", db_root.display());
+    // A dir that exists now and after the run (the data dirs are removed at its end).
+    let measurable = db_root.ancestors().find(|a| a.is_dir()).unwrap_or(Path::new("."));
+    let how_to = format!("measure it with `rumbench device --dir {}`, or run with --device-baseline", measurable.display());
     let stored = match store.latest(&key) {
         Ok(s) => s,
         Err(e) if !measure_if_missing => return Ok(DeviceContext::without(Some(key), format!("the history's device baselines are unreadable: {e:#}"))),
