@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 ./scripts/setup.sh
 ./scripts/install-servers.sh
 ./scripts/install-browser.sh             # headless Chromium for the HTML report test
+./scripts/install-kubernetes-validate.sh # the offline schema check of deploy/kubernetes (tests/deploy.rs)
 export PATH="$HOME/.cargo/bin:$PATH"
 cargo build --release --locked
 # db_bench of the very RocksDB rumbench links, for tests/dbbench_defaults.rs
@@ -21,6 +22,7 @@ cargo build --release --locked
 XDG_CACHE_HOME="$PWD/target/test-cache" RUMBENCH_ROCKSDB_BUILD_BUILTIN=1 RUMBENCH_ROCKSDB_TARGET_DIR="$PWD/target" \
     target/release/rumbench rocksdb-versions --build 11.8 >/dev/null
 export RUMBENCH_REQUIRE_DBBENCH=1
+export RUMBENCH_REQUIRE_K8S_VALIDATE=1
 cargo test --release --locked
 # The GPL WiredTiger engine is a cargo feature (off by default): its own tests, with
 # WiredTiger built once from its PyPI sdist (scripts/build-wiredtiger.sh, about 3 min).

@@ -83,6 +83,12 @@ rumbench report results/20250101-120000\n  \
 rumbench report results/a results/b --base results/a -o ab.html\n  \
 rumbench report results/sweep --base rocksdb-base -o sweep.html")]
     Report(ReportArgs),
+    /// Merge the results of the shards of one run (`run --shard I/N` on N
+    /// machines) into one run: throughput summed over the shards' common
+    /// window, percentiles from the added histograms (never averaged),
+    /// per-second series aligned by wall clock, a row per shard
+    #[command(after_help = "Example:\n  rumbench merge shard-0 shard-1 shard-2 shard-3 -d merged\n\nShards of different plans (settings, seeds, steps, configs) are refused. The merged run\nis a run like any other: report, compare and export read it.")]
+    Merge(MergeArgs),
     /// Compare runs: ratio per step and metric, each change marked regression, improvement or noise
     #[command(after_help = "RUN is a run directory, its result.json, or a history id (#12); DIR1,DIR2,... are repeats of one run.\n\
 Every run after the first is compared with the first (configs matched by name); one run alone compares its configs with its first.\n\
@@ -206,6 +212,51 @@ pub struct RunArgs {
     /// always has every column)
     #[arg(long)]
     pub all_columns: bool,
+    /// Shard I of N (I from 0, as a Kubernetes Indexed Job's index): this
+    /// run's part of one run from N client machines. Shard I's threads act
+    /// as threads I*T.. of N*T: loads take disjoint records, counts of
+    /// operations are split, inserts never collide, reads draw from every
+    /// record; `rumbench merge` puts the shards' results together
+    #[arg(long, value_name = "I/N", value_parser = parse_shard)]
+    pub shard: Option<crate::settings::shard::Shard>,
+    /// Release the first step's clients at this wall-clock moment (RFC 3339,
+    /// e.g. 2026-11-26T10:00:00Z, or seconds since the epoch), and each later
+    /// step at a moment every shard computes alike (--step-gap): shards on
+    /// machines with synchronized clocks run their steps together
+    #[arg(long, value_name = "TIME", value_parser = parse_start_at)]
+    pub start_at: Option<f64>,
+    /// With --start-at: seconds between a timed step's planned end and the
+    /// next step's start (a step without a duration, such as a load, is
+    /// followed by the next multiple of this after --start-at)
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0, requires = "start_at")]
+    pub step_gap: f64,
+}
+
+fn parse_shard(s: &str) -> Result<crate::settings::shard::Shard, String> {
+    s.parse()
+}
+
+/// A wall-clock moment as seconds since the epoch: RFC 3339, or a number.
+pub fn parse_start_at(s: &str) -> Result<f64, String> {
+    if let Ok(x) = s.trim().parse::<f64>() {
+        return if x.is_finite() && x > 0.0 { Ok(x) } else { Err(format!("'{s}' is not a moment (seconds since the epoch)")) };
+    }
+    chrono::DateTime::parse_from_rfc3339(s.trim())
+        .map(|t| t.timestamp_micros() as f64 / 1e6)
+        .map_err(|e| format!("'{s}' is neither RFC 3339 (2026-11-26T10:00:00Z) nor seconds since the epoch: {e}"))
+}
+
+#[derive(clap::Args, Debug)]
+pub struct MergeArgs {
+    /// The shards' run directories (each a `rumbench run --shard I/N`)
+    #[arg(required = true, value_name = "DIR")]
+    pub dirs: Vec<PathBuf>,
+    /// The merged run's directory (refused when it holds files, unless --replace-output)
+    #[arg(long, short = 'd')]
+    pub output_dir: PathBuf,
+    /// Replace an earlier merge in --output-dir (only a directory rumbench made)
+    #[arg(long)]
+    pub replace_output: bool,
 }
 
 #[derive(clap::Args, Debug)]
@@ -426,6 +477,9 @@ pub enum ExportFormat {
     Tsv,
     /// Per-second intervals (intervals.csv; a leading run column for several runs)
     Csv,
+    /// Each step's per-second latency histograms as an HdrHistogram interval
+    /// log (.hlog; tags CONFIG/STEP/OP), for HdrLogProcessing and the like
+    HdrLog,
 }
 
 #[derive(clap::Args, Debug)]

@@ -304,6 +304,7 @@ pub fn resolve_settings(a: &SettingsArgs) -> Result<Settings> {
         ibench: resolve_ibench(a, num)?,
         ycsb: resolve_ycsb(a, num)?,
         contention: resolve_contention(a)?,
+        shard: None,
     };
     if let Some(al) = &a.allocator {
         al.parse::<Allocator>().map_err(anyhow::Error::msg)?;

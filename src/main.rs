@@ -11,7 +11,7 @@ use rumbench::{errln, out, outln};
 use anyhow::{bail, Result};
 use clap::Parser;
 
-use cli::{ChangesArgs, Cli, Command, CompareArgs, ExportArgs, ExportFormat, HistoryAction, HistoryArgs, ReportArgs, RunArgs};
+use cli::{ChangesArgs, Cli, Command, CompareArgs, ExportArgs, ExportFormat, HistoryAction, HistoryArgs, MergeArgs, ReportArgs, RunArgs};
 use config::{PlanInputs, SuiteFile};
 use rumbench::settings::RunPlan;
 use result::Status;
@@ -300,6 +300,8 @@ fn cmd_run(args: RunArgs) -> Result<ExitCode> {
         flags: args.settings.clone(),
         repeat: args.repeat,
     })?;
+    let mut plan = plan;
+    let schedule = runner::check_sharding(&mut plan, args.shard, args.start_at, args.step_gap)?;
     runner::check_plan(&plan)?;
     driver::progress::set_mode(args.progress);
     // Without --output-dir: results/<time>, or <time>-2, ... when another run
@@ -320,6 +322,7 @@ fn cmd_run(args: RunArgs) -> Result<ExitCode> {
         command_line: std::env::args().map(|a| rumbench::server::endpoint::redact_in(&a)).collect(),
         progress: args.progress,
         device: Default::default(),
+        schedule,
     };
     // A --history that is not rumbench's is bad input, refused before anything runs.
     if !args.no_history {
@@ -380,7 +383,7 @@ fn cmd_run(args: RunArgs) -> Result<ExitCode> {
             }
         }
     }
-    let mut plan = plan;
+
     let server_warnings = config::check_server_settings(&mut plan).inspect_err(|_| unclaim())?;
     for line in server_warnings {
         errln!("warning: {line}");
@@ -549,6 +552,37 @@ fn cmd_history_changes(h: &report::history::History, a: ChangesArgs) -> Result<E
     Ok(ExitCode::SUCCESS)
 }
 
+/// `rumbench merge`: the shards' results as one run, in a directory of its own.
+fn cmd_merge(a: MergeArgs) -> Result<ExitCode> {
+    let mut runs = Vec::new();
+    for dir in &a.dirs {
+        let file = if dir.is_dir() { dir.join("result.json") } else { dir.clone() };
+        runs.push((dir.display().to_string(), rumbench::result::load(&file)?));
+    }
+    let shards = rumbench::result::merge::check_shards(runs)?;
+    runner::dirs::check_output_dir(&a.output_dir, a.replace_output)?;
+    let command_line = std::env::args().collect();
+    let merged = rumbench::result::merge::merge(&shards, command_line)?;
+    let _lock = runner::dirs::prepare_output_dir(&a.output_dir, a.replace_output)?;
+    report::write_all(&merged, &a.output_dir)?;
+    let report_path = a.output_dir.join("report.html");
+    let loaded = [report::LoadedRun { label: report::summary::run_labels(&[a.output_dir.display().to_string()]).remove(0), dir: a.output_dir.clone(), run: merged.clone() }];
+    report::write_html(&loaded, None, None, &report_path)?;
+    for w in merged.all_warnings() {
+        errln!("warning: {w}");
+    }
+    outln!("{}", report::table::render_summary(&merged, report::table::Columns::Compact).trim_end_matches('\n'));
+    let shards_table = report::table::shards_text(&merged);
+    if !shards_table.is_empty() {
+        outln!();
+        outln!("{}", shards_table.trim_end_matches('\n'));
+    }
+    outln!();
+    outln!("results: {}", a.output_dir.display());
+    outln!("report: {}", report_path.display());
+    Ok(if merged.status == rumbench::result::Status::Completed { ExitCode::SUCCESS } else { ExitCode::from(EXIT_FAILED) })
+}
+
 fn cmd_export(a: ExportArgs) -> Result<ExitCode> {
     use report::Exporter;
     let runs = report::load_runs(&a.runs, a.history.as_deref())?;
@@ -559,6 +593,8 @@ fn cmd_export(a: ExportArgs) -> Result<ExitCode> {
             report::markdown::render(&s, &base)
         }
         ExportFormat::Tsv => report::tsv::render(&report::summarize(&runs)),
+        ExportFormat::HdrLog if runs.len() == 1 => report::hlog::render(&runs[0].run)?,
+        ExportFormat::HdrLog => anyhow::bail!("--format hdr-log takes one run (an interval log is one timeline)"),
         ExportFormat::Csv if runs.len() == 1 => report::csv::IntervalsCsv.render(&runs[0].run)?,
         ExportFormat::Csv => {
             let mut out = format!("run,{}\n", report::csv::HEADER);
@@ -679,6 +715,7 @@ fn run_command() -> ExitCode {
         }
         Command::Run(args) => cmd_run(args),
         Command::Report(a) => cmd_report(a),
+        Command::Merge(a) => cmd_merge(a),
         Command::Compare(a) => cmd_compare(a),
         Command::History(a) => cmd_history(a),
         Command::Export(a) => cmd_export(a),

@@ -43,6 +43,41 @@ pub enum Role {
     Background,
 }
 
+/// `--start-at`: the wall-clock moment the next step's clients are to be
+/// released (seconds since the epoch), set by the runner around each step.
+/// A process runs one step at a time, so one slot serves.
+static RELEASE_AT: std::sync::Mutex<Option<f64>> = std::sync::Mutex::new(None);
+/// When the last step's clients were released, and when they were meant to be.
+static LAST_RELEASE: std::sync::Mutex<Option<crate::result::StepStart>> = std::sync::Mutex::new(None);
+
+/// Release the next step's clients at `unix_s` (None: as soon as they are ready).
+pub fn release_next_at(unix_s: Option<f64>) {
+    *RELEASE_AT.lock().unwrap_or_else(|e| e.into_inner()) = unix_s;
+    *LAST_RELEASE.lock().unwrap_or_else(|e| e.into_inner()) = None;
+}
+
+/// When the step that just ran released its clients (None: it ran none).
+pub fn last_release() -> Option<crate::result::StepStart> {
+    *LAST_RELEASE.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn unix_now() -> f64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs_f64()).unwrap_or(0.0)
+}
+
+/// Sleep until the wall clock reads `unix_s` (or a stop): coarse sleeps,
+/// then short ones for the last milliseconds.
+fn sleep_until_unix(unix_s: f64) {
+    loop {
+        let left = unix_s - unix_now();
+        if left <= 0.0 || stop::stop_requested() {
+            return;
+        }
+        let nap = if left > 0.2 { 0.1 } else if left > 0.002 { left - 0.001 } else { left };
+        std::thread::sleep(Duration::from_secs_f64(nap));
+    }
+}
+
 /// Shared by the threads of one step.
 pub struct StepClock {
     /// TSC-based where the CPU has an invariant TSC (about half the cost of
@@ -262,16 +297,26 @@ pub fn run<S, O: Send>(
         clients_running: AtomicUsize::new(clients),
         deadline_ns: seconds.map(|s| (s * 1e9) as u64),
     };
+    let release_at = *RELEASE_AT.lock().unwrap_or_else(|e| e.into_inner());
+    let released = OnceLock::new();
     let counters: Vec<ProgressCounter> = (0..clients).map(|_| ProgressCounter::default()).collect();
     let display = StepProgress::start(progress.label, progress.total_ops, progress.seconds);
     let (client_results, background_results) = std::thread::scope(|scope| {
-        let (step, open, body, counters) = (&step, &open, &body, &counters);
+        let (step, open, body, counters, released) = (&step, &open, &body, &counters, &released);
         let spawn = |role: Role, index: usize| {
             scope.spawn(move || -> Result<O> {
                 let counter = (role == Role::Client).then(|| &counters[index]);
                 let session = open(role, index);
+                // Every session open; with --start-at, one thread sleeps to
+                // the moment while the others block (no spinning for seconds).
+                if step.barrier.wait().is_leader() {
+                    if let Some(at) = release_at {
+                        sleep_until_unix(at);
+                    }
+                }
                 if step.barrier.wait().is_leader() {
                     let _ = step.start.set((Instant::now(), step.clock.raw()));
+                    let _ = released.set(unix_now());
                 }
                 // Everyone waits until the leader has set the clock.
                 while step.start.get().is_none() {
@@ -306,6 +351,9 @@ pub fn run<S, O: Send>(
         (c, b)
     });
     display.finish();
+    if let Some(&unix_s) = released.get() {
+        *LAST_RELEASE.lock().unwrap_or_else(|e| e.into_inner()) = Some(crate::result::StepStart { unix_s, scheduled_unix_s: release_at });
+    }
     let mut joined = Joined { clients: Vec::new(), background: Vec::new(), errors: Vec::new() };
     for r in client_results {
         match r {
@@ -380,7 +428,7 @@ pub fn merge_ops(threads: impl IntoIterator<Item = Vec<FinishedOp>>, intervals: 
         .into_iter()
         .map(|(name, recs, outcomes)| {
             let m = merge(recs, intervals);
-            OpResult { op: name.to_string(), ops: m.ops, latency: m.latency(), intervals: m.intervals, outcomes: Some(outcomes) }
+            OpResult::measured(name, &m, Some(outcomes))
         })
         .collect()
 }

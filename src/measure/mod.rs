@@ -7,6 +7,7 @@
 pub mod ceiling;
 pub mod device_baseline;
 pub mod fio;
+pub mod hdr_codec;
 pub mod latency;
 pub mod live;
 pub mod os;

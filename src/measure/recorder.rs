@@ -126,6 +126,23 @@ pub struct IntervalStats {
     pub ops: u64,
     pub p99_us: f64,
     pub max_us: f64,
+    /// The second's full histogram (`hdr_codec`, nanoseconds): what merges
+    /// of shards add up. None for an empty second and in older results.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub histogram: Option<String>,
+}
+
+impl IntervalStats {
+    /// A second's figures from its histogram (index and ops to be set).
+    pub fn of(h: &Histogram<u64>) -> IntervalStats {
+        IntervalStats {
+            index: 0,
+            ops: 0,
+            p99_us: h.value_at_quantile(0.99) as f64 / 1000.0,
+            max_us: h.max() as f64 / 1000.0,
+            histogram: Some(super::hdr_codec::encode(h)),
+        }
+    }
 }
 
 /// The spread of per-second rates over a step, as the insert benchmark
@@ -199,13 +216,10 @@ pub fn merge(recorders: Vec<FinishedRecorder>, intervals: u32) -> MergedOps {
         .into_iter()
         .enumerate()
         .map(|(i, (iops, h))| {
-            let (p99_us, max_us) = match h {
-                Some(h) if !h.is_empty() => {
-                    (h.value_at_quantile(0.99) as f64 / 1000.0, h.max() as f64 / 1000.0)
-                }
-                _ => (0.0, 0.0),
-            };
-            IntervalStats { index: i as u32, ops: iops, p99_us, max_us }
+            let mut iv = h.as_ref().filter(|h| !h.is_empty()).map(|h| IntervalStats::of(h)).unwrap_or_default();
+            iv.index = i as u32;
+            iv.ops = iops;
+            iv
         })
         .collect();
     MergedOps { histogram, ops, intervals }
@@ -262,7 +276,7 @@ mod tests {
 
     #[test]
     fn rate_percentiles_use_full_seconds_sorted_descending() {
-        let iv = |index, ops| IntervalStats { index, ops, p99_us: 0.0, max_us: 0.0 };
+        let iv = |index, ops| IntervalStats { index, ops, p99_us: 0.0, max_us: 0.0, histogram: None };
         // 100 full seconds with rates 1..=100, then a partial second that must be ignored.
         let mut series: Vec<IntervalStats> = (0..100).map(|i| iv(i, i as u64 + 1)).collect();
         series.push(iv(100, 1));
@@ -287,5 +301,8 @@ mod tests {
         b.record(2, 100_000);
         let merged = merge(vec![a.finish(), b.finish()], 1);
         assert!((merged.intervals[0].p99_us - 100.0).abs() < 0.1, "{:?}", merged.intervals[0]);
+        // The second's whole histogram is kept: 100 calls, two of them slow.
+        let h = crate::measure::hdr_codec::decode(merged.intervals[0].histogram.as_deref().unwrap()).unwrap();
+        assert_eq!((h.len(), h.count_between(99_000, 101_000)), (100, 2));
     }
 }

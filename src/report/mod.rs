@@ -17,6 +17,7 @@ pub mod csv;
 pub mod durability;
 pub mod fmt;
 pub mod history;
+pub mod hlog;
 pub mod html;
 pub mod json;
 pub mod limits;
@@ -24,6 +25,7 @@ pub mod markdown;
 pub mod relative;
 pub mod hotrow;
 pub mod scaling;
+pub mod shards;
 pub mod summary;
 pub mod svg;
 pub mod sysinfo_text;
@@ -204,11 +206,12 @@ mod tests {
             ("versions", include_str!("versions.rs")),
             ("hotrow", include_str!("hotrow.rs")),
             ("limits", include_str!("limits.rs")),
+            ("shards", include_str!("shards.rs")),
             ("changes", include_str!("changes.rs")),
             ("fmt", include_str!("fmt.rs")),
             ("sysinfo_text", include_str!("sysinfo_text.rs")),
         ];
-        const FORMATS: &[&str] = &["table", "compare_text", "markdown", "html", "svg", "scaling", "tsv", "csv", "json"];
+        const FORMATS: &[&str] = &["table", "compare_text", "markdown", "html", "svg", "scaling", "tsv", "csv", "json", "hlog"];
         for (view, source) in VIEWS {
             // Tests may render what they check.
             let code = source.split("#[cfg(test)]").next().unwrap_or_default();

@@ -932,7 +932,7 @@ Cumulative stall: 00:01:2.500 H:M:S, 3.1 percent\nInterval stall: 00:00:0.000 H:
 
     #[test]
     fn full_seconds_drop_the_partial_last_one() {
-        let iv = |i| IntervalStats { index: i, ops: 10, p99_us: 1.0, max_us: 2.0 };
+        let iv = |i| IntervalStats { index: i, ops: 10, p99_us: 1.0, max_us: 2.0, histogram: None };
         let ivs = vec![iv(0), iv(1), iv(2)];
         assert_eq!(full_second_ops(&ivs, 2.4).len(), 2);
         assert_eq!(full_second_ops(&ivs, 3.0).len(), 3);

@@ -596,7 +596,7 @@ impl Exporter for SummaryText {
     fn render(&self, run: &RunResult) -> Result<String> {
         // A crash test has its matrix and no benchmark steps.
         let mut out = if run.crashtest.is_some() { durability_text(run) } else { render_summary(run, Columns::All) };
-        for extra in [hotrow_text(run), super::scaling::render(run), limits_text(run)] {
+        for extra in [hotrow_text(run), super::scaling::render(run), limits_text(run), shards_text(run)] {
             if !extra.is_empty() {
                 out.push('\n');
                 out.push_str(&extra);
@@ -647,6 +647,18 @@ pub fn limits_text(run: &RunResult) -> String {
         o.push_str(&super::fmt::wrap_text(&format!("unknown: {u}"), 118));
         o.push('\n');
     }
+    o
+}
+
+/// A merged run's shard rows, or "".
+pub fn shards_text(run: &RunResult) -> String {
+    let Some(t) = super::shards::table(run) else { return String::new() };
+    let mut o = format!("{}\n", super::shards::TITLE);
+    for h in &t.heading {
+        o.push_str(&super::fmt::wrap_text(h, 118));
+    }
+    o.push('\n');
+    o.push_str(&render_aligned(super::shards::HEADER, &t.rows, &[0, 1, 3, super::shards::HEADER.len() - 1]));
     o
 }
 

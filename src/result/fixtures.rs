@@ -32,6 +32,7 @@ pub fn op(name: &str, ops: u64, p50_us: f64, not_found: u64, conflict: u64, erro
         latency: latency(ops, p50_us),
         intervals: Vec::new(),
         outcomes: Some(Outcomes { ok: ops - not_found - error, not_found, conflict, error }),
+        histogram: None,
     }
 }
 
@@ -125,6 +126,8 @@ pub fn run(configs: Vec<ConfigResult>) -> RunResult {
         configs,
         crashtest: None,
         device: None,
+        sharding: None,
+        merged: None,
     }
 }
 

@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 pub mod crashtest;
+pub mod merge;
 pub mod scaling;
 
 use crate::settings::steps::StepKind;
@@ -72,6 +73,12 @@ pub struct RunResult {
     /// (or why there is none). None in results from before ceilings.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub device: Option<crate::measure::device_baseline::DeviceContext>,
+    /// `--shard I/N` or `--start-at`: this run's shard, its schedule and its clock.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sharding: Option<merge::ShardRun>,
+    /// `rumbench merge`: the shards this run was merged from, a row each.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub merged: Option<merge::MergeInfo>,
 }
 
 impl RunResult {
@@ -96,6 +103,8 @@ impl RunResult {
             configs: Vec::new(),
             crashtest: None,
             device: None,
+            sharding: None,
+            merged: None,
         }
     }
 
@@ -185,6 +194,26 @@ pub struct OpResult {
     /// How the operations ended (None in results from before outcomes were counted).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub outcomes: Option<Outcomes>,
+    /// The whole response-time histogram (`measure::hdr_codec`: HdrHistogram
+    /// V2 + DEFLATE, base64, nanoseconds), so that runs merge exactly
+    /// (`rumbench merge`) and export to HdrHistogram's tools. None in
+    /// results from before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub histogram: Option<String>,
+}
+
+impl OpResult {
+    /// Operation type `op` as its threads' merged recordings measured it.
+    pub fn measured(op: &str, m: &crate::measure::recorder::MergedOps, outcomes: Option<Outcomes>) -> OpResult {
+        OpResult {
+            op: op.to_string(),
+            ops: m.ops,
+            latency: m.latency(),
+            intervals: m.intervals.clone(),
+            outcomes,
+            histogram: (!m.histogram.is_empty()).then(|| crate::measure::hdr_codec::encode(&m.histogram)),
+        }
+    }
 }
 
 /// How the operations of one type ended: ok + not_found + error = ops;
@@ -287,6 +316,20 @@ pub struct StepResult {
     /// from before ceilings.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ceilings: Option<crate::measure::ceiling::Ceilings>,
+    /// When the clients were released, by the wall clock (what a merge of
+    /// shards aligns their per-second series by). None for a step that
+    /// runs no clients, and in older results.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<StepStart>,
+}
+
+/// When a step's clients were released, and when the run's schedule
+/// (`--start-at`) meant them to be, in seconds since the epoch.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct StepStart {
+    pub unix_s: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scheduled_unix_s: Option<f64>,
 }
 
 impl StepResult {
@@ -316,6 +359,7 @@ impl StepResult {
             notes: Vec::new(),
             warnings: Vec::new(),
             ceilings: None,
+            start: None,
         }
     }
 

@@ -10,6 +10,7 @@
 mod ceilings;
 pub mod device;
 pub mod dirs;
+pub mod schedule;
 mod tables;
 
 use std::path::{Path, PathBuf};
@@ -47,6 +48,9 @@ pub struct RunOptions {
     /// The data dir's device baseline the steps' ceilings use, or why there is none.
     #[serde(default)]
     pub device: crate::measure::device_baseline::DeviceContext,
+    /// `--start-at`: the moments the steps' clients are released at.
+    #[serde(default)]
+    pub schedule: Option<schedule::StartSchedule>,
 }
 
 impl RunOptions {
@@ -304,6 +308,18 @@ fn start_run(plan: &RunPlan, opts: &RunOptions) -> Result<(dirs::DirLock, RunRes
     );
     run.rounds = plan.rounds();
     run.device = Some(opts.device.clone());
+    if plan.settings.shard.is_some() || opts.schedule.is_some() {
+        run.sharding = Some(crate::result::merge::ShardRun {
+            shard: plan.settings.shard(),
+            start_at_unix_s: opts.schedule.map(|s| s.start_at_unix_s),
+            step_gap_s: opts.schedule.map(|s| s.gap_s),
+            host: system.hostname.value().cloned(),
+            clock: crate::measure::os::clock::ClockSync::read(),
+        });
+        if let Some(c) = run.sharding.as_ref().map(|s| &s.clock).filter(|c| c.synchronized != Some(true)) {
+            run.warnings.push(format!("this machine's clock is {}: shards started by --start-at on other machines may not start together", c.describe()));
+        }
+    }
     if !crate::build_info::optimised() {
         run.warnings.push("rumbench itself is a debug build: its own cost per operation is far above a release build's".into());
     }
@@ -915,6 +931,7 @@ fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut RunResu
 
     let order = crate::settings::run_order(&plan.steps, config.repeat);
     let mut prev: Option<&StepPlan> = None;
+    let mut schedule = opts.schedule.map(schedule::Schedule::new);
     for &i in &order {
         let step = &plan.steps[i];
         if crate::driver::stop::stop_requested() {
@@ -922,7 +939,7 @@ fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut RunResu
         }
         let settled = settle_point(step, prev, Some(engine.as_ref()));
         // (i: the step's seeds stay its own whatever the order.)
-        let mut result = run_step(engine.as_ref(), config, step, i, keyspace, &probes, &mut state, &dir);
+        let mut result = schedule::Schedule::run(&mut schedule, step, || run_step(engine.as_ref(), config, step, i, keyspace, &probes, &mut state, &dir));
         note_sweep_order(&mut result, plan, &order, i, config.repeat);
         if let Some(s) = settled {
             s.record(&mut result);
@@ -987,6 +1004,39 @@ pub(crate) fn settle_config_status(run: &mut RunResult, ci: usize, planned_steps
 }
 
 /// Refuse plans that cannot work before anything runs.
+/// `--shard I/N` and `--start-at`: set the shard on the plan's settings
+/// (every step's), and refuse what cannot be sharded or scheduled, before
+/// anything starts. Returns the start schedule.
+pub fn check_sharding(plan: &mut RunPlan, shard: Option<crate::settings::shard::Shard>, start_at: Option<f64>, gap_s: f64) -> Result<Option<schedule::StartSchedule>> {
+    if let Some(shard) = shard {
+        if let Some(s) = plan.steps.iter().find(|s| s.kind.is_ibench() || s.kind.is_contention()) {
+            bail!("--shard: step {} cannot be sharded yet (db_bench-style and YCSB steps can): its tables and hot rows are loaded by every client process", s.kind);
+        }
+        if plan.configs.iter().any(|c| c.is_target()) && plan.steps.iter().any(|s| s.kind.is_ycsb()) && !plan.steps.iter().any(|s| s.kind == StepKind::YcsbLoad) {
+            bail!("--shard with YCSB on records loaded before is not supported: load them in the sharded run (ycsb-load first), so every shard knows the records");
+        }
+        plan.settings.shard = Some(shard);
+        for s in &mut plan.steps {
+            s.settings.shard = Some(shard);
+        }
+    }
+    let Some(at) = start_at else { return Ok(None) };
+    if plan.configs.len() > 1 {
+        bail!("--start-at schedules one config's steps: give one engine (and no --repeat or --sweep), one per run");
+    }
+    if !(gap_s.is_finite() && (0.1..=86_400.0).contains(&gap_s)) {
+        bail!("--step-gap must be between 0.1 and 86400 seconds, got {gap_s}");
+    }
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs_f64()).unwrap_or(0.0);
+    if at < now {
+        bail!("--start-at is {:.1} s in the past: give a moment every shard reaches before it (e.g. now + a minute)", now - at);
+    }
+    if at > now + 7.0 * 86_400.0 {
+        bail!("--start-at is {:.1} days away: more than a week (a typo?)", (at - now) / 86_400.0);
+    }
+    Ok(Some(schedule::StartSchedule { start_at_unix_s: at, gap_s }))
+}
+
 pub fn check_plan(plan: &RunPlan) -> Result<()> {
     if plan.configs.is_empty() {
         bail!("no engine configs");

@@ -139,7 +139,11 @@ pub fn target_endpoint(config: &EngineConfig) -> Result<Option<Endpoint>> {
 /// rumbench would create (it never drops what it did not create).
 pub fn check_target(plan: &RunPlan, config: &EngineConfig) -> Result<()> {
     let Some(endpoint) = target_endpoint(config)? else { return Ok(()) };
-    let names = own_tables(plan, ibench_tables(plan));
+    let mut names = own_tables(plan, ibench_tables(plan));
+    // Shards after the first load into the table shard 0 creates (it may be there already).
+    if plan.settings.shard().index > 0 {
+        names.retain(|n| n != ycsb::TABLE);
+    }
     // Through the clients' own handshake (time-outs, what a server that is not one sent).
     endpoint.check_answers().with_context(|| format!("config {}", config.name))?;
     let clash = endpoint.existing_tables(&names).with_context(|| format!("config {}", config.name))?;
@@ -465,8 +469,14 @@ pub fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut Run
             // Said before anything is created, so an interrupted run leaves no surprise.
             let own = own_tables(plan, tables);
             if !own.is_empty() {
-                let end = if opts.keep_db { "keeps them (--keep-db)" } else { "drops them at the end" };
-                errln!("  {}: rumbench creates table(s) {} in {} and {end}", config.name, own.join(", "), e.url());
+                let shard = plan.settings.shard;
+                let end = match shard {
+                    Some(_) => "keeps them for the other shards (drop them when every shard is done)",
+                    None if opts.keep_db => "keeps them (--keep-db)",
+                    None => "drops them at the end",
+                };
+                let who = if shard.is_some_and(|s| s.index > 0) { "shard 0 creates" } else { "rumbench creates" };
+                errln!("  {}: {who} table(s) {} in {} and {end}", config.name, own.join(", "), e.url());
             }
             if ycsb_on_existing(plan).is_some() {
                 errln!("  {}: rumbench runs YCSB's workloads on table {} in {}, which it did not create: it is kept", config.name, ycsb::TABLE, e.url());
@@ -528,13 +538,14 @@ pub fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut Run
 
     let order = crate::settings::run_order(&plan.steps, config.repeat);
     let mut prev: Option<&StepPlan> = None;
+    let mut schedule = opts.schedule.map(runner::schedule::Schedule::new);
     for &i in &order {
         let step = &plan.steps[i];
         if crate::driver::stop::stop_requested() {
             break;
         }
         let settled = runner::settle_point(step, prev, backend.table.kv_engine());
-        let mut result = run_step(&backend, step, i, &mut state, &probes, &dir);
+        let mut result = runner::schedule::Schedule::run(&mut schedule, step, || run_step(&backend, step, i, &mut state, &probes, &dir));
         runner::note_sweep_order(&mut result, plan, &order, i, config.repeat);
         if let Some(s) = settled {
             s.record(&mut result);
@@ -559,7 +570,10 @@ pub fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut Run
     drop(table);
     if let Some(e) = endpoint.filter(|e| e.remote && !own.is_empty()) {
         let what = format!("table(s) {} in {}", own.join(", "), e.url());
-        if opts.keep_db {
+        if let Some(shard) = plan.settings.shard {
+            // The other shards may still be using them: the one who knows when all are done is the user.
+            run.configs[ci].notes.push(format!("kept {what} for the other shards (shard {shard}): drop them when every shard is done"));
+        } else if opts.keep_db {
             run.configs[ci].notes.push(format!("kept {what} (--keep-db)"));
         } else {
             match e.drop_tables(&own) {

@@ -2,6 +2,7 @@
 //! (the plan builds them from flags and suite files), and the steps.
 
 pub mod server_kind;
+pub mod shard;
 pub mod steps;
 
 use anyhow::Result;
@@ -104,6 +105,24 @@ pub struct Settings {
     /// hotrow and randomtransaction settings.
     #[serde(default)]
     pub contention: ContentionSettings,
+    /// `--shard I/N`: this run's part of a run on N client machines.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<shard::Shard>,
+}
+
+impl Settings {
+    /// This run's shard (the whole run when not sharded).
+    pub fn shard(&self) -> shard::Shard {
+        self.shard.unwrap_or(shard::Shard::WHOLE)
+    }
+    /// Thread `t` of this run as a thread of all shards'.
+    pub fn global_thread(&self, t: usize) -> u64 {
+        self.shard().global_thread(self.threads, t)
+    }
+    /// The client threads of all shards.
+    pub fn global_threads(&self) -> u64 {
+        self.shard().global_threads(self.threads)
+    }
 }
 
 /// The contention steps' settings.
@@ -157,6 +176,7 @@ impl Default for Settings {
             ibench: IbenchSettings::default(),
             ycsb: YcsbSettings::default(),
             contention: ContentionSettings::default(),
+            shard: None,
         }
     }
 }

@@ -26,9 +26,6 @@ struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
-    fn threads(&self) -> u64 {
-        self.plan.settings.threads as u64
-    }
     fn rng(&self, thread: u64, role: u64) -> Rng {
         Rng::new(stream_seed(self.plan.settings.seed, &[self.step_index, thread, role]))
     }
@@ -75,8 +72,10 @@ fn total_calls(plan: &StepPlan, ops_per_call: u64) -> Option<u64> {
 fn client_thread(cx: &Ctx<'_>, t: &Thread<'_>, session: &mut dyn Session) -> Result<ThreadOutput> {
     let s = &cx.plan.settings;
     let ks = cx.keyspace;
-    let thread = t.index as u64;
-    let (first, stride) = (thread, cx.threads());
+    // A shard's thread is a thread of all shards' (settings::shard): fills
+    // take its keys, counts its share, and its streams its seeds.
+    let thread = s.global_thread(t.index);
+    let (first, stride) = (thread, s.global_threads());
     let mut keybuf = KeyBuf::new(s.key_size);
     let mut values = ValueGen::new(s.value_size, s.compression_ratio, stream_seed(s.seed, &[cx.step_index, thread, 7]));
     let mut rng = cx.rng(thread, ROLE_CLIENT);
@@ -198,7 +197,7 @@ fn client_thread(cx: &Ctx<'_>, t: &Thread<'_>, session: &mut dyn Session) -> Res
             out.bytes = bytes;
         }
         StepKind::ReadSeq => {
-            let limit = total_calls(cx.plan, 1).map(|c| c.div_ceil(cx.threads()) as usize).unwrap_or(usize::MAX);
+            let limit = total_calls(cx.plan, 1).map(|c| c.div_ceil(s.global_threads()) as usize).unwrap_or(usize::MAX);
             let deadline = t.deadline_ns();
             let timer = t.timer();
             let mut last = timer.now_ns();
@@ -240,8 +239,10 @@ fn client_thread(cx: &Ctx<'_>, t: &Thread<'_>, session: &mut dyn Session) -> Res
 fn writer_thread(cx: &Ctx<'_>, t: &Thread<'_>, session: &mut dyn Session) -> Result<ThreadOutput> {
     let s = &cx.plan.settings;
     let mut keybuf = KeyBuf::new(s.key_size);
-    let mut values = ValueGen::new(s.value_size, s.compression_ratio, stream_seed(s.seed, &[cx.step_index, 999, 7]));
-    let mut rng = cx.rng(0, ROLE_WRITER);
+    // Each shard's writer its own streams (the same as before for a run that is not sharded).
+    let shard = s.shard().index as u64;
+    let mut values = ValueGen::new(s.value_size, s.compression_ratio, stream_seed(s.seed, &[cx.step_index, 999 ^ (shard << 32), 7]));
+    let mut rng = cx.rng(shard, ROLE_WRITER);
     let mut op = t.recorder("put");
     let mut service = new_histogram();
     let mut written = KeyBitmap::default();
@@ -478,7 +479,7 @@ pub fn run_engine_step(engine: &dyn Engine, plan: &StepPlan, mut result: StepRes
         Ok(Some(op)) => {
             result.ops = 1;
             result.ops_s = Some(1.0 / wall_s.max(1e-9));
-            result.ops_by_type.push(OpResult { op: op.into(), ops: 1, latency: m.latency(), intervals: m.intervals, outcomes: None });
+            result.ops_by_type.push(OpResult { ops: 1, ..OpResult::measured(op, &m, None) });
             result.status = if stop_requested() { Status::Interrupted } else { Status::Completed };
         }
         Err(e) => {

@@ -111,7 +111,7 @@ impl StepSpec {
         let wall_s = n as f64;
         let ops_s = ops as f64 / wall_s;
         let intervals: Vec<IntervalStats> = (0..n)
-            .map(|i| IntervalStats { index: i as u32, ops: self.rates[i], p99_us: self.p99[i], max_us: self.max[i] })
+            .map(|i| IntervalStats { index: i as u32, ops: self.rates[i], p99_us: self.p99[i], max_us: self.max[i], histogram: None })
             .collect();
         let p99 = self.p99.iter().cloned().fold(0.0, f64::max);
         let max = self.max.iter().cloned().fold(0.0, f64::max);
@@ -161,8 +161,9 @@ impl StepSpec {
                     op: "put".into(),
                     ops: w_ops,
                     latency: latency(w_ops, 30.0, 900.0, 20_000.0),
-                    intervals: (0..n).map(|i| IntervalStats { index: i as u32, ops: achieved as u64, p99_us: 900.0, max_us: 5000.0 + 1000.0 * i as f64 }).collect(),
+                    intervals: (0..n).map(|i| IntervalStats { index: i as u32, ops: achieved as u64, p99_us: 900.0, max_us: 5000.0 + 1000.0 * i as f64, histogram: None }).collect(),
                     outcomes: None,
+                    histogram: None,
                 },
                 service_time: latency(w_ops, 25.0, 300.0, 9_000.0),
                 deletes: None,
@@ -188,7 +189,7 @@ impl StepSpec {
             ops,
             ops_s: Some(ops_s),
             mb_s: Some(ops_s * 116.0 / 1048576.0),
-            ops_by_type: vec![OpResult { op: self.op.into(), ops, latency: latency(ops, self.p50_us, p99, max), intervals, outcomes: None }],
+            ops_by_type: vec![OpResult { op: self.op.into(), ops, latency: latency(ops, self.p50_us, p99, max), intervals, outcomes: None, histogram: None }],
             reads: self.not_found_pct.map(|p| ReadCounts { found: ops * (100 - p) / 100, not_found: ops * p / 100 }),
             writer,
             engine_write_amp: None,
@@ -201,6 +202,7 @@ impl StepSpec {
             ibench: None,
             rates: None,
             ceilings: None,
+            start: None,
         }
     }
 }
@@ -260,6 +262,8 @@ pub fn run(started_at: &str, configs: Vec<ConfigResult>) -> RunResult {
         configs,
         crashtest: None,
         device: None,
+        sharding: None,
+        merged: None,
     }
 }
 

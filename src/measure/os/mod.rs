@@ -3,6 +3,7 @@
 //!
 //! * [`diskstats`]: storage IO counters of block devices (/proc/diskstats) and
 //!   the per-step figures derived from them (rpq, rkbpq, wkbpi, rates).
+//! * [`clock`]: whether the clock is synchronized (the kernel's NTP state), for shards.
 //! * [`device`]: which block device(s) actually hold a data dir, through
 //!   partitions, device-mapper and md; mount, queue attributes, fullness.
 //! * [`process`]: CPU, IO and memory of a process or process tree
@@ -19,6 +20,7 @@
 //! Readers of /proc and /sys take a [`Roots`] so tests can point them at the
 //! fixture trees under `tests/fixtures/`.
 
+pub mod clock;
 pub mod device;
 pub mod diskstats;
 pub mod process;

@@ -429,6 +429,7 @@ pub fn run_step(
             latency: LatencySummary::default(),
             intervals: Vec::new(),
             outcomes: None,
+            histogram: None,
         });
         if missed {
             result.notes.push(format!(
@@ -469,7 +470,7 @@ pub fn run_step(
                 let mut rec = Recorder::new(None);
                 rec.record(ns, ns);
                 let m = merge(vec![rec.finish()], ns.div_ceil(1_000_000_000) as u32);
-                result.ops_by_type.push(OpResult { op: "settle".into(), ops: 1, latency: m.latency(), intervals: m.intervals, outcomes: None });
+                result.ops_by_type.push(OpResult::measured("settle", &m, None));
                 info.settle_s = Some(ns as f64 / 1e9);
                 info.settle = notes;
             }

@@ -48,6 +48,10 @@ impl Store for MyStore {
         self.endpoint.url()
     }
 
+    fn shared(&self) -> bool {
+        self.endpoint.remote
+    }
+
     fn session(&self) -> Result<Box<dyn StoreSession + '_>> {
         let mut c = self.connect()?;
         let n = self.field_count;

@@ -19,7 +19,7 @@ pub mod kv;
 pub mod mariadb;
 pub mod postgres;
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 
 
 use crate::datagen::rng::{mix64, stream_seed};
@@ -46,6 +46,10 @@ pub trait Store: Send + Sync {
     }
     /// Where the records are, for messages.
     fn place(&self) -> String;
+    /// Other processes (shards) use the same records: a server rumbench did not start.
+    fn shared(&self) -> bool {
+        false
+    }
 }
 
 /// One client thread's connection. A record is its fields concatenated
@@ -113,16 +117,32 @@ pub fn distribution(kind: StepKind, s: &YcsbSettings) -> RequestDistribution {
 pub struct YcsbState {
     pub inserts: InsertSequence,
     pub loaded: bool,
+    /// The records loaded (0..base); the inserts' sequence starts there.
+    pub base: u64,
 }
 
 impl YcsbState {
     pub fn new() -> YcsbState {
-        YcsbState { inserts: InsertSequence::new(0), loaded: false }
+        YcsbState { inserts: InsertSequence::new(0), loaded: false, base: 0 }
     }
 
     /// Records 0..records loaded before this run: inserts continue after them.
     pub fn existing(records: u64) -> YcsbState {
-        YcsbState { inserts: InsertSequence::new(records), loaded: true }
+        YcsbState { inserts: InsertSequence::new(records), loaded: true, base: records }
+    }
+}
+
+/// The record number of this shard's `n`: the loaded records are every
+/// shard's, and the run's inserts are numbered apart per shard (shard I of
+/// N takes base + k*N + I), so that shards never insert the same record.
+/// Requests draw from the loaded records and this shard's own inserts (the
+/// only inserts this process knows were acknowledged).
+#[inline]
+pub fn shard_record(n: u64, base: u64, shard: crate::settings::shard::Shard) -> u64 {
+    if n < base || shard.count == 1 {
+        n
+    } else {
+        base + (n - base) * shard.count as u64 + shard.index as u64
     }
 }
 
@@ -261,9 +281,10 @@ pub fn precheck(kind: StepKind, loaded: bool) -> Option<String> {
     })
 }
 
-/// The seed of thread `t`'s operation stream in step `index`.
+/// The seed of thread `t`'s operation stream in step `index` (a shard's
+/// thread seeded as the thread of all shards' it is).
 fn thread_seed(plan: &StepPlan, index: usize, t: usize) -> u64 {
-    stream_seed(plan.settings.seed, &[index as u64, t as u64, 0x5c5b])
+    stream_seed(plan.settings.seed, &[index as u64, plan.settings.global_thread(t), 0x5c5b])
 }
 
 /// Run a YCSB step against `store`.
@@ -272,9 +293,14 @@ pub fn run_step(store: &dyn Store, plan: &StepPlan, index: usize, state: &mut Yc
     let y = &s.ycsb;
     let kind = plan.kind;
     if kind == StepKind::YcsbLoad {
-        if let Err(e) = store.create() {
+        // Shards of one server's load: shard 0 creates the table, the others load into it.
+        let made = match s.shard() {
+            shard if shard.index > 0 && store.shared() => wait_for_table(store, shard),
+            _ => store.create().context("cannot create the YCSB table"),
+        };
+        if let Err(e) = made {
             result.status = Status::Failed;
-            result.error = Some(format!("cannot create the YCSB table: {e:#}"));
+            result.error = Some(format!("{e:#}"));
             return (result, Work::default());
         }
         state.inserts = InsertSequence::new(0);
@@ -290,6 +316,7 @@ pub fn run_step(store: &dyn Store, plan: &StepPlan, index: usize, state: &mut Yc
     // operationcount: --ops, else (--seconds) the records.
     let chooser = (kind != StepKind::YcsbLoad).then(|| KeyChooser::for_step(dist, start_records, total.unwrap_or(start_records), mix[2]));
     let inserts = &state.inserts;
+    let base = state.base;
     let label = kind.to_string();
     let joined = driver::run(
         threads,
@@ -302,7 +329,7 @@ pub fn run_step(store: &dyn Store, plan: &StepPlan, index: usize, state: &mut Yc
                 load_client(t, session.as_mut(), plan, record_len)
             } else {
                 let chooser = chooser.clone().expect("a chooser");
-                run_client(t, session.as_mut(), plan, index, total, chooser, inserts)
+                run_client(t, session.as_mut(), plan, index, total, chooser, inserts, base)
             }
         },
         || {},
@@ -351,18 +378,38 @@ pub fn run_step(store: &dyn Store, plan: &StepPlan, index: usize, state: &mut Yc
             // Records 0..records exist; the run steps' inserts take the next numbers.
             state.inserts = InsertSequence::new(y.records);
             state.loaded = true;
+            state.base = y.records;
         }
     }
     (result, work)
 }
 
-/// ycsb-load's client: records t, t + T, ... below `records`.
+/// A shard other than the first, loading into one server: wait until the
+/// first shard has created the table (it starts at the same moment).
+fn wait_for_table(store: &dyn Store, shard: crate::settings::shard::Shard) -> Result<()> {
+    let began = std::time::Instant::now();
+    loop {
+        if store.columns()?.is_some_and(|c| !c.is_empty()) {
+            return Ok(());
+        }
+        if began.elapsed() > std::time::Duration::from_secs(120) {
+            bail!("shard {shard}: shard 0 did not create table {TABLE} in {} within 120 s", store.place());
+        }
+        if crate::driver::stop::stop_requested() {
+            bail!("stopped while waiting for shard 0 to create table {TABLE}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
+
+/// ycsb-load's client: records t, t + T, ... below `records` (a shard's
+/// thread as the thread of all shards' it is).
 fn load_client(t: &Thread<'_>, session: &mut dyn StoreSession, plan: &StepPlan, record_len: usize) -> Result<ThreadOut> {
     let s = &plan.settings;
     let mut op = t.recorder(Op::Insert.name());
     let mut key = KeyName::new();
     let mut record = vec![0u8; record_len];
-    let end_ns = t.closed_loop(&mut op.rec, Some(s.ycsb.records), t.index as u64, s.threads as u64, |n| {
+    let end_ns = t.closed_loop(&mut op.rec, Some(s.ycsb.records), s.global_thread(t.index), s.global_threads(), |n| {
         fill_record(s.seed, n, &mut record);
         session.insert(key.build(n, s.ycsb.ordered_inserts), &record)?;
         Ok((1, false))
@@ -382,7 +429,9 @@ fn run_client(
     total: Option<u64>,
     mut chooser: KeyChooser,
     inserts: &InsertSequence,
+    base: u64,
 ) -> Result<ThreadOut> {
+    let shard = plan.settings.shard();
     let s = &plan.settings;
     let y = &s.ycsb;
     let mix = proportions(plan.kind);
@@ -402,11 +451,11 @@ fn run_client(
     let pool = FieldPool::new(mix64(thread_seed(plan, index, t.index) ^ 0x5EED_F1E1D), record_len);
     let mut fields: Vec<(usize, &[u8])> = Vec::with_capacity(y.field_count);
     let mut work = Work::default();
-    let threads = s.threads as u64;
+    let threads = s.global_threads();
     let deadline = t.deadline_ns();
     let timer = t.timer();
     let mut last = timer.now_ns();
-    let mut g = t.index as u64;
+    let mut g = s.global_thread(t.index);
     let mut calls = 0u64;
     while !total.is_some_and(|n| g >= n) && !t.should_stop() {
         let u = rng.unit();
@@ -417,10 +466,11 @@ fn run_client(
         // order (operation, record, then the operation's own).
         let op = cumulative[..4].iter().map(|&c| (u >= c) as usize).sum::<usize>();
         let kind = Op::ALL[op];
-        let n = match kind {
+        let local = match kind {
             Op::Insert => inserts.claim(),
             _ => chooser.next(&mut rng, inserts.count()),
         };
+        let n = shard_record(local, base, shard);
         let k = key.build(n, y.ordered_inserts);
         let mut ok = true;
         match kind {
@@ -450,7 +500,7 @@ fn run_client(
             Op::Insert => {
                 fill_record(s.seed, n, &mut record);
                 let r = session.insert(k, &record);
-                inserts.acknowledge(n);
+                inserts.acknowledge(local);
                 r?;
                 work.writes += 1;
                 work.logical_bytes_written += record_len as u64;
