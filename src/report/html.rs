@@ -616,6 +616,9 @@ pub fn render(s: &Summary, opts: &HtmlOptions) -> String {
     for m in crash_tests {
         o.push_str(&durability_html(m));
     }
+    for t in s.runs.iter().filter_map(|r| r.shards.as_ref()) {
+        o.push_str(&shards_html(t));
+    }
     for r in &s.runs {
         o.push_str(&hotrow_html(&r.hot_grids));
     }
@@ -684,6 +687,29 @@ pub fn versions_html(s: &Summary) -> String {
 /// The config-sweep tables as HTML sections, or "".
 pub fn config_sweep_html(s: &Summary) -> String {
     super::config_sweep::tables(s, &super::compare::Options::default()).iter().map(relative_html).collect()
+}
+
+/// A merged run's shards as an HTML section.
+pub fn shards_html(t: &super::shards::ShardTable) -> String {
+    let mut o = format!(r#"<section id="shards"><h2>{}</h2>"#, super::shards::TITLE);
+    for h in &t.heading {
+        let _ = write!(o, r#"<p class="meta">{}</p>"#, esc(h));
+    }
+    let left = |i: usize| i < 2 || i == 3 || i + 1 == super::shards::HEADER.len();
+    o.push_str(r#"<div class="scroll"><table><thead><tr>"#);
+    for (i, h) in super::shards::HEADER.iter().enumerate() {
+        let _ = write!(o, "<th{}>{}</th>", if left(i) { r#" class="l""# } else { "" }, esc(h));
+    }
+    o.push_str("</tr></thead><tbody>");
+    for r in &t.rows {
+        o.push_str("<tr>");
+        for (i, c) in r.iter().enumerate() {
+            let _ = write!(o, "<td{}>{}</td>", if left(i) { r#" class="l""# } else { "" }, esc(c));
+        }
+        o.push_str("</tr>");
+    }
+    o.push_str("</tbody></table></div></section>");
+    o
 }
 
 /// A crash test's durability matrix as an HTML section.

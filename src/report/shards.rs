@@ -9,6 +9,7 @@ pub const TITLE: &str = "Shards";
 
 pub const HEADER: &[&str] = &["config", "step", "shard", "host", "start +ms", "wall s", "ops", "ops/s", "ops in window", "p99 us", "status"];
 
+#[derive(Debug, Clone)]
 pub struct ShardTable {
     /// What was merged: shards, clocks, windows.
     pub heading: Vec<String>,

@@ -386,6 +386,8 @@ pub struct RunInfo {
     pub scaling: Vec<super::concurrency::Sweep>,
     /// A crash test's durability matrix.
     pub durability: Option<super::durability::Matrix>,
+    /// A merged run's shards (`rumbench merge`).
+    pub shards: Option<super::shards::ShardTable>,
     /// The data dir's device and its fio baseline (or why there is none), in a line.
     pub device: Option<String>,
 }
@@ -595,6 +597,7 @@ impl Summary {
                 warnings: run.all_warnings(),
                 hot_grids: super::hotrow::grids(run),
                 durability: super::durability::matrix(run),
+                shards: super::shards::table(run),
                 device: run.device.as_ref().map(device_line),
                 scaling: super::concurrency::sweeps(run),
                 configs: config_infos(run),
