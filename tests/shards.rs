@@ -206,6 +206,31 @@ fn ycsb_shards_load_one_postgres_without_colliding() {
 }
 
 #[test]
+fn hotrow_shards_update_the_same_rows_of_one_postgres() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let server = RunningServer::start(&ServerConfig { kind: ServerKind::Postgres, data_dir: dir.join("pg"), config_lines: Vec::new() }).unwrap();
+    let url = format!("postgres://postgres@127.0.0.1:{}/rumbench", server.port());
+    // Two shards of two clients on one hot row: the contention of four clients.
+    run_shards(dir, 2, &["--target", &url, "-s", "hotrow", "--hot-tables", "1", "--hot-rows", "1000", "--threads", "2", "--seconds", "2"]);
+    let shards: Vec<Value> = (0..2).map(|i| load(&dir.join(format!("s{i}")))).collect();
+    let updates: u64 = shards.iter().map(|s| step(s, "hotrow@T1@t2")["ops"].as_u64().unwrap()).sum();
+    for s in &shards {
+        let notes = step(s, "hotrow@T1@t2")["notes"].to_string();
+        assert!(notes.contains("the other shards' are in it"), "{notes}");
+    }
+    // Shard 0 loaded the table once; every shard's updates went to its row 1.
+    let mut c = server.connect_postgres().unwrap();
+    let counter: i64 = c.query_one("SELECT counter FROM hot1 WHERE id = 1", &[]).unwrap().get(0);
+    assert_eq!(counter as u64, updates);
+    let out = rumbench().args(["merge", "-d"]).arg(dir.join("m")).arg(dir.join("s0")).arg(dir.join("s1")).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let merged = load(&dir.join("m"));
+    assert_eq!(step(&merged, "hotrow@T1@t4")["ops"].as_u64().unwrap(), updates, "named by all shards' clients");
+    c.batch_execute("DROP TABLE hot1").unwrap();
+}
+
+#[test]
 fn bad_shard_and_schedule_flags_are_refused_before_anything_starts() {
     let tmp = tempfile::tempdir().unwrap();
     let later = soon(60);
@@ -216,6 +241,7 @@ fn bad_shard_and_schedule_flags_are_refused_before_anything_starts() {
         ([&kv[..], &["--start-at", "1000"]].concat(), "in the past"),
         ([&kv[..], &["--start-at", "tomorrow"]].concat(), "RFC 3339"),
         (vec!["-e", "rocksdb", "-s", "l.i0", "--shard", "0/2"], "cannot be sharded yet"),
+        (vec!["-e", "rocksdb", "-s", "randomtransaction", "--shard", "0/2"], "cannot be sharded yet"),
         (vec!["-e", "rocksdb,lmdb", "-s", "fillseq", "--start-at", &later], "one config"),
     ];
     for (i, (args, why)) in cases.iter().enumerate() {

@@ -80,7 +80,14 @@ pub struct Ceilings {
     pub unknown: Vec<String>,
     /// A rate above a ceiling: a measurement error somewhere.
     pub warnings: Vec<String>,
+    /// A step under GOAL_PCT of its bound: what else its time went to.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
+
+/// A step this close to its bound is at the machine's limit; below it, the
+/// step says where the rest of its time went.
+pub const GOAL_PCT: f64 = 80.0;
 
 /// How far above a ceiling a rate may be before it is called an error:
 /// fio's own figures vary by a few percent from run to run.
@@ -146,6 +153,11 @@ pub fn ceilings(d: &StepDemand, device: Option<&FioBaseline>, why_no_device: &st
             c.pct_of_limit = Some(d.ops_s / low.ops_s * 100.0);
         }
     }
+    if let (Some(bound), Some(pct)) = (c.bound, c.pct_of_limit) {
+        if pct < GOAL_PCT {
+            c.notes.push(below_goal(d, device, bound, pct));
+        }
+    }
     for ceil in &c.ceilings {
         if d.ops_s > ceil.ops_s * ABOVE_TOLERANCE {
             c.warnings.push(format!(
@@ -158,6 +170,37 @@ pub fn ceilings(d: &StepDemand, device: Option<&FioBaseline>, why_no_device: &st
         }
     }
     c
+}
+
+/// Why a step came to `pct`% of its `bound` and not near it: each client
+/// thread's time per operation against the bound resource's share of it.
+fn below_goal(d: &StepDemand, device: Option<&FioBaseline>, bound: Resource, pct: f64) -> String {
+    let threads = d.threads.max(1) as f64;
+    // Each client thread spends threads / ops_s per operation.
+    let per_op_us = threads / d.ops_s * 1e6;
+    let cpu = d.cpu_s_per_op.map(|s| format!(" (CPU {:.1} us per op, all threads)", s * 1e6)).unwrap_or_default();
+    let head = format!("{} {pct:.0}%, under the {GOAL_PCT:.0}% that means the machine's limit", bound.name());
+    let device_share = |what: &str, us: f64| {
+        format!(
+            "{head}: each client thread took {per_op_us:.1} us per operation, of which the device's {what} {us:.1} us; the other {:.1} us were the operation's own work and waits{cpu}, which a thread does not overlap with its own IO: more threads overlap them",
+            (per_op_us - us).max(0.0)
+        )
+    };
+    match (bound, device) {
+        (Resource::Read, Some(dev)) => {
+            let bytes = d.bytes_per_read.filter(|&b| b > 0.0).unwrap_or(4096.0);
+            let iops = dev.read_iops(bytes.round() as u64, d.threads).unwrap_or(f64::NAN);
+            // At depth `threads` each read takes threads / iops.
+            device_share("reads", d.reads_per_op.unwrap_or(0.0) * threads / iops * 1e6)
+        }
+        (Resource::Sync, Some(dev)) => device_share("syncs", d.syncs_per_op.unwrap_or(0.0) / dev.fdatasync_per_s * 1e6),
+        (Resource::Cpu, _) if threads < d.cores => format!(
+            "{head}: {threads:.0} client thread(s) on {} cores can use at most {:.0}% of the cores this ceiling counts: more threads use the rest",
+            d.cores,
+            threads / d.cores * 100.0
+        ),
+        _ => format!("{head}: the {} is not what holds the step; its time goes to waits the ceilings do not see (locks, queues, round trips){cpu}", bound.name()),
+    }
 }
 
 impl Ceilings {
@@ -213,6 +256,26 @@ mod tests {
         assert_eq!(by(Resource::Read), 80_000.0);
         assert_eq!(by(Resource::Cpu), 40_000.0);
         assert_eq!(c.short().as_deref(), Some("sync 97%"));
+    }
+
+    #[test]
+    fn a_step_under_the_goal_says_where_its_time_went() {
+        // One thread, one read of 4 KB per query: the device at depth 1 reads
+        // in 1/10,000 s = 100 us; the step took 1/7,000 s = 142.9 us per query.
+        let d = StepDemand { ops_s: 7_000.0, threads: 1, reads_per_op: Some(1.0), bytes_per_read: Some(4096.0), cpu_s_per_op: Some(30e-6), cores: 2.0, ..Default::default() };
+        let c = ceilings(&d, Some(&device()), "");
+        assert_eq!(c.bound, Some(Resource::Read));
+        assert_eq!(c.notes.len(), 1, "{c:?}");
+        let n = &c.notes[0];
+        assert!(n.starts_with("read 70%, under the 80%"), "{n}");
+        assert!(n.contains("142.9 us per operation, of which the device's reads 100.0 us; the other 42.9 us"), "{n}");
+        // At the goal: nothing to explain.
+        let at = StepDemand { ops_s: 9_000.0, ..d.clone() };
+        assert!(ceilings(&at, Some(&device()), "").notes.is_empty());
+        // CPU-bound with fewer threads than cores: the threads are the limit.
+        let cpu = StepDemand { ops_s: 100_000.0, threads: 1, cpu_s_per_op: Some(10e-6), cores: 2.0, ..Default::default() };
+        let c = ceilings(&cpu, None, "no baseline");
+        assert!(c.notes[0].contains("1 client thread(s) on 2 cores can use at most 50%"), "{:?}", c.notes);
     }
 
     #[test]

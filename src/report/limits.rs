@@ -122,6 +122,7 @@ mod tests {
             pct_of_limit: Some(50.0),
             unknown: vec!["sync: none".into()],
             warnings: vec![],
+            notes: vec![],
         });
         let name = step.name.clone();
         let s = Summary::build(&[NamedRun { label: "r".into(), dir: String::new(), run: &run }]);

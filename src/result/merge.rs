@@ -258,6 +258,10 @@ fn merge_step(steps: &[&StepResult]) -> Result<(StepResult, MergedStep)> {
     let first = steps[0];
     let mut m = first.clone();
     m.settings = merged_settings(&first.settings);
+    // A step named by its threads (a hotrow cell, a concurrency sweep's point) is named by all shards'.
+    if let Some(base) = first.name.strip_suffix(&format!("@t{}", first.settings.threads)) {
+        m.name = format!("{base}@t{}", m.settings.threads);
+    }
     if let Some(t) = m.parameters.get_mut("threads") {
         *t = serde_json::json!(m.settings.threads);
     }
@@ -357,9 +361,10 @@ fn merge_step(steps: &[&StepResult]) -> Result<(StepResult, MergedStep)> {
     Ok((m, row))
 }
 
+/// Shard `i`'s row (the shards are in shard order).
 fn shard_row(i: usize, s: &StepResult, offset_ms: f64, in_window: f64) -> ShardStep {
     ShardStep {
-        index: s.settings.shard().index.max(i as u32),
+        index: i as u32,
         start_offset_ms: offset_ms,
         wall_s: s.wall_s,
         ops: s.ops,

@@ -39,6 +39,12 @@ impl Schedule {
     /// Run `step` at its moment; stamp its result with when its clients
     /// were released; compute the next step's moment from this one's end.
     pub fn run(this: &mut Option<Schedule>, step: &StepPlan, f: impl FnOnce() -> StepResult) -> StepResult {
+        if let Some(wait) = this.as_ref().map(|s| s.next_unix_s - unix_now()).filter(|&w| w > 1.0) {
+            let at = chrono::DateTime::from_timestamp_micros((this.as_ref().map(|s| s.next_unix_s).unwrap_or(0.0) * 1e6) as i64)
+                .map(|t| t.with_timezone(&chrono::Local).format("%H:%M:%S%.3f").to_string())
+                .unwrap_or_default();
+            errln!("  {}: clients released at {at} (--start-at), in {wait:.1} s", step.name());
+        }
         crate::driver::release_next_at(this.as_ref().map(|s| s.next_unix_s));
         let mut result = f();
         result.start = crate::driver::last_release();

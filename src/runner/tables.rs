@@ -140,9 +140,9 @@ pub fn target_endpoint(config: &EngineConfig) -> Result<Option<Endpoint>> {
 pub fn check_target(plan: &RunPlan, config: &EngineConfig) -> Result<()> {
     let Some(endpoint) = target_endpoint(config)? else { return Ok(()) };
     let mut names = own_tables(plan, ibench_tables(plan));
-    // Shards after the first load into the table shard 0 creates (it may be there already).
+    // Shards after the first use the tables shard 0 creates (they may be there already).
     if plan.settings.shard().index > 0 {
-        names.retain(|n| n != ycsb::TABLE);
+        names.clear();
     }
     // Through the clients' own handshake (time-outs, what a server that is not one sent).
     endpoint.check_answers().with_context(|| format!("config {}", config.name))?;

@@ -59,6 +59,10 @@ impl Store for MyStore {
         Ok(())
     }
 
+    fn shared(&self) -> bool {
+        self.endpoint.remote
+    }
+
     fn session(&self) -> Result<Box<dyn Session + '_>> {
         let mut c = self.endpoint.connect_mysql()?;
         let mut updates = Vec::new();

@@ -46,6 +46,10 @@ pub trait Store: Send + Sync {
     /// Create the sets of randomtransaction: `sets` x `keys` values of 0.
     fn create_sets(&self, sets: u32, keys: u64) -> Result<()>;
     fn session(&self) -> Result<Box<dyn Session + '_>>;
+    /// Other processes (shards) update the same rows: a server rumbench did not start.
+    fn shared(&self) -> bool {
+        false
+    }
 }
 
 /// One client thread's connection.
@@ -95,7 +99,11 @@ pub fn run_step(store: &dyn Store, plan: &StepPlan, index: usize, state: &mut Co
     let prepared = match plan.kind {
         StepKind::HotRow => {
             let need = c.hot_tables.iter().copied().max().unwrap_or(1);
-            if state.hot_tables < need {
+            let shard = s.shard();
+            if state.hot_tables < need && shard.index > 0 && store.shared() {
+                // Shards of one server: shard 0 loads the tables, the others update the same rows.
+                wait_for_hot_tables(store, need, shard).map(|()| state.hot_tables = need)
+            } else if state.hot_tables < need {
                 let t0 = std::time::Instant::now();
                 errln!("  loading {need} hot table(s) of {} rows (not timed)", c.hot_rows);
                 store.create_hot(need, c.hot_rows).map(|()| {
@@ -163,6 +171,13 @@ pub fn run_step(store: &dyn Store, plan: &StepPlan, index: usize, state: &mut Co
         StepKind::HotRow => before.and_then(|b| {
             let after = hot_counters(store, tables)?;
             let added: i64 = after.iter().zip(&b).map(|(a, b)| a - b).sum();
+            if s.shard.is_some() && store.shared() {
+                // The other shards update the same rows meanwhile: this shard's updates are a part.
+                if added < committed as i64 {
+                    bail!("the hot rows' counters went up by {added}, less than this shard's {committed} acknowledged updates");
+                }
+                return Ok(format!("check: the hot rows' counters went up by {added}, at least this shard's {committed} acknowledged updates (the other shards' are in it)"));
+            }
             if added != committed as i64 {
                 bail!("the hot rows' counters went up by {added}, but {committed} updates were acknowledged");
             }
@@ -185,6 +200,27 @@ pub fn run_step(store: &dyn Store, plan: &StepPlan, index: usize, state: &mut Co
         result.status = Status::Completed;
     }
     (result, work)
+}
+
+/// A shard other than the first, on one server: wait until shard 0 has
+/// loaded the hot tables (their last table's row 1 answers once its one
+/// loading statement committed).
+fn wait_for_hot_tables(store: &dyn Store, tables: u32, shard: crate::settings::shard::Shard) -> Result<()> {
+    let began = std::time::Instant::now();
+    loop {
+        if let Ok(mut session) = store.session() {
+            if session.hot_counter(tables - 1).is_ok() {
+                return Ok(());
+            }
+        }
+        if began.elapsed() > std::time::Duration::from_secs(600) {
+            bail!("shard {shard}: shard 0 did not load the {tables} hot table(s) within 600 s");
+        }
+        if stop_requested() {
+            bail!("stopped while waiting for shard 0 to load the hot tables");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
 }
 
 fn hot_counters(store: &dyn Store, tables: u32) -> Result<Vec<i64>> {
@@ -221,10 +257,11 @@ fn until_committed(conflicts: &mut u64, mut attempt: impl FnMut() -> Result<TxnE
 
 fn hot_client(t: &Thread<'_>, session: &mut dyn Session, plan: &StepPlan, tables: u32) -> Result<ThreadOut> {
     let s = &plan.settings;
-    let table = (t.index as u32) % tables.max(1);
+    // A shard's threads are threads of all shards': they spread over the tables as those would.
+    let table = (s.global_thread(t.index) % tables.max(1) as u64) as u32;
     let mut op = t.recorder("UPDATE");
     let mut conflicts = 0;
-    let end_ns = t.closed_loop(&mut op.rec, s.ops, t.index as u64, s.threads as u64, |_| {
+    let end_ns = t.closed_loop(&mut op.rec, s.ops, s.global_thread(t.index), s.global_threads(), |_| {
         until_committed(&mut conflicts, || session.hot_update(table))?;
         Ok((1, false))
     })?;

@@ -63,6 +63,10 @@ impl Store for PgStore {
         c.simple_query(&format!("VACUUM ANALYZE {SETS_TABLE}"))
     }
 
+    fn shared(&self) -> bool {
+        self.endpoint.remote
+    }
+
     fn session(&self) -> Result<Box<dyn Session + '_>> {
         let mut c = self.endpoint.connect_pgwire()?;
         for t in 0..self.tables {
