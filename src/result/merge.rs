@@ -234,7 +234,8 @@ fn merged_settings(s: &Settings) -> Settings {
 /// Whether a step runs for a duration (its shards' common window is the
 /// measure) rather than to a count of operations.
 fn runs_for_duration(s: &StepResult) -> bool {
-    s.settings.ops.is_none() && s.settings.seconds.is_some() && s.name != "ycsb-load"
+    // The insert benchmark's query steps run --query-seconds.
+    s.parameters.contains_key("query_seconds") || (s.settings.ops.is_none() && s.settings.seconds.is_some() && s.name != "ycsb-load")
 }
 
 /// Operations of `iv` (shard released at `start`, ran `wall_s`) inside [lo, hi):

@@ -85,6 +85,8 @@ impl Schedule {
 fn duration(step: &StepPlan) -> Option<f64> {
     match step.kind {
         StepKind::YcsbLoad | StepKind::Flush | StepKind::WaitForCompaction => None,
+        kind if crate::workload::ibench::query_step(kind).is_some() => Some(step.settings.ibench.query_seconds),
+        _ if step.kind.is_ibench() => None,
         _ if step.settings.ops.is_some() => None,
         _ => step.settings.seconds,
     }

@@ -110,6 +110,22 @@ fn own_tables(plan: &RunPlan, ibench_tables: u32) -> Vec<String> {
     names
 }
 
+/// Tables that the shards of one plan share on a server (shard 0 creates
+/// them, every shard keeps them at its end); the insert benchmark's are
+/// each shard's own.
+fn shared_by_shards(name: &str) -> bool {
+    name == ycsb::TABLE || name == contention::SETS_TABLE || name.starts_with("hot")
+}
+
+/// The tables a run creates, as (shared with the other shards, its own):
+/// all its own when it is not sharded.
+fn split_for_shards(plan: &RunPlan, tables: Vec<String>) -> (Vec<String>, Vec<String>) {
+    match plan.settings.shard {
+        Some(_) => tables.into_iter().partition(|n| shared_by_shards(n)),
+        None => (Vec::new(), tables),
+    }
+}
+
 /// How many insert-benchmark tables a plan uses (one per client, or one).
 fn ibench_tables(plan: &RunPlan) -> u32 {
     match plan.steps.first() {
@@ -139,10 +155,11 @@ pub fn target_endpoint(config: &EngineConfig) -> Result<Option<Endpoint>> {
 /// rumbench would create (it never drops what it did not create).
 pub fn check_target(plan: &RunPlan, config: &EngineConfig) -> Result<()> {
     let Some(endpoint) = target_endpoint(config)? else { return Ok(()) };
+    crate::workload::ibench::use_shard_tables(plan.settings.shard(), ibench_tables(plan));
     let mut names = own_tables(plan, ibench_tables(plan));
     // Shards after the first use the tables shard 0 creates (they may be there already).
     if plan.settings.shard().index > 0 {
-        names.clear();
+        names.retain(|n| !shared_by_shards(n));
     }
     // Through the clients' own handshake (time-outs, what a server that is not one sent).
     endpoint.check_answers().with_context(|| format!("config {}", config.name))?;
@@ -464,19 +481,18 @@ pub fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut Run
         Err(e) => return fail_config(run, opts, format!("{e:#}")),
     };
     let tables = ibench_tables(plan);
+    crate::workload::ibench::use_shard_tables(plan.settings.shard(), tables);
     let backend = match open_backend(config, plan, opts, &dir).and_then(|b| {
         if let Some(e) = b.remote() {
             // Said before anything is created, so an interrupted run leaves no surprise.
-            let own = own_tables(plan, tables);
-            if !own.is_empty() {
-                let shard = plan.settings.shard;
-                let end = match shard {
-                    Some(_) => "keeps them for the other shards (drop them when every shard is done)",
-                    None if opts.keep_db => "keeps them (--keep-db)",
-                    None => "drops them at the end",
-                };
-                let who = if shard.is_some_and(|s| s.index > 0) { "shard 0 creates" } else { "rumbench creates" };
-                errln!("  {}: {who} table(s) {} in {} and {end}", config.name, own.join(", "), e.url());
+            let (shared, mine) = split_for_shards(plan, own_tables(plan, tables));
+            let end = if opts.keep_db { "keeps them (--keep-db)" } else { "drops them at the end" };
+            if !mine.is_empty() {
+                errln!("  {}: rumbench creates table(s) {} in {} and {end}", config.name, mine.join(", "), e.url());
+            }
+            if !shared.is_empty() {
+                let who = if plan.settings.shard().index > 0 { "shard 0 creates" } else { "rumbench creates" };
+                errln!("  {}: {who} table(s) {} in {} and keeps them for the other shards (drop them when every shard is done)", config.name, shared.join(", "), e.url());
             }
             if ycsb_on_existing(plan).is_some() {
                 errln!("  {}: rumbench runs YCSB's workloads on table {} in {}, which it did not create: it is kept", config.name, ycsb::TABLE, e.url());
@@ -565,15 +581,17 @@ pub fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut Run
         }
     };
     runner::settle_config_status(run, ci, plan.steps.len(), machine);
-    let own = own_tables(plan, tables);
+    let (shared, own) = split_for_shards(plan, own_tables(plan, tables));
     let Backend { table, server, endpoint } = backend;
     drop(table);
+    if let Some(e) = endpoint.as_ref().filter(|e| e.remote && !shared.is_empty()) {
+        // The other shards may still be using them: the one who knows when all are done is the user.
+        let shard = plan.settings.shard();
+        run.configs[ci].notes.push(format!("kept table(s) {} in {} for the other shards (shard {shard}): drop them when every shard is done", shared.join(", "), e.url()));
+    }
     if let Some(e) = endpoint.filter(|e| e.remote && !own.is_empty()) {
         let what = format!("table(s) {} in {}", own.join(", "), e.url());
-        if let Some(shard) = plan.settings.shard {
-            // The other shards may still be using them: the one who knows when all are done is the user.
-            run.configs[ci].notes.push(format!("kept {what} for the other shards (shard {shard}): drop them when every shard is done"));
-        } else if opts.keep_db {
+        if opts.keep_db {
             run.configs[ci].notes.push(format!("kept {what} (--keep-db)"));
         } else {
             match e.drop_tables(&own) {

@@ -130,7 +130,8 @@ impl Ctx<'_> {
         }
     }
     fn rng(&self, thread: usize, role: u64) -> Rng {
-        Rng::new(stream_seed(self.plan.settings.seed, &[self.step_index, thread as u64, role, 0x1b]))
+        // A shard's thread is seeded as the thread of all shards' it is.
+        Rng::new(stream_seed(self.plan.settings.seed, &[self.step_index, self.plan.settings.global_thread(thread), role, 0x1b]))
     }
 }
 

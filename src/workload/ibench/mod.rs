@@ -163,9 +163,21 @@ const PRODUCTS: u64 = 10_000;
 const CUSTOMERS: u64 = 100_000;
 const PRICES: u64 = 500;
 
-/// Table name of table number `t` (0-based): pi1, pi2, ...
+/// The number of this process's first table: a shard's tables follow the
+/// shards' before it (shard I of a plan of T tables uses pi{I*T+1} ..
+/// pi{I*T+T}), so that shards on one server never share a table. Set once
+/// per process from the plan (`use_shard_tables`); 0 for a run that is not sharded.
+static TABLE_BASE: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+
+/// Name this process's tables as shard `shard` of a plan of `tables` tables.
+pub fn use_shard_tables(shard: crate::settings::shard::Shard, tables: u32) {
+    TABLE_BASE.store(shard.index * tables, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Table name of this process's table number `t` (0-based): pi1, pi2, ...
+/// (a shard's: after the tables of the shards before it).
 pub fn table_name(t: u32) -> String {
-    format!("pi{}", t + 1)
+    format!("pi{}", TABLE_BASE.load(std::sync::atomic::Ordering::Relaxed) + t + 1)
 }
 
 /// Every table rumbench may create in a server: `tables` of the insert
