@@ -61,8 +61,27 @@ pub fn last_release() -> Option<crate::result::StepStart> {
     *LAST_RELEASE.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-fn unix_now() -> f64 {
+/// The wall clock, seconds since the epoch.
+pub fn unix_now() -> f64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs_f64()).unwrap_or(0.0)
+}
+
+/// Ask `ready` every `every` until it says yes; an error after `timeout`
+/// (`late`) or a stop request. For a shard waiting on what another shard makes.
+pub fn wait_for(timeout: Duration, every: Duration, mut ready: impl FnMut() -> bool, late: impl FnOnce() -> anyhow::Error) -> Result<()> {
+    let began = Instant::now();
+    loop {
+        if ready() {
+            return Ok(());
+        }
+        if stop::stop_requested() {
+            return Err(anyhow!("stopped while waiting: {}", late()));
+        }
+        if began.elapsed() > timeout {
+            return Err(late());
+        }
+        std::thread::sleep(every);
+    }
 }
 
 /// Sleep until the wall clock reads `unix_s` (or a stop): coarse sleeps,

@@ -689,48 +689,41 @@ pub fn config_sweep_html(s: &Summary) -> String {
     super::config_sweep::tables(s, &super::compare::Options::default()).iter().map(relative_html).collect()
 }
 
-/// A merged run's shards as an HTML section.
-pub fn shards_html(t: &super::shards::ShardTable) -> String {
-    let mut o = format!(r#"<section id="shards"><h2>{}</h2>"#, super::shards::TITLE);
-    for h in &t.heading {
+/// A titled table as an HTML section: its heading lines, then the table
+/// (`left(i)`: column i aligned left); the caller closes the section.
+fn table_section(id: &str, title: &str, heading: &[String], header: &[&str], rows: &[Vec<String>], left: impl Fn(usize) -> bool) -> String {
+    let mut o = format!(r#"<section id="{id}"><h2>{}</h2>"#, esc(title));
+    for h in heading {
         let _ = write!(o, r#"<p class="meta">{}</p>"#, esc(h));
     }
-    let left = |i: usize| i < 2 || i == 3 || i + 1 == super::shards::HEADER.len();
     o.push_str(r#"<div class="scroll"><table><thead><tr>"#);
-    for (i, h) in super::shards::HEADER.iter().enumerate() {
+    for (i, h) in header.iter().enumerate() {
         let _ = write!(o, "<th{}>{}</th>", if left(i) { r#" class="l""# } else { "" }, esc(h));
     }
     o.push_str("</tr></thead><tbody>");
-    for r in &t.rows {
+    for r in rows {
         o.push_str("<tr>");
         for (i, c) in r.iter().enumerate() {
             let _ = write!(o, "<td{}>{}</td>", if left(i) { r#" class="l""# } else { "" }, esc(c));
         }
         o.push_str("</tr>");
     }
-    o.push_str("</tbody></table></div></section>");
+    o.push_str("</tbody></table></div>");
+    o
+}
+
+/// A merged run's shards as an HTML section.
+pub fn shards_html(t: &super::shards::ShardTable) -> String {
+    let last = super::shards::HEADER.len() - 1;
+    let mut o = table_section("shards", super::shards::TITLE, &t.heading, super::shards::HEADER, &t.rows, |i| i < 2 || i == 3 || i == last);
+    o.push_str("</section>");
     o
 }
 
 /// A crash test's durability matrix as an HTML section.
 pub fn durability_html(m: &super::durability::Matrix) -> String {
-    let mut o = format!(r#"<section id="durability"><h2>{}</h2>"#, super::durability::TITLE);
-    for h in &m.heading {
-        let _ = write!(o, r#"<p class="meta">{}</p>"#, esc(h));
-    }
-    o.push_str(r#"<div class="scroll"><table><thead><tr>"#);
-    for (i, h) in super::durability::HEADER.iter().enumerate() {
-        let _ = write!(o, "<th{}>{}</th>", if i < 2 || i + 1 == super::durability::HEADER.len() { r#" class="l""# } else { "" }, esc(h));
-    }
-    o.push_str("</tr></thead><tbody>");
-    for r in &m.rows {
-        o.push_str("<tr>");
-        for (i, c) in r.iter().enumerate() {
-            let _ = write!(o, "<td{}>{}</td>", if i < 2 || i + 1 == r.len() { r#" class="l""# } else { "" }, esc(c));
-        }
-        o.push_str("</tr>");
-    }
-    o.push_str("</tbody></table></div>");
+    let last = super::durability::HEADER.len() - 1;
+    let mut o = table_section("durability", super::durability::TITLE, &m.heading, super::durability::HEADER, &m.rows, |i| i < 2 || i == last);
     for n in &m.notes {
         let _ = write!(o, "<p>{}</p>", esc(n));
     }

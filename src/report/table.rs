@@ -650,27 +650,27 @@ pub fn limits_text(run: &RunResult) -> String {
     o
 }
 
-/// A merged run's shard rows, or "".
-pub fn shards_text(run: &RunResult) -> String {
-    let Some(t) = super::shards::table(run) else { return String::new() };
-    let mut o = format!("{}\n", super::shards::TITLE);
-    for h in &t.heading {
+/// A titled table with its heading lines above it; `left`: the columns aligned left.
+fn titled_table(title: &str, heading: &[String], header: &[&str], rows: &[Vec<String>], left: &[usize]) -> String {
+    let mut o = format!("{title}\n");
+    for h in heading {
         o.push_str(&super::fmt::wrap_text(h, 118));
     }
     o.push('\n');
-    o.push_str(&render_aligned(super::shards::HEADER, &t.rows, &[0, 1, 3, super::shards::HEADER.len() - 1]));
+    o.push_str(&render_aligned(header, rows, left));
     o
+}
+
+/// A merged run's shard rows, or "".
+pub fn shards_text(run: &RunResult) -> String {
+    let Some(t) = super::shards::table(run) else { return String::new() };
+    titled_table(super::shards::TITLE, &t.heading, super::shards::HEADER, &t.rows, &[0, 1, 3, super::shards::HEADER.len() - 1])
 }
 
 /// The crash test's durability matrix, or "".
 pub fn durability_text(run: &RunResult) -> String {
     let Some(m) = super::durability::matrix(run) else { return String::new() };
-    let mut o = format!("{}\n", super::durability::TITLE);
-    for h in &m.heading {
-        o.push_str(&super::fmt::wrap_text(h, 118));
-    }
-    o.push('\n');
-    o.push_str(&render_aligned(super::durability::HEADER, &m.rows, &[0, 1, super::durability::HEADER.len() - 1]));
+    let mut o = titled_table(super::durability::TITLE, &m.heading, super::durability::HEADER, &m.rows, &[0, 1, super::durability::HEADER.len() - 1]);
     for n in &m.notes {
         o.push_str(&super::fmt::wrap_text(&format!("note: {n}"), 118));
     }

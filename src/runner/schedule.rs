@@ -9,6 +9,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::driver::unix_now;
 use crate::result::StepResult;
 use crate::settings::steps::StepKind;
 use crate::settings::StepPlan;
@@ -92,9 +93,6 @@ fn duration(step: &StepPlan) -> Option<f64> {
     }
 }
 
-fn unix_now() -> f64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs_f64()).unwrap_or(0.0)
-}
 
 #[cfg(test)]
 mod tests {

@@ -206,21 +206,13 @@ pub fn run_step(store: &dyn Store, plan: &StepPlan, index: usize, state: &mut Co
 /// loaded the hot tables (their last table's row 1 answers once its one
 /// loading statement committed).
 fn wait_for_hot_tables(store: &dyn Store, tables: u32, shard: crate::settings::shard::Shard) -> Result<()> {
-    let began = std::time::Instant::now();
-    loop {
-        if let Ok(mut session) = store.session() {
-            if session.hot_counter(tables - 1).is_ok() {
-                return Ok(());
-            }
-        }
-        if began.elapsed() > std::time::Duration::from_secs(600) {
-            bail!("shard {shard}: shard 0 did not load the {tables} hot table(s) within 600 s");
-        }
-        if stop_requested() {
-            bail!("stopped while waiting for shard 0 to load the hot tables");
-        }
-        std::thread::sleep(std::time::Duration::from_millis(200));
-    }
+    use std::time::Duration;
+    driver::wait_for(
+        Duration::from_secs(600),
+        Duration::from_millis(200),
+        || store.session().is_ok_and(|mut s| s.hot_counter(tables - 1).is_ok()),
+        || anyhow::anyhow!("shard {shard}: shard 0 did not load the {tables} hot table(s) within 600 s"),
+    )
 }
 
 fn hot_counters(store: &dyn Store, tables: u32) -> Result<Vec<i64>> {

@@ -387,19 +387,13 @@ pub fn run_step(store: &dyn Store, plan: &StepPlan, index: usize, state: &mut Yc
 /// A shard other than the first, loading into one server: wait until the
 /// first shard has created the table (it starts at the same moment).
 fn wait_for_table(store: &dyn Store, shard: crate::settings::shard::Shard) -> Result<()> {
-    let began = std::time::Instant::now();
-    loop {
-        if store.columns()?.is_some_and(|c| !c.is_empty()) {
-            return Ok(());
-        }
-        if began.elapsed() > std::time::Duration::from_secs(120) {
-            bail!("shard {shard}: shard 0 did not create table {TABLE} in {} within 120 s", store.place());
-        }
-        if crate::driver::stop::stop_requested() {
-            bail!("stopped while waiting for shard 0 to create table {TABLE}");
-        }
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
+    use std::time::Duration;
+    driver::wait_for(
+        Duration::from_secs(120),
+        Duration::from_millis(100),
+        || store.columns().is_ok_and(|c| c.is_some_and(|c| !c.is_empty())),
+        || anyhow::anyhow!("shard {shard}: shard 0 did not create table {TABLE} in {} within 120 s", store.place()),
+    )
 }
 
 /// ycsb-load's client: records t, t + T, ... below `records` (a shard's
