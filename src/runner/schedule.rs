@@ -93,7 +93,6 @@ fn duration(step: &StepPlan) -> Option<f64> {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
