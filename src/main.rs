@@ -254,15 +254,13 @@ fn cmd_crashtest(a: rumbench::cli::CrashtestArgs) -> Result<ExitCode> {
             return Ok(ExitCode::from(if driver::stop::stop_requested() { interrupted_exit_code() } else { EXIT_FAILED }));
         }
     };
-    let report_path = output_dir.join("report.html");
-    let loaded = [report::LoadedRun { label: report::summary::run_labels(&[output_dir.display().to_string()]).remove(0), dir: output_dir.clone(), run: run.clone() }];
-    let report_written = report::write_html(&loaded, None, None, &report_path);
+    let report_written = report::write_run_html(&output_dir, &run);
     outln!();
     outln!("{}", report::table::durability_text(&run).trim_end_matches('\n'));
     outln!();
     outln!("results: {}", output_dir.display());
     match report_written {
-        Ok(()) => outln!("report: {}", report_path.display()),
+        Ok(path) => outln!("report: {}", path.display()),
         Err(e) => errln!("warning: cannot write the HTML report: {}", one_line(&e)),
     }
     let lossy = run.crashtest.iter().flat_map(|t| &t.configs).filter(|c| c.totals.lost + c.totals.wrong_values + c.totals.never_written > 0).count();
@@ -397,9 +395,7 @@ fn cmd_run(args: RunArgs) -> Result<ExitCode> {
         }
     };
     // Files first, so that a terminal that went away (SIGHUP) loses nothing.
-    let report_path = output_dir.join("report.html");
-    let loaded = [report::LoadedRun { label: report::summary::run_labels(&[output_dir.display().to_string()]).remove(0), dir: output_dir.clone(), run: run.clone() }];
-    let report_written = report::write_html(&loaded, None, None, &report_path);
+    let report_written = report::write_run_html(&output_dir, &run);
     let history = (!args.no_history).then(|| record_history(args.history.as_deref(), &output_dir, &run));
     // Step warnings were printed under their steps as they ran; what is
     // left to say is the run's own (environment, build, servers).
@@ -431,7 +427,7 @@ fn cmd_run(args: RunArgs) -> Result<ExitCode> {
     }
     outln!("results: {}", output_dir.display());
     match report_written {
-        Ok(()) => outln!("report: {}", report_path.display()),
+        Ok(path) => outln!("report: {}", path.display()),
         Err(e) => errln!("warning: cannot write the HTML report: {}", one_line(&e)),
     }
     match run.status {
@@ -565,9 +561,7 @@ fn cmd_merge(a: MergeArgs) -> Result<ExitCode> {
     let merged = rumbench::result::merge::merge(&shards, command_line)?;
     let _lock = runner::dirs::prepare_output_dir(&a.output_dir, a.replace_output)?;
     report::write_all(&merged, &a.output_dir)?;
-    let report_path = a.output_dir.join("report.html");
-    let loaded = [report::LoadedRun { label: report::summary::run_labels(&[a.output_dir.display().to_string()]).remove(0), dir: a.output_dir.clone(), run: merged.clone() }];
-    report::write_html(&loaded, None, None, &report_path)?;
+    let report_path = report::write_run_html(&a.output_dir, &merged)?;
     for w in merged.all_warnings() {
         errln!("warning: {w}");
     }

@@ -52,6 +52,13 @@ fn run_shards(dir: &Path, n: u32, args: &[&str]) {
     }
 }
 
+/// A PostgreSQL the test starts in `dir`, and the URL shards reach it by (a server they did not start).
+fn postgres(dir: &Path) -> (RunningServer, String) {
+    let server = RunningServer::start(&ServerConfig { kind: ServerKind::Postgres, data_dir: dir.join("pg"), config_lines: Vec::new() }).unwrap();
+    let url = format!("postgres://postgres@127.0.0.1:{}/rumbench", server.port());
+    (server, url)
+}
+
 fn decode(b64: &str) -> Histogram<u64> {
     let bytes = base64::engine::general_purpose::STANDARD.decode(b64).unwrap();
     Deserializer::new().deserialize(&mut bytes.as_slice()).unwrap()
@@ -168,8 +175,7 @@ fn rocksdb_shards_merge_exactly_and_export_an_interval_log() {
 fn ycsb_shards_load_one_postgres_without_colliding() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
-    let server = RunningServer::start(&ServerConfig { kind: ServerKind::Postgres, data_dir: dir.join("pg"), config_lines: Vec::new() }).unwrap();
-    let url = format!("postgres://postgres@127.0.0.1:{}/rumbench", server.port());
+    let (server, url) = postgres(dir);
     // Two shards load 3,000 records together, then run YCSB D (5% inserts) for 2 s each.
     run_shards(dir, 2, &["--target", &url, "-s", "ycsb-load,ycsb-d", "--records", "3000", "--seconds", "2", "--threads", "2"]);
     let shards: Vec<Value> = (0..2).map(|i| load(&dir.join(format!("s{i}")))).collect();
@@ -209,8 +215,7 @@ fn ycsb_shards_load_one_postgres_without_colliding() {
 fn hotrow_shards_update_the_same_rows_of_one_postgres() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
-    let server = RunningServer::start(&ServerConfig { kind: ServerKind::Postgres, data_dir: dir.join("pg"), config_lines: Vec::new() }).unwrap();
-    let url = format!("postgres://postgres@127.0.0.1:{}/rumbench", server.port());
+    let (server, url) = postgres(dir);
     // Two shards of two clients on one hot row: the contention of four clients.
     run_shards(dir, 2, &["--target", &url, "-s", "hotrow", "--hot-tables", "1", "--hot-rows", "1000", "--threads", "2", "--seconds", "2"]);
     let shards: Vec<Value> = (0..2).map(|i| load(&dir.join(format!("s{i}")))).collect();
@@ -234,8 +239,7 @@ fn hotrow_shards_update_the_same_rows_of_one_postgres() {
 fn insert_benchmark_shards_use_tables_of_their_own() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
-    let server = RunningServer::start(&ServerConfig { kind: ServerKind::Postgres, data_dir: dir.join("pg"), config_lines: Vec::new() }).unwrap();
-    let url = format!("postgres://postgres@127.0.0.1:{}/rumbench", server.port());
+    let (server, url) = postgres(dir);
     // Two shards of two clients: shard 0 has pi1, pi2; shard 1 pi3, pi4.
     run_shards(dir, 2, &["--target", &url, "-s", "l.i0,l.x,l.i1", "--rows", "2000", "--insert-rows", "500", "--threads", "2"]);
     let shards: Vec<Value> = (0..2).map(|i| load(&dir.join(format!("s{i}")))).collect();

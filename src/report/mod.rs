@@ -148,6 +148,13 @@ pub fn now_text() -> String {
 }
 
 /// Render the HTML report of `runs` into `out` (atomically).
+/// A run directory's own report.html (that run alone); returns its path.
+pub fn write_run_html(dir: &Path, run: &RunResult) -> Result<PathBuf> {
+    let path = dir.join("report.html");
+    let loaded = [LoadedRun { label: summary::run_labels(&[dir.display().to_string()]).remove(0), dir: dir.to_path_buf(), run: run.clone() }];
+    write_html(&loaded, None, None, &path).map(|()| path)
+}
+
 pub fn write_html(runs: &[LoadedRun], base: Option<&str>, title: Option<String>, out: &Path) -> Result<()> {
     let s = summarize(runs);
     let base = parse_base(base, runs, &s)?;

@@ -27,6 +27,7 @@ use crate::measure::os::clock::ClockSync;
 use crate::measure::step_metrics::{Missing, StepMetrics};
 use crate::measure::{new_histogram, IntervalStats, LatencySummary};
 use crate::settings::shard::Shard;
+use crate::settings::steps::StepKind;
 use crate::settings::Settings;
 
 /// What a run made with `--shard` or `--start-at` records about itself.
@@ -139,6 +140,20 @@ pub fn check_shards(runs: Vec<(String, RunResult)>) -> Result<Vec<(String, RunRe
     Ok(runs)
 }
 
+/// Each shard's texts (warnings, notes), tagged "shard I: ", each once.
+fn tagged<'a, I: IntoIterator<Item = &'a str>>(per_shard: impl IntoIterator<Item = I>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for (i, texts) in per_shard.into_iter().enumerate() {
+        for t in texts {
+            let t = format!("shard {i}: {t}");
+            if !out.contains(&t) {
+                out.push(t);
+            }
+        }
+    }
+    out
+}
+
 /// The worst of the shards' statuses: one that failed makes the merge failed.
 fn worst(statuses: impl IntoIterator<Item = Status>) -> Status {
     let rank = |s: Status| match s {
@@ -164,15 +179,7 @@ pub fn merge(shards: &[(String, RunResult)], command_line: Vec<String>) -> Resul
     run.settings = merged_settings(&first.settings);
     run.device = None;
     run.sharding = None;
-    run.warnings = Vec::new();
-    for (_, r) in shards {
-        for w in r.run_warnings() {
-            let w = format!("shard {}: {w}", r.settings.shard().index);
-            if !run.warnings.contains(&w) {
-                run.warnings.push(w);
-            }
-        }
-    }
+    run.warnings = tagged(shards.iter().map(|(_, r)| r.run_warnings()));
     run.warnings.push(format!(
         "merged from {n} shards: the environment shown is shard 0's; each shard's device, memory and write-amp figures are in its own result"
     ));
@@ -203,16 +210,7 @@ pub fn merge(shards: &[(String, RunResult)], command_line: Vec<String>) -> Resul
         config.error = parts.iter().enumerate().find_map(|(i, c)| c.error.as_ref().map(|e| format!("shard {i}: {e}")));
         config.engine_stats = Vec::new();
         config.scaling = Vec::new();
-        let mut notes: Vec<String> = Vec::new();
-        for (i, c) in parts.iter().enumerate() {
-            for note in &c.notes {
-                let note = format!("shard {i}: {note}");
-                if !notes.contains(&note) {
-                    notes.push(note);
-                }
-            }
-        }
-        config.notes = notes;
+        config.notes = tagged(parts.iter().map(|c| c.notes.iter().map(String::as_str)));
         for si in 0..config.steps.len() {
             let steps: Vec<&StepResult> = parts.iter().map(|c| &c.steps[si]).collect();
             let (step, row) = merge_step(&steps)?;
@@ -232,10 +230,11 @@ fn merged_settings(s: &Settings) -> Settings {
 }
 
 /// Whether a step runs for a duration (its shards' common window is the
-/// measure) rather than to a count of operations.
+/// measure) rather than to a count of operations or to its end. A step's
+/// name is its kind, with "@..." after it in a sweep or a hotrow cell.
 fn runs_for_duration(s: &StepResult) -> bool {
-    // The insert benchmark's query steps run --query-seconds.
-    s.parameters.contains_key("query_seconds") || (s.settings.ops.is_none() && s.settings.seconds.is_some() && s.name != "ycsb-load")
+    let kind = s.name.split('@').next().and_then(|k| k.parse::<StepKind>().ok());
+    kind.is_some_and(|k| crate::settings::planned_seconds(k, &s.settings).is_some())
 }
 
 /// Operations of `iv` (shard released at `start`, ran `wall_s`) inside [lo, hi):
@@ -276,19 +275,8 @@ fn merge_step(steps: &[&StepResult]) -> Result<(StepResult, MergedStep)> {
     m.engine_write_amp = None;
     m.engine_write_amp_cumulative = None;
     m.timed_out = steps.iter().any(|s| s.timed_out);
-    m.notes = Vec::new();
-    m.warnings = Vec::new();
-    for (i, s) in steps.iter().enumerate() {
-        for w in &s.warnings {
-            m.warnings.push(format!("shard {i}: {w}"));
-        }
-        for note in &s.notes {
-            let note = format!("shard {i}: {note}");
-            if !m.notes.contains(&note) {
-                m.notes.push(note);
-            }
-        }
-    }
+    m.warnings = tagged(steps.iter().map(|s| s.warnings.iter().map(String::as_str)));
+    m.notes = tagged(steps.iter().map(|s| s.notes.iter().map(String::as_str)));
     if steps.iter().any(|s| s.writer.is_some()) {
         m.notes.push("each shard's background writer is in its own result (not merged)".into());
     }

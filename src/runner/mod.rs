@@ -1028,7 +1028,7 @@ pub fn check_sharding(plan: &mut RunPlan, shard: Option<crate::settings::shard::
     if !(gap_s.is_finite() && (0.1..=86_400.0).contains(&gap_s)) {
         bail!("--step-gap must be between 0.1 and 86400 seconds, got {gap_s}");
     }
-    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs_f64()).unwrap_or(0.0);
+    let now = crate::driver::unix_now();
     if at < now {
         bail!("--start-at is {:.1} s in the past: give a moment every shard reaches before it (e.g. now + a minute)", now - at);
     }

@@ -11,7 +11,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::driver::unix_now;
 use crate::result::StepResult;
-use crate::settings::steps::StepKind;
 use crate::settings::StepPlan;
 
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -40,13 +39,14 @@ impl Schedule {
     /// Run `step` at its moment; stamp its result with when its clients
     /// were released; compute the next step's moment from this one's end.
     pub fn run(this: &mut Option<Schedule>, step: &StepPlan, f: impl FnOnce() -> StepResult) -> StepResult {
-        if let Some(wait) = this.as_ref().map(|s| s.next_unix_s - unix_now()).filter(|&w| w > 1.0) {
-            let at = chrono::DateTime::from_timestamp_micros((this.as_ref().map(|s| s.next_unix_s).unwrap_or(0.0) * 1e6) as i64)
+        let next = this.as_ref().map(|s| s.next_unix_s);
+        if let Some(at) = next.filter(|&at| at - unix_now() > 1.0) {
+            let when = chrono::DateTime::from_timestamp_micros((at * 1e6) as i64)
                 .map(|t| t.with_timezone(&chrono::Local).format("%H:%M:%S%.3f").to_string())
                 .unwrap_or_default();
-            errln!("  {}: clients released at {at} (--start-at), in {wait:.1} s", step.name());
+            errln!("  {}: clients released at {when} (--start-at), in {:.1} s", step.name(), at - unix_now());
         }
-        crate::driver::release_next_at(this.as_ref().map(|s| s.next_unix_s));
+        crate::driver::release_next_at(next);
         let mut result = f();
         result.start = crate::driver::last_release();
         crate::driver::release_next_at(None);
@@ -66,7 +66,7 @@ impl Schedule {
     fn after(&self, step: &StepPlan, released: Option<f64>, ended: f64) -> f64 {
         let gap = self.plan.gap_s;
         let grid = |t: f64| self.plan.start_at_unix_s + ((t - self.plan.start_at_unix_s) / gap).ceil().max(0.0) * gap;
-        match duration(step) {
+        match crate::settings::planned_seconds(step.kind, &step.settings) {
             // Planned from the planned moment, not from when this shard got there.
             Some(secs) if released.is_some() => {
                 let planned = self.next_unix_s + secs + gap;
@@ -81,21 +81,10 @@ impl Schedule {
     }
 }
 
-/// The step's planned duration: steps that run for --seconds (a load, a
-/// flush or a wait for compaction runs to its end instead).
-fn duration(step: &StepPlan) -> Option<f64> {
-    match step.kind {
-        StepKind::YcsbLoad | StepKind::Flush | StepKind::WaitForCompaction => None,
-        kind if crate::workload::ibench::query_step(kind).is_some() => Some(step.settings.ibench.query_seconds),
-        _ if step.kind.is_ibench() => None,
-        _ if step.settings.ops.is_some() => None,
-        _ => step.settings.seconds,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::settings::steps::StepKind;
     use crate::settings::Settings;
 
     fn step(kind: StepKind, seconds: Option<f64>) -> StepPlan {

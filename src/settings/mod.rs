@@ -310,6 +310,19 @@ pub struct StepPlan {
     pub sweep: bool,
 }
 
+/// How long a step of `kind` runs by plan: its --seconds, or the insert
+/// benchmark's query steps' --query-seconds. None for a step that runs to
+/// a count or to its end (loads, fills of --ops, flush, waitforcompaction).
+pub fn planned_seconds(kind: StepKind, s: &Settings) -> Option<f64> {
+    use StepKind::*;
+    match kind {
+        Qr100 | Qp100 | Qr500 | Qp500 | Qr1000 | Qp1000 => Some(s.ibench.query_seconds),
+        YcsbLoad | Flush | WaitForCompaction => None,
+        _ if kind.is_ibench() || s.ops.is_some() => None,
+        _ => s.seconds,
+    }
+}
+
 impl StepPlan {
     /// The step's name in results: its kind, with the thread count in a sweep.
     pub fn name(&self) -> String {
