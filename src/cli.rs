@@ -125,6 +125,9 @@ Exit codes: 0; 1 when a config could not be tested to the end (an engine that di
     /// A crash test's writer or checker (used by `crashtest`)
     #[command(hide = true)]
     InternalCrashChild { role: String, task: PathBuf },
+    /// One config of a crash test, in a process of its own (used by `crashtest`)
+    #[command(hide = true)]
+    InternalCrashConfig { task: PathBuf, index: usize },
     /// Prints how this binary was built, as JSON (used to check a RocksDB version's build)
     #[command(hide = true)]
     InternalBuildInfo,
@@ -335,7 +338,10 @@ pub struct ReportArgs {
     /// config name / run/config label [default: the first config of the first run]
     #[arg(long, value_name = "RUN_OR_CONFIG")]
     pub base: Option<String>,
-    /// Output file [default: RUN/report.html for one run, report.html for several]
+    /// Output file [default: RUN/report.html for one run, report.html for several].
+    /// An existing file is replaced; a symlink's target, a FIFO or a device is
+    /// written as any program writes to a path; a read-only file and a run's
+    /// own files (result.json, summary.txt, ...) are refused
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// Title of the report
@@ -490,7 +496,9 @@ pub struct ExportArgs {
     /// Output format
     #[arg(long, short = 'f', value_enum)]
     pub format: ExportFormat,
-    /// Output file [default: standard output]
+    /// Output file [default: standard output]. An existing file is replaced; a
+    /// symlink's target, a FIFO or a device is written as any program writes to
+    /// a path; a read-only file and a run's own files (result.json, ...) are refused
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// Base of the markdown relative tables (as for `report`)

@@ -472,11 +472,16 @@ impl<'de> Deserialize<'de> for StepEntry {
     }
 }
 
+/// The longest config name: it names a data dir, a socket's dir and log files.
+const MAX_CONFIG_NAME: usize = 100;
+
 /// Whether `name` can be a config name: it names the config's data dir and
 /// log files, so only letters, digits, '.', '_' and '-' (not "." or "..").
 pub fn check_config_name(name: &str) -> Result<()> {
+    if name.len() > MAX_CONFIG_NAME {
+        bail!("config name {name:?} is {} characters long: at most {MAX_CONFIG_NAME} (it names the config's data directory)", name.len());
+    }
     let ok = !name.is_empty()
-        && name.len() <= 100
         && name != "."
         && name != ".."
         && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
@@ -836,10 +841,15 @@ fn expand_sweeps(entries: Vec<ConfigEntry>, sweeps: &[ConfigSweep]) -> Result<Ve
         total.saturating_add(each)
     });
     if count > MAX_CONFIGS as u64 {
+        if sweeps.is_empty() {
+            bail!("the run has {count} configs; at most {MAX_CONFIGS} in one run: split the suite");
+        }
         let factors: Vec<String> = sweeps.iter().map(|sw| sw.values.len().to_string()).collect();
         let swept = entries.iter().filter(|e| sweeps.iter().any(|sw| applies(sw, e))).count();
         let of = if swept > 1 { format!(" for each of {swept} configs") } else { String::new() };
-        bail!("--sweep makes {count} configs ({}{of}); at most {MAX_CONFIGS} in one run: split it", factors.join(" x "));
+        let unswept = entries.len() - swept;
+        let plus = if unswept > 0 { format!(", plus {unswept} configs it does not apply to") } else { String::new() };
+        bail!("--sweep makes {count} configs ({}{of}{plus}); at most {MAX_CONFIGS} in one run: split it", factors.join(" x "));
     }
     let mut out = Vec::new();
     for entry in entries {
@@ -1017,6 +1027,14 @@ fn target_entry(url: &str) -> Result<ConfigEntry> {
         Some(p) => format!("{engine}-{host}-{p}"),
         None => format!("{engine}-{host}"),
     };
+    // A host name too long for a config name: its start and a hash of the
+    // whole, so two long hosts still get two names.
+    let name = if name.len() > MAX_CONFIG_NAME {
+        let hash = crate::datagen::rng::stream_seed(0, &[name.bytes().fold(0u64, |h, b| h.wrapping_mul(31).wrapping_add(b as u64))]);
+        format!("{}-{:08x}", &name[..MAX_CONFIG_NAME - 9], hash as u32)
+    } else {
+        name
+    };
     let mut options = toml::Table::new();
     options.insert("target".into(), toml::Value::String(url.to_string()));
     Ok(ConfigEntry { name: Some(name), options, ..ConfigEntry::of_engine(engine) })
@@ -1036,6 +1054,8 @@ fn take_target_password(engine: &str, options: &mut engine::EngineOptions, serve
         bail!("io-bound mode drops this machine's page cache, which does not make a server on {} cold", parsed.without_password());
     }
     options.0.insert("target".into(), parsed.without_password());
+    // How the clients reach it, as recorded: the URL says (a socket path as host, or TCP).
+    options.0.insert("connect".into(), if parsed.socket_host().is_some() { "unix" } else { "tcp" }.into());
     Ok(parsed.password)
 }
 
@@ -1351,6 +1371,10 @@ mod tests {
         // Configs a sweep does not apply to count once.
         assert_eq!(plan(&["rocksdb", "lmdb"], vec!["rocksdb.max_subcompactions=1,2".into()]).unwrap().configs.len(), 3);
         assert_eq!(plan(&["rocksdb"], sweeps(10)).unwrap().configs.len(), MAX_CONFIGS);
+        // Too many configs without a sweep (a suite of 1001): no sweep is named.
+        let many: Vec<String> = (0..=MAX_CONFIGS).map(|_| "null".to_string()).collect();
+        let e = plan(&many.iter().map(String::as_str).collect::<Vec<_>>(), Vec::new()).unwrap_err().to_string();
+        assert_eq!(e, "the run has 1001 configs; at most 1000 in one run: split the suite");
     }
 
     #[test]

@@ -8,6 +8,10 @@
 //! from then on, and the run is told once (as if SIGPIPE or SIGHUP had come),
 //! so it stops as it does on a closed terminal: results written, processes
 //! stopped, a non-zero exit.
+//!
+//! Any other failed write (a full disk under `> out.md`, /dev/full) is kept
+//! as [`write_failure`]: the stream is sent to /dev/null from then on (the
+//! output is cut short either way) and main exits non-zero with the cause.
 
 use std::io::Write;
 use std::sync::atomic::{AtomicI32, Ordering};
@@ -18,6 +22,8 @@ use std::sync::OnceLock;
 static ON_LOST: OnceLock<fn(i32)> = OnceLock::new();
 /// The first stream loss seen: 0 none, else the signal it stands for.
 static LOST: AtomicI32 = AtomicI32::new(0);
+/// The first write that failed for another reason: the stream and the error.
+static WRITE_FAILED: OnceLock<String> = OnceLock::new();
 
 /// Register what to do when stdout or stderr goes away.
 pub fn on_lost(handler: fn(i32)) {
@@ -27,6 +33,12 @@ pub fn on_lost(handler: fn(i32)) {
 /// The signal a lost stream stands for (SIGPIPE or SIGHUP), if one was lost.
 pub fn lost() -> Option<i32> {
     Some(LOST.load(Ordering::SeqCst)).filter(|&s| s != 0)
+}
+
+/// A write to standard output or error that failed other than by the
+/// reader going away ("standard output: No space left on device").
+pub fn write_failure() -> Option<&'static str> {
+    WRITE_FAILED.get().map(String::as_str)
 }
 
 /// Whether `e` means the reader is gone for good (not a passing error).
@@ -58,6 +70,37 @@ pub fn detach_terminal() {
     }
 }
 
+/// Watch the terminal that standard output or error is on, if either is
+/// one, and treat its hang-up as a lost stream at once: a run in a
+/// background process group gets no SIGHUP from the kernel (only the
+/// foreground group does), and without a write in between it would learn
+/// of the hang-up only at its next line, after its running step.
+pub fn watch_terminal() {
+    // SAFETY: isatty on our own descriptors.
+    let ttys: Vec<i32> = [1, 2].into_iter().filter(|&fd| unsafe { libc::isatty(fd) } == 1).collect();
+    if ttys.is_empty() {
+        return;
+    }
+    std::thread::spawn(move || {
+        let mut fds: Vec<libc::pollfd> = ttys.iter().map(|&fd| libc::pollfd { fd, events: 0, revents: 0 }).collect();
+        loop {
+            // SAFETY: polling descriptors we own; events 0: only hang-ups and errors are reported.
+            let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, -1) };
+            if n < 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
+                continue;
+            }
+            if n > 0 && fds.iter().any(|p| p.revents & (libc::POLLHUP | libc::POLLERR) != 0) {
+                let hung_up = std::io::Error::from_raw_os_error(libc::EIO);
+                for &fd in &ttys {
+                    gone(fd, &hung_up);
+                }
+            }
+            // Hung up (or a descriptor that cannot be polled): nothing more to watch.
+            return;
+        }
+    });
+}
+
 fn gone(fd: i32, e: &std::io::Error) {
     detach(fd);
     let sig = if e.kind() == std::io::ErrorKind::BrokenPipe { libc::SIGPIPE } else { libc::SIGHUP };
@@ -79,6 +122,9 @@ fn write_to(fd: i32, args: std::fmt::Arguments, newline: bool) {
     if let Err(e) = r {
         if is_gone(&e) {
             gone(fd, &e);
+        } else {
+            let _ = WRITE_FAILED.set(format!("cannot write to standard {}: {e}", if fd == 1 { "output" } else { "error" }));
+            detach(fd);
         }
     }
 }

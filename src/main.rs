@@ -119,11 +119,14 @@ fn cmd_device(a: DeviceArgs) -> Result<ExitCode> {
                 a.runtime,
                 measure::fio::QUEUE_DEPTHS.len() * measure::fio::READ_BLOCK_SIZES.len() + 3
             );
+            // A stop (Ctrl-C, SIGTERM, a closed terminal) ends fio and removes its files.
+            install_signal_handlers(true);
             match device::measure_and_store(&a.dir, file_bytes, a.runtime, &store) {
                 Ok((b, stored)) => (b, format!("measured now, {stored}")),
                 Err(e) => {
                     errln!("rumbench: error: {}", one_line(&e));
-                    return Ok(ExitCode::from(EXIT_FAILED));
+                    let stopped = driver::stop::stop_requested();
+                    return Ok(ExitCode::from(if stopped { interrupted_exit_code() } else { EXIT_FAILED }));
                 }
             }
         }
@@ -161,7 +164,7 @@ fn cmd_rocksdb_versions(build: &[String]) -> Result<ExitCode> {
         for r in releases {
             if let Err(e) = rocksdb_build::ensure(r) {
                 errln!("rumbench: error: {}", one_line(&e));
-                return Ok(ExitCode::from(EXIT_FAILED));
+                return Ok(ExitCode::from(if driver::stop::stop_requested() { interrupted_exit_code() } else { EXIT_FAILED }));
             }
         }
     }
@@ -239,6 +242,9 @@ fn cmd_crashtest(a: rumbench::cli::CrashtestArgs) -> Result<ExitCode> {
     };
     crashtest::check_options(&opts)?;
     runner::dirs::check_output_dir(&output_dir, a.replace_output)?;
+    if let Some(db_dir) = &a.db_dir {
+        runner::dirs::check_apart(&output_dir, db_dir)?;
+    }
     crashtest::preflight(&plan.configs, &opts)?;
     let output_dir = match &default_base {
         Some(base) => runner::dirs::claim_new_dir(base)?,
@@ -461,7 +467,14 @@ fn cmd_report(a: ReportArgs) -> Result<ExitCode> {
         None if runs.len() == 1 => runs[0].dir.join("report.html"),
         None => std::path::PathBuf::from("report.html"),
     };
-    report::write_html(&runs, a.base.as_deref(), a.title, &out)?;
+    // A run's own report.html is the report's to rewrite; its other files are not.
+    const REPORT_MAY_REWRITE: &[&str] = &["report.html"];
+    report::output::check_user_file(&out, REPORT_MAY_REWRITE)?;
+    let text = report::render_html(&runs, a.base.as_deref(), a.title)?;
+    if let Err(e) = report::output::write_user_file(&out, text.as_bytes(), REPORT_MAY_REWRITE) {
+        errln!("rumbench: error: {}", one_line(&e));
+        return Ok(ExitCode::from(EXIT_FAILED));
+    }
     outln!("report: {}", out.display());
     Ok(ExitCode::SUCCESS)
 }
@@ -555,6 +568,25 @@ fn cmd_merge(a: MergeArgs) -> Result<ExitCode> {
         let file = if dir.is_dir() { dir.join("result.json") } else { dir.clone() };
         runs.push((dir.display().to_string(), rumbench::result::load(&file)?));
     }
+    // The merge goes beside its inputs, never over one (or over a dir holding one).
+    if let Ok(out) = std::fs::canonicalize(&a.output_dir) {
+        for dir in &a.dirs {
+            let input = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.clone());
+            let input_dir = if input.is_dir() { input.clone() } else { input.parent().map(PathBuf::from).unwrap_or_default() };
+            if input_dir.starts_with(&out) {
+                bail!("--output-dir {} holds the shard {} that is merged: the merge goes into a directory of its own", a.output_dir.display(), dir.display());
+            }
+        }
+    }
+    // --replace-output replaces an earlier merge, not a run of another kind.
+    let earlier = a.output_dir.join("result.json");
+    if a.replace_output && earlier.is_file() {
+        match rumbench::result::load(&earlier) {
+            Ok(r) if r.merged.is_some() => {}
+            Ok(_) => bail!("--output-dir {} holds a run that is not a merge: --replace-output replaces only an earlier merge", a.output_dir.display()),
+            Err(_) => {}
+        }
+    }
     let shards = rumbench::result::merge::check_shards(runs)?;
     runner::dirs::check_output_dir(&a.output_dir, a.replace_output)?;
     let command_line = std::env::args().collect();
@@ -579,6 +611,9 @@ fn cmd_merge(a: MergeArgs) -> Result<ExitCode> {
 
 fn cmd_export(a: ExportArgs) -> Result<ExitCode> {
     use report::Exporter;
+    if let Some(p) = &a.output {
+        report::output::check_user_file(p, &[])?;
+    }
     let runs = report::load_runs(&a.runs, a.history.as_deref())?;
     let text = match a.format {
         ExportFormat::Markdown => {
@@ -602,7 +637,11 @@ fn cmd_export(a: ExportArgs) -> Result<ExitCode> {
     };
     match a.output {
         Some(p) => {
-            report::write_atomic(&p, &text)?;
+            // Past the checks: a write that fails (a full disk, /dev/full) is not bad input.
+            if let Err(e) = report::output::write_user_file(&p, text.as_bytes(), &[]) {
+                errln!("rumbench: error: {}", one_line(&e));
+                return Ok(ExitCode::from(EXIT_FAILED));
+            }
             errln!("wrote {}", p.display());
         }
         None => out!("{text}"),
@@ -624,6 +663,10 @@ fn install_signal_handlers(announce: bool) {
     debug_assert_eq!(SIGUSR2, runner::PARENT_DIED_SIGNAL);
     // Only a config process is told of its parent's death.
     let handled: &[i32] = if announce { &[SIGINT, SIGTERM, SIGHUP] } else { &[SIGINT, SIGTERM, SIGHUP, SIGUSR2] };
+    if announce {
+        // A hung-up terminal stops the run at once, in a background process group too.
+        rumbench::console::watch_terminal();
+    }
     let mut signals = match signal_hook::iterator::Signals::new(handled) {
         Ok(s) => s,
         Err(e) => {
@@ -676,29 +719,59 @@ fn output_lost(sig: i32) {
 
 fn main() -> ExitCode {
     rumbench::console::on_lost(output_lost);
-    let code = run_command();
+    let (code, own_outcome) = run_command();
+    // A config or crash-test child's exit code is its own outcome, which
+    // the main process reads; the stream it lost is the main process's to report.
+    if own_outcome {
+        return code;
+    }
     // Output cut short (`rumbench engines | head`): 128 + SIGPIPE, as for any
     // writer whose reader went away; a run already says how it ended.
-    match rumbench::console::lost() {
-        Some(sig) if code == ExitCode::SUCCESS => ExitCode::from(128 + sig as u8),
-        _ => code,
+    if let Some(sig) = rumbench::console::lost().filter(|_| code == ExitCode::SUCCESS) {
+        return ExitCode::from(128 + sig as u8);
+    }
+    // Output that could not be written (a full disk): not a success. Said on
+    // standard error, which may be the stream that failed.
+    match rumbench::console::write_failure() {
+        Some(why) => {
+            let _ = std::io::Write::write_all(&mut std::io::stderr(), format!("rumbench: error: {why}\n").as_bytes());
+            if code == ExitCode::SUCCESS {
+                ExitCode::from(EXIT_FAILED)
+            } else {
+                code
+            }
+        }
+        None => code,
     }
 }
 
-fn run_command() -> ExitCode {
+/// Clap's error in one line: its first paragraph, whose later lines name
+/// what it is about ("the following required arguments were not provided:
+/// --start-at <TIME>"), without the usage and help lines after it.
+fn usage_error_line(text: &str) -> String {
+    let paragraph: Vec<&str> = text.lines().skip_while(|l| l.trim().is_empty()).take_while(|l| !l.trim().is_empty()).map(str::trim).collect();
+    let line = paragraph.join(" ");
+    let line = line.trim_start_matches("error: ");
+    if line.is_empty() {
+        "invalid arguments".into()
+    } else {
+        line.to_string()
+    }
+}
+
+/// The command's exit code, and whether it is a child's outcome that a lost
+/// or failed output stream must not change.
+fn run_command() -> (ExitCode, bool) {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
             // Help and version go to stdout with success; usage errors are one line.
             if !e.use_stderr() {
                 let _ = e.print();
-                return ExitCode::SUCCESS;
+                return (ExitCode::SUCCESS, false);
             }
-            let text = e.to_string();
-            let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("invalid arguments");
-            let first = first.trim_start_matches("error: ");
-            errln!("rumbench: error: {first} (see rumbench --help)");
-            return ExitCode::from(EXIT_USAGE);
+            errln!("rumbench: error: {} (see rumbench --help)", usage_error_line(&e.to_string()));
+            return (ExitCode::from(EXIT_USAGE), false);
         }
     };
     let outcome = match cli.command {
@@ -726,17 +799,21 @@ fn run_command() -> ExitCode {
             .map_err(Into::into),
         Command::InternalRocksdbManifests { root, check } => cmd_rocksdb_manifests(root, check),
         Command::Crashtest(a) => cmd_crashtest(a),
-        Command::InternalCrashChild { role, task } => return rumbench::crashtest::child::main(&role, &task),
+        Command::InternalCrashChild { role, task } => return (rumbench::crashtest::child::main(&role, &task), true),
         Command::InternalRunConfig { task, index } => {
             install_signal_handlers(false);
-            return runner::run_config_child(&task, index);
+            return (runner::run_config_child(&task, index), true);
+        }
+        Command::InternalCrashConfig { task, index } => {
+            install_signal_handlers(false);
+            return (rumbench::crashtest::run_config_process(&task, index), true);
         }
     };
     match outcome {
-        Ok(code) => code,
+        Ok(code) => (code, false),
         Err(e) => {
             errln!("rumbench: error: {}", one_line(&e));
-            ExitCode::from(EXIT_USAGE)
+            (ExitCode::from(EXIT_USAGE), false)
         }
     }
 }

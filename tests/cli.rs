@@ -222,6 +222,150 @@ fn bad_input_gets_one_line_and_exit_code_2() {
 }
 
 #[test]
+fn output_and_data_dirs_inside_each_other_are_refused_before_anything_starts() {
+    let t = tempfile::tempdir().unwrap();
+    let (outer, inner) = (t.path().join("outer"), t.path().join("outer/inner"));
+    for (out_dir, db_dir, expected) in [
+        (&inner, &outer, "--output-dir"),
+        (&outer, &inner, "--db-dir"),
+    ] {
+        let o = rumbench().args(["-e", "null", "-s", "fillseq", "-n", "100", "--output-dir"]).arg(out_dir).arg("--db-dir").arg(db_dir).output().unwrap();
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        let line = error_line(&o);
+        assert!(line.contains(expected) && line.contains("is inside") && line.contains("two separate directories"), "{line}");
+        assert!(!outer.exists(), "nothing is created");
+    }
+    // The default layout, given explicitly, is fine.
+    let o = rumbench().args(["-e", "null", "-s", "fillseq", "-n", "100", "--output-dir"]).arg(&outer).arg("--db-dir").arg(outer.join("db")).output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
+#[test]
+fn a_target_host_too_long_for_a_config_name_gets_a_shortened_name() {
+    // Nothing listens on it: the refusal must be about reaching it, not about the name.
+    let host = format!("{}.invalid", "a".repeat(120));
+    let o = rumbench().args(["-s", "ycsb-load", "--records", "10", "--target"]).arg(format!("postgres://u@{host}:5432/db")).output().unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let line = error_line(&o);
+    assert!(!line.contains("use letters, digits"), "{line}");
+    // A config name that is too long is said to be too long.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("s.toml"), format!("[[config]]\nengine = \"null\"\nname = \"{}\"", "n".repeat(101))).unwrap();
+    let o = rumbench().arg("--config").arg(dir.path().join("s.toml")).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(error_line(&o).contains("is 101 characters long: at most 100"), "{}", stderr(&o));
+}
+
+/// A device node of the kind /dev/null is (character 1,3), made with mknod
+/// in `dir`: writing it must not replace it.
+fn mknod_null(path: &Path) {
+    let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: mknod with a NUL-terminated path (the tests run as root, as CI does).
+    let r = unsafe { libc::mknod(c.as_ptr(), libc::S_IFCHR | 0o666, libc::makedev(1, 3)) };
+    assert_eq!(r, 0, "mknod: {} (this test needs root)", std::io::Error::last_os_error());
+}
+
+#[test]
+fn export_and_report_write_to_what_a_path_names_and_never_replace_it() {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
+    let t = tempfile::tempdir().unwrap();
+    let run = t.path().join("run");
+    run_ok(&["-e", "null", "-s", "fillseq", "-n", "1000"], &run);
+    let export = |to: &Path, format: &str| Command::cargo_bin("rumbench").unwrap().arg("export").arg(&run).args(["-f", format, "-o"]).arg(to).output().unwrap();
+    let report = |to: &Path| Command::cargo_bin("rumbench").unwrap().arg("report").arg(&run).arg("-o").arg(to).output().unwrap();
+
+    // A device node: written through, still a device (as root, rename would have replaced it).
+    let dev = t.path().join("null-device");
+    mknod_null(&dev);
+    for o in [export(&dev, "hdr-log"), report(&dev)] {
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    }
+    assert!(std::fs::symlink_metadata(&dev).unwrap().file_type().is_char_device(), "the device node is still one");
+    // /dev/full: the write fails, the exit says so, the device stays.
+    let o = export(Path::new("/dev/full"), "markdown");
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("No space left on device"), "{}", stderr(&o));
+    assert!(std::fs::symlink_metadata("/dev/full").unwrap().file_type().is_char_device());
+
+    // A FIFO: what is written comes out of the pipe.
+    let fifo = t.path().join("pipe");
+    let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: mkfifo with a NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
+    };
+    let o = export(&fifo, "markdown");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(reader.join().unwrap().contains("rumbench results"), "the markdown went through the pipe");
+    assert!(std::fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
+
+    // A symlink: its target is written, the link stays a link.
+    let (target, link) = (t.path().join("target.md"), t.path().join("link.md"));
+    std::fs::write(&target, "old").unwrap();
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    assert_eq!(export(&link, "markdown").status.code(), Some(0));
+    assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+    assert!(std::fs::read_to_string(&target).unwrap().contains("rumbench results"));
+
+    // One name of a hard link: both names see the new text.
+    let (a, b) = (t.path().join("a.tsv"), t.path().join("b.tsv"));
+    std::fs::write(&a, "old").unwrap();
+    std::fs::hard_link(&a, &b).unwrap();
+    assert_eq!(export(&b, "tsv").status.code(), Some(0));
+    assert_eq!(std::fs::read_to_string(&a).unwrap(), std::fs::read_to_string(&b).unwrap());
+    assert_eq!(std::fs::metadata(&a).unwrap().nlink(), 2);
+
+    // A read-only file: refused before anything, left as it was.
+    let ro = t.path().join("ro.md");
+    std::fs::write(&ro, "keep").unwrap();
+    std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o444)).unwrap();
+    for o in [export(&ro, "markdown"), report(&ro)] {
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(error_line(&o).contains("is read-only"), "{}", stderr(&o));
+    }
+    assert_eq!(std::fs::read_to_string(&ro).unwrap(), "keep");
+
+    // The run's own files: refused; the run is still a run.
+    for name in ["result.json", "summary.txt", "intervals.csv"] {
+        for o in [export(&run.join(name), "markdown"), report(&run.join(name))] {
+            assert_eq!(o.status.code(), Some(2), "{name}: {}", stderr(&o));
+            assert!(error_line(&o).contains("is a file of the rumbench run"), "{}", stderr(&o));
+        }
+    }
+    assert_eq!(load(&run)["schema"], "rumbench.result/1");
+    // report's default: the run's own report.html, rewritten.
+    let o = Command::cargo_bin("rumbench").unwrap().arg("report").arg(&run).output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+
+    // A plain file is replaced (and says so in --help).
+    let plain = t.path().join("plain.md");
+    std::fs::write(&plain, "old").unwrap();
+    assert_eq!(export(&plain, "markdown").status.code(), Some(0));
+    assert!(std::fs::read_to_string(&plain).unwrap().contains("rumbench results"));
+    let help = Command::cargo_bin("rumbench").unwrap().args(["export", "--help"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&help.stdout).contains("An existing file is replaced"));
+}
+
+#[test]
+fn a_failed_write_to_standard_output_is_an_error() {
+    let t = tempfile::tempdir().unwrap();
+    let run = t.path().join("run");
+    run_ok(&["-e", "null", "-s", "fillseq", "-n", "1000"], &run);
+    let full = || std::process::Stdio::from(std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap());
+    for args in [vec!["export".to_string(), run.display().to_string(), "-f".into(), "markdown".into()], vec!["compare".into(), run.display().to_string(), run.display().to_string()], vec!["engines".into()]] {
+        let o = Command::cargo_bin("rumbench").unwrap().args(&args).stdout(full()).output().unwrap();
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains("cannot write to standard output: No space left on device"), "{args:?}: {}", stderr(&o));
+    }
+    // A run whose summary cannot be written: its files are there, the exit is not 0.
+    let o = rumbench().args(["-e", "null", "-s", "fillseq", "-n", "1000", "--output-dir"]).arg(t.path().join("run2")).stdout(full()).output().unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_eq!(load(&t.path().join("run2"))["status"], "completed");
+}
+
+#[test]
 fn unwritable_output_dir_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("a-file");
@@ -351,6 +495,26 @@ fn a_full_disk_fails_the_run_with_the_cause_and_keeps_results() {
     let v = load(&dir.path().join("out"));
     assert_eq!(v["status"], "failed");
     assert_eq!(step(&v, 0, "fillseq")["status"], "completed", "the step before the failure is kept");
+    // What the failed step's clients completed before the disk filled is kept, not "ops: 0".
+    let failed = step(&v, 0, "fillrandom");
+    assert_eq!(failed["status"], "failed");
+    let ops = failed["ops"].as_u64().unwrap();
+    assert!(ops > 0, "{failed}");
+    assert_eq!(failed["ops_by_type"][0]["ops"], ops, "the operations by type are kept");
+    assert!(!failed["ops_by_type"][0]["intervals"].as_array().unwrap().is_empty(), "and their seconds");
+    assert!(failed["ops_s"].is_null(), "no rate for a step cut short");
+    let missing = failed["metrics"]["missing"].to_string();
+    assert!(missing.contains("the step failed after") && missing.contains("space_amp"), "{missing}");
+    assert!(failed["metrics"]["space_amp"].is_null());
+}
+
+#[test]
+fn a_step_with_nothing_to_do_prints_no_latency() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = rumbench().args(["-e", "lmdb", "-s", "fillseq,waitforcompaction", "-n", "1000", "--output-dir"]).arg(dir.path()).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let line = stderr(&out).lines().find(|l| l.contains("lmdb waitforcompaction")).unwrap_or_default().to_string();
+    assert!(line.contains("no operation timed") && !line.contains("p50 0 us"), "{line}");
 }
 
 #[test]
@@ -456,6 +620,12 @@ fn bad_values_are_refused_at_plan_time_with_one_line() {
         (&[], "[settings]\nvalue_size = 100000000000\n[[config]]\nengine = \"null\"", "--value-size must be at most 67108864 (64 MiB)"),
         (&[], "[[config]]\nengine = \"rocksdb\"\noptions = { num_levels = -3 }", "invalid value '-3' for rocksdb.num_levels"),
         (&[], "[[config]]\nengine = \"null\"\n[[step]]\nname = \"fillseq\"\n[[step]]\nname = \"readwhilewriting\"\nwriter_rate = \"0.5\"", "--writer-rate 0.5 is 0.500 writes/s"),
+        // LMDB's reader table against hot rows' grid (up to 64 clients): refused with the cause, not "cannot open".
+        (&["-e", "lmdb", "-s", "hotrow"], "", "lmdb: max_readers 126 serves at most 125 client threads at once, and this run opens 129 (set -o lmdb.max_readers=130 or more"),
+        // An order that runs is suggested, not "l.i0,l.x,l.x".
+        (&["-e", "lmdb", "-s", "l.x"], "", "step l.x needs the tables loaded: run l.i0 before it (e.g. --steps l.i0,l.x)"),
+        // Clap's required arguments are named.
+        (&["-e", "null", "--step-gap", "5"], "", "the following required arguments were not provided: --start-at <TIME>"),
     ];
     for (args, suite, expected) in cases {
         let dir = tempfile::tempdir().unwrap();

@@ -137,6 +137,7 @@ fn what_the_crash_test_cannot_run_is_refused_before_anything_starts() {
         (&["-e", "rocksdb", "--crashes", "0"][..], "--crashes must be at least 1"),
         (&["-e", "rocksdb", "--value-size", "10"][..], "--value-size must be at least"),
         (&["-e", "rocksdb", "--kill-after", "5,1"][..], "first must not be above"),
+        (&["-e", "rocksdb", "--value-size", "100000000000"][..], "--value-size must be at most 64 MiB"),
     ] {
         let o = rumbench().arg("crashtest").args(args).arg("-d").arg(&out).output().unwrap();
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o));
@@ -278,4 +279,132 @@ fn a_stopped_server_crash_test_stops_the_server_and_unmounts() {
     assert_eq!(r["status"], "interrupted");
     assert!(!out.join("db").exists(), "the work dir is removed");
     assert_clean(t.path());
+}
+
+/// The crash test's config process of the run in `out` (its command line names the task file there).
+fn config_process(out: &Path) -> Option<i32> {
+    let needle = out.to_string_lossy().to_string();
+    std::fs::read_dir("/proc").unwrap().flatten().find_map(|e| {
+        let pid = e.file_name().to_str()?.parse::<i32>().ok()?;
+        let cmd = String::from_utf8_lossy(&std::fs::read(e.path().join("cmdline")).ok()?).replace('\0', " ");
+        (cmd.contains("internal-crash-config") && cmd.contains(&needle)).then_some(pid)
+    })
+}
+
+/// Start a crash test of `args` into `out` and wait until `crashes` crashes were checked.
+fn start_and_wait(args: &[&str], out: &Path, work: &Path, crashes: usize) -> std::process::Child {
+    let child = rumbench()
+        .arg("crashtest")
+        .args(args)
+        .args(["--crashes", "1000", "--kill-after", "200,400", "-d"])
+        .arg(out)
+        .arg("--db-dir")
+        .arg(work)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    let checked = || {
+        let r: Option<Value> = std::fs::read(out.join("result.json")).ok().and_then(|b| serde_json::from_slice(&b).ok());
+        r.and_then(|r| r["crashtest"]["configs"][0]["crash_records"].as_array().map(|a| a.len())).unwrap_or(0)
+    };
+    while checked() < crashes {
+        assert!(std::time::Instant::now() < deadline, "fewer than {crashes} crashes recorded within two minutes");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    child
+}
+
+/// Wait until nothing of the run under `dir` is left (the config process winds down after its parent's death).
+fn wait_clean(dir: &Path) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        if std::panic::catch_unwind(|| assert_clean(dir)).is_ok() {
+            return;
+        }
+        assert!(std::time::Instant::now() < deadline, "the crash test's processes or mount outlived it");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn a_crash_test_killed_outright_records_each_crash_and_leaves_nothing() {
+    for engine in ["rocksdb", "postgres"] {
+        let t = tempfile::tempdir().unwrap();
+        let (out, work) = (t.path().join("run"), t.path().join("work"));
+        let mut child = start_and_wait(&["-e", engine], &out, &work, 2);
+        let config_pid = config_process(&out).expect("a config process");
+        // The OOM killer, kill -9, a cgroup kill: no handler runs in the main process.
+        child.kill().unwrap();
+        child.wait().unwrap();
+        wait_clean(t.path());
+        let r: Value = serde_json::from_slice(&std::fs::read(out.join("result.json")).unwrap()).unwrap();
+        assert_eq!(r["status"], "interrupted", "{engine}: {}", r["error"]);
+        assert!(r["error"].as_str().unwrap().contains("the main rumbench process died"), "{}", r["error"]);
+        let c = &r["crashtest"]["configs"][0];
+        assert_eq!(c["status"], "interrupted", "{engine}: {c}");
+        assert!(c["crash_records"].as_array().unwrap().len() >= 2, "every crash done is recorded: {c}");
+        assert!(!out.join(".rumbench-crashtest-task.json").exists());
+        let sockets: Vec<String> = std::fs::read_dir("/tmp").unwrap().flatten().map(|e| e.file_name().to_string_lossy().to_string()).filter(|n| n.starts_with(&format!("rumbench-sock-{config_pid}-"))).collect();
+        assert!(sockets.is_empty(), "{engine}: socket dirs left: {sockets:?}");
+        // The next crash test on the same --db-dir runs.
+        let o = rumbench().args(["crashtest", "-e", engine, "--crashes", "1", "--kill-after", "200,300", "-d"]).arg(t.path().join("again")).arg("--db-dir").arg(&work).output().unwrap();
+        assert_eq!(o.status.code(), Some(0), "{engine}: {}", text(&o));
+        assert_clean(t.path());
+    }
+}
+
+#[test]
+fn a_dead_mount_of_a_killed_crash_test_is_released_by_the_next() {
+    let t = tempfile::tempdir().unwrap();
+    let (out, work) = (t.path().join("run"), t.path().join("work"));
+    let mut child = start_and_wait(&["-e", "rocksdb"], &out, &work, 1);
+    // Both processes at once: nobody unmounts, the FUSE mount is left dead.
+    let config_pid = config_process(&out).expect("a config process");
+    // SAFETY: SIGKILL to processes this test started.
+    unsafe { libc::kill(config_pid, libc::SIGKILL) };
+    child.kill().unwrap();
+    child.wait().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let mnt = work.join("rocksdb/mnt");
+    let dead = std::fs::metadata(&mnt).err().and_then(|e| e.raw_os_error());
+    assert_eq!(dead, Some(libc::ENOTCONN), "a dead mount is left at {}", mnt.display());
+    let o = rumbench().args(["crashtest", "-e", "rocksdb", "--crashes", "1", "--kill-after", "200,300", "-d"]).arg(t.path().join("again")).arg("--db-dir").arg(&work).output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(text(&o).contains("the dead mount of a crash test that was killed"), "{}", text(&o));
+    assert_clean(t.path());
+}
+
+#[test]
+fn nothing_acknowledged_is_not_tested_and_a_full_disk_is_said() {
+    let t = tempfile::tempdir().unwrap();
+    // Killed as soon as the engine opened: no commit can have been acknowledged.
+    let out = t.path().join("zero");
+    let o = rumbench().args(["crashtest", "-e", "rocksdb", "-o", "sync=false", "--crashes", "2", "--kill-after", "0,0", "-d"]).arg(&out).output().unwrap();
+    let c = &configs(&out)[0];
+    if c["totals"]["acknowledged"] == 0 {
+        assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+        assert!(c["totals"]["verdict"].as_str().unwrap().starts_with("not tested: no commit was acknowledged"), "{c}");
+        assert_eq!(c["status"], "failed");
+        assert!(!text(&o).contains("durable as run: 0 of 0"), "{}", text(&o));
+    }
+    // A full filesystem under the work dir: the writer's own message, not a panic.
+    let mnt = tempfile::tempdir().unwrap();
+    let ok = Command::new("mount").args(["-t", "tmpfs", "-o", "size=3m", "tmpfs"]).arg(mnt.path()).status().unwrap();
+    assert!(ok.success(), "cannot mount a tmpfs: this test needs root");
+    let out = t.path().join("full");
+    let o = rumbench()
+        .args(["crashtest", "-e", "rocksdb", "-o", "sync=true", "--crashes", "3", "--value-size", "100000", "--kill-after", "3000,3000", "-d"])
+        .arg(&out)
+        .arg("--db-dir")
+        .arg(mnt.path().join("work"))
+        .output()
+        .unwrap();
+    let _ = Command::new("umount").arg(mnt.path()).status();
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let c = &configs(&out)[0];
+    let err = c["error"].as_str().unwrap();
+    assert!(err.contains("No space left on device") || err.contains("no space"), "the writer's own words: {err}");
+    assert!(!err.contains("no message") && !text(&o).contains("panicked"), "{err}");
 }

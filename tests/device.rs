@@ -139,3 +139,66 @@ fn bad_input_is_refused_and_a_missing_fio_is_said() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("--device-baseline: fio is not installed"), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(!out.exists());
 }
+
+/// fio processes running a job file in `dir` (fio names it on its command line).
+fn fio_in(dir: &Path) -> Vec<String> {
+    let needle = dir.to_string_lossy().to_string();
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
+        .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
+        .filter(|c| c.contains("fio") && c.contains(&needle))
+        .collect()
+}
+
+#[test]
+fn a_stopped_device_measurement_stops_fio_and_removes_its_files() {
+    // SIGTERM and SIGHUP to rumbench alone, SIGINT to its process group (Ctrl-C).
+    for (sig, group) in [(libc::SIGTERM, false), (libc::SIGHUP, false), (libc::SIGINT, true)] {
+        let t = tempfile::tempdir().unwrap();
+        let xdg = tempfile::tempdir().unwrap();
+        let mut cmd = rumbench(xdg.path());
+        cmd.args(["device", "--no-history", "--size", "64M", "--runtime", "30", "--dir"]).arg(t.path());
+        std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+        let mut child = cmd.stdout(std::process::Stdio::null()).stderr(std::process::Stdio::piped()).spawn().unwrap();
+        let began = std::time::Instant::now();
+        while fio_in(t.path()).is_empty() {
+            assert!(began.elapsed() < std::time::Duration::from_secs(30), "fio never started");
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        let target = if group { -(child.id() as i32) } else { child.id() as i32 };
+        // SAFETY: a signal to the process (group) this test started.
+        unsafe { libc::kill(target, sig) };
+        let stopped = std::time::Instant::now();
+        let status = child.wait().unwrap();
+        let mut err = String::new();
+        std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+        assert_eq!(status.code(), Some(128 + sig), "signal {sig}: {err}");
+        assert!(stopped.elapsed() < std::time::Duration::from_secs(5), "stopped at once, not after fio's jobs: {:?}", stopped.elapsed());
+        assert!(err.contains("fio stopped, its test file removed"), "{err}");
+        assert_eq!(std::fs::read_dir(t.path()).unwrap().count(), 0, "fio's test file and job file are gone");
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        while !fio_in(t.path()).is_empty() {
+            assert!(std::time::Instant::now() < deadline, "fio left running: {:?}", fio_in(t.path()));
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    }
+}
+
+#[test]
+fn files_a_killed_measurement_left_are_removed_by_the_next() {
+    let t = tempfile::tempdir().unwrap();
+    let xdg = tempfile::tempdir().unwrap();
+    // As a `rumbench device` killed by SIGKILL leaves them: a pid that is gone.
+    for ext in ["fio", "job"] {
+        std::fs::write(t.path().join(format!("rumbench-device-999999999.{ext}")), "x").unwrap();
+    }
+    std::fs::write(t.path().join("users-file.fio"), "mine").unwrap();
+    let o = rumbench(xdg.path()).args(["device", "--no-history", "--size", "2M", "--runtime", "1", "--dir"]).arg(t.path()).output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("left by an earlier rumbench device that was killed"));
+    let left: Vec<String> = std::fs::read_dir(t.path()).unwrap().flatten().map(|e| e.file_name().to_string_lossy().to_string()).collect();
+    assert_eq!(left, ["users-file.fio"], "only the killed run's files went");
+}

@@ -174,3 +174,38 @@ fn an_older_version_runs_with_its_provenance() {
     assert!(options.iter().any(|(k, v)| k == "Version.rocksdb_version" && *v == full), "the OPTIONS file RocksDB wrote says {full}");
     assert_eq!(v["configs"][1]["name"], "rocksdb", "the built-in beside it");
 }
+
+#[test]
+fn ctrl_c_while_waiting_for_another_runs_build_stops_at_once() {
+    use std::os::fd::AsRawFd;
+    let t = tempfile::tempdir().unwrap();
+    let root = t.path().join("cache/rumbench/rocksdb");
+    std::fs::create_dir_all(&root).unwrap();
+    // Another rumbench building a version holds this lock.
+    let lock = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(root.join(".build.lock")).unwrap();
+    // SAFETY: flock on a descriptor we own, held until this test ends.
+    assert_eq!(unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX) }, 0);
+    let mut child = Command::cargo_bin("rumbench")
+        .unwrap()
+        .args(["rocksdb-versions", "--build", "8.10"])
+        .env("XDG_CACHE_HOME", t.path().join("cache"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    while !line.contains("waiting for another rumbench building") {
+        line.clear();
+        assert!(std::io::BufRead::read_line(&mut err, &mut line).unwrap() > 0, "no wait announced");
+    }
+    // SAFETY: a signal to the process this test started.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let asked = std::time::Instant::now();
+    let status = child.wait().unwrap();
+    assert!(asked.elapsed() < std::time::Duration::from_secs(3), "the wait ended at once: {:?}", asked.elapsed());
+    assert_eq!(status.code(), Some(130));
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut err, &mut rest).unwrap();
+    assert!(rest.contains("interrupted by SIGINT while waiting for another rumbench's RocksDB build") && !rest.contains("building RocksDB"), "{rest}");
+}

@@ -400,7 +400,11 @@ fn a_full_disk_under_lmdb_says_the_disk_is_full() {
         let err = c["error"].as_str().unwrap();
         assert!(err.contains("the data filesystem is full"), "{err}");
         let s = &c["steps"][0];
-        assert!(s["ops_s"].is_null() && s["ops_by_type"].as_array().unwrap().is_empty(), "a failed step shows no rate or latency");
+        assert!(s["ops_s"].is_null(), "a failed step shows no rate");
+        // What completed before the disk filled is kept.
+        let ops = s["ops"].as_u64().unwrap();
+        assert!(ops > 0, "{s}");
+        assert_eq!(s["ops_by_type"][0]["ops"], ops);
     }
     let summary = std::fs::read_to_string(out_dir.join("summary.txt")).unwrap();
     let row = summary.lines().find(|l| l.starts_with("lmdb")).unwrap();
@@ -775,4 +779,118 @@ fn a_full_results_filesystem_fails_one_config_and_stops_its_server() {
     assert_eq!(v["configs"][1]["status"], "completed", "the config after it runs and is recorded: {}", stderr(&out));
     assert_nothing_left_running(t.path(), 30);
     assert!(!db_root.exists(), "every data dir is removed");
+}
+
+#[test]
+fn a_leveldb_database_is_not_handed_to_rocksdb_and_a_read_only_run_writes_nothing() {
+    let t = tempfile::tempdir().unwrap();
+    let db_root = t.path().join("db");
+    // A LevelDB database, made by rumbench's leveldb engine and kept.
+    let out = rumbench_in(&["-e", "leveldb", "-s", "fillseq", "-n", "2000", "--keep-db"], &db_root, &t.path().join("made")).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let snapshot = |dir: &Path| -> Vec<(String, Vec<u8>)> {
+        let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir).unwrap().flatten().map(|e| (e.file_name().to_string_lossy().to_string(), std::fs::read(e.path()).unwrap_or_default())).collect();
+        files.sort();
+        files
+    };
+    // Copied where a rocksdb config would open it.
+    let rocks = db_root.join("rocksdb");
+    std::fs::create_dir_all(&rocks).unwrap();
+    for e in std::fs::read_dir(db_root.join("leveldb")).unwrap().flatten() {
+        std::fs::copy(e.path(), rocks.join(e.file_name())).unwrap();
+    }
+    let before = snapshot(&rocks);
+    let out_dir = t.path().join("refused");
+    let out = rumbench_in(&["-e", "rocksdb", "-s", "readrandom", "-n", "2000", "--use-existing-db"], &db_root, &out_dir).output().unwrap();
+    assert_refused(&out, "holds no rocksdb database (its CURRENT has neither IDENTITY nor an OPTIONS file beside it, as a LevelDB database does", &out_dir);
+    assert_eq!(snapshot(&rocks), before, "not a byte of the LevelDB database changed");
+    // LevelDB still opens it.
+    let out = rumbench_in(&["-e", "leveldb", "-s", "readrandom", "-n", "2000", "--use-existing-db"], &db_root, &t.path().join("leveldb-reads")).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+
+    // RocksDB's own database, read by read-only steps: opened read-only, nothing written.
+    let out = rumbench_in(&["-e", "rocksdb", "-s", "fillseq", "-n", "2000", "--keep-db"], &t.path().join("db2"), &t.path().join("made2")).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let dir = t.path().join("db2/rocksdb");
+    let before: Vec<(String, Vec<u8>)> = snapshot(&dir).into_iter().filter(|(n, _)| !n.starts_with("LOG")).collect();
+    let reads = t.path().join("reads");
+    let out = rumbench_in(&["-e", "rocksdb", "-s", "readrandom,fwdrange", "-n", "2000", "--use-existing-db"], &t.path().join("db2"), &reads).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let after: Vec<(String, Vec<u8>)> = snapshot(&dir).into_iter().filter(|(n, _)| !n.starts_with("LOG")).collect();
+    assert_eq!(after.iter().map(|(n, _)| n).collect::<Vec<_>>(), before.iter().map(|(n, _)| n).collect::<Vec<_>>(), "no file added or removed (but RocksDB's info LOG)");
+    assert!(after == before, "no database file changed");
+    let v = load(&reads);
+    assert!(v["configs"][0]["notes"].to_string().contains("opened read-only"), "{}", v["configs"][0]["notes"]);
+    assert!(v["configs"][0]["steps"][0]["ops"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn a_hung_up_terminal_stops_a_run_in_a_background_process_group_at_once() {
+    use std::os::fd::FromRawFd;
+    use std::os::unix::process::CommandExt;
+    let t = tempfile::tempdir().unwrap();
+    let out_dir = t.path().join("out");
+    let (mut master, mut slave) = (0, 0);
+    // SAFETY: openpty fills two descriptors we own.
+    assert_eq!(unsafe { libc::openpty(&mut master, &mut slave, std::ptr::null_mut(), std::ptr::null(), std::ptr::null()) }, 0);
+    // SAFETY: the run must not inherit our copies.
+    unsafe {
+        libc::fcntl(master, libc::F_SETFD, libc::FD_CLOEXEC);
+        libc::fcntl(slave, libc::F_SETFD, libc::FD_CLOEXEC);
+    }
+    // A shell with job control owns the terminal; rumbench is its background job
+    // (a process group that is not the terminal's foreground one: no SIGHUP reaches it).
+    let exe = assert_cmd::cargo::cargo_bin("rumbench");
+    let script = format!(
+        "set -m; '{}' run --no-history --progress off -e rocksdb -s fillseq,readrandom -n 20000 --seconds 20 --db-dir '{}' --output-dir '{}' & wait",
+        exe.display(),
+        t.path().join("db").display(),
+        out_dir.display()
+    );
+    let mut cmd = Command::new("bash");
+    cmd.arg("-c").arg(script);
+    // SAFETY: duplicates of the pty's slave for the shell's standard streams;
+    // setsid and TIOCSCTTY make it the shell's controlling terminal.
+    unsafe {
+        cmd.stdin(Stdio::from_raw_fd(libc::dup(slave)))
+            .stdout(Stdio::from_raw_fd(libc::dup(slave)))
+            .stderr(Stdio::from_raw_fd(libc::dup(slave)))
+            .pre_exec(|| {
+                libc::setsid();
+                libc::ioctl(0, libc::TIOCSCTTY, 0);
+                Ok(())
+            });
+    }
+    let mut shell = cmd.spawn().unwrap();
+    // SAFETY: our copy of the slave; the shell has its own.
+    unsafe { libc::close(slave) };
+    // Read the terminal (a full pty buffer would block the run) until told to hang up.
+    let hang_up = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flag = hang_up.clone();
+    let drain = std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while !flag.load(std::sync::atomic::Ordering::SeqCst) {
+            let mut p = libc::pollfd { fd: master, events: libc::POLLIN, revents: 0 };
+            // SAFETY: poll and read on the master we own.
+            if unsafe { libc::poll(&mut p, 1, 100) } > 0 && unsafe { libc::read(master, buf.as_mut_ptr().cast(), buf.len()) } <= 0 {
+                break;
+            }
+        }
+        // The last descriptor of the master: the terminal hangs up.
+        unsafe { libc::close(master) };
+    });
+    wait_for_steps(&out_dir, 1, 120);
+    config_process(&out_dir);
+    std::thread::sleep(Duration::from_millis(1000));
+    let hung_up = Instant::now();
+    hang_up.store(true, std::sync::atomic::Ordering::SeqCst);
+    drain.join().unwrap();
+    // The shell (the session leader) gets SIGHUP and dies; its background job is not told.
+    let _ = shell.wait();
+    assert_nothing_left_running(t.path(), 60);
+    assert!(hung_up.elapsed() < Duration::from_secs(15), "stopped at once, not after its 20-second step: {:?}", hung_up.elapsed());
+    let v = load(&out_dir);
+    assert_eq!(v["status"], "interrupted", "{}", v["error"]);
+    assert_eq!(v["configs"][0]["status"], "interrupted", "interrupted, not failed: {}", v["configs"][0]["error"]);
+    assert_eq!(v["configs"][0]["steps"][1]["status"], "interrupted");
 }

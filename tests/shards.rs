@@ -169,6 +169,49 @@ fn rocksdb_shards_merge_exactly_and_export_an_interval_log() {
         .unwrap();
     assert!(out.status.success(), "{}", text(&out));
     refused(&["s0", "s1", "other"], "not shards of one plan");
+
+    // A merge never replaces one of its inputs (or a directory holding one),
+    // and --replace-output replaces only an earlier merge.
+    for (output, why) in [("s0", "holds the shard"), (".", "holds the shard"), ("other", "is not a merge")] {
+        let before = std::fs::read(dir.join("s0/result.json")).unwrap();
+        let out = rumbench().args(["merge", "--replace-output", "-d"]).arg(dir.join(output)).arg(dir.join("s0")).arg(dir.join("s1")).arg(dir.join("s2")).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{output}: {}", text(&out));
+        assert!(text(&out).contains(why), "{output}: {}", text(&out));
+        assert_eq!(std::fs::read(dir.join("s0/result.json")).unwrap(), before, "shard 0's run is untouched");
+    }
+    let out = rumbench().args(["merge", "--replace-output", "-d"]).arg(dir.join("m")).arg(dir.join("s0")).arg(dir.join("s1")).arg(dir.join("s2")).output().unwrap();
+    assert!(out.status.success(), "an earlier merge is replaced: {}", text(&out));
+
+    // A shard whose histogram is corrupt: the file, config and step are named, in words.
+    let mut s1 = load(&dir.join("s1"));
+    let h = s1["configs"][0]["steps"][1]["ops_by_type"][0]["histogram"].as_str().unwrap().to_string();
+    s1["configs"][0]["steps"][1]["ops_by_type"][0]["histogram"] = Value::String(h[..h.len() / 2].to_string());
+    std::fs::write(dir.join("s1/result.json"), serde_json::to_vec(&s1).unwrap()).unwrap();
+    let out = rumbench().args(["merge", "-d"]).arg(dir.join("m2")).arg(dir.join("s0")).arg(dir.join("s1")).arg(dir.join("s2")).output().unwrap();
+    assert_ne!(out.status.code(), Some(0));
+    let t = text(&out);
+    assert!(t.contains("config rocksdb") && t.contains("readrandom") && t.contains("corrupt histogram"), "{t}");
+    assert!(!t.contains("IoError") && !t.contains("Custom {"), "{t}");
+}
+
+#[test]
+fn a_shard_stopped_while_waiting_for_shard_0_says_so() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (server, url) = postgres(tmp.path());
+    // Shard 1 of 2 alone: it waits for shard 0 to create the table.
+    let child = start_shard(tmp.path(), 1, 2, &soon(2), &["--target", &url, "-s", "ycsb-load", "--records", "1000"]);
+    std::thread::sleep(std::time::Duration::from_secs(5));
+    // SAFETY: a signal to the process this test started.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(143), "{}", text(&out));
+    let r = load(&tmp.path().join("s1"));
+    let step = &r["configs"][0]["steps"][0];
+    assert_eq!(step["status"], "interrupted", "{step}");
+    let err = step["error"].as_str().unwrap();
+    assert!(err.contains("interrupted by SIGTERM") && err.contains("of waiting for shard 0 to create table usertable"), "{err}");
+    assert!(!err.contains("within 120 s"), "{err}");
+    server.stop().unwrap();
 }
 
 #[test]

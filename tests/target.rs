@@ -38,7 +38,9 @@ fn load(dir: &Path) -> Value {
 /// which already holds the user's table `keepme`; TCP logins need the
 /// password (scram-sha-256).
 fn password_server(dir: &Path) -> RunningServer {
-    let s = RunningServer::start(&ServerConfig { kind: ServerKind::Postgres, data_dir: dir.join("pg"), config_lines: Vec::new() }).unwrap();
+    // A setting in 8 kB pages, as the server's own configuration gives it.
+    let config_lines = vec!["shared_buffers = 48MB".to_string()];
+    let s = RunningServer::start(&ServerConfig { kind: ServerKind::Postgres, data_dir: dir.join("pg"), config_lines }).unwrap();
     let mut c = s.connect_postgres().unwrap();
     c.batch_execute(&format!("SET password_encryption = 'scram-sha-256'; CREATE ROLE bench LOGIN PASSWORD '{PASSWORD}'")).unwrap();
     c.batch_execute("CREATE DATABASE benchdb OWNER bench").unwrap();
@@ -164,6 +166,16 @@ fn ycsb_and_insert_benchmark_on_a_password_server() {
     }
     assert!(c["notes"][0].as_str().unwrap().contains("pi1, pi2"), "{}", c["notes"]);
     assert_eq!(tables(&server), ["keepme"]);
+    // What is recorded about the server is what it is: its settings as it
+    // shows them (not a count of 8 kB pages beside the unit), TCP as the
+    // connection made, and no question its role may not ask.
+    let effective = c["effective_options"].as_array().unwrap();
+    let setting = |name: &str| effective.iter().find(|kv| kv[0] == name).map(|kv| kv[1].as_str().unwrap().to_string());
+    assert_eq!(setting("pg_settings.shared_buffers").as_deref(), Some("48MB (configuration file)"), "{effective:?}");
+    assert_eq!(c["options"]["connect"], "tcp");
+    assert!(c["provenance"].to_string().contains("not readable by this role"), "{}", c["provenance"]);
+    let log = std::fs::read_to_string(server.log_path()).unwrap();
+    assert!(!log.contains("permission denied for view pg_config"), "the run left errors in the server's log");
 
     // A table of the name rumbench would create is the user's: refused before anything runs, and kept.
     bench_client(&server).batch_execute("CREATE TABLE usertable (k text)").unwrap();
@@ -197,6 +209,11 @@ fn ycsb_runs_on_a_table_an_earlier_run_loaded() {
     assert_eq!(c["status"], "completed", "{}", c["error"]);
     let notes: Vec<&str> = c["notes"].as_array().unwrap().iter().filter_map(|n| n.as_str()).collect();
     assert!(notes.iter().any(|n| n.starts_with("YCSB's records loaded before the run: 1000 ")), "{notes:?}");
+    // The records the steps ran on, not the --records default.
+    for s in c["steps"].as_array().unwrap() {
+        assert_eq!(s["parameters"]["records"], 1000, "{}", s["name"]);
+        assert_eq!(s["settings"]["ycsb"]["records"], 1000, "{}", s["name"]);
+    }
     let mut inserted = 0;
     for s in c["steps"].as_array().unwrap() {
         for o in s["ops_by_type"].as_array().unwrap() {

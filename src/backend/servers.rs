@@ -61,10 +61,11 @@ pub const POSTGRES: EngineSpec = EngineSpec {
     presets: &[],
     stores_data: true,
     // The tables start empty: --use-existing-db is refused for servers.
-    database_file: None,
+    existing_database: None,
     check: crate::engine::no_contradictions,
     build_info: crate::engine::no_build_info,
     transactions: |_| Some("multi-statement transactions, SELECT ... FOR UPDATE"),
+    max_sessions: crate::engine::any_sessions,
 };
 
 pub const MARIADB_INNODB: EngineSpec = EngineSpec {
@@ -76,10 +77,11 @@ pub const MARIADB_INNODB: EngineSpec = EngineSpec {
     presets: &[],
     stores_data: true,
     // The tables start empty: --use-existing-db is refused for servers.
-    database_file: None,
+    existing_database: None,
     check: crate::engine::no_contradictions,
     build_info: crate::engine::no_build_info,
     transactions: |_| Some("multi-statement transactions, SELECT ... FOR UPDATE"),
+    max_sessions: crate::engine::any_sessions,
 };
 
 pub const MARIADB_MYROCKS: EngineSpec = EngineSpec {
@@ -91,10 +93,11 @@ pub const MARIADB_MYROCKS: EngineSpec = EngineSpec {
     presets: &[],
     stores_data: true,
     // The tables start empty: --use-existing-db is refused for servers.
-    database_file: None,
+    existing_database: None,
     check: crate::engine::no_contradictions,
     build_info: crate::engine::no_build_info,
     transactions: |_| Some("multi-statement transactions, SELECT ... FOR UPDATE"),
+    max_sessions: crate::engine::any_sessions,
 };
 
 pub const SERVERS: &[EngineSpec] = &[POSTGRES, MARIADB_INNODB, MARIADB_MYROCKS];

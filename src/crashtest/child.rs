@@ -3,7 +3,6 @@
 //! engine on the lazy filesystem in a process of its own, so that the kill
 //! is a real one and a recovery that aborts takes only the checker down.
 
-use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -52,6 +51,7 @@ fn open(task: &ChildTask) -> Result<(&'static engine::EngineSpec, Box<dyn Engine
         num_keys: 1 << 20,
         threads: task.threads,
         create: true,
+        read_only: false,
     };
     let e = (spec.open)(&args).with_context(|| format!("opening {} in {}", spec.name, task.db_dir.display()))?;
     Ok((spec, e))
@@ -72,7 +72,8 @@ pub fn main(role: &str, task_path: &std::path::Path) -> ExitCode {
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("{}", format!("{e:#}").replace('\n', " "));
+            // errln!, not eprintln!: a standard error that cannot be written must not panic.
+            crate::errln!("{}", format!("{e:#}").replace('\n', " "));
             ExitCode::from(1)
         }
     }
@@ -93,12 +94,11 @@ fn write_until_killed(task: &ChildTask) -> Result<()> {
                 }
             });
         }
-        println!("{READY}");
-        let _ = std::io::stdout().flush();
+        crate::outln!("{READY}");
         drop(failed_tx);
         // The clients run until the kill; one that fails ends the writer.
         if let Ok(e) = failed_rx.recv() {
-            eprintln!("{}", e.replace('\n', " "));
+            crate::errln!("{}", e.replace('\n', " "));
             std::process::exit(1);
         }
     });

@@ -29,7 +29,7 @@ use child::{CheckReport, ChildTask};
 use records::{Found, Writer};
 
 /// What `rumbench crashtest` was asked for.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Options {
     pub crashes: u32,
     pub threads: usize,
@@ -43,6 +43,10 @@ pub struct Options {
     /// What makes a name durable on the lazy filesystem.
     pub semantics: Semantics,
 }
+
+/// The largest value a writer commits: a few per client thread in memory,
+/// and a commit the lazy filesystem holds until it is synced.
+const MAX_VALUE_SIZE: usize = 64 << 20;
 
 /// How long a recovery may take before it counts as a hang.
 const RECOVERY_TIMEOUT: Duration = Duration::from_secs(600);
@@ -74,6 +78,9 @@ pub fn check_options(o: &Options) -> Result<()> {
     if o.value_size < records::MIN_VALUE_SIZE {
         bail!("--value-size must be at least {} (the value holds its key)", records::MIN_VALUE_SIZE);
     }
+    if o.value_size > MAX_VALUE_SIZE {
+        bail!("--value-size must be at most {} MiB (every client thread holds its value in memory)", MAX_VALUE_SIZE >> 20);
+    }
     if o.kill_after_ms.0 > o.kill_after_ms.1 {
         bail!("--kill-after: the first bound is above the second");
     }
@@ -90,16 +97,22 @@ fn owner() -> (u32, u32) {
 /// A child process (writer or checker) that dies with us and is killed when dropped.
 struct ChildProc {
     child: Child,
-    stderr_path: PathBuf,
+    /// Its standard error's last lines, read through a pipe: a file for them
+    /// would sit on the filesystem under test, which may be the full one.
+    stderr_tail: std::sync::Arc<std::sync::Mutex<std::collections::VecDeque<String>>>,
+    stderr_reader: Option<std::thread::JoinHandle<()>>,
 }
 
+/// How many of a child's last lines of standard error are kept.
+const STDERR_LINES: usize = 3;
+
 impl ChildProc {
-    fn spawn(role: &str, task_path: &Path, stderr_path: &Path, stdout: Stdio) -> Result<ChildProc> {
+    fn spawn(role: &str, task_path: &Path, stdout: Stdio) -> Result<ChildProc> {
         use std::os::unix::process::CommandExt;
         let exe = std::env::current_exe().context("finding rumbench's own executable")?;
         let mut cmd = Command::new(exe);
         cmd.arg("internal-crash-child").arg(role).arg(task_path);
-        cmd.stdin(Stdio::null()).stdout(stdout).stderr(std::fs::File::create(stderr_path)?);
+        cmd.stdin(Stdio::null()).stdout(stdout).stderr(Stdio::piped());
         // Its own process group (a terminal's Ctrl-C is ours to handle), and
         // killed if we die: a writer must never outlive the mount.
         cmd.process_group(0);
@@ -110,8 +123,23 @@ impl ChildProc {
                 Ok(())
             });
         }
-        let child = cmd.spawn().with_context(|| format!("starting the crash test's {role}"))?;
-        Ok(ChildProc { child, stderr_path: stderr_path.to_path_buf() })
+        let mut child = cmd.spawn().with_context(|| format!("starting the crash test's {role}"))?;
+        let stderr = child.stderr.take().expect("piped");
+        let tail = std::sync::Arc::new(std::sync::Mutex::new(std::collections::VecDeque::new()));
+        let lines = tail.clone();
+        let reader = std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(std::result::Result::ok) {
+                if line.trim().is_empty() {
+                    continue;
+                }
+                let mut l = lines.lock().unwrap_or_else(|e| e.into_inner());
+                if l.len() == STDERR_LINES {
+                    l.pop_front();
+                }
+                l.push_back(line);
+            }
+        });
+        Ok(ChildProc { child, stderr_tail: tail, stderr_reader: Some(reader) })
     }
 
     fn kill(&mut self) {
@@ -119,15 +147,17 @@ impl ChildProc {
         let _ = self.child.wait();
     }
 
-    /// The child's last words, for an error message.
-    fn stderr_tail(&self) -> String {
-        let text = std::fs::read_to_string(&self.stderr_path).unwrap_or_default();
-        let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
-        let tail = lines[lines.len().saturating_sub(3)..].join(" | ");
-        if tail.is_empty() {
+    /// The child's last words, for an error message (once it has exited).
+    fn stderr_tail(&mut self) -> String {
+        // The pipe closes when the child (and anything it started) is gone.
+        if let Some(r) = self.stderr_reader.take() {
+            let _ = r.join();
+        }
+        let lines = self.stderr_tail.lock().unwrap_or_else(|e| e.into_inner());
+        if lines.is_empty() {
             "no message".into()
         } else {
-            tail
+            lines.iter().cloned().collect::<Vec<_>>().join(" | ")
         }
     }
 
@@ -167,8 +197,9 @@ fn fsync_dir(p: &Path) -> Result<()> {
 }
 
 /// One config's crash test, start to end; what it found so far even when it
-/// stops early (the error says why).
-pub fn run_config(config: &EngineConfig, o: &Options, index: usize) -> CrashConfig {
+/// stops early (the error says why). `on_crash` sees the result after each
+/// crash (to write it: a crash test killed outright keeps the crashes done).
+pub fn run_config(config: &EngineConfig, o: &Options, index: usize, on_crash: &mut dyn FnMut(&CrashConfig)) -> CrashConfig {
     let mut result = CrashConfig {
         name: config.name.clone(),
         engine: config.engine.clone(),
@@ -181,8 +212,16 @@ pub fn run_config(config: &EngineConfig, o: &Options, index: usize) -> CrashConf
         crash_records: Vec::new(),
         totals: CrashTotals::default(),
     };
-    let outcome = DataDir::fresh(&o.work_root.join(&config.name)).and_then(|work| {
-        let r = crash_loop(config, o, index, &work.path, &mut result);
+    // A work dir of an earlier crash test that was killed outright may hold
+    // its dead mount ("Transport endpoint is not connected"): released first.
+    let work_dir = o.work_root.join(&config.name);
+    let release = |d: &Path| {
+        if let Some(note) = crate::lazyfs::release_stale_mount(&d.join("mnt")) {
+            errln!("{}: {note}", config.name);
+        }
+    };
+    let outcome = DataDir::fresh_with(&work_dir, release).and_then(|work| {
+        let r = crash_loop(config, o, index, &work.path, &mut result, on_crash);
         if o.keep {
             // Kept for a look: the backing store holds what survived the last power cut.
             drop(work);
@@ -200,6 +239,14 @@ pub fn run_config(config: &EngineConfig, o: &Options, index: usize) -> CrashConf
         result.error = Some(format!("{e:#}").replace('\n', " "));
     }
     result.totals = totals(&result.crash_records, o.threads);
+    if result.status == Status::Completed && result.totals.acknowledged == 0 {
+        // Nothing to lose, nothing proven: not a pass.
+        result.status = Status::Failed;
+        result.error = Some(format!(
+            "no commit was acknowledged in {} crashes: the writer was killed before it committed (give a later --kill-after)",
+            result.totals.crashes
+        ));
+    }
     result
 }
 
@@ -218,7 +265,6 @@ trait Subject {
 /// An in-process engine: writer and checker are child processes of ours.
 struct EngineSubject {
     task_path: PathBuf,
-    work: PathBuf,
 }
 
 impl EngineSubject {
@@ -230,16 +276,16 @@ impl EngineSubject {
 impl Subject for EngineSubject {
     fn write_and_crash(&mut self, task: &ChildTask, after: Duration) -> Result<()> {
         self.write_task(task)?;
-        kill_writer(&self.task_path, &self.work.join("writer.stderr"), after)
+        kill_writer(&self.task_path, after)
     }
 
     fn recover(&mut self, task: &ChildTask) -> Result<std::result::Result<CheckReport, String>> {
         self.write_task(task)?;
-        recover(&self.task_path, &task.report, &self.work.join("check.stderr"))
+        recover(&self.task_path, &task.report)
     }
 }
 
-fn crash_loop(config: &EngineConfig, o: &Options, index: usize, work: &Path, result: &mut CrashConfig) -> Result<()> {
+fn crash_loop(config: &EngineConfig, o: &Options, index: usize, work: &Path, result: &mut CrashConfig, on_crash: &mut dyn FnMut(&CrashConfig)) -> Result<()> {
     let backing = work.join("backing");
     let acks = work.join("acks");
     std::fs::create_dir_all(&acks)?;
@@ -251,7 +297,7 @@ fn crash_loop(config: &EngineConfig, o: &Options, index: usize, work: &Path, res
     let mut subject: Box<dyn Subject> = if crate::backend::is_server(&config.engine) {
         Box::new(server::ServerSubject::set_up(config, o, &db_dir, &mut mount)?)
     } else {
-        Box::new(EngineSubject { task_path: work.join("task.json"), work: work.to_path_buf() })
+        Box::new(EngineSubject { task_path: work.join("task.json") })
     };
     let mut rng = Rng::new(crate::datagen::rng::stream_seed(o.seed, &[index as u64]));
     let mut acked: BTreeMap<Writer, u64> = BTreeMap::new();
@@ -312,6 +358,8 @@ fn crash_loop(config: &EngineConfig, o: &Options, index: usize, work: &Path, res
             if rec.wrong_values + rec.never_written > 0 { format!(", {} wrong values, {} never written", rec.wrong_values, rec.never_written) } else { String::new() }
         );
         result.crash_records.push(rec);
+        result.totals = totals(&result.crash_records, o.threads);
+        on_crash(result);
     }
     // A server stops before its filesystem goes.
     drop(subject);
@@ -321,8 +369,8 @@ fn crash_loop(config: &EngineConfig, o: &Options, index: usize, work: &Path, res
 
 /// Start the writer, wait until it has opened the engine, let it write for
 /// `after`, then kill it with SIGKILL.
-fn kill_writer(task_path: &Path, stderr_path: &Path, after: Duration) -> Result<()> {
-    let mut writer = ChildProc::spawn("writer", task_path, stderr_path, Stdio::piped())?;
+fn kill_writer(task_path: &Path, after: Duration) -> Result<()> {
+    let mut writer = ChildProc::spawn("writer", task_path, Stdio::piped())?;
     let stdout = writer.child.stdout.take().expect("piped");
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
@@ -364,8 +412,8 @@ fn kill_writer(task_path: &Path, stderr_path: &Path, after: Duration) -> Result<
 
 /// Run the checker over what survived: its report, or why the engine did
 /// not open or read back (the inner error: a finding, not the harness's).
-fn recover(task_path: &Path, report_path: &Path, stderr_path: &Path) -> Result<std::result::Result<CheckReport, String>> {
-    let mut checker = ChildProc::spawn("check", task_path, stderr_path, Stdio::null())?;
+fn recover(task_path: &Path, report_path: &Path) -> Result<std::result::Result<CheckReport, String>> {
+    let mut checker = ChildProc::spawn("check", task_path, Stdio::null())?;
     let started = Instant::now();
     let status = loop {
         interrupted()?;
@@ -442,6 +490,8 @@ pub fn totals(records: &[CrashRecord], threads: usize) -> CrashTotals {
     let plural = if crashes == 1 { "crash" } else { "crashes" };
     t.verdict = if t.crashes == 0 {
         "not tested: no crash was completed".to_string()
+    } else if t.acknowledged == 0 && !t.unrecoverable {
+        format!("not tested: no commit was acknowledged in {crashes} {plural}, so none could be lost")
     } else if t.unrecoverable {
         format!("unrecoverable: the engine did not open after crash {crashes} (lost {} of {acked} acknowledged commits before it)", thousands(t.lost))
     } else if t.lost == 0 && t.wrong_values == 0 && t.never_written == 0 {
@@ -483,9 +533,45 @@ fn contradiction(t: &CrashTotals) -> Option<String> {
     }
 }
 
-/// Every config, one after the other (each prints a line per crash), with
-/// the results written into `output_dir` after each config: a stop or a
-/// failure leaves every crash measured so far on disk.
+/// What the main process hands a crash test's config process.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+struct ConfigTask {
+    configs: Vec<EngineConfig>,
+    options: Options,
+    output_dir: PathBuf,
+}
+
+const TASK_FILE: &str = ".rumbench-crashtest-task.json";
+
+fn new_config_result(c: &EngineConfig, status: Status, why: &str) -> CrashConfig {
+    CrashConfig {
+        name: c.name.clone(),
+        engine: c.engine.clone(),
+        options: c.options.clone(),
+        server_config: crate::backend::is_server(&c.engine).then(|| c.applied_server_config()),
+        provenance: Vec::new(),
+        effective_options: Vec::new(),
+        status,
+        error: Some(why.to_string()),
+        crash_records: Vec::new(),
+        totals: totals(&[], 1),
+    }
+}
+
+/// Config `i`'s slot in the run's results: replaced, or added.
+fn put_config(run: &mut RunResult, i: usize, c: CrashConfig) {
+    let configs = &mut run.crashtest.as_mut().expect("a crash test's result").configs;
+    match configs.get_mut(i) {
+        Some(slot) => *slot = c,
+        None => configs.push(c),
+    }
+}
+
+/// Every config, one after the other, each in a process of its own that
+/// holds the lazy filesystem (and a server's processes) and writes the
+/// results after each crash: a stop, a failure, or this process killed
+/// outright (the config process then stops as on SIGTERM, unmounts and
+/// records it) leaves every crash measured so far on disk.
 pub fn execute(configs: &[EngineConfig], o: &Options, output_dir: &Path, replace: bool, command_line: Vec<String>) -> Result<RunResult> {
     let _lock = dirs::prepare_output_dir(output_dir, replace)?;
     if !o.work_root.exists() {
@@ -511,17 +597,69 @@ pub fn execute(configs: &[EngineConfig], o: &Options, output_dir: &Path, replace
         configs: Vec::new(),
     });
     crate::report::write_all(&run, output_dir)?;
+    let task_path = output_dir.join(TASK_FILE);
+    std::fs::write(&task_path, serde_json::to_vec(&ConfigTask { configs: configs.to_vec(), options: o.clone(), output_dir: output_dir.to_path_buf() })?)?;
+    let exe = std::env::current_exe().context("finding rumbench's own executable")?;
     for (i, c) in configs.iter().enumerate() {
         if crate::driver::stop::stop_requested() {
             break;
         }
-        let r = run_config(c, o, i);
-        if let Some(e) = &r.error {
-            errln!("{}: {e}", c.name);
+        let mut cmd = Command::new(&exe);
+        cmd.arg("internal-crash-config").arg(&task_path).arg(i.to_string());
+        let status = crate::runner::run_config_process(cmd);
+        // The config process wrote the results after each crash: take them back.
+        match crate::result::load(&output_dir.join("result.json")) {
+            Ok(written) => run = written,
+            Err(e) => errln!("{}: cannot read back its results: {e:#}", c.name),
         }
-        outln!("{}: {}", c.name, r.totals.verdict);
-        run.crashtest.as_mut().expect("set above").configs.push(r);
+        let ended = match &status {
+            Ok(st) => st.code().is_some_and(|code| code == 0 || code == 1 || code == 130),
+            Err(_) => false,
+        };
+        let recorded = run.crashtest.as_ref().and_then(|t| t.configs.get(i)).is_some_and(|r| r.status != Status::Running);
+        if !ended || !recorded {
+            // Killed (the out-of-memory killer), crashed, or never started:
+            // what it left (a dead mount, a server) is cleared from here.
+            let why = match &status {
+                Ok(st) => format!("the crash test's config process ended without recording its end ({st})"),
+                Err(e) => format!("cannot run the crash test's config process: {e:#}"),
+            };
+            let mut r = run.crashtest.as_ref().and_then(|t| t.configs.get(i)).cloned().unwrap_or_else(|| new_config_result(c, Status::Failed, &why));
+            r.status = if crate::driver::stop::stop_requested() { Status::Interrupted } else { Status::Failed };
+            r.error = Some(why);
+            r.totals = totals(&r.crash_records, o.threads);
+            put_config(&mut run, i, r);
+            let work = o.work_root.join(&c.name);
+            if let Some(note) = crate::lazyfs::release_stale_mount(&work.join("mnt")) {
+                errln!("{}: {note}", c.name);
+            }
+            for note in crate::workload::ibench::stop_leftover_servers(&c.engine, &work, true) {
+                errln!("{}: {note}", c.name);
+            }
+            if !o.keep {
+                dirs::remove_owned(&work);
+            }
+        }
+        if let Some(r) = run.crashtest.as_ref().and_then(|t| t.configs.get(i)) {
+            if let Some(e) = &r.error {
+                errln!("{}: {e}", c.name);
+            }
+            outln!("{}: {}", c.name, r.totals.verdict);
+        }
         crate::report::write_all(&run, output_dir)?;
+    }
+    let _ = std::fs::remove_file(&task_path);
+    finish(&mut run, configs, o, output_dir, None)?;
+    Ok(run)
+}
+
+/// The end of a crash test, whoever ends it (the main process, or a config
+/// process whose main process died): configs not run, the work root, the status.
+fn finish(run: &mut RunResult, configs: &[EngineConfig], o: &Options, output_dir: &Path, why: Option<&str>) -> Result<()> {
+    let done = run.crashtest.as_ref().map(|t| t.configs.len()).unwrap_or(0);
+    for (i, c) in configs.iter().enumerate().skip(done) {
+        let not_run = format!("not run: the crash test was {}", crate::driver::stop::interrupted_text());
+        put_config(run, i, new_config_result(c, Status::NotRun, why.unwrap_or(&not_run)));
     }
     if !o.keep && !dirs::has_content(&o.work_root) {
         // Only when rumbench made it (it carries the marker).
@@ -529,15 +667,56 @@ pub fn execute(configs: &[EngineConfig], o: &Options, output_dir: &Path, replace
     }
     let failed: Vec<String> = run.crashtest.iter().flat_map(|t| &t.configs).filter(|c| c.status == Status::Failed).map(|c| format!("{}: {}", c.name, c.error.as_deref().unwrap_or("failed"))).collect();
     (run.status, run.error) = if crate::driver::stop::stop_requested() {
-        (Status::Interrupted, Some(crate::driver::stop::interrupted_text()))
+        (Status::Interrupted, Some(why.map(String::from).unwrap_or_else(crate::driver::stop::interrupted_text)))
     } else if !failed.is_empty() {
         (Status::Failed, Some(failed.join("; ")))
     } else {
         (Status::Completed, None)
     };
     run.finished_at = Some(crate::result::now_text());
-    crate::report::write_all(&run, output_dir)?;
-    Ok(run)
+    crate::report::write_all(run, output_dir)
+}
+
+/// `rumbench internal-crash-config TASK INDEX`: config `index` of the
+/// crash test, its results written after each crash. Exit code: 0
+/// completed, 1 failed, 130 interrupted.
+pub fn run_config_process(task_path: &Path, index: usize) -> std::process::ExitCode {
+    // SAFETY: getppid has no preconditions.
+    let parent = unsafe { libc::getppid() };
+    let outcome = (|| -> Result<Status> {
+        let task: ConfigTask = serde_json::from_slice(&std::fs::read(task_path)?)?;
+        let config = task.configs.get(index).with_context(|| format!("no config {index} in the task"))?;
+        let results = task.output_dir.join("result.json");
+        let mut run = crate::result::load(&results)?;
+        let mut write = |r: &CrashConfig| {
+            put_config(&mut run, index, r.clone());
+            if let Err(e) = crate::report::write_all(&run, &task.output_dir) {
+                errln!("{}: cannot write the results: {e:#}", config.name);
+            }
+        };
+        write(&new_config_result(config, Status::Running, "running"));
+        let r = run_config(config, &task.options, index, &mut write);
+        let status = r.status;
+        write(&r);
+        // SAFETY: as above.
+        if unsafe { libc::getppid() } != parent {
+            // The main process died (PR_SET_PDEATHSIG stopped us): nobody else ends the crash test.
+            crate::driver::stop::request_stop(libc::SIGTERM);
+            let mut run = crate::result::load(&results)?;
+            finish(&mut run, &task.configs, &task.options, &task.output_dir, Some("interrupted: the main rumbench process died"))?;
+            let _ = std::fs::remove_file(task_path);
+        }
+        Ok(status)
+    })();
+    match outcome {
+        Ok(Status::Completed) | Ok(Status::Running) => std::process::ExitCode::SUCCESS,
+        Ok(Status::Interrupted) => std::process::ExitCode::from(130),
+        Ok(_) => std::process::ExitCode::from(1),
+        Err(e) => {
+            errln!("rumbench: error: {}", format!("{e:#}").replace('\n', " "));
+            std::process::ExitCode::from(1)
+        }
+    }
 }
 
 /// Refuse, before anything starts, a work dir that holds someone else's files.
@@ -604,5 +783,8 @@ mod tests {
         broken.recovery_s = None;
         assert!(totals(&[broken], 1).verdict.starts_with("unrecoverable"));
         assert_eq!(totals(&[], 2).verdict, "not tested: no crash was completed", "a config that stopped before its first crash claims nothing");
+        let nothing = totals(&[record(0, 0, 0, 0), record(0, 0, 0, 0)], 1);
+        assert_eq!(nothing.verdict, "not tested: no commit was acknowledged in 2 crashes, so none could be lost", "0 of 0 proves nothing");
+        assert_eq!(nothing.contradiction, None);
     }
 }

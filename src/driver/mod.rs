@@ -67,18 +67,19 @@ pub fn unix_now() -> f64 {
 }
 
 /// Ask `ready` every `every` until it says yes; an error after `timeout`
-/// (`late`) or a stop request. For a shard waiting on what another shard makes.
-pub fn wait_for(timeout: Duration, every: Duration, mut ready: impl FnMut() -> bool, late: impl FnOnce() -> anyhow::Error) -> Result<()> {
+/// or a stop request, naming what was awaited (`what`: "shard 0 to create
+/// table usertable"). For a shard waiting on what another shard makes.
+pub fn wait_for(timeout: Duration, every: Duration, mut ready: impl FnMut() -> bool, what: impl FnOnce() -> String) -> Result<()> {
     let began = Instant::now();
     loop {
         if ready() {
             return Ok(());
         }
         if stop::stop_requested() {
-            return Err(anyhow!("stopped while waiting: {}", late()));
+            return Err(anyhow!("{} after {:.0} s of waiting for {}", stop::interrupted_text(), began.elapsed().as_secs_f64(), what()));
         }
         if began.elapsed() > timeout {
-            return Err(late());
+            return Err(anyhow!("waited {:.0} s for {}: it did not happen", timeout.as_secs_f64(), what()));
         }
         std::thread::sleep(every);
     }
@@ -118,6 +119,10 @@ pub struct Thread<'a> {
     pub role: Role,
     /// The client's operation counter the progress display reads (clients only).
     pub progress: Option<&'a ProgressCounter>,
+    /// The error that ended this thread's loop: kept here so that the loop
+    /// returns what it recorded up to it (a step that fails keeps the
+    /// operations its clients completed).
+    failure: std::cell::RefCell<Option<anyhow::Error>>,
 }
 
 /// A thread's own copy of the step's clock: in a hot loop it stays in the
@@ -148,6 +153,27 @@ impl Thread<'_> {
     /// The step's clock for a hot loop (after the start barrier).
     pub fn timer(&self) -> Timer {
         Timer { clock: self.step.clock.clone(), start_raw: self.step.start.get().expect("clock started").1 }
+    }
+
+    /// End this thread's loop with `e`: the step fails with it, and keeps
+    /// what the thread recorded before it.
+    fn fail(&self, e: anyhow::Error) {
+        self.step.abort.store(true, Ordering::Relaxed);
+        self.failure.borrow_mut().get_or_insert(e);
+    }
+
+    /// A call's result in a thread's own loop: Some(value), or None after an
+    /// error, which ends the loop (`let Some(x) = t.ok(call()) else { break }`)
+    /// and fails the step while what was recorded before it stays.
+    #[inline]
+    pub fn ok<T>(&self, r: Result<T>) -> Option<T> {
+        match r {
+            Ok(v) => Some(v),
+            Err(e) => {
+                self.fail(e);
+                None
+            }
+        }
     }
 
     /// The run is stopping (a signal) or another thread failed.
@@ -181,7 +207,9 @@ impl Thread<'_> {
     /// g < `calls` (all calls when None), until the deadline, a stop, or `op`
     /// says it is done. `op` returns (operations done, done). Each call is
     /// recorded in `rec` with the time since the previous call ended; its
-    /// outcome is up to `op`. Returns when the last call ended.
+    /// outcome is up to `op`. Returns when the last call ended. A call that
+    /// fails ends the loop (and fails the step) without being recorded: the
+    /// calls before it stay recorded.
     #[inline]
     pub fn closed_loop(
         &self,
@@ -199,7 +227,7 @@ impl Thread<'_> {
             if calls.is_some_and(|t| g >= t) || self.should_stop() {
                 break;
             }
-            let (n, done) = op(g)?;
+            let Some((n, done)) = self.ok(op(g)) else { break };
             let now = timer.now_ns();
             rec.record_n(now, now - last, n);
             last = now;
@@ -242,7 +270,7 @@ impl Thread<'_> {
                 None => last_end,
             };
             let began = self.now_ns();
-            let r = call()?;
+            let Some(r) = self.ok(call()) else { break };
             let end = self.now_ns();
             record(end, end - intended.min(began), r);
             service.saturating_record((end - began).max(1));
@@ -277,11 +305,19 @@ pub struct FinishedOp {
     pub outcomes: Outcomes,
 }
 
+/// How one thread ended: what it recorded (None when its body returned an
+/// error or panicked) and the error that ended it, if one did.
+struct ThreadEnd<O> {
+    output: Option<O>,
+    error: Option<anyhow::Error>,
+}
+
 /// What the driver brings back from a step's threads.
 pub struct Joined<O> {
-    /// Outputs of the clients that ended without error (in thread order).
+    /// Outputs of the clients (in thread order): also of those whose loop
+    /// failed, with what they completed before it (their errors are in `errors`).
     pub clients: Vec<O>,
-    /// Outputs of the background threads that ended without error.
+    /// Outputs of the background threads, likewise.
     pub background: Vec<O>,
     /// Errors and panics of any thread (a background thread's say so).
     pub errors: Vec<anyhow::Error>,
@@ -323,7 +359,7 @@ pub fn run<S, O: Send>(
     let (client_results, background_results) = std::thread::scope(|scope| {
         let (step, open, body, counters, released) = (&step, &open, &body, &counters, &released);
         let spawn = |role: Role, index: usize| {
-            scope.spawn(move || -> Result<O> {
+            scope.spawn(move || -> ThreadEnd<O> {
                 let counter = (role == Role::Client).then(|| &counters[index]);
                 let session = open(role, index);
                 // Every session open; with --start-at, one thread sleeps to
@@ -341,7 +377,7 @@ pub fn run<S, O: Send>(
                 while step.start.get().is_none() {
                     std::hint::spin_loop();
                 }
-                let thread = Thread { step, index, role, progress: counter };
+                let thread = Thread { step, index, role, progress: counter, failure: Default::default() };
                 let cpu_start = crate::measure::thread_cpu::this_thread_ns();
                 let outcome = session.and_then(|s| body(&thread, s));
                 if let (Some(a), Some(b)) = (cpu_start, crate::measure::thread_cpu::this_thread_ns()) {
@@ -353,7 +389,15 @@ pub fn run<S, O: Send>(
                 if outcome.is_err() {
                     step.abort.store(true, Ordering::Relaxed);
                 }
-                outcome
+                // What the thread recorded before its loop failed, and why it failed.
+                let failure = thread.failure.into_inner();
+                match outcome {
+                    Ok(o) => ThreadEnd { output: Some(o), error: failure },
+                    Err(e) => ThreadEnd { output: None, error: Some(match failure {
+                        Some(first) => first.context(format!("then: {e:#}")),
+                        None => e,
+                    }) },
+                }
             })
         };
         let clients: Vec<_> = (0..clients).map(|t| spawn(Role::Client, t)).collect();
@@ -364,9 +408,9 @@ pub fn run<S, O: Send>(
             std::thread::sleep(Duration::from_millis(100));
             tick();
         }
-        let join = |h: std::thread::ScopedJoinHandle<'_, Result<O>>| h.join().map_err(join_error).and_then(|r| r);
-        let c: Vec<Result<O>> = clients.into_iter().map(join).collect();
-        let b: Vec<Result<O>> = background.into_iter().map(join).collect();
+        let join = |h: std::thread::ScopedJoinHandle<'_, ThreadEnd<O>>| h.join().unwrap_or_else(|p| ThreadEnd { output: None, error: Some(join_error(p)) });
+        let c: Vec<ThreadEnd<O>> = clients.into_iter().map(join).collect();
+        let b: Vec<ThreadEnd<O>> = background.into_iter().map(join).collect();
         (c, b)
     });
     display.finish();
@@ -375,16 +419,12 @@ pub fn run<S, O: Send>(
     }
     let mut joined = Joined { clients: Vec::new(), background: Vec::new(), errors: Vec::new() };
     for r in client_results {
-        match r {
-            Ok(o) => joined.clients.push(o),
-            Err(e) => joined.errors.push(e),
-        }
+        joined.clients.extend(r.output);
+        joined.errors.extend(r.error);
     }
     for r in background_results {
-        match r {
-            Ok(o) => joined.background.push(o),
-            Err(e) => joined.errors.push(e.context("background writer")),
-        }
+        joined.background.extend(r.output);
+        joined.errors.extend(r.error.map(|e| e.context("background writer")));
     }
     joined
 }
@@ -532,12 +572,15 @@ mod tests {
                         anyhow::bail!("engine error");
                     }
                     Ok((1, false))
-                })
+                })?;
+                Ok(rec.ops())
             },
             || {},
         );
         assert_eq!(joined.errors.len(), 1);
         assert!(joined.errors[0].to_string().contains("engine error"));
-        assert_eq!(joined.clients.len(), 1, "the other client stopped without error");
+        // Both clients' recordings are kept: the failed one's 10 calls before its error too.
+        assert_eq!(joined.clients.len(), 2, "the failed client's output is kept");
+        assert_eq!(joined.clients[0], 10, "the failed client's calls before its error");
     }
 }

@@ -41,11 +41,18 @@ pub const SPEC: EngineSpec = EngineSpec {
     io_bound_options: IO_BOUND,
     presets: &[],
     stores_data: true,
-    database_file: Some("CURRENT"),
+    existing_database: Some(|dir| {
+        super::file_starts_with(dir, "CURRENT", b"MANIFEST-", "a CURRENT file")?;
+        if super::has_rocksdb_files(dir) {
+            bail!("it has RocksDB's IDENTITY or OPTIONS files: a RocksDB database");
+        }
+        Ok(())
+    }),
     open,
     check,
     build_info,
     transactions: super::no_transactions,
+    max_sessions: super::any_sessions,
 };
 
 /// LevelDB silently clips these options to ranges (SanitizeOptions in

@@ -78,10 +78,22 @@ pub const SPEC: EngineSpec = EngineSpec {
     open,
     presets: &[],
     stores_data: true,
-    database_file: Some("data.mdb"),
+    existing_database: Some(|dir| {
+        use std::io::Read;
+        let mut head = [0u8; 20];
+        match std::fs::File::open(dir.join("data.mdb")).and_then(|mut f| f.read_exact(&mut head)) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => bail!("no data.mdb in it"),
+            Err(e) if e.kind() != std::io::ErrorKind::UnexpectedEof => bail!("cannot read its data.mdb: {e}"),
+            // The first meta page: a 16-byte page header, then mm_magic (MDB_MAGIC 0xBEEFC0DE).
+            r if r.is_err() || u32::from_le_bytes([head[16], head[17], head[18], head[19]]) != 0xBEEF_C0DE => bail!("its data.mdb has no LMDB meta page"),
+            _ => Ok(()),
+        }
+    }),
     check: super::no_contradictions,
     build_info,
     transactions: |_| Some("serialized: one write transaction at a time (LMDB has a single writer)"),
+    // Every reading thread holds one reader slot, plus one for the thread that reads stats.
+    max_sessions: |o| Some((o.u64("max_readers").saturating_sub(1), "max_readers")),
 };
 
 /// Names of the environment flags, for effective_options.
@@ -132,6 +144,7 @@ pub struct LmdbEngine {
     db: Database<'static, Bytes, Bytes>,
     path: PathBuf,
     sync_mode: String,
+    read_only: bool,
 }
 
 impl LmdbEngine {
@@ -148,14 +161,8 @@ impl LmdbEngine {
             .with_context(|| format!("lmdb: max_readers must be 1..={} ({})", u32::MAX, path.display()))?;
         // Every reading thread holds one reader slot (plus one for the thread
         // that reads stats); running out fails reads with MDB_READERS_FULL.
-        if args.threads as u64 + 1 > max_readers as u64 {
-            bail!(
-                "lmdb: max_readers {max_readers} is too small for {} client threads (needs at least {}; set lmdb.max_readers) ({})",
-                args.threads,
-                args.threads + 1,
-                path.display()
-            );
-        }
+        // Plans are checked before they start (engine::check_sessions); this is for other callers.
+        super::check_sessions(&SPEC, &o, args.threads).with_context(|| path.display().to_string())?;
 
         let sync_mode = o.str("sync_mode").to_string();
         let mut flags = match sync_mode.as_str() {
@@ -175,6 +182,10 @@ impl LmdbEngine {
         if !args.create && !path.join("data.mdb").exists() {
             bail!("lmdb: no database (data.mdb) in {}", path.display());
         }
+        if args.read_only {
+            // The user's database, read by read-only steps: LMDB never writes it (MDB_RDONLY).
+            flags |= EnvFlags::READ_ONLY;
+        }
         let mut builder = EnvOpenOptions::new();
         builder.map_size(map_size).max_readers(max_readers).max_dbs(0);
         // SAFETY: NOSYNC / NOMETASYNC / MAPASYNC only weaken durability after a
@@ -187,19 +198,26 @@ impl LmdbEngine {
         let env = unsafe { builder.open(&path) }
             .with_context(|| format!("lmdb: cannot open environment in {}", path.display()))?;
 
-        let wtxn = env.write_txn().with_context(|| format!("lmdb: cannot begin write txn in {}", path.display()))?;
-        let db: Database<'static, Bytes, Bytes> = env
-            .create_databases_and_commit(wtxn, |opener, wtxn| {
+        let db: Database<'static, Bytes, Bytes> = if args.read_only {
+            let rtxn = env.read_txn().with_context(|| format!("lmdb: cannot begin read txn in {}", path.display()))?;
+            env.open_databases_and_commit(rtxn, |opener, rtxn| opener.open_database::<Bytes, Bytes>(rtxn, None).map(CommitOrAbort::<_, ()>::Commit))
+                .with_context(|| format!("lmdb: cannot open the default database in {}", path.display()))?
+                .unwrap_commit()
+                .with_context(|| format!("lmdb: no default database in {}", path.display()))?
+        } else {
+            let wtxn = env.write_txn().with_context(|| format!("lmdb: cannot begin write txn in {}", path.display()))?;
+            env.create_databases_and_commit(wtxn, |opener, wtxn| {
                 opener.create_database::<Bytes, Bytes>(wtxn, None).map(CommitOrAbort::<_, ()>::Commit)
             })
             .with_context(|| format!("lmdb: cannot open the default database in {}", path.display()))?
-            .unwrap_commit();
+            .unwrap_commit()
+        };
 
         let max_key = env.max_key_size();
         if args.key_size > max_key {
             bail!("lmdb: key_size {} exceeds LMDB's maximum key size {} ({})", args.key_size, max_key, path.display());
         }
-        Ok(LmdbEngine { env, db, path, sync_mode })
+        Ok(LmdbEngine { env, db, path, sync_mode, read_only: args.read_only })
     }
 
     fn path(&self) -> &Path {
@@ -208,6 +226,10 @@ impl LmdbEngine {
 }
 
 impl Engine for LmdbEngine {
+    fn read_only(&self) -> bool {
+        self.read_only
+    }
+
     fn version(&self) -> String {
         let v = heed::lmdb_version();
         format!("{}.{}.{}", v.major, v.minor, v.patch)
@@ -495,8 +517,8 @@ mod tests {
         let err = open_with(dir.path(), &[("max_readers", "0")]).err().unwrap().to_string();
         assert!(err.contains("max_readers"), "{err}");
         // Two client threads need three reader slots.
-        let err = open_with(dir.path(), &[("max_readers", "2")]).err().unwrap().to_string();
-        assert!(err.contains("max_readers 2 is too small"), "{err}");
+        let err = format!("{:#}", open_with(dir.path(), &[("max_readers", "2")]).err().unwrap());
+        assert!(err.contains("max_readers 2 serves at most 1 client threads at once, and this run opens 2"), "{err}");
         open_with(dir.path(), &[("max_readers", "3")]).unwrap();
     }
 

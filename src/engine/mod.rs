@@ -93,6 +93,9 @@ pub struct OpenArgs {
     /// Create the database when it is missing (false with --use-existing-db:
     /// an engine opening the user's directory must not add a database to it).
     pub create: bool,
+    /// Open the existing database without writing to it, where the engine
+    /// can (--use-existing-db with steps that only read); see `Engine::read_only`.
+    pub read_only: bool,
 }
 
 /// An engine in the registry.
@@ -108,9 +111,11 @@ pub struct EngineSpec {
     /// Whether it keeps what is written (the null engine pretends every key
     /// exists, so a read step needs no fill before it there).
     pub stores_data: bool,
-    /// The file (relative to the data dir) whose presence shows the engine's
-    /// database is there: --use-existing-db is refused at plan time without it.
-    pub database_file: Option<&'static str>,
+    /// Whether a directory holds this engine's database, in its own format:
+    /// --use-existing-db is refused at plan time when it does not (another
+    /// engine's database opened by this one could be rewritten into this
+    /// one's format). None: nothing to open (the null engine, servers).
+    pub existing_database: Option<fn(&std::path::Path) -> Result<()>>,
     /// Refuse option combinations that contradict each other, at plan time.
     pub check: fn(&EngineOptions) -> Result<()>,
     /// How the library is built into this binary, as far as it is known
@@ -121,6 +126,50 @@ pub struct EngineSpec {
     /// "pessimistic: TransactionDB, GetForUpdate locks"), None without them:
     /// steps that need transactions are refused at plan time on such a config.
     pub transactions: fn(&EngineOptions) -> Option<&'static str>,
+    /// The most client sessions (threads) these options let the engine
+    /// serve at once, and the option that sets it; None: no such limit.
+    pub max_sessions: fn(&EngineOptions) -> Option<(u64, &'static str)>,
+}
+
+/// `EngineSpec::max_sessions` of an engine that serves any number of sessions.
+pub fn any_sessions(_: &EngineOptions) -> Option<(u64, &'static str)> {
+    None
+}
+
+/// Refuse options that cannot serve `sessions` client threads at once.
+pub fn check_sessions(spec: &EngineSpec, options: &EngineOptions, sessions: usize) -> Result<()> {
+    match (spec.max_sessions)(options) {
+        Some((most, option)) if sessions as u64 > most => bail!(
+            "{}: {option} {} serves at most {most} client threads at once, and this run opens {sessions} (set -o {}.{option}={} or more, or run fewer --threads)",
+            spec.name,
+            options.str(option),
+            spec.name,
+            options.str(option).parse::<u64>().map(|v| v - most + sessions as u64).unwrap_or(sessions as u64 + 1)
+        ),
+        _ => Ok(()),
+    }
+}
+
+/// The data dir's file `name` begins with `magic`, as a file of `format`
+/// does. The error says what is wrong, in a phrase ("no CURRENT in it").
+pub fn file_starts_with(dir: &std::path::Path, name: &str, magic: &[u8], format: &str) -> Result<()> {
+    use std::io::Read;
+    let mut head = vec![0u8; magic.len()];
+    let read = std::fs::File::open(dir.join(name)).and_then(|mut f| f.read_exact(&mut head));
+    match read {
+        Ok(()) if head == magic => Ok(()),
+        Ok(()) => bail!("its {name} is not {format}"),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => bail!("no {name} in it"),
+        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => bail!("its {name} is not {format}"),
+        Err(e) => bail!("cannot read its {name}: {e}"),
+    }
+}
+
+/// Whether `dir` holds a file RocksDB writes and LevelDB never does (IDENTITY,
+/// OPTIONS-NNNNNN): their MANIFESTs otherwise look alike to each other.
+pub fn has_rocksdb_files(dir: &std::path::Path) -> bool {
+    dir.join("IDENTITY").is_file()
+        || std::fs::read_dir(dir).is_ok_and(|it| it.flatten().any(|e| e.file_name().to_string_lossy().starts_with("OPTIONS-")))
 }
 
 /// `EngineSpec::transactions` of an engine without transactions.
@@ -142,6 +191,11 @@ pub fn no_contradictions(_: &EngineOptions) -> Result<()> {
 pub trait Engine: Send + Sync {
     /// Engine library version, e.g. "7.8.3".
     fn version(&self) -> String;
+    /// Whether it was opened read-only (asked with `OpenArgs::read_only`,
+    /// and the engine has a read-only open): nothing it does writes the database.
+    fn read_only(&self) -> bool {
+        false
+    }
     /// Every option the engine was opened with, including ones derived from
     /// the user's options (name, value), as the engine sees them.
     fn effective_options(&self) -> Vec<(String, String)>;

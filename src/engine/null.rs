@@ -22,10 +22,11 @@ pub const SPEC: EngineSpec = EngineSpec {
     open,
     presets: &[],
     stores_data: false,
-    database_file: None,
+    existing_database: None,
     check: super::no_contradictions,
     build_info: super::no_build_info,
     transactions: super::no_transactions,
+    max_sessions: super::any_sessions,
 };
 
 fn open(args: &OpenArgs) -> Result<Box<dyn Engine>> {

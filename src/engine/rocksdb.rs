@@ -160,11 +160,18 @@ pub const SPEC: EngineSpec = EngineSpec {
     io_bound_options: IO_BOUND,
     presets: PRESETS,
     stores_data: true,
-    database_file: Some("CURRENT"),
+    existing_database: Some(|dir| {
+        super::file_starts_with(dir, "CURRENT", b"MANIFEST-", "a CURRENT file")?;
+        if !super::has_rocksdb_files(dir) {
+            bail!("its CURRENT has neither IDENTITY nor an OPTIONS file beside it, as a LevelDB database does; opened by RocksDB it would be rewritten so that LevelDB could not open it");
+        }
+        Ok(())
+    }),
     open,
     check,
     build_info: build_provenance,
     transactions: transactions_kind,
+    max_sessions: super::any_sessions,
 };
 
 #[cfg(rocksdb_has_txn)]
@@ -197,6 +204,8 @@ pub struct RocksEngine {
     // Before `common`: the DB closes before its options and cache are freed.
     db: Db,
     common: Common,
+    /// Opened with DB::OpenForReadOnly.
+    read_only: bool,
 }
 
 /// What a plain and a transactional RocksDB share: options, cache, where it lives.
@@ -374,8 +383,13 @@ fn open(args: &OpenArgs) -> Result<Box<dyn Engine>> {
     if o.str("transactions") == "pessimistic" || o.str("transactions") == "optimistic" {
         return super::rocksdb_txn::open(o.str("transactions"), common, o.i64("lock_timeout_ms"));
     }
+    if args.read_only {
+        // The user's database, read by steps that only read: RocksDB writes nothing of it.
+        let db = Db::open_read_only(&common.db_opts, &args.dir).with_context(|| format!("rocksdb cannot open {} read-only", args.dir.display()))?;
+        return Ok(Box::new(RocksEngine { db, common, read_only: true }));
+    }
     let db = Db::open(&common.db_opts, &args.dir).with_context(|| format!("rocksdb cannot open {}", args.dir.display()))?;
-    Ok(Box::new(RocksEngine { db, common }))
+    Ok(Box::new(RocksEngine { db, common, read_only: false }))
 }
 
 /// The newest OPTIONS-NNNNNN file RocksDB wrote: every option in force, as RocksDB sees it.
@@ -515,7 +529,19 @@ impl Engine for RocksEngine {
         self.common.version()
     }
 
+    fn read_only(&self) -> bool {
+        self.read_only
+    }
+
     fn effective_options(&self) -> Vec<(String, String)> {
+        if self.read_only {
+            // A read-only open writes no OPTIONS file: the one there is the writer's, not this open's.
+            let mut out: Vec<(String, String)> = self.common.effective_options();
+            out.retain(|(k, _)| k.starts_with("WriteOptions.") || k == "BlockBasedTable.block_cache");
+            out.push(("OPTIONS".into(), "opened read-only (DB::OpenForReadOnly), which writes no OPTIONS file: the options in force are rumbench's as given; the OPTIONS file in the directory is its writer's".into()));
+            out.push(("transactions".into(), "none (plain DB, read-only)".into()));
+            return out;
+        }
         let mut out = self.common.effective_options();
         out.push(("transactions".into(), "none (plain DB)".into()));
         out

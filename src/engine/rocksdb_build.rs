@@ -171,10 +171,16 @@ pub fn ensure(release: &Release) -> Result<Option<PathBuf>> {
     let lock_path = root.join(".build.lock");
     let lock = fs::OpenOptions::new().create(true).truncate(false).write(true).open(&lock_path)?;
     // SAFETY: flock on a descriptor we own; released when `lock` is closed.
-    if unsafe { libc::flock(std::os::fd::AsRawFd::as_raw_fd(&lock), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+    let try_lock = || unsafe { libc::flock(std::os::fd::AsRawFd::as_raw_fd(&lock), libc::LOCK_EX | libc::LOCK_NB) } == 0;
+    if !try_lock() {
         errln!("waiting for another rumbench building a RocksDB version ({})", lock_path.display());
-        // SAFETY: as above.
-        unsafe { libc::flock(std::os::fd::AsRawFd::as_raw_fd(&lock), libc::LOCK_EX) };
+        // Polled, not a blocking flock: a stop (Ctrl-C) ends the wait at once.
+        while !try_lock() {
+            if crate::driver::stop::stop_requested() {
+                bail!("{} while waiting for another rumbench's RocksDB build", crate::driver::stop::interrupted_text());
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
     }
     if let Some(bin) = cached(release)? {
         return Ok(Some(bin));

@@ -636,6 +636,19 @@ impl Db {
         Ok(Db { default_cf, handle: DbHandle(db) })
     }
 
+    /// Open an existing DB read-only (DB::OpenForReadOnly): no flush,
+    /// compaction, new log or MANIFEST; its WAL is replayed in memory only.
+    pub fn open_read_only(opts: &Options, path: &Path) -> Result<Db, Error> {
+        if !path.is_dir() {
+            return Err(Error(format!("no RocksDB directory {}", path.display())));
+        }
+        // SAFETY: as `open`; 0: a WAL left by a writer is read, not an error.
+        let (db, default_cf) = open_with_default_cf(path, opts, |p, names, cf_opts, handles, err| unsafe {
+            ffi::rocksdb_open_for_read_only_column_families(opts.0.as_ptr(), p, 1, names, cf_opts, handles, 0, err)
+        })?;
+        Ok(Db { default_cf, handle: DbHandle(db) })
+    }
+
     /// MultiGet of `keys` in one call (the batched API: values pinned, not copied).
     #[cfg(rocksdb_has_multiget)]
     pub fn batched_multi_get<'k>(

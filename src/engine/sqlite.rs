@@ -83,10 +83,11 @@ pub const SPEC: EngineSpec = EngineSpec {
     open,
     presets: &[],
     stores_data: true,
-    database_file: Some("db.sqlite"),
+    existing_database: Some(|dir| super::file_starts_with(dir, "db.sqlite", b"SQLite format 3\0", "an SQLite database")),
     check,
     build_info,
     transactions: |_| Some("BEGIN IMMEDIATE: one writer at a time, others wait up to busy_timeout_ms"),
+    max_sessions: super::any_sessions,
 };
 
 /// What the declared range cannot say: SQLite ignores a page_size that is
@@ -193,6 +194,18 @@ pub struct SqliteEngine {
     effective: Vec<(String, String)>,
     /// Creates the database and serves effective_options, stats and flush.
     admin: Mutex<Connection>,
+    /// Opened with SQLITE_OPEN_READ_ONLY (the user's database, read-only steps).
+    read_only: bool,
+}
+
+/// How every connection to the database is opened.
+fn open_flags(create: bool, read_only: bool) -> rusqlite::OpenFlags {
+    use rusqlite::OpenFlags as F;
+    match (create, read_only) {
+        (_, true) => (F::default() - F::SQLITE_OPEN_READ_WRITE - F::SQLITE_OPEN_CREATE) | F::SQLITE_OPEN_READ_ONLY,
+        (true, false) => F::default(),
+        (false, false) => F::default() - F::SQLITE_OPEN_CREATE,
+    }
 }
 
 impl SqliteEngine {
@@ -201,23 +214,24 @@ impl SqliteEngine {
         let path = args.dir.join("db.sqlite");
         let ctx = |what: &str| format!("sqlite: {what} for {}", path.display());
 
-        let flags = match args.create {
-            true => rusqlite::OpenFlags::default(),
-            false => rusqlite::OpenFlags::default() - rusqlite::OpenFlags::SQLITE_OPEN_CREATE,
-        };
-        let conn = Connection::open_with_flags(&path, flags).with_context(|| ctx("cannot open database"))?;
+        let conn = Connection::open_with_flags(&path, open_flags(args.create, args.read_only)).with_context(|| ctx("cannot open database"))?;
         conn.busy_timeout(Duration::from_millis(settings.busy_timeout_ms))
             .with_context(|| ctx("cannot set busy_timeout"))?;
-        // page_size only takes effect before the file is initialised (and
-        // before WAL mode), so it comes first.
-        pragma_set(&conn, "page_size", &settings.page_size.to_string()).with_context(|| ctx("cannot set page_size"))?;
-        configure(&conn, &settings, true).with_context(|| ctx("cannot set pragmas"))?;
-        conn.execute(CREATE_TABLE, []).with_context(|| ctx("cannot create table kv"))?;
+        if args.read_only {
+            // The file keeps its page size and journal mode; the connection's own settings apply.
+            configure(&conn, &settings, false).with_context(|| ctx("cannot set pragmas"))?;
+        } else {
+            // page_size only takes effect before the file is initialised (and
+            // before WAL mode), so it comes first.
+            pragma_set(&conn, "page_size", &settings.page_size.to_string()).with_context(|| ctx("cannot set page_size"))?;
+            configure(&conn, &settings, true).with_context(|| ctx("cannot set pragmas"))?;
+            conn.execute(CREATE_TABLE, []).with_context(|| ctx("cannot create table kv"))?;
+        }
 
         let effective = Self::read_effective(&conn, &path).with_context(|| ctx("cannot read pragmas back"))?;
         let journal_mode =
             effective.iter().find(|(k, _)| k == "journal_mode").map(|(_, v)| v.clone()).unwrap_or_default();
-        Ok(SqliteEngine { path, settings, journal_mode, effective, admin: Mutex::new(conn) })
+        Ok(SqliteEngine { path, settings, journal_mode, effective, admin: Mutex::new(conn), read_only: args.read_only })
     }
 
     /// The settings as SQLite reports them after they were set.
@@ -261,10 +275,14 @@ impl Engine for SqliteEngine {
         self.effective.clone()
     }
 
+    fn read_only(&self) -> bool {
+        self.read_only
+    }
+
     fn session(&self) -> Result<Box<dyn Session + '_>> {
-        let conn = Connection::open(&self.path)
+        let conn = Connection::open_with_flags(&self.path, open_flags(false, self.read_only))
             .with_context(|| format!("sqlite: cannot open session connection for {}", self.path.display()))?;
-        configure(&conn, &self.settings, self.journal_mode != "wal")
+        configure(&conn, &self.settings, self.journal_mode != "wal" && !self.read_only)
             .with_context(|| format!("sqlite: cannot set session pragmas for {}", self.path.display()))?;
         Ok(Box::new(SqliteSession { engine: self, conn, value: Vec::new() }))
     }

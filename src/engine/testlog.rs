@@ -40,10 +40,14 @@ pub const SPEC: EngineSpec = EngineSpec {
     open,
     presets: &[],
     stores_data: true,
-    database_file: Some("seg-000000.log"),
+    existing_database: Some(|dir| match dir.join("seg-000000.log").is_file() {
+        true => Ok(()),
+        false => anyhow::bail!("no seg-000000.log in it"),
+    }),
     check: super::no_contradictions,
     build_info: super::no_build_info,
     transactions: super::no_transactions,
+    max_sessions: super::any_sessions,
 };
 
 #[derive(Clone, Copy, PartialEq, Eq)]

@@ -79,11 +79,12 @@ pub const SPEC: EngineSpec = EngineSpec {
     io_bound_options: IO_BOUND,
     presets: &[],
     stores_data: true,
-    database_file: Some("WiredTiger"),
+    existing_database: Some(|dir| super::file_starts_with(dir, "WiredTiger", b"WiredTiger\n", "WiredTiger's version file")),
     open,
     check,
     build_info,
     transactions: super::no_transactions,
+    max_sessions: super::any_sessions,
 };
 
 fn check(o: &EngineOptions) -> Result<()> {

@@ -382,6 +382,62 @@ pub struct LazyMount {
     semantics: Semantics,
 }
 
+/// The filesystem name the lazy filesystem mounts under (mountinfo's source).
+const FS_NAME: &str = "rumbench-lazyfs";
+
+/// A mount of the lazy filesystem at `mountpoint` whose serving process is
+/// gone (a crash test killed outright): every access fails with "Transport
+/// endpoint is not connected". Detached, so the directory can be used or
+/// removed again; only rumbench's own filesystem is ever unmounted.
+/// Returns what was done, None when there was nothing to do.
+pub fn release_stale_mount(mountpoint: &Path) -> Option<String> {
+    let dead = matches!(std::fs::metadata(mountpoint), Err(e) if e.raw_os_error() == Some(libc::ENOTCONN));
+    if !dead {
+        return None;
+    }
+    let target = std::fs::canonicalize(mountpoint.parent()?).ok()?.join(mountpoint.file_name()?);
+    let ours = std::fs::read_to_string("/proc/self/mountinfo").ok()?.lines().any(|l| {
+        // "id parent major:minor root mountpoint options ... - fstype source superoptions"
+        let f: Vec<&str> = l.split(' ').collect();
+        let source = l.split(" - ").nth(1).and_then(|rest| rest.split(' ').nth(1));
+        f.get(4).is_some_and(|m| Path::new(&unescape_mountinfo(m)) == target) && source == Some(FS_NAME)
+    });
+    if !ours {
+        return Some(format!("{} is a dead mount that is not rumbench's lazy filesystem: left alone", mountpoint.display()));
+    }
+    let path = std::ffi::CString::new(target.as_os_str().as_encoded_bytes()).ok()?;
+    // SAFETY: unmounting a path we checked is our own dead FUSE mount.
+    if unsafe { libc::umount2(path.as_ptr(), libc::MNT_DETACH) } == 0 {
+        return Some(format!("released {}, the dead mount of a crash test that was killed", mountpoint.display()));
+    }
+    // Not root: fusermount3 unmounts what this user mounted.
+    let ok = std::process::Command::new("fusermount3").arg("-u").arg("-z").arg(&target).status().is_ok_and(|s| s.success());
+    Some(match ok {
+        true => format!("released {}, the dead mount of a crash test that was killed", mountpoint.display()),
+        false => format!("cannot release the dead mount {}: unmount it (fusermount3 -u -z {})", mountpoint.display(), target.display()),
+    })
+}
+
+/// mountinfo writes space, tab, newline and backslash in octal (\040).
+fn unescape_mountinfo(s: &str) -> String {
+    let mut out = String::new();
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            let code: String = chars.by_ref().take(3).collect();
+            if let Ok(n) = u8::from_str_radix(&code, 8) {
+                out.push(n as char);
+                continue;
+            }
+            out.push(c);
+            out.push_str(&code);
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// Whether this machine can mount a FUSE filesystem at all: a clear reason when not.
 pub fn check_available() -> Result<()> {
     if !Path::new("/dev/fuse").exists() {
@@ -407,7 +463,7 @@ impl LazyMount {
         let fs = LazyFs { state: self.state.clone(), handles: Mutex::new(HashMap::new()), next_fh: AtomicU64::new(1) };
         let mut config = fuser::Config::default();
         config.mount_options = vec![
-            MountOption::FSName("rumbench-lazyfs".into()),
+            MountOption::FSName(FS_NAME.into()),
             MountOption::Subtype("rumbench-lazyfs".into()),
             MountOption::DefaultPermissions,
             MountOption::RW,

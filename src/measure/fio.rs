@@ -149,10 +149,37 @@ pub fn parse(json: &str, file_bytes: u64, runtime_s: u64) -> Result<FioBaseline>
     })
 }
 
-/// Run fio per `plan`; the test file is rumbench's own (created new, removed after).
+/// The test and job files of a `rumbench device` run by process `pid`.
+fn own_files(dir: &Path, pid: u32) -> [PathBuf; 2] {
+    [dir.join(format!("rumbench-device-{pid}.fio")), dir.join(format!("rumbench-device-{pid}.job"))]
+}
+
+/// Test and job files that a `rumbench device` killed outright (SIGKILL,
+/// a power loss) left in `dir`: rumbench's by name, of a process that is
+/// gone. Removed; returns what was.
+fn remove_stale_files(dir: &Path) -> Vec<PathBuf> {
+    let mut removed = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else { return removed };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().to_string();
+        let Some(pid) = name.strip_prefix("rumbench-device-").and_then(|r| r.strip_suffix(".fio").or_else(|| r.strip_suffix(".job"))) else { continue };
+        let Ok(pid) = pid.parse::<u32>() else { continue };
+        let alive = Path::new(&format!("/proc/{pid}")).exists();
+        if !alive && e.file_type().is_ok_and(|t| t.is_file()) && std::fs::remove_file(e.path()).is_ok() {
+            removed.push(e.path());
+        }
+    }
+    removed
+}
+
+/// Run fio per `plan`; the test file is rumbench's own (created new, removed
+/// after, also when a stop request (a signal) ends fio early).
 pub fn measure(plan: &FioPlan) -> Result<FioBaseline> {
     let fio = which_fio()?;
-    let file = plan.dir.join(format!("rumbench-device-{}.fio", std::process::id()));
+    for stale in remove_stale_files(&plan.dir) {
+        crate::errln!("removed {}, left by an earlier rumbench device that was killed", stale.display());
+    }
+    let [file, job] = own_files(&plan.dir, std::process::id());
     if file.exists() {
         bail!("{} exists: not rumbench's to overwrite", file.display());
     }
@@ -162,18 +189,56 @@ pub fn measure(plan: &FioPlan) -> Result<FioBaseline> {
             bail!("{} has {} MB free; fio's test file needs {} MB (choose a smaller --size)", plan.dir.display(), free >> 20, plan.file_bytes >> 20);
         }
     }
-    let job = plan.dir.join(format!("rumbench-device-{}.job", std::process::id()));
     std::fs::write(&job, job_file(plan, &file)).with_context(|| format!("writing {}", job.display()))?;
-    let out = Command::new(&fio).arg("--output-format=json").arg(&job).output();
+    let out = run_fio(&fio, &job);
     let _ = std::fs::remove_file(&job);
     let _ = std::fs::remove_file(&file);
-    let out = out.with_context(|| format!("running {}", fio.display()))?;
-    if !out.status.success() {
-        let err = String::from_utf8_lossy(&out.stderr);
-        let line = err.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("no message");
-        bail!("fio failed ({}): {line}", out.status);
+    let (status, stdout, stderr) = out?;
+    if !status.success() {
+        let line = stderr.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("no message");
+        bail!("fio failed ({status}): {line}");
     }
-    parse(&String::from_utf8_lossy(&out.stdout), plan.file_bytes, plan.runtime_s)
+    parse(&stdout, plan.file_bytes, plan.runtime_s)
+}
+
+/// fio on `job`: its exit status, standard output and error. fio runs in a
+/// process group of its own (a terminal's Ctrl-C is rumbench's to handle)
+/// and dies with rumbench; a stop request kills it and is an error.
+fn run_fio(fio: &Path, job: &Path) -> Result<(std::process::ExitStatus, String, String)> {
+    use std::os::unix::process::CommandExt;
+    use std::io::{Read, Seek};
+    // Its output in anonymous files: read once it is done, never a pipe that fills.
+    let (mut out, mut err) = (tempfile::tempfile()?, tempfile::tempfile()?);
+    let mut cmd = Command::new(fio);
+    cmd.arg("--output-format=json").arg(job).stdin(std::process::Stdio::null()).stdout(out.try_clone()?).stderr(err.try_clone()?);
+    cmd.process_group(0);
+    // SAFETY: prctl is async-signal-safe.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            Ok(())
+        });
+    }
+    let mut child = cmd.spawn().with_context(|| format!("running {}", fio.display()))?;
+    let status = loop {
+        if let Some(st) = child.try_wait()? {
+            break st;
+        }
+        if crate::driver::stop::stop_requested() {
+            // fio's workers are its children, in its process group.
+            // SAFETY: signalling the process group of a child we started.
+            unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
+            let _ = child.wait();
+            bail!("{}: fio stopped, its test file removed", crate::driver::stop::interrupted_text());
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let (mut stdout, mut stderr) = (String::new(), String::new());
+    out.rewind()?;
+    out.read_to_string(&mut stdout)?;
+    err.rewind()?;
+    err.read_to_string(&mut stderr)?;
+    Ok((status, stdout, stderr))
 }
 
 pub fn which_fio() -> Result<PathBuf> {

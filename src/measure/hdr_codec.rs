@@ -23,10 +23,14 @@ pub fn encode(h: &Histogram<u64>) -> String {
 /// A histogram `encode` wrote (or Java's compressed form), with
 /// `new_histogram`'s bounds so that it adds to any other of rumbench's.
 pub fn decode(text: &str) -> Result<Histogram<u64>> {
-    let bytes = STANDARD.decode(text.trim()).context("histogram: not base64")?;
-    let h: Histogram<u64> = Deserializer::new().deserialize(&mut bytes.as_slice()).map_err(|e| anyhow::anyhow!("histogram: {e:?}"))?;
+    let bytes = STANDARD.decode(text.trim()).context("corrupt histogram: not base64")?;
+    let h: Histogram<u64> = Deserializer::new().deserialize(&mut bytes.as_slice()).map_err(|e| match e {
+        // The DEFLATE stream ends early or does not inflate: the text was cut or changed.
+        hdrhistogram::serialization::DeserializeError::IoError(io) => anyhow::anyhow!("corrupt histogram: its compressed data does not inflate ({io})"),
+        other => anyhow::anyhow!("corrupt histogram: {other}"),
+    })?;
     let mut out = new_histogram();
-    out.add(&h).map_err(|e| anyhow::anyhow!("histogram outside rumbench's bounds (1 ns .. 1 h): {e:?}"))?;
+    out.add(&h).map_err(|_| anyhow::anyhow!("histogram outside rumbench's bounds (1 ns .. 1 h)"))?;
     Ok(out)
 }
 
@@ -56,5 +60,9 @@ mod tests {
         assert_eq!(decoded_sum.len(), 20_001);
         assert!(decode("not base64!").is_err());
         assert!(decode("aGVsbG8=").is_err());
+        // A histogram cut short: a sentence, not Rust's debug text.
+        let cut = &ta[..ta.len() / 2];
+        let e = format!("{:#}", decode(cut).unwrap_err());
+        assert!(e.starts_with("corrupt histogram") && !e.contains("Custom {") && !e.contains("IoError("), "{e}");
     }
 }

@@ -7,7 +7,7 @@
 
 use std::time::{Duration, UNIX_EPOCH};
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use hdrhistogram::serialization::interval_log::{IntervalLogWriterBuilder, Tag};
 use hdrhistogram::serialization::V2DeflateSerializer;
 
@@ -44,7 +44,7 @@ pub fn render(run: &RunResult) -> Result<String> {
                 let t = tag(&c.name, &s.name, &op.op);
                 for iv in &op.intervals {
                     let Some(h) = &iv.histogram else { continue };
-                    let h = hdr_codec::decode(h)?;
+                    let h = hdr_codec::decode(h).with_context(|| format!("config {}, step {}, {} (second {})", c.name, s.name, op.op, iv.index + 1))?;
                     let start = Duration::from_secs_f64(offset + iv.index as f64);
                     log.write_histogram(&h, start, Duration::from_secs(1), Tag::new(&t)).map_err(|e| anyhow::anyhow!("{e:?}"))?;
                     lines += 1;

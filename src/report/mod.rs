@@ -22,6 +22,7 @@ pub mod html;
 pub mod json;
 pub mod limits;
 pub mod markdown;
+pub mod output;
 pub mod relative;
 pub mod hotrow;
 pub mod scaling;
@@ -156,10 +157,14 @@ pub fn write_run_html(dir: &Path, run: &RunResult) -> Result<PathBuf> {
 }
 
 pub fn write_html(runs: &[LoadedRun], base: Option<&str>, title: Option<String>, out: &Path) -> Result<()> {
+    write_atomic(out, &render_html(runs, base, title)?)
+}
+
+/// The HTML report of `runs`, `base` as `--base` names it.
+pub fn render_html(runs: &[LoadedRun], base: Option<&str>, title: Option<String>) -> Result<String> {
     let s = summarize(runs);
     let base = parse_base(base, runs, &s)?;
-    let text = html::render(&s, &html::HtmlOptions { base, title, generated_at: now_text() });
-    write_atomic(out, &text)
+    Ok(html::render(&s, &html::HtmlOptions { base, title, generated_at: now_text() }))
 }
 
 pub fn write_atomic(path: &Path, text: &str) -> Result<()> {

@@ -18,7 +18,7 @@
 
 use std::collections::BTreeMap;
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 
 use super::{ConfigResult, OpResult, Outcomes, ReadCounts, RunResult, Status, StepResult, StepStart};
@@ -213,7 +213,10 @@ pub fn merge(shards: &[(String, RunResult)], command_line: Vec<String>) -> Resul
         config.notes = tagged(parts.iter().map(|c| c.notes.iter().map(String::as_str)));
         for si in 0..config.steps.len() {
             let steps: Vec<&StepResult> = parts.iter().map(|c| &c.steps[si]).collect();
-            let (step, row) = merge_step(&steps)?;
+            let (step, row) = merge_step(&steps).with_context(|| {
+                let dirs: Vec<&str> = shards.iter().map(|(d, _)| d.as_str()).collect();
+                format!("config {} (shards {})", config.name, dirs.join(", "))
+            })?;
             info.steps.push(MergedStep { config: config.name.clone(), step: step.name.clone(), ..row });
             config.steps[si] = step;
         }
@@ -388,8 +391,9 @@ fn merge_ops(steps: &[&StepResult], offsets: &[f64]) -> Result<Vec<OpResult>> {
             if let Some(oc) = &o.outcomes {
                 outcomes.get_or_insert_with(Outcomes::default).add(oc);
             }
+            let whose = |what: &str| format!("shard {i}, step {}, {name} ({what})", s.name);
             match &o.histogram {
-                Some(h) => total.add(hdr_codec::decode(h)?).map_err(|e| anyhow::anyhow!("{e:?}"))?,
+                Some(h) => total.add(hdr_codec::decode(h).with_context(|| whose("its histogram"))?).map_err(|_| anyhow::anyhow!("{}: outside the histogram's bounds", whose("its histogram")))?,
                 None if o.latency.count > 0 => bail!(
                     "shard {i}'s {} {name} has no histogram (a result from before histograms were kept): its percentiles cannot be merged",
                     s.name
@@ -402,7 +406,8 @@ fn merge_ops(steps: &[&StepResult], offsets: &[f64]) -> Result<Vec<OpResult>> {
                 let e = seconds.entry(iv.index + shift).or_insert((0, None));
                 e.0 += iv.ops;
                 if let Some(h) = &iv.histogram {
-                    e.1.get_or_insert_with(new_histogram).add(hdr_codec::decode(h)?).map_err(|e| anyhow::anyhow!("{e:?}"))?;
+                    let second = || whose(&format!("second {}", iv.index + 1));
+                    e.1.get_or_insert_with(new_histogram).add(hdr_codec::decode(h).with_context(second)?).map_err(|_| anyhow::anyhow!("{}: outside the histogram's bounds", second()))?;
                 }
             }
         }
@@ -552,7 +557,7 @@ mod tests {
         let (d, mut old) = shard_run(1, shard_step(1, t0, &[10_000; 10], 1));
         old.configs[0].steps[0].ops_by_type[0].histogram = None;
         let runs = check_shards(vec![shard_run(0, shard_step(0, t0, &[10_000; 10], 1)), (d, old)]).unwrap();
-        let e = merge(&runs, vec![]).unwrap_err().to_string();
-        assert!(e.contains("no histogram"), "{e}");
+        let e = format!("{:#}", merge(&runs, vec![]).unwrap_err());
+        assert!(e.contains("no histogram") && e.starts_with("config rocksdb"), "{e}");
     }
 }

@@ -314,6 +314,52 @@ pub fn claim_new_dir(base: &Path) -> Result<PathBuf> {
     bail!("cannot find an unused output directory name beside {}: give one with --output-dir", base.display())
 }
 
+/// `p` as an absolute path with its existing part's symlinks resolved (the
+/// rest, not created yet, as given).
+fn resolved(p: &Path) -> PathBuf {
+    let abs = std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    let mut missing = Vec::new();
+    let mut base = abs.as_path();
+    loop {
+        if let Ok(c) = std::fs::canonicalize(base) {
+            return missing.iter().rev().fold(c, |acc: PathBuf, part| acc.join(part));
+        }
+        match (base.parent(), base.file_name()) {
+            (Some(parent), Some(name)) => {
+                missing.push(name.to_os_string());
+                base = parent;
+            }
+            _ => return abs,
+        }
+    }
+}
+
+/// The run's output directory and its data root (--db-dir) apart: neither
+/// inside the other, but for the default layout (the data root is
+/// <output-dir>/db), so that clearing or replacing one never reaches the other.
+pub fn check_apart(output_dir: &Path, db_dir: &Path) -> Result<()> {
+    let (out, db) = (resolved(output_dir), resolved(db_dir));
+    if db == out.join("db") {
+        return Ok(());
+    }
+    if out.starts_with(&db) {
+        bail!(
+            "--output-dir {} is inside --db-dir {}: the results would sit among the engines' data dirs; give two separate directories",
+            output_dir.display(),
+            db_dir.display()
+        );
+    }
+    if db.starts_with(&out) {
+        bail!(
+            "--db-dir {} is inside --output-dir {}: give two separate directories, or leave out --db-dir (the data then goes to {})",
+            db_dir.display(),
+            output_dir.display(),
+            output_dir.join("db").display()
+        );
+    }
+    Ok(())
+}
+
 /// What `prepare_output_dir` would refuse, without changing anything.
 pub fn check_output_dir(dir: &Path, replace: bool) -> Result<()> {
     match state(dir).with_context(|| format!("cannot create output directory {}", dir.display()))? {

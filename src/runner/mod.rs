@@ -108,6 +108,9 @@ const JEMALLOC: &str = "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2";
 /// --use-existing-db needs. Nothing is created or changed.
 pub fn preflight(plan: &RunPlan, opts: &RunOptions) -> Result<()> {
     dirs::check_output_dir(&opts.output_dir, opts.replace_output)?;
+    if let Some(db_dir) = &opts.db_dir {
+        dirs::check_apart(&opts.output_dir, db_dir)?;
+    }
     if opts.use_existing_db {
         if plan.steps.iter().any(|s| s.kind.is_ibench()) {
             bail!("the insert benchmark starts from empty tables: --use-existing-db is not supported with its steps");
@@ -151,10 +154,12 @@ pub fn preflight(plan: &RunPlan, opts: &RunOptions) -> Result<()> {
         let dir = opts.data_dir(c);
         if opts.use_existing_db {
             dirs::check_existing(&dir)?;
-            // An engine would create its database beside the files there.
-            let file = crate::backend::find(&c.engine).ok().and_then(|s| s.database_file);
-            if let Some(file) = file.filter(|f| !dir.join(f).exists()) {
-                bail!("--use-existing-db: {} holds no {} database (no {file} in it)", dir.display(), c.engine);
+            // An engine would create its database beside the files there, or
+            // rewrite another engine's into its own format.
+            if let Some(check) = crate::backend::find(&c.engine).ok().and_then(|s| s.existing_database) {
+                if let Err(why) = check(&dir) {
+                    bail!("--use-existing-db: {} holds no {} database ({why})", dir.display(), c.engine);
+                }
             }
         } else if dirs::state(&dir)? == dirs::DirState::Foreign {
             return Err(dirs::foreign_error(
@@ -385,7 +390,6 @@ fn check_engine_version(config: &EngineConfig) -> Result<()> {
 }
 
 fn run_child(exe: &Path, task_path: &Path, index: usize, config: &EngineConfig) -> Result<std::process::ExitStatus> {
-    use std::os::unix::process::CommandExt;
     let mut cmd = std::process::Command::new(exe);
     cmd.arg("internal-run-config").arg(task_path).arg(index.to_string());
     match config.allocator {
@@ -397,6 +401,13 @@ fn run_child(exe: &Path, task_path: &Path, index: usize, config: &EngineConfig) 
         Some(p) => cmd.env(crate::server::endpoint::PASSWORD_ENV, p),
         None => cmd.env_remove(crate::server::endpoint::PASSWORD_ENV),
     };
+    run_config_process(cmd)
+}
+
+/// Run a config process (`cmd`, a rumbench subcommand) and wait for it:
+/// in a process group of its own, told of our death, sent our stop signals.
+pub(crate) fn run_config_process(mut cmd: std::process::Command) -> Result<std::process::ExitStatus> {
+    use std::os::unix::process::CommandExt;
     // Its own process group: a terminal's Ctrl-C reaches only us, and we
     // forward it once (see `forward_signal`).
     cmd.process_group(0);
@@ -781,7 +792,8 @@ pub(crate) fn print_step_line(config: &str, s: &StepResult) {
     // A mixed step's latency is each type's: no one type's stands for the step.
     let latency = match (s.step_latency(), s.ops_by_type.as_slice()) {
         (Some(l), _) => percentiles(l),
-        (None, []) => percentiles(&Default::default()),
+        // Nothing was timed (a wait with nothing to wait for): no latency, not zeros.
+        (None, []) => "no operation timed".to_string(),
         (None, types) => types
             .iter()
             .map(|o| if o.latency.count > 0 { format!("{} {}", o.op, percentiles(&o.latency)) } else { format!("{} none", o.op) })
@@ -808,9 +820,11 @@ pub(crate) fn print_step_line(config: &str, s: &StepResult) {
 /// output. Returns whether the config's next step should run (false once a
 /// step did not complete; the config then carries its status and error).
 ///
-/// A failed step keeps its count of operations but no rate or latency: its
-/// partial figures describe a run that broke, not the engine. When the data
-/// filesystem is full, its error says so (engines often report only EIO).
+/// A failed step keeps what its clients completed (the operations of each
+/// type, their per-second series), but no rate and no space-amp: a step
+/// cut short by a failure has no rate of the engine's, and its database's
+/// size is not that of the keys it holds. When the data filesystem is full,
+/// its error says so (engines often report only EIO).
 pub(crate) fn record_step(
     run: &mut RunResult,
     ci: usize,
@@ -826,13 +840,22 @@ pub(crate) fn record_step(
             result.error = Some(format!("{e} ({full})"));
         }
         if result.ops > 0 {
-            result.notes.push(format!("failed after {} operations: no rate or latency is reported for a failed step", result.ops));
+            result.notes.push(format!("failed after {} operations: they are kept, but no rate is reported for a failed step", result.ops));
+            result.metrics.missing.push(crate::measure::step_metrics::Missing {
+                metric: "ops_s".into(),
+                reason: format!("the step failed after {} operations: a step cut short has no rate", result.ops),
+            });
         }
         result.ops_s = None;
         result.mb_s = None;
         result.rates = None;
-        result.ops_by_type.clear();
         result.writer = None;
+        if result.metrics.space_amp.take().is_some() {
+            result.metrics.missing.push(crate::measure::step_metrics::Missing {
+                metric: "space_amp".into(),
+                reason: "the step failed: the database's size and the keys it holds are not of one moment".into(),
+            });
+        }
     }
     // Stopped or failed before any operation completed: nothing was measured.
     if result.status != Status::Completed && result.ops == 0 {
@@ -898,8 +921,9 @@ fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut RunResu
             key_size: plan.settings.key_size,
             value_size: plan.settings.value_size,
             num_keys: plan.settings.num,
-            threads: plan.steps.iter().map(|s| s.settings.threads).max().unwrap_or(1) + 1,
+            threads: sessions_opened(plan),
             create: !opts.use_existing_db,
+            read_only: opens_read_only(plan, opts),
         };
         match (spec.open)(&args) {
             Ok(engine) => Ok((data, engine)),
@@ -924,6 +948,9 @@ fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut RunResu
     };
     cres.engine_version = Some(engine.version());
     cres.effective_options = engine.effective_options();
+    if let Some(note) = existing_db_note(plan, opts, engine.as_ref(), &config.engine) {
+        cres.notes.push(note);
+    }
     run.configs.push(cres);
     let ci = run.configs.len() - 1;
     record_provenance(run, ci, spec, engine.version(), engine.provenance());
@@ -1038,6 +1065,40 @@ pub fn check_sharding(plan: &mut RunPlan, shard: Option<crate::settings::shard::
     Ok(Some(schedule::StartSchedule { start_at_unix_s: at, gap_s }))
 }
 
+/// Whether the user's existing database (--use-existing-db) is opened
+/// read-only: when no step writes (or flushes, or waits for compactions).
+pub(crate) fn opens_read_only(plan: &RunPlan, opts: &RunOptions) -> bool {
+    opts.use_existing_db && !plan.steps.iter().any(|s| s.kind.changes_data() || matches!(s.kind, StepKind::Flush | StepKind::WaitForCompaction))
+}
+
+/// What became of the user's existing database: opened read-only, or
+/// read-write and why.
+pub(crate) fn existing_db_note(plan: &RunPlan, opts: &RunOptions, engine: &dyn Engine, name: &str) -> Option<String> {
+    if !opts.use_existing_db {
+        return None;
+    }
+    Some(match (engine.read_only(), opens_read_only(plan, opts)) {
+        (true, _) => "the existing database was opened read-only: nothing the run did wrote to it".into(),
+        (false, true) => format!("the existing database was opened read-write: {name} has no read-only open (the steps only read)"),
+        (false, false) => {
+            let writer = plan.steps.iter().find(|s| s.kind.changes_data() || matches!(s.kind, StepKind::Flush | StepKind::WaitForCompaction)).map(|s| s.kind.to_string()).unwrap_or_default();
+            format!("the existing database was opened read-write: step {writer} changes it")
+        }
+    })
+}
+
+/// The client sessions a config's engine is opened for: the most threads
+/// of any step and one more (the runner's own reads); the table workloads
+/// (insert benchmark, YCSB, hot rows) twice the threads and one more (a
+/// query step's clients each beside a writer).
+pub(crate) fn sessions_opened(plan: &RunPlan) -> usize {
+    let threads = plan.steps.iter().map(|s| s.settings.threads).max().unwrap_or(1);
+    match plan.steps.iter().any(|s| s.kind.is_ibench() || s.kind.is_ycsb() || s.kind.is_contention()) {
+        true => threads * 2 + 1,
+        false => threads + 1,
+    }
+}
+
 pub fn check_plan(plan: &RunPlan) -> Result<()> {
     if plan.configs.is_empty() {
         bail!("no engine configs");
@@ -1058,6 +1119,9 @@ pub fn check_plan(plan: &RunPlan) -> Result<()> {
         for s in &plan.steps {
             crate::backend::check(&c.engine, s.kind)?;
             crate::backend::check_transactions(c, s.kind)?;
+        }
+        if let Ok(spec) = crate::backend::find(&c.engine) {
+            engine::check_sessions(spec, &EngineOptions(c.options.clone()), sessions_opened(plan)).with_context(|| format!("config {}", c.name))?;
         }
         check_release(c, plan)?;
     }

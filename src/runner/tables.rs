@@ -190,7 +190,8 @@ pub fn check_existing_ycsb(plan: &RunPlan, opts: &RunOptions, config: &EngineCon
     } else if opts.use_existing_db {
         let dir = opts.db_root().join(&config.name);
         let spec = crate::backend::find(&config.engine)?;
-        let engine = (spec.open)(&kv_open_args(config, plan, &dir, false)).with_context(|| format!("cannot open {} in {}", config.engine, dir.display()))?;
+        // Only counted and checked here: read-only, so nothing is written before the run.
+        let engine = (spec.open)(&kv_open_args(config, plan, &dir, false, true)).with_context(|| format!("cannot open {} in {}", config.engine, dir.display()))?;
         ycsb::existing_records(&ycsb::kv::KvStore::new(engine.as_ref(), y.field_length), y)
     } else {
         return Ok(());
@@ -199,7 +200,7 @@ pub fn check_existing_ycsb(plan: &RunPlan, opts: &RunOptions, config: &EngineCon
 }
 
 /// How a key-value engine is opened for a plan's tables or records.
-fn kv_open_args(config: &EngineConfig, plan: &RunPlan, dir: &Path, create: bool) -> OpenArgs {
+fn kv_open_args(config: &EngineConfig, plan: &RunPlan, dir: &Path, create: bool, read_only: bool) -> OpenArgs {
     // The engine's size hints: the rows' keys and values, or YCSB's records
     // (keys "user" + up to 19 digits). The null engine pretends every key
     // exists: YCSB's keys are not numbered from 0.
@@ -214,8 +215,9 @@ fn kv_open_args(config: &EngineConfig, plan: &RunPlan, dir: &Path, create: bool)
         key_size,
         value_size,
         num_keys,
-        threads: plan.steps.iter().map(|s| s.settings.threads).max().unwrap_or(1) * 2 + 1,
+        threads: runner::sessions_opened(plan),
         create,
+        read_only,
     }
 }
 
@@ -279,7 +281,7 @@ fn open_backend(config: &EngineConfig, plan: &RunPlan, opts: &RunOptions, dir: &
     let spec = crate::backend::find(&config.engine)?;
     // The tables start empty (--use-existing-db is refused for them); YCSB's
     // records may have been loaded before.
-    let args = kv_open_args(config, plan, dir, !opts.use_existing_db);
+    let args = kv_open_args(config, plan, dir, !opts.use_existing_db, runner::opens_read_only(plan, opts));
     let engine = (spec.open)(&args).with_context(|| format!("cannot open {} in {}", config.engine, dir.display()))?;
     Ok(Backend { table: Box::new(KvTable::new(engine, &config.engine, rows)), endpoint: None, server: None })
 }
@@ -505,7 +507,8 @@ pub fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut Run
     }) {
         Ok(b) => b,
         Err(e) => {
-            let msg = format!("{e}").replace('\n', " ");
+            // With its causes: "cannot open lmdb in DIR" alone says nothing.
+            let msg = format!("{e:#}").replace('\n', " ");
             if !opts.keep_db {
                 data.remove();
             }
@@ -515,6 +518,9 @@ pub fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut Run
     let ci = run.configs.len() - 1;
     run.configs[ci].engine_version = Some(backend.table.version());
     run.configs[ci].effective_options = backend.table.effective_options();
+    if let Some(note) = backend.table.kv_engine().and_then(|e| runner::existing_db_note(plan, opts, e, &config.engine)) {
+        run.configs[ci].notes.push(note);
+    }
     let mut provenance = backend.table.provenance();
     provenance.extend(backend.server.as_ref().map(RunningServer::provenance).unwrap_or_default());
     if !config.server_config_unknown.is_empty() {

@@ -988,7 +988,9 @@ fn socket_dir(data_dir: &Path, name: &str) -> Result<(PathBuf, Option<PathBuf>)>
     if abs.join(name).as_os_str().len() + 5 <= MAX_SOCKET_PATH && !on_fuse(&abs) {
         return Ok((abs, None));
     }
-    let template = std::ffi::CString::new("/tmp/rumbench-sock-XXXXXX")?;
+    remove_stale_socket_dirs(Path::new("/tmp"));
+    // Named after this process, so that a later run can tell one whose owner is gone.
+    let template = std::ffi::CString::new(format!("/tmp/{SOCKET_DIR_PREFIX}{}-XXXXXX", std::process::id()))?;
     let mut bytes = template.into_bytes_with_nul();
     // SAFETY: bytes is a NUL-terminated writable template.
     let p = unsafe { libc::mkdtemp(bytes.as_mut_ptr() as *mut libc::c_char) };
@@ -998,6 +1000,26 @@ fn socket_dir(data_dir: &Path, name: &str) -> Result<(PathBuf, Option<PathBuf>)>
     bytes.pop();
     let dir = PathBuf::from(String::from_utf8(bytes)?);
     Ok((dir.clone(), Some(dir)))
+}
+
+/// Private socket directories under /tmp: this, the owner's pid, '-', a random suffix.
+const SOCKET_DIR_PREFIX: &str = "rumbench-sock-";
+
+/// Socket directories whose rumbench process is gone (killed outright, its
+/// server stopped since): removed. A directory of a live process, or of a
+/// name that is not rumbench's, is left alone. Returns how many went.
+fn remove_stale_socket_dirs(tmp: &Path) -> usize {
+    let Ok(entries) = fs::read_dir(tmp) else { return 0 };
+    let mut removed = 0;
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().to_string();
+        let Some(pid) = name.strip_prefix(SOCKET_DIR_PREFIX).and_then(|r| r.split_once('-')).and_then(|(p, _)| p.parse::<u32>().ok()) else { continue };
+        let owner_alive = Path::new(&format!("/proc/{pid}")).exists();
+        if !owner_alive && e.file_type().is_ok_and(|t| t.is_dir()) && fs::remove_dir_all(e.path()).is_ok() {
+            removed += 1;
+        }
+    }
+    removed
 }
 
 static PORTS_HANDED_OUT: Mutex<Option<HashSet<u16>>> = Mutex::new(None);

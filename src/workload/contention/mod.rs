@@ -123,7 +123,8 @@ pub fn run_step(store: &dyn Store, plan: &StepPlan, index: usize, state: &mut Co
         }
     };
     if let Err(e) = prepared {
-        result.status = Status::Failed;
+        // Stopped while waiting for shard 0: interrupted, not failed.
+        result.status = if stop_requested() { Status::Interrupted } else { Status::Failed };
         result.error = Some(format!("cannot create the {} tables: {e:#}", plan.kind));
         return (result, Work::default());
     }
@@ -211,7 +212,7 @@ fn wait_for_hot_tables(store: &dyn Store, tables: u32, shard: crate::settings::s
         Duration::from_secs(600),
         Duration::from_millis(200),
         || store.session().is_ok_and(|mut s| s.hot_counter(tables - 1).is_ok()),
-        || anyhow::anyhow!("shard {shard}: shard 0 did not load the {tables} hot table(s) within 600 s"),
+        || format!("shard 0 to load the {tables} hot table(s) (this is shard {shard})"),
     )
 }
 

@@ -209,7 +209,7 @@ fn insert_client(ctx: &Ctx<'_>, th: &Thread<'_>, session: &mut dyn TableSession)
     let mut done = 0u64;
     while done < total && !th.should_stop() {
         let n = batch.min(total - done);
-        let (deleted, asked) = insert_commit(ctx, session, tno, n, deletes, &mut rows)?;
+        let Some((deleted, asked)) = th.ok(insert_commit(ctx, session, tno, n, deletes, &mut rows)) else { break };
         let now = th.now_ns();
         ins.rec.record_n(now, now - last, n);
         if asked {
@@ -220,8 +220,8 @@ fn insert_client(ctx: &Ctx<'_>, th: &Thread<'_>, session: &mut dyn TableSession)
         out.rows_deleted += deleted;
         out.commits += 1;
         out.logical_bytes += rows.iter().map(Row::logical_bytes).sum::<u64>();
-        if t == 0 {
-            inject_fault(kind)?;
+        if t == 0 && th.ok(inject_fault(kind)).is_none() {
+            break;
         }
     }
     out.rows_inserted = done;
@@ -269,24 +269,27 @@ fn query_client(ctx: &Ctx<'_>, th: &Thread<'_>, session: &mut dyn TableSession) 
     let mut last = th.now_ns();
     let mut k = 0usize;
     while !th.should_stop() {
-        if range {
+        let answered = if range {
             let ix = Index::ALL[k % Index::ALL.len()];
             let start = rng.below(ix.leading_domain()) as i32;
-            session.range_query(tno, ix, start, s.range_len, &mut rows)?;
+            session.range_query(tno, ix, start, s.range_len, &mut rows)
         } else {
             let lo = ts.min_live.load(Ordering::Relaxed);
             let hi = ts.next_id.load(Ordering::Relaxed).max(lo + 1);
             ids.clear();
             ids.extend((0..s.multiget_batch).map(|_| lo + rng.below(hi - lo)));
-            session.point_query(tno, &ids, &mut rows)?;
+            session.point_query(tno, &ids, &mut rows)
+        };
+        if th.ok(answered).is_none() {
+            break;
         }
         let now = th.now_ns();
         op.rec.record(now, now - last);
         last = now;
         out.rows_returned += rows.len() as u64;
         k += 1;
-        if t == 0 {
-            inject_fault(ctx.plan.kind)?;
+        if t == 0 && th.ok(inject_fault(ctx.plan.kind)).is_none() {
+            break;
         }
         if now >= deadline {
             break;

@@ -327,7 +327,12 @@ pub fn check_plan(plan: &RunPlan) -> Result<()> {
 /// Why a step cannot run after the steps before it, if it cannot.
 fn precheck(kind: StepKind, loaded: bool, indexed: bool) -> Option<String> {
     if kind != StepKind::LoadI0 && !loaded {
-        return Some(format!("step {kind} needs the tables loaded: run l.i0 before it (e.g. --steps l.i0,l.x,{kind})"));
+        // The example: l.i0, then l.x (which the queries need), then the step.
+        let example = match kind {
+            StepKind::CreateIndexes => format!("l.i0,{kind}"),
+            _ => format!("l.i0,l.x,{kind}"),
+        };
+        return Some(format!("step {kind} needs the tables loaded: run l.i0 before it (e.g. --steps {example})"));
     }
     if kind == StepKind::CreateIndexes && indexed {
         return Some("the secondary indexes already exist (l.x ran before)".into());
@@ -406,6 +411,13 @@ pub fn stop_leftover_servers(engine: &str, dir: &Path, crashed: bool) -> Vec<Str
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_step_before_the_load_is_told_an_order_that_runs() {
+        assert_eq!(precheck(StepKind::CreateIndexes, false, false).unwrap(), "step l.x needs the tables loaded: run l.i0 before it (e.g. --steps l.i0,l.x)");
+        assert_eq!(precheck(StepKind::LoadI1, false, false).unwrap(), "step l.i1 needs the tables loaded: run l.i0 before it (e.g. --steps l.i0,l.x,l.i1)");
+        assert_eq!(precheck(StepKind::LoadI0, false, false), None);
+    }
 
     #[test]
     fn rows_are_a_function_of_seed_table_and_id() {

@@ -40,17 +40,18 @@ impl PgTable {
     pub fn new(endpoint: Endpoint, server: Option<&RunningServer>, transport: Transport) -> Result<PgTable> {
         let mut c = endpoint.connect_postgres()?;
         let mut options = super::connection_options(&endpoint, server, transport);
-        // Every setting that is not at its built-in default, as the server sees it.
+        // Every setting that is not at its built-in default, as the server
+        // shows it (current_setting: "512MB", never pg_settings' count of 8kB pages).
         let rows = c.query(
-            "SELECT name, setting, COALESCE(unit, ''), source FROM pg_settings WHERE source NOT IN ('default', 'override') ORDER BY name",
+            "SELECT name, current_setting(name), source FROM pg_settings WHERE source NOT IN ('default', 'override') ORDER BY name",
             &[],
         )?;
         for r in rows {
-            let (name, setting, unit, source): (String, String, String, String) = (r.get(0), r.get(1), r.get(2), r.get(3));
-            options.push((format!("pg_settings.{name}"), format!("{setting}{unit} ({source})")));
+            let (name, value, source): (String, String, String) = (r.get(0), r.get(1), r.get(2));
+            options.push((format!("pg_settings.{name}"), format!("{value} ({source})")));
         }
         // How the server was built: assertions, and pg_config's configure
-        // line and compiler flags (the pg_config view; we connect as superuser).
+        // line and compiler flags.
         let version: String = match server {
             Some(s) => s.version().to_string(),
             None => c.query_one("SELECT version()", &[])?.get(0),
@@ -58,7 +59,17 @@ impl PgTable {
         let mut provenance = vec![("version".to_string(), version.clone())];
         let assertions: String = c.query_one("SELECT setting FROM pg_settings WHERE name = 'debug_assertions'", &[])?.get(0);
         provenance.push(("build.assertions".into(), assertions));
-        for r in c.query("SELECT name, setting FROM pg_config WHERE name IN ('VERSION', 'CONFIGURE', 'CC', 'CFLAGS')", &[]).unwrap_or_default() {
+        // pg_config is readable by superusers and pg_read_all_settings only:
+        // asked only when this role may, so the server logs no permission error.
+        let may_read_pg_config: bool = c.query_one("SELECT has_table_privilege('pg_catalog.pg_config', 'SELECT')", &[]).map(|r| r.get(0)).unwrap_or(false);
+        let built = match may_read_pg_config {
+            true => c.query("SELECT name, setting FROM pg_config WHERE name IN ('VERSION', 'CONFIGURE', 'CC', 'CFLAGS')", &[]).unwrap_or_default(),
+            false => {
+                provenance.push(("build.pg_config".into(), "not readable by this role (the pg_config view needs a superuser or pg_read_all_settings)".into()));
+                Vec::new()
+            }
+        };
+        for r in built {
             let (name, setting): (String, String) = (r.get(0), r.get(1));
             provenance.push((format!("build.pg_config.{}", name.to_ascii_lowercase()), setting));
         }

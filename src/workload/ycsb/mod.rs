@@ -299,11 +299,17 @@ pub fn run_step(store: &dyn Store, plan: &StepPlan, index: usize, state: &mut Yc
             _ => store.create().context("cannot create the YCSB table"),
         };
         if let Err(e) = made {
-            result.status = Status::Failed;
+            // Stopped while waiting for shard 0: interrupted, not failed.
+            result.status = if crate::driver::stop::stop_requested() { Status::Interrupted } else { Status::Failed };
             result.error = Some(format!("{e:#}"));
             return (result, Work::default());
         }
         state.inserts = InsertSequence::new(0);
+    }
+    if kind != StepKind::YcsbLoad && state.base > 0 {
+        // Records loaded before the run: what the step ran on, not --records.
+        result.settings.ycsb.records = state.base;
+        result.parameters.insert("records".into(), serde_json::json!(state.base));
     }
     let threads = s.threads;
     let record_len = y.field_count * y.field_length;
@@ -392,7 +398,7 @@ fn wait_for_table(store: &dyn Store, shard: crate::settings::shard::Shard) -> Re
         Duration::from_secs(120),
         Duration::from_millis(100),
         || store.columns().is_ok_and(|c| c.is_some_and(|c| !c.is_empty())),
-        || anyhow::anyhow!("shard {shard}: shard 0 did not create table {TABLE} in {} within 120 s", store.place()),
+        || format!("shard 0 to create table {TABLE} in {} (this is shard {shard})", store.place()),
     )
 }
 
@@ -466,45 +472,50 @@ fn run_client(
         };
         let n = shard_record(local, base, shard);
         let k = key.build(n, y.ordered_inserts);
-        let mut ok = true;
-        match kind {
-            Op::Read => {
-                ok = session.read(k, &mut buf)?;
-                work.queries += 1;
-            }
-            Op::Update | Op::ReadModifyWrite => {
-                if kind == Op::ReadModifyWrite {
+        // The call (a failed one ends the loop; the calls before it stay recorded).
+        let done: Result<bool> = (|| {
+            let mut ok = true;
+            match kind {
+                Op::Read => {
                     ok = session.read(k, &mut buf)?;
                     work.queries += 1;
                 }
-                if ok {
-                    fields.clear();
-                    if y.write_all_fields {
-                        let values = pool.slice(&mut rng, record_len);
-                        fields.extend(values.chunks(y.field_length).enumerate());
-                    } else {
-                        let f = rng.below(y.field_count as u64) as usize;
-                        fields.push((f, pool.slice(&mut rng, y.field_length)));
+                Op::Update | Op::ReadModifyWrite => {
+                    if kind == Op::ReadModifyWrite {
+                        ok = session.read(k, &mut buf)?;
+                        work.queries += 1;
                     }
-                    ok = session.update(k, &fields)?;
-                    work.logical_bytes_written += fields.len() as u64 * y.field_length as u64;
+                    if ok {
+                        fields.clear();
+                        if y.write_all_fields {
+                            let values = pool.slice(&mut rng, record_len);
+                            fields.extend(values.chunks(y.field_length).enumerate());
+                        } else {
+                            let f = rng.below(y.field_count as u64) as usize;
+                            fields.push((f, pool.slice(&mut rng, y.field_length)));
+                        }
+                        ok = session.update(k, &fields)?;
+                        work.logical_bytes_written += fields.len() as u64 * y.field_length as u64;
+                        work.writes += 1;
+                    }
+                }
+                Op::Insert => {
+                    fill_record(s.seed, n, &mut record);
+                    let r = session.insert(k, &record);
+                    inserts.acknowledge(local);
+                    r?;
                     work.writes += 1;
+                    work.logical_bytes_written += record_len as u64;
+                }
+                Op::Scan => {
+                    let len = 1 + rng.below(y.max_scan_length as u64) as usize;
+                    ok = session.scan(k, len)? > 0;
+                    work.queries += 1;
                 }
             }
-            Op::Insert => {
-                fill_record(s.seed, n, &mut record);
-                let r = session.insert(k, &record);
-                inserts.acknowledge(local);
-                r?;
-                work.writes += 1;
-                work.logical_bytes_written += record_len as u64;
-            }
-            Op::Scan => {
-                let len = 1 + rng.below(y.max_scan_length as u64) as usize;
-                ok = session.scan(k, len)? > 0;
-                work.queries += 1;
-            }
-        }
+            Ok(ok)
+        })();
+        let Some(ok) = t.ok(done) else { break };
         let now = timer.now_ns();
         let r = &mut recs[op];
         r.rec.record(now, now - last);
