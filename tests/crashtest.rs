@@ -358,17 +358,30 @@ fn a_crash_test_killed_outright_records_each_crash_and_leaves_nothing() {
 #[test]
 fn a_dead_mount_of_a_killed_crash_test_is_released_by_the_next() {
     let t = tempfile::tempdir().unwrap();
-    let (out, work) = (t.path().join("run"), t.path().join("work"));
-    let mut child = start_and_wait(&["-e", "rocksdb"], &out, &work, 1);
-    // Both processes at once: nobody unmounts, the FUSE mount is left dead.
-    let config_pid = config_process(&out).expect("a config process");
-    // SAFETY: SIGKILL to processes this test started.
-    unsafe { libc::kill(config_pid, libc::SIGKILL) };
-    child.kill().unwrap();
-    child.wait().unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(300));
+    let work = t.path().join("work");
     let mnt = work.join("rocksdb/mnt");
-    let dead = std::fs::metadata(&mnt).err().and_then(|e| e.raw_os_error());
+    // Both processes killed at once while the lazy filesystem is mounted (a
+    // power cut unmounts it for a moment: then try again): nobody unmounts,
+    // the FUSE mount is left dead.
+    let mounted = || std::fs::read_to_string("/proc/self/mountinfo").unwrap().contains(mnt.to_str().unwrap());
+    let mut dead = None;
+    for attempt in 0..5 {
+        let out = t.path().join(format!("run{attempt}"));
+        let mut child = start_and_wait(&["-e", "rocksdb"], &out, &work, 1);
+        let config_pid = config_process(&out).expect("a config process");
+        while !mounted() {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        // SAFETY: SIGKILL to processes this test started.
+        unsafe { libc::kill(config_pid, libc::SIGKILL) };
+        child.kill().unwrap();
+        child.wait().unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        dead = std::fs::metadata(&mnt).err().and_then(|e| e.raw_os_error());
+        if dead.is_some() {
+            break;
+        }
+    }
     assert_eq!(dead, Some(libc::ENOTCONN), "a dead mount is left at {}", mnt.display());
     let o = rumbench().args(["crashtest", "-e", "rocksdb", "--crashes", "1", "--kill-after", "200,300", "-d"]).arg(t.path().join("again")).arg("--db-dir").arg(&work).output().unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));

@@ -179,7 +179,8 @@ fn a_stopped_device_measurement_stops_fio_and_removes_its_files() {
         assert!(stopped.elapsed() < std::time::Duration::from_secs(5), "stopped at once, not after fio's jobs: {:?}", stopped.elapsed());
         assert!(err.contains("fio stopped, its test file removed"), "{err}");
         assert_eq!(std::fs::read_dir(t.path()).unwrap().count(), 0, "fio's test file and job file are gone");
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        // SIGKILLed with its process group: gone once the kernel has ended its IO.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
         while !fio_in(t.path()).is_empty() {
             assert!(std::time::Instant::now() < deadline, "fio left running: {:?}", fio_in(t.path()));
             std::thread::sleep(std::time::Duration::from_millis(50));
