@@ -647,7 +647,7 @@ impl RunPlan {
             let options = engine::resolve_options(spec, &user)?;
             // --allocator overrides the suite's per-config choice.
             let allocator = inp.flags.allocator.as_deref().or(entry.allocator.as_deref()).or(suite.settings.allocator.as_deref());
-            let server_config = crate::workload::ibench::server_config_lines(&entry.engine, &entry.server_config, &options)?;
+            let server_config = server_config_lines(&entry.engine, &entry.server_config, &options)?;
             let mut options = options;
             let target_password = take_target_password(&entry.engine, &mut options, &server_config, settings.mode)
                 .with_context(|| format!("config {}", entry.name.as_deref().unwrap_or(&entry.engine)))?;
@@ -942,80 +942,6 @@ fn resolve_versions(entries: &[ConfigEntry]) -> Result<Vec<Option<ResolvedVersio
         .collect()
 }
 
-/// Before the run (after the plan's checks): the binaries of every
-/// PostgreSQL version in the plan, fetched once into the cache (each with
-/// a progress line); a fetch that fails is an error naming what failed.
-pub fn fetch_server_versions(plan: &RunPlan) -> Result<()> {
-    for c in &plan.configs {
-        if let Some(v) = &c.server_version {
-            let pv = PackageVersion::parse(v).with_context(|| format!("config {}: invalid package version {v}", c.name))?;
-            pg_versions::ensure(&pv).with_context(|| format!("config {}", c.name))?;
-        }
-    }
-    Ok(())
-}
-
-/// Before the run: every RocksDB release in the plan other than the one
-/// rumbench is built with, built once from this source (about 10-20
-/// minutes each on 2 cores, with a progress line) or taken from the cache.
-/// Returns what each release lacks, a line each, to print before the run.
-pub fn build_engine_versions(plan: &RunPlan) -> Result<Vec<String>> {
-    let mut seen: Vec<&str> = Vec::new();
-    let mut notes = Vec::new();
-    for c in plan.configs.iter().filter(|c| c.engine == "rocksdb") {
-        let Some(v) = c.engine_version.as_deref() else { continue };
-        if seen.contains(&v) {
-            continue;
-        }
-        seen.push(v);
-        let release = crate::engine::rocksdb_versions::resolve(v)?;
-        crate::engine::rocksdb_build::ensure(release).with_context(|| format!("config {}", c.name))?;
-        notes.extend(release.lacks().into_iter().map(|l| format!("RocksDB {}: {l}", release.version)));
-    }
-    Ok(notes)
-}
-
-/// After [`fetch_server_versions`]: the server config lines each postgres
-/// config's version does not know (`postgres --describe-config`). Those are
-/// left out of that config (and reported: the lines returned, to print
-/// before the run, and in its results); a line that no postgres version of
-/// the run knows is a mistake: an error. Plans without versions are left
-/// as they are (Debian's server refuses an unknown setting itself).
-pub fn check_server_settings(plan: &mut RunPlan) -> Result<Vec<String>> {
-    if plan.configs.iter().all(|c| c.server_version.is_none()) {
-        return Ok(Vec::new());
-    }
-    let mut report = Vec::new();
-    let mut unknown_to: Vec<(String, usize)> = Vec::new();
-    let started_postgres = |c: &EngineConfig| c.engine == "postgres" && !c.is_target();
-    for c in plan.configs.iter_mut().filter(|c| started_postgres(c)) {
-        if c.server_config.is_empty() {
-            continue;
-        }
-        let (bin, what) = match &c.server_version {
-            Some(v) => {
-                let pv = PackageVersion::parse(v).with_context(|| format!("config {}: invalid package version {v}", c.name))?;
-                (pg_versions::ensure(&pv)?, format!("PostgreSQL {}", pv.pg_version()))
-            }
-            None => (pg_versions::debian_bin_dir()?, "Debian's PostgreSQL".to_string()),
-        };
-        let known = pg_versions::known_settings(&bin).with_context(|| format!("config {}", c.name))?;
-        c.server_config_unknown = pg_versions::unknown_lines(&c.server_config, &known);
-        for l in &c.server_config_unknown {
-            report.push(format!("{}: server setting {l:?} is unknown to {what}: not applied to this config", c.name));
-            match unknown_to.iter_mut().find(|(x, _)| x == l) {
-                Some((_, n)) => *n += 1,
-                None => unknown_to.push((l.clone(), 1)),
-            }
-        }
-    }
-    let with_line = |l: &String| plan.configs.iter().filter(|c| started_postgres(c) && c.server_config.contains(l)).count();
-    if let Some((l, _)) = unknown_to.iter().find(|(l, n)| *n == with_line(l)) {
-        bail!("server setting {l:?} is unknown to every PostgreSQL version in this run (a misspelt name?)");
-    }
-    Ok(report)
-}
-
 /// The config a `--target URL` names: engine postgres for postgres://,
 /// mariadb-innodb for mysql:// (InnoDB tables; `-e mariadb-myrocks -o
 /// target=...` for MyRocks), named after the host and port.
@@ -1044,7 +970,7 @@ fn target_entry(url: &str) -> Result<ConfigEntry> {
 /// (which is returned, to reach the config process through its environment).
 fn take_target_password(engine: &str, options: &mut engine::EngineOptions, server_config: &[String], mode: Mode) -> Result<Option<String>> {
     let Some(url) = options.0.get("target").filter(|u| !u.is_empty()).cloned() else { return Ok(None) };
-    let kind = crate::workload::ibench::server_kind(engine).context("only server engines take a target")?;
+    let kind = crate::server::kind_of(engine).context("only server engines take a target")?;
     let parsed = TargetUrl::parse(&url)?;
     crate::server::endpoint::check_target(&parsed, kind)?;
     if !server_config.is_empty() {
@@ -1059,6 +985,22 @@ fn take_target_password(engine: &str, options: &mut engine::EngineOptions, serve
     Ok(parsed.password)
 }
 
+/// A server engine's config fragment: the suite's `server_config` lines, then
+/// the lines of its `config` option (separated by ';'). An error for other engines.
+fn server_config_lines(engine: &str, suite_lines: &[String], options: &engine::EngineOptions) -> Result<Vec<String>> {
+    if crate::server::kind_of(engine).is_none() {
+        if !suite_lines.is_empty() {
+            bail!("server_config is for server engines (postgres, mariadb-innodb, mariadb-myrocks), not {engine}");
+        }
+        return Ok(Vec::new());
+    }
+    let mut lines: Vec<String> = suite_lines.iter().map(|l| l.trim().to_string()).filter(|l| !l.is_empty()).collect();
+    if let Some(text) = options.0.get("config") {
+        lines.extend(text.split([';', '\n']).map(|l| l.trim().to_string()).filter(|l| !l.is_empty()));
+    }
+    Ok(lines)
+}
+
 /// Where results go: `--output-dir`, or results/<timestamp> under the current directory.
 pub fn default_output_dir() -> PathBuf {
     PathBuf::from("results").join(chrono::Local::now().format("%Y%m%d-%H%M%S").to_string())
@@ -1067,6 +1009,17 @@ pub fn default_output_dir() -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::EngineOptions;
+
+    #[test]
+    fn config_lines_come_from_the_suite_and_the_option() {
+        let mut o = EngineOptions::default();
+        o.0.insert("config".into(), "a = 1; b = 2;".into());
+        let lines = server_config_lines("postgres", &["x = y".into()], &o).unwrap();
+        assert_eq!(lines, ["x = y", "a = 1", "b = 2"]);
+        assert!(server_config_lines("rocksdb", &["x".into()], &EngineOptions::default()).is_err());
+        assert!(server_config_lines("rocksdb", &[], &EngineOptions::default()).unwrap().is_empty());
+    }
 
     #[test]
     fn no_flags_give_the_built_in_defaults() {

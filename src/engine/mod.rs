@@ -16,6 +16,7 @@ pub mod leveldb;
 pub mod lmdb;
 pub mod null;
 pub mod rocksdb;
+mod rocksdb_common;
 mod rocksdb_ffi;
 pub mod rocksdb_build;
 pub mod rocksdb_versions;

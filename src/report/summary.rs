@@ -9,6 +9,7 @@ use crate::measure::step_metrics::MemoryPoint;
 use crate::measure::{IntervalStats, LatencySummary};
 use crate::result::{Outcomes, RunResult, Status, StepResult};
 use super::fmt::num;
+use super::stats::median;
 
 /// Whether a larger value of a metric is better, worse, or neither.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -225,17 +226,6 @@ impl Row {
         let v: Vec<f64> = self.repeats.iter().filter_map(|r| r.values[mi]).collect();
         (v.len() >= 2).then(|| (v.iter().cloned().fold(f64::MAX, f64::min), v.iter().cloned().fold(f64::MIN, f64::max)))
     }
-}
-
-/// The median of values (the mean of the middle two for an even count).
-pub fn median(values: &[f64]) -> Option<f64> {
-    if values.is_empty() {
-        return None;
-    }
-    let mut v = values.to_vec();
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    Some(if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 })
 }
 
 /// One row per (run, config) of a step: the repeats of a config (rows of

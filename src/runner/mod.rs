@@ -10,6 +10,7 @@
 mod ceilings;
 pub mod device;
 pub mod dirs;
+pub mod prepare;
 pub mod schedule;
 mod tables;
 
@@ -119,7 +120,7 @@ pub fn preflight(plan: &RunPlan, opts: &RunOptions) -> Result<()> {
             if plan.steps.iter().any(|s| s.kind == StepKind::YcsbLoad) {
                 bail!("--use-existing-db runs YCSB's workloads on records loaded before: leave ycsb-load out of the steps");
             }
-            let started_server = |c: &&EngineConfig| crate::workload::ibench::server_kind(&c.engine).is_some() && !tables::target_endpoint(c).is_ok_and(|t| t.is_some());
+            let started_server = |c: &&EngineConfig| crate::server::kind_of(&c.engine).is_some() && !tables::target_endpoint(c).is_ok_and(|t| t.is_some());
             if let Some(c) = plan.configs.iter().find(started_server) {
                 bail!("--use-existing-db with YCSB is for key-value engines, not {} (config {}): run on a server's records with --target", c.engine, c.name);
             }
@@ -142,7 +143,7 @@ pub fn preflight(plan: &RunPlan, opts: &RunOptions) -> Result<()> {
     // Servers rumbench starts must be installed (a --target's are not
     // rumbench's to start; a PostgreSQL version's are fetched after these checks).
     for c in plan.configs.iter().filter(|c| !c.is_target() && c.server_version.is_none()) {
-        if let Some(kind) = crate::workload::ibench::server_kind(&c.engine) {
+        if let Some(kind) = crate::server::kind_of(&c.engine) {
             crate::server::check_installed(kind).with_context(|| format!("config {}", c.name))?;
         }
     }
@@ -235,7 +236,7 @@ pub fn run(plan: &RunPlan, opts: &RunOptions) -> Result<RunResult> {
         let dir = opts.data_dir(config);
         // A config process that died without stopping its database server
         // (killed, crashed) leaves it running: stop it from here.
-        for leftover in crate::workload::ibench::stop_leftover_servers(&config.engine, &dir, crashed) {
+        for leftover in crate::server::stop_leftover_servers(&config.engine, &dir, crashed) {
             errln!("rumbench: {leftover}");
         }
         // The child rewrote result.json after each step; take it back (when

@@ -23,7 +23,8 @@ use crate::workload::ibench::mariadb::MyTable;
 use crate::workload::ibench::postgres::PgTable;
 use crate::backend::servers::Transport;
 use crate::workload::ibench::table::Table;
-use crate::workload::ibench::{server_kind, RowGen, ROW_LOGICAL_BYTES};
+use crate::server::kind_of as server_kind;
+use crate::workload::ibench::{RowGen, ROW_LOGICAL_BYTES};
 use crate::workload::contention::{self, ContentionState};
 use crate::workload::ycsb::{self, YcsbState};
 use crate::settings::{EngineConfig, RunPlan, StepPlan};
@@ -473,7 +474,7 @@ pub fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut Run
     // A server that a killed run left running in an earlier run's dir is
     // stopped before its files are cleared.
     let stop_leftover = |d: &Path| {
-        for note in crate::workload::ibench::stop_leftover_servers(&config.engine, d, false) {
+        for note in crate::server::stop_leftover_servers(&config.engine, d, false) {
             errln!("  {}: {note}", config.name);
         }
     };
