@@ -14,7 +14,7 @@ pub mod console;
 pub mod backend;
 pub mod build_info;
 pub mod cli;
-pub mod config;
+pub mod planner;
 pub mod crashtest;
 pub mod datagen;
 pub mod driver;
@@ -25,7 +25,7 @@ pub mod report;
 pub mod result;
 pub mod runner;
 pub mod server;
-pub mod settings;
+pub mod plan;
 pub mod build_support;
 pub mod workload;
 

@@ -5,10 +5,10 @@
 use std::process::ExitCode;
 
 use anyhow::Result;
-use rumbench::config::{PlanInputs, SuiteFile};
+use rumbench::planner::{PlanInputs, SuiteFile};
 use rumbench::result::Status;
-use rumbench::settings::RunPlan;
-use rumbench::{config, errln, outln, report, runner};
+use rumbench::plan::RunPlan;
+use rumbench::{errln, outln, report, runner};
 
 use super::{interrupted_exit_code, one_line, signals, EXIT_FAILED};
 
@@ -23,11 +23,12 @@ pub fn run(a: rumbench::cli::CrashtestArgs) -> Result<ExitCode> {
         sweeps: a.sweeps.clone(),
         flags: Default::default(),
         repeat: None,
+        postgres_versions: rumbench::server::pg_versions::available,
     })?;
     for c in &plan.configs {
         crashtest::check_config(c)?;
     }
-    let default_base = a.output_dir.is_none().then(config::default_output_dir);
+    let default_base = a.output_dir.is_none().then(runner::dirs::default_output_dir);
     let output_dir = match (&a.output_dir, &default_base) {
         (Some(dir), _) => dir.clone(),
         (None, Some(base)) => runner::dirs::free_name(base),

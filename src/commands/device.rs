@@ -25,7 +25,7 @@ pub struct DeviceArgs {
 pub fn run(a: DeviceArgs) -> Result<ExitCode> {
     use rumbench::measure::device_baseline::{key_of, StoredBaseline};
     use rumbench::runner::device::{self, Store};
-    let file_bytes = rumbench::settings::parse_size(&a.size).filter(|&b| b >= 1 << 20).ok_or_else(|| anyhow::anyhow!("--size {}: expected a size of at least 1M, such as 4G", a.size))?;
+    let file_bytes = rumbench::plan::parse_size(&a.size).filter(|&b| b >= 1 << 20).ok_or_else(|| anyhow::anyhow!("--size {}: expected a size of at least 1M, such as 4G", a.size))?;
     if !a.dir.is_dir() {
         anyhow::bail!("--dir {}: not a directory", a.dir.display());
     }

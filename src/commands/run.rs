@@ -10,18 +10,18 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Result};
 use rumbench::cli::RunArgs;
-use rumbench::config::{PlanInputs, SuiteFile};
+use rumbench::planner::{PlanInputs, SuiteFile};
 use rumbench::result::{RunResult, Status};
 use rumbench::runner::{self, RunOptions};
-use rumbench::settings::RunPlan;
-use rumbench::{config, driver, errln, measure, outln, report};
+use rumbench::plan::RunPlan;
+use rumbench::{driver, errln, measure, outln, report};
 
 use super::{interrupted_exit_code, one_line, signals, EXIT_FAILED};
 
 pub fn run(args: RunArgs) -> Result<ExitCode> {
     let mut plan = make_plan(&args)?;
     // Without --output-dir: results/<time> (a new name, claimed once the checks pass).
-    let default_base = args.output_dir.is_none().then(config::default_output_dir);
+    let default_base = args.output_dir.is_none().then(runner::dirs::default_output_dir);
     let mut opts = check_before_anything(&args, &mut plan, default_base.as_deref())?;
     let output = OutputDir::claim(&mut opts, default_base.as_deref())?;
     if let Some(stopped) = prepare(&args, &mut plan, &mut opts, &output)? {
@@ -49,6 +49,8 @@ fn make_plan(args: &RunArgs) -> Result<RunPlan> {
         sweeps: args.sweeps.clone(),
         flags: args.settings.clone(),
         repeat: args.repeat,
+        // The one question the planner asks outside: which PostgreSQL versions npm has.
+        postgres_versions: rumbench::server::pg_versions::available,
     })
 }
 

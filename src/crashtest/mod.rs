@@ -24,7 +24,7 @@ use crate::lazyfs::{LazyMount, Semantics};
 use crate::result::crashtest::{CrashConfig, CrashRecord, CrashTest, CrashTotals};
 use crate::result::{RunResult, Status};
 use crate::runner::dirs::{self, DataDir};
-use crate::settings::EngineConfig;
+use crate::plan::EngineConfig;
 use child::{CheckReport, ChildTask};
 use records::{Found, Writer};
 

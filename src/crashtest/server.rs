@@ -20,7 +20,7 @@ use super::records::{self, AckLog, Found, KEY_LEN};
 use super::{interrupted, Options, Subject, OPEN_TIMEOUT};
 use crate::lazyfs::LazyMount;
 use crate::server::{Endpoint, RunningServer, ServerConfig, ServerKind, ServerStartError};
-use crate::settings::EngineConfig;
+use crate::plan::EngineConfig;
 
 const TABLE: &str = "crashtest";
 /// Rows per read of the check.

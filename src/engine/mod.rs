@@ -443,7 +443,7 @@ pub fn find(name: &str) -> Result<&'static EngineSpec> {
     registry().iter().find(|e| e.name == name).ok_or_else(|| unknown_engine(name, &engine_names()))
 }
 
-pub use crate::settings::parse_size;
+pub use crate::plan::parse_size;
 
 
 fn canonical_value(spec: &OptionSpec, value: &str) -> Option<String> {

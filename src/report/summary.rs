@@ -935,7 +935,7 @@ Cumulative stall: 00:01:2.500 H:M:S, 3.1 percent\nInterval stall: 00:00:0.000 H:
     #[test]
     fn operation_types_have_their_rate_over_the_steps_wall_time() {
         use crate::result::fixtures::{op, step};
-        let s = step(crate::settings::steps::StepKind::YcsbA, 4.0, vec![op("READ", 600, 2.0, 3, 0, 0), op("UPDATE", 200, 8.0, 0, 0, 0)]);
+        let s = step(crate::plan::steps::StepKind::YcsbA, 4.0, vec![op("READ", 600, 2.0, 3, 0, 0), op("UPDATE", 200, 8.0, 0, 0, 0)]);
         let types = op_type_figures(&s);
         assert_eq!(types.iter().map(|t| (t.op.as_str(), t.ops, t.ops_s)).collect::<Vec<_>>(), [("READ", 600, Some(150.0)), ("UPDATE", 200, Some(50.0))]);
         assert_eq!(outcomes_text(types[0].outcomes.as_ref()), "3 not found");

@@ -115,12 +115,12 @@ fn opt(v: Option<f64>, f: impl Fn(f64) -> String) -> String {
 
 /// Whether a step of the result is an insert-benchmark step.
 fn is_ibench_step(name: &str) -> bool {
-    name.parse::<crate::settings::steps::StepKind>().is_ok_and(|k| k.is_ibench())
+    name.parse::<crate::plan::steps::StepKind>().is_ok_and(|k| k.is_ibench())
 }
 
 /// Whether a config runs on a database server (its rows go to the insert-benchmark table).
 fn is_server_config(c: &ConfigResult) -> bool {
-    c.engine.parse::<crate::settings::server_kind::ServerKind>().is_ok()
+    c.engine.parse::<crate::plan::server_kind::ServerKind>().is_ok()
 }
 
 /// How an operation type's row is labelled in the step column: indented under its step.
@@ -766,7 +766,7 @@ mod tests {
 
     use crate::result::fixtures::{self, op, step};
     use crate::result::Outcomes;
-    use crate::settings::steps::StepKind;
+    use crate::plan::steps::StepKind;
 
     #[test]
     fn the_compact_table_fits_a_terminal_of_120_columns() {

@@ -20,7 +20,7 @@ use std::process::ExitCode;
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 
-use crate::settings::{Allocator, EngineConfig, Mode, RunPlan, StepPlan};
+use crate::plan::{Allocator, EngineConfig, Mode, RunPlan, StepPlan};
 use crate::engine::{self, Engine, EngineOptions, OpenArgs};
 use crate::measure::live::KeyBitmap;
 use crate::result::scaling::Machine;
@@ -30,7 +30,7 @@ use crate::result::{ConfigResult, RunResult, Status, StepResult};
 use crate::datagen::{KeyOrder, KeySpace};
 use dirs::DataDir;
 use crate::driver::progress::{self, ProgressMode};
-use crate::settings::steps::StepKind;
+use crate::plan::steps::StepKind;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RunOptions {
@@ -869,7 +869,7 @@ pub(crate) fn record_step(
             reason: format!("no operation completed before the step {}", if result.status == Status::Failed { "failed" } else { "was interrupted" }),
         });
     }
-    let server = config.engine.parse::<crate::settings::server_kind::ServerKind>().is_ok();
+    let server = config.engine.parse::<crate::plan::server_kind::ServerKind>().is_ok();
     let target = config.is_target().then(device::for_target);
     // A flush or a wait for compaction is one call: no rate of operations to bound.
     if !matches!(kind, StepKind::Flush | StepKind::WaitForCompaction) {
@@ -958,7 +958,7 @@ fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut RunResu
     let probes = engine_probes(&dir, spec);
     let mut state = ConfigState { live: (!opts.use_existing_db).then(|| KeyBitmap::with_capacity(plan.settings.num)), last_fill: None };
 
-    let order = crate::settings::run_order(&plan.steps, config.repeat);
+    let order = crate::plan::run_order(&plan.steps, config.repeat);
     let mut prev: Option<&StepPlan> = None;
     let mut schedule = opts.schedule.map(schedule::Schedule::new);
     for &i in &order {
@@ -1036,7 +1036,7 @@ pub(crate) fn settle_config_status(run: &mut RunResult, ci: usize, planned_steps
 /// `--shard I/N` and `--start-at`: set the shard on the plan's settings
 /// (every step's), and refuse what cannot be sharded or scheduled, before
 /// anything starts. Returns the start schedule.
-pub fn check_sharding(plan: &mut RunPlan, shard: Option<crate::settings::shard::Shard>, start_at: Option<f64>, gap_s: f64) -> Result<Option<schedule::StartSchedule>> {
+pub fn check_sharding(plan: &mut RunPlan, shard: Option<crate::plan::shard::Shard>, start_at: Option<f64>, gap_s: f64) -> Result<Option<schedule::StartSchedule>> {
     if let Some(shard) = shard {
         if plan.steps.iter().any(|s| s.kind == StepKind::RandomTransaction) {
             bail!("--shard: step randomtransaction cannot be sharded yet: its check that every set sums alike needs every writer stopped");
@@ -1146,7 +1146,7 @@ fn check_release(c: &EngineConfig, plan: &RunPlan) -> Result<()> {
 #[cfg(test)]
 mod settle_tests {
     use super::*;
-    use crate::settings::test_step as plan;
+    use crate::plan::test_step as plan;
 
     /// A server has nothing to wait on: its sweep's first point says so, once.
     #[test]

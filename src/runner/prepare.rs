@@ -6,7 +6,7 @@
 use anyhow::{bail, Context, Result};
 
 use crate::server::pg_versions::{self, PackageVersion};
-use crate::settings::{EngineConfig, RunPlan};
+use crate::plan::{EngineConfig, RunPlan};
 
 /// Before the run (after the plan's checks): the binaries of every
 /// PostgreSQL version in the plan, fetched once into the cache (each with

@@ -69,7 +69,7 @@ pub const STOP_TIMEOUT: Duration = Duration::from_secs(30);
 /// Log lines kept in a start error.
 const LOG_TAIL_LINES: usize = 20;
 
-pub use crate::settings::server_kind::ServerKind;
+pub use crate::plan::server_kind::ServerKind;
 
 /// The kind of server an engine name is, for the server engines
 /// (postgres, mariadb-innodb, mariadb-myrocks); None for the others.

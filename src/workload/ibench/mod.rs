@@ -31,8 +31,8 @@ use std::ops::Range;
 use anyhow::{bail, Result};
 
 
-use crate::settings::RunPlan;
-use crate::settings::steps::StepKind;
+use crate::plan::RunPlan;
+use crate::plan::steps::StepKind;
 use crate::datagen::rng::{mix64, stream_seed};
 
 pub mod exec;
@@ -166,7 +166,7 @@ const PRICES: u64 = 500;
 static TABLE_BASE: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
 
 /// Name this process's tables as shard `shard` of a plan of `tables` tables.
-pub fn use_shard_tables(shard: crate::settings::shard::Shard, tables: u32) {
+pub fn use_shard_tables(shard: crate::plan::shard::Shard, tables: u32) {
     TABLE_BASE.store(shard.index * tables, std::sync::atomic::Ordering::Relaxed);
 }
 
