@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
-use crate::config::SettingsArgs;
+use crate::planner::SettingsArgs;
 use crate::driver::progress::ProgressMode;
 
 #[derive(Parser, Debug)]
@@ -221,7 +221,7 @@ pub struct RunArgs {
     /// operations are split, inserts never collide, reads draw from every
     /// record; `rumbench merge` puts the shards' results together
     #[arg(long, value_name = "I/N", value_parser = parse_shard)]
-    pub shard: Option<crate::settings::shard::Shard>,
+    pub shard: Option<crate::plan::shard::Shard>,
     /// Release the first step's clients at this wall-clock moment (RFC 3339,
     /// e.g. 2026-11-26T10:00:00Z, or seconds since the epoch), and each later
     /// step at a moment every shard computes alike (--step-gap): shards on
@@ -235,7 +235,7 @@ pub struct RunArgs {
     pub step_gap: f64,
 }
 
-fn parse_shard(s: &str) -> Result<crate::settings::shard::Shard, String> {
+fn parse_shard(s: &str) -> Result<crate::plan::shard::Shard, String> {
     s.parse()
 }
 

@@ -6,17 +6,12 @@ use std::process::Command;
 use assert_cmd::cargo::CommandCargoExt;
 use serde_json::Value;
 
+#[path = "common/cli.rs"]
+mod cli;
+
 fn run(args: &[&str], dir: &Path) -> Value {
-    let out = Command::cargo_bin("rumbench")
-        .unwrap()
-        .args(["run", "--progress", "off", "--no-history"])
-        .args(args)
-        .arg("--output-dir")
-        .arg(dir)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "rumbench {args:?}:\n{}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_str(&std::fs::read_to_string(dir.join("result.json")).unwrap()).unwrap()
+    cli::run_ok(args, dir);
+    cli::load(dir)
 }
 
 fn step<'a>(v: &'a Value, name: &str) -> &'a Value {

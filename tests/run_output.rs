@@ -3,23 +3,14 @@
 //! a row per operation type of a mixed step, and every column on request.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
-use assert_cmd::cargo::CommandCargoExt;
 use serde_json::Value;
 
-fn run(args: &[&str], dir: &Path) -> Output {
-    let out = Command::cargo_bin("rumbench")
-        .unwrap()
-        .args(["run", "--progress", "off", "--no-history"])
-        .args(args)
-        .arg("--output-dir")
-        .arg(dir)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "rumbench {args:?}:\n{}", String::from_utf8_lossy(&out.stderr));
-    out
-}
+use cli::run_ok as run;
+
+#[path = "common/cli.rs"]
+mod cli;
 
 fn result(dir: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(dir.join("result.json")).unwrap()).unwrap()

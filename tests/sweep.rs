@@ -7,18 +7,13 @@ use std::process::Command;
 use assert_cmd::cargo::CommandCargoExt;
 use serde_json::Value;
 
+#[path = "common/cli.rs"]
+mod cli;
+
 /// `rumbench run ARGS --output-dir DIR`; it must succeed. Its stdout and result.json.
 fn run_ok(args: &[&str], dir: &Path) -> (String, Value) {
-    let out = Command::cargo_bin("rumbench")
-        .unwrap()
-        .args(["run", "--progress", "off", "--no-history"])
-        .args(args)
-        .arg("--output-dir")
-        .arg(dir)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let v = serde_json::from_str(&std::fs::read_to_string(dir.join("result.json")).unwrap()).unwrap();
+    let out = cli::run_ok(args, dir);
+    let v = cli::load(dir);
     (String::from_utf8_lossy(&out.stdout).to_string(), v)
 }
 

@@ -8,7 +8,7 @@ pub mod servers;
 use anyhow::{bail, Result};
 
 use crate::engine::{self, EngineSpec};
-use crate::settings::steps::StepKind;
+use crate::plan::steps::StepKind;
 
 /// What a backend can do for a workload.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,7 +76,7 @@ pub fn needs(kind: StepKind) -> Option<Capability> {
 }
 
 /// Refuse a step that needs transactions on a config without them, naming both.
-pub fn check_transactions(config: &crate::settings::EngineConfig, kind: StepKind) -> Result<()> {
+pub fn check_transactions(config: &crate::plan::EngineConfig, kind: StepKind) -> Result<()> {
     if !kind.is_contention() {
         return Ok(());
     }

@@ -52,52 +52,38 @@ fn not_a_kv_engine(_: &OpenArgs) -> Result<Box<dyn Engine>> {
     bail!("database servers offer tables, not key-value access")
 }
 
-pub const POSTGRES: EngineSpec = EngineSpec {
-    name: "postgres",
-    description: "PostgreSQL server (Debian's; postgres@16, postgres@13.23 or version = \"16\" in a [[config]]: that version from the npm registry, fetched once), started by rumbench on 127.0.0.1 in a private data dir; tables: the insert benchmark and YCSB",
-    options: OPTIONS,
-    io_bound_options: &[],
-    open: not_a_kv_engine,
-    presets: &[],
-    stores_data: true,
-    // The tables start empty: --use-existing-db is refused for servers.
-    existing_database: None,
-    check: crate::engine::no_contradictions,
-    build_info: crate::engine::no_build_info,
-    transactions: |_| Some("multi-statement transactions, SELECT ... FOR UPDATE"),
-    max_sessions: crate::engine::any_sessions,
-};
+/// A server's entry: its name and description; the rest is every server's.
+const fn server(name: &'static str, description: &'static str) -> EngineSpec {
+    EngineSpec {
+        name,
+        description,
+        options: OPTIONS,
+        io_bound_options: &[],
+        open: not_a_kv_engine,
+        presets: &[],
+        stores_data: true,
+        // The tables start empty: --use-existing-db is refused for servers.
+        existing_database: None,
+        check: crate::engine::no_contradictions,
+        build_info: crate::engine::no_build_info,
+        transactions: |_| Some("multi-statement transactions, SELECT ... FOR UPDATE"),
+        max_sessions: crate::engine::any_sessions,
+    }
+}
 
-pub const MARIADB_INNODB: EngineSpec = EngineSpec {
-    name: "mariadb-innodb",
-    description: "MariaDB server with InnoDB, started by rumbench on 127.0.0.1 in a private data dir; tables: the insert benchmark and YCSB",
-    options: OPTIONS,
-    io_bound_options: &[],
-    open: not_a_kv_engine,
-    presets: &[],
-    stores_data: true,
-    // The tables start empty: --use-existing-db is refused for servers.
-    existing_database: None,
-    check: crate::engine::no_contradictions,
-    build_info: crate::engine::no_build_info,
-    transactions: |_| Some("multi-statement transactions, SELECT ... FOR UPDATE"),
-    max_sessions: crate::engine::any_sessions,
-};
+pub const POSTGRES: EngineSpec = server(
+    "postgres",
+    "PostgreSQL server (Debian's; postgres@16, postgres@13.23 or version = \"16\" in a [[config]]: that version from the npm registry, fetched once), started by rumbench on 127.0.0.1 in a private data dir; tables: the insert benchmark and YCSB",
+);
 
-pub const MARIADB_MYROCKS: EngineSpec = EngineSpec {
-    name: "mariadb-myrocks",
-    description: "MariaDB server with MyRocks (ROCKSDB as the default engine), started by rumbench on 127.0.0.1; tables: the insert benchmark and YCSB",
-    options: OPTIONS,
-    io_bound_options: &[],
-    open: not_a_kv_engine,
-    presets: &[],
-    stores_data: true,
-    // The tables start empty: --use-existing-db is refused for servers.
-    existing_database: None,
-    check: crate::engine::no_contradictions,
-    build_info: crate::engine::no_build_info,
-    transactions: |_| Some("multi-statement transactions, SELECT ... FOR UPDATE"),
-    max_sessions: crate::engine::any_sessions,
-};
+pub const MARIADB_INNODB: EngineSpec = server(
+    "mariadb-innodb",
+    "MariaDB server with InnoDB, started by rumbench on 127.0.0.1 in a private data dir; tables: the insert benchmark and YCSB",
+);
+
+pub const MARIADB_MYROCKS: EngineSpec = server(
+    "mariadb-myrocks",
+    "MariaDB server with MyRocks (ROCKSDB as the default engine), started by rumbench on 127.0.0.1; tables: the insert benchmark and YCSB",
+);
 
 pub const SERVERS: &[EngineSpec] = &[POSTGRES, MARIADB_INNODB, MARIADB_MYROCKS];

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use super::records::{self, AckLog, Found, KEY_LEN};
 use crate::engine::{self, Engine, EngineOptions, OpenArgs};
-use crate::settings::EngineConfig;
+use crate::plan::EngineConfig;
 
 /// What the parent hands a child (as a JSON file).
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -24,7 +24,7 @@ use crate::lazyfs::{LazyMount, Semantics};
 use crate::result::crashtest::{CrashConfig, CrashRecord, CrashTest, CrashTotals};
 use crate::result::{RunResult, Status};
 use crate::runner::dirs::{self, DataDir};
-use crate::settings::EngineConfig;
+use crate::plan::EngineConfig;
 use child::{CheckReport, ChildTask};
 use records::{Found, Writer};
 
@@ -454,14 +454,6 @@ fn judge(found: &Found, acked: &BTreeMap<Writer, u64>, lost_before: &mut HashSet
 
 use crate::report::fmt::thousands;
 
-fn median(v: &mut [f64]) -> Option<f64> {
-    if v.is_empty() {
-        return None;
-    }
-    v.sort_by(|a, b| a.total_cmp(b));
-    let m = v.len() / 2;
-    Some(if v.len() % 2 == 1 { v[m] } else { (v[m - 1] + v[m]) / 2.0 })
-}
 
 /// Totals, verdict and contradiction of one config's crashes.
 pub fn totals(records: &[CrashRecord], threads: usize) -> CrashTotals {
@@ -478,9 +470,8 @@ pub fn totals(records: &[CrashRecord], threads: usize) -> CrashTotals {
         syncs += r.file_syncs;
         recoveries.extend(r.recovery_s);
     }
-    t.recovery_s_median = median(&mut recoveries);
-    // Sorted by `median`.
-    t.recovery_s_max = recoveries.last().copied();
+    t.recovery_s_median = crate::report::stats::median(&recoveries);
+    t.recovery_s_max = recoveries.iter().copied().reduce(f64::max);
     if t.acknowledged > 0 {
         t.syncs_per_commit = Some(syncs as f64 / t.acknowledged as f64);
         let needed = t.acknowledged as f64 / threads.max(1) as f64;
@@ -633,7 +624,7 @@ pub fn execute(configs: &[EngineConfig], o: &Options, output_dir: &Path, replace
             if let Some(note) = crate::lazyfs::release_stale_mount(&work.join("mnt")) {
                 errln!("{}: {note}", c.name);
             }
-            for note in crate::workload::ibench::stop_leftover_servers(&c.engine, &work, true) {
+            for note in crate::server::stop_leftover_servers(&c.engine, &work, true) {
                 errln!("{}: {note}", c.name);
             }
             if !o.keep {
@@ -723,7 +714,7 @@ pub fn run_config_process(task_path: &Path, index: usize) -> std::process::ExitC
 pub fn preflight(configs: &[EngineConfig], o: &Options) -> Result<()> {
     crate::lazyfs::check_available()?;
     for c in configs {
-        if let Some(kind) = crate::workload::ibench::server_kind(&c.engine) {
+        if let Some(kind) = crate::server::kind_of(&c.engine) {
             crate::server::check_installed(kind)?;
         }
         let dir = o.work_root.join(&c.name);

@@ -20,7 +20,7 @@ use super::records::{self, AckLog, Found, KEY_LEN};
 use super::{interrupted, Options, Subject, OPEN_TIMEOUT};
 use crate::lazyfs::LazyMount;
 use crate::server::{Endpoint, RunningServer, ServerConfig, ServerKind, ServerStartError};
-use crate::settings::EngineConfig;
+use crate::plan::EngineConfig;
 
 const TABLE: &str = "crashtest";
 /// Rows per read of the check.
@@ -36,7 +36,7 @@ impl ServerSubject {
     /// Initialize the server in `data_dir` (on `mount`), create the table,
     /// stop it cleanly, make it all durable and start it again.
     pub(super) fn set_up(config: &EngineConfig, o: &Options, data_dir: &Path, mount: &mut LazyMount) -> Result<ServerSubject> {
-        let kind = crate::workload::ibench::server_kind(&config.engine).context("not a server engine")?;
+        let kind = crate::server::kind_of(&config.engine).context("not a server engine")?;
         crate::server::install_panic_hook();
         let bin_dir = config.server_version.as_deref().map(crate::server::pg_versions::ensure_named).transpose()?;
         let cfg = ServerConfig { kind, data_dir: data_dir.to_path_buf(), config_lines: config.applied_server_config() };

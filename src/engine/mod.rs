@@ -16,6 +16,7 @@ pub mod leveldb;
 pub mod lmdb;
 pub mod null;
 pub mod rocksdb;
+mod rocksdb_common;
 mod rocksdb_ffi;
 pub mod rocksdb_build;
 pub mod rocksdb_versions;
@@ -442,7 +443,7 @@ pub fn find(name: &str) -> Result<&'static EngineSpec> {
     registry().iter().find(|e| e.name == name).ok_or_else(|| unknown_engine(name, &engine_names()))
 }
 
-pub use crate::settings::parse_size;
+pub use crate::plan::parse_size;
 
 
 fn canonical_value(spec: &OptionSpec, value: &str) -> Option<String> {

@@ -14,7 +14,7 @@
 
 use anyhow::{Context, Result};
 
-use super::rocksdb::{scan_with, wait_for_compact, Common};
+use super::rocksdb_common::{scan_with, wait_for_compact, Common};
 use super::rocksdb_ffi::{
     self as ffi, ErrorKind, OptimisticTransactionDb, OptimisticTransactionOptions, ReadOptions, Transaction, TransactionDb,
     TransactionOptions, WriteBatch, WriteOptions,

@@ -173,8 +173,8 @@ fn remove_stale_files(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// Run fio per `plan`; the test file is rumbench's own (created new, removed
-/// after, also when a stop request (a signal) ends fio early).
-pub fn measure(plan: &FioPlan) -> Result<FioBaseline> {
+/// after, also when `stop` (asked every 50 ms: a signal came) ends fio early).
+pub fn measure(plan: &FioPlan, stop: &dyn Fn() -> bool) -> Result<FioBaseline> {
     let fio = which_fio()?;
     for stale in remove_stale_files(&plan.dir) {
         crate::errln!("removed {}, left by an earlier rumbench device that was killed", stale.display());
@@ -190,7 +190,7 @@ pub fn measure(plan: &FioPlan) -> Result<FioBaseline> {
         }
     }
     std::fs::write(&job, job_file(plan, &file)).with_context(|| format!("writing {}", job.display()))?;
-    let out = run_fio(&fio, &job);
+    let out = run_fio(&fio, &job, stop);
     let _ = std::fs::remove_file(&job);
     let _ = std::fs::remove_file(&file);
     let (status, stdout, stderr) = out?;
@@ -203,8 +203,8 @@ pub fn measure(plan: &FioPlan) -> Result<FioBaseline> {
 
 /// fio on `job`: its exit status, standard output and error. fio runs in a
 /// process group of its own (a terminal's Ctrl-C is rumbench's to handle)
-/// and dies with rumbench; a stop request kills it and is an error.
-fn run_fio(fio: &Path, job: &Path) -> Result<(std::process::ExitStatus, String, String)> {
+/// and dies with rumbench; `stop` kills it and is an error.
+fn run_fio(fio: &Path, job: &Path, stop: &dyn Fn() -> bool) -> Result<(std::process::ExitStatus, String, String)> {
     use std::os::unix::process::CommandExt;
     use std::io::{Read, Seek};
     // Its output in anonymous files: read once it is done, never a pipe that fills.
@@ -224,12 +224,12 @@ fn run_fio(fio: &Path, job: &Path) -> Result<(std::process::ExitStatus, String, 
         if let Some(st) = child.try_wait()? {
             break st;
         }
-        if crate::driver::stop::stop_requested() {
+        if stop() {
             // fio's workers are its children, in its process group.
             // SAFETY: signalling the process group of a child we started.
             unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
             let _ = child.wait();
-            bail!("{}: fio stopped, its test file removed", crate::driver::stop::interrupted_text());
+            bail!("fio stopped, its test file removed");
         }
         std::thread::sleep(std::time::Duration::from_millis(50));
     };

@@ -165,18 +165,9 @@ fn shuffle(v: &mut [f64], rng: &mut Rng) {
     }
 }
 
+/// The median, NaN for none (a segment's level in the change-point search).
 pub fn median(xs: &[f64]) -> f64 {
-    if xs.is_empty() {
-        return f64::NAN;
-    }
-    let mut v = xs.to_vec();
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
+    super::stats::median(xs).unwrap_or(f64::NAN)
 }
 
 /// |after / before - 1|; from 0 any change is infinite.

@@ -229,7 +229,7 @@ impl Side {
         self.repeats.iter().filter_map(|(_, r)| r.values[mi]).collect()
     }
     fn median(&self, mi: usize) -> Option<f64> {
-        summary::median(&self.values(mi))
+        super::stats::median(&self.values(mi))
     }
     /// Repeats of one run, by (run index, round): what a pairing matches.
     fn by_round(&self, mi: usize) -> Vec<((usize, u32), f64)> {

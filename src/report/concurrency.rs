@@ -6,7 +6,7 @@
 //! to every repeat's points together. Without repeats: the run's own points
 //! and fit. The formats (`scaling`) render it.
 
-use super::summary::median;
+use super::stats::median;
 use super::verdict::{self, Interval};
 use crate::measure::usl::{self, UslFit};
 use crate::result::scaling::{judge, Judged, Scaling};

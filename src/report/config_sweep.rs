@@ -74,7 +74,7 @@ mod tests {
     use crate::report::compare::Verdict;
     use crate::report::summary::NamedRun;
     use crate::result::fixtures;
-    use crate::settings::steps::StepKind;
+    use crate::plan::steps::StepKind;
 
     /// rocksdb swept over max_subcompactions 1, 4, 8 (4 is 20% faster) beside an lmdb config.
     fn swept_run() -> crate::result::RunResult {

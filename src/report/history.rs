@@ -671,7 +671,7 @@ impl History {
                 }
             }
             for (m, v) in merged.iter_mut().zip(&values) {
-                m.value = crate::report::summary::median(v).unwrap_or(m.value);
+                m.value = crate::report::stats::median(v).unwrap_or(m.value);
             }
             series.points = merged;
         }

@@ -70,7 +70,7 @@ mod tests {
     use super::*;
     use crate::measure::Recorder;
     use crate::result::{fixtures, OpResult, StepStart};
-    use crate::settings::steps::StepKind;
+    use crate::plan::steps::StepKind;
     use hdrhistogram::serialization::interval_log::{IntervalLogIterator, LogEntry};
 
     #[test]

@@ -27,6 +27,7 @@ pub mod relative;
 pub mod hotrow;
 pub mod scaling;
 pub mod shards;
+pub mod stats;
 pub mod summary;
 pub mod svg;
 pub mod sysinfo_text;
@@ -219,6 +220,7 @@ mod tests {
             ("hotrow", include_str!("hotrow.rs")),
             ("limits", include_str!("limits.rs")),
             ("shards", include_str!("shards.rs")),
+            ("stats", include_str!("stats.rs")),
             ("changes", include_str!("changes.rs")),
             ("fmt", include_str!("fmt.rs")),
             ("sysinfo_text", include_str!("sysinfo_text.rs")),

@@ -9,6 +9,7 @@ use crate::measure::step_metrics::MemoryPoint;
 use crate::measure::{IntervalStats, LatencySummary};
 use crate::result::{Outcomes, RunResult, Status, StepResult};
 use super::fmt::num;
+use super::stats::median;
 
 /// Whether a larger value of a metric is better, worse, or neither.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -225,17 +226,6 @@ impl Row {
         let v: Vec<f64> = self.repeats.iter().filter_map(|r| r.values[mi]).collect();
         (v.len() >= 2).then(|| (v.iter().cloned().fold(f64::MAX, f64::min), v.iter().cloned().fold(f64::MIN, f64::max)))
     }
-}
-
-/// The median of values (the mean of the middle two for an even count).
-pub fn median(values: &[f64]) -> Option<f64> {
-    if values.is_empty() {
-        return None;
-    }
-    let mut v = values.to_vec();
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    Some(if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 })
 }
 
 /// One row per (run, config) of a step: the repeats of a config (rows of
@@ -945,7 +935,7 @@ Cumulative stall: 00:01:2.500 H:M:S, 3.1 percent\nInterval stall: 00:00:0.000 H:
     #[test]
     fn operation_types_have_their_rate_over_the_steps_wall_time() {
         use crate::result::fixtures::{op, step};
-        let s = step(crate::settings::steps::StepKind::YcsbA, 4.0, vec![op("READ", 600, 2.0, 3, 0, 0), op("UPDATE", 200, 8.0, 0, 0, 0)]);
+        let s = step(crate::plan::steps::StepKind::YcsbA, 4.0, vec![op("READ", 600, 2.0, 3, 0, 0), op("UPDATE", 200, 8.0, 0, 0, 0)]);
         let types = op_type_figures(&s);
         assert_eq!(types.iter().map(|t| (t.op.as_str(), t.ops, t.ops_s)).collect::<Vec<_>>(), [("READ", 600, Some(150.0)), ("UPDATE", 200, Some(50.0))]);
         assert_eq!(outcomes_text(types[0].outcomes.as_ref()), "3 not found");

@@ -115,12 +115,12 @@ fn opt(v: Option<f64>, f: impl Fn(f64) -> String) -> String {
 
 /// Whether a step of the result is an insert-benchmark step.
 fn is_ibench_step(name: &str) -> bool {
-    name.parse::<crate::settings::steps::StepKind>().is_ok_and(|k| k.is_ibench())
+    name.parse::<crate::plan::steps::StepKind>().is_ok_and(|k| k.is_ibench())
 }
 
 /// Whether a config runs on a database server (its rows go to the insert-benchmark table).
 fn is_server_config(c: &ConfigResult) -> bool {
-    c.engine.parse::<crate::settings::server_kind::ServerKind>().is_ok()
+    c.engine.parse::<crate::plan::server_kind::ServerKind>().is_ok()
 }
 
 /// How an operation type's row is labelled in the step column: indented under its step.
@@ -133,6 +133,28 @@ struct OpRow {
     rate: String,
     latency: LatencySummary,
     notes: String,
+}
+
+impl OpRow {
+    /// The row under `columns`: its rate under `rate`, its maximum under
+    /// `max.0` in microseconds divided by `max.1`; the step's other figures
+    /// stay on the step's own row.
+    fn cells(self, columns: &[&str], rate: &str, max: (&str, f64)) -> Vec<String> {
+        let l = &self.latency;
+        cells(
+            columns,
+            [
+                ("step", self.label),
+                (rate, self.rate),
+                ("p50 us", latency_cell(l, |l| l.p50_us)),
+                ("p99 us", latency_cell(l, |l| l.p99_us)),
+                ("p99.9 us", latency_cell(l, |l| l.p999_us)),
+                (max.0, latency_cell(l, |l| l.max_us / max.1)),
+                ("ops", self.ops),
+                ("notes", self.notes),
+            ],
+        )
+    }
 }
 
 /// The operation types of a step that mixes several (none for a step of one type).
@@ -240,23 +262,8 @@ pub fn summary_rows(run: &RunResult) -> Vec<Vec<String>> {
                 limit_cell(s),
                 notes.join("; "),
             ]);
-            for op in op_rows(s) {
-                let l = &op.latency;
-                // The efficiency figures are the step's, on its own row.
-                rows.push(cells(
-                    COLUMNS,
-                    [
-                        ("step", op.label),
-                        ("ops/s", op.rate),
-                        ("p50 us", latency_cell(l, |l| l.p50_us)),
-                        ("p99 us", latency_cell(l, |l| l.p99_us)),
-                        ("p99.9 us", latency_cell(l, |l| l.p999_us)),
-                        ("max us", latency_cell(l, |l| l.max_us)),
-                        ("ops", op.ops),
-                        ("notes", op.notes),
-                    ],
-                ));
-            }
+            // The efficiency figures are the step's, on its own row.
+            rows.extend(op_rows(s).into_iter().map(|op| op.cells(COLUMNS, "ops/s", ("max us", 1.0))));
         }
         if c.steps.is_empty() && !is_server_config(c) {
             if let Some(e) = &c.error {
@@ -345,22 +352,7 @@ pub fn ibench_rows(run: &RunResult) -> Vec<Vec<String>> {
                 limit_cell(s),
                 notes.join("; "),
             ]);
-            for op in op_rows(s) {
-                let l = &op.latency;
-                rows.push(cells(
-                    IBENCH_COLUMNS,
-                    [
-                        ("step", op.label),
-                        ("rate", op.rate),
-                        ("p50 us", latency_cell(l, |l| l.p50_us)),
-                        ("p99 us", latency_cell(l, |l| l.p99_us)),
-                        ("p99.9 us", latency_cell(l, |l| l.p999_us)),
-                        ("max ms", latency_cell(l, |l| l.max_us / 1000.0)),
-                        ("ops", op.ops),
-                        ("notes", op.notes),
-                    ],
-                ));
-            }
+            rows.extend(op_rows(s).into_iter().map(|op| op.cells(IBENCH_COLUMNS, "rate", ("max ms", 1000.0))));
         }
         if c.steps.is_empty() && is_server_config(c) {
             if let Some(e) = &c.error {
@@ -766,7 +758,7 @@ mod tests {
 
     use crate::result::fixtures::{self, op, step};
     use crate::result::Outcomes;
-    use crate::settings::steps::StepKind;
+    use crate::plan::steps::StepKind;
 
     #[test]
     fn the_compact_table_fits_a_terminal_of_120_columns() {

@@ -263,7 +263,7 @@ mod tests {
     use crate::report::compare::Verdict;
     use crate::report::summary::NamedRun;
     use crate::result::fixtures;
-    use crate::settings::steps::StepKind;
+    use crate::plan::steps::StepKind;
 
     /// A run of two PostgreSQL versions: 16 runs l.i0 as fast with 30% more server CPU.
     pub(crate) fn two_versions() -> crate::result::RunResult {

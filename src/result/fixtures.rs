@@ -3,8 +3,8 @@
 
 use crate::measure::step_metrics::SyncMetrics;
 use crate::measure::LatencySummary;
-use crate::settings::steps::StepKind;
-use crate::settings::{Settings, StepPlan};
+use crate::plan::steps::StepKind;
+use crate::plan::{Settings, StepPlan};
 
 use super::{ConfigResult, OpResult, Outcomes, ReadCounts, RunResult, Status, StepResult, WriterResult, SCHEMA};
 

@@ -26,9 +26,9 @@ use crate::measure::hdr_codec;
 use crate::measure::os::clock::ClockSync;
 use crate::measure::step_metrics::{Missing, StepMetrics};
 use crate::measure::{new_histogram, IntervalStats, LatencySummary};
-use crate::settings::shard::Shard;
-use crate::settings::steps::StepKind;
-use crate::settings::Settings;
+use crate::plan::shard::Shard;
+use crate::plan::steps::StepKind;
+use crate::plan::Settings;
 
 /// What a run made with `--shard` or `--start-at` records about itself.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -237,7 +237,7 @@ fn merged_settings(s: &Settings) -> Settings {
 /// name is its kind, with "@..." after it in a sweep or a hotrow cell.
 fn runs_for_duration(s: &StepResult) -> bool {
     let kind = s.name.split('@').next().and_then(|k| k.parse::<StepKind>().ok());
-    kind.is_some_and(|k| crate::settings::planned_seconds(k, &s.settings).is_some())
+    kind.is_some_and(|k| crate::plan::planned_seconds(k, &s.settings).is_some())
 }
 
 /// Operations of `iv` (shard released at `start`, ran `wall_s`) inside [lo, hi):
@@ -461,7 +461,7 @@ mod tests {
     use super::*;
     use crate::measure::Recorder;
     use crate::result::fixtures;
-    use crate::settings::steps::StepKind;
+    use crate::plan::steps::StepKind;
 
     const MS: u64 = 1_000_000;
 

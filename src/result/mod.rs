@@ -15,8 +15,8 @@ pub mod crashtest;
 pub mod merge;
 pub mod scaling;
 
-use crate::settings::steps::StepKind;
-use crate::settings::{Allocator, Mode, Settings, StepPlan};
+use crate::plan::steps::StepKind;
+use crate::plan::{Allocator, Mode, Settings, StepPlan};
 use crate::measure::step_metrics::StepMetrics;
 use crate::measure::{IntervalStats, LatencySummary, RatePercentiles};
 
@@ -176,7 +176,7 @@ impl ConfigResult {
     /// This run of the config: its name, with the round when repeated
     /// ("a.r2"), as its data dir and kept logs are named.
     pub fn instance_name(&self) -> String {
-        crate::settings::instance_name(&self.name, self.repeat)
+        crate::plan::instance_name(&self.name, self.repeat)
     }
 }
 

@@ -129,7 +129,7 @@ pub fn judge(points: &[Judged], fit: Option<&UslFit>, machine: Option<&Machine>)
 /// Whether a swept step writes (a fill, overwrite, delete, a YCSB or
 /// insert-benchmark mix with writes, or a background writer).
 fn writes(step: &str, has_writer: bool) -> bool {
-    has_writer || step.parse::<crate::settings::steps::StepKind>().is_ok_and(|k| k.changes_data())
+    has_writer || step.parse::<crate::plan::steps::StepKind>().is_ok_and(|k| k.changes_data())
 }
 
 /// The sweeps among a config's steps, in the order they first ran.

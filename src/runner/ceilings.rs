@@ -98,7 +98,7 @@ mod tests {
 
     fn step(ops: u64, wall_s: f64) -> StepResult {
         use crate::result::fixtures;
-        let mut s = fixtures::step(crate::settings::steps::StepKind::ReadRandom, wall_s, vec![fixtures::op("get", ops, 10.0, 0, 0, 0)]);
+        let mut s = fixtures::step(crate::plan::steps::StepKind::ReadRandom, wall_s, vec![fixtures::op("get", ops, 10.0, 0, 0, 0)]);
         s.metrics.client_cpu_us_op = None;
         s
     }

@@ -54,7 +54,11 @@ impl Store {
 fn measure(dir: &Path, file_bytes: u64, runtime_s: u64) -> Result<StoredBaseline> {
     let (key, _) = key_of(dir)?;
     let existing = dir.ancestors().find(|a| a.is_dir()).unwrap_or(Path::new("."));
-    let fio = fio::measure(&FioPlan { dir: existing.to_path_buf(), file_bytes, runtime_s })?;
+    let stop = crate::driver::stop::stop_requested;
+    let fio = fio::measure(&FioPlan { dir: existing.to_path_buf(), file_bytes, runtime_s }, &stop).map_err(|e| match stop() {
+        true => e.context(crate::driver::stop::interrupted_text()),
+        false => e,
+    })?;
     Ok(StoredBaseline { device_key: key, measured_at: crate::report::now_text(), dir: existing.to_path_buf(), fio })
 }
 

@@ -281,6 +281,11 @@ pub fn prepare_output_dir(dir: &Path, replace: bool) -> Result<DirLock> {
     lock(dir)
 }
 
+/// Where results go: `--output-dir`, or results/<timestamp> under the current directory.
+pub fn default_output_dir() -> PathBuf {
+    PathBuf::from("results").join(chrono::Local::now().format("%Y%m%d-%H%M%S").to_string())
+}
+
 /// `base`, or `base-2`, `base-3`, ... : the first name nothing is at yet.
 pub fn free_name(base: &Path) -> PathBuf {
     (1..).map(|i| numbered(base, i)).find(|p| !p.exists() && p.symlink_metadata().is_err()).expect("an unused name")

@@ -10,6 +10,7 @@
 mod ceilings;
 pub mod device;
 pub mod dirs;
+pub mod prepare;
 pub mod schedule;
 mod tables;
 
@@ -19,7 +20,7 @@ use std::process::ExitCode;
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 
-use crate::settings::{Allocator, EngineConfig, Mode, RunPlan, StepPlan};
+use crate::plan::{Allocator, EngineConfig, Mode, RunPlan, StepPlan};
 use crate::engine::{self, Engine, EngineOptions, OpenArgs};
 use crate::measure::live::KeyBitmap;
 use crate::result::scaling::Machine;
@@ -29,7 +30,7 @@ use crate::result::{ConfigResult, RunResult, Status, StepResult};
 use crate::datagen::{KeyOrder, KeySpace};
 use dirs::DataDir;
 use crate::driver::progress::{self, ProgressMode};
-use crate::settings::steps::StepKind;
+use crate::plan::steps::StepKind;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RunOptions {
@@ -119,7 +120,7 @@ pub fn preflight(plan: &RunPlan, opts: &RunOptions) -> Result<()> {
             if plan.steps.iter().any(|s| s.kind == StepKind::YcsbLoad) {
                 bail!("--use-existing-db runs YCSB's workloads on records loaded before: leave ycsb-load out of the steps");
             }
-            let started_server = |c: &&EngineConfig| crate::workload::ibench::server_kind(&c.engine).is_some() && !tables::target_endpoint(c).is_ok_and(|t| t.is_some());
+            let started_server = |c: &&EngineConfig| crate::server::kind_of(&c.engine).is_some() && !tables::target_endpoint(c).is_ok_and(|t| t.is_some());
             if let Some(c) = plan.configs.iter().find(started_server) {
                 bail!("--use-existing-db with YCSB is for key-value engines, not {} (config {}): run on a server's records with --target", c.engine, c.name);
             }
@@ -142,7 +143,7 @@ pub fn preflight(plan: &RunPlan, opts: &RunOptions) -> Result<()> {
     // Servers rumbench starts must be installed (a --target's are not
     // rumbench's to start; a PostgreSQL version's are fetched after these checks).
     for c in plan.configs.iter().filter(|c| !c.is_target() && c.server_version.is_none()) {
-        if let Some(kind) = crate::workload::ibench::server_kind(&c.engine) {
+        if let Some(kind) = crate::server::kind_of(&c.engine) {
             crate::server::check_installed(kind).with_context(|| format!("config {}", c.name))?;
         }
     }
@@ -235,7 +236,7 @@ pub fn run(plan: &RunPlan, opts: &RunOptions) -> Result<RunResult> {
         let dir = opts.data_dir(config);
         // A config process that died without stopping its database server
         // (killed, crashed) leaves it running: stop it from here.
-        for leftover in crate::workload::ibench::stop_leftover_servers(&config.engine, &dir, crashed) {
+        for leftover in crate::server::stop_leftover_servers(&config.engine, &dir, crashed) {
             errln!("rumbench: {leftover}");
         }
         // The child rewrote result.json after each step; take it back (when
@@ -868,7 +869,7 @@ pub(crate) fn record_step(
             reason: format!("no operation completed before the step {}", if result.status == Status::Failed { "failed" } else { "was interrupted" }),
         });
     }
-    let server = config.engine.parse::<crate::settings::server_kind::ServerKind>().is_ok();
+    let server = config.engine.parse::<crate::plan::server_kind::ServerKind>().is_ok();
     let target = config.is_target().then(device::for_target);
     // A flush or a wait for compaction is one call: no rate of operations to bound.
     if !matches!(kind, StepKind::Flush | StepKind::WaitForCompaction) {
@@ -957,7 +958,7 @@ fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut RunResu
     let probes = engine_probes(&dir, spec);
     let mut state = ConfigState { live: (!opts.use_existing_db).then(|| KeyBitmap::with_capacity(plan.settings.num)), last_fill: None };
 
-    let order = crate::settings::run_order(&plan.steps, config.repeat);
+    let order = crate::plan::run_order(&plan.steps, config.repeat);
     let mut prev: Option<&StepPlan> = None;
     let mut schedule = opts.schedule.map(schedule::Schedule::new);
     for &i in &order {
@@ -1035,7 +1036,7 @@ pub(crate) fn settle_config_status(run: &mut RunResult, ci: usize, planned_steps
 /// `--shard I/N` and `--start-at`: set the shard on the plan's settings
 /// (every step's), and refuse what cannot be sharded or scheduled, before
 /// anything starts. Returns the start schedule.
-pub fn check_sharding(plan: &mut RunPlan, shard: Option<crate::settings::shard::Shard>, start_at: Option<f64>, gap_s: f64) -> Result<Option<schedule::StartSchedule>> {
+pub fn check_sharding(plan: &mut RunPlan, shard: Option<crate::plan::shard::Shard>, start_at: Option<f64>, gap_s: f64) -> Result<Option<schedule::StartSchedule>> {
     if let Some(shard) = shard {
         if plan.steps.iter().any(|s| s.kind == StepKind::RandomTransaction) {
             bail!("--shard: step randomtransaction cannot be sharded yet: its check that every set sums alike needs every writer stopped");
@@ -1145,7 +1146,7 @@ fn check_release(c: &EngineConfig, plan: &RunPlan) -> Result<()> {
 #[cfg(test)]
 mod settle_tests {
     use super::*;
-    use crate::settings::test_step as plan;
+    use crate::plan::test_step as plan;
 
     /// A server has nothing to wait on: its sweep's first point says so, once.
     #[test]

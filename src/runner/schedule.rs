@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::driver::unix_now;
 use crate::result::StepResult;
-use crate::settings::StepPlan;
+use crate::plan::StepPlan;
 
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct StartSchedule {
@@ -66,7 +66,7 @@ impl Schedule {
     fn after(&self, step: &StepPlan, released: Option<f64>, ended: f64) -> f64 {
         let gap = self.plan.gap_s;
         let grid = |t: f64| self.plan.start_at_unix_s + ((t - self.plan.start_at_unix_s) / gap).ceil().max(0.0) * gap;
-        match crate::settings::planned_seconds(step.kind, &step.settings) {
+        match crate::plan::planned_seconds(step.kind, &step.settings) {
             // Planned from the planned moment, not from when this shard got there.
             Some(secs) if released.is_some() => {
                 let planned = self.next_unix_s + secs + gap;
@@ -84,8 +84,8 @@ impl Schedule {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::settings::steps::StepKind;
-    use crate::settings::Settings;
+    use crate::plan::steps::StepKind;
+    use crate::plan::Settings;
 
     fn step(kind: StepKind, seconds: Option<f64>) -> StepPlan {
         let mut settings = Settings::default();

@@ -23,16 +23,17 @@ use crate::workload::ibench::mariadb::MyTable;
 use crate::workload::ibench::postgres::PgTable;
 use crate::backend::servers::Transport;
 use crate::workload::ibench::table::Table;
-use crate::workload::ibench::{server_kind, RowGen, ROW_LOGICAL_BYTES};
+use crate::server::kind_of as server_kind;
+use crate::workload::ibench::{RowGen, ROW_LOGICAL_BYTES};
 use crate::workload::contention::{self, ContentionState};
 use crate::workload::ycsb::{self, YcsbState};
-use crate::settings::{EngineConfig, RunPlan, StepPlan};
+use crate::plan::{EngineConfig, RunPlan, StepPlan};
 use crate::engine::{EngineOptions, OpenArgs};
 use crate::measure::os::sysinfo;
 use crate::measure::step_metrics::{Missing, Probes, StepWork, SyncMetrics};
 use crate::result::scaling::Machine;
 use crate::result::{RunResult, Status, StepResult};
-use crate::settings::steps::StepKind;
+use crate::plan::steps::StepKind;
 use crate::runner::dirs::DataDir;
 use crate::runner::{self, RunOptions};
 use crate::server::endpoint::TargetUrl;
@@ -318,7 +319,7 @@ fn run_step(backend: &Backend, plan: &StepPlan, index: usize, state: &mut Config
     let mut result = StepResult::new(plan);
     let server = backend.endpoint.is_some();
     // (Refused for targets when the plan was built: this machine's page cache is not theirs.)
-    if plan.settings.mode == crate::settings::Mode::IoBound && reads_data(plan.kind) {
+    if plan.settings.mode == crate::plan::Mode::IoBound && reads_data(plan.kind) {
         match runner::drop_page_cache(dir) {
             Ok(()) => result.notes.push("io-bound mode: page cache dropped before the step".into()),
             Err(why) => result.warnings.push(format!("io-bound mode: {why}")),
@@ -473,7 +474,7 @@ pub fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut Run
     // A server that a killed run left running in an earlier run's dir is
     // stopped before its files are cleared.
     let stop_leftover = |d: &Path| {
-        for note in crate::workload::ibench::stop_leftover_servers(&config.engine, d, false) {
+        for note in crate::server::stop_leftover_servers(&config.engine, d, false) {
             errln!("  {}: {note}", config.name);
         }
     };
@@ -558,7 +559,7 @@ pub fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut Run
         }
     }
 
-    let order = crate::settings::run_order(&plan.steps, config.repeat);
+    let order = crate::plan::run_order(&plan.steps, config.repeat);
     let mut prev: Option<&StepPlan> = None;
     let mut schedule = opts.schedule.map(runner::schedule::Schedule::new);
     for &i in &order {

@@ -15,24 +15,7 @@ use super::ServerKind;
 /// password to the config process (never written to the task file).
 pub const PASSWORD_ENV: &str = "RUMBENCH_TARGET_PASSWORD";
 
-/// How long a TCP (or Unix socket) connect may take.
-pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
-/// How long a connected server may take to answer the handshake (greeting,
-/// authentication): a port that accepts and then says nothing, or speaks
-/// another protocol, must not hang the run.
-pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// The first line of what a server sent, quoted, at most 60 characters,
-/// control characters escaped (for "not a PostgreSQL server: it sent ...").
-pub fn sent_text(bytes: &[u8]) -> String {
-    let text = String::from_utf8_lossy(bytes);
-    let first = text.split(['\r', '\n']).find(|l| !l.is_empty()).unwrap_or("");
-    let mut shown: String = first.chars().take(60).flat_map(char::escape_default).collect();
-    if first.chars().count() > 60 {
-        shown.push_str("...");
-    }
-    format!("'{shown}'")
-}
+use super::wire::{sent_text, CONNECT_TIMEOUT, HANDSHAKE_TIMEOUT};
 
 #[derive(Clone)]
 pub struct Endpoint {
@@ -501,10 +484,6 @@ mod tests {
 
     #[test]
     fn what_a_server_sent_is_named_and_judged() {
-        assert_eq!(sent_text(b"SSH-2.0-OpenSSH_9.2\r\n"), "'SSH-2.0-OpenSSH_9.2'");
-        assert_eq!(sent_text(b"\r\nHTTP/1.1 400 Bad Request\r\nServer: x"), "'HTTP/1.1 400 Bad Request'");
-        assert_eq!(sent_text(&[b'E', 0, 0, 1]), "'E\\u{0}\\u{0}\\u{1}'");
-        assert_eq!(sent_text("x".repeat(70).as_bytes()), format!("'{}...'", "x".repeat(60)));
         // MariaDB 10.11's greeting opens: length 0x5b, sequence 0, protocol 10, version.
         assert_eq!(classify_greeting(b"\x5b\0\0\0\x0a10.11.19-MariaDB"), Greeting::Mysql);
         assert_eq!(classify_greeting(b"\x17\0\0\0\xffj\x04Host is blocked"), Greeting::Mysql);

@@ -34,10 +34,13 @@
 //! refuses to run as root, so it runs as OS user `postgres`).
 
 pub mod endpoint;
+mod leftover;
 pub mod pg_versions;
 pub mod pgwire;
+pub mod wire;
 
 pub use endpoint::Endpoint;
+pub use leftover::stop_leftover_servers;
 
 use std::collections::HashSet;
 use std::fmt;
@@ -66,7 +69,13 @@ pub const STOP_TIMEOUT: Duration = Duration::from_secs(30);
 /// Log lines kept in a start error.
 const LOG_TAIL_LINES: usize = 20;
 
-pub use crate::settings::server_kind::ServerKind;
+pub use crate::plan::server_kind::ServerKind;
+
+/// The kind of server an engine name is, for the server engines
+/// (postgres, mariadb-innodb, mariadb-myrocks); None for the others.
+pub fn kind_of(engine: &str) -> Option<ServerKind> {
+    engine.parse().ok()
+}
 
 /// What to start.
 #[derive(Debug, Clone)]

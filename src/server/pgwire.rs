@@ -26,7 +26,7 @@ use postgres_protocol::authentication::{self, sasl::{self, ScramSha256}};
 use postgres_protocol::message::frontend;
 use postgres_protocol::Oid;
 
-use super::endpoint::{sent_text, CONNECT_TIMEOUT, HANDSHAKE_TIMEOUT};
+use super::wire::{sent_text, CONNECT_TIMEOUT, HANDSHAKE_TIMEOUT};
 
 pub const INT8: Oid = 20;
 pub const INT4: Oid = 23;

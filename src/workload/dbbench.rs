@@ -14,8 +14,8 @@ use crate::engine::{BatchOp, Engine, Session};
 use crate::measure::live::KeyBitmap;
 use crate::measure::{merge, new_histogram, LatencySummary, Recorder};
 use crate::result::{OpResult, ReadCounts, Status, StepResult, WriterResult};
-use crate::settings::steps::StepKind;
-use crate::settings::StepPlan;
+use crate::plan::steps::StepKind;
+use crate::plan::StepPlan;
 
 /// What the threads of one step share.
 struct Ctx<'a> {
@@ -72,7 +72,7 @@ fn total_calls(plan: &StepPlan, ops_per_call: u64) -> Option<u64> {
 fn client_thread(cx: &Ctx<'_>, t: &Thread<'_>, session: &mut dyn Session) -> Result<ThreadOutput> {
     let s = &cx.plan.settings;
     let ks = cx.keyspace;
-    // A shard's thread is a thread of all shards' (settings::shard): fills
+    // A shard's thread is a thread of all shards' (plan::shard): fills
     // take its keys, counts its share, and its streams its seeds.
     let thread = s.global_thread(t.index);
     let (first, stride) = (thread, s.global_threads());

@@ -4,15 +4,15 @@
 
 use std::path::Path;
 
-use rumbench::config::SettingsArgs;
-use rumbench::settings::Settings;
+use rumbench::planner::SettingsArgs;
+use rumbench::plan::Settings;
 use rumbench::measure::step_metrics::{IoMetrics, MemoryPoint, StepMetrics, SyncMetrics};
 use rumbench::measure::{IntervalStats, LatencySummary};
 use rumbench::report::Exporter;
 use rumbench::result::{ConfigResult, OpResult, ReadCounts, RunResult, Status, StepResult, WriterResult};
 
 pub fn settings() -> Settings {
-    rumbench::config::resolve_settings(&SettingsArgs::default()).unwrap()
+    rumbench::planner::resolve_settings(&SettingsArgs::default()).unwrap()
 }
 
 /// A latency summary scaled from a p50.

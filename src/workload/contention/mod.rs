@@ -30,8 +30,8 @@ use crate::driver::stop::{interrupted_text, stop_requested};
 use crate::driver::{self, FinishedOp, Progress, Thread};
 use crate::engine::TxnEnd;
 use crate::result::{Status, StepResult};
-use crate::settings::steps::StepKind;
-use crate::settings::StepPlan;
+use crate::plan::steps::StepKind;
+use crate::plan::StepPlan;
 
 /// The hot tables' names (hot1, hot2, ...) and the sets' table on servers.
 pub fn hot_table(t: u32) -> String {
@@ -206,7 +206,7 @@ pub fn run_step(store: &dyn Store, plan: &StepPlan, index: usize, state: &mut Co
 /// A shard other than the first, on one server: wait until shard 0 has
 /// loaded the hot tables (their last table's row 1 answers once its one
 /// loading statement committed).
-fn wait_for_hot_tables(store: &dyn Store, tables: u32, shard: crate::settings::shard::Shard) -> Result<()> {
+fn wait_for_hot_tables(store: &dyn Store, tables: u32, shard: crate::plan::shard::Shard) -> Result<()> {
     use std::time::Duration;
     driver::wait_for(
         Duration::from_secs(600),
@@ -287,7 +287,7 @@ fn transaction_client(t: &Thread<'_>, session: &mut dyn Session, plan: &StepPlan
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::settings::Settings;
+    use crate::plan::Settings;
 
     fn plan(kind: StepKind, threads: usize, ops: u64) -> StepPlan {
         let mut settings = Settings { threads, ops: Some(ops), num: 50, ..Settings::default() };

@@ -25,8 +25,8 @@ use crate::driver::stop::stop_requested;
 use crate::driver::{self, pacer, FinishedOp, Progress, Role, Thread};
 use crate::measure::{merge, new_histogram, LatencySummary, Recorder};
 use crate::result::{IbenchStepInfo, OpResult, StepResult, WriterResult};
-use crate::settings::steps::StepKind;
-use crate::settings::StepPlan;
+use crate::plan::steps::StepKind;
+use crate::plan::StepPlan;
 
 /// Ids of one table: rows `min_live..next_id` exist (inserted and not deleted).
 #[derive(Debug)]

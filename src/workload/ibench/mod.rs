@@ -27,16 +27,12 @@
 //! a row's index entries without reading it first.
 
 use std::ops::Range;
-use std::path::Path;
-use std::str::FromStr;
 
 use anyhow::{bail, Result};
 
 
-use crate::settings::RunPlan;
-use crate::engine::EngineOptions;
-use crate::settings::steps::StepKind;
-use crate::server::ServerKind;
+use crate::plan::RunPlan;
+use crate::plan::steps::StepKind;
 use crate::datagen::rng::{mix64, stream_seed};
 
 pub mod exec;
@@ -170,7 +166,7 @@ const PRICES: u64 = 500;
 static TABLE_BASE: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
 
 /// Name this process's tables as shard `shard` of a plan of `tables` tables.
-pub fn use_shard_tables(shard: crate::settings::shard::Shard, tables: u32) {
+pub fn use_shard_tables(shard: crate::plan::shard::Shard, tables: u32) {
     TABLE_BASE.store(shard.index * tables, std::sync::atomic::Ordering::Relaxed);
 }
 
@@ -266,26 +262,7 @@ impl RowGen {
     }
 }
 
-/// The server kind behind an engine name, for server engines.
-pub fn server_kind(engine: &str) -> Option<ServerKind> {
-    ServerKind::from_str(engine).ok()
-}
 
-/// A server engine's config fragment: the suite's `server_config` lines, then
-/// the lines of its `config` option (separated by ';'). An error for other engines.
-pub fn server_config_lines(engine: &str, suite_lines: &[String], options: &EngineOptions) -> Result<Vec<String>> {
-    if server_kind(engine).is_none() {
-        if !suite_lines.is_empty() {
-            bail!("server_config is for server engines (postgres, mariadb-innodb, mariadb-myrocks), not {engine}");
-        }
-        return Ok(Vec::new());
-    }
-    let mut lines: Vec<String> = suite_lines.iter().map(|l| l.trim().to_string()).filter(|l| !l.is_empty()).collect();
-    if let Some(text) = options.0.get("config") {
-        lines.extend(text.split([';', '\n']).map(|l| l.trim().to_string()).filter(|l| !l.is_empty()));
-    }
-    Ok(lines)
-}
 
 /// Refuse plans the insert benchmark cannot run, before anything runs.
 pub fn check_plan(plan: &RunPlan) -> Result<()> {
@@ -343,71 +320,6 @@ fn precheck(kind: StepKind, loaded: bool, indexed: bool) -> Option<String> {
     None
 }
 
-/// Main processes of servers under `dir`: a postgres or mariadbd whose
-/// command line names `dir` (mariadbd's `--defaults-file`) or whose working
-/// directory is in it (the postmaster runs in its data dir, and gets it from
-/// PGDATA, not `-D`), and whose parent is not such a server (a backend goes
-/// with its postmaster).
-fn server_processes_under(dir: &Path) -> Vec<(u32, String)> {
-    let needle = dir.to_string_lossy().to_string();
-    let absolute = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
-    let comm_of = |pid: &str| std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default().trim().to_string();
-    let parent_of = |pid: u32| {
-        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-        stat.rsplit(')').next().and_then(|rest| rest.split_whitespace().nth(1)).unwrap_or("0").to_string()
-    };
-    let mut out = Vec::new();
-    let Ok(rd) = std::fs::read_dir("/proc") else { return out };
-    for e in rd.flatten() {
-        let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else { continue };
-        let comm = comm_of(&pid.to_string());
-        if comm != "postgres" && comm != "mariadbd" {
-            continue;
-        }
-        let cmdline = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
-        let named = String::from_utf8_lossy(&cmdline).replace('\0', " ").contains(&needle);
-        let inside = std::fs::read_link(e.path().join("cwd")).is_ok_and(|cwd| cwd.starts_with(&absolute));
-        if (named || inside) && comm_of(&parent_of(pid)) != comm && crate::server::process_alive(pid) {
-            out.push((pid, comm));
-        }
-    }
-    out
-}
-
-/// Stop database servers left running under `dir` by a config process that
-/// died without stopping them (killed or crashed): every postgres or
-/// mariadbd main process under `dir` (see `server_processes_under`). When the process died
-/// abnormally (`crashed`), look again a little later too, for a server that
-/// was still starting. Returns what it did, one line each.
-pub fn stop_leftover_servers(engine: &str, dir: &Path, crashed: bool) -> Vec<String> {
-    if server_kind(engine).is_none() {
-        return Vec::new();
-    }
-    let mut done = Vec::new();
-    for attempt in 0..if crashed { 2 } else { 1 } {
-        if attempt > 0 {
-            std::thread::sleep(std::time::Duration::from_secs(2));
-        }
-        for (pid, comm) in server_processes_under(dir) {
-            // postgres: SIGQUIT is an immediate shutdown (the postmaster takes
-            // its children with it); mariadbd: SIGTERM is a normal shutdown.
-            let first = if comm == "postgres" { libc::SIGQUIT } else { libc::SIGTERM };
-            // SAFETY: signals to a server process of this run (its command line names our data dir).
-            unsafe { libc::kill(pid as i32, first) };
-            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
-            while crate::server::process_alive(pid) && std::time::Instant::now() < deadline {
-                std::thread::sleep(std::time::Duration::from_millis(50));
-            }
-            if crate::server::process_alive(pid) {
-                // SAFETY: as above.
-                unsafe { libc::kill(pid as i32, libc::SIGKILL) };
-            }
-            done.push(format!("stopped {comm} (pid {pid}) that the config process left running in {}", dir.display()));
-        }
-    }
-    done
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -441,15 +353,5 @@ mod tests {
         g.fill_range(2, 10..15, &mut v);
         assert_eq!(v.iter().map(|r| r.id).collect::<Vec<_>>(), vec![10, 11, 12, 13, 14]);
         assert_eq!(v[3], g.row(2, 13));
-    }
-
-    #[test]
-    fn config_lines_come_from_the_suite_and_the_option() {
-        let mut o = EngineOptions::default();
-        o.0.insert("config".into(), "a = 1; b = 2;".into());
-        let lines = server_config_lines("postgres", &["x = y".into()], &o).unwrap();
-        assert_eq!(lines, ["x = y", "a = 1", "b = 2"]);
-        assert!(server_config_lines("rocksdb", &["x".into()], &EngineOptions::default()).is_err());
-        assert!(server_config_lines("rocksdb", &[], &EngineOptions::default()).unwrap().is_empty());
     }
 }

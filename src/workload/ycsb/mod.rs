@@ -26,8 +26,8 @@ use crate::datagen::rng::{mix64, stream_seed};
 use crate::datagen::Rng;
 use crate::driver::{self, FinishedOp, OpRecorder, Progress, Thread};
 use crate::result::{Status, StepResult};
-use crate::settings::steps::StepKind;
-use crate::settings::{StepPlan, YcsbSettings};
+use crate::plan::steps::StepKind;
+use crate::plan::{StepPlan, YcsbSettings};
 use crate::datagen::ycsb::{self as gen, InsertSequence, KeyChooser, KeyName, RequestDistribution};
 
 /// The table YCSB's JDBC binding uses, and rumbench's YCSB table on servers.
@@ -138,7 +138,7 @@ impl YcsbState {
 /// Requests draw from the loaded records and this shard's own inserts (the
 /// only inserts this process knows were acknowledged).
 #[inline]
-pub fn shard_record(n: u64, base: u64, shard: crate::settings::shard::Shard) -> u64 {
+pub fn shard_record(n: u64, base: u64, shard: crate::plan::shard::Shard) -> u64 {
     if n < base || shard.count == 1 {
         n
     } else {
@@ -392,7 +392,7 @@ pub fn run_step(store: &dyn Store, plan: &StepPlan, index: usize, state: &mut Yc
 
 /// A shard other than the first, loading into one server: wait until the
 /// first shard has created the table (it starts at the same moment).
-fn wait_for_table(store: &dyn Store, shard: crate::settings::shard::Shard) -> Result<()> {
+fn wait_for_table(store: &dyn Store, shard: crate::plan::shard::Shard) -> Result<()> {
     use std::time::Duration;
     driver::wait_for(
         Duration::from_secs(120),
@@ -590,7 +590,7 @@ mod tests {
     }
 
     fn plan(kind: StepKind, records: u64, ops: u64) -> StepPlan {
-        let mut settings = crate::settings::Settings::default();
+        let mut settings = crate::plan::Settings::default();
         settings.ycsb.records = records;
         settings.ops = Some(ops);
         StepPlan { kind, settings, sweep: false }

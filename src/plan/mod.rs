@@ -446,7 +446,7 @@ pub fn test_step(kind: steps::StepKind, threads: usize, sweep: bool) -> StepPlan
 mod tests {
     use super::test_step as plan;
     use super::*;
-    use crate::settings::steps::StepKind;
+    use crate::plan::steps::StepKind;
 
     #[test]
     fn sweep_points_rotate_by_round_and_nothing_else_moves() {

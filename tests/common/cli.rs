@@ -1,0 +1,29 @@
+//! Running the real binary in a test: `rumbench run` without progress or
+//! history, into a directory of the test's, and its result read back.
+#![allow(dead_code)]
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use assert_cmd::cargo::CommandCargoExt;
+use serde_json::Value;
+
+/// `rumbench run --progress off --no-history ARGS --output-dir DIR`, which
+/// must succeed (its stderr otherwise in the failure).
+pub fn run_ok(args: &[&str], dir: &Path) -> Output {
+    let out = Command::cargo_bin("rumbench")
+        .unwrap()
+        .args(["run", "--progress", "off", "--no-history"])
+        .args(args)
+        .arg("--output-dir")
+        .arg(dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "rumbench {args:?}:\n{}", String::from_utf8_lossy(&out.stderr));
+    out
+}
+
+/// A run directory's result.json.
+pub fn load(dir: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.join("result.json")).unwrap()).unwrap()
+}
