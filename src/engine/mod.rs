@@ -21,6 +21,7 @@ pub mod rocksdb_build;
 pub mod rocksdb_versions;
 #[cfg(rocksdb_has_txn)]
 mod rocksdb_txn;
+pub mod splinterdb;
 pub mod sqlite;
 pub mod testlog;
 /// GPL: only in builds with the cargo feature `wiredtiger`.
@@ -237,6 +238,18 @@ pub trait Engine: Send + Sync {
     fn write_amp_counters(&self) -> Option<WriteAmpCounters> {
         None
     }
+    /// Whether `Session::write_batch` applies a batch atomically (false:
+    /// SplinterDB; steps that need batches are refused at plan time, and
+    /// untimed loads write entry by entry).
+    fn write_batches(&self) -> bool {
+        true
+    }
+    /// Notes for a step's result: how this engine ran step `step` when it did
+    /// it another way, or why its writes are not durable (`writes`: the step
+    /// changes data).
+    fn step_notes(&self, _step: &str, _writes: bool) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// What ran, for a result: the version, how the library is built into this
@@ -385,6 +398,7 @@ pub fn registry() -> &'static [EngineSpec] {
         leveldb::SPEC,
         lmdb::SPEC,
         sqlite::SPEC,
+        splinterdb::SPEC,
         null::SPEC,
         #[cfg(feature = "wiredtiger")]
         wiredtiger::SPEC,

@@ -685,6 +685,7 @@ fn run_step(
     dir: &Path,
 ) -> StepResult {
     let mut result = StepResult::new(plan);
+    result.notes.extend(engine.step_notes(plan.kind.name(), plan.kind.changes_data()));
     if plan.kind.needs_data() {
         match database_is_empty(engine, plan.settings.key_size) {
             Ok(false) => {}
@@ -1124,6 +1125,7 @@ pub fn check_plan(plan: &RunPlan) -> Result<()> {
             engine::check_sessions(spec, &EngineOptions(c.options.clone()), sessions_opened(plan)).with_context(|| format!("config {}", c.name))?;
         }
         check_release(c, plan)?;
+        crate::engine::splinterdb::check_plan(c, plan)?;
     }
     // YCSB's run steps without ycsb-load: checked with the run's options
     // (--use-existing-db, --target) in `preflight`.
