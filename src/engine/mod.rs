@@ -252,6 +252,17 @@ pub trait Engine: Send + Sync {
     }
 }
 
+/// The file in a data dir where an engine keeps its error messages, so that
+/// a config process the library crashed leaves its last words (SplinterDB).
+pub const ENGINE_ERRORS_LOG: &str = "engine-errors.log";
+
+/// The last lines (at most 3) an engine logged as errors in data dir `dir`.
+pub fn last_words(dir: &std::path::Path) -> Option<String> {
+    let text = std::fs::read_to_string(dir.join(ENGINE_ERRORS_LOG)).ok()?;
+    let lines: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    (!lines.is_empty()).then(|| lines[lines.len().saturating_sub(3)..].join(" | "))
+}
+
 /// What ran, for a result: the version, how the library is built into this
 /// binary (`spec.build_info`), and what the open engine or server adds
 /// (`runtime`; its own "version" entry gives way to `version`).

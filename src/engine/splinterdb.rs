@@ -302,6 +302,11 @@ impl SplinterEngine {
             use_stats: o.bool("use_stats"),
             queue_scale_percent: o.u64("queue_scale_percent"),
         };
+        // Its error messages also into the data dir: a process it crashes leaves its last words there.
+        // (Not in a --use-existing-db directory, which is the user's.)
+        if args.create {
+            sys::tee_errors_to(&args.dir.join(super::ENGINE_ERRORS_LOG)).map_err(|e| anyhow::anyhow!("{e}"))?;
+        }
         let exists = path.is_file();
         let db = if exists {
             sys::Db::open(&path, &cfg)

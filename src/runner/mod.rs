@@ -445,6 +445,9 @@ fn crash_message(config: &EngineConfig, status: &std::process::ExitStatus, db_ro
         None => format!("exited with status {}", status.code().unwrap_or(-1)),
     };
     let mut msg = format!("the {} process {how}", config.name);
+    if let Some(words) = engine::last_words(&db_root.join(config.instance_name())).or_else(|| engine::last_words(&db_root.join(&config.name))) {
+        msg.push_str(&format!(" (the engine's last words: {words})"));
+    }
     // The likeliest cause an engine cannot report itself: a full data filesystem.
     if let Some(full) = full_filesystem_note(db_root, "data") {
         msg.push_str(&format!(" ({full})"));

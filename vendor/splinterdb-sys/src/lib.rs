@@ -144,6 +144,52 @@ extern "C" {
 
     // libxxhash (SplinterDB's platform_checksum64 and splinter_test's key hash).
     fn XXH64(input: *const c_void, length: usize, seed: u64) -> u64;
+
+    // include/splinterdb/public_platform.h and src/platform_linux/platform_log.h.
+    fn platform_set_log_streams(info: *mut libc::FILE, error: *mut libc::FILE);
+    fn platform_get_stdout_stream() -> *mut libc::FILE;
+    // glibc.
+    fn fopencookie(cookie: *mut c_void, mode: *const c_char, io: CookieIo) -> *mut libc::FILE;
+}
+
+#[repr(C)]
+struct CookieIo {
+    read: *const c_void,
+    write: unsafe extern "C" fn(cookie: *mut c_void, buf: *const c_char, size: usize) -> isize,
+    seek: *const c_void,
+    close: *const c_void,
+}
+
+/// Writes what SplinterDB logs as an error to standard error and to the file
+/// whose descriptor is the cookie.
+unsafe extern "C" fn tee_write(cookie: *mut c_void, buf: *const c_char, size: usize) -> isize {
+    libc::write(2, buf.cast(), size);
+    libc::write(cookie as usize as c_int, buf.cast(), size);
+    size as isize
+}
+
+/// Send SplinterDB's error messages (platform_error_log: "Out of Space", a
+/// failed platform_assert before its abort) to standard error as before and
+/// also append them to `path`, unbuffered, so that a process it crashes
+/// leaves its last words there. Process-wide, as SplinterDB's log streams are.
+pub fn tee_errors_to(path: &Path) -> Result<(), Error> {
+    let c = CString::new(path.as_os_str().as_bytes()).map_err(|_| Error("splinterdb: path contains a NUL byte".into()))?;
+    // SAFETY: plain libc calls; the FILE lives for the rest of the process (SplinterDB keeps it).
+    unsafe {
+        let fd = libc::open(c.as_ptr(), libc::O_WRONLY | libc::O_CREAT | libc::O_APPEND | libc::O_CLOEXEC, 0o644);
+        if fd < 0 {
+            return Err(Error(format!("splinterdb: cannot open {}: {}", path.display(), std::io::Error::last_os_error())));
+        }
+        let io = CookieIo { read: std::ptr::null(), write: tee_write, seek: std::ptr::null(), close: std::ptr::null() };
+        let f = fopencookie(fd as usize as *mut c_void, c"w".as_ptr(), io);
+        if f.is_null() {
+            libc::close(fd);
+            return Err(Error("splinterdb: fopencookie failed".into()));
+        }
+        libc::setvbuf(f, std::ptr::null_mut(), libc::_IONBF, 0);
+        platform_set_log_streams(platform_get_stdout_stream(), f);
+    }
+    Ok(())
 }
 
 /// XXH64 of `bytes` with `seed`, by the libxxhash SplinterDB links.
