@@ -1,5 +1,8 @@
 //! Keys: u64 ids encoded big-endian (byte order = numeric order) and padded to
 //! `key_size` bytes with '0', as db_bench does; load orders for fill steps.
+//! Key order `hash` is SplinterDB's splinter_test's instead: the first 8 bytes
+//! are XXH64 of the index (its 8 little-endian bytes, seed 42) stored
+//! little-endian, the rest zero (tests/functional/test.h, `test_key`, TEST_RANDOM).
 
 use std::fmt;
 use std::str::FromStr;
@@ -48,14 +51,63 @@ pub struct KeySpace {
 }
 
 impl KeySpace {
+    /// The id whose big-endian bytes are the key's first 8: the index, or
+    /// splinter_test's XXH64(index, 42) stored little-endian.
     #[inline]
     pub fn id(&self, index: u64) -> u64 {
         if self.hashed {
-            mix64(index)
+            xxh64_u64(index, SPLINTER_TEST_SEED).swap_bytes()
         } else {
             index
         }
     }
+
+    /// The bytes after the first 8: '0' as db_bench's, zero in `hash` order as splinter_test's.
+    #[inline]
+    pub fn pad(&self) -> u8 {
+        if self.hashed {
+            0
+        } else {
+            b'0'
+        }
+    }
+
+    /// A key buffer padded as this key space's keys are.
+    pub fn keybuf(&self, key_size: usize) -> KeyBuf {
+        let mut kb = KeyBuf::new(key_size);
+        kb.buf[8..].fill(self.pad());
+        kb
+    }
+
+    /// Encode key `index` of this space into `out` (key_size bytes).
+    #[inline]
+    pub fn encode_into(&self, index: u64, out: &mut [u8]) {
+        out[..8].copy_from_slice(&self.id(index).to_be_bytes());
+        out[8..].fill(self.pad());
+    }
+}
+
+/// The seed of splinter_test's key hash (`platform_checksum64(&idx, sizeof(idx), 42)`).
+pub const SPLINTER_TEST_SEED: u64 = 42;
+
+/// XXH64 of the 8 little-endian bytes of `x` (xxHash's XXH64 for an 8-byte
+/// input: one lane, then the avalanche), as libxxhash computes it.
+#[inline]
+pub fn xxh64_u64(x: u64, seed: u64) -> u64 {
+    const P1: u64 = 0x9E37_79B1_85EB_CA87;
+    const P2: u64 = 0xC2B2_AE3D_27D4_EB4F;
+    const P3: u64 = 0x1656_67B1_9E37_79F9;
+    const P4: u64 = 0x85EB_CA77_C2B2_AE63;
+    const P5: u64 = 0x27D4_EB2F_1656_67C5;
+    let mut h = seed.wrapping_add(P5).wrapping_add(8);
+    let k = x.wrapping_mul(P2).rotate_left(31).wrapping_mul(P1);
+    h ^= k;
+    h = h.rotate_left(27).wrapping_mul(P1).wrapping_add(P4);
+    h ^= h >> 33;
+    h = h.wrapping_mul(P2);
+    h ^= h >> 29;
+    h = h.wrapping_mul(P3);
+    h ^ (h >> 32)
 }
 
 /// Order in which a fill step inserts keys.
@@ -68,7 +120,8 @@ pub enum KeyOrder {
     Random,
     /// Each of the N keys once, in a seeded random permutation (filluniquerandom).
     Unique,
-    /// hash(i) for i in 0..N, as SplinterDB's driver does.
+    /// hash(i) for i in 0..N, exactly as SplinterDB's splinter_test: XXH64(i, 42)
+    /// little-endian, zero-padded (see `KeySpace::id`).
     Hash,
 }
 
@@ -187,6 +240,19 @@ mod tests {
         assert_eq!(KeyBuf::decode(&out), 7);
     }
 
+    /// The same XXH64 as the libxxhash SplinterDB links (splinterdb_sys::xxh64).
+    #[test]
+    fn xxh64_is_libxxhashs() {
+        for (i, seed) in [(0u64, 42u64), (1, 42), (255, 42), (u64::MAX, 42), (123_456_789, 0), (7, 43)] {
+            assert_eq!(xxh64_u64(i, seed), splinterdb_sys::xxh64(&i.to_le_bytes(), seed), "{i} {seed}");
+        }
+        let mut x = 1u64;
+        for _ in 0..10_000 {
+            x = mix64(x);
+            assert_eq!(xxh64_u64(x, 42), splinterdb_sys::xxh64(&x.to_le_bytes(), 42));
+        }
+    }
+
     #[test]
     fn permutation_is_a_bijection() {
         for n in [1u64, 2, 3, 10, 1000, 4097] {
@@ -222,6 +288,11 @@ mod tests {
         }
         let ks = KeySpace { n: 10, hashed: true };
         assert_ne!(ks.id(1), 1);
+        let mut k = [0xffu8; 24];
+        ks.encode_into(0, &mut k);
+        assert_eq!(&k[..8], &xxh64_u64(0, 42).to_le_bytes());
+        assert_eq!(&k[8..], &[0u8; 16]);
+        assert_eq!(ks.keybuf(24).encode(ks.id(0)), &k[..]);
         assert_eq!(ks.id(1), KeySpace { n: 99, hashed: true }.id(1));
         assert_eq!("hash".parse::<KeyOrder>().unwrap(), KeyOrder::Hash);
         assert!("zig".parse::<KeyOrder>().unwrap_err().contains("seq, random, unique, hash"));

@@ -1,7 +1,7 @@
 //! A small, fast, seedable random number generator (SplitMix64 seeding a
 //! xoshiro256++ state) and stable stream derivation from (seed, labels).
 
-/// SplitMix64 finaliser: a strong 64-bit mixing function, also used as hash(i).
+/// SplitMix64 finaliser: a strong 64-bit mixing function.
 #[inline]
 pub fn mix64(mut z: u64) -> u64 {
     z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);

@@ -175,6 +175,48 @@ pub fn concurrent_writers_from_two_threads(e: &dyn Engine) {
     assert_eq!(count(&mut *s), 660);
 }
 
+/// `concurrent_writers_from_two_threads` for an engine without write batches: puts only.
+pub fn concurrent_writers_without_batches(e: &dyn Engine) {
+    std::thread::scope(|scope| {
+        for t in 0..2u64 {
+            scope.spawn(move || {
+                let mut s = e.session().unwrap();
+                for i in 0..300u64 {
+                    let id = i * 2 + t;
+                    s.put(&key(id), b"v").unwrap();
+                    if i % 10 == 0 {
+                        s.put(&key(id + 1000), b"w").unwrap();
+                    }
+                    assert!(s.get(&key(id)).unwrap());
+                }
+            });
+        }
+    });
+    let mut s = e.session().unwrap();
+    let all: Vec<u8> = (0..600u64).flat_map(key).collect();
+    assert_eq!(s.multi_get(&all, KEY_SIZE).unwrap(), 600);
+    assert_eq!(count(&mut *s), 660);
+}
+
+/// The contract of an engine without write batches (`Engine::write_batches`
+/// false: steps that need them are refused at plan time): every test but
+/// the batches', and the concurrent writers with puts only.
+pub fn run_all_without_batches(open: impl Fn(&Path) -> Box<dyn Engine>) {
+    let tests: &[(&str, fn(&dyn Engine))] = &[
+        ("put_get_delete", put_get_delete),
+        ("multi_get_counts_found_keys", multi_get_counts_found_keys),
+        ("scans_forward_and_reverse", scans_forward_and_reverse),
+        ("concurrent_writers_without_batches", concurrent_writers_without_batches),
+    ];
+    for (name, test) in tests {
+        let dir = tempfile::tempdir().unwrap();
+        let e = open(dir.path());
+        assert!(!e.write_batches(), "an engine with write batches keeps the whole contract (run_all)");
+        eprintln!("engine contract: {name}");
+        test(&*e);
+    }
+}
+
 /// Run every contract test, each on a fresh engine from `open(dir)`.
 pub fn run_all(open: impl Fn(&Path) -> Box<dyn Engine>) {
     let tests: &[(&str, fn(&dyn Engine))] = &[

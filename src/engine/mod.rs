@@ -22,6 +22,7 @@ pub mod rocksdb_build;
 pub mod rocksdb_versions;
 #[cfg(rocksdb_has_txn)]
 mod rocksdb_txn;
+pub mod splinterdb;
 pub mod sqlite;
 pub mod testlog;
 /// GPL: only in builds with the cargo feature `wiredtiger`.
@@ -238,6 +239,29 @@ pub trait Engine: Send + Sync {
     fn write_amp_counters(&self) -> Option<WriteAmpCounters> {
         None
     }
+    /// Whether `Session::write_batch` applies a batch atomically (false:
+    /// SplinterDB; steps that need batches are refused at plan time, and
+    /// untimed loads write entry by entry).
+    fn write_batches(&self) -> bool {
+        true
+    }
+    /// Notes for a step's result: how this engine ran step `step` when it did
+    /// it another way, or why its writes are not durable (`writes`: the step
+    /// changes data).
+    fn step_notes(&self, _step: &str, _writes: bool) -> Vec<String> {
+        Vec::new()
+    }
+}
+
+/// The file in a data dir where an engine keeps its error messages, so that
+/// a config process the library crashed leaves its last words (SplinterDB).
+pub const ENGINE_ERRORS_LOG: &str = "engine-errors.log";
+
+/// The last lines (at most 3) an engine logged as errors in data dir `dir`.
+pub fn last_words(dir: &std::path::Path) -> Option<String> {
+    let text = std::fs::read_to_string(dir.join(ENGINE_ERRORS_LOG)).ok()?;
+    let lines: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    (!lines.is_empty()).then(|| lines[lines.len().saturating_sub(3)..].join(" | "))
 }
 
 /// What ran, for a result: the version, how the library is built into this
@@ -386,6 +410,7 @@ pub fn registry() -> &'static [EngineSpec] {
         leveldb::SPEC,
         lmdb::SPEC,
         sqlite::SPEC,
+        splinterdb::SPEC,
         null::SPEC,
         #[cfg(feature = "wiredtiger")]
         wiredtiger::SPEC,

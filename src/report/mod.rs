@@ -24,6 +24,7 @@ pub mod limits;
 pub mod markdown;
 pub mod output;
 pub mod relative;
+pub mod engine_comparison;
 pub mod hotrow;
 pub mod scaling;
 pub mod shards;
@@ -218,6 +219,7 @@ mod tests {
             ("config_sweep", include_str!("config_sweep.rs")),
             ("versions", include_str!("versions.rs")),
             ("hotrow", include_str!("hotrow.rs")),
+            ("engine_comparison", include_str!("engine_comparison.rs")),
             ("limits", include_str!("limits.rs")),
             ("shards", include_str!("shards.rs")),
             ("stats", include_str!("stats.rs")),

@@ -571,7 +571,7 @@ pub fn render_summary(run: &RunResult, view: Columns) -> String {
         out.push_str(&medians.render(view));
     }
     // Several PostgreSQL versions: each against the oldest; config sweeps: each against the base.
-    for extra in [versions_text(&summary), config_sweep_text(&summary)] {
+    for extra in [versions_text(&summary), config_sweep_text(&summary), super::engine_comparison::text(run)] {
         if !extra.is_empty() {
             out.push('\n');
             out.push_str(&extra);

@@ -446,6 +446,9 @@ fn crash_message(config: &EngineConfig, status: &std::process::ExitStatus, db_ro
         None => format!("exited with status {}", status.code().unwrap_or(-1)),
     };
     let mut msg = format!("the {} process {how}", config.name);
+    if let Some(words) = engine::last_words(&db_root.join(config.instance_name())).or_else(|| engine::last_words(&db_root.join(&config.name))) {
+        msg.push_str(&format!(" (the engine's last words: {words})"));
+    }
     // The likeliest cause an engine cannot report itself: a full data filesystem.
     if let Some(full) = full_filesystem_note(db_root, "data") {
         msg.push_str(&format!(" ({full})"));
@@ -686,6 +689,7 @@ fn run_step(
     dir: &Path,
 ) -> StepResult {
     let mut result = StepResult::new(plan);
+    result.notes.extend(engine.step_notes(plan.kind.name(), plan.kind.changes_data()));
     if plan.kind.needs_data() {
         match database_is_empty(engine, plan.settings.key_size) {
             Ok(false) => {}
@@ -1125,6 +1129,7 @@ pub fn check_plan(plan: &RunPlan) -> Result<()> {
             engine::check_sessions(spec, &EngineOptions(c.options.clone()), sessions_opened(plan)).with_context(|| format!("config {}", c.name))?;
         }
         check_release(c, plan)?;
+        crate::engine::splinterdb::check_plan(c, plan)?;
     }
     // YCSB's run steps without ycsb-load: checked with the run's options
     // (--use-existing-db, --target) in `preflight`.

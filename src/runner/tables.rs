@@ -317,6 +317,9 @@ fn reads_data(kind: StepKind) -> bool {
 
 fn run_step(backend: &Backend, plan: &StepPlan, index: usize, state: &mut ConfigState, probes: &Probes, dir: &Path) -> StepResult {
     let mut result = StepResult::new(plan);
+    if let Some(e) = backend.table.kv_engine() {
+        result.notes.extend(e.step_notes(plan.kind.name(), plan.kind.changes_data()));
+    }
     let server = backend.endpoint.is_some();
     // (Refused for targets when the plan was built: this machine's page cache is not theirs.)
     if plan.settings.mode == crate::plan::Mode::IoBound && reads_data(plan.kind) {

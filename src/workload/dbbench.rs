@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Result;
 
-use crate::datagen::{rng::stream_seed, KeyBuf, KeyOrder, KeySpace, LoadSequence, Rng, Sampler, ValueGen};
+use crate::datagen::{rng::stream_seed, KeyOrder, KeySpace, LoadSequence, Rng, Sampler, ValueGen};
 use crate::driver::stop::stop_requested;
 use crate::driver::{self, pacer, FinishedOp, Progress, Role, Thread};
 use crate::engine::{BatchOp, Engine, Session};
@@ -76,7 +76,7 @@ fn client_thread(cx: &Ctx<'_>, t: &Thread<'_>, session: &mut dyn Session) -> Res
     // take its keys, counts its share, and its streams its seeds.
     let thread = s.global_thread(t.index);
     let (first, stride) = (thread, s.global_threads());
-    let mut keybuf = KeyBuf::new(s.key_size);
+    let mut keybuf = ks.keybuf(s.key_size);
     let mut values = ValueGen::new(s.value_size, s.compression_ratio, stream_seed(s.seed, &[cx.step_index, thread, 7]));
     let mut rng = cx.rng(thread, ROLE_CLIENT);
     let mut out = ThreadOutput::default();
@@ -134,7 +134,7 @@ fn client_thread(cx: &Ctx<'_>, t: &Thread<'_>, session: &mut dyn Session) -> Res
                     for j in 0..batch {
                         let index = next_index(g * batch + j, &mut rng);
                         written.set(index);
-                        KeyBuf::encode_into(ks.id(index), &mut keys[j as usize * key_size..(j as usize + 1) * key_size]);
+                        ks.encode_into(index, &mut keys[j as usize * key_size..(j as usize + 1) * key_size]);
                         vals.extend_from_slice(values.next());
                     }
                     let vs = s.value_size;
@@ -169,7 +169,7 @@ fn client_thread(cx: &Ctx<'_>, t: &Thread<'_>, session: &mut dyn Session) -> Res
             let mut found = 0u64;
             out.end_ns = t.closed_loop(&mut op.rec, total_calls(cx.plan, batch as u64), first, stride, |_| {
                 for chunk in keys.chunks_exact_mut(s.key_size) {
-                    KeyBuf::encode_into(ks.id(sampler.point(&mut rng)), chunk);
+                    ks.encode_into(sampler.point(&mut rng), chunk);
                 }
                 found += session.multi_get(&keys, s.key_size)? as u64;
                 Ok((batch as u64, false))
@@ -238,7 +238,7 @@ fn client_thread(cx: &Ctx<'_>, t: &Thread<'_>, session: &mut dyn Session) -> Res
 /// clients finish.
 fn writer_thread(cx: &Ctx<'_>, t: &Thread<'_>, session: &mut dyn Session) -> Result<ThreadOutput> {
     let s = &cx.plan.settings;
-    let mut keybuf = KeyBuf::new(s.key_size);
+    let mut keybuf = cx.keyspace.keybuf(s.key_size);
     // Each shard's writer its own streams (the same as before for a run that is not sharded).
     let shard = s.shard().index as u64;
     let mut values = ValueGen::new(s.value_size, s.compression_ratio, stream_seed(s.seed, &[cx.step_index, 999 ^ (shard << 32), 7]));

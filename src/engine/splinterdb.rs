@@ -1,0 +1,719 @@
+//! SplinterDB (VMware's size-tiered B^epsilon-tree / "STB^epsilon-tree" key-value
+//! store) at upstream commit d2173e0e, built from the vendored source by
+//! vendor/splinterdb-sys (upstream's release build, clang, -march=native) and
+//! used through its public C API (splinterdb.h) and a safe wrapper there.
+//!
+//! One database in one file, `<data dir>/splinterdb.db`, of `disk_size` bytes
+//! fixed at creation (sparse: only what is written takes space). Keys compare
+//! bytewise (SplinterDB's default_data_config). Every client thread is
+//! registered with the library on its first call (automatic) and holds one
+//! lookup result buffer; each scan makes its own iterator from its start key
+//! (SplinterDB has no seek) and frees it.
+//!
+//! What SplinterDB lacks, refused at plan time by [`check_plan`] with the
+//! reason: write batches (--batch-size above 1, the insert benchmark's rows),
+//! multi-key transactions (randomtransaction), updates through merge callbacks
+//! (its default data config has none). Done another way, each step noting how
+//! ([`Engine::step_notes`]): flush (no call flushes the memtable: queued
+//! background work runs and dirty cache pages are written back),
+//! waitforcompaction (the queued tasks run on the caller's thread until the
+//! task system is quiescent), hot-row updates (a get and a put under a per-key
+//! lock rumbench holds). It calls no fsync, fdatasync or msync and replays no
+//! log: every write step is ND, and the crash test measures what a kill and a
+//! power cut leave (docs/splinterdb.md).
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, MutexGuard};
+
+use anyhow::{bail, Context, Result};
+use splinterdb_sys as sys;
+
+use super::{BatchOp, Engine, EngineOptions, EngineSpec, OpenArgs, OptKind, OptionSpec, Session, TxnEnd, TxnOps};
+use crate::settings::steps::StepKind;
+
+/// The database file in the data dir.
+pub const DB_FILE: &str = "splinterdb.db";
+/// Threads SplinterDB registers at once (MAX_THREADS, platform_threads.h).
+const MAX_THREADS: u64 = 64;
+/// `disk_size=0`: sized from the run's data, this many times the data, plus [`DISK_FLOOR`].
+pub const DISK_MARGIN: u64 = 4;
+pub const DISK_FLOOR: u64 = 1 << 30;
+/// The least cache, in memtables (memtable_capacity), rumbench runs SplinterDB
+/// with. Its memtables are B-trees whose pages live in the cache, and a full
+/// one is incorporated while the next fills: measured here (one thread, 3-6M
+/// inserts), caches of 1.33, 1.5 and 1.83 memtables stalled inserts for ever,
+/// 2 and 2.33 completed; 3 leaves a memtable of margin (docs/splinterdb.md).
+pub const CACHE_MIN_MEMTABLES: u64 = 3;
+/// Bytes a tuple takes on disk beyond its key and value (an estimate for the
+/// disk check, from the space the fills of docs/splinterdb.md used).
+const TUPLE_OVERHEAD: u64 = 16;
+
+const OPTIONS: &[OptionSpec] = &[
+    OptionSpec { name: "cache_size", default: "1G", kind: OptKind::Size, help: "the page cache (clockcache) capacity; the library has no default: 1G is splinter_test's; at least 3 x memtable_capacity (below, inserts stall for ever)" },
+    OptionSpec { name: "disk_size", default: "0", kind: OptKind::Size, help: "the database file's size, fixed at creation; 0 = sized from the run's data: 4 x the data plus 1G (sparse: only what is written takes space); a run whose data cannot fit is refused" },
+    OptionSpec { name: "memtable_capacity", default: "24M", kind: OptKind::Size, help: "bytes of one memtable (SplinterDB's default 24M; 4 are kept)" },
+    OptionSpec { name: "fanout", default: "8", kind: OptKind::Int { min: 2, max: 64 }, help: "trunk fanout (SplinterDB's default 8)" },
+    OptionSpec { name: "num_memtable_bg_threads", default: "0", kind: OptKind::Int { min: 0, max: 32 }, help: "background threads for memtable work (default 0: client threads do it)" },
+    OptionSpec { name: "num_normal_bg_threads", default: "0", kind: OptKind::Int { min: 0, max: 32 }, help: "background threads for compactions and filters (default 0: client threads do them)" },
+    OptionSpec { name: "queue_scale_percent", default: "0", kind: OptKind::Int { min: 0, max: 1_000_000 }, help: "when client threads run queued background tasks (0, the library's: whenever one waits)" },
+    OptionSpec { name: "direct_io", default: "false", kind: OptKind::Bool, help: "open the file with O_DIRECT (io_flags): reads and writes bypass the OS page cache" },
+    OptionSpec { name: "page_size", default: "4K", kind: OptKind::Size, help: "page size: 4K or 8K (IO_MIN/MAX_PAGE_SIZE)" },
+    OptionSpec { name: "extent_size", default: "128K", kind: OptKind::Size, help: "extent size: a power-of-two multiple of page_size (default 32 pages)" },
+    OptionSpec { name: "io_async_queue_depth", default: "256", kind: OptKind::Int { min: 1, max: 65_536 }, help: "libaio queue depth" },
+    OptionSpec { name: "filter_hash_size", default: "26", kind: OptKind::Int { min: 8, max: 32 }, help: "routing filter fingerprint bits (default 26)" },
+    OptionSpec { name: "filter_log_index_size", default: "9", kind: OptKind::Int { min: 1, max: 16 }, help: "log2 of routing filter index buckets (default 9; splinter_test uses 8)" },
+    OptionSpec { name: "use_log", default: "false", kind: OptKind::Bool, help: "write SplinterDB's shard log on every insert (default false); it is never replayed: opening makes a new one" },
+    OptionSpec { name: "use_stats", default: "false", kind: OptKind::Bool, help: "SplinterDB's statistics (default false); needed for the cache's IO counter, the engine write-amp (it times every insert)" },
+];
+
+/// io-bound mode: direct IO and a cache well below the data (6 memtables of 4M).
+const IO_BOUND: &[(&str, &str)] = &[("direct_io", "true"), ("cache_size", "24M"), ("memtable_capacity", "4M")];
+
+pub const SPEC: EngineSpec = EngineSpec {
+    name: "splinterdb",
+    description: "SplinterDB d2173e0e (VMware, STBe-tree): built from source (vendor/splinterdb-sys), release, -march=native; no WAL replay, no fsync",
+    options: OPTIONS,
+    io_bound_options: IO_BOUND,
+    presets: &[],
+    stores_data: true,
+    existing_database: Some(|dir| {
+        let f = dir.join(DB_FILE);
+        match std::fs::metadata(&f) {
+            Ok(m) if m.len() >= 4096 => Ok(()),
+            Ok(_) => bail!("its {DB_FILE} is shorter than a SplinterDB superblock"),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => bail!("no {DB_FILE} in it"),
+            Err(e) => bail!("cannot read its {DB_FILE}: {e}"),
+        }
+    }),
+    open,
+    check,
+    build_info,
+    transactions,
+    max_sessions,
+};
+
+/// Hot-row updates: SplinterDB has no transactions; rumbench serializes a
+/// read-modify-write of one key (see `SplinterSession::transaction`).
+fn transactions(_: &EngineOptions) -> Option<&'static str> {
+    Some("none in SplinterDB: a read-modify-write is a get and a put of one key under a per-key lock rumbench holds; multi-key transactions are refused")
+}
+
+/// SplinterDB registers at most 64 threads, its background threads among them.
+fn max_sessions(o: &EngineOptions) -> Option<(u64, &'static str)> {
+    let bg = o.u64("num_memtable_bg_threads") + o.u64("num_normal_bg_threads");
+    Some((MAX_THREADS - 1 - bg, "num_normal_bg_threads"))
+}
+
+fn check(o: &EngineOptions) -> Result<()> {
+    let page = o.u64("page_size");
+    if page != 4096 && page != 8192 {
+        bail!("splinterdb.page_size={page}: SplinterDB takes 4096 or 8192 (IO_MIN_PAGE_SIZE..IO_MAX_PAGE_SIZE)");
+    }
+    let extent = o.u64("extent_size");
+    if extent < page || extent % page != 0 || !(extent / page).is_power_of_two() || extent / page > 64 {
+        bail!("splinterdb.extent_size={extent}: SplinterDB takes a power-of-two multiple of page_size {page}, at most 64 pages");
+    }
+    let (cache, memtable) = (o.u64("cache_size"), o.u64("memtable_capacity"));
+    if memtable < 1 << 20 {
+        bail!("splinterdb.memtable_capacity={memtable}: at least 1M");
+    }
+    if cache < CACHE_MIN_MEMTABLES * memtable {
+        bail!(
+            "splinterdb.cache_size={} is below {CACHE_MIN_MEMTABLES} x memtable_capacity ({}): SplinterDB's memtables live in its cache, and with less than 2 memtables' room its inserts stall for ever (raise cache_size or lower memtable_capacity)",
+            human(cache),
+            human(CACHE_MIN_MEMTABLES * memtable)
+        );
+    }
+    let disk = o.u64("disk_size");
+    if disk != 0 && disk < 64 * extent {
+        bail!("splinterdb.disk_size={}: at least 64 extents ({})", human(disk), human(64 * extent));
+    }
+    Ok(())
+}
+
+fn human(b: u64) -> String {
+    match b {
+        b if b >= 1 << 30 && b % (1 << 20) == 0 => format!("{:.1}G", b as f64 / (1u64 << 30) as f64),
+        b if b >= 1 << 20 => format!("{:.1}M", b as f64 / (1u64 << 20) as f64),
+        b => format!("{b} bytes"),
+    }
+}
+
+/// The bytes of live data a run leaves at most (its key space, YCSB's
+/// records and inserts, the hot rows), for sizing and checking the disk.
+pub fn run_data_bytes(plan: &crate::settings::RunPlan) -> u64 {
+    let s = &plan.settings;
+    let mut bytes = 0u64;
+    let kv = plan.steps.iter().any(|p| !p.kind.is_ycsb() && !p.kind.is_contention() && !p.kind.is_ibench());
+    if kv {
+        bytes = bytes.max(s.num.saturating_mul((s.key_size + s.value_size) as u64 + TUPLE_OVERHEAD));
+    }
+    if plan.steps.iter().any(|p| p.kind.is_ycsb()) {
+        let y = &s.ycsb;
+        let record = (y.field_count * y.field_length) as u64 + 24 + TUPLE_OVERHEAD;
+        // Inserts of D and E: 5% of their operations (all of a count; for a duration, as many as the records).
+        let inserts: u64 = plan
+            .steps
+            .iter()
+            .filter(|p| matches!(p.kind, StepKind::YcsbD | StepKind::YcsbE))
+            .map(|p| p.settings.ops.unwrap_or(y.records) / 20 + 1)
+            .sum();
+        bytes = bytes.max(y.records.saturating_add(inserts).saturating_mul(record));
+    }
+    if plan.steps.iter().any(|p| p.kind.is_contention()) {
+        let c = &s.contention;
+        let tables = c.hot_tables.iter().copied().max().unwrap_or(c.tables) as u64;
+        bytes = bytes.max(tables.saturating_mul(c.hot_rows).saturating_mul(15 + 100 + TUPLE_OVERHEAD));
+    }
+    bytes
+}
+
+/// The disk size for `data` bytes when the user gives none.
+pub fn auto_disk_size(data: u64, extent: u64) -> u64 {
+    data.saturating_mul(DISK_MARGIN).saturating_add(DISK_FLOOR).div_ceil(extent).saturating_mul(extent)
+}
+
+/// Free bytes of the filesystem holding `dir` (or its nearest existing parent).
+fn free_bytes(dir: &Path) -> Option<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let existing = dir.ancestors().find(|d| d.exists())?;
+    let c = std::ffi::CString::new(existing.as_os_str().as_bytes()).ok()?;
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: a valid path and an out struct.
+    (unsafe { libc::statvfs(c.as_ptr(), &mut st) } == 0).then(|| st.f_bavail as u64 * st.f_frsize as u64)
+}
+
+/// `disk_size=0` at open: [`auto_disk_size`] of the keys the run was opened
+/// for, at most 90% of the free space (the file is sparse, but a file larger
+/// than the free space fails on the filesystem's ENOSPC instead of SplinterDB's
+/// own check); when the key count is not known (YCSB, whose records the
+/// engine is not told), 90% of the free space, at most 1 TiB.
+fn open_disk_size(args: &OpenArgs, extent: u64) -> (u64, String) {
+    let free = free_bytes(&args.dir).map(|f| (f / 10 * 9) / extent * extent);
+    let known = args.num_keys != u64::MAX;
+    let data = args.num_keys.saturating_mul((args.key_size + args.value_size) as u64 + TUPLE_OVERHEAD);
+    let floor = 64 * extent;
+    match (known, free) {
+        (true, Some(f)) if f < auto_disk_size(data, extent) => {
+            (f.max(floor), format!("{DISK_MARGIN} x the run's data ({}) plus {} is more than 90% of the free space: 90% of the free space", human(data), human(DISK_FLOOR)))
+        }
+        (true, _) => (auto_disk_size(data, extent), format!("sized from the run's data: {DISK_MARGIN} x {} plus {}", human(data), human(DISK_FLOOR))),
+        (false, Some(f)) => ((f.min(1 << 40)).max(floor), "the record count is not known at open (YCSB): 90% of the data filesystem's free space, at most 1T (sparse)".into()),
+        (false, None) => (1 << 40, "the record count and free space are not known: 1T (sparse)".into()),
+    }
+}
+
+/// Refuse at plan time what SplinterDB cannot run (config `c` of `plan`), in one line that says why.
+pub fn check_plan(c: &crate::settings::EngineConfig, plan: &crate::settings::RunPlan) -> Result<()> {
+    if c.engine != "splinterdb" {
+        return Ok(());
+    }
+    let o = EngineOptions(c.options.clone());
+    for p in &plan.steps {
+        let k = p.kind;
+        if k.is_ibench() {
+            bail!("config {}: step {k} needs write batches (a row and its index entries in one commit), which SplinterDB does not have", c.name);
+        }
+        if k == StepKind::RandomTransaction {
+            bail!("config {}: step {k} needs multi-key transactions, which SplinterDB does not have (hotrow runs: one key per read-modify-write)", c.name);
+        }
+        if p.settings.batch_size > 1 && matches!(k, StepKind::Fill | StepKind::FillSeq | StepKind::FillRandom | StepKind::FillUniqueRandom | StepKind::Overwrite) {
+            bail!("config {}: step {k} with --batch-size {} needs write batches, which SplinterDB does not have (run it with --batch-size 1)", c.name, p.settings.batch_size);
+        }
+    }
+    let disk = o.u64("disk_size");
+    let data = run_data_bytes(plan);
+    // The data must fit twice over: a compaction writes its output before it frees its input.
+    if disk != 0 && data.saturating_mul(2) > disk {
+        bail!(
+            "config {}: splinterdb.disk_size={} cannot hold this run's data (about {}, twice over while compactions rewrite it): SplinterDB prints \"Out of Space\" and crashes when its disk fills; set disk_size={} or leave it 0 (sized from the data)",
+            c.name,
+            human(disk),
+            human(data),
+            human(auto_disk_size(data, o.u64("extent_size")))
+        );
+    }
+    Ok(())
+}
+
+/// Build provenance (vendor/splinterdb-sys's build script).
+fn build_info() -> Vec<(String, String)> {
+    vec![
+        ("build.library".into(), format!("SplinterDB {} built from vendored source (vendor/splinterdb-sys) by upstream's Makefile, linked statically", &sys::build::COMMIT[..8])),
+        ("build.commit".into(), sys::build::COMMIT.into()),
+        ("build.mode".into(), format!("{} (upstream's BUILD_MODE)", sys::build::MODE)),
+        ("build.cflags".into(), sys::build::CFLAGS.into()),
+        ("build.ldflags".into(), sys::build::LDFLAGS.into()),
+        ("build.compiler".into(), sys::build::COMPILER.into()),
+        ("build.target_cpu".into(), if sys::build::CFLAGS.split_whitespace().any(|f| f == "-march=native") { format!("native (-march=native; {})", crate::build_info::TARGET_CPU) } else { "generic".into() }),
+        // Upstream's release build: what SplinterDB ships and users run.
+        (
+            "build.platform_assert".into(),
+            "on: upstream's release build keeps SplinterDB's platform_assert checks (they are not debug checks; debug_assert is off without SPLINTER_DEBUG)".into(),
+        ),
+        ("build.ndebug_macro".into(), "not defined: upstream's release build never defines NDEBUG (only libc assert() would read it)".into()),
+        ("build.splinter_debug".into(), if sys::build::CFLAGS.contains("-DSPLINTER_DEBUG") { "on" } else { "off" }.into()),
+    ]
+}
+
+fn open(args: &OpenArgs) -> Result<Box<dyn Engine>> {
+    Ok(Box::new(SplinterEngine::open(args)?))
+}
+
+/// Stripes of the per-key locks of hot-row read-modify-writes.
+const LOCK_STRIPES: usize = 1024;
+
+pub struct SplinterEngine {
+    db: sys::Db,
+    path: PathBuf,
+    applied: Vec<(String, String)>,
+    use_stats: bool,
+    page_size: u64,
+    /// Key and value bytes of ended sessions' writes.
+    ingested: AtomicU64,
+    locks: Vec<Mutex<()>>,
+}
+
+impl SplinterEngine {
+    fn open(args: &OpenArgs) -> Result<Self> {
+        let o = &args.options;
+        check(o)?;
+        let path = args.dir.join(DB_FILE);
+        let extent = o.u64("extent_size");
+        let (disk, disk_how) = match o.u64("disk_size") {
+            0 => open_disk_size(args, extent),
+            d => (d, "as given".to_string()),
+        };
+        let cfg = sys::Config {
+            cache_size: o.u64("cache_size"),
+            disk_size: disk,
+            page_size: o.u64("page_size"),
+            extent_size: extent,
+            direct_io: o.bool("direct_io"),
+            io_async_queue_depth: o.u64("io_async_queue_depth"),
+            num_memtable_bg_threads: o.u64("num_memtable_bg_threads"),
+            num_normal_bg_threads: o.u64("num_normal_bg_threads"),
+            filter_hash_size: o.u64("filter_hash_size"),
+            filter_log_index_size: o.u64("filter_log_index_size"),
+            use_log: o.bool("use_log"),
+            memtable_capacity: o.u64("memtable_capacity"),
+            fanout: o.u64("fanout"),
+            use_stats: o.bool("use_stats"),
+            queue_scale_percent: o.u64("queue_scale_percent"),
+        };
+        // Its error messages also into the data dir: a process it crashes leaves its last words there.
+        // (Not in a --use-existing-db directory, which is the user's.)
+        if args.create {
+            sys::tee_errors_to(&args.dir.join(super::ENGINE_ERRORS_LOG)).map_err(|e| anyhow::anyhow!("{e}"))?;
+        }
+        let exists = path.is_file();
+        let db = if exists {
+            sys::Db::open(&path, &cfg)
+        } else if args.create {
+            sys::Db::create(&path, &cfg)
+        } else {
+            bail!("splinterdb: no database in {}", args.dir.display());
+        }
+        .with_context(|| format!("splinterdb: cannot {} {}", if exists { "open" } else { "create" }, path.display()))?;
+        let mut applied: Vec<(String, String)> = vec![
+            ("cache_size".into(), cfg.cache_size.to_string()),
+            ("disk_size".into(), if exists { "from the superblock".into() } else { disk.to_string() }),
+            ("disk_size.how".into(), if exists { "fixed when the database was created".into() } else { disk_how }),
+            ("memtable_capacity".into(), cfg.memtable_capacity.to_string()),
+            ("fanout".into(), cfg.fanout.to_string()),
+            ("num_memtable_bg_threads".into(), cfg.num_memtable_bg_threads.to_string()),
+            ("num_normal_bg_threads".into(), cfg.num_normal_bg_threads.to_string()),
+            ("queue_scale_percent".into(), cfg.queue_scale_percent.to_string()),
+            ("io_flags".into(), if cfg.direct_io { "O_RDWR|O_CREAT|O_DIRECT" } else { "O_RDWR|O_CREAT" }.into()),
+            ("direct_io".into(), cfg.direct_io.to_string()),
+            ("page_size".into(), cfg.page_size.to_string()),
+            ("extent_size".into(), cfg.extent_size.to_string()),
+            ("io_async_queue_depth".into(), cfg.io_async_queue_depth.to_string()),
+            ("filter_hash_size".into(), cfg.filter_hash_size.to_string()),
+            ("filter_log_index_size".into(), cfg.filter_log_index_size.to_string()),
+            ("use_log".into(), if cfg.use_log { "true (written on every insert, never replayed)".into() } else { "false".into() }),
+            ("use_stats".into(), cfg.use_stats.to_string()),
+            // What rumbench leaves at SplinterDB's defaults (splinterdb_config_set_defaults).
+            ("btree_rough_count_height".into(), "1".into()),
+            ("reclaim_threshold".into(), "UINT64_MAX".into()),
+            ("prefetch_budget".into(), "1048576".into()),
+            ("data_config".into(), "default_data_config (bytewise key order, no merge callbacks)".into()),
+            ("sync".into(), "none: SplinterDB calls no fsync, fdatasync or msync".into()),
+            ("path".into(), path.display().to_string()),
+        ];
+        applied.extend(build_info());
+        Ok(SplinterEngine {
+            db,
+            path,
+            applied,
+            use_stats: cfg.use_stats,
+            page_size: cfg.page_size,
+            ingested: AtomicU64::new(0),
+            locks: (0..LOCK_STRIPES).map(|_| Mutex::new(())).collect(),
+        })
+    }
+
+    fn stripe(key: &[u8]) -> usize {
+        (sys::xxh64(key, 7) % LOCK_STRIPES as u64) as usize
+    }
+}
+
+impl Engine for SplinterEngine {
+    fn version(&self) -> String {
+        format!("d2173e0e ({})", sys::version())
+    }
+
+    fn effective_options(&self) -> Vec<(String, String)> {
+        self.applied.clone()
+    }
+
+    fn provenance(&self) -> Vec<(String, String)> {
+        vec![("library_version".into(), sys::version())]
+    }
+
+    fn session(&self) -> Result<Box<dyn Session + '_>> {
+        Ok(Box::new(SplinterSession { engine: self, lookup: self.db.lookup_buffer(), ingested: 0 }))
+    }
+
+    /// No call flushes SplinterDB's memtable (it is incorporated into the trunk
+    /// when full): this runs the queued background tasks and writes back the
+    /// cache's dirty pages, what the library offers.
+    fn flush(&self) -> Result<()> {
+        self.db.perform_tasks();
+        self.db.cache_flush();
+        Ok(())
+    }
+
+    /// Runs the queued tasks on this thread (core_perform_tasks) until the
+    /// task system is quiescent (nothing waiting or running).
+    fn wait_for_background_work(&self, timeout: std::time::Duration) -> Result<Option<bool>> {
+        let start = std::time::Instant::now();
+        loop {
+            self.db.perform_tasks();
+            if self.db.quiescent() {
+                return Ok(Some(true));
+            }
+            if start.elapsed() >= timeout {
+                return Ok(Some(false));
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+    }
+
+    fn background_work_pending(&self) -> Result<Option<bool>> {
+        Ok(Some(!self.db.quiescent()))
+    }
+
+    fn background_threads(&self) -> (usize, String) {
+        let n = self.applied.iter().filter(|(k, _)| k.ends_with("_bg_threads")).filter_map(|(_, v)| v.parse::<usize>().ok()).sum();
+        (n, "SplinterDB's background threads (memtable and normal task groups)".into())
+    }
+
+    fn write_batches(&self) -> bool {
+        false
+    }
+
+    fn step_notes(&self, step: &str, writes: bool) -> Vec<String> {
+        let mut notes = Vec::new();
+        if writes {
+            notes.push("SplinterDB forces nothing to storage (it calls no fsync, fdatasync or msync) and replays no log at open: no write is durable before a clean close".into());
+        }
+        match step {
+            "flush" => notes.push("flush as SplinterDB can: no call flushes its memtable; the queued background tasks ran and the cache's dirty pages were written back (splinterdb_cache_flush)".into()),
+            "waitforcompaction" => notes.push("waited with what SplinterDB offers: its queued background tasks ran on this thread (core_perform_tasks) until its task system was quiescent".into()),
+            "hotrow" => notes.push("an update is a get and a put of one key under a per-key lock held by rumbench: SplinterDB has no transactions".into()),
+            "ycsb-f" => notes.push("read-modify-write is a get and a put (SplinterDB has no transactions)".into()),
+            _ => {}
+        }
+        if !self.use_stats && writes {
+            notes.push("engine write-amp not measured: SplinterDB counts its cache's IO only with use_stats=true".into());
+        }
+        notes
+    }
+
+    /// Ingest: the key and value bytes of ended sessions' writes; written:
+    /// the cache's page writes (clockcache_io_stats, pages x 4 KiB, rescaled
+    /// to page_size), counted only with use_stats.
+    fn write_amp_counters(&self) -> Option<super::WriteAmpCounters> {
+        if !self.use_stats {
+            return None;
+        }
+        let (_, written) = self.db.cache_io_bytes();
+        Some(super::WriteAmpCounters {
+            ingest_bytes: self.ingested.load(Ordering::Relaxed),
+            written_bytes: written / sys::IO_STATS_PAGE_BYTES * self.page_size,
+            resolution_bytes: 1,
+        })
+    }
+
+    fn stats(&self) -> Vec<(String, String)> {
+        let mut s = vec![("splinterdb.quiescent".to_string(), self.db.quiescent().to_string())];
+        if self.use_stats {
+            let (r, w) = self.db.cache_io_bytes();
+            s.push(("splinterdb.cache_read_bytes".into(), (r / sys::IO_STATS_PAGE_BYTES * self.page_size).to_string()));
+            s.push(("splinterdb.cache_write_bytes".into(), (w / sys::IO_STATS_PAGE_BYTES * self.page_size).to_string()));
+        }
+        if let Ok(m) = std::fs::metadata(&self.path) {
+            use std::os::unix::fs::MetadataExt;
+            s.push(("splinterdb.file_bytes".into(), m.len().to_string()));
+            s.push(("splinterdb.file_allocated_bytes".into(), (m.blocks() * 512).to_string()));
+        }
+        s
+    }
+}
+
+struct SplinterSession<'a> {
+    engine: &'a SplinterEngine,
+    lookup: sys::Lookup<'a>,
+    ingested: u64,
+}
+
+impl Drop for SplinterSession<'_> {
+    fn drop(&mut self) {
+        self.engine.ingested.fetch_add(self.ingested, Ordering::Relaxed);
+    }
+}
+
+fn lib_err(e: sys::Error, path: &Path) -> anyhow::Error {
+    anyhow::anyhow!("{e} ({})", path.display())
+}
+
+/// One read-modify-write: the key's stripe is locked from its read to the end.
+struct LockedRmw<'s, 'a> {
+    session: &'s mut SplinterSession<'a>,
+    held: Vec<(usize, MutexGuard<'a, ()>)>,
+    writes: Vec<(Vec<u8>, Vec<u8>)>,
+}
+
+impl TxnOps for LockedRmw<'_, '_> {
+    fn get_for_update(&mut self, key: &[u8], out: &mut Vec<u8>) -> Result<bool> {
+        let stripe = SplinterEngine::stripe(key);
+        if !self.held.iter().any(|(s, _)| *s == stripe) {
+            let lock = &self.session.engine.locks[stripe];
+            // The first key waits for its lock; another key in the same
+            // transaction only takes a free one (no deadlock): else a conflict.
+            let guard = if self.held.is_empty() {
+                lock.lock().unwrap_or_else(|p| p.into_inner())
+            } else {
+                match lock.try_lock() {
+                    Ok(g) => g,
+                    Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
+                    Err(std::sync::TryLockError::WouldBlock) => return Err(super::Conflict("another client holds the key's lock".into()).into()),
+                }
+            };
+            self.held.push((stripe, guard));
+        }
+        self.session.get_value(key, out)
+    }
+
+    fn put(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
+        self.writes.push((key.to_vec(), value.to_vec()));
+        Ok(())
+    }
+}
+
+impl Session for SplinterSession<'_> {
+    /// A read-modify-write under rumbench's per-key locks: puts are applied
+    /// at commit, one by one (SplinterDB has no atomic multi-key write).
+    fn transaction(&mut self, body: &mut dyn FnMut(&mut dyn TxnOps) -> Result<()>) -> Option<Result<TxnEnd>> {
+        let mut txn = LockedRmw { session: self, held: Vec::new(), writes: Vec::new() };
+        Some(match body(&mut txn) {
+            Ok(()) => {
+                let writes = std::mem::take(&mut txn.writes);
+                let held = std::mem::take(&mut txn.held);
+                let s = txn.session;
+                let r = writes.iter().try_for_each(|(k, v)| s.put(k, v));
+                drop(held);
+                r.map(|_| TxnEnd::Committed)
+            }
+            Err(e) if super::is_conflict(&e) => Ok(TxnEnd::Conflict),
+            Err(e) => Err(e),
+        })
+    }
+
+    fn put(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
+        self.ingested += (key.len() + value.len()) as u64;
+        self.engine.db.insert(key, value).map_err(|e| lib_err(e, &self.engine.path))
+    }
+
+    fn delete(&mut self, key: &[u8]) -> Result<()> {
+        self.ingested += key.len() as u64;
+        self.engine.db.delete(key).map_err(|e| lib_err(e, &self.engine.path))
+    }
+
+    fn write_batch(&mut self, _ops: &[BatchOp<'_>]) -> Result<()> {
+        bail!("splinterdb has no write batches (refused at plan time; this call is a bug)")
+    }
+
+    fn get(&mut self, key: &[u8]) -> Result<bool> {
+        self.lookup.get(key, |v| {
+            std::hint::black_box(v);
+        })
+        .map_err(|e| lib_err(e, &self.engine.path))
+    }
+
+    fn get_value(&mut self, key: &[u8], out: &mut Vec<u8>) -> Result<bool> {
+        out.clear();
+        self.lookup.get(key, |v| out.extend_from_slice(v)).map_err(|e| lib_err(e, &self.engine.path))
+    }
+
+    fn scan(&mut self, start: &[u8], reverse: bool, max_entries: usize, visit: &mut dyn FnMut(&[u8], &[u8]) -> bool) -> Result<usize> {
+        self.engine.db.scan(start, reverse, max_entries, visit).map_err(|e| lib_err(e, &self.engine.path))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::conformance::{self, key, load_even, opt};
+    use crate::engine::resolve_options;
+
+    fn open_with(dir: &Path, opts: &[(&str, &str)]) -> Result<Box<dyn Engine>> {
+        // Small enough for tests: a 4M memtable in a 64M cache, a 256M (sparse) file.
+        let mut all = vec![("memtable_capacity", "4M"), ("cache_size", "64M"), ("disk_size", "256M")];
+        all.extend_from_slice(opts);
+        conformance::open_with(&SPEC, dir, &all)
+    }
+
+    #[test]
+    fn keeps_the_engine_contract() {
+        conformance::run_all_without_batches(|dir| open_with(dir, &[]).unwrap());
+    }
+
+    #[test]
+    fn defaults_are_splinterdbs() {
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("vendor/splinterdb-sys/splinterdb");
+        let c = std::fs::read_to_string(src.join("src/splinterdb.c")).unwrap();
+        let o = resolve_options(&SPEC, &[]).unwrap();
+        assert!(c.contains("cfg->memtable_capacity = MiB_TO_B(24);"));
+        assert_eq!(o.u64("memtable_capacity"), 24 << 20);
+        assert!(c.contains("cfg->fanout = 8;"));
+        assert_eq!(o.u64("fanout"), 8);
+        assert!(c.contains("cfg->filter_log_index_size = 9;") && c.contains("cfg->filter_hash_size = 26;"));
+        assert_eq!((o.u64("filter_log_index_size"), o.u64("filter_hash_size")), (9, 26));
+        let io = std::fs::read_to_string(src.join("src/platform_linux/platform_io.h")).unwrap();
+        assert!(io.contains("#define IO_DEFAULT_PAGE_SIZE        IO_MIN_PAGE_SIZE") && io.contains("#define IO_MIN_PAGE_SIZE (4096)"));
+        assert!(io.contains("#define IO_DEFAULT_PAGES_PER_EXTENT 32") && io.contains("#define IO_DEFAULT_ASYNC_QUEUE_DEPTH (256)"));
+        assert_eq!((o.u64("page_size"), o.u64("extent_size"), o.u64("io_async_queue_depth")), (4096, 32 * 4096, 256));
+        // Left 0 in splinterdb_config: no background threads, no log, no stats, no O_DIRECT.
+        assert!(!c.contains("cfg->num_normal_bg_threads =") && !c.contains("cfg->use_log =") && !c.contains("cfg->queue_scale_percent ="));
+        assert_eq!((o.u64("num_normal_bg_threads"), o.u64("num_memtable_bg_threads"), o.u64("queue_scale_percent")), (0, 0, 0));
+        assert!(!o.bool("use_log") && !o.bool("use_stats") && !o.bool("direct_io"));
+        // splinter_test's cache (tests/config.c), since the library has no default.
+        let t = std::fs::read_to_string(src.join("tests/config.c")).unwrap();
+        assert!(t.contains("#define TEST_CONFIG_DEFAULT_CACHE_SIZE_GB        1"));
+        assert_eq!(o.u64("cache_size"), 1 << 30);
+        // The memtables the cache must hold (core.c) and the thread limit.
+        assert!(std::fs::read_to_string(src.join("src/core.c")).unwrap().contains("#define CORE_NUM_MEMTABLES (4)"));
+        assert!(std::fs::read_to_string(src.join("src/platform_linux/platform_threads.h")).unwrap().contains("#define MAX_THREADS (64)"));
+    }
+
+    #[test]
+    fn a_cache_too_small_for_the_memtables_is_refused() {
+        let err = |opts: &[(&str, &str)]| {
+            let user: Vec<(String, String)> = opts.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+            check(&resolve_options(&SPEC, &user).unwrap()).err().map(|e| e.to_string())
+        };
+        let e = err(&[("cache_size", "32M")]).expect("32M with the default 24M memtable stalls");
+        assert!(e.contains("below 3 x memtable_capacity") && e.contains("stall"), "{e}");
+        assert!(err(&[("cache_size", "71M")]).unwrap().contains("below 3 x"));
+        assert!(err(&[("cache_size", "72M")]).is_none());
+        assert!(err(&[("cache_size", "24M"), ("memtable_capacity", "4M")]).is_none(), "io-bound mode's");
+        assert!(err(&[("page_size", "16K")]).unwrap().contains("4096 or 8192"));
+        assert!(err(&[("extent_size", "96K")]).unwrap().contains("power-of-two"));
+        assert!(err(&[("disk_size", "1M")]).unwrap().contains("at least 64 extents"));
+        for (name, value) in IO_BOUND {
+            assert!(OPTIONS.iter().any(|o| o.name == *name), "{name}");
+            assert!(err(&[(name, value)]).is_none() || *name == "cache_size");
+        }
+    }
+
+    #[test]
+    fn reports_build_and_options_and_no_debug_warning() {
+        let dir = tempfile::tempdir().unwrap();
+        let e = open_with(dir.path(), &[]).unwrap();
+        assert!(e.version().contains("d2173e0e"), "{}", e.version());
+        assert_eq!(opt(&*e, "disk_size"), (256u64 << 20).to_string());
+        assert_eq!(opt(&*e, "io_flags"), "O_RDWR|O_CREAT");
+        let cflags = opt(&*e, "build.cflags");
+        for f in ["-O3", "-ffast-math", "-flto", "-march=native"] {
+            assert!(cflags.split_whitespace().any(|w| w == f), "{f} not in {cflags}");
+        }
+        assert!(!cflags.contains("NDEBUG") && !cflags.contains("SPLINTER_DEBUG"), "{cflags}");
+        assert!(opt(&*e, "build.platform_assert").starts_with("on"));
+        assert!(opt(&*e, "build.compiler").contains("clang"), "{}", opt(&*e, "build.compiler"));
+        let prov = crate::engine::provenance(&SPEC, e.version(), e.provenance());
+        assert_eq!(crate::engine::assertion_warning("splinterdb", &prov), None, "upstream's release build is what users run");
+        assert!(!e.write_batches());
+        assert!(e.write_amp_counters().is_none(), "no counters without use_stats");
+    }
+
+    #[test]
+    fn data_survives_a_clean_reopen() {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            let e = open_with(dir.path(), &[]).unwrap();
+            load_even(&mut *e.session().unwrap());
+        }
+        let e = open_with(dir.path(), &[]).unwrap();
+        assert_eq!(opt(&*e, "disk_size"), "from the superblock");
+        let mut s = e.session().unwrap();
+        assert!(s.get(&key(198)).unwrap());
+        assert_eq!(conformance::count(&mut *s), 100);
+    }
+
+    #[test]
+    fn engine_write_amp_is_the_caches_page_writes() {
+        let dir = tempfile::tempdir().unwrap();
+        let e = open_with(dir.path(), &[("use_stats", "true")]).unwrap();
+        let value = vec![7u8; 1000];
+        {
+            let mut s = e.session().unwrap();
+            for i in 0..20_000u64 {
+                s.put(&key(i), &value).unwrap();
+            }
+        }
+        e.flush().unwrap();
+        let wa = e.write_amp_counters().expect("counters with use_stats");
+        assert_eq!(wa.ingest_bytes, 20_000 * (conformance::KEY_SIZE as u64 + 1000));
+        // 20 MB went through 4M memtables into branches: written at least once, page-aligned.
+        assert!(wa.written_bytes >= wa.ingest_bytes && wa.written_bytes % 4096 == 0, "{wa:?}");
+        assert_eq!(wa.resolution_bytes, 1);
+    }
+
+    #[test]
+    fn hot_row_updates_lose_nothing_under_contention() {
+        let dir = tempfile::tempdir().unwrap();
+        let e = open_with(dir.path(), &[]).unwrap();
+        let k = key(1);
+        std::thread::scope(|scope| {
+            for _ in 0..4 {
+                scope.spawn(|| {
+                    let mut s = e.session().unwrap();
+                    for _ in 0..500 {
+                        let end = s
+                            .transaction(&mut |t| {
+                                let mut v = Vec::new();
+                                let n = if t.get_for_update(&k, &mut v)? { u64::from_le_bytes(v[..8].try_into().unwrap()) } else { 0 };
+                                t.put(&k, &(n + 1).to_le_bytes())
+                            })
+                            .unwrap()
+                            .unwrap();
+                        assert_eq!(end, TxnEnd::Committed);
+                    }
+                });
+            }
+        });
+        let mut v = Vec::new();
+        assert!(e.session().unwrap().get_value(&k, &mut v).unwrap());
+        assert_eq!(u64::from_le_bytes(v[..8].try_into().unwrap()), 2000);
+    }
+
+    #[test]
+    fn the_disk_is_sized_from_the_data_with_its_margin() {
+        assert_eq!(auto_disk_size(0, 128 << 10), DISK_FLOOR);
+        assert_eq!(auto_disk_size(1 << 30, 128 << 10), 5 << 30);
+        assert_eq!(auto_disk_size(1000, 128 << 10) % (128 << 10), 0);
+    }
+}
