@@ -30,7 +30,7 @@ use anyhow::{bail, Context, Result};
 use splinterdb_sys as sys;
 
 use super::{BatchOp, Engine, EngineOptions, EngineSpec, OpenArgs, OptKind, OptionSpec, Session, TxnEnd, TxnOps};
-use crate::settings::steps::StepKind;
+use crate::plan::steps::StepKind;
 
 /// The database file in the data dir.
 pub const DB_FILE: &str = "splinterdb.db";
@@ -142,7 +142,7 @@ fn human(b: u64) -> String {
 
 /// The bytes of live data a run leaves at most (its key space, YCSB's
 /// records and inserts, the hot rows), for sizing and checking the disk.
-pub fn run_data_bytes(plan: &crate::settings::RunPlan) -> u64 {
+pub fn run_data_bytes(plan: &crate::plan::RunPlan) -> u64 {
     let s = &plan.settings;
     let mut bytes = 0u64;
     let kv = plan.steps.iter().any(|p| !p.kind.is_ycsb() && !p.kind.is_contention() && !p.kind.is_ibench());
@@ -205,7 +205,7 @@ fn open_disk_size(args: &OpenArgs, extent: u64) -> (u64, String) {
 }
 
 /// Refuse at plan time what SplinterDB cannot run (config `c` of `plan`), in one line that says why.
-pub fn check_plan(c: &crate::settings::EngineConfig, plan: &crate::settings::RunPlan) -> Result<()> {
+pub fn check_plan(c: &crate::plan::EngineConfig, plan: &crate::plan::RunPlan) -> Result<()> {
     if c.engine != "splinterdb" {
         return Ok(());
     }
