@@ -12,32 +12,53 @@ use super::{BatchOp, Engine, EngineSpec, OpenArgs, OptKind, OptionSpec, Session}
 pub const SPEC: EngineSpec = EngineSpec {
     name: "null",
     description: "does nothing, as fast as possible: measures the client's own overhead",
-    options: &[OptionSpec {
-        name: "spin_ns",
-        default: "0",
-        kind: OptKind::Int { min: 0, max: 10_000_000 },
-        help: "for tests and calibration: burn about this many nanoseconds of CPU in every call (iterations calibrated by the thread's CPU clock at open), a known engine cost (1000 vs 1200: a 20% slower engine)",
-    }],
+    options: &[
+        OptionSpec {
+            name: "spin_ns",
+            default: "0",
+            kind: OptKind::Int { min: 0, max: 10_000_000 },
+            help: "for tests and calibration: burn this many nanoseconds of CPU in every call, a known engine cost (1000 vs 1100: a 10% costlier engine); \
+                   converted to iterations of a fixed loop by a calibration measured once per machine and build and stored, so every process burns exactly the same",
+        },
+        OptionSpec {
+            name: "spin_iterations",
+            default: "0",
+            kind: OptKind::Int { min: 0, max: 100_000_000 },
+            help: "the same cost given directly as iterations of the loop per call (instead of spin_ns)",
+        },
+    ],
     io_bound_options: &[],
     open,
     presets: &[],
     stores_data: false,
     existing_database: None,
-    check: super::no_contradictions,
+    check,
     build_info: super::no_build_info,
     transactions: super::no_transactions,
     max_sessions: super::any_sessions,
 };
 
+fn option(o: &super::EngineOptions, name: &str) -> Result<u64> {
+    Ok(o.0.get(name).map(|v| v.parse()).transpose()?.unwrap_or(0))
+}
+
+fn check(o: &super::EngineOptions) -> Result<()> {
+    if option(o, "spin_ns")? > 0 && option(o, "spin_iterations")? > 0 {
+        anyhow::bail!("null: give spin_ns or spin_iterations, not both (one cost, two ways)");
+    }
+    Ok(())
+}
+
 fn open(args: &OpenArgs) -> Result<Box<dyn Engine>> {
-    let spin_ns = args.options.0.get("spin_ns").map(|v| v.parse()).transpose()?.unwrap_or(0);
-    Ok(Box::new(NullEngine {
-        num_keys: args.num_keys,
-        key_size: args.key_size,
-        value: vec![b'x'; args.value_size],
-        spin_ns,
-        spin_iterations: spin_iterations(spin_ns),
-    }))
+    let (spin_ns, given) = (option(&args.options, "spin_ns")?, option(&args.options, "spin_iterations")?);
+    let (spin_iterations, calibration) = match (spin_ns, given) {
+        (0, n) => (n, None),
+        (ns, _) => {
+            let c = calibration()?;
+            (c.iterations(ns), Some(c))
+        }
+    };
+    Ok(Box::new(NullEngine { num_keys: args.num_keys, key_size: args.key_size, value: vec![b'x'; args.value_size], spin_ns, spin_iterations, calibration }))
 }
 
 pub struct NullEngine {
@@ -48,6 +69,8 @@ pub struct NullEngine {
     spin_ns: u64,
     /// `burn` iterations that take spin_ns of CPU (zero: none).
     spin_iterations: u64,
+    /// How spin_ns became iterations (None: given as iterations, or none).
+    calibration: Option<Calibration>,
 }
 
 impl NullEngine {
@@ -71,20 +94,82 @@ fn burn(n: u64) {
     std::hint::black_box(x);
 }
 
-/// Iterations of `burn` that take `ns` nanoseconds of this thread's CPU
-/// (timed by its own CPU clock over at least 20 ms, so preemption does not
-/// count; reading that clock per call would cost more than a short spin).
-fn spin_iterations(ns: u64) -> u64 {
-    if ns == 0 {
-        return 0;
+/// How fast `burn` runs on this machine, in this build: measured once and
+/// stored, so that every process (each config, each repeat) turns a
+/// spin_ns into the same number of iterations. A calibration per process
+/// (20 ms of its own CPU at open) varied by 4% between processes, which
+/// made a "10% costlier" engine 5 to 7% costlier: not a known cost.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Calibration {
+    /// Iterations of `burn` per microsecond of thread CPU (the fastest of
+    /// the trials: the least disturbed by the rest of the machine).
+    pub iterations_per_us: f64,
+    pub cpu_model: String,
+    /// The rumbench source it was measured with (another build may compile the loop otherwise).
+    pub source_hash: String,
+    pub measured_at: String,
+    /// Where it is stored.
+    #[serde(skip)]
+    pub path: std::path::PathBuf,
+}
+
+impl Calibration {
+    /// Iterations that burn `ns` nanoseconds: proportional to `ns` exactly
+    /// (1100 ns is 1.1 times 1000 ns's iterations, to the rounding of one).
+    pub fn iterations(&self, ns: u64) -> u64 {
+        (self.iterations_per_us * ns as f64 / 1000.0).round().max(1.0) as u64
     }
-    let (mut iterations, start) = (0u64, thread_cpu_time());
-    while thread_cpu_time().saturating_sub(start) < std::time::Duration::from_millis(20) {
-        burn(100_000);
-        iterations += 100_000;
+
+    /// Measure: `trials` timings of `burn` by the thread's own CPU clock (so
+    /// that preemption does not count), each at least 100 ms; the fastest.
+    fn measure(trials: u32) -> f64 {
+        let mut best = 0.0f64;
+        for _ in 0..trials {
+            let (mut iterations, start) = (0u64, thread_cpu_time());
+            while thread_cpu_time().saturating_sub(start) < std::time::Duration::from_millis(100) {
+                burn(1_000_000);
+                iterations += 1_000_000;
+            }
+            let spent_us = thread_cpu_time().saturating_sub(start).as_nanos().max(1) as f64 / 1000.0;
+            best = best.max(iterations as f64 / spent_us);
+        }
+        best
     }
-    let spent = thread_cpu_time().saturating_sub(start).as_nanos().max(1) as f64;
-    ((iterations as f64 / spent) * ns as f64).round().max(1.0) as u64
+}
+
+/// The machine's calibration of `burn`: stored in the cache dir
+/// ($XDG_CACHE_HOME/rumbench/null-spin.json, a file per CPU model and
+/// build), measured (half a second) the first time under a lock, so that
+/// processes started together wait for one measurement.
+pub fn calibration() -> Result<Calibration> {
+    let dir = super::rocksdb_build::cache_root()?.parent().map(std::path::Path::to_path_buf).unwrap_or_default();
+    calibration_in(&dir)
+}
+
+/// The calibration stored in `dir`, measured and stored there first when missing.
+fn calibration_in(dir: &std::path::Path) -> Result<Calibration> {
+    use std::os::fd::AsRawFd;
+    let cpu_model = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|t| t.lines().find(|l| l.starts_with("model name")).and_then(|l| l.split_once(':')).map(|(_, v)| v.trim().to_string()))
+        .unwrap_or_else(|| "unknown".into());
+    let source_hash = super::rocksdb_build::SOURCE_HASH.to_string();
+    std::fs::create_dir_all(dir)?;
+    let path = dir.join("null-spin.json");
+    let lock = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(dir.join(".null-spin.lock"))?;
+    // SAFETY: flock on a descriptor we own; released when `lock` is closed.
+    unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX) };
+    let stored: Vec<Calibration> = std::fs::read(&path).ok().and_then(|b| serde_json::from_slice(&b).ok()).unwrap_or_default();
+    if let Some(c) = stored.iter().find(|c| c.cpu_model == cpu_model && c.source_hash == source_hash) {
+        return Ok(Calibration { path, ..c.clone() });
+    }
+    let c = Calibration { iterations_per_us: Calibration::measure(5), cpu_model, source_hash, measured_at: crate::result::now_text(), path: path.clone() };
+    let mut all: Vec<Calibration> = stored.into_iter().filter(|s| s.cpu_model != c.cpu_model).collect();
+    all.push(c.clone());
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, serde_json::to_vec_pretty(&all)?)?;
+    std::fs::rename(&tmp, &path)?;
+    Ok(c)
 }
 
 /// CPU time of the calling thread.
@@ -100,7 +185,14 @@ impl Engine for NullEngine {
         env!("CARGO_PKG_VERSION").to_string()
     }
     fn effective_options(&self) -> Vec<(String, String)> {
-        vec![("spin_ns".into(), self.spin_ns.to_string()), ("spin_iterations".into(), self.spin_iterations.to_string())]
+        let mut o = vec![("spin_ns".into(), self.spin_ns.to_string()), ("spin_iterations".into(), self.spin_iterations.to_string())];
+        if let Some(c) = &self.calibration {
+            o.push((
+                "spin_calibration".into(),
+                format!("{:.1} iterations per us of thread CPU, measured {} on {} (stored in {})", c.iterations_per_us, c.measured_at, c.cpu_model, c.path.display()),
+            ));
+        }
+        o
     }
     fn session(&self) -> Result<Box<dyn Session + '_>> {
         Ok(Box::new(NullSession { engine: self, key: vec![b'0'; self.key_size.max(8)] }))
@@ -206,6 +298,23 @@ impl Session for NullSession<'_> {
 mod tests {
     use super::*;
     use crate::engine::conformance;
+
+    #[test]
+    fn a_known_cost_is_the_same_in_every_process_and_exactly_proportional() {
+        let cache = tempfile::tempdir().unwrap();
+        // Measured once, stored: every later open (every process) reads the same.
+        let first = calibration_in(cache.path()).unwrap();
+        let again = calibration_in(cache.path()).unwrap();
+        assert_eq!(first, again);
+        assert!(first.iterations_per_us > 1.0, "{first:?}");
+        let (a, b) = (first.iterations(1000), first.iterations(1100));
+        assert!((b as f64 / a as f64 - 1.1).abs() < 2.0 / a as f64, "1100 ns is 1.1 times 1000 ns's iterations: {a} {b}");
+        let dir = tempfile::tempdir().unwrap();
+        let e = conformance::open_with(&SPEC, dir.path(), &[("spin_iterations", "5000")]).unwrap();
+        assert!(e.effective_options().contains(&("spin_iterations".to_string(), "5000".to_string())), "given directly");
+        let both = crate::engine::resolve_options(&SPEC, &[("spin_ns".into(), "1".into()), ("spin_iterations".into(), "1".into())]).unwrap();
+        assert!((SPEC.check)(&both).unwrap_err().to_string().contains("not both"));
+    }
 
     #[test]
     fn values_have_the_value_size_without_a_copy_per_call() {

@@ -3,11 +3,22 @@
 //! For each step and metric: the ratio new / base of the medians over
 //! repeats, and with repeats on both sides a confidence interval on it
 //! (see `verdict`: t intervals on log ratios, paired by round within one
-//! run, Welch's between runs, simultaneous over the metrics judged). The
-//! verdict: REGRESSION / improvement when the whole interval lies beyond
-//! the threshold (default 5%), "same" when it lies within, "inconclusive"
-//! otherwise (with the repeats that would likely settle it); one run per
-//! side gives ratios and no verdict.
+//! run, Welch's between runs). The verdict: REGRESSION / improvement when
+//! the whole interval lies beyond the threshold (default 5%), "same" when
+//! it lies within, "inconclusive" otherwise (with the repeats that would
+//! likely settle it); one run per side gives ratios and no verdict.
+//!
+//! Which figures answer "did it get slower or costlier" (`Role`): the
+//! primary ones, throughput and the CPU per operation that is the engine's
+//! cost, judged together as one small family (Bonferroni over the pair's
+//! primary lines); every other figure is secondary, judged with the
+//! false-discovery rate held at 5% (Benjamini-Hochberg, whose intervals
+//! are Benjamini and Yekutieli's false-coverage-rate ones); a figure that
+//! is another one again (MB/s is ops/s times the entry size, % of limit is
+//! ops/s over a ceiling) or one operation (the maximum) is reported with
+//! its ratio and never judged. Each line says the smallest change its
+//! interval could have called (`Line::detectable`), and each pair warns
+//! when a step is too short for its own noise or the machine drifted.
 //!
 //! A control that must not move: rumbench's own client CPU per operation
 //! where its work is the same on both sides (both configs are servers, or
@@ -94,6 +105,8 @@ pub enum Verdict {
     ControlMoved { established: bool },
     /// Measured on one side only.
     Missing,
+    /// Shown with its ratio, never judged (`Role::Reported`).
+    NotJudged,
 }
 
 impl Verdict {
@@ -112,6 +125,7 @@ impl Verdict {
             // Its whole interval beyond the threshold: not noise, rumbench's own work per operation changed.
             Verdict::ControlMoved { established: true } => "MOVED: client cost changed".into(),
             Verdict::Missing => "n/a".into(),
+            Verdict::NotJudged => "not judged".into(),
         }
     }
 
@@ -121,10 +135,49 @@ impl Verdict {
     }
 }
 
+/// What a metric's line is for in a comparison (module docs; docs/report.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// Did it get slower or costlier: throughput, and the CPU per operation
+    /// that is the engine's cost. One small family per pair (Bonferroni).
+    Primary,
+    /// Every other judged figure: false-discovery rate (Benjamini-Hochberg).
+    Secondary,
+    /// Its ratio only: another figure again, or one operation.
+    Reported,
+    /// The step's control (rumbench's own CPU per operation), judged alone at 95%.
+    Control,
+}
+
+/// The CPU per operation that is the engine's cost between two sides: the
+/// server's process tree where both ran a server rumbench started (the
+/// client's is then the control), else the benchmark process's (every
+/// thread: the engine's foreground and background work).
+fn cost_metric(a: &Side, b: &Side) -> &'static str {
+    let srv = summary::metric_index("srv_cpu_us_op").expect("srv_cpu_us_op");
+    if !a.values(srv).is_empty() && !b.values(srv).is_empty() {
+        "srv_cpu_us_op"
+    } else {
+        "cpu_us_op"
+    }
+}
+
+/// The role of metric `key` in a comparison whose engine cost is `cost`.
+pub fn role(key: &str, cost: &str) -> Role {
+    match key {
+        "ops_s" => Role::Primary,
+        k if k == cost => Role::Primary,
+        // ops/s times the entry size; ops/s over a ceiling; one operation.
+        "mb_s" | "limit_pct" | "max_us" => Role::Reported,
+        _ => Role::Secondary,
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Line {
     pub step: String,
     pub metric: usize,
+    pub role: Role,
     /// Medians over each side's repeats.
     pub base: Option<f64>,
     pub new: Option<f64>,
@@ -137,6 +190,10 @@ pub struct Line {
     /// This line is the step's control (`CONTROL_METRIC`).
     pub control: bool,
     pub verdict: Verdict,
+    /// The smallest change the line's interval could have called, as a
+    /// fraction, in the direction that would be a regression (an increase
+    /// for a metric without one): `verdict::Interval::detectable`.
+    pub detectable: Option<f64>,
 }
 
 #[derive(Debug, Clone)]
@@ -145,14 +202,107 @@ pub struct Pair {
     pub new: String,
     pub lines: Vec<Line>,
     pub notes: Vec<String>,
-    /// Metrics judged together (their intervals are simultaneous), and the
-    /// confidence level of each interval.
+    /// Primary lines judged together (their intervals are simultaneous),
+    /// and the confidence level of each of their intervals.
     pub family: usize,
     pub level: f64,
+    /// Secondary lines judged, the discoveries among them at a 5%
+    /// false-discovery rate, and the level of their intervals (1 - 5% x
+    /// discoveries / lines, at least one discovery's worth).
+    pub secondary: usize,
+    pub discoveries: usize,
+    pub secondary_level: f64,
     /// Concurrency sweeps of the pair's configs: the Universal Scalability
     /// Law fitted on each side (pooled over repeats), per swept step.
     pub scaling: Vec<ScalingPair>,
 }
+
+impl Pair {
+    fn new(base: String, new: String, scaling: Vec<ScalingPair>) -> Pair {
+        Pair { base, new, lines: Vec::new(), notes: Vec::new(), family: 0, level: 0.95, secondary: 0, discoveries: 0, secondary_level: 0.95, scaling }
+    }
+
+    /// Per step, the smallest change each primary line could have called:
+    /// ("readrandom", "8% in ops/s, 4% in cpu/op").
+    pub fn detectable(&self) -> Vec<(String, String)> {
+        let mut out: Vec<(String, String)> = Vec::new();
+        for l in self.lines.iter().filter(|l| l.role == Role::Primary) {
+            let Some(d) = l.detectable else { continue };
+            let part = format!("{} in {}", percent(d), METRICS[l.metric].title());
+            match out.iter_mut().find(|(s, _)| *s == l.step) {
+                Some((_, text)) => text.push_str(&format!(", {part}")),
+                None => out.push((l.step.clone(), part)),
+            }
+        }
+        out
+    }
+}
+
+/// A fraction as a percentage for a reader: "8%", "0.8%", ">1000%".
+pub fn percent(f: f64) -> String {
+    match f * 100.0 {
+        p if p >= 1000.0 => ">1000%".into(),
+        p if p >= 10.0 => format!("{p:.0}%"),
+        p => format!("{p:.1}%"),
+    }
+}
+
+/// What a step's repeats say about their own noise, as notes: a step too
+/// short for its noise (its ops/s varies between rounds by more than half
+/// the threshold, and it ran under 4 s), and a drift of the machine over
+/// the rounds larger than the threshold (paired rounds: each pair is then
+/// biased by the drift between its two members).
+fn noise_notes(step: &str, a: &Side, b: &Side, paired: bool, threshold: f64) -> Vec<String> {
+    let ops = summary::metric_index("ops_s").expect("ops_s");
+    let mut notes = Vec::new();
+    for side in [a, b] {
+        let logs: Vec<f64> = side.values(ops).iter().filter(|v| **v > 0.0).map(|v| v.ln()).collect();
+        if logs.len() < 3 {
+            continue;
+        }
+        let mean = logs.iter().sum::<f64>() / logs.len() as f64;
+        let sd = (logs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (logs.len() - 1) as f64).sqrt();
+        let walls: Vec<f64> = side.repeats.iter().filter_map(|(_, r)| r.wall_s).collect();
+        let wall = super::stats::median(&walls);
+        if sd > threshold / 2.0 && wall.is_some_and(|w| w < MIN_STEADY_STEP_S) {
+            notes.push(format!(
+                "step {step}: each run took {:.1} s and its ops/s varied {} between rounds: too short for its own noise (below {:.0} s a step measures its start); give it --seconds {:.0} or more",
+                wall.unwrap_or(0.0),
+                percent(sd.exp() - 1.0),
+                MIN_STEADY_STEP_S,
+                MIN_STEADY_STEP_S
+            ));
+            break;
+        }
+    }
+    if paired {
+        // The drift: the base's ops/s against the round it ran in.
+        let by_round: Vec<(f64, f64)> = a.by_round(ops).into_iter().filter(|(_, v)| *v > 0.0).map(|((_, r), v)| (r as f64, v.ln())).collect();
+        if by_round.len() >= 4 {
+            let n = by_round.len() as f64;
+            let (mx, my) = (by_round.iter().map(|p| p.0).sum::<f64>() / n, by_round.iter().map(|p| p.1).sum::<f64>() / n);
+            let sxy: f64 = by_round.iter().map(|(x, y)| (x - mx) * (y - my)).sum();
+            let sxx: f64 = by_round.iter().map(|(x, _)| (x - mx).powi(2)).sum();
+            let syy: f64 = by_round.iter().map(|(_, y)| (y - my).powi(2)).sum();
+            let slope = if sxx > 0.0 { sxy / sxx } else { 0.0 };
+            let r = if sxx > 0.0 && syy > 0.0 { sxy / (sxx * syy).sqrt() } else { 0.0 };
+            let span = slope * (by_round.iter().map(|p| p.0).fold(f64::MIN, f64::max) - by_round.iter().map(|p| p.0).fold(f64::MAX, f64::min));
+            if r.abs() >= 0.8 && span.abs().exp() - 1.0 > threshold {
+                notes.push(format!(
+                    "step {step}: the machine drifted: the base's ops/s went {} {} over the rounds (steadily, r = {r:.2}); rounds interleave the configs, but a drift this large moves between a round's turns too: run more, shorter rounds, or on a quieter machine",
+                    if span > 0.0 { "up" } else { "down" },
+                    percent(span.abs().exp() - 1.0)
+                ));
+            }
+        }
+    }
+    notes
+}
+
+/// Below this, a step measures its own start more than the engine: a
+/// 0.3-second fill varied 20% between processes on this machine kind, the
+/// same step of 4 seconds 2.5% (docs/report.md, "Verdicts that can say yes").
+pub const MIN_STEADY_STEP_S: f64 = 4.0;
 
 /// One swept step's fit on both sides (Err: why that side has no fit).
 #[derive(Debug, Clone)]
@@ -319,7 +469,7 @@ fn compare_sides(step_sides_a: &[(String, Side)], step_sides_b: &[(String, Side)
         b: &'s Side,
         /// Paired by round: both sides ran in the same rounds of one run.
         paired: bool,
-        control: bool,
+        role: Role,
         /// Every value on both sides is below the metric's floor.
         tiny: bool,
     }
@@ -331,8 +481,10 @@ fn compare_sides(step_sides_a: &[(String, Side)], step_sides_b: &[(String, Side)
         };
         let control = has_control(a, b);
         let control_key = control_metric(a, b);
+        let cost = cost_metric(a, b);
         let rounds = |s: &Side| !s.repeats.is_empty() && s.repeats.iter().all(|(_, r)| r.round.is_some());
         let paired = same_run && rounds(a) && rounds(b);
+        pair.notes.extend(noise_notes(key, a, b, paired, opts.threshold));
         for (mi, m) in METRICS.iter().enumerate() {
             let is_control = control && m.key == control_key;
             if !wanted(m.key) && !is_control {
@@ -345,47 +497,71 @@ fn compare_sides(step_sides_a: &[(String, Side)], step_sides_b: &[(String, Side)
             let fl = floor(m.key);
             // Below the floor on both sides is the same, if repeats say so (one run: no verdict).
             let tiny = fl > 0.0 && va.len() >= 2 && vb.len() >= 2 && va.iter().chain(&vb).all(|v| v.abs() <= fl);
-            todo.push(Todo { step: key, mi, a, b, paired, control: is_control, tiny });
+            let role = if is_control { Role::Control } else { role(m.key, cost) };
+            todo.push(Todo { step: key, mi, a, b, paired, role, tiny });
         }
     }
-    // Simultaneous intervals over the metrics judged together; the control
-    // is one check of its own, at 95%.
-    let family = todo.iter().filter(|t| !t.tiny && !t.control && interval(t.a, t.b, t.mi, t.paired, 0.95).is_some()).count();
+    // The primary lines: simultaneous intervals (Bonferroni). The secondary
+    // ones: Benjamini-Hochberg on their p-values of "beyond the threshold",
+    // their intervals at the level that makes exactly the discoveries lie
+    // beyond it. The control is one check of its own, at 95%.
+    let judged = |t: &Todo, role: Role| t.role == role && !t.tiny && interval(t.a, t.b, t.mi, t.paired, 0.95).is_some();
+    let family = todo.iter().filter(|t| judged(t, Role::Primary)).count();
     let level = verdict::simultaneous_level(family);
+    let p_values: Vec<f64> = todo
+        .iter()
+        .filter(|t| judged(t, Role::Secondary))
+        .filter_map(|t| interval(t.a, t.b, t.mi, t.paired, 0.95).map(|i| i.p_beyond(opts.threshold)))
+        .collect();
+    let discoveries = verdict::benjamini_hochberg(&p_values, verdict::ALPHA);
+    let secondary_level = 1.0 - verdict::ALPHA * discoveries.max(1) as f64 / p_values.len().max(1) as f64;
     pair.family = family;
     pair.level = level;
+    pair.secondary = p_values.len();
+    pair.discoveries = discoveries;
+    pair.secondary_level = secondary_level;
     let mut moved_steps: Vec<(&str, bool)> = Vec::new();
     for t in &todo {
         let m = &METRICS[t.mi];
         let (base, new) = (t.a.median(t.mi), t.b.median(t.mi));
+        let line_level = match t.role {
+            Role::Primary => level,
+            Role::Secondary => secondary_level,
+            Role::Control | Role::Reported => 0.95,
+        };
         let (interval, verdict) = if base.is_none() || new.is_none() {
             (None, Verdict::Missing)
         } else if t.tiny {
             (None, Verdict::Same)
         } else {
-            let i = interval(t.a, t.b, t.mi, t.paired, if t.control { 0.95 } else { level });
-            (i, judge(m.better, i.as_ref(), opts.threshold))
+            let i = interval(t.a, t.b, t.mi, t.paired, line_level);
+            let v = if t.role == Role::Reported && i.is_some() { Verdict::NotJudged } else { judge(m.better, i.as_ref(), opts.threshold) };
+            (i, v)
         };
         let ratio = interval.map(|i| i.ratio).or_else(|| summary::ratio(new, base));
+        let control = t.role == Role::Control;
         let verdict = match ratio {
-            Some(r) if t.control && (r - 1.0).abs() > opts.threshold => {
+            Some(r) if control && (r - 1.0).abs() > opts.threshold => {
                 let established = interval.is_some_and(|i| matches!(verdict::position(&i, opts.threshold), Position::Above | Position::Below));
                 moved_steps.push((t.step, established));
                 Verdict::ControlMoved { established }
             }
             _ => verdict,
         };
+        let detectable = interval.filter(|_| t.role != Role::Reported).map(|i| i.detectable(opts.threshold, m.better != Better::Higher));
         pair.lines.push(Line {
             step: t.step.to_string(),
             metric: t.mi,
+            role: t.role,
             base,
             new,
             ratio,
             interval,
             n_base: t.a.values(t.mi).len(),
             n_new: t.b.values(t.mi).len(),
-            control: t.control,
+            control,
             verdict,
+            detectable,
         });
     }
     for l in pair.lines.iter_mut().filter(|l| !l.control) {
@@ -468,7 +644,7 @@ pub fn compare(groups: &[Group], opts: &Options) -> Result<Comparison> {
         }
     }
     for (a_label, a, b_label, b, scaling, same_run) in jobs {
-        let mut pair = Pair { base: a_label, new: b_label, lines: Vec::new(), notes: Vec::new(), family: 0, level: 0.95, scaling };
+        let mut pair = Pair::new(a_label, b_label, scaling);
         compare_sides(&a, &b, same_run, opts, &mut pair);
         out.pairs.push(pair);
     }
@@ -488,7 +664,7 @@ pub fn compare_configs(s: &Summary, base: &str, others: &[String], opts: &Option
     others
         .iter()
         .map(|o| {
-            let mut pair = Pair { base: base.to_string(), new: o.clone(), lines: Vec::new(), notes: Vec::new(), family: 0, level: 0.95, scaling: Vec::new() };
+            let mut pair = Pair::new(base.to_string(), o.clone(), Vec::new());
             compare_sides(&a, &side_of(one, o), true, opts, &mut pair);
             pair
         })
@@ -499,9 +675,12 @@ pub fn compare_configs(s: &Summary, base: &str, others: &[String], opts: &Option
 pub fn method_text(opts: &Options) -> String {
     format!(
         "method: ratio = new / base of the medians over repeats; with 2+ repeats on each side a confidence interval on it \
-(t interval on log ratios, paired by round within one run, Welch's between runs), simultaneous over the metrics judged \
-together (each at 1 - 5%/m, Bonferroni); REGRESSION/improvement only when the whole interval lies beyond +-{t:.0}%, \
-same when it lies within, else inconclusive; a change needs 5 repeats; one run per side: ratios, no verdicts (use --repeat 5). \
+(t interval on log ratios, paired by round within one run, Welch's between runs); the primary figures (ops/s and the engine's \
+CPU per operation: the process's, or the server's) simultaneous over the pair (each at 1 - 5%/m, Bonferroni), the others at \
+a 5% false-discovery rate (Benjamini-Hochberg), MB/s, % of limit and the maximum shown and not judged; \
+REGRESSION/improvement only when the whole interval lies beyond +-{t:.0}%, \
+same when it lies within, else inconclusive; a change needs 5 repeats; one run per side: ratios, no verdicts (use --repeat 5); \
+'could detect' is the smallest change each interval could have called. \
 Control: {c} (the threads that issued the operations; {f} in results from before it was measured) where rumbench's own \
 work is the same on both sides (the same server engine, or the null engine alike); when its ratio moves beyond {t:.0}% \
 the step's verdicts are withheld: noisy machine, or, when its whole interval lies beyond, the client's own cost changed.",
@@ -547,6 +726,88 @@ mod tests {
         // Beyond the threshold with 4 repeats: not yet a change.
         let four = i(1.10, 1.20).map(|x| Interval { n: 4, ..x });
         assert_eq!(judge(Better::Higher, four.as_ref(), 0.05), Verdict::Inconclusive(Some(5)));
+    }
+
+    #[test]
+    fn mb_s_does_not_widen_ops_s_and_the_maximum_gets_no_verdict() {
+        // b: 12% more ops/s in every round, a little noise; the same CPU per op.
+        let rounds: Vec<Vec<(&str, &str, f64, f64)>> =
+            [1.0f64, 1.02, 0.99, 1.01, 0.98].iter().map(|&k| vec![("a", "rocksdb", 1000.0 * k, 5.0), ("b", "rocksdb", 1120.0 * k * (2.0 - k).sqrt(), 5.0)]).collect();
+        // MB/s is ops/s times the bytes per operation (124 here): the same figure again.
+        let with_mb_s = || {
+            let mut run = repeated_run(&rounds);
+            for c in &mut run.configs {
+                c.steps[0].mb_s = c.steps[0].ops_s.map(|o| o * 124.0 / 1048576.0);
+            }
+            run
+        };
+        let judged = |metrics: &[&str]| {
+            let opts = Options { metrics: Some(metrics.iter().map(|m| m.to_string()).collect()), ..Options::default() };
+            compare(&one_group(with_mb_s()), &opts).unwrap()
+        };
+        // ops/s alone, and with MB/s (the same figure again), the maximum and p99 beside it.
+        let alone = judged(&["ops_s"]);
+        let beside = judged(&["ops_s", "mb_s", "max_us", "p99_us", "p999_us"]);
+        assert_eq!(alone.pairs[0].family, 1);
+        assert_eq!(beside.pairs[0].family, 1, "only ops/s is primary among these");
+        assert_eq!(line(&alone, 0, "ops_s").interval, line(&beside, 0, "ops_s").interval, "MB/s, p99 and max do not widen ops/s's interval");
+        assert_eq!(line(&beside, 0, "ops_s").verdict, Verdict::Improvement);
+        for key in ["mb_s", "max_us"] {
+            let l = line(&beside, 0, key);
+            assert_eq!((l.role, l.verdict), (Role::Reported, Verdict::NotJudged), "{key}");
+            assert!(l.ratio.is_some(), "{key}: reported with its ratio");
+        }
+        assert_eq!(line(&beside, 0, "p99_us").role, Role::Secondary);
+        assert_eq!(beside.pairs[0].secondary, 2, "p99 and p99.9");
+        // Every metric: the primary family is ops/s and the process's CPU per op.
+        let all = compare(&one_group(with_mb_s()), &Options::default()).unwrap();
+        let primary: Vec<&str> = all.pairs[0].lines.iter().filter(|l| l.role == Role::Primary).map(|l| METRICS[l.metric].key).collect();
+        assert_eq!(primary, ["ops_s", "cpu_us_op"]);
+        assert_eq!(all.pairs[0].family, 2);
+        // The smallest change each could have called, said per step.
+        let d = all.pairs[0].detectable();
+        assert_eq!(d.len(), 1);
+        assert!(d[0].0 == "readrandom" && d[0].1.contains("in ops/s") && d[0].1.contains("in cpu/op us"), "{d:?}");
+        let text = crate::report::compare_text::render(&all);
+        assert!(text.contains("readrandom: could detect changes of "), "{text}");
+        let dl = line(&all, 0, "ops_s").detectable.unwrap();
+        assert!(dl > 0.05 && dl < 0.5, "{dl}");
+    }
+
+    #[test]
+    fn a_short_noisy_step_and_a_drifting_machine_are_warned_about() {
+        // ops/s varying 20% between rounds; the fixture's steps ran 10 s: no warning about their length.
+        let noisy: Vec<Vec<(&str, &str, f64, f64)>> = [1.0, 1.25, 0.8, 1.2, 0.85].iter().map(|&k| vec![("a", "rocksdb", 1000.0 * k, 5.0), ("b", "rocksdb", 1000.0 * k, 5.0)]).collect();
+        let c = compare(&one_group(repeated_run(&noisy)), &Options::default()).unwrap();
+        assert!(!c.pairs[0].notes.iter().any(|n| n.contains("too short")), "{:?}", c.pairs[0].notes);
+        let mut run = repeated_run(&noisy);
+        for cfg in &mut run.configs {
+            cfg.steps[0].wall_s = Some(0.3);
+        }
+        let c = compare(&one_group(run), &Options::default()).unwrap();
+        let note = c.pairs[0].notes.iter().find(|n| n.contains("too short for its own noise")).expect("a note");
+        assert!(note.contains("took 0.3 s") && note.contains("--seconds 4"), "{note}");
+        // A steady drift of 8% a round.
+        let drifting: Vec<Vec<(&str, &str, f64, f64)>> = (0..5).map(|r| 1.08f64.powi(r)).map(|k| vec![("a", "rocksdb", 1000.0 * k, 5.0), ("b", "rocksdb", 1010.0 * k, 5.0)]).collect();
+        let c = compare(&one_group(repeated_run(&drifting)), &Options::default()).unwrap();
+        assert!(c.pairs[0].notes.iter().any(|n| n.contains("the machine drifted") && n.contains("went up")), "{:?}", c.pairs[0].notes);
+    }
+
+    #[test]
+    fn secondary_figures_are_judged_at_a_false_discovery_rate() {
+        // The same p99 in every round but b's is 30% higher: a discovery among the secondary figures.
+        let mut run = repeated_run(&[1.0, 1.01, 0.99, 1.02, 0.98].iter().map(|&k| vec![("a", "rocksdb", 1000.0 * k, 5.0), ("b", "rocksdb", 1000.0 * k, 5.0)]).collect::<Vec<_>>());
+        for (i, cfg) in run.configs.iter_mut().enumerate() {
+            let wobble = 1.0 + 0.01 * (i % 3) as f64;
+            let l = &mut cfg.steps[0].ops_by_type[0].latency;
+            l.p99_us = if cfg.name == "b" { 13.0 * wobble } else { 10.0 * wobble };
+        }
+        let c = compare(&one_group(run), &Options::default()).unwrap();
+        let p = &c.pairs[0];
+        assert!(p.secondary > 3 && p.discoveries >= 1, "{} {}", p.secondary, p.discoveries);
+        assert_eq!(line(&c, 0, "p99_us").verdict, Verdict::Regression);
+        assert!((p.secondary_level - (1.0 - 0.05 * p.discoveries as f64 / p.secondary as f64)).abs() < 1e-12);
+        assert_eq!(line(&c, 0, "ops_s").verdict, Verdict::Same);
     }
 
     #[test]

@@ -52,7 +52,15 @@ pub fn render(c: &Comparison) -> String {
     for p in &c.pairs {
         o.push_str(&format!("\n{} -> {}\n", p.base, p.new));
         if p.family > 0 {
-            o.push_str(&format!("intervals: {} metrics judged together, each at {:.2}% confidence\n", p.family, p.level * 100.0));
+            o.push_str(&format!("primary (throughput, the engine's CPU per operation): {} judged together, each interval at {:.2}% confidence\n", p.family, p.level * 100.0));
+        }
+        if p.secondary > 0 {
+            o.push_str(&format!(
+                "secondary: {} judged at a 5% false-discovery rate (Benjamini-Hochberg): {} beyond the threshold, intervals at {:.2}%\n",
+                p.secondary,
+                p.discoveries,
+                p.secondary_level * 100.0
+            ));
         }
         let rows: Vec<Vec<String>> = p
             .lines
@@ -77,6 +85,9 @@ pub fn render(c: &Comparison) -> String {
             })
             .collect();
         o.push_str(&table::render_table(&["step", "metric", "base", "new", "runs", "ratio", "interval", "verdict"], &rows));
+        for (step, text) in p.detectable() {
+            o.push_str(&format!("{step}: could detect changes of {text} or more\n"));
+        }
         for n in &p.notes {
             o.push_str(&format!("note: {n}\n"));
         }

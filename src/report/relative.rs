@@ -83,7 +83,13 @@ impl Table {
                 rows.push(Row { step: st.key.clone(), metric: mi, base, cells });
             }
         }
-        let notes = pairs.iter().flat_map(|p| p.notes.iter().map(move |n| format!("{} vs {}: {n}", p.new, p.base))).collect();
+        let mut notes: Vec<String> = pairs.iter().flat_map(|p| p.notes.iter().map(move |n| format!("{} vs {}: {n}", p.new, p.base))).collect();
+        // What each comparison could have seen: the smallest change its interval would call.
+        for p in &pairs {
+            for (step, text) in p.detectable() {
+                notes.push(format!("{} vs {}, {step}: could detect changes of {text} or more", p.new, p.base));
+            }
+        }
         (rows, notes)
     }
 
@@ -101,7 +107,7 @@ pub fn mark(v: Verdict) -> &'static str {
         Verdict::Inconclusive(_) => " ?",
         Verdict::Withheld { .. } => " withheld",
         Verdict::ControlMoved { .. } => " MOVED",
-        Verdict::OneRun | Verdict::Missing => "",
+        Verdict::OneRun | Verdict::Missing | Verdict::NotJudged => "",
     }
 }
 

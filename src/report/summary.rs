@@ -195,6 +195,8 @@ pub struct RepeatFigures {
     pub cv_ops: Option<f64>,
     pub cv_p99: Option<f64>,
     pub cv_max: Option<f64>,
+    /// How long the step ran.
+    pub wall_s: Option<f64>,
 }
 
 impl Row {
@@ -854,6 +856,7 @@ fn repeat_figures(row: &Row, round: Option<u32>) -> RepeatFigures {
         cv_ops: series(|iv| iv.ops as f64),
         cv_p99: series(|iv| iv.p99_us),
         cv_max: series(|iv| iv.max_us),
+        wall_s: row.wall_s,
     }
 }
 

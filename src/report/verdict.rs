@@ -50,6 +50,62 @@ pub struct Interval {
     pub sd: f64,
     /// ln(ratio).
     pub mean_log: f64,
+    /// The standard error of `mean_log` and its degrees of freedom: what the
+    /// interval's half-width is t(level, df) times.
+    pub se: f64,
+    pub df: f64,
+}
+
+impl Interval {
+    /// Half the interval's width, in logarithms.
+    pub fn half_log(&self) -> f64 {
+        t_quantile(self.level, self.df) * self.se
+    }
+
+    /// The one-sided p-value of "the change is beyond the threshold T" (in
+    /// the direction of the estimate): the chance of an estimate this far
+    /// beyond ln(1 + T) (or ln(1 - T)) if the change were exactly at the
+    /// threshold. An interval at level 1 - a lies wholly beyond the
+    /// threshold exactly when this is below a / 2.
+    pub fn p_beyond(&self, threshold: f64) -> f64 {
+        let bound = if self.mean_log >= 0.0 { (1.0 + threshold).ln() } else { -(1.0 - threshold).ln() };
+        let excess = self.mean_log.abs() - bound;
+        if self.se <= 0.0 || !self.se.is_finite() {
+            return if excess > 0.0 { 0.0 } else { 1.0 };
+        }
+        let stat = excess / self.se;
+        match StudentsT::new(0.0, 1.0, self.df.max(1.0)) {
+            Ok(t) => 1.0 - t.cdf(stat),
+            Err(_) => 1.0,
+        }
+    }
+
+    /// The smallest change, in the direction `worse_up` (true: an increase)
+    /// that an interval of this width would call: the change at which its
+    /// near end just clears the threshold (called about half the time),
+    /// as a fraction (0.08 = 8%). The minimum detectable effect of this
+    /// comparison at its repeats and noise.
+    pub fn detectable(&self, threshold: f64, worse_up: bool) -> f64 {
+        let h = self.half_log();
+        if worse_up {
+            (1.0 + threshold) * h.exp() - 1.0
+        } else {
+            1.0 - (1.0 - threshold) * (-h).exp()
+        }
+    }
+}
+
+/// Benjamini-Hochberg: of `p` (one-sided p-values, see
+/// [`Interval::p_beyond`]), how many are discoveries at false-discovery
+/// rate `q` (two-sided, as the intervals: each p is held against q / 2).
+/// The discoveries are the `R` smallest, and the interval of each at level
+/// 1 - q R / m lies wholly beyond the threshold (the false-coverage-rate
+/// intervals of Benjamini and Yekutieli).
+pub fn benjamini_hochberg(p: &[f64], q: f64) -> usize {
+    let m = p.len();
+    let mut sorted: Vec<f64> = p.iter().copied().filter(|x| x.is_finite()).collect();
+    sorted.sort_by(f64::total_cmp);
+    (1..=sorted.len()).rev().find(|&k| sorted[k - 1] <= k as f64 * q / 2.0 / m as f64).unwrap_or(0)
 }
 
 /// The two-sided t quantile for confidence `level` at `df` degrees of freedom.
@@ -90,7 +146,8 @@ pub fn paired(pairs: &[(f64, f64)], level: f64) -> Option<Interval> {
     let (mean, sd) = mean_sd(&d);
     let n = d.len();
     let half = t_quantile(level, (n - 1) as f64) * sd / (n as f64).sqrt();
-    Some(Interval { ratio: mean.exp(), lo: (mean - half).exp(), hi: (mean + half).exp(), level, n, paired: true, sd, mean_log: mean })
+    let se = sd / (n as f64).sqrt();
+    Some(Interval { ratio: mean.exp(), lo: (mean - half).exp(), hi: (mean + half).exp(), level, n, paired: true, sd, mean_log: mean, se, df: (n - 1) as f64 })
 }
 
 /// Welch's interval on the ratio of geometric means new/base, all values > 0.
@@ -110,7 +167,7 @@ pub fn unpaired(base: &[f64], new: &[f64], level: f64) -> Option<Interval> {
     let half = t_quantile(level, df) * se;
     // The per-side spread, as if each side had one repeat: se = sd * sqrt(2/n) at equal sizes.
     let sd = se / (1.0 / na + 1.0 / nb).sqrt();
-    Some(Interval { ratio: mean.exp(), lo: (mean - half).exp(), hi: (mean + half).exp(), level, n: lb.len().min(ln.len()), paired: false, sd, mean_log: mean })
+    Some(Interval { ratio: mean.exp(), lo: (mean - half).exp(), hi: (mean + half).exp(), level, n: lb.len().min(ln.len()), paired: false, sd, mean_log: mean, se, df })
 }
 
 /// Where an interval lies against the threshold T.
@@ -246,5 +303,26 @@ mod tests {
         let at = paired(&[(100.0, 100.0), (100.0, 110.0), (100.0, 105.0)], 0.95).unwrap();
         assert!(at.ratio > 1.04 && at.ratio < 1.06, "{at:?}");
         assert_eq!(repeats_needed(&at, 0.05), None);
+    }
+
+    #[test]
+    fn p_beyond_agrees_with_the_interval_and_bh_with_its_definition() {
+        // +15% with spread: the 95% interval's lower end against 1.05.
+        let i = paired(&[(100.0, 112.0), (100.0, 118.0), (100.0, 114.0), (100.0, 116.0), (100.0, 115.0)], 0.95).unwrap();
+        let p = i.p_beyond(0.05);
+        assert_eq!(i.lo > 1.05, p < 0.025, "{i:?} p {p}");
+        for level in [0.9, 0.99, 0.999] {
+            let j = paired(&[(100.0, 112.0), (100.0, 118.0), (100.0, 114.0), (100.0, 116.0), (100.0, 115.0)], level).unwrap();
+            assert_eq!(j.lo > 1.05, p < (1.0 - level) / 2.0, "level {level}: {j:?} p {p}");
+        }
+        // BH at q 5% over 4: the k-th smallest against k x 0.025 / 4.
+        assert_eq!(benjamini_hochberg(&[0.001, 0.0125, 0.5, 0.9], 0.05), 2);
+        assert_eq!(benjamini_hochberg(&[0.0063, 0.5, 0.9, 0.9], 0.05), 0, "0.0063 > 0.025 / 4");
+        assert_eq!(benjamini_hochberg(&[], 0.05), 0);
+        // The detectable change: the near end of an interval this wide just at the threshold.
+        let d = i.detectable(0.05, true);
+        let h = i.half_log();
+        assert!(close((1.0 + d).ln() - h, 1.05f64.ln(), 1e-12), "{d}");
+        assert!(i.detectable(0.05, false) > 0.05);
     }
 }
