@@ -6,6 +6,12 @@ verdicts.
 
   verdict_calibration.py aa   --rumbench BIN --n 1,3,5 DIR...    A/A runs: false verdicts
   verdict_calibration.py power --rumbench BIN --n 3,5,10 --metrics cpu_us_op DIR...
+  verdict_calibration.py trials --rumbench BIN DIR...
+
+`trials`: each run (configs base, aa, plus5, plus10) compared whole, every
+metric: base -> aa with any REGRESSION, improvement or changed verdict is a
+false verdict; base -> plus5/plus10 counts REGRESSION on ops/s and on cpu/op
+per step, and the smallest detectable changes compare printed.
 
 `aa`: every pair is an A/A comparison (identical configs); a pair with any
 REGRESSION, improvement or changed verdict is a false verdict.
@@ -51,6 +57,59 @@ def pairs_of(text):
     return pairs
 
 
+def detectable_of(text):
+    """{(base, new): {step: "X% in ops/s, Y% in cpu/op us"}} from compare's text."""
+    out, cur = {}, None
+    for line in text.splitlines():
+        m = re.match(r"^(\S+) -> (\S+)$", line)
+        if m:
+            cur = (m.group(1), m.group(2))
+            out[cur] = {}
+            continue
+        m = re.match(r"^(\S+): could detect changes of (.*) or more$", line)
+        if m and cur:
+            out[cur][m.group(1)] = m.group(2)
+    return out
+
+
+def trials(binary, dirs):
+    false_aa, examples = 0, []
+    called = defaultdict(int)  # (new, step, metric) -> trials called REGRESSION
+    mde = defaultdict(list)  # step -> detectable text of base -> aa, per trial
+    for d in dirs:
+        out = subprocess.run([binary, "compare", d], capture_output=True, text=True)
+        if out.returncode not in (0, 1):
+            sys.exit(f"compare failed: {out.stderr}")
+        pairs = pairs_of(out.stdout)
+        for (base, new), lines in pairs.items():
+            if new == "aa":
+                bad = [l for l in lines if l[2].startswith(("REGRESSION", "improvement", "changed"))]
+                false_aa += bool(bad)
+                if bad:
+                    examples.append(f"{d}: {bad}")
+            for step in ("fillrandom", "readrandom"):
+                for metric, prefix in (("ops/s", "ops/s"), ("cpu/op", "cpu/op")):
+                    hit = any(l[0] == step and l[1].startswith(prefix) and l[2] == "REGRESSION" for l in lines)
+                    called[(new, step, metric)] += hit
+        for step, text in detectable_of(out.stdout).get(("base", "aa"), {}).items():
+            mde[step].append(text)
+    n = len(dirs)
+    print(f"| pair | step | REGRESSION on ops/s | on cpu/op |")
+    print("|---|---|---:|---:|")
+    for new in ("plus10", "plus5", "aa"):
+        for step in ("fillrandom", "readrandom"):
+            print(f"| base -> {new} | {step} | {called[(new, step, 'ops/s')]}/{n} | {called[(new, step, 'cpu/op')]}/{n} |")
+    print()
+    print(f"A/A trials (base -> aa) with any false verdict, every metric: {false_aa} of {n}")
+    for e in examples[:5]:
+        print(f"- {e}")
+    print()
+    print("Smallest detectable change of each A/A comparison (compare's line), per trial:")
+    print()
+    for step, texts in mde.items():
+        print(f"- {step}: " + "; ".join(texts))
+
+
 def compare(binary, run, metrics):
     with tempfile.TemporaryDirectory() as d:
         with open(os.path.join(d, "result.json"), "w") as f:
@@ -64,12 +123,14 @@ def compare(binary, run, metrics):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("mode", choices=["aa", "power"])
+    ap.add_argument("mode", choices=["aa", "power", "trials"])
     ap.add_argument("dirs", nargs="+")
     ap.add_argument("--rumbench", required=True)
     ap.add_argument("--n", default="1,3,5")
     ap.add_argument("--metrics", default="")
     a = ap.parse_args()
+    if a.mode == "trials":
+        return trials(a.rumbench, a.dirs)
     ns = [int(x) for x in a.n.split(",")]
     # (n) -> [comparisons, with a false verdict] or (n, config) -> [trials, detected]
     tally = defaultdict(lambda: [0, 0])

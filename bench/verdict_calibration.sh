@@ -2,18 +2,21 @@
 # How often rumbench's verdicts are wrong, and how large a slowdown they
 # catch, on this machine (bench/README.md, "Verdict calibration").
 #
-# 1. A/A: RUNS runs of CONFIGS identical configs (rocksdb, and postgres
-#    when POSTGRES=1), default settings, --repeat 5. Every config against the
-#    first is an A/A comparison: judged on the first N rounds (N = 1, 3, 5,
-#    disjoint subsets), any REGRESSION, improvement or changed verdict is a
-#    false one.
-# 2. Power: the null engine with a known CPU cost per call (spin_ns 2000)
-#    against 5%, 10% and 20% more (2100, 2200, 2400), --repeat 10, POWER_RUNS
-#    runs; judged on disjoint subsets of 3, 5 and 10 rounds: the share of
-#    pairs whose readrandom cpu/op is called REGRESSION (compare --metrics
-#    cpu_us_op,ops_s).
+# 1. Trials (always): TRIALS runs of the null engine with a deterministic
+#    cost per call (one spin-iteration count per machine, calibrated once and
+#    stored: `rumbench engines null`), --repeat 5, steps of at least 4 s
+#    (fillrandom NUM keys, readrandom STEP_SECONDS), four configs: base
+#    (spin_ns SPIN), aa (the same), plus5 and plus10 (5% and 10% more spin).
+#    Each run is compared as a whole, every metric: base -> aa is an A/A trial
+#    (any REGRESSION, improvement or changed verdict is a false one); base ->
+#    plus10 and base -> plus5 are power trials (REGRESSION called on ops/s and
+#    on cpu/op, per step). The load average is recorded before each trial.
+# 2. Engines (ENGINES=1): the A/A runs of earlier rounds, RUNS runs of
+#    CONFIGS identical rocksdb configs (and postgres when POSTGRES=1),
+#    --repeat 5, judged on disjoint subsets of 1, 3 and 5 rounds.
 #
-# Usage: bench/verdict_calibration.sh        (RUNS=2 CONFIGS=6 POSTGRES=1 POWER_RUNS=2: about 35 minutes)
+# Usage: bench/verdict_calibration.sh           (TRIALS=10: about 35 minutes on 2 vCPUs)
+#        ENGINES=1 bench/verdict_calibration.sh (also the engines' A/A runs: 25 minutes more)
 # Writes bench/results/verdict_calibration-<date>.md.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -21,7 +24,11 @@ source bench/lib.sh
 RUNS=${RUNS:-2}
 CONFIGS=${CONFIGS:-6}
 POSTGRES=${POSTGRES:-1}
-POWER_RUNS=${POWER_RUNS:-2}
+TRIALS=${TRIALS:-10}
+NUM=${NUM:-4000000}
+STEP_SECONDS=${STEP_SECONDS:-4}
+SPIN=${SPIN:-1000}
+ENGINES=${ENGINES:-0}
 OUT=bench/results/verdict_calibration-$(date -u +%Y%m%d-%H%M).md
 WORK=$SCRATCH/verdicts
 rm -rf "$WORK"
@@ -43,46 +50,60 @@ run_suite() { # NAME FILE REPEAT
 }
 
 started=$(date -u +%FT%TZ)
+trial_dirs=()
+loads=()
+for t in $(seq 1 "$TRIALS"); do
+    {
+        printf '[settings]\nnum = %d\nseconds = %d\nsteps = ["fillrandom", "readrandom"]\n' "$NUM" "$STEP_SECONDS"
+        for c in "base $SPIN" "aa $SPIN" "plus5 $((SPIN * 105 / 100))" "plus10 $((SPIN * 110 / 100))"; do
+            set -- $c
+            printf '[[config]]\nname = "%s"\nengine = "null"\noptions = { spin_ns = %d }\n' "$1" "$2"
+        done
+    } > "$WORK/null.toml"
+    loads+=("$(cut -d' ' -f1-3 /proc/loadavg)")
+    run_suite "trial-$t" "$WORK/null.toml" 5
+    trial_dirs+=("$WORK/trial-$t")
+done
 aa_dirs_rocksdb=()
 aa_dirs_pg=()
-for r in $(seq 1 "$RUNS"); do
-    suite rocksdb '[settings]\nnum = 200000\nseconds = 3\nsteps = ["fillrandom", "readrandom", "overwrite"]' "$CONFIGS" > "$WORK/rocksdb.toml"
-    run_suite "aa-rocksdb-$r" "$WORK/rocksdb.toml" 5
-    aa_dirs_rocksdb+=("$WORK/aa-rocksdb-$r")
-    if [ "$POSTGRES" = 1 ]; then
-        suite postgres '[settings]\nrecords = 2000\nseconds = 3\nsteps = ["ycsb-load", "ycsb-c", "ycsb-a"]' "$CONFIGS" > "$WORK/pg.toml"
-        run_suite "aa-postgres-$r" "$WORK/pg.toml" 5
-        aa_dirs_pg+=("$WORK/aa-postgres-$r")
-    fi
-done
-power_dirs=()
-for r in $(seq 1 "$POWER_RUNS"); do
-    suite null '[settings]\nnum = 20000\nseconds = 1\nsteps = ["fillseq", "readrandom"]' 4 \
-        'options = { spin_ns = 2000 }' 'options = { spin_ns = 2100 }' 'options = { spin_ns = 2200 }' 'options = { spin_ns = 2400 }' \
-        | sed 's/name = "c1"/name = "plus5"/; s/name = "c2"/name = "plus10"/; s/name = "c3"/name = "plus20"/' > "$WORK/null.toml"
-    run_suite "power-$r" "$WORK/null.toml" 10
-    power_dirs+=("$WORK/power-$r")
-done
+if [ "$ENGINES" = 1 ]; then
+    for r in $(seq 1 "$RUNS"); do
+        suite rocksdb '[settings]\nnum = 200000\nseconds = 3\nsteps = ["fillrandom", "readrandom", "overwrite"]' "$CONFIGS" > "$WORK/rocksdb.toml"
+        run_suite "aa-rocksdb-$r" "$WORK/rocksdb.toml" 5
+        aa_dirs_rocksdb+=("$WORK/aa-rocksdb-$r")
+        if [ "$POSTGRES" = 1 ]; then
+            suite postgres '[settings]\nrecords = 2000\nseconds = 3\nsteps = ["ycsb-load", "ycsb-c", "ycsb-a"]' "$CONFIGS" > "$WORK/pg.toml"
+            run_suite "aa-postgres-$r" "$WORK/pg.toml" 5
+            aa_dirs_pg+=("$WORK/aa-postgres-$r")
+        fi
+    done
+fi
 
 {
     echo "# Verdict calibration, $(hostname), $started to $(date -u +%FT%TZ)"
     echo
-    echo "Command: \`RUNS=$RUNS CONFIGS=$CONFIGS POSTGRES=$POSTGRES POWER_RUNS=$POWER_RUNS bench/verdict_calibration.sh\`"
-    echo "($(nproc) CPUs, load average at the end: $(cut -d' ' -f1-3 /proc/loadavg); rumbench $(git rev-parse --short HEAD))"
+    echo "Command: \`TRIALS=$TRIALS NUM=$NUM STEP_SECONDS=$STEP_SECONDS SPIN=$SPIN ENGINES=$ENGINES bench/verdict_calibration.sh\`"
+    echo "($(nproc) CPUs, rumbench $(git rev-parse --short HEAD); load average (1, 5, 15 min) before each trial: ${loads[*]/%/;}; at the end: $(cut -d' ' -f1-3 /proc/loadavg))"
     echo
-    echo "## A/A: rocksdb (fillrandom 200k keys, readrandom 3 s, overwrite 3 s; every metric)"
+    echo "The null engine as calibrated here:"
     echo
-    python3 bench/verdict_calibration.py aa --rumbench "$RUMBENCH" --n 1,3,5 "${aa_dirs_rocksdb[@]}"
-    if [ "$POSTGRES" = 1 ]; then
+    echo "    $(jget "$WORK/trial-1" 'dict(r["configs"][0]["effective_options"]).get("spin_calibration")')"
+    echo
+    echo "## Trials: null engine, spin_ns $SPIN (base, aa) against +5% and +10%, --repeat 5, every metric"
+    echo
+    python3 bench/verdict_calibration.py trials --rumbench "$RUMBENCH" "${trial_dirs[@]}"
+    if [ "$ENGINES" = 1 ]; then
         echo
-        echo "## A/A: postgres (ycsb-load 2000 records, ycsb-c 3 s, ycsb-a 3 s; every metric)"
+        echo "## A/A: rocksdb (fillrandom 200k keys, readrandom 3 s, overwrite 3 s; every metric)"
         echo
-        python3 bench/verdict_calibration.py aa --rumbench "$RUMBENCH" --n 1,3,5 "${aa_dirs_pg[@]}"
+        python3 bench/verdict_calibration.py aa --rumbench "$RUMBENCH" --n 1,3,5 "${aa_dirs_rocksdb[@]}"
+        if [ "$POSTGRES" = 1 ]; then
+            echo
+            echo "## A/A: postgres (ycsb-load 2000 records, ycsb-c 3 s, ycsb-a 3 s; every metric)"
+            echo
+            python3 bench/verdict_calibration.py aa --rumbench "$RUMBENCH" --n 1,3,5 "${aa_dirs_pg[@]}"
+        fi
     fi
-    echo
-    echo "## Power: null engine, spin_ns 2000 against +5%, +10%, +20% (readrandom cpu/op called REGRESSION; --metrics cpu_us_op,ops_s)"
-    echo
-    python3 bench/verdict_calibration.py power --rumbench "$RUMBENCH" --n 3,5,10 --metrics cpu_us_op,ops_s "${power_dirs[@]}"
 } > "$OUT"
 cat "$OUT"
 echo "written: $OUT" >&2
