@@ -252,12 +252,14 @@ pub fn percent(f: f64) -> String {
 /// the threshold, and it ran under 4 s), and a drift of the machine over
 /// the rounds larger than the threshold (paired rounds: each pair is then
 /// biased by the drift between its two members).
-fn noise_notes(step: &str, a: &Side, b: &Side, paired: bool, threshold: f64) -> Vec<String> {
+fn noise_notes(step: &str, (a, a_name): (&Side, &str), (b, b_name): (&Side, &str), paired: bool, threshold: f64) -> Vec<String> {
     let ops = summary::metric_index("ops_s").expect("ops_s");
     let mut notes = Vec::new();
-    for side in [a, b] {
+    for (side, name) in [(a, a_name), (b, b_name)] {
         let logs: Vec<f64> = side.values(ops).iter().filter(|v| **v > 0.0).map(|v| v.ln()).collect();
-        if logs.len() < 3 {
+        // A step of a few operations (flush, waitforcompaction) has no steady state to reach.
+        let count = super::stats::median(&side.repeats.iter().filter_map(|(_, r)| Some(r.values[ops]? * r.wall_s?)).collect::<Vec<f64>>());
+        if logs.len() < 3 || count.is_none_or(|c| c < MIN_STEADY_STEP_OPS) {
             continue;
         }
         let mean = logs.iter().sum::<f64>() / logs.len() as f64;
@@ -266,7 +268,7 @@ fn noise_notes(step: &str, a: &Side, b: &Side, paired: bool, threshold: f64) -> 
         let wall = super::stats::median(&walls);
         if sd > threshold / 2.0 && wall.is_some_and(|w| w < MIN_STEADY_STEP_S) {
             notes.push(format!(
-                "step {step}: each run took {:.1} s and its ops/s varied {} between rounds: too short for its own noise (below {:.0} s a step measures its start); give it --seconds {:.0} or more",
+                "{name}'s step {step}: each run took {:.1} s and its ops/s varied {} between rounds: too short for its own noise (below {:.0} s a step measures its start); give it --seconds {:.0} or more",
                 wall.unwrap_or(0.0),
                 percent(sd.exp() - 1.0),
                 MIN_STEADY_STEP_S,
@@ -289,7 +291,7 @@ fn noise_notes(step: &str, a: &Side, b: &Side, paired: bool, threshold: f64) -> 
             let span = slope * (by_round.iter().map(|p| p.0).fold(f64::MIN, f64::max) - by_round.iter().map(|p| p.0).fold(f64::MAX, f64::min));
             if r.abs() >= 0.8 && span.abs().exp() - 1.0 > threshold {
                 notes.push(format!(
-                    "step {step}: the machine drifted: the base's ops/s went {} {} over the rounds (steadily, r = {r:.2}); rounds interleave the configs, but a drift this large moves between a round's turns too: run more, shorter rounds, or on a quieter machine",
+                    "{a_name}'s step {step}: the machine drifted: its ops/s went {} {} over the rounds (steadily, r = {r:.2}); rounds interleave the configs, but a drift this large moves between a round's turns too: run more, shorter rounds, or on a quieter machine",
                     if span > 0.0 { "up" } else { "down" },
                     percent(span.abs().exp() - 1.0)
                 ));
@@ -301,8 +303,11 @@ fn noise_notes(step: &str, a: &Side, b: &Side, paired: bool, threshold: f64) -> 
 
 /// Below this, a step measures its own start more than the engine: a
 /// 0.3-second fill varied 20% between processes on this machine kind, the
-/// same step of 4 seconds 2.5% (docs/report.md, "Verdicts that can say yes").
+/// same step of 4 seconds 2.5% (docs/report.md, "Verdict method").
 pub const MIN_STEADY_STEP_S: f64 = 4.0;
+/// Steps of fewer operations than this (flush, waitforcompaction: one)
+/// are not warned about for their length.
+const MIN_STEADY_STEP_OPS: f64 = 100.0;
 
 /// One swept step's fit on both sides (Err: why that side has no fit).
 #[derive(Debug, Clone)]
@@ -484,7 +489,7 @@ fn compare_sides(step_sides_a: &[(String, Side)], step_sides_b: &[(String, Side)
         let cost = cost_metric(a, b);
         let rounds = |s: &Side| !s.repeats.is_empty() && s.repeats.iter().all(|(_, r)| r.round.is_some());
         let paired = same_run && rounds(a) && rounds(b);
-        pair.notes.extend(noise_notes(key, a, b, paired, opts.threshold));
+        pair.notes.extend(noise_notes(key, (a, &pair.base), (b, &pair.new), paired, opts.threshold));
         for (mi, m) in METRICS.iter().enumerate() {
             let is_control = control && m.key == control_key;
             if !wanted(m.key) && !is_control {
@@ -787,6 +792,14 @@ mod tests {
         let c = compare(&one_group(run), &Options::default()).unwrap();
         let note = c.pairs[0].notes.iter().find(|n| n.contains("too short for its own noise")).expect("a note");
         assert!(note.contains("took 0.3 s") && note.contains("--seconds 4"), "{note}");
+        assert!(note.starts_with("a's step readrandom"), "names the config whose runs it is about: {note}");
+        // A step of a few operations (a flush, a wait for compaction) has no steady state: no note.
+        let mut few = repeated_run(&noisy);
+        for cfg in &mut few.configs {
+            cfg.steps[0].wall_s = Some(0.05);
+        }
+        let c = compare(&one_group(few), &Options::default()).unwrap();
+        assert!(!c.pairs[0].notes.iter().any(|n| n.contains("too short")), "{:?}", c.pairs[0].notes);
         // A steady drift of 8% a round.
         let drifting: Vec<Vec<(&str, &str, f64, f64)>> = (0..5).map(|r| 1.08f64.powi(r)).map(|k| vec![("a", "rocksdb", 1000.0 * k, 5.0), ("b", "rocksdb", 1010.0 * k, 5.0)]).collect();
         let c = compare(&one_group(repeated_run(&drifting)), &Options::default()).unwrap();

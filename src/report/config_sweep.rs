@@ -118,7 +118,10 @@ mod tests {
         let t2 = tables(&s2, &Options::default());
         let ops = t2[0].rows.iter().find(|r| r.step == "fillrandom" && METRICS[r.metric].0 == "ops_s").unwrap();
         assert_eq!((ops.cells[0].verdict, ops.cells[1].verdict), (Verdict::Improvement, Verdict::Same));
-        assert!(crate::report::table::config_sweep_text(&s2).contains("120000 1.20 improvement"), "{}", crate::report::table::config_sweep_text(&s2));
+        let text2 = crate::report::table::config_sweep_text(&s2);
+        assert!(text2.contains("120000 1.20 improvement"), "{text2}");
+        assert!(text2.contains("rocksdb-max_subcompactions-4 vs rocksdb-max_subcompactions-1, fillrandom: could detect changes of"), "{text2}");
+        assert!(crate::report::html::config_sweep_html(&s2).contains("fillrandom: could detect changes of"));
         assert!(crate::report::markdown::config_sweep_markdown(&s).contains("## Config sweep: rocksdb max_subcompactions"));
         // Without a sweep: nothing.
         let plain = fixtures::realistic_run();

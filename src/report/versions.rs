@@ -328,6 +328,9 @@ mod tests {
         assert!(md.contains("| l.i0 | srv cpu us/op | 10.00 | **13.00 1.30 REGRESSION** |"), "{md}");
         let html = crate::report::html::versions_html(&s);
         assert!(html.contains("<b>13.00 1.30 REGRESSION</b>") && html.contains("class=\"above\""), "{html}");
+        // What each comparison could have seen, under the table in every format.
+        let could = "postgres-16.14 vs postgres-12.22, l.i0: could detect changes of 5.0% in ops/s";
+        assert!(text.contains(could) && md.contains(could) && html.contains(could), "{text}");
     }
 
     #[test]
