@@ -376,8 +376,14 @@ fn a_dead_mount_of_a_killed_crash_test_is_released_by_the_next() {
         unsafe { libc::kill(config_pid, libc::SIGKILL) };
         child.kill().unwrap();
         child.wait().unwrap();
-        std::thread::sleep(std::time::Duration::from_millis(300));
-        dead = std::fs::metadata(&mnt).err().and_then(|e| e.raw_os_error());
+        // The connection ends when the last of the config process's threads
+        // has exited (one may be inside a request to its own filesystem):
+        // seconds on a loaded machine.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while dead.is_none() && mounted() && std::time::Instant::now() < deadline {
+            dead = std::fs::metadata(&mnt).err().and_then(|e| e.raw_os_error());
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
         if dead.is_some() {
             break;
         }

@@ -203,3 +203,30 @@ fn files_a_killed_measurement_left_are_removed_by_the_next() {
     let left: Vec<String> = std::fs::read_dir(t.path()).unwrap().flatten().map(|e| e.file_name().to_string_lossy().to_string()).collect();
     assert_eq!(left, ["users-file.fio"], "only the killed run's files went");
 }
+
+#[test]
+fn fio_workers_of_a_killed_measurement_are_stopped_by_the_next() {
+    let t = tempfile::tempdir().unwrap();
+    let xdg = tempfile::tempdir().unwrap();
+    let mut cmd = rumbench(xdg.path());
+    cmd.args(["device", "--no-history", "--size", "64M", "--runtime", "30", "--dir"]).arg(t.path());
+    let mut child = cmd.stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null()).spawn().unwrap();
+    let began = std::time::Instant::now();
+    // fio and its worker (which calls setsid: out of fio's process group).
+    while fio_in(t.path()).len() < 2 {
+        assert!(began.elapsed() < std::time::Duration::from_secs(30), "fio's worker never started");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    // SIGKILL, as the OOM killer does: rumbench cannot stop anything itself.
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let o = rumbench(xdg.path()).args(["device", "--no-history", "--size", "2M", "--runtime", "1", "--dir"]).arg(t.path()).output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("left by an earlier rumbench device that was killed"));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !fio_in(t.path()).is_empty() {
+        assert!(std::time::Instant::now() < deadline, "the killed run's fio left running: {:?}", fio_in(t.path()));
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert_eq!(std::fs::read_dir(t.path()).unwrap().count(), 0);
+}

@@ -165,6 +165,10 @@ fn remove_stale_files(dir: &Path) -> Vec<PathBuf> {
         let Some(pid) = name.strip_prefix("rumbench-device-").and_then(|r| r.strip_suffix(".fio").or_else(|| r.strip_suffix(".job"))) else { continue };
         let Ok(pid) = pid.parse::<u32>() else { continue };
         let alive = Path::new(&format!("/proc/{pid}")).exists();
+        if !alive && name.ends_with(".job") {
+            // Its fio workers outlive a rumbench killed outright: they still load the disk.
+            kill_running(&e.path());
+        }
         if !alive && e.file_type().is_ok_and(|t| t.is_file()) && std::fs::remove_file(e.path()).is_ok() {
             removed.push(e.path());
         }
@@ -225,10 +229,19 @@ fn run_fio(fio: &Path, job: &Path, stop: &dyn Fn() -> bool) -> Result<(std::proc
             break st;
         }
         if stop() {
-            // fio's workers are its children, in its process group.
-            // SAFETY: signalling the process group of a child we started.
-            unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
+            let group = -(child.id() as i32);
+            // SAFETY: signals to the process group of a child we started.
+            // Stopped first, so that it forks no worker while they are killed.
+            unsafe { libc::kill(group, libc::SIGSTOP) };
+            kill_running(job);
+            unsafe { libc::kill(group, libc::SIGKILL) };
             let _ = child.wait();
+            // Gone once the kernel has ended their IO.
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+            while !running(job).is_empty() && std::time::Instant::now() < deadline {
+                kill_running(job);
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
             bail!("fio stopped, its test file removed");
         }
         std::thread::sleep(std::time::Duration::from_millis(50));
@@ -239,6 +252,30 @@ fn run_fio(fio: &Path, job: &Path, stop: &dyn Fn() -> bool) -> Result<(std::proc
     err.rewind()?;
     err.read_to_string(&mut stderr)?;
     Ok((status, stdout, stderr))
+}
+
+/// Live processes running fio on `job`: fio and its workers, which call
+/// setsid (they leave fio's process group and outlive a fio that is killed:
+/// PR_SET_PDEATHSIG is not inherited), all with fio's command line. Zombies
+/// (no command line) are not counted.
+fn running(job: &Path) -> Vec<i32> {
+    let needle = job.as_os_str().as_encoded_bytes();
+    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+    entries
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|c| c.split(|b| *b == 0).any(|arg| arg == needle) && c.split(|b| *b == 0).next().is_some_and(|a| a.ends_with(b"fio")))
+        })
+        .collect()
+}
+
+/// SIGKILL to every process running fio on `job`.
+fn kill_running(job: &Path) {
+    for pid in running(job) {
+        // SAFETY: a signal to a fio process running rumbench's own job file.
+        unsafe { libc::kill(pid, libc::SIGKILL) };
+    }
 }
 
 pub fn which_fio() -> Result<PathBuf> {
