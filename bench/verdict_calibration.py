@@ -72,7 +72,7 @@ def detectable_of(text):
     return out
 
 
-def trials(binary, dirs):
+def trials(binary, dirs, steps):
     false_aa, examples = 0, []
     called = defaultdict(int)  # (new, step, metric) -> trials called REGRESSION
     mde = defaultdict(list)  # step -> detectable text of base -> aa, per trial
@@ -87,7 +87,7 @@ def trials(binary, dirs):
                 false_aa += bool(bad)
                 if bad:
                     examples.append(f"{d}: {bad}")
-            for step in ("fillrandom", "readrandom"):
+            for step in steps:
                 for metric, prefix in (("ops/s", "ops/s"), ("cpu/op", "cpu/op")):
                     hit = any(l[0] == step and l[1].startswith(prefix) and l[2] == "REGRESSION" for l in lines)
                     called[(new, step, metric)] += hit
@@ -97,7 +97,7 @@ def trials(binary, dirs):
     print(f"| pair | step | REGRESSION on ops/s | on cpu/op |")
     print("|---|---|---:|---:|")
     for new in ("plus10", "plus5", "aa"):
-        for step in ("fillrandom", "readrandom"):
+        for step in steps:
             print(f"| base -> {new} | {step} | {called[(new, step, 'ops/s')]}/{n} | {called[(new, step, 'cpu/op')]}/{n} |")
     print()
     print(f"A/A trials (base -> aa) with any false verdict, every metric: {false_aa} of {n}")
@@ -128,9 +128,10 @@ def main():
     ap.add_argument("--rumbench", required=True)
     ap.add_argument("--n", default="1,3,5")
     ap.add_argument("--metrics", default="")
+    ap.add_argument("--steps", default="fillrandom,readrandom")
     a = ap.parse_args()
     if a.mode == "trials":
-        return trials(a.rumbench, a.dirs)
+        return trials(a.rumbench, a.dirs, a.steps.split(","))
     ns = [int(x) for x in a.n.split(",")]
     # (n) -> [comparisons, with a false verdict] or (n, config) -> [trials, detected]
     tally = defaultdict(lambda: [0, 0])

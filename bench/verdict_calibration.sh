@@ -6,7 +6,8 @@
 #    cost per call (one spin-iteration count per machine, calibrated once and
 #    stored: `rumbench engines null`), --repeat 5, steps of at least 4 s
 #    (fillrandom NUM keys, readrandom STEP_SECONDS), four configs: base
-#    (spin_ns SPIN), aa (the same), plus5 and plus10 (5% and 10% more spin).
+#    (spin_ns SPIN), aa (the same), plus5 and plus10 (5% and 10% more spin);
+#    STEPS=readrandom runs the read step alone (half the time).
 #    Each run is compared as a whole, every metric: base -> aa is an A/A trial
 #    (any REGRESSION, improvement or changed verdict is a false one); base ->
 #    plus10 and base -> plus5 are power trials (REGRESSION called on ops/s and
@@ -27,6 +28,7 @@ POSTGRES=${POSTGRES:-1}
 TRIALS=${TRIALS:-10}
 NUM=${NUM:-4000000}
 STEP_SECONDS=${STEP_SECONDS:-4}
+STEPS=${STEPS:-fillrandom,readrandom}
 SPIN=${SPIN:-1000}
 ENGINES=${ENGINES:-0}
 OUT=bench/results/verdict_calibration-$(date -u +%Y%m%d-%H%M).md
@@ -54,7 +56,7 @@ trial_dirs=()
 loads=()
 for t in $(seq 1 "$TRIALS"); do
     {
-        printf '[settings]\nnum = %d\nseconds = %d\nsteps = ["fillrandom", "readrandom"]\n' "$NUM" "$STEP_SECONDS"
+        printf '[settings]\nnum = %d\nseconds = %d\nsteps = ["%s"]\n' "$NUM" "$STEP_SECONDS" "${STEPS//,/\", \"}"
         for c in "base $SPIN" "aa $SPIN" "plus5 $((SPIN * 105 / 100))" "plus10 $((SPIN * 110 / 100))"; do
             set -- $c
             printf '[[config]]\nname = "%s"\nengine = "null"\noptions = { spin_ns = %d }\n' "$1" "$2"
@@ -82,7 +84,7 @@ fi
 {
     echo "# Verdict calibration, $(hostname), $started to $(date -u +%FT%TZ)"
     echo
-    echo "Command: \`TRIALS=$TRIALS NUM=$NUM STEP_SECONDS=$STEP_SECONDS SPIN=$SPIN ENGINES=$ENGINES bench/verdict_calibration.sh\`"
+    echo "Command: \`TRIALS=$TRIALS NUM=$NUM STEP_SECONDS=$STEP_SECONDS STEPS=$STEPS SPIN=$SPIN ENGINES=$ENGINES bench/verdict_calibration.sh\`"
     echo "($(nproc) CPUs, rumbench $(git rev-parse --short HEAD); load average (1, 5, 15 min) before each trial: ${loads[*]/%/;}; at the end: $(cut -d' ' -f1-3 /proc/loadavg))"
     echo
     echo "The null engine as calibrated here:"
@@ -91,7 +93,7 @@ fi
     echo
     echo "## Trials: null engine, spin_ns $SPIN (base, aa) against +5% and +10%, --repeat 5, every metric"
     echo
-    python3 bench/verdict_calibration.py trials --rumbench "$RUMBENCH" "${trial_dirs[@]}"
+    python3 bench/verdict_calibration.py trials --rumbench "$RUMBENCH" --steps "$STEPS" "${trial_dirs[@]}"
     if [ "$ENGINES" = 1 ]; then
         echo
         echo "## A/A: rocksdb (fillrandom 200k keys, readrandom 3 s, overwrite 3 s; every metric)"
