@@ -85,7 +85,7 @@ fi
     echo "# Verdict calibration, $(hostname), $started to $(date -u +%FT%TZ)"
     echo
     echo "Command: \`TRIALS=$TRIALS NUM=$NUM STEP_SECONDS=$STEP_SECONDS STEPS=$STEPS SPIN=$SPIN ENGINES=$ENGINES bench/verdict_calibration.sh\`"
-    echo "($(nproc) CPUs, rumbench $(git rev-parse --short HEAD); load average (1, 5, 15 min) before each trial: ${loads[*]/%/;}; at the end: $(cut -d' ' -f1-3 /proc/loadavg))"
+    echo "($(nproc) CPUs, rumbench $(git rev-parse --short HEAD); load average (1, 5, 15 min) before each trial: ${loads[*]/%/;} at the end: $(cut -d' ' -f1-3 /proc/loadavg))"
     echo
     echo "The null engine as calibrated here:"
     echo
