@@ -40,35 +40,39 @@ def subset(run, rounds):
     return out
 
 
-def pairs_of(text):
-    """{(base, new): [(step, metric, verdict)]} from compare's text."""
-    pairs, cur = {}, None
+def by_pair(text):
+    """((base, new), line) for each line of compare's text under a pair's header."""
+    cur = None
     for line in text.splitlines():
         m = re.match(r"^(\S+) -> (\S+)$", line)
         if m:
             cur = (m.group(1), m.group(2))
-            pairs[cur] = []
-            continue
-        if cur is None or not line or line.startswith(("step ", "-----", "intervals:", "note:")):
+            yield cur, None
+        elif cur is not None and line:
+            yield cur, line
+
+
+def pairs_of(text):
+    """{(base, new): [(step, metric, verdict, ratio)]} from compare's text."""
+    pairs = {}
+    for pair, line in by_pair(text):
+        pairs.setdefault(pair, [])
+        if line is None or line.startswith(("step ", "-----", "intervals:", "note:")):
             continue
         cells = re.split(r"\s{2,}", line.strip())
         if len(cells) >= 8:
-            pairs[cur].append((cells[0], cells[1], cells[-1], cells[5]))
+            pairs[pair].append((cells[0], cells[1], cells[-1], cells[5]))
     return pairs
 
 
 def detectable_of(text):
     """{(base, new): {step: "X% in ops/s, Y% in cpu/op us"}} from compare's text."""
-    out, cur = {}, None
-    for line in text.splitlines():
-        m = re.match(r"^(\S+) -> (\S+)$", line)
+    out = {}
+    for pair, line in by_pair(text):
+        out.setdefault(pair, {})
+        m = re.match(r"^(\S+): could detect changes of (.*) or more$", line or "")
         if m:
-            cur = (m.group(1), m.group(2))
-            out[cur] = {}
-            continue
-        m = re.match(r"^(\S+): could detect changes of (.*) or more$", line)
-        if m and cur:
-            out[cur][m.group(1)] = m.group(2)
+            out[pair][m.group(1)] = m.group(2)
     return out
 
 

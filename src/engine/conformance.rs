@@ -152,42 +152,33 @@ pub fn scans_forward_and_reverse(e: &dyn Engine) {
 }
 
 pub fn concurrent_writers_from_two_threads(e: &dyn Engine) {
-    std::thread::scope(|scope| {
-        for t in 0..2u64 {
-            scope.spawn(move || {
-                let mut s = e.session().unwrap();
-                for i in 0..300u64 {
-                    let id = i * 2 + t;
-                    if i % 10 == 0 {
-                        let (k, k2) = (key(id), key(id + 1000));
-                        s.write_batch(&[BatchOp::Put(&k, b"v"), BatchOp::Put(&k2, b"w")]).unwrap();
-                    } else {
-                        s.put(&key(id), b"v").unwrap();
-                    }
-                    assert!(s.get(&key(id)).unwrap());
-                }
-            });
-        }
-    });
-    let mut s = e.session().unwrap();
-    let all: Vec<u8> = (0..600u64).flat_map(key).collect();
-    assert_eq!(s.multi_get(&all, KEY_SIZE).unwrap(), 600);
-    assert_eq!(count(&mut *s), 660);
+    concurrent_writers(e, true);
 }
 
 /// `concurrent_writers_from_two_threads` for an engine without write batches: puts only.
 pub fn concurrent_writers_without_batches(e: &dyn Engine) {
+    concurrent_writers(e, false);
+}
+
+/// Two threads writing 600 keys, every tenth with a second key (in one
+/// batch when `batches`, else two puts), each read back by its writer.
+fn concurrent_writers(e: &dyn Engine, batches: bool) {
     std::thread::scope(|scope| {
         for t in 0..2u64 {
             scope.spawn(move || {
                 let mut s = e.session().unwrap();
                 for i in 0..300u64 {
                     let id = i * 2 + t;
-                    s.put(&key(id), b"v").unwrap();
-                    if i % 10 == 0 {
-                        s.put(&key(id + 1000), b"w").unwrap();
+                    let (k, k2) = (key(id), key(id + 1000));
+                    match (i % 10 == 0, batches) {
+                        (true, true) => s.write_batch(&[BatchOp::Put(&k, b"v"), BatchOp::Put(&k2, b"w")]).unwrap(),
+                        (true, false) => {
+                            s.put(&k, b"v").unwrap();
+                            s.put(&k2, b"w").unwrap();
+                        }
+                        (false, _) => s.put(&k, b"v").unwrap(),
                     }
-                    assert!(s.get(&key(id)).unwrap());
+                    assert!(s.get(&k).unwrap());
                 }
             });
         }
@@ -208,13 +199,7 @@ pub fn run_all_without_batches(open: impl Fn(&Path) -> Box<dyn Engine>) {
         ("scans_forward_and_reverse", scans_forward_and_reverse),
         ("concurrent_writers_without_batches", concurrent_writers_without_batches),
     ];
-    for (name, test) in tests {
-        let dir = tempfile::tempdir().unwrap();
-        let e = open(dir.path());
-        assert!(!e.write_batches(), "an engine with write batches keeps the whole contract (run_all)");
-        eprintln!("engine contract: {name}");
-        test(&*e);
-    }
+    run_each(tests, false, open);
 }
 
 /// Run every contract test, each on a fresh engine from `open(dir)`.
@@ -227,9 +212,18 @@ pub fn run_all(open: impl Fn(&Path) -> Box<dyn Engine>) {
         ("scans_forward_and_reverse", scans_forward_and_reverse),
         ("concurrent_writers_from_two_threads", concurrent_writers_from_two_threads),
     ];
+    run_each(tests, true, open);
+}
+
+/// Each test on a fresh engine from `open(dir)`; an engine run without the
+/// batch tests (`batches` false) must be one without write batches.
+fn run_each(tests: &[(&str, fn(&dyn Engine))], batches: bool, open: impl Fn(&Path) -> Box<dyn Engine>) {
     for (name, test) in tests {
         let dir = tempfile::tempdir().unwrap();
         let e = open(dir.path());
+        if !batches {
+            assert!(!e.write_batches(), "an engine with write batches keeps the whole contract (run_all)");
+        }
         eprintln!("engine contract: {name}");
         test(&*e);
     }

@@ -202,6 +202,9 @@ pub struct Pair {
     pub new: String,
     pub lines: Vec<Line>,
     pub notes: Vec<String>,
+    /// Notes about one config's own runs (a step too short for its noise, a
+    /// drift), each naming the config: the same in every pair it is in.
+    pub run_notes: Vec<String>,
     /// Primary lines judged together (their intervals are simultaneous),
     /// and the confidence level of each of their intervals.
     pub family: usize,
@@ -219,7 +222,7 @@ pub struct Pair {
 
 impl Pair {
     fn new(base: String, new: String, scaling: Vec<ScalingPair>) -> Pair {
-        Pair { base, new, lines: Vec::new(), notes: Vec::new(), family: 0, level: 0.95, secondary: 0, discoveries: 0, secondary_level: 0.95, scaling }
+        Pair { base, new, lines: Vec::new(), notes: Vec::new(), run_notes: Vec::new(), family: 0, level: 0.95, secondary: 0, discoveries: 0, secondary_level: 0.95, scaling }
     }
 
     /// Per step, the smallest change each primary line could have called:
@@ -489,7 +492,7 @@ fn compare_sides(step_sides_a: &[(String, Side)], step_sides_b: &[(String, Side)
         let cost = cost_metric(a, b);
         let rounds = |s: &Side| !s.repeats.is_empty() && s.repeats.iter().all(|(_, r)| r.round.is_some());
         let paired = same_run && rounds(a) && rounds(b);
-        pair.notes.extend(noise_notes(key, (a, &pair.base), (b, &pair.new), paired, opts.threshold));
+        pair.run_notes.extend(noise_notes(key, (a, &pair.base), (b, &pair.new), paired, opts.threshold));
         for (mi, m) in METRICS.iter().enumerate() {
             let is_control = control && m.key == control_key;
             if !wanted(m.key) && !is_control {
@@ -784,13 +787,13 @@ mod tests {
         // ops/s varying 20% between rounds; the fixture's steps ran 10 s: no warning about their length.
         let noisy: Vec<Vec<(&str, &str, f64, f64)>> = [1.0, 1.25, 0.8, 1.2, 0.85].iter().map(|&k| vec![("a", "rocksdb", 1000.0 * k, 5.0), ("b", "rocksdb", 1000.0 * k, 5.0)]).collect();
         let c = compare(&one_group(repeated_run(&noisy)), &Options::default()).unwrap();
-        assert!(!c.pairs[0].notes.iter().any(|n| n.contains("too short")), "{:?}", c.pairs[0].notes);
+        assert!(!c.pairs[0].run_notes.iter().any(|n| n.contains("too short")), "{:?}", c.pairs[0].run_notes);
         let mut run = repeated_run(&noisy);
         for cfg in &mut run.configs {
             cfg.steps[0].wall_s = Some(0.3);
         }
         let c = compare(&one_group(run), &Options::default()).unwrap();
-        let note = c.pairs[0].notes.iter().find(|n| n.contains("too short for its own noise")).expect("a note");
+        let note = c.pairs[0].run_notes.iter().find(|n| n.contains("too short for its own noise")).expect("a note");
         assert!(note.contains("took 0.3 s") && note.contains("--seconds 4"), "{note}");
         assert!(note.starts_with("a's step readrandom"), "names the config whose runs it is about: {note}");
         // A step of a few operations (a flush, a wait for compaction) has no steady state: no note.
@@ -799,11 +802,11 @@ mod tests {
             cfg.steps[0].wall_s = Some(0.05);
         }
         let c = compare(&one_group(few), &Options::default()).unwrap();
-        assert!(!c.pairs[0].notes.iter().any(|n| n.contains("too short")), "{:?}", c.pairs[0].notes);
+        assert!(!c.pairs[0].run_notes.iter().any(|n| n.contains("too short")), "{:?}", c.pairs[0].run_notes);
         // A steady drift of 8% a round.
         let drifting: Vec<Vec<(&str, &str, f64, f64)>> = (0..5).map(|r| 1.08f64.powi(r)).map(|k| vec![("a", "rocksdb", 1000.0 * k, 5.0), ("b", "rocksdb", 1010.0 * k, 5.0)]).collect();
         let c = compare(&one_group(repeated_run(&drifting)), &Options::default()).unwrap();
-        assert!(c.pairs[0].notes.iter().any(|n| n.contains("the machine drifted") && n.contains("went up")), "{:?}", c.pairs[0].notes);
+        assert!(c.pairs[0].run_notes.iter().any(|n| n.contains("the machine drifted") && n.contains("went up")), "{:?}", c.pairs[0].run_notes);
     }
 
     #[test]

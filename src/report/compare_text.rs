@@ -88,7 +88,7 @@ pub fn render(c: &Comparison) -> String {
         for (step, text) in p.detectable() {
             o.push_str(&format!("{step}: could detect changes of {text} or more\n"));
         }
-        for n in &p.notes {
+        for n in p.notes.iter().chain(&p.run_notes) {
             o.push_str(&format!("note: {n}\n"));
         }
         if !p.scaling.is_empty() {

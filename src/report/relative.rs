@@ -83,15 +83,11 @@ impl Table {
                 rows.push(Row { step: st.key.clone(), metric: mi, base, cells });
             }
         }
-        // A note about one config's own runs (its step too short for its
-        // noise) is said once, not once per pair it is in.
-        let mut notes: Vec<String> = Vec::new();
-        for p in &pairs {
-            for n in &p.notes {
-                let n = if n.starts_with(&format!("{}'s step ", p.base)) || n.starts_with(&format!("{}'s step ", p.new)) { n.clone() } else { format!("{} vs {}: {n}", p.new, p.base) };
-                if !notes.contains(&n) {
-                    notes.push(n);
-                }
+        let mut notes: Vec<String> = pairs.iter().flat_map(|p| p.notes.iter().map(move |n| format!("{} vs {}: {n}", p.new, p.base))).collect();
+        // A note about one config's own runs is said once, not once per pair it is in.
+        for n in pairs.iter().flat_map(|p| &p.run_notes) {
+            if !notes.contains(n) {
+                notes.push(n.clone());
             }
         }
         // What each comparison could have seen: the smallest change its interval would call.
