@@ -8,6 +8,10 @@ cd "$(dirname "$0")/.."
 ./scripts/install-servers.sh
 ./scripts/install-browser.sh             # headless Chromium for the HTML report test
 ./scripts/install-kubernetes-validate.sh # the offline schema check of deploy/kubernetes (tests/deploy.rs)
+# FerretDB 1.24.2, the MongoDB wire-protocol server tests/mongodb.rs starts:
+# built once into the cache (Go, CGO_ENABLED=0), a second run does nothing.
+RUMBENCH_FERRETDB=$(./scripts/install-ferretdb.sh --with-cli)
+export RUMBENCH_FERRETDB
 export PATH="$HOME/.cargo/bin:$PATH"
 cargo build --release --locked
 # db_bench of the very RocksDB rumbench links, for tests/dbbench_defaults.rs

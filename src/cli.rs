@@ -169,11 +169,12 @@ pub struct RunArgs {
     pub repeat: Option<u32>,
     /// A server you already run, benchmarked as a config of its own (beside
     /// any --engine; `-e postgres --target URL` runs both):
-    /// postgres://user[:password]@host[:port]/database or mysql://... (the
-    /// password may come from PGPASSWORD / MYSQL_PWD instead; a Unix
-    /// socket's path as the host, %-encoded: postgres://u@%2Frun%2Fpostgresql/db);
-    /// repeatable.
-    /// rumbench creates only its own tables there and drops them at the end
+    /// postgres://user[:password]@host[:port]/database, mysql://... or
+    /// mongodb://user[:password]@host[:port]/database[?options] (the
+    /// password may come from PGPASSWORD / MYSQL_PWD /
+    /// RUMBENCH_TARGET_PASSWORD instead; a Unix socket's path as the host,
+    /// %-encoded: postgres://u@%2Frun%2Fpostgresql/db); repeatable.
+    /// rumbench creates only its own tables (collections) there and drops them at the end
     #[arg(long, value_name = "URL")]
     pub target: Vec<String>,
     #[command(flatten)]

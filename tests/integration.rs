@@ -20,6 +20,7 @@ mod device;
 mod history;
 mod ibench;
 mod metrics;
+mod mongodb;
 mod pg_versions;
 mod pgwire;
 mod report_browser;

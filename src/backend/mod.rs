@@ -18,6 +18,9 @@ pub enum Capability {
     /// Tables: the insert benchmark's and YCSB's usertable. Servers have
     /// them natively; a key-value engine through a table layer over its keys.
     Tables,
+    /// Collections of documents with secondary indexes (MongoDB): YCSB's
+    /// records, the insert benchmark's rows and the hot counters as documents.
+    Documents,
 }
 
 impl Capability {
@@ -25,6 +28,7 @@ impl Capability {
         match self {
             Capability::KeyValue => "key-value access",
             Capability::Tables => "tables",
+            Capability::Documents => "documents",
         }
     }
 }
@@ -50,7 +54,9 @@ pub fn is_server(name: &str) -> bool {
 
 /// What a backend can do.
 pub fn capabilities(name: &str) -> &'static [Capability] {
-    if is_server(name) {
+    if name == servers::MONGODB.name {
+        &[Capability::Documents]
+    } else if is_server(name) {
         &[Capability::Tables]
     } else if name == "null" {
         // It stores nothing: tables that must give their rows back cannot live on it.
@@ -60,24 +66,29 @@ pub fn capabilities(name: &str) -> &'static [Capability] {
     }
 }
 
-/// What a step needs of its backend; None when either capability serves
-/// (YCSB's records are one key each on an engine, rows of a table on a server).
-pub fn needs(kind: StepKind) -> Option<Capability> {
+/// What a step needs of its backend: one of these capabilities; empty when
+/// any serves (YCSB's records are one key each on an engine, rows of a table
+/// on a server, documents on MongoDB).
+pub fn needs(kind: StepKind) -> &'static [Capability] {
     if kind.is_contention() {
-        // Tables on a server, keys on an engine; transactions are checked apart.
-        None
+        // Tables on a server, keys on an engine, documents; transactions are checked apart.
+        &[]
     } else if kind.is_ibench() {
-        Some(Capability::Tables)
+        &[Capability::Tables, Capability::Documents]
     } else if kind.is_ycsb() {
-        None
+        &[]
     } else {
-        Some(Capability::KeyValue)
+        &[Capability::KeyValue]
     }
 }
 
 /// Refuse a step that needs transactions on a config without them, naming both.
 pub fn check_transactions(config: &crate::plan::EngineConfig, kind: StepKind) -> Result<()> {
     if !kind.is_contention() {
+        return Ok(());
+    }
+    // A document's $inc is atomic on its own: hot documents need no transaction.
+    if kind == StepKind::HotRow && capabilities(&config.engine).contains(&Capability::Documents) {
         return Ok(());
     }
     let spec = find(&config.engine)?;
@@ -97,19 +108,18 @@ pub fn check_transactions(config: &crate::plan::EngineConfig, kind: StepKind) ->
 /// Refuse a step its backend cannot run, naming both.
 pub fn check(backend: &str, kind: StepKind) -> Result<()> {
     let caps = capabilities(backend);
-    let Some(need) = needs(kind) else { return Ok(()) };
-    if !caps.contains(&need) {
+    let need = needs(kind);
+    if !need.is_empty() && !need.iter().any(|n| caps.contains(n)) {
         let offers: Vec<&str> = caps.iter().map(|c| c.describe()).collect();
-        let runs = if caps.contains(&Capability::Tables) {
+        let runs = if caps.contains(&Capability::Documents) {
+            "YCSB (ycsb-load, ycsb-a .. ycsb-f), hotrow and the insert benchmark (l.i0, l.x, l.i1, l.i2, qr*, qp*)"
+        } else if caps.contains(&Capability::Tables) {
             "the insert benchmark (l.i0, l.x, l.i1, l.i2, qr*, qp*) and YCSB (ycsb-load, ycsb-a .. ycsb-f)"
         } else {
             "db_bench-style steps and YCSB"
         };
-        bail!(
-            "step {kind} needs {}, which {backend} does not offer (it offers {}: it runs {runs})",
-            need.describe(),
-            offers.join(" and ")
-        );
+        let wants: Vec<&str> = need.iter().map(|c| c.describe()).collect();
+        bail!("step {kind} needs {}, which {backend} does not offer (it offers {}: it runs {runs})", wants.join(" or "), offers.join(" and "));
     }
     Ok(())
 }
@@ -127,12 +137,17 @@ mod tests {
         check("postgres", StepKind::LoadI0).unwrap();
         check("postgres", StepKind::YcsbA).unwrap();
         check("null", StepKind::YcsbA).unwrap();
+        check("mongodb", StepKind::YcsbA).unwrap();
+        check("mongodb", StepKind::LoadI0).unwrap();
+        let e = check("mongodb", StepKind::FillSeq).unwrap_err().to_string();
+        assert!(e.contains("key-value access") && e.contains("documents"), "{e}");
         check("rocksdb", StepKind::ReadRandom).unwrap();
     }
 
     #[test]
     fn the_registry_has_engines_and_servers() {
         assert!(find("rocksdb").is_ok() && find("postgres").is_ok() && find("mariadb-myrocks").is_ok());
+        assert!(find("mongodb").is_ok());
         assert!(find("mongo").err().unwrap().to_string().contains("valid engines"));
     }
 }

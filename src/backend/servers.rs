@@ -86,4 +86,48 @@ pub const MARIADB_MYROCKS: EngineSpec = server(
     "MariaDB server with MyRocks (ROCKSDB as the default engine), started by rumbench on 127.0.0.1; tables: the insert benchmark and YCSB",
 );
 
-pub const SERVERS: &[EngineSpec] = &[POSTGRES, MARIADB_INNODB, MARIADB_MYROCKS];
+const MONGODB_OPTIONS: &[OptionSpec] = &[
+    OptionSpec {
+        name: "target",
+        default: "",
+        kind: OptKind::Text,
+        help: "the MongoDB server you run: mongodb://user[:password]@host[:port][,host...]/database[?options] (TLS, authSource, replicaSet as the driver reads them); \
+               rumbench creates and drops only its own collections there (also --target URL)",
+    },
+    OptionSpec {
+        name: "w",
+        default: "1",
+        kind: OptKind::Text,
+        help: "write concern w: how many members acknowledge a write (1, 2, ...), majority, or a tag set's name; recorded",
+    },
+    OptionSpec {
+        name: "j",
+        default: "false",
+        kind: OptKind::Choice(&["false", "true"]),
+        help: "write concern j: acknowledge a write once it is in the journal on disk; without it write steps are ND",
+    },
+    OptionSpec {
+        name: "wtimeout_ms",
+        default: "0",
+        kind: OptKind::Text,
+        help: "write concern wtimeout: how long w may wait for members, in ms (0: no limit)",
+    },
+];
+
+fn check_write_concern(options: &crate::engine::EngineOptions) -> Result<()> {
+    crate::server::mongodb::WriteConcernSetting::from_options(&options.0).map(drop)
+}
+
+/// MongoDB by URL only: a server the user runs, never one rumbench starts.
+pub const MONGODB: EngineSpec = EngineSpec {
+    options: MONGODB_OPTIONS,
+    check: check_write_concern,
+    // A document's $inc needs none; multi-document transactions (replica sets only) are not used.
+    transactions: |_| None,
+    ..server(
+        "mongodb",
+        "a MongoDB server you run, by URL only (--target mongodb://...), through the official driver; documents: YCSB, hotrow, the insert benchmark",
+    )
+};
+
+pub const SERVERS: &[EngineSpec] = &[POSTGRES, MARIADB_INNODB, MARIADB_MYROCKS, MONGODB];

@@ -62,6 +62,10 @@ pub struct SyncMetrics {
     pub server_syncs: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server_counter: Option<String>,
+    /// Not durable by how the writes were asked for, whatever the syncs (a
+    /// MongoDB write concern without j): why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_durable_reason: Option<String>,
 }
 
 impl SyncMetrics {
@@ -110,6 +114,9 @@ impl SyncMetrics {
 
     /// The run's warning when the syncs show it was not durable.
     pub fn not_durable_warning(&self) -> Option<String> {
+        if let Some(why) = self.durable_as_run.filter(|d| !d).and(self.not_durable_reason.as_ref()) {
+            return Some(format!("not durable as run: {why}"));
+        }
         (self.durable_as_run == Some(false)).then(|| {
             format!(
                 "not durable as run: {} sync calls for {} commits ({:.4} per commit)",
@@ -118,6 +125,15 @@ impl SyncMetrics {
                 self.syncs_per_commit.unwrap_or(0.0)
             )
         })
+    }
+
+    /// Writes acknowledged without asking for durability (`why`): ND
+    /// whatever the syncs counted (kept, when there are any).
+    pub fn not_durable_as_asked(mut self, commits: u64, why: String) -> SyncMetrics {
+        self.commits = commits;
+        self.durable_as_run = Some(false);
+        self.not_durable_reason = Some(why);
+        self
     }
 
     /// All sync calls counted, whichever way.

@@ -14,18 +14,27 @@ pub enum ServerKind {
     Postgres,
     MariadbInnodb,
     MariadbMyrocks,
+    /// A MongoDB server (or one speaking its wire protocol) the user runs:
+    /// reached by URL only, never started by rumbench.
+    Mongodb,
 }
 
 impl ServerKind {
-    pub const ALL: [ServerKind; 3] = [ServerKind::Postgres, ServerKind::MariadbInnodb, ServerKind::MariadbMyrocks];
+    pub const ALL: [ServerKind; 4] = [ServerKind::Postgres, ServerKind::MariadbInnodb, ServerKind::MariadbMyrocks, ServerKind::Mongodb];
 
-    /// "postgres", "mariadb-innodb", "mariadb-myrocks".
+    /// "postgres", "mariadb-innodb", "mariadb-myrocks", "mongodb".
     pub fn name(self) -> &'static str {
         match self {
             ServerKind::Postgres => "postgres",
             ServerKind::MariadbInnodb => "mariadb-innodb",
             ServerKind::MariadbMyrocks => "mariadb-myrocks",
+            ServerKind::Mongodb => "mongodb",
         }
+    }
+
+    /// Whether rumbench can start this server itself (MongoDB: by URL only).
+    pub fn can_start(self) -> bool {
+        self != ServerKind::Mongodb
     }
 
     pub fn is_mariadb(self) -> bool {
@@ -45,7 +54,7 @@ impl FromStr for ServerKind {
         ServerKind::ALL
             .into_iter()
             .find(|k| k.name() == s)
-            .ok_or_else(|| anyhow!("unknown server kind {s:?} (valid: postgres, mariadb-innodb, mariadb-myrocks)"))
+            .ok_or_else(|| anyhow!("unknown server kind {s:?} (valid: postgres, mariadb-innodb, mariadb-myrocks, mongodb)"))
     }
 }
 

@@ -13,7 +13,11 @@ use crate::server::endpoint::TargetUrl;
 /// target=...` for MyRocks), named after the host and port.
 pub(super) fn target_entry(url: &str) -> Result<ConfigEntry> {
     let parsed = TargetUrl::parse(url)?;
-    let engine = if parsed.scheme == "postgres" { "postgres" } else { "mariadb-innodb" };
+    let engine = match parsed.scheme {
+        "postgres" => "postgres",
+        "mongodb" => "mongodb",
+        _ => "mariadb-innodb",
+    };
     let host: String = parsed.host.chars().map(|c| if c.is_ascii_alphanumeric() || c == '.' || c == '-' { c } else { '_' }).collect();
     let name = match parsed.port {
         Some(p) => format!("{engine}-{host}-{p}"),
@@ -47,6 +51,8 @@ pub(super) fn take_target_password(engine: &str, options: &mut engine::EngineOpt
     }
     options.0.insert("target".into(), parsed.without_password());
     // How the clients reach it, as recorded: the URL says (a socket path as host, or TCP).
-    options.0.insert("connect".into(), if parsed.socket_host().is_some() { "unix" } else { "tcp" }.into());
+    if kind != crate::server::ServerKind::Mongodb {
+        options.0.insert("connect".into(), if parsed.socket_host().is_some() { "unix" } else { "tcp" }.into());
+    }
     Ok(parsed.password)
 }

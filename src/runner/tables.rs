@@ -20,6 +20,7 @@ use anyhow::{bail, Context, Result};
 use crate::workload::ibench::exec::{self, IbenchState};
 use crate::workload::ibench::kv::{self as kv_table, KvTable};
 use crate::workload::ibench::mariadb::MyTable;
+use crate::workload::ibench::mongodb::MongoTable;
 use crate::workload::ibench::postgres::PgTable;
 use crate::backend::servers::Transport;
 use crate::workload::ibench::table::Table;
@@ -37,6 +38,7 @@ use crate::plan::steps::StepKind;
 use crate::runner::dirs::DataDir;
 use crate::runner::{self, RunOptions};
 use crate::server::endpoint::TargetUrl;
+use crate::server::mongodb::{Mongo, WriteConcernSetting};
 use crate::server::{Endpoint, RunningServer, ServerConfig, ServerKind, ServerStartError};
 
 /// An open backend: the table layer, and the server behind it if any.
@@ -46,6 +48,8 @@ struct Backend {
     endpoint: Option<Endpoint>,
     /// The server rumbench started (None for a target).
     server: Option<RunningServer>,
+    /// A MongoDB target's driver (its pool), shared by every step's clients.
+    mongo: Option<std::sync::Arc<Mongo>>,
 }
 
 impl Backend {
@@ -54,6 +58,9 @@ impl Backend {
         let y = &plan.settings.ycsb;
         if let Some(engine) = self.table.kv_engine() {
             return Ok(Box::new(ycsb::kv::KvStore::new(engine, y.field_length)));
+        }
+        if let Some(m) = &self.mongo {
+            return Ok(Box::new(ycsb::mongodb::MongoStore::new(m, y.field_count)));
         }
         let endpoint = self.endpoint.clone().context("a server or a key-value engine")?;
         Ok(match endpoint.kind {
@@ -70,6 +77,9 @@ impl Backend {
         };
         if let Some(engine) = self.table.kv_engine() {
             return Ok(Box::new(contention::kv::KvStore::new(engine)));
+        }
+        if let Some(m) = &self.mongo {
+            return Ok(Box::new(contention::mongodb::MongoStore::new(m, tables)));
         }
         let endpoint = self.endpoint.clone().context("a server or a key-value engine")?;
         Ok(match endpoint.kind {
@@ -141,6 +151,15 @@ fn ibench_tables(plan: &RunPlan) -> u32 {
     }
 }
 
+/// What a server keeps records in, for messages: MongoDB's are collections.
+fn tables_word(e: &Endpoint) -> &'static str {
+    if e.kind == ServerKind::Mongodb {
+        "collection(s)"
+    } else {
+        "table(s)"
+    }
+}
+
 /// A server engine config's target (a server the user runs), if it has one.
 pub fn target_endpoint(config: &EngineConfig) -> Result<Option<Endpoint>> {
     let Some(kind) = server_kind(&config.engine) else { return Ok(None) };
@@ -167,10 +186,12 @@ pub fn check_target(plan: &RunPlan, config: &EngineConfig) -> Result<()> {
     let clash = endpoint.existing_tables(&names).with_context(|| format!("config {}", config.name))?;
     if !clash.is_empty() {
         bail!(
-            "config {}: {} already holds table(s) {}, which rumbench would create: it drops only tables it created; drop or rename them yourself, or use another database",
+            "config {}: {} already holds {} {}, which rumbench would create: it drops only {} it created; drop or rename them yourself, or use another database",
             config.name,
             endpoint.url(),
-            clash.join(", ")
+            tables_word(&endpoint),
+            clash.join(", "),
+            if endpoint.kind == ServerKind::Mongodb { "collections" } else { "tables" },
         );
     }
     Ok(())
@@ -182,7 +203,10 @@ pub fn check_target(plan: &RunPlan, config: &EngineConfig) -> Result<()> {
 pub fn check_existing_ycsb(plan: &RunPlan, opts: &RunOptions, config: &EngineConfig) -> Result<()> {
     let Some(step) = ycsb_on_existing(plan) else { return Ok(()) };
     let y = &step.settings.ycsb;
-    let found = if let Some(endpoint) = target_endpoint(config)? {
+    let found = if let Some(endpoint) = target_endpoint(config)?.filter(|e| e.kind == ServerKind::Mongodb) {
+        let mongo = Mongo::connect(&endpoint.mongodb_address(), None, 2)?;
+        ycsb::existing_records(&ycsb::mongodb::MongoStore::new(&mongo, y.field_count), y)
+    } else if let Some(endpoint) = target_endpoint(config)? {
         let store: Box<dyn ycsb::Store> = match endpoint.kind {
             ServerKind::Postgres => Box::new(ycsb::postgres::PgStore::new(endpoint, y.field_count)),
             _ => Box::new(ycsb::mariadb::MyStore::new(endpoint, y.field_count)),
@@ -243,11 +267,19 @@ fn keep_start_log(e: &ServerStartError, output_dir: &Path, config: &str) -> Opti
 fn open_backend(config: &EngineConfig, plan: &RunPlan, opts: &RunOptions, dir: &Path) -> Result<Backend> {
     let rows = RowGen::new(plan.settings.seed);
     if let Some(endpoint) = target_endpoint(config)? {
+        if endpoint.kind == ServerKind::Mongodb {
+            let write_concern = WriteConcernSetting::from_options(&config.options)?;
+            // A pooled connection per client thread (and the writers beside them), so none waits for another's.
+            let pool = (runner::sessions_opened(plan) + 2) as u32;
+            let mongo = std::sync::Arc::new(Mongo::connect(&endpoint.mongodb_address(), Some(&write_concern), pool)?);
+            let table = Box::new(MongoTable::new(mongo.clone(), write_concern)?);
+            return Ok(Backend { table, endpoint: Some(endpoint), server: None, mongo: Some(mongo) });
+        }
         let table: Box<dyn Table> = match endpoint.kind {
             ServerKind::Postgres => Box::new(PgTable::new(endpoint.clone(), None, Transport::Tcp)?),
             _ => Box::new(MyTable::new(endpoint.clone(), None, Transport::Tcp)?),
         };
-        return Ok(Backend { table, endpoint: Some(endpoint), server: None });
+        return Ok(Backend { table, endpoint: Some(endpoint), server: None, mongo: None });
     }
     if let Some(kind) = server_kind(&config.engine) {
         // A panic anywhere stops every server at once.
@@ -277,14 +309,14 @@ fn open_backend(config: &EngineConfig, plan: &RunPlan, opts: &RunOptions, dir: &
             ServerKind::Postgres => Box::new(PgTable::new(endpoint.clone(), Some(&server), transport)?),
             _ => Box::new(MyTable::new(endpoint.clone(), Some(&server), transport)?),
         };
-        return Ok(Backend { table, endpoint: Some(endpoint), server: Some(server) });
+        return Ok(Backend { table, endpoint: Some(endpoint), server: Some(server), mongo: None });
     }
     let spec = crate::backend::find(&config.engine)?;
     // The tables start empty (--use-existing-db is refused for them); YCSB's
     // records may have been loaded before.
     let args = kv_open_args(config, plan, dir, !opts.use_existing_db, runner::opens_read_only(plan, opts));
     let engine = (spec.open)(&args).with_context(|| format!("cannot open {} in {}", config.engine, dir.display()))?;
-    Ok(Backend { table: Box::new(KvTable::new(engine, &config.engine, rows)), endpoint: None, server: None })
+    Ok(Backend { table: Box::new(KvTable::new(engine, &config.engine, rows)), endpoint: None, server: None, mongo: None })
 }
 
 /// What the steps of one config carry from step to step.
@@ -401,6 +433,27 @@ fn run_step(backend: &Backend, plan: &StepPlan, index: usize, state: &mut Config
             result.metrics.missing.push(Missing { metric: "syncs".into(), reason });
         }
     }
+    // A server rumbench did not start: its own figure of the space its collections take.
+    if let Some(size) = backend.table.server_storage_bytes(state.ibench.tables.len() as u32).filter(|_| plan.settings.metrics) {
+        match size {
+            Ok((bytes, source)) => {
+                result.metrics.missing.retain(|m| m.metric != "db_size");
+                result.metrics.db_size_bytes = Some(bytes);
+                if let Some(live) = step_work.live_keys {
+                    let logical = live * step_work.entry_bytes;
+                    result.metrics.live_keys = Some(live);
+                    result.metrics.logical_live_bytes = Some(logical);
+                    result.metrics.space_amp = (logical > 0).then(|| bytes as f64 / logical as f64);
+                }
+                result.notes.push(format!("database size as the server reports it: {source}"));
+            }
+            Err(e) => result.metrics.missing.push(Missing { metric: "db_size".into(), reason: format!("the server's collection sizes could not be read: {e:#}") }),
+        }
+    }
+    // Writes acknowledged without asking for the journal: ND, whatever was synced.
+    if let Some(why) = backend.table.not_durable_reason().filter(|_| commits > 0) {
+        result.metrics.syncs = Some(result.metrics.syncs.take().unwrap_or_default().not_durable_as_asked(commits, why));
+    }
     // l.x is one call per table: it has no per-second rates to speak of.
     if plan.kind != StepKind::CreateIndexes {
         result.rates = result.main_op().zip(result.wall_s).and_then(|(o, wall_s)| crate::measure::rate_percentiles(&o.intervals, wall_s));
@@ -494,11 +547,11 @@ pub fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut Run
             let (shared, mine) = split_for_shards(plan, own_tables(plan, tables));
             let end = if opts.keep_db { "keeps them (--keep-db)" } else { "drops them at the end" };
             if !mine.is_empty() {
-                errln!("  {}: rumbench creates table(s) {} in {} and {end}", config.name, mine.join(", "), e.url());
+                errln!("  {}: rumbench creates {} {} in {} and {end}", config.name, tables_word(e), mine.join(", "), e.url());
             }
             if !shared.is_empty() {
                 let who = if plan.settings.shard().index > 0 { "shard 0 creates" } else { "rumbench creates" };
-                errln!("  {}: {who} table(s) {} in {} and keeps them for the other shards (drop them when every shard is done)", config.name, shared.join(", "), e.url());
+                errln!("  {}: {who} {} {} in {} and keeps them for the other shards (drop them when every shard is done)", config.name, tables_word(e), shared.join(", "), e.url());
             }
             if ycsb_on_existing(plan).is_some() {
                 errln!("  {}: rumbench runs YCSB's workloads on table {} in {}, which it did not create: it is kept", config.name, ycsb::TABLE, e.url());
@@ -592,15 +645,16 @@ pub fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut Run
     };
     runner::settle_config_status(run, ci, plan.steps.len(), machine);
     let (shared, own) = split_for_shards(plan, own_tables(plan, tables));
-    let Backend { table, server, endpoint } = backend;
+    let Backend { table, server, endpoint, mongo } = backend;
+    drop(mongo);
     drop(table);
     if let Some(e) = endpoint.as_ref().filter(|e| e.remote && !shared.is_empty()) {
         // The other shards may still be using them: the one who knows when all are done is the user.
         let shard = plan.settings.shard();
-        run.configs[ci].notes.push(format!("kept table(s) {} in {} for the other shards (shard {shard}): drop them when every shard is done", shared.join(", "), e.url()));
+        run.configs[ci].notes.push(format!("kept {} {} in {} for the other shards (shard {shard}): drop them when every shard is done", tables_word(e), shared.join(", "), e.url()));
     }
     if let Some(e) = endpoint.filter(|e| e.remote && !own.is_empty()) {
-        let what = format!("table(s) {} in {}", own.join(", "), e.url());
+        let what = format!("{} {} in {}", tables_word(&e), own.join(", "), e.url());
         if opts.keep_db {
             run.configs[ci].notes.push(format!("kept {what} (--keep-db)"));
         } else {

@@ -1,7 +1,7 @@
 //! Where and how clients reach a server: one rumbench started (loopback or
 //! its Unix socket, trust authentication, database `rumbench`), or one the
 //! user already runs (`--target postgres://user:pass@host:port/db`,
-//! `mysql://...`), reached with a password.
+//! `mysql://...`, `mongodb://...?options`), reached with a password.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -30,6 +30,9 @@ pub struct Endpoint {
     /// A server the user runs: rumbench changes nothing there but its own
     /// tables, and cannot see its processes or storage.
     pub remote: bool,
+    /// The URL's query (`tls=true&authSource=admin`), for MongoDB only
+    /// (its driver reads them); never holds a password (refused when parsed).
+    pub url_options: Option<String>,
 }
 
 impl std::fmt::Debug for Endpoint {
@@ -42,13 +45,15 @@ impl std::fmt::Debug for Endpoint {
 /// A target URL taken apart: scheme, user, password, host, port, database.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TargetUrl {
-    /// "postgres" or "mysql".
+    /// "postgres", "mysql" or "mongodb".
     pub scheme: &'static str,
     pub user: Option<String>,
     pub password: Option<String>,
     pub host: String,
     pub port: Option<u16>,
     pub database: Option<String>,
+    /// The query after '?' (mongodb:// only: the driver's options).
+    pub query: Option<String>,
 }
 
 /// `%XX` escapes in a URL part (a password may hold '@' or ':').
@@ -71,18 +76,30 @@ fn percent_decode(s: &str) -> Result<String> {
 
 impl TargetUrl {
     /// `postgres://[user[:password]@]host[:port][/database]` (also
-    /// `postgresql://`), or `mysql://...` (also `mariadb://`). Query
-    /// parameters are refused rather than ignored.
+    /// `postgresql://`), `mysql://...` (also `mariadb://`), or
+    /// `mongodb://[user[:password]@]host[:port][,host[:port]...]/database[?options]`.
+    /// Query parameters are refused rather than ignored, but for MongoDB's
+    /// (its driver's options: TLS, authentication, replica set).
     pub fn parse(url: &str) -> Result<TargetUrl> {
-        let bad = |why: &str| anyhow::anyhow!("invalid target {:?}: {why} (expected postgres://user:password@host:port/database or mysql://...)", redact(url));
+        let bad = |why: &str| anyhow::anyhow!("invalid target {:?}: {why} (expected postgres://user:password@host:port/database, mysql://... or mongodb://...)", redact(url));
         let (scheme, rest) = url.split_once("://").ok_or_else(|| bad("no scheme"))?;
         let scheme = match scheme.to_ascii_lowercase().as_str() {
             "postgres" | "postgresql" => "postgres",
             "mysql" | "mariadb" => "mysql",
-            _ => return Err(bad("the scheme must be postgres or mysql")),
+            "mongodb" => "mongodb",
+            "mongodb+srv" => return Err(bad("mongodb+srv:// needs DNS SRV lookups, which this build's driver leaves out: list the hosts (mongodb://h1:27017,h2:27017/db?replicaSet=rs0)")),
+            _ => return Err(bad("the scheme must be postgres, mysql or mongodb")),
         };
-        if rest.contains('?') || rest.contains('#') {
-            return Err(bad("query parameters are not supported"));
+        if rest.contains('#') {
+            return Err(bad("a '#' fragment is not supported"));
+        }
+        let (rest, query) = match rest.split_once('?') {
+            Some(_) if scheme != "mongodb" => return Err(bad("query parameters are not supported")),
+            Some((r, q)) => (r, Some(q.to_string()).filter(|q| !q.is_empty())),
+            None => (rest, None),
+        };
+        if let Some(q) = &query {
+            super::mongodb::check_url_options(q).map_err(|e| bad(&e.to_string()))?;
         }
         let (authority, database) = match rest.split_once('/') {
             Some((a, d)) => (a, (!d.is_empty()).then(|| percent_decode(d)).transpose().map_err(|e| bad(&e.to_string()))?),
@@ -104,7 +121,21 @@ impl TargetUrl {
             }
             None => (None, None),
         };
-        let (host, port) = if let Some(h) = hostport.strip_prefix('[') {
+        let (host, port) = if scheme == "mongodb" && hostport.contains(',') {
+            // A replica set's seed list: each host checked, kept as written for the driver.
+            for one in hostport.split(',') {
+                let p = one.rsplit_once(':').filter(|(h, _)| !h.ends_with(']') || h.starts_with('[')).map(|(_, p)| p);
+                if one.is_empty() || one.starts_with(':') {
+                    return Err(bad("an empty host in the host list"));
+                }
+                if let Some(p) = p.filter(|_| !one.starts_with('[') || one.contains("]:")) {
+                    if !matches!(p.parse::<u16>(), Ok(1..)) {
+                        return Err(bad("the port must be a number from 1 to 65535"));
+                    }
+                }
+            }
+            (hostport.to_string(), None)
+        } else if let Some(h) = hostport.strip_prefix('[') {
             // [ipv6]:port
             let (h, p) = h.split_once(']').ok_or_else(|| bad("an unclosed '['"))?;
             (h.to_string(), p.strip_prefix(':'))
@@ -124,7 +155,12 @@ impl TargetUrl {
         if port == Some(0) {
             return Err(bad("the port must be a number from 1 to 65535"));
         }
-        Ok(TargetUrl { scheme, user, password, host, port, database })
+        Ok(TargetUrl { scheme, user, password, host, port, database, query })
+    }
+
+    /// A list of hosts (a MongoDB replica set's seeds), not one.
+    pub fn is_host_list(&self) -> bool {
+        self.host.contains(',')
     }
 
     /// A Unix socket's path (its directory for PostgreSQL) given as the host.
@@ -135,7 +171,9 @@ impl TargetUrl {
     /// The URL without its password, as results record it.
     pub fn without_password(&self) -> String {
         let user = self.user.as_deref().map(|u| format!("{u}@")).unwrap_or_default();
-        let host = if self.socket_host().is_some() {
+        let host = if self.is_host_list() {
+            self.host.clone()
+        } else if self.socket_host().is_some() {
             self.host.replace('%', "%25").replace('/', "%2F").replace(':', "%3A").replace('@', "%40")
         } else if self.host.contains(':') {
             format!("[{}]", self.host)
@@ -144,7 +182,8 @@ impl TargetUrl {
         };
         let port = self.port.map(|p| format!(":{p}")).unwrap_or_default();
         let db = self.database.as_deref().map(|d| format!("/{d}")).unwrap_or_default();
-        format!("{}://{user}{host}{port}{db}", self.scheme)
+        let query = self.query.as_deref().map(|q| format!("?{q}")).unwrap_or_default();
+        format!("{}://{user}{host}{port}{db}{query}", self.scheme)
     }
 }
 
@@ -152,11 +191,25 @@ impl TargetUrl {
 /// command line); text that is not a URL comes back unchanged.
 pub fn redact(url: &str) -> String {
     let Some((scheme, rest)) = url.split_once("://") else { return url.to_string() };
-    let end = rest.find('/').unwrap_or(rest.len());
-    let Some(at) = rest[..end].rfind('@') else { return url.to_string() };
+    // A query option named like a password (MongoDB's tlsCertificateKeyFilePassword).
+    let rest = match rest.split_once('?') {
+        Some((before, query)) => {
+            let opts: Vec<String> = query
+                .split('&')
+                .map(|kv| match kv.split_once('=') {
+                    Some((k, _)) if k.to_ascii_lowercase().contains("password") => format!("{k}=***"),
+                    _ => kv.to_string(),
+                })
+                .collect();
+            format!("{before}?{}", opts.join("&"))
+        }
+        None => rest.to_string(),
+    };
+    let end = rest.find(['/', '?']).unwrap_or(rest.len());
+    let Some(at) = rest[..end].rfind('@') else { return format!("{scheme}://{rest}") };
     match rest[..at].split_once(':') {
         Some((user, _)) => format!("{scheme}://{user}:***{}", &rest[at..]),
-        None => url.to_string(),
+        None => format!("{scheme}://{rest}"),
     }
 }
 
@@ -175,6 +228,19 @@ impl Endpoint {
     /// 3306, database the user's name for postgres as psql does (a mysql
     /// target must name its database: `check_target` refuses it otherwise).
     pub fn remote(url: &TargetUrl, kind: ServerKind) -> Endpoint {
+        if url.scheme == "mongodb" {
+            return Endpoint {
+                kind,
+                host: url.host.clone(),
+                port: url.port.unwrap_or(super::mongodb::DEFAULT_PORT),
+                socket: None,
+                user: url.user.clone().unwrap_or_default(),
+                password: url.password.clone().or_else(|| std::env::var(PASSWORD_ENV).ok()),
+                database: url.database.clone().unwrap_or_default(),
+                remote: true,
+                url_options: url.query.clone(),
+            };
+        }
         let pg = url.scheme == "postgres";
         let user = url.user.clone().unwrap_or_else(|| if pg { "postgres".into() } else { "root".into() });
         let env_password = || {
@@ -192,11 +258,15 @@ impl Endpoint {
             database: url.database.clone().unwrap_or_else(|| if pg { user.clone() } else { String::new() }),
             user,
             remote: true,
+            url_options: None,
         }
     }
 
     /// The URL without the password.
     pub fn url(&self) -> String {
+        if self.kind == ServerKind::Mongodb {
+            return super::mongodb::url_without_password(&self.mongodb_address());
+        }
         let scheme = if self.kind == ServerKind::Postgres { "postgres" } else { "mysql" };
         match &self.socket {
             Some(s) => format!("{scheme}://{}@{}/{} (socket {})", self.user, self.host, self.database, s.display()),
@@ -204,6 +274,18 @@ impl Endpoint {
                 let host = if self.host.contains(':') { format!("[{}]", self.host) } else { self.host.clone() };
                 format!("{scheme}://{}@{host}:{}/{}", self.user, self.port, self.database)
             }
+        }
+    }
+
+    /// Where a MongoDB target is, for its driver.
+    pub fn mongodb_address(&self) -> super::mongodb::Address {
+        super::mongodb::Address {
+            host: self.host.clone(),
+            port: self.port,
+            user: self.user.clone(),
+            password: self.password.clone(),
+            database: self.database.clone(),
+            url_options: self.url_options.clone(),
         }
     }
 
@@ -256,6 +338,7 @@ impl Endpoint {
     pub fn check_answers(&self) -> Result<()> {
         match self.kind {
             ServerKind::Postgres => self.connect_pgwire().map(drop),
+            ServerKind::Mongodb => super::mongodb::check_answers(&self.mongodb_address()),
             _ => self.connect_mysql().map(drop),
         }
     }
@@ -342,6 +425,9 @@ impl Endpoint {
     /// Which of `tables` exist already in the target database.
     pub fn existing_tables(&self, tables: &[String]) -> Result<Vec<String>> {
         let mut found = Vec::new();
+        if self.kind == ServerKind::Mongodb {
+            return super::mongodb::existing_collections(&self.mongodb_address(), tables);
+        }
         if self.kind == ServerKind::Postgres {
             let mut c = self.connect_postgres()?;
             for t in tables {
@@ -369,6 +455,9 @@ impl Endpoint {
 
     /// Drop `tables` (only ever rumbench's own).
     pub fn drop_tables(&self, tables: &[String]) -> Result<()> {
+        if self.kind == ServerKind::Mongodb {
+            return super::mongodb::drop_collections(&self.mongodb_address(), tables);
+        }
         if self.kind == ServerKind::Postgres {
             let mut c = self.connect_postgres()?;
             for t in tables {
@@ -410,6 +499,15 @@ fn classify_greeting(bytes: &[u8]) -> Greeting {
 
 /// Check that engine `kind` can be reached through `url`.
 pub fn check_target(url: &TargetUrl, kind: ServerKind) -> Result<()> {
+    if (kind == ServerKind::Mongodb) != (url.scheme == "mongodb") {
+        bail!("engine {kind} cannot use a {}:// target", url.scheme);
+    }
+    if kind == ServerKind::Mongodb {
+        if url.database.is_none() {
+            bail!("target {}: name the database rumbench may create its collections in (mongodb://user@host:port/database)", url.without_password());
+        }
+        return Ok(());
+    }
     let pg = kind == ServerKind::Postgres;
     if pg != (url.scheme == "postgres") {
         bail!("engine {kind} cannot use a {}:// target", url.scheme);
@@ -436,6 +534,7 @@ mod tests {
                 host: "db1.example".into(),
                 port: Some(6543),
                 database: Some("benchdb".into()),
+                query: None,
             }
         );
         assert_eq!(u.without_password(), "postgres://bench@db1.example:6543/benchdb");
@@ -450,7 +549,11 @@ mod tests {
     fn bad_urls_are_named_without_their_password() {
         for (url, why) in [
             ("db1:5432", "no scheme"),
-            ("redis://h", "scheme must be postgres or mysql"),
+            ("redis://h", "scheme must be postgres, mysql or mongodb"),
+            ("mongodb+srv://u:secret@cluster.example/d", "list the hosts"),
+            ("mongodb://u:secret@h:0/d", "port"),
+            ("mongodb://u:secret@h1,h2:70000/d", "port"),
+            ("mongodb://u:secret@h/d?tlsCertificateKeyFilePassword=secret2", "password"),
             ("postgres://u:secret@h:99999/d", "port"),
             ("postgres://u:secret@h/d?sslmode=require", "query parameters"),
             ("postgres://u:secret@/d", "no host"),
@@ -459,6 +562,22 @@ mod tests {
             assert!(e.contains(why), "{url}: {e}");
             assert!(!e.contains("secret"), "{e}");
         }
+    }
+
+    #[test]
+    fn mongodb_urls_keep_their_hosts_and_options() {
+        let u = TargetUrl::parse("mongodb://bench:p%40ss@h1:27017,h2/benchdb?replicaSet=rs0&tls=true").unwrap();
+        assert_eq!((u.scheme, u.host.as_str(), u.port, u.password.as_deref()), ("mongodb", "h1:27017,h2", None, Some("p@ss")));
+        assert_eq!(u.query.as_deref(), Some("replicaSet=rs0&tls=true"));
+        assert_eq!(u.without_password(), "mongodb://bench@h1:27017,h2/benchdb?replicaSet=rs0&tls=true");
+        let e = Endpoint::remote(&u, ServerKind::Mongodb);
+        assert_eq!(format!("{e:?}"), "mongodb://bench@h1:27017,h2/benchdb?replicaSet=rs0&tls=true");
+        assert!(check_target(&u, ServerKind::Mongodb).is_ok());
+        assert!(check_target(&u, ServerKind::Postgres).is_err());
+        let no_db = TargetUrl::parse("mongodb://h").unwrap();
+        assert!(check_target(&no_db, ServerKind::Mongodb).unwrap_err().to_string().contains("name the database"));
+        assert_eq!(redact("mongodb://u:pw@h/d?tlsCertificateKeyFilePassword=pw2&tls=true"), "mongodb://u:***@h/d?tlsCertificateKeyFilePassword=***&tls=true");
+        assert_eq!(redact("mongodb://h?x=1"), "mongodb://h?x=1");
     }
 
     #[test]

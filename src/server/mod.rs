@@ -58,6 +58,7 @@ use std::time::{Duration, Instant};
 use anyhow::{anyhow, bail, Context, Result};
 
 mod mariadb;
+pub mod mongodb;
 mod postgres;
 
 /// Name of the benchmark database created in every server.
@@ -236,6 +237,7 @@ impl RunningServer {
                 bail!("{}: only postgres can run other binaries than Debian's", cfg.kind)
             }
             ServerKind::MariadbInnodb | ServerKind::MariadbMyrocks => mariadb::start(cfg, init),
+            ServerKind::Mongodb => bail!("{}", mongodb::BY_URL_ONLY),
         }
     }
 
@@ -331,6 +333,7 @@ impl RunningServer {
             password: None,
             database: DB_NAME.into(),
             remote: false,
+            url_options: None,
         }
     }
 
@@ -345,7 +348,7 @@ impl RunningServer {
     /// A new client connection to database `rumbench` over TCP (mariadb only).
     pub fn connect_mysql(&self) -> Result<::mysql::Conn> {
         match self.kind {
-            ServerKind::Postgres => bail!("postgres is not a mariadb server"),
+            ServerKind::Postgres | ServerKind::Mongodb => bail!("{} is not a mariadb server", self.kind),
             _ => mariadb::connect(self.port, Some(DB_NAME), Duration::from_secs(10)),
         }
     }
@@ -449,6 +452,7 @@ impl RunningServer {
 pub fn server_stats(endpoint: &Endpoint) -> Vec<(String, String)> {
     let r = match endpoint.kind {
         ServerKind::Postgres => postgres::stats(endpoint),
+        ServerKind::Mongodb => mongodb::stats(&endpoint.mongodb_address()),
         _ => mariadb::stats(endpoint),
     };
     r.unwrap_or_else(|e| vec![("stats_error".to_string(), format!("{e:#}"))])
@@ -919,6 +923,7 @@ pub fn check_installed(kind: ServerKind) -> Result<()> {
     match kind {
         ServerKind::Postgres => postgres::find_bin_dir().map(|_| ()),
         ServerKind::MariadbInnodb | ServerKind::MariadbMyrocks => mariadb::check_installed(kind),
+        ServerKind::Mongodb => bail!("{}", mongodb::BY_URL_ONLY),
     }
 }
 

@@ -16,10 +16,12 @@
 //!
 //! A backend binding is a [`Store`]: `kv` (engines with transactions:
 //! rocksdb's TransactionDB / OptimisticTransactionDB, LMDB's write
-//! transaction, SQLite's BEGIN IMMEDIATE), `postgres` and `mariadb`.
+//! transaction, SQLite's BEGIN IMMEDIATE), `postgres`, `mariadb` and
+//! `mongodb` (hot documents only).
 
 pub mod kv;
 pub mod mariadb;
+pub mod mongodb;
 pub mod postgres;
 
 use anyhow::{bail, Result};
@@ -180,7 +182,9 @@ pub fn run_step(store: &dyn Store, plan: &StepPlan, index: usize, state: &mut Co
                 return Ok(format!("check: the hot rows' counters went up by {added}, at least this shard's {committed} acknowledged updates (the other shards' are in it)"));
             }
             if added != committed as i64 {
-                bail!("the hot rows' counters went up by {added}, but {committed} updates were acknowledged");
+                let lost = committed as i64 - added;
+                let what = if lost > 0 { format!("{lost} acknowledged updates lost") } else { format!("{} more than acknowledged", -lost) };
+                bail!("the hot rows' counters went up by {added}, but {committed} updates were acknowledged: {what}");
             }
             Ok(format!("check: the hot rows' counters went up by exactly the {committed} acknowledged updates"))
         }),

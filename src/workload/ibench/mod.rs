@@ -38,6 +38,7 @@ use crate::datagen::rng::{mix64, stream_seed};
 pub mod exec;
 pub mod kv;
 pub mod mariadb;
+pub mod mongodb;
 pub mod postgres;
 pub mod table;
 

@@ -40,6 +40,17 @@ pub trait Table: Send + Sync {
     fn server_syncs(&self) -> Option<Result<ServerSyncs>> {
         None
     }
+    /// Why a write the server acknowledged may not be durable as configured
+    /// (MongoDB's write concern without j); None when it asks for durable ones.
+    fn not_durable_reason(&self) -> Option<String> {
+        None
+    }
+    /// What the server says rumbench's own tables take on its storage, in
+    /// bytes, and where that figure comes from (None: no such figure; a
+    /// server rumbench started is measured on its data dir instead).
+    fn server_storage_bytes(&self, _tables: u32) -> Option<Result<(u64, String)>> {
+        None
+    }
     /// The key-value engine under a key-value table (None on a server).
     fn kv_engine(&self) -> Option<&dyn crate::engine::Engine> {
         None

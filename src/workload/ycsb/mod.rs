@@ -13,10 +13,12 @@
 //! the concatenated fields per key, updates read-modify-write as YCSB's
 //! RocksDB binding does), `postgres` and `mariadb` (table usertable with
 //! YCSB_KEY and FIELD0.., prepared statements, one connection per client
-//! thread, scans ORDER BY the key, as YCSB's JDBC binding).
+//! thread, scans ORDER BY the key, as YCSB's JDBC binding), `mongodb`
+//! (collection usertable, as YCSB's mongodb binding).
 
 pub mod kv;
 pub mod mariadb;
+pub mod mongodb;
 pub mod postgres;
 
 use anyhow::{bail, Context, Result};
@@ -56,6 +58,12 @@ pub trait Store: Send + Sync {
 /// (`field_count` x `field_length` bytes).
 pub trait StoreSession {
     fn insert(&mut self, key: &[u8], record: &[u8]) -> Result<()>;
+    /// Insert these (key, record) pairs in one call (ycsb-load's
+    /// `--batch-size`): one unordered insertMany on MongoDB, as YCSB's
+    /// mongodb binding with `batchsize`; elsewhere one insert each.
+    fn insert_batch(&mut self, records: &[(&[u8], &[u8])]) -> Result<()> {
+        records.iter().try_for_each(|(k, r)| self.insert(k, r))
+    }
     /// Read every field of `key` into `out`; false when there is no such record.
     fn read(&mut self, key: &[u8], out: &mut Vec<u8>) -> Result<bool>;
     /// Write these fields (index, value) of `key`; false when there is no such record.
@@ -409,11 +417,31 @@ fn load_client(t: &Thread<'_>, session: &mut dyn StoreSession, plan: &StepPlan, 
     let mut op = t.recorder(Op::Insert.name());
     let mut key = KeyName::new();
     let mut record = vec![0u8; record_len];
-    let end_ns = t.closed_loop(&mut op.rec, Some(s.ycsb.records), s.global_thread(t.index), s.global_threads(), |n| {
-        fill_record(s.seed, n, &mut record);
-        session.insert(key.build(n, s.ycsb.ordered_inserts), &record)?;
-        Ok((1, false))
-    })?;
+    let batch = s.batch_size.max(1) as u64;
+    let end_ns = if batch == 1 {
+        t.closed_loop(&mut op.rec, Some(s.ycsb.records), s.global_thread(t.index), s.global_threads(), |n| {
+            fill_record(s.seed, n, &mut record);
+            session.insert(key.build(n, s.ycsb.ordered_inserts), &record)?;
+            Ok((1, false))
+        })?
+    } else {
+        // Call c inserts records c*batch.. (the last call fewer), calls spread over the threads.
+        let calls = s.ycsb.records.div_ceil(batch);
+        let mut keys = vec![Vec::new(); batch as usize];
+        let mut records = vec![vec![0u8; record_len]; batch as usize];
+        t.closed_loop(&mut op.rec, Some(calls), s.global_thread(t.index), s.global_threads(), |c| {
+            let numbers = c * batch..((c + 1) * batch).min(s.ycsb.records);
+            let n = numbers.end - numbers.start;
+            for (i, r) in numbers.enumerate() {
+                keys[i].clear();
+                keys[i].extend_from_slice(key.build(r, s.ycsb.ordered_inserts));
+                fill_record(s.seed, r, &mut records[i]);
+            }
+            let pairs: Vec<(&[u8], &[u8])> = keys.iter().zip(&records).take(n as usize).map(|(k, r)| (k.as_slice(), r.as_slice())).collect();
+            session.insert_batch(&pairs)?;
+            Ok((n, false))
+        })?
+    };
     let written = op.rec.ops();
     let logical = written * record_len as u64;
     Ok(ThreadOut { ops: vec![op.finish()], end_ns, work: Work { writes: written, logical_bytes_written: logical, ..Default::default() } })

@@ -1,0 +1,152 @@
+//! YCSB on MongoDB, as YCSB's mongodb binding runs it: collection usertable,
+//! a record is a document `{_id: key, field0: <bytes>, ...}` (its fields as
+//! BSON binary, as the binding stores Java byte arrays), reads `find({_id})`,
+//! updates `updateOne({_id}, {$set: {fieldN: ...}})` (not found when nothing
+//! matched), scans `find({_id: {$gte: start}}).sort({_id: 1}).limit(n)`,
+//! inserts `insertOne`, or with `--batch-size` N in ycsb-load an unordered
+//! `insertMany` of N (the binding's `batchsize`). One driver (its connection pool) for the step, one
+//! pooled connection per client thread.
+
+use anyhow::{anyhow, Result};
+use mongodb::bson::spec::BinarySubtype;
+use mongodb::bson::{doc, Binary, Bson, Document, RawDocumentBuf};
+use mongodb::sync::Collection;
+
+use super::{Store, StoreSession, TABLE};
+use crate::server::mongodb::Mongo;
+
+pub struct MongoStore<'a> {
+    mongo: &'a Mongo,
+    field_count: usize,
+}
+
+impl<'a> MongoStore<'a> {
+    pub fn new(mongo: &'a Mongo, field_count: usize) -> MongoStore<'a> {
+        MongoStore { mongo, field_count }
+    }
+}
+
+/// A driver error on one line.
+fn failed(what: &str, e: mongodb::error::Error) -> anyhow::Error {
+    anyhow!("{what}: {}", e.to_string().replace('\n', " "))
+}
+
+fn text(b: &[u8]) -> Result<&str> {
+    std::str::from_utf8(b).map_err(|_| anyhow!("YCSB keys are text"))
+}
+
+fn binary(b: &[u8]) -> Bson {
+    Bson::Binary(Binary { subtype: BinarySubtype::Generic, bytes: b.to_vec() })
+}
+
+impl Store for MongoStore<'_> {
+    fn create(&self) -> Result<()> {
+        // The plan's check made sure the database holds no usertable: a name
+        // clash fails here rather than touch someone else's collection.
+        self.mongo.db.create_collection(TABLE).run().map_err(|e| failed("creating collection usertable", e))
+    }
+
+    /// The fields of a document of usertable (`_id` as YCSB_KEY, so that the
+    /// shape check reads as for tables); empty when there is no such collection.
+    fn columns(&self) -> Result<Option<Vec<String>>> {
+        let names = self.mongo.db.list_collection_names().run().map_err(|e| failed("listing collections", e))?;
+        if !names.iter().any(|n| n == TABLE) {
+            return Ok(Some(Vec::new()));
+        }
+        let one = self.mongo.db.collection::<Document>(TABLE).find_one(doc! {}).run().map_err(|e| failed("reading usertable", e))?;
+        Ok(Some(match one {
+            Some(d) => d.keys().map(|k| if k == "_id" { "YCSB_KEY".to_string() } else { k.clone() }).collect(),
+            None => vec!["YCSB_KEY".to_string()],
+        }))
+    }
+
+    fn place(&self) -> String {
+        self.mongo.url.clone()
+    }
+
+    fn shared(&self) -> bool {
+        true
+    }
+
+    fn session(&self) -> Result<Box<dyn StoreSession + '_>> {
+        Ok(Box::new(MongoSession {
+            docs: self.mongo.db.collection(TABLE),
+            raw: self.mongo.db.collection(TABLE),
+            field_names: (0..self.field_count).map(|i| format!("field{i}")).collect(),
+        }))
+    }
+}
+
+struct MongoSession {
+    docs: Collection<Document>,
+    /// Reads and scans as raw BSON: not decoded into a map, as YCSB's binding
+    /// does not look into its values either.
+    raw: Collection<RawDocumentBuf>,
+    field_names: Vec<String>,
+}
+
+impl MongoSession {
+    /// A record as YCSB's binding writes it: `{_id: key, field0: <bytes>, ...}`.
+    fn document(&self, key: &[u8], record: &[u8]) -> Result<Document> {
+        let n = self.field_names.len();
+        let len = record.len() / n.max(1);
+        let mut d = Document::new();
+        d.insert("_id", text(key)?);
+        for (i, name) in self.field_names.iter().enumerate() {
+            d.insert(name.clone(), binary(&record[i * len..(i + 1) * len]));
+        }
+        Ok(d)
+    }
+}
+
+impl StoreSession for MongoSession {
+    fn insert(&mut self, key: &[u8], record: &[u8]) -> Result<()> {
+        let d = self.document(key, record)?;
+        self.docs.insert_one(d).run().map(drop).map_err(|e| failed("insert", e))
+    }
+
+    fn insert_batch(&mut self, records: &[(&[u8], &[u8])]) -> Result<()> {
+        let docs: Vec<Document> = records.iter().map(|(k, r)| self.document(k, r)).collect::<Result<_>>()?;
+        let options = mongodb::options::InsertManyOptions::builder().ordered(false).build();
+        self.docs.insert_many(docs).with_options(options).run().map(drop).map_err(|e| failed("insertMany", e))
+    }
+
+    fn read(&mut self, key: &[u8], out: &mut Vec<u8>) -> Result<bool> {
+        out.clear();
+        let Some(d) = self.raw.find_one(doc! {"_id": text(key)?}).run().map_err(|e| failed("read", e))? else { return Ok(false) };
+        // The record's fields in order (the shape check compares their length).
+        for name in &self.field_names {
+            if let Ok(b) = d.get_binary(name) {
+                out.extend_from_slice(b.bytes);
+            }
+        }
+        Ok(true)
+    }
+
+    fn update(&mut self, key: &[u8], fields: &[(usize, &[u8])]) -> Result<bool> {
+        let mut set = Document::new();
+        for (i, v) in fields {
+            set.insert(self.field_names[*i].clone(), binary(v));
+        }
+        let r = self.docs.update_one(doc! {"_id": text(key)?}, doc! {"$set": set}).run().map_err(|e| failed("update", e))?;
+        Ok(r.matched_count > 0)
+    }
+
+    fn scan(&mut self, start: &[u8], count: usize) -> Result<usize> {
+        let cursor = self
+            .raw
+            .find(doc! {"_id": {"$gte": text(start)?}})
+            .sort(doc! {"_id": 1})
+            .limit(count as i64)
+            // All of them in the first reply: one round trip, as a LIMIT query.
+            .batch_size(count.clamp(1, u32::MAX as usize) as u32)
+            .run()
+            .map_err(|e| failed("scan", e))?;
+        let mut n = 0;
+        for d in cursor {
+            std::hint::black_box(d.map_err(|e| failed("scan", e))?);
+            n += 1;
+        }
+        Ok(n)
+    }
+}
