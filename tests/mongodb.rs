@@ -54,8 +54,19 @@ impl Ferret {
     /// The embedding program, no authentication, on a port the OS picks:
     /// it prints "listening mongodb://127.0.0.1:PORT/" once bound.
     fn open(dir: &Path) -> Ferret {
+        Ferret::embedded(dir, &["--listen-addr", "127.0.0.1:0"])
+    }
+
+    /// TLS only, with this certificate and key.
+    fn open_tls(dir: &Path, cert: &Path, key: &Path) -> Ferret {
+        let (cert, key) = (cert.to_str().unwrap(), key.to_str().unwrap());
+        Ferret::embedded(dir, &["--listen-addr", "", "--listen-tls", "127.0.0.1:0", "--listen-tls-cert-file", cert, "--listen-tls-key-file", key])
+    }
+
+    fn embedded(dir: &Path, listen: &[&str]) -> Ferret {
         let mut child = Command::new(ferretdb_program("rumbench-ferretdb"))
-            .args(["--listen-addr", "127.0.0.1:0", "--log-level", "error", "--sqlite-dir"])
+            .args(listen)
+            .args(["--log-level", "error", "--sqlite-dir"])
             .arg(dir)
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -63,7 +74,9 @@ impl Ferret {
             .unwrap();
         let mut line = String::new();
         BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-        let base = line.trim().strip_prefix("listening ").unwrap_or_else(|| panic!("FerretDB said {line:?}")).trim_end_matches('/').to_string();
+        let url = line.trim().strip_prefix("listening ").unwrap_or_else(|| panic!("FerretDB said {line:?}"));
+        // "mongodb://127.0.0.1:PORT/" or, for TLS, ".../?tls=true": the scheme and address.
+        let base = url.split("/?").next().unwrap().trim_end_matches('/').to_string();
         Ferret { child, base }
     }
 
@@ -340,4 +353,31 @@ fn hot_documents_are_counted_and_the_insert_benchmark_runs() {
     assert!(step(&v, "qr100")["ops"].as_u64().unwrap() > 0 && step(&v, "qp100")["ops"].as_u64().unwrap() > 0);
     let client = ferret.client("");
     assert_eq!(collections(&client, "bench"), Vec::<String>::new(), "rumbench's collections are dropped");
+}
+
+#[test]
+fn tls_as_the_url_asks() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (cert, key) = (tmp.path().join("leaf.crt"), tmp.path().join("leaf.key"));
+    // A self-signed leaf (not a CA certificate: rustls refuses those as a server's).
+    let made = Command::new("openssl")
+        .args(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "30", "-subj", "/CN=127.0.0.1"])
+        .args(["-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost", "-addext", "basicConstraints=critical,CA:FALSE"])
+        .args(["-addext", "keyUsage=digitalSignature,keyEncipherment", "-addext", "extendedKeyUsage=serverAuth", "-keyout"])
+        .arg(&key)
+        .arg("-out")
+        .arg(&cert)
+        .output()
+        .unwrap();
+    assert!(made.status.success(), "openssl: {}", String::from_utf8_lossy(&made.stderr));
+    let ferret = Ferret::open_tls(&tmp.path().join("ferret"), &cert, &key);
+    let url = format!("{}/bench?tls=true&tlsCAFile={}", ferret.base, cert.display());
+    let d = tmp.path().join("tls");
+    let out = run_into(rumbench(None).args(["--target", &url, "-s", "ycsb-load,ycsb-c", "--records", "100", "--ops", "50"]), &d);
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(load(&d)["configs"][0]["status"], "completed");
+    // The same port without TLS: refused in one line before anything runs.
+    let plain = format!("{}/bench?serverSelectionTimeoutMS=1500", ferret.base);
+    let out = run_into(rumbench(None).args(["--target", &plain, "-s", "ycsb-load", "--records", "10"]), &tmp.path().join("plain"));
+    assert_refused(&out, &tmp.path().join("plain"), &format!("cannot connect to {}/bench", ferret.base));
 }
