@@ -43,7 +43,7 @@ run() {   # run NAME ARGS... -> result dir $SCRATCH/NAME
     "$RUMBENCH" run "${COMMON[@]}" "$@" -d "$SCRATCH/$name" >"$SCRATCH/$name.log" 2>&1 || { tail -5 "$SCRATCH/$name.log" >&2; exit 1; }
 }
 step_field() { jget "$SCRATCH/$1" "step('$2')['$3']"; }
-metric() { jget "$SCRATCH/$1" "step('$2')['metrics']['$3']"; }
+metric() { jget "$SCRATCH/$1" "step('$2')['metrics'].get('$3')"; }
 
 {
 echo "# rumbench's client cost per operation: MongoDB driver vs PostgreSQL client ($(date -u +%Y-%m-%dT%H:%MZ))"
@@ -55,7 +55,7 @@ echo "One client thread, $RECORDS records, $SECONDS_PER_STEP s per step, TCP on 
 echo "MongoDB side: FerretDB 1.24.2 on SQLite (its speed says nothing about MongoDB's). PostgreSQL: started by rumbench (Debian's)."
 echo
 echo "process = rumbench's whole process CPU per operation (client_cpu_us_op: with the driver's runtime threads, and rumbench's own samplers, whose fixed cost per second weighs more at a slow server's rate);"
-echo "threads = the client threads only (client_threads_cpu_us_op: without the driver's runtime threads, where the mongodb driver does its I/O)."
+echo "threads = the client threads only (client_threads_cpu_us_op: the mongodb driver's sync API runs each operation's future on the calling thread, so its encoding, decoding and socket calls are in it; the runtime's worker threads, which wait on the sockets, are not)."
 echo
 echo "| repeat | step | FerretDB ops/s | mongodb process us/op | mongodb threads us/op | PostgreSQL ops/s | pgwire process us/op | pgwire threads us/op | PostgreSQL server us/op | mongodb / pgwire process |"
 echo "|---|---|---|---|---|---|---|---|---|---|"

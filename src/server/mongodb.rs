@@ -19,7 +19,7 @@ use mongodb::error::ErrorKind;
 use mongodb::options::{Acknowledgment, ClientOptions, DatabaseOptions, Tls, WriteConcern};
 use mongodb::sync::{Client, Database};
 
-use super::wire::{sent_text, CONNECT_TIMEOUT, HANDSHAKE_TIMEOUT};
+use super::wire::{sent_text, CONNECT_TIMEOUT};
 
 pub const DEFAULT_PORT: u16 = 27017;
 
@@ -263,12 +263,13 @@ fn connect_error(endpoint: &Address, e: mongodb::error::Error) -> anyhow::Error 
         return anyhow!("{cannot}: {}", one_line(&e.to_string()));
     };
     let cause = one_line(message);
-    let within = client_options(endpoint, 2).ok().and_then(|o| o.server_selection_timeout).unwrap_or(CONNECT_TIMEOUT);
-    let plain = client_options(endpoint, 2).is_ok_and(|o| !uses_tls(&o));
+    let options = client_options(endpoint, 2).ok();
+    let within = options.as_ref().and_then(|o| o.server_selection_timeout).unwrap_or(CONNECT_TIMEOUT);
+    let plain = options.as_ref().is_some_and(|o| !uses_tls(o));
     if plain && !endpoint.host.contains(',') {
         match probe(&endpoint.host, endpoint.port) {
             Answer::Other(sent) => return anyhow!("{cannot}: not a MongoDB server: it sent {}", sent_text(&sent)),
-            Answer::Nothing => return anyhow!("{cannot}: no MongoDB answer within {} s ({cause})", HANDSHAKE_TIMEOUT.as_secs().min(PROBE_WAIT.as_secs())),
+            Answer::Nothing => return anyhow!("{cannot}: no MongoDB answer within {} s ({cause})", PROBE_WAIT.as_secs()),
             Answer::Mongodb | Answer::Unreachable => {}
         }
     }
