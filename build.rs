@@ -250,7 +250,9 @@ fn leveldb_provenance() {
 }
 
 fn git(args: &[&str]) -> Option<String> {
-    let out = Command::new("git").args(args).output().ok()?;
+    // --no-optional-locks: `git status` would otherwise refresh and rewrite
+    // .git/index, which made every build stale for the next one.
+    let out = Command::new("git").arg("--no-optional-locks").args(args).output().ok()?;
     if !out.status.success() {
         return None;
     }
@@ -258,11 +260,12 @@ fn git(args: &[&str]) -> Option<String> {
 }
 
 fn git_commit() {
-    // Rebuild when HEAD moves: HEAD itself, the branch ref it points to, packed refs and the index.
+    // Rebuild when HEAD moves: HEAD itself, the branch ref it points to and
+    // packed refs. Not on the index: staging changes nothing the binary
+    // records, and edits of its sources rerun this script anyway (HASHED).
     if let Some(git_dir) = git(&["rev-parse", "--git-dir"]) {
         let git_dir = PathBuf::from(git_dir);
         println!("cargo:rerun-if-changed={}", git_dir.join("HEAD").display());
-        println!("cargo:rerun-if-changed={}", git_dir.join("index").display());
         if let Some(common) = git(&["rev-parse", "--git-common-dir"]) {
             println!("cargo:rerun-if-changed={}", PathBuf::from(&common).join("packed-refs").display());
             if let Some(head_ref) = git(&["symbolic-ref", "-q", "HEAD"]) {

@@ -22,7 +22,8 @@
 #   indexes: each a random key either way, all present;
 # - ranges: splinter_test's "Small range" queries are N/128 scans of 1..100 tuples
 #   (XXH64 of the range number, seed 43), mean 50.5; rumbench's fwdrange does
-#   N/128 scans of RANGE_LEN=50 from random keys. splinter_test's medium and
+#   N/128 scans of RANGE_LEN=50 from random keys, 51 tuples each (the start,
+#   then 50 next calls: db_bench's seek_nexts), counted from the bytes read. splinter_test's medium and
 #   large ranges (512-1024 and 114688-131072 tuples) have no rumbench step and
 #   are not compared;
 # (splinter_test reads its perf flags in one fixed order: --max-async-inflight,
@@ -112,14 +113,17 @@ run_rumbench() { # $1 = run id
     rm -rf "$DIR/rb-$1"
     flock /tmp/rumbench-heavy.lock "$RUMBENCH" run -c "$DIR/suite.toml" --progress off --no-history \
         --db-dir "$DIR/db" -d "$DIR/rb-$1" > "$DIR/logs/rumbench-$1.log" 2>&1
-    python3 - "$DIR/rb-$1/result.json" "$RANGE_LEN" <<'PY'
+    python3 - "$DIR/rb-$1/result.json" "$((24 + VALUE_SIZE))" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 s = {x["name"]: x for x in r["configs"][0]["steps"]}
 fill, wait = s["fill"], s["waitforcompaction"]
 ins = fill["ops"] / (fill["wall_s"] + (wait.get("wall_s") or 0.0))
-rl = int(sys.argv[2])
-print(round(ins), round(s["readrandom"]["ops_s"]), round(s["fwdrange"]["ops_s"]), round(s["fwdrange"]["ops_s"] * rl))
+# Tuples as read: the step's bytes (MiB/s, keys and values) over one tuple's
+# size. A scan visits RANGE_LEN + 1 tuples (the one it starts at, then
+# RANGE_LEN next calls, as db_bench's seek_nexts).
+tuples = s["fwdrange"]["mb_s"] * 2**20 / int(sys.argv[2])
+print(round(ins), round(s["readrandom"]["ops_s"]), round(s["fwdrange"]["ops_s"]), round(tuples))
 PY
 }
 

@@ -3,7 +3,7 @@
 //! identical configs with repeats get no verdict of change (A/A), and a
 //! known slowdown is called a regression.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Command;

@@ -1,7 +1,7 @@
 //! The local history: rebuilt from result directories, filtered listings,
 //! history ids in compare and report, and `run` recording itself.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;

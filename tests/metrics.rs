@@ -6,8 +6,7 @@ use std::process::Command;
 use assert_cmd::cargo::CommandCargoExt;
 use serde_json::Value;
 
-#[path = "common/cli.rs"]
-mod cli;
+use crate::common::cli;
 
 fn run(args: &[&str], dir: &Path) -> Value {
     cli::run_ok(args, dir);

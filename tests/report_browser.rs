@@ -4,7 +4,7 @@
 //! screenshot, saved as target/report-screenshot.png for a person to look
 //! at, must not be blank.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

@@ -1,7 +1,7 @@
 //! Snapshot tests of the text renderers (summary table, markdown, TSV,
 //! compare) and structural checks of the HTML report, on synthetic results.
 
-mod common;
+use crate::common;
 
 use common::*;
 use rumbench::report::{self as output, Exporter};

@@ -9,8 +9,7 @@ use serde_json::Value;
 
 use cli::run_ok as run;
 
-#[path = "common/cli.rs"]
-mod cli;
+use crate::common::cli;
 
 fn result(dir: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(dir.join("result.json")).unwrap()).unwrap()

@@ -7,8 +7,7 @@ use std::process::Command;
 use assert_cmd::cargo::CommandCargoExt;
 use serde_json::Value;
 
-#[path = "common/cli.rs"]
-mod cli;
+use crate::common::cli;
 
 /// `rumbench run ARGS --output-dir DIR`; it must succeed. Its stdout and result.json.
 fn run_ok(args: &[&str], dir: &Path) -> (String, Value) {

@@ -1,6 +1,5 @@
 //! Running the real binary in a test: `rumbench run` without progress or
 //! history, into a directory of the test's, and its result read back.
-#![allow(dead_code)]
 
 use std::path::Path;
 use std::process::{Command, Output};

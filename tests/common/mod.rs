@@ -2,6 +2,8 @@
 //! is chosen, so renderings are deterministic and differences are known.
 #![allow(dead_code)]
 
+pub mod cli;
+
 use std::path::Path;
 
 use rumbench::planner::SettingsArgs;

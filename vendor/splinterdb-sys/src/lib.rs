@@ -365,9 +365,8 @@ impl Db {
                     }
                     splinterdb_iterator_prev(it);
                 } else {
-                    if !splinterdb_iterator_can_next(it) {
-                        break;
-                    }
+                    // splinterdb.h's own loop: a valid iterator can always
+                    // move on (to the end, where it is no longer valid).
                     splinterdb_iterator_next(it);
                 }
             }
