@@ -1,0 +1,35 @@
+//! The integration tests: the real binary against real engines and servers
+//! on small data. Every file in tests/ is a module of this one test binary
+//! (a binary per file meant a full thin-LTO link each), except
+//! servers_stop_all.rs, which stops every server of its process.
+//!
+//! The files were written to run in a process of their own, one file at a
+//! time (some measure, some load the disk or the CPU): scripts/test.sh runs
+//! the modules one after another (`cargo test --release --test integration
+//! -- MODULE::`), as cargo ran the binaries before.
+
+mod common;
+
+mod cli;
+mod compare;
+mod contention;
+mod crashtest;
+mod dbbench_defaults;
+mod deploy;
+mod device;
+mod history;
+mod ibench;
+mod metrics;
+mod pg_versions;
+mod pgwire;
+mod report_browser;
+mod report_render;
+mod rocksdb_versions;
+mod run_output;
+mod safety;
+mod servers;
+mod shards;
+mod splinterdb;
+mod sweep;
+mod target;
+mod ycsb;
