@@ -60,6 +60,7 @@ fn make_plan(args: &RunArgs) -> Result<RunPlan> {
 fn check_before_anything(args: &RunArgs, plan: &mut RunPlan, default_base: Option<&Path>) -> Result<RunOptions> {
     let schedule = runner::check_sharding(plan, args.shard, args.start_at, args.step_gap)?;
     runner::check_plan(plan)?;
+    runner::profiling::check(plan)?;
     driver::progress::set_mode(args.progress);
     let opts = RunOptions {
         output_dir: match (&args.output_dir, default_base) {

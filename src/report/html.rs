@@ -608,6 +608,10 @@ pub fn render(s: &Summary, opts: &HtmlOptions) -> String {
     if !limits.is_empty() {
         o.push_str(r##" &middot; <a href="#limits">limits</a>"##);
     }
+    let profiles = profiles_html(s);
+    if !profiles.is_empty() {
+        o.push_str(r##" &middot; <a href="#profiles">CPU profiles</a>"##);
+    }
     o.push_str(r##" &middot; <a href="#environment">environment and warnings</a> <a href="#legend">legend</a></nav>"##);
     let crash_tests: Vec<&super::durability::Matrix> = s.runs.iter().filter_map(|r| r.durability.as_ref()).collect();
     if s.steps.is_empty() && crash_tests.is_empty() {
@@ -629,6 +633,7 @@ pub fn render(s: &Summary, opts: &HtmlOptions) -> String {
     o.push_str(&scaling);
     o.push_str(&versions);
     o.push_str(&config_sweeps);
+    o.push_str(&profiles);
     environment(&mut o, s);
     legend(&mut o);
     let _ = writeln!(o, "<script>{CHECK_JS}</script></body></html>");
@@ -674,6 +679,58 @@ pub fn relative_html(t: &Table) -> String {
             let _ = write!(o, "<li class=\"warn\">{}</li>", esc(n));
         }
         o.push_str("</ul>");
+    }
+    o.push_str("</section>");
+    o
+}
+
+/// The steps' CPU profiles (`--profile`) as a section, or "": per step
+/// and config, CPU per operation by role, a flame graph, the top functions
+/// of each role and the roll-up by library.
+pub fn profiles_html(s: &Summary) -> String {
+    let views: Vec<&super::profiles::ProfileView> = s.runs.iter().flat_map(|r| &r.profiles).collect();
+    if views.is_empty() {
+        return String::new();
+    }
+    let mut o = String::from(r#"<section id="profiles"><h2>CPU profiles</h2><p class="meta">Sampled by perf (cpu-clock) over each step's timed window; a sample is 1/rate s of one thread's CPU, so a function's samples over the step's operations are its CPU per operation. Roles: client (rumbench's threads outside the engine), engine-foreground (the engine's code on the clients' threads), engine-background (the engine's own threads), server (a server's processes). Self: in the function itself; total: with what it called.</p>"#);
+    let us = |v: f64| format!("{v:.3}");
+    for v in views {
+        let title = if s.runs.len() > 1 { format!("{} / {} / {}", v.run, v.config, v.step) } else { format!("{} / {}", v.config, v.step) };
+        let _ = write!(o, r#"<h3 id="profile-{}">{}</h3>"#, anchor(&title), esc(&title));
+        let roles: Vec<String> = v.roles.iter().map(|(r, c)| format!("{} {} µs/op", r.name(), us(*c))).collect();
+        let _ = write!(
+            o,
+            r#"<p class="meta">{} samples at {} Hz ({} unwinding) over {} operations: {} µs of CPU per operation{}{}</p>"#,
+            v.samples,
+            v.hz,
+            esc(&v.unwinding),
+            v.ops,
+            v.cpu_us_op.map(us).unwrap_or_else(|| "-".into()),
+            if roles.is_empty() { String::new() } else { format!(" ({})", esc(&roles.join(", "))) },
+            v.warning.as_ref().map(|w| format!(r#"<br><span class="warn">{}</span>"#, esc(w))).unwrap_or_default()
+        );
+        let svg = super::flame::render(&v.folded, v.us_per_sample);
+        if !svg.is_empty() {
+            let _ = write!(o, r#"<div class="scroll">{svg}</div>"#);
+        }
+        o.push_str(r#"<div class="charts"><div><table class="small"><thead><tr><th class="l">role</th><th class="l">library</th><th class="l">function</th><th>self µs/op</th><th>total µs/op</th></tr></thead><tbody>"#);
+        for f in &v.functions {
+            let name = f.frame.split_once('!').map(|(_, n)| n).unwrap_or(&f.frame);
+            let _ = write!(
+                o,
+                r#"<tr><td class="l">{}</td><td class="l">{}</td><td class="l">{}</td><td>{}</td><td>{}</td></tr>"#,
+                f.role.name(),
+                esc(f.library()),
+                esc(name),
+                us(f.self_us_op),
+                us(f.total_us_op)
+            );
+        }
+        o.push_str(r#"</tbody></table></div><div><table class="small"><thead><tr><th class="l">role</th><th class="l">library</th><th>self µs/op</th></tr></thead><tbody>"#);
+        for (role, lib, c) in &v.libraries {
+            let _ = write!(o, r#"<tr><td class="l">{}</td><td class="l">{}</td><td>{}</td></tr>"#, role.name(), esc(lib), us(*c));
+        }
+        o.push_str("</tbody></table></div></div>");
     }
     o.push_str("</section>");
     o

@@ -15,6 +15,7 @@ pub mod concurrency;
 pub mod config_sweep;
 pub mod csv;
 pub mod durability;
+pub mod flame;
 pub mod fmt;
 pub mod history;
 pub mod hlog;
@@ -23,6 +24,7 @@ pub mod json;
 pub mod limits;
 pub mod markdown;
 pub mod output;
+pub mod profiles;
 pub mod relative;
 pub mod engine_comparison;
 pub mod hotrow;
@@ -221,13 +223,14 @@ mod tests {
             ("hotrow", include_str!("hotrow.rs")),
             ("engine_comparison", include_str!("engine_comparison.rs")),
             ("limits", include_str!("limits.rs")),
+            ("profiles", include_str!("profiles.rs")),
             ("shards", include_str!("shards.rs")),
             ("stats", include_str!("stats.rs")),
             ("changes", include_str!("changes.rs")),
             ("fmt", include_str!("fmt.rs")),
             ("sysinfo_text", include_str!("sysinfo_text.rs")),
         ];
-        const FORMATS: &[&str] = &["table", "compare_text", "markdown", "html", "svg", "scaling", "tsv", "csv", "json", "hlog"];
+        const FORMATS: &[&str] = &["flame", "table", "compare_text", "markdown", "html", "svg", "scaling", "tsv", "csv", "json", "hlog"];
         for (view, source) in VIEWS {
             // Tests may render what they check.
             let code = source.split("#[cfg(test)]").next().unwrap_or_default();
