@@ -22,6 +22,7 @@ mod ibench;
 mod metrics;
 mod pg_versions;
 mod pgwire;
+mod profile;
 mod report_browser;
 mod report_render;
 mod rocksdb_versions;

@@ -36,6 +36,7 @@ pub fn run(a: CompareArgs) -> Result<ExitCode> {
         outln!("{}: {}", g.label, g.runs.iter().map(|(d, _)| d.as_str()).collect::<Vec<_>>().join(", "));
     }
     out!("{}", report::compare_text::render(&c));
+    out!("{}", report::compare_text::render_profile_changes(&report::profile_changes::build(&groups, a.threshold)));
     let regressions = c.count(Verdict::Regression);
     if a.fail_on_regression && regressions > 0 {
         errln!("rumbench: {regressions} regression{} (confidence interval wholly beyond the threshold)", if regressions == 1 { "" } else { "s" });

@@ -113,3 +113,49 @@ pub fn render(c: &Comparison) -> String {
     o
 }
 
+
+/// Where the CPU per operation changed (`profile_changes`), as text: per
+/// step, its functions whose self CPU per op changed most.
+pub fn render_profile_changes(steps: &[super::profile_changes::StepChanges]) -> String {
+    let mut o = String::new();
+    for s in steps {
+        o.push_str(&format!(
+            "\nwhere the CPU went, {} -> {}, {}: {:.3} -> {:.3} µs/op profiled ({:+.3}), {} vs {} profiled repeats\n",
+            s.base,
+            s.new,
+            s.step,
+            s.base_us_op,
+            s.new_us_op,
+            s.new_us_op - s.base_us_op,
+            s.n_base,
+            s.n_new
+        ));
+        o.push_str(&if s.tested() {
+            "a function's change is named (*) when it exceeds the wider of the two sides' ranges of its cost over their repeats\n".to_string()
+        } else {
+            "one profiled run on a side: the differences are not tested against the repeats' spread (use --repeat)\n".to_string()
+        });
+        let rows: Vec<Vec<String>> = s
+            .changes
+            .iter()
+            .map(|c| {
+                let (role, frame) = c.key.split_once(';').unwrap_or(("", &c.key));
+                vec![
+                    role.to_string(),
+                    frame.to_string(),
+                    format!("{:.3}", c.base_us_op),
+                    format!("{:.3}", c.new_us_op),
+                    format!("{:+.3}", c.diff()),
+                    c.share.map(|x| format!("{:.0}%", x * 100.0)).unwrap_or_else(|| "-".into()),
+                    match c.beyond_repeats {
+                        Some(true) => "*".into(),
+                        Some(false) => "within".into(),
+                        None => "untested".into(),
+                    },
+                ]
+            })
+            .collect();
+        o.push_str(&table::render_table(&["role", "library!function", "base µs/op", "new µs/op", "diff", "share of step's diff", "beyond repeats"], &rows));
+    }
+    o
+}

@@ -24,6 +24,7 @@ pub mod json;
 pub mod limits;
 pub mod markdown;
 pub mod output;
+pub mod profile_changes;
 pub mod profiles;
 pub mod relative;
 pub mod engine_comparison;
@@ -224,6 +225,7 @@ mod tests {
             ("engine_comparison", include_str!("engine_comparison.rs")),
             ("limits", include_str!("limits.rs")),
             ("profiles", include_str!("profiles.rs")),
+            ("profile_changes", include_str!("profile_changes.rs")),
             ("shards", include_str!("shards.rs")),
             ("stats", include_str!("stats.rs")),
             ("changes", include_str!("changes.rs")),
