@@ -106,3 +106,16 @@ fn profiles_survive_repeats_and_a_new_report() {
     assert_eq!(html.matches(r#"<svg class="flame""#).count(), 4, "a flame graph per round and step");
     assert!(html.contains("null.r1 / readrandom") && html.contains("null.r2 / readrandom"));
 }
+
+#[test]
+fn a_servers_process_tree_is_profiled() {
+    // The postgres rumbench starts runs under the config process: its
+    // postmaster and backends inherit the sampling.
+    let dir = tempfile::tempdir().unwrap();
+    run_ok(&["-e", "postgres", "-s", "l.i0", "--rows", "20000", "--profile", "--profile-hz", "1999"], dir.path());
+    let p = step_profile(dir.path(), 0, "l.i0");
+    let server = p.by_role.get("server").copied().unwrap_or(0);
+    assert!(server > p.samples / 2, "the server's processes hold most of the CPU: {p:?}");
+    let folded = profile::load(dir.path(), &p).unwrap();
+    assert!(folded.stacks.iter().any(|(s, _)| s.starts_with("server;[postgres];") && s.contains("postgres!PostgresMain")), "no backend stacks");
+}
