@@ -61,6 +61,8 @@ pub fn library(sym: &str, dso: &str) -> String {
 
 /// The engine a symbol of rumbench's executable belongs to, if any.
 fn engine_of_symbol(sym: &str) -> Option<&'static str> {
+    // C++'s adjustor thunks carry the name of the method they lead to.
+    let sym = sym.trim_start_matches("non-virtual thunk to ").trim_start_matches("virtual thunk to ");
     const BY_PREFIX: &[(&str, &str)] = &[
         ("rocksdb::", "librocksdb"),
         ("rocksdb_", "librocksdb"),
@@ -159,6 +161,7 @@ mod tests {
     fn libraries_are_told_apart_inside_rumbench() {
         assert_eq!(library("rocksdb::DBImpl::Get", "/x/target/release/rumbench"), "librocksdb");
         assert_eq!(library("rumbench::driver::run", "/x/target/release/rumbench"), "rumbench");
+        assert_eq!(library("non-virtual thunk to rocksdb::BytewiseComparatorImpl::Compare", "/x/rumbench"), "librocksdb");
         assert_eq!(library("__GI___libc_write", "/usr/lib/x86_64-linux-gnu/libc.so.6"), "libc");
         assert_eq!(library("vfs_write", "[kernel.kallsyms]"), "kernel");
         assert_eq!(library("ExecInsert", "/usr/lib/postgresql/16/bin/postgres"), "postgres");
