@@ -263,13 +263,23 @@ fn git_commit() {
     // Rebuild when HEAD moves: HEAD itself, the branch ref it points to and
     // packed refs. Not on the index: staging changes nothing the binary
     // records, and edits of its sources rerun this script anyway (HASHED).
+    // Only paths that exist: cargo reruns the script every time for one that
+    // does not (a clone without packed-refs rebuilt the crate on every cargo call).
+    let watch = |path: &Path| {
+        if path.exists() {
+            println!("cargo:rerun-if-changed={}", path.display());
+        }
+    };
     if let Some(git_dir) = git(&["rev-parse", "--git-dir"]) {
-        let git_dir = PathBuf::from(git_dir);
-        println!("cargo:rerun-if-changed={}", git_dir.join("HEAD").display());
+        watch(&PathBuf::from(git_dir).join("HEAD"));
         if let Some(common) = git(&["rev-parse", "--git-common-dir"]) {
-            println!("cargo:rerun-if-changed={}", PathBuf::from(&common).join("packed-refs").display());
+            let common = PathBuf::from(common);
+            watch(&common.join("packed-refs"));
             if let Some(head_ref) = git(&["symbolic-ref", "-q", "HEAD"]) {
-                println!("cargo:rerun-if-changed={}", PathBuf::from(&common).join(head_ref).display());
+                let loose = common.join(head_ref);
+                // A branch only in packed-refs gets a loose ref at its next
+                // commit: then watch the folder it will appear in.
+                watch(if loose.exists() { &loose } else { loose.parent().unwrap_or(&common) });
             }
         }
     }

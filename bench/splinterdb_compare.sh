@@ -23,9 +23,9 @@
 # - ranges: splinter_test's "Small range" queries are N/128 scans of 1..100 tuples
 #   (XXH64 of the range number, seed 43), mean 50.5; rumbench's fwdrange does
 #   N/128 scans of RANGE_LEN=50 from random keys, 51 tuples each (the start,
-#   then 50 next calls: db_bench's seek_nexts), counted from the bytes read. splinter_test's medium and
-#   large ranges (512-1024 and 114688-131072 tuples) have no rumbench step and
-#   are not compared;
+#   then 50 next calls: db_bench's seek_nexts), counted from the bytes read.
+#   splinter_test's medium and large ranges (512-1024 and 114688-131072
+#   tuples) have no rumbench step and are not compared;
 # (splinter_test reads its perf flags in one fixed order: --max-async-inflight,
 # --num-insert-threads, --num-lookup-threads, --num-range-lookup-threads.)
 # - settings: cache 1 GiB, memtable 24 MiB, 0 background threads, queue scale
@@ -63,12 +63,13 @@ BUILD=$(bench/splinterdb_build.sh)
 DRIVER=$BUILD/release/bin/driver_test
 rm -rf "$DIR" && mkdir -p "$DIR/logs"
 RANGES=$(( N / 128 ))
+KEY_SIZE=24 # splinter_test --key-size, rumbench key_size
 cat > "$DIR/suite.toml" <<EOF
 name = "splinterdb-beside-splinter_test"
 [settings]
 num = $N
 threads = 1
-key_size = 24
+key_size = $KEY_SIZE
 value_size = $VALUE_SIZE
 key_order = "hash"
 range_len = $RANGE_LEN
@@ -93,7 +94,7 @@ run_splinter_test() { # $1 = run id
     rm -f "$DIR/splinter.db"
     ( cd "$DIR" && flock /tmp/rumbench-heavy.lock "$DRIVER" splinter_test --perf \
         --max-async-inflight 0 --num-insert-threads 1 --num-lookup-threads 1 --num-range-lookup-threads 1 \
-        --num-inserts "$N" --key-size 24 --data-size "$DATA_SIZE" \
+        --num-inserts "$N" --key-size "$KEY_SIZE" --data-size "$DATA_SIZE" \
         --cache-capacity-mib 1024 --memtable-capacity-mib 24 --db-capacity-gib 30 \
         --db-location "$DIR/splinter.db" ) > "$DIR/logs/splinter_test-$1.log" 2>&1
     rm -f "$DIR/splinter.db"
@@ -113,7 +114,7 @@ run_rumbench() { # $1 = run id
     rm -rf "$DIR/rb-$1"
     flock /tmp/rumbench-heavy.lock "$RUMBENCH" run -c "$DIR/suite.toml" --progress off --no-history \
         --db-dir "$DIR/db" -d "$DIR/rb-$1" > "$DIR/logs/rumbench-$1.log" 2>&1
-    python3 - "$DIR/rb-$1/result.json" "$((24 + VALUE_SIZE))" <<'PY'
+    python3 - "$DIR/rb-$1/result.json" "$((KEY_SIZE + VALUE_SIZE))" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 s = {x["name"]: x for x in r["configs"][0]["steps"]}

@@ -292,6 +292,10 @@ pub fn manifest(release: &Release, main: &str) -> Result<String> {
     sys.insert("features".into(), str_list(release.features));
     deps.insert("librocksdb-sys".into(), Value::Table(sys));
     doc.remove("dev-dependencies");
+    // The tests, benches and examples are the main package's (their paths are relative to it).
+    for targets in ["test", "bench", "example"] {
+        doc.remove(targets);
+    }
 
     if let Some(patches) = doc.get_mut("patch").and_then(Value::as_table_mut) {
         for (_, registry) in patches.iter_mut() {
