@@ -60,6 +60,69 @@ fn a_known_cost_lands_in_its_function_and_a_comparison_names_it() {
     assert!(section.contains("readrandom") && section.contains("not tested against the repeats' spread"), "{section}");
     let first_row = section.lines().find(|l| l.contains("engine-foreground") || l.contains("client ")).unwrap();
     assert!(first_row.contains("null::burn") && first_row.contains("+"), "the top difference: {first_row}\n{section}");
+
+    // --html: the same as a page, with a differential flame graph where burn is red.
+    let page = plain.path().join("cpu.html");
+    let out = Command::cargo_bin("rumbench").unwrap().arg("compare").arg(plain.path()).arg(spun.path()).arg("--html").arg(&page).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let html = std::fs::read_to_string(&page).unwrap();
+    let burn = html.find("null::burn: ").unwrap_or_else(|| panic!("burn is not in the differential flame graph"));
+    let after = &html[burn..];
+    assert!(after[..after.find("</g>").unwrap()].contains("fill=\"rgb(255,"), "burn grew: red");
+}
+
+#[test]
+fn a_sweep_table_links_its_cpu_regression_to_where_the_cpu_went() {
+    // One run, two configs: 1 µs and 3 µs of CPU a call, five rounds each
+    // (verdicts need five repeats a side).
+    let dir = tempfile::tempdir().unwrap();
+    run_ok(
+        &["-e", "null", "--sweep", "spin_ns=1000,3000", "-s", "fillseq,readrandom", "-n", "200000", "--profile", "--profile-hz", "1999", "--repeat", "5"],
+        dir.path(),
+    );
+    let summary = std::fs::read_to_string(dir.path().join("summary.txt")).unwrap();
+    let at = summary.find("where the CPU went, null-spin_ns-1000 -> null-spin_ns-3000, readrandom").unwrap_or_else(|| panic!("{summary}"));
+    let first_row = summary[at..].lines().find(|l| l.contains("engine-foreground") || l.contains("client ")).unwrap();
+    assert!(first_row.contains("null::burn") && first_row.contains(" *"), "burn is the top difference, beyond the repeats: {first_row}");
+    assert!(summary.contains("REGRESSION in readrandom cpu us/op: where the CPU went, below"), "{summary}");
+    let html = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
+    let anchor = "cpu-went-null-spin-ns-3000-readrandom";
+    assert!(html.contains(&format!(r##"<a href="#{anchor}">where the CPU went</a>"##)) && html.contains(&format!(r#"<h3 id="{anchor}">"#)), "the REGRESSION links to its explanation");
+    let md = std::fs::read_to_string(dir.path().join("summary.md")).unwrap();
+    assert!(md.contains("### Where the CPU went: null-spin_ns-3000 against null-spin_ns-1000, readrandom"), "{md}");
+}
+
+#[test]
+fn profiles_of_shards_merge_into_the_whole_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let at = (std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() + 3).to_string();
+    let shards: Vec<_> = (0..2)
+        .map(|i| {
+            Command::cargo_bin("rumbench")
+                .unwrap()
+                .args(["run", "--progress", "off", "--no-history", "--shard", &format!("{i}/2"), "--start-at", &at, "--step-gap", "2"])
+                .args(["-e", "null", "-o", "spin_ns=2000", "-s", "fillseq,readrandom", "-n", "200000", "--profile", "--profile-hz", "1999", "-d"])
+                .arg(dir.path().join(format!("s{i}")))
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for (i, child) in shards.into_iter().enumerate() {
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "shard {i}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    let out = Command::cargo_bin("rumbench").unwrap().args(["merge", "-d"]).arg(dir.path().join("m")).arg(dir.path().join("s0")).arg(dir.path().join("s1")).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let parts: Vec<StepProfile> = (0..2).map(|i| step_profile(&dir.path().join(format!("s{i}")), 0, "readrandom")).collect();
+    let merged = step_profile(&dir.path().join("m"), 0, "readrandom");
+    assert_eq!(merged.samples, parts.iter().map(|p| p.samples).sum::<u64>());
+    assert_eq!(merged.ops, parts.iter().map(|p| p.ops).sum::<u64>());
+    let folded = profile::load(&dir.path().join("m"), &merged).unwrap();
+    assert_eq!(folded.samples(), merged.samples, "the merged file holds every shard's samples");
+    let html = std::fs::read_to_string(dir.path().join("m/report.html")).unwrap();
+    assert!(html.contains(r#"<svg class="flame""#) && html.contains("rumbench::engine::null::burn"));
 }
 
 #[test]

@@ -177,7 +177,7 @@ fn record_and_print(args: &RunArgs, run: &RunResult, output_dir: &Path) -> ExitC
     }
     let columns = if args.all_columns { report::table::Columns::All } else { report::table::Columns::Compact };
     outln!();
-    outln!("{}", report::table::render_summary(run, columns).trim_end_matches('\n'));
+    outln!("{}", report::table::render_summary_in(run, columns, output_dir).trim_end_matches('\n'));
     outln!();
     let grids = report::table::hotrow_text(run);
     if !grids.is_empty() {

@@ -660,7 +660,7 @@ pub fn relative_html(t: &Table) -> String {
     o.push_str("</tr></thead><tbody>");
     for r in &t.rows {
         let _ = write!(o, r#"<tr><td class="l">{}</td><td class="l">{}</td><td class="base">{}</td>"#, esc(&r.step), esc(t.metrics[r.metric].1), esc(&relative::value_text(r.base)));
-        for c in &r.cells {
+        for (c, col) in r.cells.iter().zip(&t.columns[1..]) {
             let class = match c.ratio.filter(|_| c.verdict != Verdict::Missing).map(summary::ratio_class) {
                 Some(RatioClass::Below) => " class=\"below\"",
                 Some(RatioClass::Above) => " class=\"above\"",
@@ -668,6 +668,11 @@ pub fn relative_html(t: &Table) -> String {
             };
             let text = esc(&format!("{} {}", relative::value_text(c.value), relative::ratio_text(c)));
             let text = if c.verdict == Verdict::Regression { format!("<b>{text}</b>") } else { text };
+            // A CPU REGRESSION links to where the CPU went, when profiles say.
+            let text = match t.cpu_change(&col.config, &r.step).filter(|_| c.verdict == Verdict::Regression && relative::is_cpu_metric(t.metrics[r.metric].0)) {
+                Some(ch) => format!(r##"{text} <a href="#{}">where the CPU went</a>"##, ch.anchor()),
+                None => text,
+            };
             let _ = write!(o, "<td{class} title=\"interval {}: {}\">{text}</td>", esc(&compare::interval_text(c.interval.as_ref())), esc(&c.verdict.text()));
         }
         o.push_str("</tr>");
@@ -680,7 +685,79 @@ pub fn relative_html(t: &Table) -> String {
         }
         o.push_str("</ul>");
     }
+    o.push_str(&profile_changes_html(&t.cpu));
     o.push_str("</section>");
+    o
+}
+
+/// Where the CPU per operation went (`profile_changes`): per step that
+/// moved, the functions whose self CPU per op changed most and a
+/// differential flame graph; "" when nothing moved.
+pub fn profile_changes_html(steps: &[super::profile_changes::StepChanges]) -> String {
+    if steps.is_empty() {
+        return String::new();
+    }
+    let us = |v: f64| format!("{v:.3}");
+    let mut o = String::from(r#"<p class="meta">Where the CPU went: each profiled step whose CPU per operation moved beyond the threshold, its functions' self CPU per operation on each side (mean over each side's profiled repeats). A function is marked beyond the repeats when its difference exceeds the wider of the two sides' ranges of its cost over their repeats; with one profiled run on a side it is not tested. The flame graph is the new side's, red where a frame's CPU per operation grew against the base, blue where it shrank (frames only the base has are not drawn).</p>"#);
+    for st in steps {
+        let _ = write!(
+            o,
+            r#"<h3 id="{}">Where the CPU went: {} against {}, {}</h3><p class="meta">{} &rarr; {} µs/op profiled ({:+.3}), {} against {} profiled repeats{}</p>"#,
+            st.anchor(),
+            esc(&st.new),
+            esc(&st.base),
+            esc(&st.step),
+            us(st.base_us_op),
+            us(st.new_us_op),
+            st.new_us_op - st.base_us_op,
+            st.n_base,
+            st.n_new,
+            if st.tested() { "" } else { r#"<br><span class="warn">one profiled run on a side: the differences are not tested against the repeats' spread (use --repeat)</span>"# }
+        );
+        o.push_str(r#"<table class="small"><thead><tr><th class="l">role</th><th class="l">library</th><th class="l">function</th><th>base µs/op</th><th>new µs/op</th><th>difference</th><th>share of the step's difference</th><th>beyond the repeats</th></tr></thead><tbody>"#);
+        for c in &st.changes {
+            let (role, frame) = c.key.split_once(';').unwrap_or(("", &c.key));
+            let (lib, func) = frame.split_once('!').unwrap_or(("", frame));
+            let class = if c.diff() > 0.0 { " class=\"above\"" } else { " class=\"below\"" };
+            let _ = write!(
+                o,
+                r#"<tr><td class="l">{}</td><td class="l">{}</td><td class="l">{}</td><td>{}</td><td>{}</td><td{class}>{:+.3}</td><td>{}</td><td>{}</td></tr>"#,
+                esc(role),
+                esc(lib),
+                esc(func),
+                us(c.base_us_op),
+                us(c.new_us_op),
+                c.diff(),
+                c.share.map(|x| format!("{:.0}%", x * 100.0)).unwrap_or_else(|| "-".into()),
+                match c.beyond_repeats {
+                    Some(true) => "yes",
+                    Some(false) => "within",
+                    None => "untested",
+                }
+            );
+        }
+        o.push_str("</tbody></table>");
+        let svg = super::flame::render_diff(&st.base_stacks, &st.new_stacks);
+        if !svg.is_empty() {
+            let _ = write!(o, r#"<div class="scroll">{svg}</div>"#);
+        }
+    }
+    o
+}
+
+/// `rumbench compare --html`: where the CPU went, as a page of its own.
+pub fn profile_changes_page(labels: &[&str], steps: &[super::profile_changes::StepChanges]) -> String {
+    let title = format!("rumbench compare: where the CPU went, {}", labels.join(" vs "));
+    let mut o = format!(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\"><title>{}</title><style>{CSS}</style></head><body><h1>{}</h1>",
+        esc(&title),
+        esc(&title)
+    );
+    if steps.is_empty() {
+        o.push_str("<p>No profiled step's CPU per operation moved beyond the threshold (or the runs were not profiled: rumbench run --profile).</p>");
+    }
+    o.push_str(&profile_changes_html(steps));
+    o.push_str("</body></html>\n");
     o
 }
 

@@ -183,6 +183,11 @@ pub fn write_atomic(path: &Path, text: &str) -> Result<()> {
 pub trait Exporter {
     fn file_name(&self) -> &'static str;
     fn render(&self, run: &RunResult) -> Result<String>;
+    /// Rendered in the run's directory `dir`, for views that read the
+    /// run's other files (the steps' profiles).
+    fn render_in(&self, run: &RunResult, _dir: &Path) -> Result<String> {
+        self.render(run)
+    }
 }
 
 pub fn exporters() -> Vec<Box<dyn Exporter>> {
@@ -198,7 +203,7 @@ pub fn exporters() -> Vec<Box<dyn Exporter>> {
 /// Write every format into `dir`, each atomically.
 pub fn write_all(run: &RunResult, dir: &Path) -> Result<()> {
     for exp in exporters() {
-        let text = exp.render(run)?;
+        let text = exp.render_in(run, dir)?;
         let path = dir.join(exp.file_name());
         let tmp = dir.join(format!(".{}.tmp", exp.file_name()));
         std::fs::write(&tmp, text).with_context(|| format!("cannot write {}", tmp.display()))?;

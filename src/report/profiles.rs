@@ -17,6 +17,8 @@ pub struct ProfileView {
     pub run: String,
     /// The config's name, with its round (`a.r2`) when repeated.
     pub config: String,
+    /// The config's name alone: the rounds of one config share it.
+    pub config_name: String,
     pub step: String,
     pub hz: u32,
     pub samples: u64,
@@ -63,6 +65,7 @@ pub fn build(label: &str, dir: &Path, run: &RunResult) -> Vec<ProfileView> {
                 out.push(ProfileView {
                     run: label.to_string(),
                     config: crate::plan::instance_name(&c.name, c.repeat),
+                    config_name: c.name.clone(),
                     step: s.name.clone(),
                     hz: p.hz,
                     samples: p.samples,

@@ -272,6 +272,9 @@ pub fn run(plan: &RunPlan, opts: &RunOptions) -> Result<RunResult> {
                 run.configs[i].status = status;
                 run.configs[i].error = Some(msg.clone());
             }
+            if let Some(note) = profiling::after_crash(plan, opts, config) {
+                run.configs[i].notes.push(note);
+            }
             // The crashed process could not remove its data dir (rumbench's own only).
             if !opts.keep_db && !opts.use_existing_db {
                 dirs::remove_owned(&dir);

@@ -131,6 +131,17 @@ pub(crate) fn finish(run: &mut RunResult, opts: &RunOptions, config: &EngineConf
     }
 }
 
+/// The config process crashed (or was killed) before it could fold its
+/// recording: the steps' windows died with it, so its profiles are lost.
+/// Its perf.data (rumbench's own file) is removed; what to tell, if the
+/// run profiled.
+pub(crate) fn after_crash(plan: &RunPlan, opts: &RunOptions, config: &EngineConfig) -> Option<String> {
+    rate(plan)?;
+    // perf itself ends with the process it samples (`-p`).
+    let _ = std::fs::remove_file(perf_data_path(opts, &config.instance_name()));
+    Some("not profiled: the config process ended before it could cut its recording into the steps' profiles (their windows were in it)".into())
+}
+
 /// A step name as a file name (names like "readrandom t=4" stay readable).
 fn file_safe(name: &str) -> String {
     name.chars().map(|c| if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_' | '=') { c } else { '_' }).collect()

@@ -193,6 +193,12 @@ pub fn self_costs(folded: &Folded, us_per_sample: f64) -> HashMap<String, f64> {
         .collect()
 }
 
+/// Each folded stack's CPU per op (µs), keyed by the stack as folded
+/// (`role;frame;...`): what a differential flame graph draws.
+pub fn stack_costs(folded: &Folded, us_per_sample: f64) -> HashMap<String, f64> {
+    folded.stacks.iter().map(|(stack, n)| (stack.clone(), *n as f64 * us_per_sample)).collect()
+}
+
 /// One function's change between two sides of a comparison.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FunctionChange {
