@@ -76,6 +76,12 @@ fn engine_of_symbol(sym: &str) -> Option<&'static str> {
         ("snappy::", "libsnappy"),
         ("LZ4", "liblz4"),
         ("ZSTD", "libzstd"),
+        // zstd's entropy coders and histograms (HUF_buildCTable_wksp, ...).
+        ("HUF_", "libzstd"),
+        ("FSE_", "libzstd"),
+        ("HIST_", "libzstd"),
+        ("ZDICT_", "libzstd"),
+        ("BZ2_", "libbz2"),
     ];
     BY_PREFIX.iter().find(|(p, _)| sym.starts_with(p)).map(|(_, lib)| *lib)
 }
@@ -162,6 +168,7 @@ mod tests {
         assert_eq!(library("rocksdb::DBImpl::Get", "/x/target/release/rumbench"), "librocksdb");
         assert_eq!(library("rumbench::driver::run", "/x/target/release/rumbench"), "rumbench");
         assert_eq!(library("non-virtual thunk to rocksdb::BytewiseComparatorImpl::Compare", "/x/rumbench"), "librocksdb");
+        assert_eq!(library("HUF_buildCTable_wksp", "/x/rumbench"), "libzstd", "zstd's entropy coder, linked in statically");
         assert_eq!(library("__GI___libc_write", "/usr/lib/x86_64-linux-gnu/libc.so.6"), "libc");
         assert_eq!(library("vfs_write", "[kernel.kallsyms]"), "kernel");
         assert_eq!(library("ExecInsert", "/usr/lib/postgresql/16/bin/postgres"), "postgres");
