@@ -7,12 +7,14 @@
 # not in it) and the host's CPU per operation (everything, perf included);
 # the median ratio and its [min, max] over the pairs.
 #
-# Usage: bench/profile_overhead.sh [REPEATS] [HZ]      (default 5 pairs, 499 Hz)
+# Usage: bench/profile_overhead.sh [REPEATS] [HZ] [ONLY]   (default 5 pairs, 499 Hz;
+#        ONLY = rocksdb or postgres: that run alone)
 # Writes bench/results/profile_overhead-<date>.md and prints it.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 REPEATS=${1:-5}
 HZ=${2:-499}
+ONLY=${3:-}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT="$ROOT/bench/results/profile_overhead-$(date -u +%Y%m%d-%H%M).md"
 # name | rumbench arguments | steps measured
@@ -20,6 +22,10 @@ CASES=(
   "rocksdb|-e rocksdb -s fillrandom,readrandom -n 2000000|fillrandom readrandom"
   "postgres|-e postgres -s l.i0,l.x,l.i1 --rows 1000000 --insert-rows 200000|l.i1"
 )
+if [ -n "$ONLY" ]; then
+  for c in "${CASES[@]}"; do [ "${c%%|*}" = "$ONLY" ] && kept=("$c"); done
+  CASES=("${kept[@]}")
+fi
 declare -A ratios   # "case step metric" -> space-separated ratios
 for i in $(seq "$REPEATS"); do
   if [ $((i % 2)) = 1 ]; then order="on off"; else order="off on"; fi
@@ -47,7 +53,7 @@ done
 {
   echo "# --profile's cost: profiled / unprofiled, $REPEATS alternating pairs at $HZ Hz"
   echo
-  echo "\`bench/profile_overhead.sh $REPEATS $HZ\` on $(hostname), $(date -u '+%Y-%m-%d %H:%M UTC'), rumbench $(git -C "$ROOT" rev-parse --short HEAD), load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)."
+  echo "\`bench/profile_overhead.sh $REPEATS $HZ $ONLY\` on $(hostname), $(date -u '+%Y-%m-%d %H:%M UTC'), rumbench $(jget "$SCRATCH/profovh-${CASES[0]%%|*}-on" 'r.get("git_commit")'), load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)."
   echo
   echo "| run | step | ops/s ratio median [min, max] | rumbench CPU/op ratio | host CPU/op ratio |"
   echo "|---|---|---|---|---|"
