@@ -131,14 +131,14 @@ pub(crate) fn finish(run: &mut RunResult, opts: &RunOptions, config: &EngineConf
     }
 }
 
-/// The config process crashed (or was killed) before it could fold its
-/// recording: the steps' windows died with it, so its profiles are lost.
-/// Its perf.data (rumbench's own file) is removed; what to tell, if the
-/// run profiled.
+/// The config process crashed (or was killed): if before it could fold
+/// its recording, the steps' windows died with it and its profiles are
+/// lost. Its perf.data (rumbench's own file) is removed; what to tell.
 pub(crate) fn after_crash(plan: &RunPlan, opts: &RunOptions, config: &EngineConfig) -> Option<String> {
     rate(plan)?;
-    // perf itself ends with the process it samples (`-p`).
-    let _ = std::fs::remove_file(perf_data_path(opts, &config.instance_name()));
+    // perf itself ends with the process it samples (`-p`). No recording
+    // left: the process had cut it into the profiles before it ended.
+    std::fs::remove_file(perf_data_path(opts, &config.instance_name())).ok()?;
     Some("not profiled: the config process ended before it could cut its recording into the steps' profiles (their windows were in it)".into())
 }
 
