@@ -11,6 +11,7 @@ PACKAGES=(
   libjemalloc2                          # the alternative allocator a config can choose
   fio                                   # the device baseline (src/measure/fio.rs: rumbench's ceilings)
   fuse3                                 # the crash test's lazy filesystem (fusermount3; /dev/fuse itself is the kernel's)
+  linux-perf                            # --profile: perf samples each step's CPU (src/measure/profile/perf.rs)
   libaio-dev libxxhash-dev llvm         # SplinterDB (vendor/splinterdb-sys): its IO and hash libraries; llvm-ar for its clang LTO archive
   openssl                               # the TLS certificate tests/mongodb.rs makes for its FerretDB
 )

@@ -385,6 +385,11 @@ pub struct CompareArgs {
     /// History database for #ID arguments
     #[arg(long, value_name = "PATH")]
     pub history: Option<PathBuf>,
+    /// Also write where the CPU went (profiled runs) as a self-contained
+    /// HTML page: per step that moved, its functions and a differential
+    /// flame graph
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
 }
 
 #[derive(clap::Args, Debug)]

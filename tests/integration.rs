@@ -23,6 +23,7 @@ mod metrics;
 mod mongodb;
 mod pg_versions;
 mod pgwire;
+mod profile;
 mod report_browser;
 mod report_render;
 mod rocksdb_versions;

@@ -365,6 +365,31 @@ fn a_crashed_config_process_is_cleaned_up_and_the_next_config_still_runs() {
 }
 
 #[test]
+fn a_crashed_profiled_config_says_its_profiles_are_lost_and_leaves_no_recording() {
+    let t = tempfile::tempdir().unwrap();
+    let out_dir = t.path().join("out");
+    let parent = rumbench()
+        .args(["-e", "rocksdb", "-s", "fillseq,readrandom", "-n", "20000", "--seconds", "3", "--profile", "--output-dir"])
+        .arg(&out_dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for_steps(&out_dir, 1, 60);
+    let child = config_process(&out_dir);
+    // SAFETY: the config process of our run.
+    unsafe { libc::kill(child, libc::SIGKILL) };
+    let out = parent.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let v = load(&out_dir);
+    let notes = v["configs"][0]["notes"].to_string();
+    assert!(notes.contains("not profiled: the config process ended before it could cut its recording"), "{notes}");
+    let left: Vec<_> = std::fs::read_dir(out_dir.join("profiles")).map(|d| d.flatten().map(|e| e.file_name()).collect()).unwrap_or_default();
+    assert!(left.iter().all(|n| !n.to_string_lossy().ends_with(".perf.data")), "the recording is removed: {left:?}");
+    assert_nothing_left_running(t.path(), 5);
+}
+
+#[test]
 fn missing_figures_are_null_with_a_reason() {
     let t = tempfile::tempdir().unwrap();
     let out_dir = t.path().join("out");

@@ -38,14 +38,15 @@ pub fn run(a: MergeArgs) -> Result<ExitCode> {
     let shards = rumbench::result::merge::check_shards(runs)?;
     runner::dirs::check_output_dir(&a.output_dir, a.replace_output)?;
     let command_line = std::env::args().collect();
-    let merged = rumbench::result::merge::merge(&shards, command_line)?;
+    let mut merged = rumbench::result::merge::merge(&shards, command_line)?;
     let _lock = runner::dirs::prepare_output_dir(&a.output_dir, a.replace_output)?;
+    rumbench::result::merge::merge_profiles(&shards, &mut merged, &a.output_dir)?;
     report::write_all(&merged, &a.output_dir)?;
     let report_path = report::write_run_html(&a.output_dir, &merged)?;
     for w in merged.all_warnings() {
         errln!("warning: {w}");
     }
-    outln!("{}", report::table::render_summary(&merged, report::table::Columns::Compact).trim_end_matches('\n'));
+    outln!("{}", report::table::render_summary_in(&merged, report::table::Columns::Compact, &a.output_dir).trim_end_matches('\n'));
     let shards_table = report::table::shards_text(&merged);
     if !shards_table.is_empty() {
         outln!();

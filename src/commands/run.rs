@@ -60,6 +60,7 @@ fn make_plan(args: &RunArgs) -> Result<RunPlan> {
 fn check_before_anything(args: &RunArgs, plan: &mut RunPlan, default_base: Option<&Path>) -> Result<RunOptions> {
     let schedule = runner::check_sharding(plan, args.shard, args.start_at, args.step_gap)?;
     runner::check_plan(plan)?;
+    runner::profiling::check(plan)?;
     driver::progress::set_mode(args.progress);
     let opts = RunOptions {
         output_dir: match (&args.output_dir, default_base) {
@@ -176,7 +177,7 @@ fn record_and_print(args: &RunArgs, run: &RunResult, output_dir: &Path) -> ExitC
     }
     let columns = if args.all_columns { report::table::Columns::All } else { report::table::Columns::Compact };
     outln!();
-    outln!("{}", report::table::render_summary(run, columns).trim_end_matches('\n'));
+    outln!("{}", report::table::render_summary_in(run, columns, output_dir).trim_end_matches('\n'));
     outln!();
     let grids = report::table::hotrow_text(run);
     if !grids.is_empty() {

@@ -61,6 +61,24 @@ pub fn last_release() -> Option<crate::result::StepStart> {
     *LAST_RELEASE.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// The last step's timed window on the monotonic clock (from the release
+/// of its clients to the end of the last one), what its profile is cut by;
+/// a step that runs its clients more than once spans all of them.
+static LAST_WINDOW: std::sync::Mutex<Option<crate::measure::profile::Window>> = std::sync::Mutex::new(None);
+
+/// The window of the step that just ran (None: it ran no clients), cleared.
+pub fn take_last_window() -> Option<crate::measure::profile::Window> {
+    LAST_WINDOW.lock().unwrap_or_else(|e| e.into_inner()).take()
+}
+
+fn note_window(start_ns: u64, end_ns: u64) {
+    let mut w = LAST_WINDOW.lock().unwrap_or_else(|e| e.into_inner());
+    *w = Some(match *w {
+        Some(prev) => crate::measure::profile::Window { start_ns: prev.start_ns.min(start_ns), end_ns: prev.end_ns.max(end_ns) },
+        None => crate::measure::profile::Window { start_ns, end_ns },
+    });
+}
+
 /// The wall clock, seconds since the epoch.
 pub fn unix_now() -> f64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs_f64()).unwrap_or(0.0)
@@ -354,12 +372,20 @@ pub fn run<S, O: Send>(
     };
     let release_at = *RELEASE_AT.lock().unwrap_or_else(|e| e.into_inner());
     let released = OnceLock::new();
+    let released_mono = OnceLock::new();
+    let ended_mono = OnceLock::new();
     let counters: Vec<ProgressCounter> = (0..clients).map(|_| ProgressCounter::default()).collect();
     let display = StepProgress::start(progress.label, progress.total_ops, progress.seconds);
     let (client_results, background_results) = std::thread::scope(|scope| {
-        let (step, open, body, counters, released) = (&step, &open, &body, &counters, &released);
+        let (step, open, body, counters, released, released_mono, ended_mono) = (&step, &open, &body, &counters, &released, &released_mono, &ended_mono);
         let spawn = |role: Role, index: usize| {
-            scope.spawn(move || -> ThreadEnd<O> {
+            // Named, so that a profile tells rumbench's clients from the engine's threads.
+            let name = match role {
+                Role::Client => format!("{}client-{index}", crate::measure::profile::fold::CLIENT_THREAD_PREFIX),
+                Role::Background => format!("{}bg-{index}", crate::measure::profile::fold::CLIENT_THREAD_PREFIX),
+            };
+            let builder = std::thread::Builder::new().name(name);
+            builder.spawn_scoped(scope, move || -> ThreadEnd<O> {
                 let counter = (role == Role::Client).then(|| &counters[index]);
                 let session = open(role, index);
                 // Every session open; with --start-at, one thread sleeps to
@@ -372,6 +398,7 @@ pub fn run<S, O: Send>(
                 if step.barrier.wait().is_leader() {
                     let _ = step.start.set((Instant::now(), step.clock.raw()));
                     let _ = released.set(unix_now());
+                    let _ = released_mono.set(crate::measure::profile::perf::monotonic_ns());
                 }
                 // Everyone waits until the leader has set the clock.
                 while step.start.get().is_none() {
@@ -383,8 +410,8 @@ pub fn run<S, O: Send>(
                 if let (Some(a), Some(b)) = (cpu_start, crate::measure::thread_cpu::this_thread_ns()) {
                     crate::measure::thread_cpu::add_workload_thread(b.saturating_sub(a));
                 }
-                if role == Role::Client {
-                    step.clients_running.fetch_sub(1, Ordering::Relaxed);
+                if role == Role::Client && step.clients_running.fetch_sub(1, Ordering::Relaxed) == 1 {
+                    let _ = ended_mono.set(crate::measure::profile::perf::monotonic_ns());
                 }
                 if outcome.is_err() {
                     step.abort.store(true, Ordering::Relaxed);
@@ -399,6 +426,7 @@ pub fn run<S, O: Send>(
                     }) },
                 }
             })
+            .expect("cannot start a client thread")
         };
         let clients: Vec<_> = (0..clients).map(|t| spawn(Role::Client, t)).collect();
         let background: Vec<_> = (0..background).map(|t| spawn(Role::Background, t)).collect();
@@ -414,6 +442,9 @@ pub fn run<S, O: Send>(
         (c, b)
     });
     display.finish();
+    if let (Some(&start), Some(&end)) = (released_mono.get(), ended_mono.get()) {
+        note_window(start, end);
+    }
     if let Some(&unix_s) = released.get() {
         *LAST_RELEASE.lock().unwrap_or_else(|e| e.into_inner()) = Some(crate::result::StepStart { unix_s, scheduled_unix_s: release_at });
     }

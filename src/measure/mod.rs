@@ -11,6 +11,7 @@ pub mod hdr_codec;
 pub mod latency;
 pub mod live;
 pub mod os;
+pub mod profile;
 pub mod recorder;
 pub mod step_metrics;
 pub mod thread_cpu;

@@ -96,6 +96,9 @@ pub struct Settings {
     pub compaction_timeout_s: f64,
     pub mode: Mode,
     pub metrics: bool,
+    /// `--profile`: the sampling rate of each step's CPU profile (None: no profile).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile_hz: Option<u32>,
     /// Insert-benchmark settings (used by the l.* and q* steps only).
     #[serde(default)]
     pub ibench: IbenchSettings,
@@ -173,6 +176,7 @@ impl Default for Settings {
             compaction_timeout_s: 600.0,
             mode: Mode::Cached,
             metrics: true,
+            profile_hz: None,
             ibench: IbenchSettings::default(),
             ycsb: YcsbSettings::default(),
             contention: ContentionSettings::default(),

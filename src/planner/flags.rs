@@ -55,7 +55,8 @@ pub struct SettingsArgs {
     /// Next()/Prev() calls after each seek in fwdrange/revrange (db_bench's --seek_nexts) [default: 10]
     #[arg(long)]
     pub range_len: Option<usize>,
-    /// Puts per write batch in fill/overwrite steps (1 = single puts) [default: 1]
+    /// Puts per write batch in fill/overwrite steps (1 = single puts), and
+    /// documents per insertMany in ycsb-load on MongoDB [default: 1]
     #[arg(long)]
     pub batch_size: Option<usize>,
     /// Keys per batch in multireadrandom [default: 10]
@@ -79,6 +80,13 @@ pub struct SettingsArgs {
     /// to measure what measuring costs [default: on]
     #[arg(long)]
     pub metrics: Option<String>,
+    /// A CPU profile of each step's timed window (perf, cpu-clock): folded
+    /// stacks in the run directory, flame graphs and top functions in the report
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "true")]
+    pub profile: Option<bool>,
+    /// Samples per second of each thread's CPU for --profile [default: 499]
+    #[arg(long)]
+    pub profile_hz: Option<u32>,
     /// Insert benchmark: rows l.i0 loads per client (= per table) [default: --num]
     #[arg(long)]
     pub rows: Option<u64>,
@@ -141,7 +149,7 @@ impl SettingsArgs {
         overlay_fields!(
             self, other, steps, num, ops, seconds, threads, key_size, value_size, compression_ratio, key_order,
             distribution, seed, range_len, batch_size, multiget_batch, writer_rate, compaction_timeout, mode, allocator, metrics,
-            rows, insert_rows, deletes, query_seconds, one_table, records, field_count, field_length, request_distribution,
+            profile, profile_hz, rows, insert_rows, deletes, query_seconds, one_table, records, field_count, field_length, request_distribution,
             insert_order, write_all_fields, max_scan_length, hot_tables, hot_rows, transaction_sets
         );
     }
@@ -294,6 +302,11 @@ pub fn resolve_settings(a: &SettingsArgs) -> Result<Settings> {
             Some("off" | "false") => false,
             Some(other) => bail!("invalid --metrics '{other}' (valid: on, off)"),
         },
+        profile_hz: match (a.profile, a.profile_hz) {
+            (Some(true), hz) => Some(hz.unwrap_or(crate::measure::profile::DEFAULT_HZ)),
+            (None, Some(_)) => bail!("--profile-hz without --profile: give --profile too (or profile = true in the suite's [settings])"),
+            _ => None,
+        },
         ibench: resolve_ibench(a, num)?,
         ycsb: resolve_ycsb(a, num)?,
         contention: resolve_contention(a)?,
@@ -319,6 +332,10 @@ pub fn resolve_settings(a: &SettingsArgs) -> Result<Settings> {
     check_batch("--multiget-batch", s.multiget_batch, entry_bytes)?;
     check_range("--range-len", s.range_len, 0..=MAX_BATCH, "")?;
     check_seconds("--compaction-timeout", s.compaction_timeout_s)?;
+    if let Some(hz) = s.profile_hz {
+        // perf's own ceiling is kernel.perf_event_max_sample_rate (often 100000); a profile under 1 Hz says nothing.
+        check_range("--profile-hz", hz, 1..=10_000, " (the cost of sampling grows with the rate)")?;
+    }
     Ok(s)
 }
 

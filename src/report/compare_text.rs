@@ -112,4 +112,3 @@ pub fn render(c: &Comparison) -> String {
     }
     o
 }
-

@@ -60,7 +60,8 @@ pub fn tables(s: &Summary, opts: &Options) -> Vec<Table> {
             );
             // The first table is the report's link target; ids stay unique.
             let id = if i == 0 { "config-sweep".to_string() } else { format!("config-sweep-{}", i + 1) };
-            Table { id, title: format!("Config sweep: {} {}", g[0].engine, options.join(", ")), heading, metrics: METRICS, columns, rows, notes, legend }
+            let cpu = super::relative::cpu_changes(s, &columns, opts);
+            Table { id, title: format!("Config sweep: {} {}", g[0].engine, options.join(", ")), heading, metrics: METRICS, columns, rows, notes, legend, cpu }
         })
         .collect()
 }

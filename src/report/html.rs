@@ -608,6 +608,10 @@ pub fn render(s: &Summary, opts: &HtmlOptions) -> String {
     if !limits.is_empty() {
         o.push_str(r##" &middot; <a href="#limits">limits</a>"##);
     }
+    let profiles = profiles_html(s);
+    if !profiles.is_empty() {
+        o.push_str(r##" &middot; <a href="#profiles">CPU profiles</a>"##);
+    }
     o.push_str(r##" &middot; <a href="#environment">environment and warnings</a> <a href="#legend">legend</a></nav>"##);
     let crash_tests: Vec<&super::durability::Matrix> = s.runs.iter().filter_map(|r| r.durability.as_ref()).collect();
     if s.steps.is_empty() && crash_tests.is_empty() {
@@ -629,6 +633,7 @@ pub fn render(s: &Summary, opts: &HtmlOptions) -> String {
     o.push_str(&scaling);
     o.push_str(&versions);
     o.push_str(&config_sweeps);
+    o.push_str(&profiles);
     environment(&mut o, s);
     legend(&mut o);
     let _ = writeln!(o, "<script>{CHECK_JS}</script></body></html>");
@@ -655,7 +660,7 @@ pub fn relative_html(t: &Table) -> String {
     o.push_str("</tr></thead><tbody>");
     for r in &t.rows {
         let _ = write!(o, r#"<tr><td class="l">{}</td><td class="l">{}</td><td class="base">{}</td>"#, esc(&r.step), esc(t.metrics[r.metric].1), esc(&relative::value_text(r.base)));
-        for c in &r.cells {
+        for (c, col) in r.cells.iter().zip(&t.columns[1..]) {
             let class = match c.ratio.filter(|_| c.verdict != Verdict::Missing).map(summary::ratio_class) {
                 Some(RatioClass::Below) => " class=\"below\"",
                 Some(RatioClass::Above) => " class=\"above\"",
@@ -663,6 +668,11 @@ pub fn relative_html(t: &Table) -> String {
             };
             let text = esc(&format!("{} {}", relative::value_text(c.value), relative::ratio_text(c)));
             let text = if c.verdict == Verdict::Regression { format!("<b>{text}</b>") } else { text };
+            // A CPU REGRESSION links to where the CPU went, when profiles say.
+            let text = match t.cpu_change(&col.config, &r.step).filter(|_| c.verdict == Verdict::Regression && relative::is_cpu_metric(t.metrics[r.metric].0)) {
+                Some(ch) => format!(r##"{text} <a href="#{}">where the CPU went</a>"##, ch.anchor()),
+                None => text,
+            };
             let _ = write!(o, "<td{class} title=\"interval {}: {}\">{text}</td>", esc(&compare::interval_text(c.interval.as_ref())), esc(&c.verdict.text()));
         }
         o.push_str("</tr>");
@@ -674,6 +684,130 @@ pub fn relative_html(t: &Table) -> String {
             let _ = write!(o, "<li class=\"warn\">{}</li>", esc(n));
         }
         o.push_str("</ul>");
+    }
+    o.push_str(&profile_changes_html(&t.cpu));
+    o.push_str("</section>");
+    o
+}
+
+/// Where the CPU per operation went (`profile_changes`): per step that
+/// moved, the functions whose self CPU per op changed most and a
+/// differential flame graph; "" when nothing moved.
+pub fn profile_changes_html(steps: &[super::profile_changes::StepChanges]) -> String {
+    if steps.is_empty() {
+        return String::new();
+    }
+    let us = |v: f64| format!("{v:.3}");
+    let mut o = String::from(r#"<p class="meta">Where the CPU went: each profiled step whose CPU per operation moved beyond the threshold, its functions' self CPU per operation on each side (mean over each side's profiled repeats). A function is marked beyond the repeats when its difference exceeds the wider of the two sides' ranges of its cost over their repeats; with one profiled run on a side it is not tested. The flame graph is the new side's, red where a frame's CPU per operation grew against the base, blue where it shrank (frames only the base has are not drawn).</p>"#);
+    for st in steps {
+        let _ = write!(
+            o,
+            r#"<h3 id="{}">Where the CPU went: {} against {}, {}</h3><p class="meta">{} &rarr; {} µs/op profiled ({:+.3}), {} against {} profiled repeats{}</p>"#,
+            st.anchor(),
+            esc(&st.new),
+            esc(&st.base),
+            esc(&st.step),
+            us(st.base_us_op),
+            us(st.new_us_op),
+            st.new_us_op - st.base_us_op,
+            st.n_base,
+            st.n_new,
+            if st.tested() { "" } else { r#"<br><span class="warn">one profiled run on a side: the differences are not tested against the repeats' spread (use --repeat)</span>"# }
+        );
+        o.push_str(r#"<table class="small"><thead><tr><th class="l">role</th><th class="l">library</th><th class="l">function</th><th>base µs/op</th><th>new µs/op</th><th>difference</th><th>share of the step's difference</th><th>beyond the repeats</th></tr></thead><tbody>"#);
+        for c in &st.changes {
+            let (role, frame) = c.key.split_once(';').unwrap_or(("", &c.key));
+            let (lib, func) = frame.split_once('!').unwrap_or(("", frame));
+            let class = if c.diff() > 0.0 { " class=\"above\"" } else { " class=\"below\"" };
+            let _ = write!(
+                o,
+                r#"<tr><td class="l">{}</td><td class="l">{}</td><td class="l">{}</td><td>{}</td><td>{}</td><td{class}>{:+.3}</td><td>{}</td><td>{}</td></tr>"#,
+                esc(role),
+                esc(lib),
+                esc(func),
+                us(c.base_us_op),
+                us(c.new_us_op),
+                c.diff(),
+                c.share.map(|x| format!("{:.0}%", x * 100.0)).unwrap_or_else(|| "-".into()),
+                match c.beyond_repeats {
+                    Some(true) => "yes",
+                    Some(false) => "within",
+                    None => "untested",
+                }
+            );
+        }
+        o.push_str("</tbody></table>");
+        let svg = super::flame::render_diff(&st.base_stacks, &st.new_stacks);
+        if !svg.is_empty() {
+            let _ = write!(o, r#"<div class="scroll">{svg}</div>"#);
+        }
+    }
+    o
+}
+
+/// `rumbench compare --html`: where the CPU went, as a page of its own.
+pub fn profile_changes_page(labels: &[&str], steps: &[super::profile_changes::StepChanges]) -> String {
+    let title = format!("rumbench compare: where the CPU went, {}", labels.join(" vs "));
+    let mut o = format!(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\"><title>{}</title><style>{CSS}</style></head><body><h1>{}</h1>",
+        esc(&title),
+        esc(&title)
+    );
+    if steps.is_empty() {
+        o.push_str("<p>No profiled step's CPU per operation moved beyond the threshold (or the runs were not profiled: rumbench run --profile).</p>");
+    }
+    o.push_str(&profile_changes_html(steps));
+    o.push_str("</body></html>\n");
+    o
+}
+
+/// The steps' CPU profiles (`--profile`) as a section, or "": per step
+/// and config, CPU per operation by role, a flame graph, the top functions
+/// of each role and the roll-up by library.
+pub fn profiles_html(s: &Summary) -> String {
+    let views: Vec<&super::profiles::ProfileView> = s.runs.iter().flat_map(|r| &r.profiles).collect();
+    if views.is_empty() {
+        return String::new();
+    }
+    let mut o = String::from(r#"<section id="profiles"><h2>CPU profiles</h2><p class="meta">Sampled by perf (cpu-clock) over each step's timed window; a sample is 1/rate s of one thread's CPU, so a function's samples over the step's operations are its CPU per operation. Roles: client (rumbench's threads outside the engine), engine-foreground (the engine's code on the clients' threads), engine-background (the engine's own threads), server (a server's processes). Self: in the function itself; total: with what it called.</p>"#);
+    let us = |v: f64| format!("{v:.3}");
+    for v in views {
+        let title = if s.runs.len() > 1 { format!("{} / {} / {}", v.run, v.config, v.step) } else { format!("{} / {}", v.config, v.step) };
+        let _ = write!(o, r#"<h3 id="profile-{}">{}</h3>"#, anchor(&title), esc(&title));
+        let roles: Vec<String> = v.roles.iter().map(|(r, c)| format!("{} {} µs/op", r.name(), us(*c))).collect();
+        let _ = write!(
+            o,
+            r#"<p class="meta">{} samples at {} Hz ({} unwinding) over {} operations: {} µs of CPU per operation{}{}</p>"#,
+            v.samples,
+            v.hz,
+            esc(&v.unwinding),
+            v.ops,
+            v.cpu_us_op.map(us).unwrap_or_else(|| "-".into()),
+            if roles.is_empty() { String::new() } else { format!(" ({})", esc(&roles.join(", "))) },
+            v.warning.as_ref().map(|w| format!(r#"<br><span class="warn">{}</span>"#, esc(w))).unwrap_or_default()
+        );
+        let svg = super::flame::render(&v.folded, v.us_per_sample);
+        if !svg.is_empty() {
+            let _ = write!(o, r#"<div class="scroll">{svg}</div>"#);
+        }
+        o.push_str(r#"<div class="charts"><div><table class="small"><thead><tr><th class="l">role</th><th class="l">library</th><th class="l">function</th><th>self µs/op</th><th>total µs/op</th></tr></thead><tbody>"#);
+        for f in &v.functions {
+            let name = f.frame.split_once('!').map(|(_, n)| n).unwrap_or(&f.frame);
+            let _ = write!(
+                o,
+                r#"<tr><td class="l">{}</td><td class="l">{}</td><td class="l">{}</td><td>{}</td><td>{}</td></tr>"#,
+                f.role.name(),
+                esc(f.library()),
+                esc(name),
+                us(f.self_us_op),
+                us(f.total_us_op)
+            );
+        }
+        o.push_str(r#"</tbody></table></div><div><table class="small"><thead><tr><th class="l">role</th><th class="l">library</th><th>self µs/op</th></tr></thead><tbody>"#);
+        for (role, lib, c) in &v.libraries {
+            let _ = write!(o, r#"<tr><td class="l">{}</td><td class="l">{}</td><td>{}</td></tr>"#, role.name(), esc(lib), us(*c));
+        }
+        o.push_str("</tbody></table></div></div>");
     }
     o.push_str("</section>");
     o

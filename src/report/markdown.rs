@@ -18,7 +18,10 @@ impl Exporter for Markdown {
         "summary.md"
     }
     fn render(&self, run: &RunResult) -> Result<String> {
-        let s = Summary::build(&[NamedRun { label: "run".into(), dir: String::new(), run }]);
+        self.render_in(run, std::path::Path::new(""))
+    }
+    fn render_in(&self, run: &RunResult, dir: &std::path::Path) -> Result<String> {
+        let s = Summary::build(&[NamedRun { label: "run".into(), dir: dir.display().to_string(), run }]);
         let base = s.default_base();
         Ok(render(&s, &base))
     }
@@ -201,6 +204,32 @@ pub fn relative_markdown(t: &Table) -> String {
         let _ = writeln!(o, "- {}", n.replace('|', "\\|"));
     }
     if !t.notes.is_empty() {
+        o.push('\n');
+    }
+    for st in &t.cpu {
+        let _ = writeln!(
+            o,
+            "### Where the CPU went: {} against {}, {}\n\n{:.3} -> {:.3} µs/op profiled, {} against {} profiled repeats{}\n",
+            st.new,
+            st.base,
+            st.step,
+            st.base_us_op,
+            st.new_us_op,
+            st.n_base,
+            st.n_new,
+            if st.tested() { "" } else { " (one profiled run on a side: differences not tested against the repeats' spread)" }
+        );
+        let _ = writeln!(o, "| role | library!function | base µs/op | new µs/op | difference | share | beyond the repeats |\n|---|---|---|---|---|---|---|");
+        for c in &st.changes {
+            let (role, frame) = c.key.split_once(';').unwrap_or(("", &c.key));
+            let beyond = match c.beyond_repeats {
+                Some(true) => "yes",
+                Some(false) => "within",
+                None => "untested",
+            };
+            let share = c.share.map(|x| format!("{:.0}%", x * 100.0)).unwrap_or_else(|| "-".into());
+            let _ = writeln!(o, "| {role} | {} | {:.3} | {:.3} | {:+.3} | {share} | {beyond} |", frame.replace('|', "\\|"), c.base_us_op, c.new_us_op, c.diff());
+        }
         o.push('\n');
     }
     o

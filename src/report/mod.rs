@@ -15,6 +15,7 @@ pub mod concurrency;
 pub mod config_sweep;
 pub mod csv;
 pub mod durability;
+pub mod flame;
 pub mod fmt;
 pub mod history;
 pub mod hlog;
@@ -23,6 +24,8 @@ pub mod json;
 pub mod limits;
 pub mod markdown;
 pub mod output;
+pub mod profile_changes;
+pub mod profiles;
 pub mod relative;
 pub mod engine_comparison;
 pub mod hotrow;
@@ -180,6 +183,11 @@ pub fn write_atomic(path: &Path, text: &str) -> Result<()> {
 pub trait Exporter {
     fn file_name(&self) -> &'static str;
     fn render(&self, run: &RunResult) -> Result<String>;
+    /// Rendered in the run's directory `dir`, for views that read the
+    /// run's other files (the steps' profiles).
+    fn render_in(&self, run: &RunResult, _dir: &Path) -> Result<String> {
+        self.render(run)
+    }
 }
 
 pub fn exporters() -> Vec<Box<dyn Exporter>> {
@@ -195,7 +203,7 @@ pub fn exporters() -> Vec<Box<dyn Exporter>> {
 /// Write every format into `dir`, each atomically.
 pub fn write_all(run: &RunResult, dir: &Path) -> Result<()> {
     for exp in exporters() {
-        let text = exp.render(run)?;
+        let text = exp.render_in(run, dir)?;
         let path = dir.join(exp.file_name());
         let tmp = dir.join(format!(".{}.tmp", exp.file_name()));
         std::fs::write(&tmp, text).with_context(|| format!("cannot write {}", tmp.display()))?;
@@ -221,13 +229,15 @@ mod tests {
             ("hotrow", include_str!("hotrow.rs")),
             ("engine_comparison", include_str!("engine_comparison.rs")),
             ("limits", include_str!("limits.rs")),
+            ("profiles", include_str!("profiles.rs")),
+            ("profile_changes", include_str!("profile_changes.rs")),
             ("shards", include_str!("shards.rs")),
             ("stats", include_str!("stats.rs")),
             ("changes", include_str!("changes.rs")),
             ("fmt", include_str!("fmt.rs")),
             ("sysinfo_text", include_str!("sysinfo_text.rs")),
         ];
-        const FORMATS: &[&str] = &["table", "compare_text", "markdown", "html", "svg", "scaling", "tsv", "csv", "json", "hlog"];
+        const FORMATS: &[&str] = &["flame", "table", "compare_text", "markdown", "html", "svg", "scaling", "tsv", "csv", "json", "hlog"];
         for (view, source) in VIEWS {
             // Tests may render what they check.
             let code = source.split("#[cfg(test)]").next().unwrap_or_default();

@@ -52,9 +52,35 @@ pub struct Table {
     pub notes: Vec<String>,
     /// Lines under the heading that say what short column labels stand for.
     pub legend: Vec<String>,
+    /// Where the CPU per operation went, per config and profiled step that
+    /// moved (`--profile`): what a CPU REGRESSION in the table links to.
+    pub cpu: Vec<super::profile_changes::StepChanges>,
+}
+
+/// The profiled steps of `columns[1..]` whose CPU per operation moved
+/// against `columns[0]`'s (a one-run table; none without profiles).
+pub fn cpu_changes(s: &Summary, columns: &[Column], opts: &Options) -> Vec<super::profile_changes::StepChanges> {
+    match (s.runs.as_slice(), columns.split_first()) {
+        ([run], Some((base, others))) => {
+            let others: Vec<String> = others.iter().map(|c| c.config.clone()).collect();
+            super::profile_changes::for_run(run, &base.config, &others, opts.threshold)
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// Whether a table's metric is a CPU cost per operation (a REGRESSION of
+/// which a profile can explain).
+pub fn is_cpu_metric(key: &str) -> bool {
+    key.ends_with("cpu_us_op")
 }
 
 impl Table {
+    /// The explanation of `config`'s CPU change in `step`, if its profiles have one.
+    pub fn cpu_change(&self, config: &str, step: &str) -> Option<&super::profile_changes::StepChanges> {
+        self.cpu.iter().find(|c| c.new_config == config && c.step == step)
+    }
+
     /// Compare `columns[1..]` with `columns[0]` in every step any of them
     /// ran; rows without a value on any side are left out. The pairs'
     /// notes (steps on one side only) join `notes`.

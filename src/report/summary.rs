@@ -382,6 +382,8 @@ pub struct RunInfo {
     pub shards: Option<super::shards::ShardTable>,
     /// The data dir's device and its fio baseline (or why there is none), in a line.
     pub device: Option<String>,
+    /// `--profile`: the steps' CPU profiles, per config and step.
+    pub profiles: Vec<super::profiles::ProfileView>,
 }
 
 #[derive(Debug, Clone)]
@@ -593,6 +595,7 @@ impl Summary {
                 device: run.device.as_ref().map(device_line),
                 scaling: super::concurrency::sweeps(run),
                 configs: config_infos(run),
+                profiles: super::profiles::build(&nr.label, std::path::Path::new(&nr.dir), run),
             });
             for c in &run.configs {
                 let label = if multi { format!("{}/{}", nr.label, c.name) } else { c.name.clone() };

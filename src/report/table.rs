@@ -523,6 +523,11 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
 /// each with its legend, when it has rows. `Columns::Compact` is what `run`
 /// prints; summary.txt has every column.
 pub fn render_summary(run: &RunResult, view: Columns) -> String {
+    render_summary_in(run, view, std::path::Path::new(""))
+}
+
+/// [`render_summary`] of the run in directory `dir` (its profiles are read from there).
+pub fn render_summary_in(run: &RunResult, view: Columns, dir: &std::path::Path) -> String {
     // The ND legend only under a table that has the mark.
     let marked = |rows: &[Vec<String>]| rows.iter().flatten().any(|c| c == NOT_DURABLE_MARK || c.ends_with(&format!(" {NOT_DURABLE_MARK}")));
     let (kv_rows, ib_rows) = (summary_rows(run), ibench_rows(run));
@@ -543,7 +548,7 @@ pub fn render_summary(run: &RunResult, view: Columns) -> String {
         help_end: "",
         rows: ib_rows,
     };
-    let summary = super::summary::Summary::build(&[super::summary::NamedRun { label: "run".into(), dir: String::new(), run }]);
+    let summary = super::summary::Summary::build(&[super::summary::NamedRun { label: "run".into(), dir: dir.display().to_string(), run }]);
     let medians = SummaryTable {
         columns: REPEAT_COLUMNS,
         compact: REPEAT_COLUMNS,
@@ -586,8 +591,11 @@ impl Exporter for SummaryText {
     }
     /// summary.txt has every column: a file is not bound to a terminal's width.
     fn render(&self, run: &RunResult) -> Result<String> {
+        self.render_in(run, std::path::Path::new(""))
+    }
+    fn render_in(&self, run: &RunResult, dir: &std::path::Path) -> Result<String> {
         // A crash test has its matrix and no benchmark steps.
-        let mut out = if run.crashtest.is_some() { durability_text(run) } else { render_summary(run, Columns::All) };
+        let mut out = if run.crashtest.is_some() { durability_text(run) } else { render_summary_in(run, Columns::All, dir) };
         for extra in [hotrow_text(run), super::scaling::render(run), limits_text(run), shards_text(run)] {
             if !extra.is_empty() {
                 out.push('\n');
@@ -689,6 +697,73 @@ pub fn relative_text(t: &Table) -> String {
     o.push_str(&render_table(&header, &rows));
     for n in &t.notes {
         o.push_str(&super::fmt::wrap_text(&format!("note: {n}"), 118));
+    }
+    for (config, step, metric) in cpu_regressions(t) {
+        o.push_str(&super::fmt::wrap_text(&format!("note: {config}'s REGRESSION in {step} {metric}: where the CPU went, below"), 118));
+    }
+    o.push_str(&render_profile_changes(&t.cpu));
+    o
+}
+
+/// The CPU REGRESSIONs of a table that its profiles explain: (config, step, metric label).
+pub fn cpu_regressions(t: &Table) -> Vec<(String, String, &'static str)> {
+    let mut out = Vec::new();
+    for r in &t.rows {
+        let (key, label) = t.metrics[r.metric];
+        if !relative::is_cpu_metric(key) {
+            continue;
+        }
+        for (c, col) in r.cells.iter().zip(&t.columns[1..]) {
+            if c.verdict == super::compare::Verdict::Regression && t.cpu_change(&col.config, &r.step).is_some() {
+                out.push((col.config.clone(), r.step.clone(), label));
+            }
+        }
+    }
+    out
+}
+
+/// Where the CPU per operation changed (`profile_changes`), as text: per
+/// step, its functions whose self CPU per op changed most.
+pub fn render_profile_changes(steps: &[super::profile_changes::StepChanges]) -> String {
+    let mut o = String::new();
+    for s in steps {
+        o.push_str(&format!(
+            "\nwhere the CPU went, {} -> {}, {}: {:.3} -> {:.3} µs/op profiled ({:+.3}), {} vs {} profiled repeats\n",
+            s.base,
+            s.new,
+            s.step,
+            s.base_us_op,
+            s.new_us_op,
+            s.new_us_op - s.base_us_op,
+            s.n_base,
+            s.n_new
+        ));
+        o.push_str(&if s.tested() {
+            "a function's change is named (*) when it exceeds the wider of the two sides' ranges of its cost over their repeats\n".to_string()
+        } else {
+            "one profiled run on a side: the differences are not tested against the repeats' spread (use --repeat)\n".to_string()
+        });
+        let rows: Vec<Vec<String>> = s
+            .changes
+            .iter()
+            .map(|c| {
+                let (role, frame) = c.key.split_once(';').unwrap_or(("", &c.key));
+                vec![
+                    role.to_string(),
+                    frame.to_string(),
+                    format!("{:.3}", c.base_us_op),
+                    format!("{:.3}", c.new_us_op),
+                    format!("{:+.3}", c.diff()),
+                    c.share.map(|x| format!("{:.0}%", x * 100.0)).unwrap_or_else(|| "-".into()),
+                    match c.beyond_repeats {
+                        Some(true) => "*".into(),
+                        Some(false) => "within".into(),
+                        None => "untested".into(),
+                    },
+                ]
+            })
+            .collect();
+        o.push_str(&render_table(&["role", "library!function", "base µs/op", "new µs/op", "diff", "share of step's diff", "beyond repeats"], &rows));
     }
     o
 }

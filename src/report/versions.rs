@@ -141,7 +141,8 @@ cpu = rumbench's process per operation, RocksDB's own threads included (the same
         versions[0].server_version,
         super::relative::verdict_legend(opts),
     );
-    let table = Table { id: "rocksdb-versions".into(), title: "RocksDB versions".into(), heading, metrics: ROCKSDB_METRICS, columns, rows, notes, legend: Vec::new() };
+    let cpu = super::relative::cpu_changes(s, &columns, opts);
+    let table = Table { id: "rocksdb-versions".into(), title: "RocksDB versions".into(), heading, metrics: ROCKSDB_METRICS, columns, rows, notes, legend: Vec::new(), cpu };
     Some(Sweep { versions, table })
 }
 
@@ -238,7 +239,8 @@ srv cpu = the server's processes, cli cpu = rumbench's client threads (the contr
         versions[0].server_version,
         super::relative::verdict_legend(opts),
     );
-    let table = Table { id: "versions".into(), title: "PostgreSQL versions".into(), heading, metrics: METRICS, columns, rows, notes, legend: Vec::new() };
+    let cpu = super::relative::cpu_changes(s, &columns, opts);
+    let table = Table { id: "versions".into(), title: "PostgreSQL versions".into(), heading, metrics: METRICS, columns, rows, notes, legend: Vec::new(), cpu };
     Some(Sweep { versions, table })
 }
 

@@ -225,6 +225,48 @@ pub fn merge(shards: &[(String, RunResult)], command_line: Vec<String>) -> Resul
     Ok(run)
 }
 
+/// The shards' profiles of each step (`--profile`), summed into the merged
+/// run's directory `out_dir`: samples of different processes at one rate
+/// add up, as do their operations, so a frame's CPU per operation is the
+/// whole run's. A step that not every shard profiled at the same rate
+/// keeps no profile and says why. `shards`: as given to [`merge`] (a
+/// shard's directory or its result.json).
+pub fn merge_profiles(shards: &[(String, RunResult)], run: &mut RunResult, out_dir: &std::path::Path) -> Result<()> {
+    use crate::measure::profile::{self, Folded, StepProfile};
+    let dir_of = |d: &str| {
+        let p = std::path::Path::new(d);
+        if p.is_dir() { p.to_path_buf() } else { p.parent().map(|p| p.to_path_buf()).unwrap_or_default() }
+    };
+    for (ci, config) in run.configs.iter_mut().enumerate() {
+        for (si, step) in config.steps.iter_mut().enumerate() {
+            let parts: Vec<Option<&StepProfile>> = shards.iter().map(|(_, r)| r.configs[ci].steps[si].profile.as_ref()).collect();
+            let Some(first) = parts.iter().flatten().next() else { continue };
+            if parts.iter().any(|p| p.is_none_or(|p| p.hz != first.hz)) {
+                step.notes.push("not profiled: the shards' profiles are not all there at one rate, and a part of a step's CPU would say nothing of the whole".into());
+                continue;
+            }
+            let mut stacks = std::collections::HashMap::new();
+            for ((dir, _), p) in shards.iter().zip(parts.iter().flatten()) {
+                let folded = profile::load(&dir_of(dir), p).with_context(|| format!("the profile of {} in shard {dir}", step.name))?;
+                for (stack, n) in folded.stacks {
+                    *stacks.entry(stack).or_insert(0) += n;
+                }
+            }
+            let folded = Folded::from_map(stacks);
+            folded.write_gz(&out_dir.join(&first.file))?;
+            step.profile = Some(StepProfile {
+                file: first.file.clone(),
+                hz: first.hz,
+                samples: folded.samples(),
+                ops: parts.iter().flatten().map(|p| p.ops).sum(),
+                unwinding: first.unwinding.clone(),
+                by_role: folded.by_role(),
+            });
+        }
+    }
+    Ok(())
+}
+
 /// One run with N times a shard's threads: what the merged run stands for.
 fn merged_settings(s: &Settings) -> Settings {
     let mut m = plan_settings(s);
@@ -277,6 +319,8 @@ fn merge_step(steps: &[&StepResult]) -> Result<(StepResult, MergedStep)> {
     m.ibench = None;
     m.engine_write_amp = None;
     m.engine_write_amp_cumulative = None;
+    // The shards' profiles are summed by `merge_profiles`, which reads their files.
+    m.profile = None;
     m.timed_out = steps.iter().any(|s| s.timed_out);
     m.warnings = tagged(steps.iter().map(|s| s.warnings.iter().map(String::as_str)));
     m.notes = tagged(steps.iter().map(|s| s.notes.iter().map(String::as_str)));

@@ -321,6 +321,10 @@ pub struct StepResult {
     /// runs no clients, and in older results.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start: Option<StepStart>,
+    /// `--profile`: where the step's CPU went (folded stacks in the run
+    /// directory, referenced here). None when not profiled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<crate::measure::profile::StepProfile>,
 }
 
 /// When a step's clients were released, and when the run's schedule
@@ -360,6 +364,7 @@ impl StepResult {
             warnings: Vec::new(),
             ceilings: None,
             start: None,
+            profile: None,
         }
     }
 

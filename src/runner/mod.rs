@@ -11,6 +11,7 @@ mod ceilings;
 pub mod device;
 pub mod dirs;
 pub mod prepare;
+pub mod profiling;
 pub mod schedule;
 mod tables;
 
@@ -271,6 +272,9 @@ pub fn run(plan: &RunPlan, opts: &RunOptions) -> Result<RunResult> {
                 run.configs[i].status = status;
                 run.configs[i].error = Some(msg.clone());
             }
+            if let Some(note) = profiling::after_crash(plan, opts, config) {
+                run.configs[i].notes.push(note);
+            }
             // The crashed process could not remove its data dir (rumbench's own only).
             if !opts.keep_db && !opts.use_existing_db {
                 dirs::remove_owned(&dir);
@@ -526,8 +530,16 @@ pub fn run_config_child(task_path: &Path, index: usize) -> ExitCode {
         let task: ChildTask = serde_json::from_slice(&std::fs::read(task_path)?)?;
         progress::set_mode(task.opts.progress);
         let mut run = crate::result::load(&task.opts.output_dir.join("result.json"))?;
-        check_engine_version(task.plan.configs.get(index).ok_or_else(|| anyhow::anyhow!("no config {index} in the task"))?)?;
-        run_config(&task.plan, &task.opts, index, &mut run)?;
+        let config = task.plan.configs.get(index).ok_or_else(|| anyhow::anyhow!("no config {index} in the task"))?;
+        check_engine_version(config)?;
+        profiling::start(&task.plan, &task.opts, index);
+        let ran = run_config(&task.plan, &task.opts, index, &mut run);
+        // The profiles of the steps it recorded, also when it failed later.
+        if crate::measure::profile::perf::perf_program().is_ok() && profiling::rate(&task.plan).is_some() {
+            profiling::finish(&mut run, &task.opts, config);
+            crate::report::write_all(&run, &task.opts.output_dir)?;
+        }
+        ran?;
         let status = run.configs.get(index).map(|c| c.status).unwrap_or(Status::Failed);
         // SAFETY: as above.
         if unsafe { libc::getppid() } != parent {
@@ -883,6 +895,7 @@ pub(crate) fn record_step(
         result.warnings.extend(c.warnings.iter().cloned());
         result.notes.extend(c.notes.iter().cloned());
     }
+    profiling::note_step(run.configs[ci].steps.len(), &mut result);
     let config_name = config.name.as_str();
     print_step_line(config_name, &result);
     let status = result.status;

@@ -205,6 +205,7 @@ impl StepSpec {
             rates: None,
             ceilings: None,
             start: None,
+            profile: None,
         }
     }
 }

@@ -52,15 +52,21 @@ pub trait Store: Send + Sync {
     fn shared(&self) -> bool {
         false
     }
+    /// ycsb-load sends `--batch-size` records in one call (MongoDB's unordered
+    /// insertMany, as YCSB's mongodb binding with `batchsize`). Elsewhere the
+    /// load inserts one record per call whatever --batch-size says (a
+    /// db_bench write-batch setting), so its latencies stay per insert.
+    fn batches_inserts(&self) -> bool {
+        false
+    }
 }
 
 /// One client thread's connection. A record is its fields concatenated
 /// (`field_count` x `field_length` bytes).
 pub trait StoreSession {
     fn insert(&mut self, key: &[u8], record: &[u8]) -> Result<()>;
-    /// Insert these (key, record) pairs in one call (ycsb-load's
-    /// `--batch-size`): one unordered insertMany on MongoDB, as YCSB's
-    /// mongodb binding with `batchsize`; elsewhere one insert each.
+    /// Insert these (key, record) pairs in one call, where the store
+    /// `batches_inserts` (ycsb-load's `--batch-size`).
     fn insert_batch(&mut self, records: &[(&[u8], &[u8])]) -> Result<()> {
         records.iter().try_for_each(|(k, r)| self.insert(k, r))
     }
@@ -340,7 +346,7 @@ pub fn run_step(store: &dyn Store, plan: &StepPlan, index: usize, state: &mut Yc
         |_, _| store.session(),
         |t, mut session| {
             if kind == StepKind::YcsbLoad {
-                load_client(t, session.as_mut(), plan, record_len)
+                load_client(t, session.as_mut(), plan, record_len, store.batches_inserts())
             } else {
                 let chooser = chooser.clone().expect("a chooser");
                 run_client(t, session.as_mut(), plan, index, total, chooser, inserts, base)
@@ -412,12 +418,12 @@ fn wait_for_table(store: &dyn Store, shard: crate::plan::shard::Shard) -> Result
 
 /// ycsb-load's client: records t, t + T, ... below `records` (a shard's
 /// thread as the thread of all shards' it is).
-fn load_client(t: &Thread<'_>, session: &mut dyn StoreSession, plan: &StepPlan, record_len: usize) -> Result<ThreadOut> {
+fn load_client(t: &Thread<'_>, session: &mut dyn StoreSession, plan: &StepPlan, record_len: usize, batches: bool) -> Result<ThreadOut> {
     let s = &plan.settings;
     let mut op = t.recorder(Op::Insert.name());
     let mut key = KeyName::new();
     let mut record = vec![0u8; record_len];
-    let batch = s.batch_size.max(1) as u64;
+    let batch = if batches { s.batch_size.max(1) as u64 } else { 1 };
     let end_ns = if batch == 1 {
         t.closed_loop(&mut op.rec, Some(s.ycsb.records), s.global_thread(t.index), s.global_threads(), |n| {
             fill_record(s.seed, n, &mut record);
@@ -573,6 +579,8 @@ mod tests {
     struct Traced<'a> {
         inner: Box<dyn Store + 'a>,
         trace: Mutex<Vec<String>>,
+        /// Says it batches inserts (as MongoDB's store does).
+        batches: bool,
     }
 
     struct TracedSession<'a> {
@@ -590,6 +598,9 @@ mod tests {
         fn session(&self) -> Result<Box<dyn StoreSession + '_>> {
             Ok(Box::new(TracedSession { inner: self.inner.session()?, trace: &self.trace }))
         }
+        fn batches_inserts(&self) -> bool {
+            self.batches
+        }
     }
 
     impl TracedSession<'_> {
@@ -602,6 +613,10 @@ mod tests {
         fn insert(&mut self, key: &[u8], record: &[u8]) -> Result<()> {
             self.log("insert", key, record.len());
             self.inner.insert(key, record)
+        }
+        fn insert_batch(&mut self, records: &[(&[u8], &[u8])]) -> Result<()> {
+            self.log("batch", records[0].0, records.len());
+            records.iter().try_for_each(|(k, r)| self.inner.insert(k, r))
         }
         fn read(&mut self, key: &[u8], out: &mut Vec<u8>) -> Result<bool> {
             self.log("read", key, 0);
@@ -626,7 +641,7 @@ mod tests {
 
     /// Run ycsb-load and then `kinds` on `engine`, returning each step's result.
     fn run_steps(engine: &dyn crate::engine::Engine, kinds: &[StepKind], records: u64, ops: u64, trace: bool) -> (Vec<StepResult>, Vec<String>) {
-        let store = Traced { inner: Box::new(kv::KvStore::new(engine, 100)), trace: Mutex::new(Vec::new()) };
+        let store = Traced { inner: Box::new(kv::KvStore::new(engine, 100)), trace: Mutex::new(Vec::new()), batches: false };
         let mut state = YcsbState::new();
         let mut out = Vec::new();
         for (i, &kind) in [StepKind::YcsbLoad].iter().chain(kinds).enumerate() {
@@ -656,6 +671,35 @@ mod tests {
         assert!(traces[0].1.len() > 9_000);
         for (name, t) in &traces[1..] {
             assert!(t == &traces[0].1, "{name} saw another operation sequence than rocksdb");
+        }
+    }
+
+    #[test]
+    fn the_load_batches_only_where_the_store_batches_for_real() {
+        for batches in [false, true] {
+            let dir = tempfile::tempdir().unwrap();
+            let engine = open("lmdb", dir.path());
+            let store = Traced { inner: Box::new(kv::KvStore::new(engine.as_ref(), 100)), trace: Mutex::new(Vec::new()), batches };
+            let mut p = plan(StepKind::YcsbLoad, 1_005, 0);
+            p.settings.batch_size = 10;
+            let (r, _) = run_step(&store, &p, 0, &mut YcsbState::new(), StepResult::new(&p));
+            assert_eq!(r.status, Status::Completed, "{:?}", r.error);
+            assert_eq!(r.ops, 1_005);
+            let trace = store.trace.into_inner().unwrap();
+            let calls = |what: &str| trace.iter().filter(|l| l.starts_with(what)).count();
+            if batches {
+                // 100 calls of 10 and the last of 5, every record once.
+                assert_eq!((calls("batch "), calls("insert ")), (101, 0));
+                assert!(trace.iter().any(|l| l.ends_with(" 5")));
+            } else {
+                assert_eq!((calls("batch "), calls("insert ")), (0, 1_005), "--batch-size is a db_bench setting there");
+            }
+            let mut session = store.inner.session().unwrap();
+            let mut out = Vec::new();
+            let mut key = KeyName::new();
+            for n in [0, 999, 1_004] {
+                assert!(session.read(key.build(n, false), &mut out).unwrap(), "record {n} (batches: {batches})");
+            }
         }
     }
 

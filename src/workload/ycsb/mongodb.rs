@@ -68,6 +68,10 @@ impl Store for MongoStore<'_> {
         true
     }
 
+    fn batches_inserts(&self) -> bool {
+        true
+    }
+
     fn session(&self) -> Result<Box<dyn StoreSession + '_>> {
         Ok(Box::new(MongoSession {
             docs: self.mongo.db.collection(TABLE),

@@ -1,0 +1,289 @@
+//! Debian's `perf` as the sampler: checked before a run, started beside a
+//! config process for all of it, read back with `perf script` once the
+//! config ended. Samples carry CLOCK_MONOTONIC timestamps (`-k monotonic`),
+//! the clock the driver notes each step's window in, so one recording is
+//! cut into the steps afterwards (see `fold`).
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+
+/// Overrides where perf is found (tests point it at nothing to see the refusal).
+pub const PERF_ENV: &str = "RUMBENCH_PERF";
+
+/// How stacks are unwound: DWARF call frame information (.eh_frame), since
+/// neither RocksDB's C++ nor rumbench's Rust keep frame pointers (see
+/// docs/profiles.md for what frame pointers gave and what DWARF costs).
+pub const CALL_GRAPH: &str = "dwarf,8192";
+
+/// The perf program: $RUMBENCH_PERF, or `perf` on the PATH.
+pub fn perf_program() -> Result<PathBuf> {
+    if let Some(p) = std::env::var_os(PERF_ENV) {
+        let p = PathBuf::from(p);
+        if !p.is_file() {
+            bail!("--profile: the profiler {} (${PERF_ENV}) does not exist; install Debian's linux-perf (scripts/setup.sh does) or point ${PERF_ENV} at perf", p.display());
+        }
+        return Ok(p);
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .map(|d| d.join("perf"))
+        .find(|p| p.is_file())
+        .ok_or_else(|| anyhow::anyhow!("--profile: perf is not installed (not on the PATH); install it: apt-get install linux-perf (scripts/setup.sh does), or set ${PERF_ENV}"))
+}
+
+/// Everything `--profile` needs, checked before anything runs: perf
+/// installed and working for this kernel, the kernel's perf events, and
+/// a perf_event_paranoid this user may sample under (kernel stacks too).
+/// One sampled run of `true` proves them together.
+pub fn check_available(hz: u32) -> Result<()> {
+    let perf = perf_program()?;
+    let paranoid_path = Path::new("/proc/sys/kernel/perf_event_paranoid");
+    let paranoid = match std::fs::read_to_string(paranoid_path) {
+        Ok(s) => s.trim().parse::<i32>().unwrap_or(2),
+        Err(_) => bail!("--profile: this kernel has no perf events ({} is missing); use a kernel built with CONFIG_PERF_EVENTS", paranoid_path.display()),
+    };
+    // SAFETY: geteuid has no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    if !root && paranoid > 1 {
+        bail!(
+            "--profile: kernel.perf_event_paranoid is {paranoid}, which lets a user sample neither the kernel nor other processes; \
+             run as root, or: sysctl kernel.perf_event_paranoid=1"
+        );
+    }
+    let dir = tempfile::tempdir().context("--profile: a temporary directory for the profiler's trial")?;
+    let out = Command::new(&perf)
+        .args(["record", "-q", "-e", "cpu-clock", "-F", &hz.to_string(), "-k", "monotonic", "--call-graph", CALL_GRAPH, "-o"])
+        .arg(dir.path().join("trial.data"))
+        .args(["--", "true"])
+        .stdin(Stdio::null())
+        .output()
+        .with_context(|| format!("--profile: cannot run {}", perf.display()))?;
+    if !out.status.success() {
+        let text = String::from_utf8_lossy(&out.stderr);
+        let first = text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("no message");
+        bail!("--profile: {} cannot sample on this machine: {first}; install the linux-perf matching this kernel (scripts/setup.sh) and check kernel.perf_event_paranoid", perf.display());
+    }
+    Ok(())
+}
+
+/// The monotonic clock in nanoseconds (perf's `-k monotonic` timestamps).
+pub fn monotonic_ns() -> u64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: a valid timespec to fill.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// A perf recording of one process and everything it starts afterwards
+/// (threads and child processes inherit the events: a server's whole
+/// process tree, when the config process starts it).
+pub struct Recording {
+    child: Child,
+    pub data: PathBuf,
+    pub hz: u32,
+}
+
+impl Recording {
+    /// Start sampling `pid` into `data`, and return once perf samples.
+    pub fn start(pid: u32, hz: u32, data: &Path) -> Result<Recording> {
+        let perf = perf_program()?;
+        let dir = data.parent().unwrap_or(Path::new("."));
+        let (ctl, ack) = (dir.join(".perf-ctl.fifo"), dir.join(".perf-ack.fifo"));
+        for f in [&ctl, &ack] {
+            let _ = std::fs::remove_file(f);
+            let c = std::ffi::CString::new(f.as_os_str().as_encoded_bytes()).expect("a path without NUL");
+            // SAFETY: a valid C string.
+            if unsafe { libc::mkfifo(c.as_ptr(), 0o600) } != 0 {
+                bail!("cannot make the profiler's control fifo {}: {}", f.display(), std::io::Error::last_os_error());
+            }
+        }
+        let mut child = Command::new(&perf)
+            .args(["record", "-q", "-e", "cpu-clock", "-F", &hz.to_string(), "-k", "monotonic", "--call-graph", CALL_GRAPH, "-D", "-1"])
+            .arg(format!("--control=fifo:{},{}", ctl.display(), ack.display()))
+            .arg("-p")
+            .arg(pid.to_string())
+            .arg("-o")
+            .arg(data)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .with_context(|| format!("cannot start {}", perf.display()))?;
+        // Enabled once perf has attached: its ack says events are on. The
+        // fifos open only when perf opened its ends; a perf that died
+        // before that is seen by polling it.
+        let ready = (|| -> Result<()> {
+            let began = Instant::now();
+            let mut ctl_file = loop {
+                match std::fs::OpenOptions::new().write(true).custom_flags_nonblock().open(&ctl) {
+                    Ok(f) => break f,
+                    Err(_) if began.elapsed() < Duration::from_secs(20) => {
+                        if let Some(status) = child.try_wait()? {
+                            let mut err = String::new();
+                            if let Some(mut e) = child.stderr.take() {
+                                let _ = e.read_to_string(&mut err);
+                            }
+                            bail!("perf record ended at once ({status}): {}", err.trim());
+                        }
+                        std::thread::sleep(Duration::from_millis(10));
+                    }
+                    Err(e) => bail!("perf record did not open its control fifo: {e}"),
+                }
+            };
+            ctl_file.write_all(b"enable\n")?;
+            let mut ack_line = String::new();
+            BufReader::new(std::fs::File::open(&ack)?).read_line(&mut ack_line)?;
+            Ok(())
+        })();
+        let _ = std::fs::remove_file(&ctl);
+        let _ = std::fs::remove_file(&ack);
+        if let Err(e) = ready {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(e);
+        }
+        Ok(Recording { child, data: data.to_path_buf(), hz })
+    }
+
+    /// Stop sampling and write the data file (perf ends on SIGINT).
+    pub fn stop(self) -> Result<PathBuf> {
+        // SAFETY: signalling the perf we started.
+        unsafe { libc::kill(self.child.id() as i32, libc::SIGINT) };
+        let out = self.child.wait_with_output().context("waiting for perf record")?;
+        if !self.data.is_file() {
+            bail!("perf record wrote no data ({}): {}", out.status, String::from_utf8_lossy(&out.stderr).trim());
+        }
+        Ok(self.data)
+    }
+}
+
+/// Open a fifo's write end without blocking (fails while no reader has it open).
+trait NonBlocking {
+    fn custom_flags_nonblock(&mut self) -> &mut Self;
+}
+
+impl NonBlocking for std::fs::OpenOptions {
+    fn custom_flags_nonblock(&mut self) -> &mut Self {
+        std::os::unix::fs::OpenOptionsExt::custom_flags(self, libc::O_NONBLOCK)
+    }
+}
+
+/// One sample as `perf script` prints it: who ran, when, and its stack
+/// (leaf first) as (symbol, object file).
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct Sample {
+    pub comm: String,
+    pub pid: u32,
+    pub tid: u32,
+    pub time_ns: u64,
+    pub frames: Vec<(String, String)>,
+}
+
+/// Run `perf script` on `data` and hand each sample to `each`.
+/// `--no-inline`: resolving inlined frames took perf 74 s for 1,700
+/// samples here, against 0.6 s without (the functions stay; their inlined
+/// callees fold into them).
+pub fn read_samples(data: &Path, mut each: impl FnMut(Sample)) -> Result<()> {
+    let perf = perf_program()?;
+    let mut child = Command::new(&perf)
+        .args(["script", "--no-inline", "--ns", "-F", "comm,pid,tid,time,ip,sym,dso", "-i"])
+        .arg(data)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .with_context(|| format!("cannot run {} script", perf.display()))?;
+    let reader = BufReader::new(child.stdout.take().expect("piped"));
+    parse_script(reader, &mut each)?;
+    let status = child.wait()?;
+    if !status.success() {
+        bail!("perf script failed ({status}) on {}", data.display());
+    }
+    Ok(())
+}
+
+/// Parse `perf script -F comm,pid,tid,time,ip,sym,dso` output.
+pub fn parse_script(reader: impl BufRead, each: &mut impl FnMut(Sample)) -> Result<()> {
+    let mut current: Option<Sample> = None;
+    for line in reader.lines() {
+        let line = line?;
+        if line.trim().is_empty() {
+            if let Some(s) = current.take() {
+                each(s);
+            }
+            continue;
+        }
+        if line.starts_with(char::is_whitespace) {
+            if let (Some(s), Some(frame)) = (current.as_mut(), parse_frame(&line)) {
+                s.frames.push(frame);
+            }
+            continue;
+        }
+        if let Some(s) = current.take() {
+            each(s);
+        }
+        current = parse_header(&line);
+    }
+    if let Some(s) = current.take() {
+        each(s);
+    }
+    Ok(())
+}
+
+/// "rumbench  6735/6740 31929.714270123: " (a comm may hold spaces).
+fn parse_header(line: &str) -> Option<Sample> {
+    let line = line.trim_end().trim_end_matches(':');
+    let (rest, time) = line.rsplit_once(char::is_whitespace)?;
+    let (comm, ids) = rest.trim_end().rsplit_once(char::is_whitespace)?;
+    let (pid, tid) = ids.split_once('/')?;
+    let (secs, frac) = time.split_once('.')?;
+    let frac_ns: u64 = format!("{frac:0<9}")[..9].parse().ok()?;
+    Some(Sample {
+        comm: comm.trim().to_string(),
+        pid: pid.parse().ok()?,
+        tid: tid.parse().ok()?,
+        time_ns: secs.parse::<u64>().ok()? * 1_000_000_000 + frac_ns,
+        frames: Vec::new(),
+    })
+}
+
+/// "\t  de1c23 rocksdb::DBImpl::GetImpl (/path/rumbench)" -> (symbol, object).
+fn parse_frame(line: &str) -> Option<(String, String)> {
+    let line = line.trim();
+    let (_ip, rest) = line.split_once(char::is_whitespace)?;
+    let rest = rest.trim();
+    let (sym, dso) = match rest.rfind(" (") {
+        Some(i) if rest.ends_with(')') => (&rest[..i], &rest[i + 2..rest.len() - 1]),
+        _ => (rest, "[unknown]"),
+    };
+    Some((sym.trim().to_string(), dso.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn script_output_parses_into_samples() {
+        let text = "rumbench  6735/6740 31929.714270123: \n\
+            \tffffffff816b8d50 vfs_write ([kernel.kallsyms])\n\
+            \t           f838f __GI___libc_write (/usr/lib/x86_64-linux-gnu/libc.so.6)\n\
+            \t         117e4b2 rocksdb::PosixWritableFile::Append (/work/target/release/rumbench)\n\
+            \n\
+            rb-client-0 7/8 1.5: \n\
+            \t  1234 <rumbench::engine::null::NullSession as rumbench::engine::Session>::get (/x/rumbench)\n\
+            \t  1235 [unknown] ([unknown])\n";
+        let mut got = Vec::new();
+        parse_script(text.as_bytes(), &mut |s| got.push(s)).unwrap();
+        assert_eq!(got.len(), 2);
+        assert_eq!((got[0].comm.as_str(), got[0].pid, got[0].tid, got[0].time_ns), ("rumbench", 6735, 6740, 31_929_714_270_123));
+        assert_eq!(got[0].frames[1], ("__GI___libc_write".into(), "/usr/lib/x86_64-linux-gnu/libc.so.6".into()));
+        assert_eq!(got[1].time_ns, 1_500_000_000);
+        assert_eq!(got[1].frames[0].0, "<rumbench::engine::null::NullSession as rumbench::engine::Session>::get");
+        assert_eq!(got[1].frames[1], ("[unknown]".into(), "[unknown]".into()));
+    }
+}

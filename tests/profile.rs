@@ -1,0 +1,184 @@
+//! `--profile` from the real binary: a known cost (the null engine's
+//! spin_ns, burnt in `rumbench::engine::null::burn`) lands in its function
+//! with about its share of the step, and a comparison against the same
+//! engine without it names that function first, with the right sign; a
+//! missing profiler is refused before anything runs; profiles survive
+//! --repeat and a re-rendered report.
+
+use std::path::Path;
+use std::process::Command;
+
+use assert_cmd::cargo::CommandCargoExt;
+use rumbench::measure::profile::{self, Folded, StepProfile};
+
+use crate::common::cli::{load, run_ok};
+
+const BURN: &str = "rumbench!rumbench::engine::null::burn";
+
+/// A null-engine readrandom of 200k calls, profiled at 1999 Hz (enough
+/// samples in about half a second of CPU).
+fn profiled_null(dir: &Path, spin_ns: u32, extra: &[&str]) {
+    let spin = format!("spin_ns={spin_ns}");
+    let mut args = vec!["-e", "null", "-o", &spin, "-s", "fillseq,readrandom", "-n", "200000", "--profile", "--profile-hz", "1999"];
+    args.extend_from_slice(extra);
+    run_ok(&args, dir);
+}
+
+fn step_profile(dir: &Path, config: usize, step: &str) -> StepProfile {
+    let v = load(dir);
+    let s = v["configs"][config]["steps"].as_array().unwrap().iter().find(|s| s["name"] == step).unwrap_or_else(|| panic!("no step {step}"));
+    serde_json::from_value(s["profile"].clone()).unwrap_or_else(|e| panic!("{step} has no profile ({e}): {}", s["profile"]))
+}
+
+#[test]
+fn a_known_cost_lands_in_its_function_and_a_comparison_names_it() {
+    let spun = tempfile::tempdir().unwrap();
+    profiled_null(spun.path(), 2000, &[]);
+    let p = step_profile(spun.path(), 0, "readrandom");
+    assert_eq!((p.hz, p.ops), (1999, 200_000));
+    assert!(p.samples >= profile::MIN_SAMPLES, "{p:?}");
+    let folded: Folded = profile::load(spun.path(), &p).unwrap();
+    let costs = profile::function_costs(&folded, p.us_per_sample_op().unwrap());
+    let burn = costs.iter().find(|c| c.frame == BURN).unwrap_or_else(|| panic!("no {BURN} in {:?}", &costs[..costs.len().min(5)]));
+    // 2 µs of CPU a call, in the engine's code on the client's thread.
+    assert_eq!(burn.role, profile::Role::EngineForeground);
+    assert!((1.4..2.8).contains(&burn.self_us_op), "burn: {} µs/op", burn.self_us_op);
+    let share = burn.self_us_op / p.cpu_us_per_op().unwrap();
+    assert!(share > 0.6, "burn's share of the step: {share:.2}");
+    // The report shows it.
+    let html = std::fs::read_to_string(spun.path().join("report.html")).unwrap();
+    assert!(html.contains(r#"<section id="profiles">"#) && html.contains("rumbench::engine::null::burn") && html.contains(r#"<svg class="flame""#));
+
+    // Against the same engine without the spin: burn is the top difference, and grew.
+    let plain = tempfile::tempdir().unwrap();
+    profiled_null(plain.path(), 0, &[]);
+    let out = Command::cargo_bin("rumbench").unwrap().arg("compare").arg(plain.path()).arg(spun.path()).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let at = text.find("where the CPU went").unwrap_or_else(|| panic!("no profile differences:\n{text}"));
+    let section = &text[at..];
+    assert!(section.contains("readrandom") && section.contains("not tested against the repeats' spread"), "{section}");
+    let first_row = section.lines().find(|l| l.contains("engine-foreground") || l.contains("client ")).unwrap();
+    assert!(first_row.contains("null::burn") && first_row.contains("+"), "the top difference: {first_row}\n{section}");
+
+    // --html: the same as a page, with a differential flame graph where burn is red.
+    let page = plain.path().join("cpu.html");
+    let out = Command::cargo_bin("rumbench").unwrap().arg("compare").arg(plain.path()).arg(spun.path()).arg("--html").arg(&page).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let html = std::fs::read_to_string(&page).unwrap();
+    let burn = html.find("null::burn: ").unwrap_or_else(|| panic!("burn is not in the differential flame graph"));
+    let after = &html[burn..];
+    assert!(after[..after.find("</g>").unwrap()].contains("fill=\"rgb(255,"), "burn grew: red");
+}
+
+#[test]
+fn a_sweep_table_links_its_cpu_regression_to_where_the_cpu_went() {
+    // One run, two configs: 1 µs and 3 µs of CPU a call, five rounds each
+    // (verdicts need five repeats a side).
+    let dir = tempfile::tempdir().unwrap();
+    run_ok(
+        &["-e", "null", "--sweep", "spin_ns=1000,3000", "-s", "fillseq,readrandom", "-n", "200000", "--profile", "--profile-hz", "1999", "--repeat", "5"],
+        dir.path(),
+    );
+    let summary = std::fs::read_to_string(dir.path().join("summary.txt")).unwrap();
+    let at = summary.find("where the CPU went, null-spin_ns-1000 -> null-spin_ns-3000, readrandom").unwrap_or_else(|| panic!("{summary}"));
+    let first_row = summary[at..].lines().find(|l| l.contains("engine-foreground") || l.contains("client ")).unwrap();
+    assert!(first_row.contains("null::burn") && first_row.contains(" *"), "burn is the top difference, beyond the repeats: {first_row}");
+    assert!(summary.contains("REGRESSION in readrandom cpu us/op: where the CPU went, below"), "{summary}");
+    let html = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
+    let anchor = "cpu-went-null-spin-ns-3000-readrandom";
+    assert!(html.contains(&format!(r##"<a href="#{anchor}">where the CPU went</a>"##)) && html.contains(&format!(r#"<h3 id="{anchor}">"#)), "the REGRESSION links to its explanation");
+    let md = std::fs::read_to_string(dir.path().join("summary.md")).unwrap();
+    assert!(md.contains("### Where the CPU went: null-spin_ns-3000 against null-spin_ns-1000, readrandom"), "{md}");
+}
+
+#[test]
+fn profiles_of_shards_merge_into_the_whole_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let at = (std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() + 3).to_string();
+    let shards: Vec<_> = (0..2)
+        .map(|i| {
+            Command::cargo_bin("rumbench")
+                .unwrap()
+                .args(["run", "--progress", "off", "--no-history", "--shard", &format!("{i}/2"), "--start-at", &at, "--step-gap", "2"])
+                .args(["-e", "null", "-o", "spin_ns=2000", "-s", "fillseq,readrandom", "-n", "200000", "--profile", "--profile-hz", "1999", "-d"])
+                .arg(dir.path().join(format!("s{i}")))
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for (i, child) in shards.into_iter().enumerate() {
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "shard {i}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    let out = Command::cargo_bin("rumbench").unwrap().args(["merge", "-d"]).arg(dir.path().join("m")).arg(dir.path().join("s0")).arg(dir.path().join("s1")).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let parts: Vec<StepProfile> = (0..2).map(|i| step_profile(&dir.path().join(format!("s{i}")), 0, "readrandom")).collect();
+    let merged = step_profile(&dir.path().join("m"), 0, "readrandom");
+    assert_eq!(merged.samples, parts.iter().map(|p| p.samples).sum::<u64>());
+    assert_eq!(merged.ops, parts.iter().map(|p| p.ops).sum::<u64>());
+    let folded = profile::load(&dir.path().join("m"), &merged).unwrap();
+    assert_eq!(folded.samples(), merged.samples, "the merged file holds every shard's samples");
+    let html = std::fs::read_to_string(dir.path().join("m/report.html")).unwrap();
+    assert!(html.contains(r#"<svg class="flame""#) && html.contains("rumbench::engine::null::burn"));
+}
+
+#[test]
+fn a_missing_profiler_is_refused_before_anything_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("out");
+    for (key, value, says) in [("RUMBENCH_PERF", "/nonexistent/perf", "does not exist"), ("PATH", "/nonexistent", "perf is not installed")] {
+        let out = Command::cargo_bin("rumbench")
+            .unwrap()
+            .env(key, value)
+            .args(["run", "--progress", "off", "--no-history", "-e", "null", "-s", "fillseq", "-n", "100", "--profile", "--output-dir"])
+            .arg(&out_dir)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains(says) && err.contains("linux-perf"), "{err}");
+        assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
+        assert!(!out_dir.exists(), "nothing is created before the refusal");
+    }
+    // --profile-hz alone is a mistake too.
+    let out = Command::cargo_bin("rumbench").unwrap().args(["run", "-e", "null", "-s", "fillseq", "--profile-hz", "99"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn profiles_survive_repeats_and_a_new_report() {
+    let dir = tempfile::tempdir().unwrap();
+    profiled_null(dir.path(), 1000, &["--repeat", "2"]);
+    let v = load(dir.path());
+    let rounds: Vec<&serde_json::Value> = v["configs"].as_array().unwrap().iter().collect();
+    assert_eq!(rounds.len(), 2);
+    let files: Vec<String> = (0..2).map(|i| step_profile(dir.path(), i, "readrandom").file).collect();
+    assert_ne!(files[0], files[1], "each round has its own profile");
+    for f in &files {
+        assert!(dir.path().join(f).is_file(), "{f}");
+    }
+    // result.json stays small: the stacks are in their own files.
+    assert!(std::fs::metadata(dir.path().join("result.json")).unwrap().len() < 400_000);
+    std::fs::remove_file(dir.path().join("report.html")).unwrap();
+    let out = Command::cargo_bin("rumbench").unwrap().arg("report").arg(dir.path()).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let html = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
+    assert_eq!(html.matches(r#"<svg class="flame""#).count(), 4, "a flame graph per round and step");
+    assert!(html.contains("null.r1 / readrandom") && html.contains("null.r2 / readrandom"));
+}
+
+#[test]
+fn a_servers_process_tree_is_profiled() {
+    // The postgres rumbench starts runs under the config process: its
+    // postmaster and backends inherit the sampling.
+    let dir = tempfile::tempdir().unwrap();
+    run_ok(&["-e", "postgres", "-s", "l.i0", "--rows", "20000", "--profile", "--profile-hz", "1999"], dir.path());
+    let p = step_profile(dir.path(), 0, "l.i0");
+    let server = p.by_role.get("server").copied().unwrap_or(0);
+    assert!(server > p.samples / 2, "the server's processes hold most of the CPU: {p:?}");
+    let folded = profile::load(dir.path(), &p).unwrap();
+    assert!(folded.stacks.iter().any(|(s, _)| s.starts_with("server;[postgres];") && s.contains("postgres!PostgresMain")), "no backend stacks");
+}
