@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# rumbench's client cost per operation on MongoDB (the mongodb driver's sync
-# API) beside the same on PostgreSQL (rumbench's lean pgwire client), same
+# rumbench's client cost per operation on MongoDB (the mongodb driver, a
+# driver per client thread on the thread's own runtime) beside the same on PostgreSQL (rumbench's lean pgwire client), same
 # kind of work: YCSB-C (reads) and YCSB-A (reads and one-field updates), one
 # client thread, TCP over loopback on both sides (postgres with connect=tcp).
 # The MongoDB side is FerretDB 1.24.2 (scripts/install-ferretdb.sh), whose
@@ -12,10 +12,10 @@
 # Runs alternate FerretDB / PostgreSQL per repeat so that load on this
 # shared machine hits both alike; every figure comes from result.json.
 #
-# Usage: bench/mongodb_client_cost.sh [REPEATS=3] [RECORDS=20000] [STEP_SECONDS=10]
+# Usage: bench/mongodb_client_cost.sh [REPEATS=3] [RECORDS=1000] [STEP_SECONDS=10]
 set -euo pipefail
 for a in "$@"; do export "${a?}"; done
-REPEATS=${REPEATS:-3}; RECORDS=${RECORDS:-20000}; SECONDS_PER_STEP=${STEP_SECONDS:-10}
+REPEATS=${REPEATS:-3}; RECORDS=${RECORDS:-1000}; SECONDS_PER_STEP=${STEP_SECONDS:-10}
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 OUT=${OUT:-$ROOT/bench/results/mongodb_client_cost-$(date +%Y%m%d-%H%M).md}
@@ -55,7 +55,7 @@ echo "One client thread, $RECORDS records, $SECONDS_PER_STEP s per step, TCP on 
 echo "MongoDB side: FerretDB 1.24.2 on SQLite (its speed says nothing about MongoDB's). PostgreSQL: started by rumbench (Debian's)."
 echo
 echo "process = rumbench's whole process CPU per operation (client_cpu_us_op: with the driver's runtime threads, and rumbench's own samplers, whose fixed cost per second weighs more at a slow server's rate);"
-echo "threads = the client threads only (client_threads_cpu_us_op: the mongodb driver's sync API runs each operation's future on the calling thread, so its encoding, decoding and socket calls are in it; the runtime's worker threads, which wait on the sockets, are not)."
+echo "threads = the client threads only (client_threads_cpu_us_op: each client thread runs the mongodb driver's async API on a runtime of its own, so its encoding, decoding, socket calls and waits are in it, and the process figure adds only rumbench's once-a-second samplers)."
 echo
 echo "| repeat | step | FerretDB ops/s | mongodb process us/op | mongodb threads us/op | PostgreSQL ops/s | pgwire process us/op | pgwire threads us/op | PostgreSQL server us/op | mongodb / pgwire process |"
 echo "|---|---|---|---|---|---|---|---|---|---|"

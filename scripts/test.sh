@@ -9,9 +9,15 @@ cd "$(dirname "$0")/.."
 ./scripts/install-browser.sh             # headless Chromium for the HTML report test
 ./scripts/install-kubernetes-validate.sh # the offline schema check of deploy/kubernetes (tests/deploy.rs)
 # FerretDB 1.24.2, the MongoDB wire-protocol server tests/mongodb.rs starts:
-# built once into the cache (Go, CGO_ENABLED=0), a second run does nothing.
-RUMBENCH_FERRETDB=$(./scripts/install-ferretdb.sh --with-cli)
-export RUMBENCH_FERRETDB
+# built once into the cache (Go, CGO_ENABLED=0; a second run does nothing),
+# in the background at a lower priority while cargo builds: a cold build is
+# minutes of Go, which fills the cores cargo leaves idle (linking, the last
+# crates). Waited for before the tests.
+ferretdb_out=$(mktemp) ferretdb_err=$(mktemp)
+setsid nice -n 10 ./scripts/install-ferretdb.sh --with-cli >"$ferretdb_out" 2>"$ferretdb_err" &
+ferretdb_build=$!
+# A failure before the wait below stops the build (its own process group), go and all.
+trap 'kill -- -"$ferretdb_build" 2>/dev/null || true' EXIT
 export PATH="$HOME/.cargo/bin:$PATH"
 cargo build --release --locked
 # db_bench of the very RocksDB rumbench links, for tests/dbbench_defaults.rs
@@ -36,11 +42,23 @@ for file in tests/*.rs; do
     case "$module" in integration|servers_stop_all) continue ;; esac
     grep -qx "mod $module;" tests/integration.rs || { echo "$file is not a module of tests/integration.rs" >&2; exit 1; }
 done
+if ! wait "$ferretdb_build"; then
+    cat "$ferretdb_err" >&2
+    echo "test.sh: scripts/install-ferretdb.sh --with-cli failed" >&2
+    exit 1
+fi
+RUMBENCH_FERRETDB=$(tail -1 "$ferretdb_out")
+export RUMBENCH_FERRETDB
+rm -f "$ferretdb_out" "$ferretdb_err"
+trap - EXIT
 modules=$(sed -n 's/^mod \([a-z_0-9]*\);$/\1/p' tests/integration.rs | grep -vx common)
 cargo test --release --locked --test integration --test servers_stop_all --no-run
 cargo test --release --locked --test servers_stop_all
+# Each module's time on stderr: what CI's time goes to.
 for module in $modules; do
+    started=$SECONDS
     cargo test --release --locked --test integration -- "$module::"
+    echo "test.sh: $module: $((SECONDS - started)) s" >&2
 done
 # The unit tests (src/), in one build with the GPL WiredTiger engine, a cargo
 # feature off by default (WiredTiger built once from its PyPI sdist by

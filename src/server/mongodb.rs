@@ -1,7 +1,8 @@
 //! MongoDB by URL (`--target mongodb://user[:password]@host[:port]/database?options`):
 //! a server the user runs (or one that speaks its wire protocol, as
-//! FerretDB), reached through the official driver's sync API. rumbench never
-//! starts one.
+//! FerretDB), reached through the official driver. rumbench never starts one.
+//! Setup and figures use the driver's sync API (`Mongo`); each client thread
+//! runs its operations on a driver of its own (`ThreadDriver`).
 //!
 //! Here: the URL's options and the write concern (a setting of the config),
 //! connecting with a connect and handshake time-out (the driver retries until
@@ -155,6 +156,10 @@ pub struct Mongo {
     pub db: Database,
     /// The target's URL without the password, for messages.
     pub url: String,
+    /// What a client thread's own driver is made with.
+    options: ClientOptions,
+    db_options: DatabaseOptions,
+    database: String,
 }
 
 impl Mongo {
@@ -162,11 +167,34 @@ impl Mongo {
     /// per client thread, so none waits for another's); writes with `wc`.
     pub fn connect(endpoint: &Address, wc: Option<&WriteConcernSetting>, pool: u32) -> Result<Mongo> {
         let options = client_options(endpoint, pool)?;
-        let client = Client::with_options(options).map_err(|e| anyhow!("{}: {}", url_without_password(endpoint), one_line(&e.to_string())))?;
+        let client = Client::with_options(options.clone()).map_err(|e| anyhow!("{}: {}", url_without_password(endpoint), one_line(&e.to_string())))?;
         let mut db_options = DatabaseOptions::default();
         db_options.write_concern = wc.map(WriteConcernSetting::driver);
-        let db = client.database_with_options(&endpoint.database, db_options);
-        Ok(Mongo { client, db, url: url_without_password(endpoint) })
+        let db = client.database_with_options(&endpoint.database, db_options.clone());
+        Ok(Mongo { client, db, url: url_without_password(endpoint), options, db_options, database: endpoint.database.clone() })
+    }
+
+    /// A driver for one client thread: the driver's async API on a runtime
+    /// of the thread's own, so that an operation's socket waits happen on the
+    /// thread that runs it. The sync API hands each wait to its runtime's
+    /// worker threads and back: twice the CPU per operation
+    /// (docs/mongodb.md, "rumbench's client cost per operation").
+    pub fn thread_driver(&self) -> Result<ThreadDriver> {
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().context("cannot start a client thread's runtime")?;
+        let mut options = self.options.clone();
+        // A thread runs one operation at a time; a second connection only
+        // if one is being replaced.
+        options.max_pool_size = Some(2);
+        // The driver starts its monitors on the runtime it is made in.
+        let client = {
+            let _in_runtime = runtime.enter();
+            mongodb::Client::with_options(options).map_err(|e| anyhow!("{}: {}", self.url, one_line(&e.to_string())))?
+        };
+        let db = client.database_with_options(&self.database, self.db_options.clone());
+        let driver = ThreadDriver { db, client: Some(client), runtime };
+        // Connect (and authenticate) now, before the step's clock starts.
+        driver.run(driver.db.run_command(doc! {"ping": 1})).map_err(|e| anyhow!("{}: {}", self.url, one_line(&e.to_string())))?;
+        Ok(driver)
     }
 
     /// A command on the benchmark's database.
@@ -184,6 +212,33 @@ impl Mongo {
         let info = self.admin_command(doc! {"buildInfo": 1}).context("buildInfo")?;
         let status = self.admin_command(doc! {"serverStatus": 1}).ok();
         Ok(ServerIdentity::from_documents(&info, status.as_ref()))
+    }
+}
+
+/// One client thread's driver (`Mongo::thread_driver`): its own connection
+/// and monitors, on a current-thread runtime that runs only while the thread
+/// waits for an operation.
+pub struct ThreadDriver {
+    pub db: mongodb::Database,
+    client: Option<mongodb::Client>,
+    runtime: tokio::runtime::Runtime,
+}
+
+impl ThreadDriver {
+    /// Run one of the driver's actions (or any future) to its end on this thread.
+    pub fn run<F: std::future::IntoFuture>(&self, action: F) -> F::Output {
+        self.runtime.block_on(action.into_future())
+    }
+}
+
+impl Drop for ThreadDriver {
+    /// End the driver's sessions on the server and close its connections
+    /// while its runtime still runs (a dropped runtime would just cut them).
+    fn drop(&mut self) {
+        if let Some(client) = self.client.take() {
+            // The time-out's timer is made inside the runtime (it needs its clock).
+            let _ = self.runtime.block_on(async { tokio::time::timeout(Duration::from_secs(2), client.shutdown()).await });
+        }
     }
 }
 

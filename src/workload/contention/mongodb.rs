@@ -13,7 +13,7 @@ use mongodb::sync::Collection;
 
 use super::{hot_table, Session, Store};
 use crate::engine::TxnEnd;
-use crate::server::mongodb::Mongo;
+use crate::server::mongodb::{Mongo, ThreadDriver};
 
 /// Documents per insertMany of the load (about 120 KB).
 const LOAD_BATCH: u64 = 1000;
@@ -61,23 +61,26 @@ impl Store for MongoStore<'_> {
     }
 
     fn session(&self) -> Result<Box<dyn Session + '_>> {
-        Ok(Box::new(MongoSession { hot: (0..self.tables).map(|t| self.mongo.db.collection(&hot_table(t))).collect() }))
+        let driver = self.mongo.thread_driver()?;
+        Ok(Box::new(MongoSession { hot: (0..self.tables).map(|t| driver.db.collection(&hot_table(t))).collect(), driver }))
     }
 }
 
 struct MongoSession {
-    hot: Vec<Collection<Document>>,
+    hot: Vec<mongodb::Collection<Document>>,
+    /// Last: the collections are dropped before their driver.
+    driver: ThreadDriver,
 }
 
 impl MongoSession {
-    fn collection(&self, table: u32) -> Result<&Collection<Document>> {
+    fn collection(&self, table: u32) -> Result<&mongodb::Collection<Document>> {
         self.hot.get(table as usize).with_context(|| format!("no hot collection {}", hot_table(table)))
     }
 }
 
 impl Session for MongoSession {
     fn hot_update(&mut self, table: u32) -> Result<TxnEnd> {
-        let r = self.collection(table)?.update_one(doc! {"_id": 1i64}, doc! {"$inc": {"counter": 1i64}}).run().map_err(|e| failed("update", e))?;
+        let r = self.driver.run(self.collection(table)?.update_one(doc! {"_id": 1i64}, doc! {"$inc": {"counter": 1i64}})).map_err(|e| failed("update", e))?;
         if r.matched_count != 1 {
             bail!("{} has no document 1 (the update matched {})", hot_table(table), r.matched_count);
         }
@@ -85,7 +88,7 @@ impl Session for MongoSession {
     }
 
     fn hot_counter(&mut self, table: u32) -> Result<i64> {
-        let d = self.collection(table)?.find_one(doc! {"_id": 1i64}).run().map_err(|e| failed("read", e))?;
+        let d = self.driver.run(self.collection(table)?.find_one(doc! {"_id": 1i64})).map_err(|e| failed("read", e))?;
         let d = d.with_context(|| format!("{} has no document 1", hot_table(table)))?;
         match d.get("counter") {
             Some(mongodb::bson::Bson::Int64(v)) => Ok(*v),

@@ -16,12 +16,11 @@ use std::time::Duration;
 use anyhow::{anyhow, Context, Result};
 use mongodb::bson::{doc, Document};
 use mongodb::options::Hint;
-use mongodb::sync::Collection;
 use mongodb::IndexModel;
 
 use super::table::{ServerSyncs, Table, TableSession};
 use super::{table_name, Index, Row};
-use crate::server::mongodb::{collection_figures, Mongo, ServerIdentity, WriteConcernSetting};
+use crate::server::mongodb::{collection_figures, Mongo, ServerIdentity, ThreadDriver, WriteConcernSetting};
 
 /// The collections of one MongoDB database.
 pub struct MongoTable {
@@ -108,7 +107,7 @@ impl Table for MongoTable {
     }
 
     fn session(&self) -> Result<Box<dyn TableSession + '_>> {
-        Ok(Box::new(MongoSession { table: self, collections: HashMap::new() }))
+        Ok(Box::new(MongoSession { collections: HashMap::new(), driver: self.mongo.thread_driver()? }))
     }
 
     fn settle(&self, _tables: u32, _timeout: Duration, _stop: &dyn Fn() -> bool) -> Result<Vec<String>> {
@@ -166,25 +165,36 @@ impl Table for MongoTable {
     }
 }
 
-struct MongoSession<'a> {
-    table: &'a MongoTable,
-    collections: HashMap<u32, Collection<Document>>,
+/// Every document of a cursor.
+async fn all(mut cursor: mongodb::Cursor<Document>) -> mongodb::error::Result<Vec<Document>> {
+    let mut docs = Vec::new();
+    while cursor.advance().await? {
+        docs.push(cursor.deserialize_current()?);
+    }
+    Ok(docs)
 }
 
-impl MongoSession<'_> {
-    fn collection(&mut self, table: u32) -> Collection<Document> {
-        let db = &self.table.mongo.db;
+/// A client thread's driver and the collections it has used.
+struct MongoSession {
+    collections: HashMap<u32, mongodb::Collection<Document>>,
+    /// Last: the collections are dropped before their driver.
+    driver: ThreadDriver,
+}
+
+impl MongoSession {
+    fn collection(&mut self, table: u32) -> mongodb::Collection<Document> {
+        let db = &self.driver.db;
         self.collections.entry(table).or_insert_with(|| db.collection(&table_name(table))).clone()
     }
 }
 
-impl TableSession for MongoSession<'_> {
+impl TableSession for MongoSession {
     fn insert_rows(&mut self, table: u32, rows: &[Row], delete: Option<Range<u64>>) -> Result<u64> {
         let c = self.collection(table);
-        c.insert_many(rows.iter().map(row_document)).run().map_err(|e| failed("insert", e))?;
+        self.driver.run(c.insert_many(rows.iter().map(row_document))).map_err(|e| failed("insert", e))?;
         match delete {
             Some(d) => {
-                let r = c.delete_many(doc! {"_id": {"$gte": d.start as i64, "$lt": d.end as i64}}).run().map_err(|e| failed("delete", e))?;
+                let r = self.driver.run(c.delete_many(doc! {"_id": {"$gte": d.start as i64, "$lt": d.end as i64}})).map_err(|e| failed("delete", e))?;
                 Ok(r.deleted_count)
             }
             None => Ok(0),
@@ -201,39 +211,36 @@ impl TableSession for MongoSession<'_> {
                     .build()
             })
             .collect();
-        self.collection(table).create_indexes(models).run().map(drop).map_err(|e| failed("createIndexes", e))
+        let c = self.collection(table);
+        self.driver.run(c.create_indexes(models)).map(drop).map_err(|e| failed("createIndexes", e))
     }
 
     fn range_query(&mut self, table: u32, index: Index, start: i32, limit: usize, out: &mut Vec<Row>) -> Result<()> {
         out.clear();
         let lead = index.columns()[0];
-        let cursor = self
-            .collection(table)
+        let c = self.collection(table);
+        let find = c
             .find(doc! {lead: {"$gte": start}})
             .sort(index_keys(index))
             .hint(Hint::Name(index.name().to_string()))
             .limit(limit as i64)
-            .batch_size(limit.clamp(1, u32::MAX as usize) as u32)
-            .run()
-            .map_err(|e| failed("range query", e))?;
-        for d in cursor {
-            out.push(document_row(&d.map_err(|e| failed("range query", e))?)?);
-        }
-        Ok(())
+            .batch_size(limit.clamp(1, u32::MAX as usize) as u32);
+        let docs = self.driver.run(async { all(find.await?).await }).map_err(|e| failed("range query", e))?;
+        docs.iter().try_for_each(|d| Ok(out.push(document_row(d)?)))
     }
 
     fn point_query(&mut self, table: u32, ids: &[u64], out: &mut Vec<Row>) -> Result<()> {
         out.clear();
         let ids: Vec<i64> = ids.iter().map(|&i| i as i64).collect();
-        let cursor = self.collection(table).find(doc! {"_id": {"$in": ids}}).run().map_err(|e| failed("point query", e))?;
-        for d in cursor {
-            out.push(document_row(&d.map_err(|e| failed("point query", e))?)?);
-        }
-        Ok(())
+        let c = self.collection(table);
+        let find = c.find(doc! {"_id": {"$in": ids}});
+        let docs = self.driver.run(async { all(find.await?).await }).map_err(|e| failed("point query", e))?;
+        docs.iter().try_for_each(|d| Ok(out.push(document_row(d)?)))
     }
 
     fn row_count(&mut self, table: u32) -> Result<u64> {
-        self.collection(table).count_documents(doc! {}).run().map_err(|e| failed("count", e))
+        let c = self.collection(table);
+        self.driver.run(c.count_documents(doc! {})).map_err(|e| failed("count", e))
     }
 }
 

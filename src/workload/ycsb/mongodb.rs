@@ -4,16 +4,16 @@
 //! updates `updateOne({_id}, {$set: {fieldN: ...}})` (not found when nothing
 //! matched), scans `find({_id: {$gte: start}}).sort({_id: 1}).limit(n)`,
 //! inserts `insertOne`, or with `--batch-size` N in ycsb-load an unordered
-//! `insertMany` of N (the binding's `batchsize`). One driver (its connection pool) for the step, one
-//! pooled connection per client thread.
+//! `insertMany` of N (the binding's `batchsize`). Each client thread runs
+//! its operations on a driver of its own (`ThreadDriver`), on one connection.
 
 use anyhow::{anyhow, Result};
 use mongodb::bson::spec::BinarySubtype;
 use mongodb::bson::{doc, Binary, Bson, Document, RawDocumentBuf};
-use mongodb::sync::Collection;
+use mongodb::Collection;
 
 use super::{Store, StoreSession, TABLE};
-use crate::server::mongodb::Mongo;
+use crate::server::mongodb::{Mongo, ThreadDriver};
 
 pub struct MongoStore<'a> {
     mongo: &'a Mongo,
@@ -73,10 +73,12 @@ impl Store for MongoStore<'_> {
     }
 
     fn session(&self) -> Result<Box<dyn StoreSession + '_>> {
+        let driver = self.mongo.thread_driver()?;
         Ok(Box::new(MongoSession {
-            docs: self.mongo.db.collection(TABLE),
-            raw: self.mongo.db.collection(TABLE),
+            docs: driver.db.collection(TABLE),
+            raw: driver.db.collection(TABLE),
             field_names: (0..self.field_count).map(|i| format!("field{i}")).collect(),
+            driver,
         }))
     }
 }
@@ -87,6 +89,8 @@ struct MongoSession {
     /// does not look into its values either.
     raw: Collection<RawDocumentBuf>,
     field_names: Vec<String>,
+    /// Last: the collections are dropped before their driver.
+    driver: ThreadDriver,
 }
 
 impl MongoSession {
@@ -106,18 +110,18 @@ impl MongoSession {
 impl StoreSession for MongoSession {
     fn insert(&mut self, key: &[u8], record: &[u8]) -> Result<()> {
         let d = self.document(key, record)?;
-        self.docs.insert_one(d).run().map(drop).map_err(|e| failed("insert", e))
+        self.driver.run(self.docs.insert_one(d)).map(drop).map_err(|e| failed("insert", e))
     }
 
     fn insert_batch(&mut self, records: &[(&[u8], &[u8])]) -> Result<()> {
         let docs: Vec<Document> = records.iter().map(|(k, r)| self.document(k, r)).collect::<Result<_>>()?;
         let options = mongodb::options::InsertManyOptions::builder().ordered(false).build();
-        self.docs.insert_many(docs).with_options(options).run().map(drop).map_err(|e| failed("insertMany", e))
+        self.driver.run(self.docs.insert_many(docs).with_options(options)).map(drop).map_err(|e| failed("insertMany", e))
     }
 
     fn read(&mut self, key: &[u8], out: &mut Vec<u8>) -> Result<bool> {
         out.clear();
-        let Some(d) = self.raw.find_one(doc! {"_id": text(key)?}).run().map_err(|e| failed("read", e))? else { return Ok(false) };
+        let Some(d) = self.driver.run(self.raw.find_one(doc! {"_id": text(key)?})).map_err(|e| failed("read", e))? else { return Ok(false) };
         // The record's fields in order (the shape check compares their length).
         for name in &self.field_names {
             if let Ok(b) = d.get_binary(name) {
@@ -132,25 +136,28 @@ impl StoreSession for MongoSession {
         for (i, v) in fields {
             set.insert(self.field_names[*i].clone(), binary(v));
         }
-        let r = self.docs.update_one(doc! {"_id": text(key)?}, doc! {"$set": set}).run().map_err(|e| failed("update", e))?;
+        let r = self.driver.run(self.docs.update_one(doc! {"_id": text(key)?}, doc! {"$set": set})).map_err(|e| failed("update", e))?;
         Ok(r.matched_count > 0)
     }
 
     fn scan(&mut self, start: &[u8], count: usize) -> Result<usize> {
-        let cursor = self
+        let find = self
             .raw
             .find(doc! {"_id": {"$gte": text(start)?}})
             .sort(doc! {"_id": 1})
             .limit(count as i64)
             // All of them in the first reply: one round trip, as a LIMIT query.
-            .batch_size(count.clamp(1, u32::MAX as usize) as u32)
-            .run()
-            .map_err(|e| failed("scan", e))?;
-        let mut n = 0;
-        for d in cursor {
-            std::hint::black_box(d.map_err(|e| failed("scan", e))?);
-            n += 1;
-        }
-        Ok(n)
+            .batch_size(count.clamp(1, u32::MAX as usize) as u32);
+        self.driver
+            .run(async {
+                let mut cursor = find.await?;
+                let mut n = 0;
+                while cursor.advance().await? {
+                    std::hint::black_box(cursor.current());
+                    n += 1;
+                }
+                Ok(n)
+            })
+            .map_err(|e| failed("scan", e))
     }
 }
