@@ -269,9 +269,9 @@ fn open_backend(config: &EngineConfig, plan: &RunPlan, opts: &RunOptions, dir: &
     if let Some(endpoint) = target_endpoint(config)? {
         if endpoint.kind == ServerKind::Mongodb {
             let write_concern = WriteConcernSetting::from_options(&config.options)?;
-            // A pooled connection per client thread (and the writers beside them), so none waits for another's.
-            let pool = (runner::sessions_opened(plan) + 2) as u32;
-            let mongo = std::sync::Arc::new(Mongo::connect(&endpoint.mongodb_address(), Some(&write_concern), pool)?);
+            // The setup's and the figures' driver: each client thread connects
+            // a driver of its own (server::mongodb::ThreadDriver).
+            let mongo = std::sync::Arc::new(Mongo::connect(&endpoint.mongodb_address(), Some(&write_concern), 2)?);
             let table = Box::new(MongoTable::new(mongo.clone(), write_concern)?);
             return Ok(Backend { table, endpoint: Some(endpoint), server: None, mongo: Some(mongo) });
         }

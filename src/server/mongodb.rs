@@ -163,8 +163,9 @@ pub struct Mongo {
 }
 
 impl Mongo {
-    /// A driver for `endpoint`'s database; `pool` connections at most (one
-    /// per client thread, so none waits for another's); writes with `wc`.
+    /// A driver for `endpoint`'s database (the setup's and the figures'; the
+    /// client threads make their own, `thread_driver`); `pool` connections at
+    /// most, or the URL's maxPoolSize; writes with `wc`.
     pub fn connect(endpoint: &Address, wc: Option<&WriteConcernSetting>, pool: u32) -> Result<Mongo> {
         let options = client_options(endpoint, pool)?;
         let client = Client::with_options(options.clone()).map_err(|e| anyhow!("{}: {}", url_without_password(endpoint), one_line(&e.to_string())))?;
