@@ -7,13 +7,13 @@
 # not in it) and the host's CPU per operation (everything, perf included);
 # the median ratio and its [min, max] over the pairs.
 #
-# Usage: bench/profile_overhead.sh [REPEATS] [HZ] [ONLY]   (default 5 pairs, 499 Hz;
+# Usage: bench/profile_overhead.sh [REPEATS] [HZ] [ONLY]   (default 5 pairs, 99 Hz, --profile's default;
 #        ONLY = rocksdb or postgres: that run alone)
 # Writes bench/results/profile_overhead-<date>.md and prints it.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 REPEATS=${1:-5}
-HZ=${2:-499}
+HZ=${2:-99}
 ONLY=${3:-}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT="$ROOT/bench/results/profile_overhead-$(date -u +%Y%m%d-%H%M).md"

@@ -47,6 +47,7 @@ if ! wait "$ferretdb_build"; then
     echo "test.sh: scripts/install-ferretdb.sh --with-cli failed" >&2
     exit 1
 fi
+cat "$ferretdb_err" >&2 # what it built, and how long it took
 RUMBENCH_FERRETDB=$(tail -1 "$ferretdb_out")
 export RUMBENCH_FERRETDB
 rm -f "$ferretdb_out" "$ferretdb_err"

@@ -84,7 +84,7 @@ pub struct SettingsArgs {
     /// stacks in the run directory, flame graphs and top functions in the report
     #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "true")]
     pub profile: Option<bool>,
-    /// Samples per second of each thread's CPU for --profile [default: 499]
+    /// Samples per second of each thread's CPU for --profile [default: 99]
     #[arg(long)]
     pub profile_hz: Option<u32>,
     /// Insert benchmark: rows l.i0 loads per client (= per table) [default: --num]

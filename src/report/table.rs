@@ -466,6 +466,44 @@ fn fit(header: &[&str], rows: Vec<Vec<String>>, width: usize) -> (Vec<Vec<String
 /// Names shortened to at most `width` characters, keeping both ends
 /// ("rocksdb-uni…zstd-l3"); names that would then read alike are numbered
 /// instead ("rocksdb-universal…2"), so every short name stands for one config.
+/// The widest function name a text table shows (C++ template arguments run
+/// to hundreds of characters; report.html has them whole).
+const FRAME_WIDTH: usize = 100;
+
+/// `frame` in at most `width` characters: template arguments (`<...>`)
+/// folded to `<…>` first, then the end cut with `…`.
+fn fit_frame(frame: &str, width: usize) -> String {
+    if frame.chars().count() <= width {
+        return frame.to_string();
+    }
+    let mut folded = String::with_capacity(frame.len());
+    let mut depth = 0usize;
+    for ch in frame.chars() {
+        match ch {
+            '<' => {
+                if depth == 0 {
+                    folded.push_str("<…");
+                }
+                depth += 1;
+            }
+            '>' if depth > 0 => {
+                depth -= 1;
+                if depth == 0 {
+                    folded.push('>');
+                }
+            }
+            _ if depth == 0 => folded.push(ch),
+            _ => {}
+        }
+    }
+    // An unbalanced name (`operator<`) is cut as it is.
+    let name = if depth == 0 { folded } else { frame.to_string() };
+    if name.chars().count() <= width {
+        return name;
+    }
+    name.chars().take(width - 1).chain(std::iter::once('…')).collect()
+}
+
 fn shorten_names(names: &[String], width: usize) -> Vec<String> {
     let chars = |s: &str| s.chars().count();
     let cut = |n: &String| -> String {
@@ -750,7 +788,7 @@ pub fn render_profile_changes(steps: &[super::profile_changes::StepChanges]) -> 
                 let (role, frame) = c.key.split_once(';').unwrap_or(("", &c.key));
                 vec![
                     role.to_string(),
-                    frame.to_string(),
+                    fit_frame(frame, FRAME_WIDTH),
                     format!("{:.3}", c.base_us_op),
                     format!("{:.3}", c.new_us_op),
                     format!("{:+.3}", c.diff()),
@@ -919,6 +957,18 @@ mod tests {
         assert!(outcome_notes(&o(0, 0, 0)).is_empty());
         assert_eq!(outcome_notes(&o(1, 1, 1)), ["1 not found", "1 conflict", "1 error"]);
         assert_eq!(outcome_notes(&o(0, 2, 3)), ["2 conflicts", "3 errors"]);
+    }
+
+    #[test]
+    fn long_cpp_frames_fold_their_template_arguments() {
+        let hashtable = format!("rumbench!std::_Hashtable<{}, std::hash<std::string> >::~_Hashtable", "std::pair<std::string const, std::string>, ".repeat(10));
+        assert_eq!(fit_frame(&hashtable, FRAME_WIDTH), "rumbench!std::_Hashtable<…>::~_Hashtable");
+        assert_eq!(fit_frame("librocksdb!rocksdb::DBImpl::WriteImpl", FRAME_WIDTH), "librocksdb!rocksdb::DBImpl::WriteImpl");
+        let plain = format!("libx!{}", "a".repeat(150));
+        let cut = fit_frame(&plain, FRAME_WIDTH);
+        assert_eq!((cut.chars().count(), cut.ends_with('…')), (FRAME_WIDTH, true));
+        let unbalanced = format!("libx!operator<{}", "b".repeat(150));
+        assert!(fit_frame(&unbalanced, FRAME_WIDTH).starts_with("libx!operator<bbb"));
     }
 
     #[test]

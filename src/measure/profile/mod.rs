@@ -18,8 +18,10 @@ use serde::{Deserialize, Serialize};
 pub use fold::{Role, Window};
 
 /// The sampling rate when none is given: a prime (no lockstep with
-/// periodic work), low enough to cost little.
-pub const DEFAULT_HZ: u32 = 499;
+/// periodic work), low enough to stay within 2% of what a step measures
+/// (at 499, PostgreSQL's l.i1 lost 4% of its rows per second:
+/// docs/profiles.md, "What looking costs").
+pub const DEFAULT_HZ: u32 = 99;
 
 /// Fewer samples than this in a step, and its profile says too little to
 /// name where the CPU went (a 1% function would hold about one sample).
