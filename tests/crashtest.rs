@@ -158,9 +158,11 @@ fn a_stopped_crash_test_keeps_its_results_and_leaves_no_mount_or_process() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    // Let a few crashes pass, then stop it as `timeout` would.
+    // Let a few crashes pass, then stop it as `timeout` would. A crash's
+    // check report (check-N.json) is written before its record is kept: the
+    // third report means that the first two crashes are recorded.
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    while !std::fs::read_dir(out.join("db/rocksdb")).map(|d| d.flatten().filter(|e| e.file_name().to_string_lossy().starts_with("check-")).count() >= 2).unwrap_or(false) {
+    while !std::fs::read_dir(out.join("db/rocksdb")).map(|d| d.flatten().filter(|e| e.file_name().to_string_lossy().starts_with("check-")).count() >= 3).unwrap_or(false) {
         assert!(std::time::Instant::now() < deadline, "no crash was checked within a minute");
         std::thread::sleep(std::time::Duration::from_millis(50));
     }

@@ -16,6 +16,8 @@ use assert_cmd::prelude::*;
 use ::mongodb::bson::{doc, Document};
 use serde_json::Value;
 
+use crate::common::cli::{load, run_into, text};
+
 const PASSWORD: &str = "Fe7ret-pw_93";
 
 /// Where scripts/install-ferretdb.sh put the binaries.
@@ -122,17 +124,6 @@ fn rumbench(history: Option<&Path>) -> Command {
     c
 }
 
-fn run_into(cmd: &mut Command, out_dir: &Path) -> Output {
-    cmd.arg("--output-dir").arg(out_dir).output().unwrap()
-}
-
-fn text(o: &Output) -> String {
-    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
-}
-
-fn load(dir: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(dir.join("result.json")).unwrap()).unwrap()
-}
 
 fn step<'a>(v: &'a Value, name: &str) -> &'a Value {
     v["configs"][0]["steps"].as_array().unwrap().iter().find(|s| s["name"] == name).unwrap_or_else(|| panic!("no step {name}"))

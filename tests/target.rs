@@ -11,6 +11,8 @@ use assert_cmd::prelude::*;
 use rumbench::server::{RunningServer, ServerConfig, ServerKind};
 use serde_json::Value;
 
+use crate::common::cli::{load, run_into, text};
+
 const PASSWORD: &str = "s3cret-Pw_42";
 
 fn rumbench() -> Command {
@@ -21,18 +23,6 @@ fn rumbench() -> Command {
     c
 }
 
-/// Runs `cmd` with its results written to `out_dir`.
-fn run_into(cmd: &mut Command, out_dir: &Path) -> Output {
-    cmd.arg("--output-dir").arg(out_dir).output().unwrap()
-}
-
-fn text(o: &Output) -> String {
-    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
-}
-
-fn load(dir: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(dir.join("result.json")).unwrap()).unwrap()
-}
 
 /// A server with role `bench` (password PASSWORD) owning database benchdb,
 /// which already holds the user's table `keepme`; TCP logins need the

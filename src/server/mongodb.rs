@@ -178,7 +178,7 @@ impl Mongo {
     /// A driver for one client thread: the driver's async API on a runtime
     /// of the thread's own, so that an operation's socket waits happen on the
     /// thread that runs it. The sync API hands each wait to its runtime's
-    /// worker threads and back: twice the CPU per operation
+    /// worker threads and back: 1.8 times the CPU per operation
     /// (docs/mongodb.md, "rumbench's client cost per operation").
     pub fn thread_driver(&self) -> Result<ThreadDriver> {
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().context("cannot start a client thread's runtime")?;

@@ -26,3 +26,13 @@ pub fn run_ok(args: &[&str], dir: &Path) -> Output {
 pub fn load(dir: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(dir.join("result.json")).unwrap()).unwrap()
 }
+
+/// Runs `cmd` with its results written to `out_dir`, whatever its outcome.
+pub fn run_into(cmd: &mut Command, out_dir: &Path) -> Output {
+    cmd.arg("--output-dir").arg(out_dir).output().unwrap()
+}
+
+/// A finished command's stdout and stderr together, for assertions and messages.
+pub fn text(o: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+}
