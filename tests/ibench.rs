@@ -421,7 +421,7 @@ fn plans_that_cannot_work_are_refused_in_one_line() {
         (&["-e", "postgres", "-s", "fillseq"], "step fillseq needs key-value access, which postgres does not offer (it offers tables"),
         (&["-e", "rocksdb", "-s", "l.i0,fillseq"], "cannot be mixed in one run"),
         (&["-e", "rocksdb", "-s", "ycsb-load,fillseq"], "cannot be mixed in one run"),
-        (&["-e", "null", "-s", "l.i0"], "step l.i0 needs tables, which null does not offer"),
+        (&["-e", "null", "-s", "l.i0"], "step l.i0 needs tables or documents, which null does not offer"),
         (&["-e", "rocksdb", "-s", "ycsb-a"], "put ycsb-load before it"),
         (&["-e", "rocksdb", "-s", "l.i0,l.x,qr100", "--seconds", "5"], "--seconds does not apply to insert-benchmark steps"),
         (&["-e", "postgres", "-s", "l.i0,qr100"], "step qr100 queries the secondary indexes: run l.x before it"),

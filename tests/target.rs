@@ -239,7 +239,7 @@ fn ycsb_runs_on_a_table_an_earlier_run_loaded() {
 fn target_urls_are_checked_before_anything_runs() {
     for (args, msg) in [
         (&["--target", "postgres://u:topsecret@127.0.0.1:1/db?sslmode=require", "-s", "ycsb-load"][..], "query parameters are not supported"),
-        (&["--target", "redis://h", "-s", "ycsb-load"][..], "the scheme must be postgres or mysql"),
+        (&["--target", "redis://h", "-s", "ycsb-load"][..], "the scheme must be postgres, mysql or mongodb"),
         (&["--target", "mysql://u@127.0.0.1:1", "-s", "ycsb-load"][..], "name the database"),
         (&["-e", "postgres", "-o", "target=mysql://u@h/d", "-s", "ycsb-load"][..], "cannot use a mysql:// target"),
         (&["--target", "postgres://u@127.0.0.1:1/db", "-s", "ycsb-load", "--mode", "io-bound"][..], "does not make a server"),
