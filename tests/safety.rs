@@ -332,25 +332,26 @@ fn sigterm_sighup_and_sigkill_of_the_parent_during_a_postgres_step() {
     }
 }
 
+/// Runs `cmd` into `out_dir`, SIGKILLs its config process once the first
+/// step is on disk, and returns how the parent ended.
+fn kill_the_config_process_after_its_first_step(cmd: &mut Command, out_dir: &Path) -> Output {
+    let parent = cmd.arg("--output-dir").arg(out_dir).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
+    wait_for_steps(out_dir, 1, 60);
+    let child = config_process(out_dir);
+    // SAFETY: the config process of our run.
+    unsafe { libc::kill(child, libc::SIGKILL) };
+    parent.wait_with_output().unwrap()
+}
+
 #[test]
 fn a_crashed_config_process_is_cleaned_up_and_the_next_config_still_runs() {
     let t = tempfile::tempdir().unwrap();
     let out_dir = t.path().join("out");
     let db_root = t.path().join("db");
-    let parent = rumbench()
-        .args(["-e", "rocksdb,lmdb", "-s", "fillseq,readrandom", "-n", "20000", "--seconds", "2", "--db-dir"])
-        .arg(&db_root)
-        .arg("--output-dir")
-        .arg(&out_dir)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    wait_for_steps(&out_dir, 1, 60);
-    let child = config_process(&out_dir);
-    // SAFETY: the config process of our run.
-    unsafe { libc::kill(child, libc::SIGKILL) };
-    let out = parent.wait_with_output().unwrap();
+    let out = kill_the_config_process_after_its_first_step(
+        rumbench().args(["-e", "rocksdb,lmdb", "-s", "fillseq,readrandom", "-n", "20000", "--seconds", "2", "--db-dir"]).arg(&db_root),
+        &out_dir,
+    );
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(stderr(&out).contains("the rocksdb process killed by signal 9 (SIGKILL"), "{}", stderr(&out));
     let v = load(&out_dir);
@@ -368,18 +369,10 @@ fn a_crashed_config_process_is_cleaned_up_and_the_next_config_still_runs() {
 fn a_crashed_profiled_config_says_its_profiles_are_lost_and_leaves_no_recording() {
     let t = tempfile::tempdir().unwrap();
     let out_dir = t.path().join("out");
-    let parent = rumbench()
-        .args(["-e", "rocksdb", "-s", "fillseq,readrandom", "-n", "20000", "--seconds", "3", "--profile", "--output-dir"])
-        .arg(&out_dir)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    wait_for_steps(&out_dir, 1, 60);
-    let child = config_process(&out_dir);
-    // SAFETY: the config process of our run.
-    unsafe { libc::kill(child, libc::SIGKILL) };
-    let out = parent.wait_with_output().unwrap();
+    let out = kill_the_config_process_after_its_first_step(
+        rumbench().args(["-e", "rocksdb", "-s", "fillseq,readrandom", "-n", "20000", "--seconds", "3", "--profile"]),
+        &out_dir,
+    );
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let v = load(&out_dir);
     let notes = v["configs"][0]["notes"].to_string();

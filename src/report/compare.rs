@@ -601,6 +601,32 @@ fn config_names(g: &Group) -> Vec<String> {
     names
 }
 
+/// The configs compared, as (group, config) pairs: each later group's
+/// against the first's by name, in the first's order (a lone config on
+/// each side whatever its name); one group: its first config against each
+/// other. `compare` and the profiles' "where the CPU went" both pair so.
+pub fn matched_configs(groups: &[Group]) -> Vec<(usize, String, usize, String)> {
+    let mut out = Vec::new();
+    let base = config_names(&groups[0]);
+    if groups.len() == 1 {
+        for n in base.iter().skip(1) {
+            out.push((0, base[0].clone(), 0, n.clone()));
+        }
+        return out;
+    }
+    for (gi, g) in groups.iter().enumerate().skip(1) {
+        let names = config_names(g);
+        let before = out.len();
+        for n in base.iter().filter(|n| names.contains(n)) {
+            out.push((0, n.clone(), gi, n.clone()));
+        }
+        if out.len() == before && names.len() == 1 && base.len() == 1 {
+            out.push((0, base[0].clone(), gi, names[0].clone()));
+        }
+    }
+    out
+}
+
 /// Compare every group after the first against the first (configs matched
 /// by name; a single config on each side is matched whatever its name).
 /// With one group, its configs are compared against its first config.
@@ -615,41 +641,27 @@ pub fn compare(groups: &[Group], opts: &Options) -> Result<Comparison> {
         }
     }
     let mut out = Comparison { pairs: Vec::new(), notes: Vec::new(), options: opts.clone() };
-    let base_sum = summaries(&groups[0]);
     let base_names = config_names(&groups[0]);
+    if groups.len() == 1 {
+        anyhow::ensure!(base_names.len() > 1, "one run with one config: give two runs (or a run with several configs) to compare");
+    }
+    for g in &groups[1..] {
+        let names = config_names(g);
+        if !(names.len() == 1 && base_names.len() == 1) {
+            for n in names.iter().filter(|n| !base_names.contains(n)) {
+                out.notes.push(format!("config {n} of {} has no counterpart in {}", g.label, groups[0].label));
+            }
+        }
+    }
+    let sums: Vec<Vec<Summary>> = groups.iter().map(summaries).collect();
+    let same_run = groups.len() == 1;
+    let label = |gi: usize, c: &str| if same_run { c.to_string() } else { format!("{}/{c}", groups[gi].label) };
     // (base label, base sides per step, new label, new sides per step, scaling fits)
     type Job = (String, Vec<(String, Side)>, String, Vec<(String, Side)>, Vec<ScalingPair>, bool);
     let mut jobs: Vec<Job> = Vec::new();
-    if groups.len() == 1 {
-        anyhow::ensure!(base_names.len() > 1, "one run with one config: give two runs (or a run with several configs) to compare");
-        let a = &base_names[0];
-        for b in &base_names[1..] {
-            let scaling = scaling_pairs((&groups[0], a), (&groups[0], b));
-            jobs.push((a.clone(), side_of(&base_sum, a), b.clone(), side_of(&base_sum, b), scaling, true));
-        }
-    } else {
-        for g in &groups[1..] {
-            let sum = summaries(g);
-            let names = config_names(g);
-            let label = |grp: &Group, c: &str| format!("{}/{c}", grp.label);
-            let mut matched = false;
-            for n in &base_names {
-                if names.contains(n) {
-                    matched = true;
-                    let scaling = scaling_pairs((&groups[0], n), (g, n));
-                    jobs.push((label(&groups[0], n), side_of(&base_sum, n), label(g, n), side_of(&sum, n), scaling, false));
-                }
-            }
-            if !(names.len() == 1 && base_names.len() == 1) {
-                for n in names.iter().filter(|n| !base_names.contains(n)) {
-                    out.notes.push(format!("config {n} of {} has no counterpart in {}", g.label, groups[0].label));
-                }
-            }
-            if !matched && names.len() == 1 && base_names.len() == 1 {
-                let scaling = scaling_pairs((&groups[0], &base_names[0]), (g, &names[0]));
-                jobs.push((label(&groups[0], &base_names[0]), side_of(&base_sum, &base_names[0]), label(g, &names[0]), side_of(&sum, &names[0]), scaling, false));
-            }
-        }
+    for (ga, a, gb, b) in matched_configs(groups) {
+        let scaling = scaling_pairs((&groups[ga], &a), (&groups[gb], &b));
+        jobs.push((label(ga, &a), side_of(&sums[ga], &a), label(gb, &b), side_of(&sums[gb], &b), scaling, same_run));
     }
     for (a_label, a, b_label, b, scaling, same_run) in jobs {
         let mut pair = Pair::new(a_label, b_label, scaling);

@@ -149,43 +149,6 @@ pub fn for_run(run: &RunInfo, base: &str, others: &[String], threshold: f64) -> 
     out
 }
 
-fn config_names(g: &Group) -> Vec<String> {
-    let mut names: Vec<String> = Vec::new();
-    for (_, run) in &g.runs {
-        for c in &run.configs {
-            if !names.contains(&c.name) {
-                names.push(c.name.clone());
-            }
-        }
-    }
-    names
-}
-
-/// The configs compared, as `compare` matches them: each later group's
-/// against the first's by name (a lone config on each side whatever its
-/// name); one group: its first config against each other.
-fn matched(groups: &[Group]) -> Vec<(usize, String, usize, String)> {
-    let mut out = Vec::new();
-    let base = config_names(&groups[0]);
-    if groups.len() == 1 {
-        for n in base.iter().skip(1) {
-            out.push((0, base[0].clone(), 0, n.clone()));
-        }
-        return out;
-    }
-    for (gi, g) in groups.iter().enumerate().skip(1) {
-        let names = config_names(g);
-        if names.len() == 1 && base.len() == 1 {
-            out.push((0, base[0].clone(), gi, names[0].clone()));
-            continue;
-        }
-        for n in names.iter().filter(|n| base.contains(n)) {
-            out.push((0, n.clone(), gi, n.clone()));
-        }
-    }
-    out
-}
-
 /// Every profiled step, of every matched pair, whose CPU per op moved by
 /// more than `threshold` (a fraction) between the sides.
 pub fn build(groups: &[Group], threshold: f64) -> Vec<StepChanges> {
@@ -194,7 +157,7 @@ pub fn build(groups: &[Group], threshold: f64) -> Vec<StepChanges> {
         return out;
     }
     let label = |gi: usize, name: &str| if groups.len() == 1 { name.to_string() } else { format!("{}/{name}", groups[gi].label) };
-    for (ga, a, gb, b) in matched(groups) {
+    for (ga, a, gb, b) in super::compare::matched_configs(groups) {
         let (sa, sb) = (side(&groups[ga], &a), side(&groups[gb], &b));
         step_changes((&label(ga, &a), &a), (&label(gb, &b), &b), &sa, &sb, threshold, &mut out);
     }

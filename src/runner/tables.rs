@@ -204,7 +204,7 @@ pub fn check_existing_ycsb(plan: &RunPlan, opts: &RunOptions, config: &EngineCon
     let Some(step) = ycsb_on_existing(plan) else { return Ok(()) };
     let y = &step.settings.ycsb;
     let found = if let Some(endpoint) = target_endpoint(config)?.filter(|e| e.kind == ServerKind::Mongodb) {
-        let mongo = Mongo::connect(&endpoint.mongodb_address(), None, 2)?;
+        let mongo = Mongo::connect(&endpoint.mongodb_address(), None)?;
         ycsb::existing_records(&ycsb::mongodb::MongoStore::new(&mongo, y.field_count), y)
     } else if let Some(endpoint) = target_endpoint(config)? {
         let store: Box<dyn ycsb::Store> = match endpoint.kind {
@@ -271,7 +271,7 @@ fn open_backend(config: &EngineConfig, plan: &RunPlan, opts: &RunOptions, dir: &
             let write_concern = WriteConcernSetting::from_options(&config.options)?;
             // The setup's and the figures' driver: each client thread connects
             // a driver of its own (server::mongodb::ThreadDriver).
-            let mongo = std::sync::Arc::new(Mongo::connect(&endpoint.mongodb_address(), Some(&write_concern), 2)?);
+            let mongo = std::sync::Arc::new(Mongo::connect(&endpoint.mongodb_address(), Some(&write_concern))?);
             let table = Box::new(MongoTable::new(mongo.clone(), write_concern)?);
             return Ok(Backend { table, endpoint: Some(endpoint), server: None, mongo: Some(mongo) });
         }

@@ -164,10 +164,10 @@ pub struct Mongo {
 
 impl Mongo {
     /// A driver for `endpoint`'s database (the setup's and the figures'; the
-    /// client threads make their own, `thread_driver`); `pool` connections at
+    /// client threads make their own, `thread_driver`); two connections at
     /// most, or the URL's maxPoolSize; writes with `wc`.
-    pub fn connect(endpoint: &Address, wc: Option<&WriteConcernSetting>, pool: u32) -> Result<Mongo> {
-        let options = client_options(endpoint, pool)?;
+    pub fn connect(endpoint: &Address, wc: Option<&WriteConcernSetting>) -> Result<Mongo> {
+        let options = client_options(endpoint, 2)?;
         let client = Client::with_options(options.clone()).map_err(|e| anyhow!("{}: {}", url_without_password(endpoint), one_line(&e.to_string())))?;
         let mut db_options = DatabaseOptions::default();
         db_options.write_concern = wc.map(WriteConcernSetting::driver);
@@ -297,14 +297,14 @@ pub fn check_answers(endpoint: &Address) -> Result<()> {
 
 /// Which of `names` are collections of the target database already.
 pub fn existing_collections(endpoint: &Address, names: &[String]) -> Result<Vec<String>> {
-    let m = Mongo::connect(endpoint, None, 2)?;
+    let m = Mongo::connect(endpoint, None)?;
     let listed = m.db.list_collection_names().run().map_err(|e| connect_error(endpoint, e))?;
     Ok(names.iter().filter(|n| listed.contains(n)).cloned().collect())
 }
 
 /// Drop `names` (only ever rumbench's own collections).
 pub fn drop_collections(endpoint: &Address, names: &[String]) -> Result<()> {
-    let m = Mongo::connect(endpoint, None, 2)?;
+    let m = Mongo::connect(endpoint, None)?;
     for n in names {
         m.db.collection::<Document>(n).drop().run().map_err(|e| anyhow!("dropping {n}: {}", one_line(&e.to_string())))?;
     }
@@ -526,7 +526,7 @@ pub fn server_status_figures(status: &Document, product: &str) -> Vec<(String, S
 /// The server's figures for a target: serverStatus's and dbStats' (data,
 /// index and storage sizes of the database).
 pub fn stats(endpoint: &Address) -> Result<Vec<(String, String)>> {
-    let m = Mongo::connect(endpoint, None, 2)?;
+    let m = Mongo::connect(endpoint, None)?;
     let info = m.admin_command(doc! {"buildInfo": 1}).context("buildInfo")?;
     let status = m.admin_command(doc! {"serverStatus": 1});
     let identity = ServerIdentity::from_documents(&info, status.as_ref().ok());
