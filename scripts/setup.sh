@@ -9,6 +9,7 @@ PACKAGES=(
   python3-pip                           # fetches WiredTiger's sdist (scripts/build-wiredtiger.sh, feature wiredtiger)
   libsnappy-dev liblz4-dev libzstd-dev libbz2-dev zlib1g-dev
   libjemalloc2                          # the alternative allocator a config can choose
+  libgflags-dev                         # db_bench's flag parser (bench/build_dbbench.sh, tests/dbbench_defaults.rs)
   fio                                   # the device baseline (src/measure/fio.rs: rumbench's ceilings)
   fuse3                                 # the crash test's lazy filesystem (fusermount3; /dev/fuse itself is the kernel's)
   linux-perf                            # --profile: perf samples each step's CPU (src/measure/profile/perf.rs)

@@ -4,10 +4,21 @@
 # run the whole test suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-./scripts/setup.sh
-./scripts/install-servers.sh
-./scripts/install-browser.sh             # headless Chromium for the HTML report test
-./scripts/install-kubernetes-validate.sh # the offline schema check of deploy/kubernetes (tests/deploy.rs)
+# Each phase's time on stderr ("test.sh: PHASE: N s"): what CI's time goes to.
+phase_started=$SECONDS
+phase() { echo "test.sh: $1: $((SECONDS - phase_started)) s" >&2; phase_started=$SECONDS; }
+./scripts/setup.sh # the build packages: before cargo, and the only apt-get before the wait below
+phase setup
+# The servers the tests start, headless Chromium for the HTML report test and
+# the offline schema check of deploy/kubernetes (tests/deploy.rs), mostly
+# downloads and unpacking, then WiredTiger's library for the unit tests' build
+# (scripts/build-wiredtiger.sh, about 75 s of one core, cached; build.rs finds
+# it built, or waits on its lock): in the background while cargo builds, and
+# waited for before the tests. Nothing else runs apt-get meanwhile (setup.sh
+# installed libgflags-dev for bench/build_dbbench.sh).
+installs_log=$(mktemp)
+setsid bash -c './scripts/install-servers.sh && ./scripts/install-browser.sh && ./scripts/install-kubernetes-validate.sh && nice -n 10 ./scripts/build-wiredtiger.sh >/dev/null' >"$installs_log" 2>&1 &
+installs=$!
 # FerretDB 1.24.2, the MongoDB wire-protocol server tests/mongodb.rs starts:
 # built once into the cache (Go, CGO_ENABLED=0; a second run does nothing),
 # in the background at a lower priority while cargo builds: a cold build is
@@ -17,13 +28,15 @@ ferretdb_out=$(mktemp) ferretdb_err=$(mktemp)
 setsid nice -n 10 ./scripts/install-ferretdb.sh --with-cli >"$ferretdb_out" 2>"$ferretdb_err" &
 ferretdb_build=$!
 # A failure before the wait below stops the build (its own process group), go and all.
-trap 'kill -- -"$ferretdb_build" 2>/dev/null || true' EXIT
+trap 'kill -- -"$ferretdb_build" 2>/dev/null || true; kill -- -"$installs" 2>/dev/null || true' EXIT
 export PATH="$HOME/.cargo/bin:$PATH"
 cargo build --release --locked
+phase "cargo build"
 # db_bench of the very RocksDB rumbench links, for tests/dbbench_defaults.rs
 # (about 40 s the first time on 2 cores, kept in target/dbbench after); with
 # RUMBENCH_REQUIRE_DBBENCH the test fails rather than skip when it is missing.
 ./bench/build_dbbench.sh >/dev/null
+phase "db_bench build"
 # The RocksDB version path (tests/rocksdb_versions.rs): RocksDB 11.8.1 built the
 # way another version is (its generated manifest, into a cache, exec'd by the
 # config process), reusing this build's librocksdb-sys so that only rumbench's
@@ -31,6 +44,7 @@ cargo build --release --locked
 # docs/rocksdb-versions.md, "Tests".
 XDG_CACHE_HOME="$PWD/target/test-cache" RUMBENCH_ROCKSDB_BUILD_BUILTIN=1 RUMBENCH_ROCKSDB_TARGET_DIR="$PWD/target" \
     target/release/rumbench rocksdb-versions --build 11.8 >/dev/null
+phase "RocksDB 11.8 version build"
 export RUMBENCH_REQUIRE_DBBENCH=1
 export RUMBENCH_REQUIRE_K8S_VALIDATE=1
 # The integration tests are one binary (tests/integration.rs), each file a
@@ -39,11 +53,20 @@ export RUMBENCH_REQUIRE_K8S_VALIDATE=1
 # that is not a module there would never run (Cargo.toml: autotests = false).
 for file in tests/*.rs; do
     module=$(basename "$file" .rs)
-    case "$module" in integration|servers_stop_all) continue ;; esac
+    case "$module" in integration) continue ;; esac
     grep -qx "mod $module;" tests/integration.rs || { echo "$file is not a module of tests/integration.rs" >&2; exit 1; }
 done
-modules=$(sed -n 's/^mod \([a-z_0-9]*\);$/\1/p' tests/integration.rs | grep -vx common)
-cargo test --release --locked --test integration --test servers_stop_all --no-run
+modules=$(sed -n 's/^mod \([a-z_0-9]*\);$/\1/p' tests/integration.rs | grep -vx 'common\|servers_stop_all')
+cargo test --release --locked --test integration --no-run
+phase "test build"
+if ! wait "$installs"; then
+    cat "$installs_log" >&2
+    echo "test.sh: the installs (scripts/install-servers.sh, install-browser.sh, install-kubernetes-validate.sh, build-wiredtiger.sh) failed" >&2
+    exit 1
+fi
+cat "$installs_log" >&2
+rm -f "$installs_log"
+phase "installs (waited for)"
 # The tests measure: nothing else builds while they run.
 if ! wait "$ferretdb_build"; then
     cat "$ferretdb_err" >&2
@@ -55,12 +78,13 @@ RUMBENCH_FERRETDB=$(tail -1 "$ferretdb_out")
 export RUMBENCH_FERRETDB
 rm -f "$ferretdb_out" "$ferretdb_err"
 trap - EXIT
-cargo test --release --locked --test servers_stop_all
-# Each module's time on stderr: what CI's time goes to.
+phase "FerretDB build (waited for)"
+# Ignored in a plain `cargo test`: it stops every server of its process.
+cargo test --release --locked --test integration -- servers_stop_all:: --ignored
+phase servers_stop_all
 for module in $modules; do
-    started=$SECONDS
     cargo test --release --locked --test integration -- "$module::"
-    echo "test.sh: $module: $((SECONDS - started)) s" >&2
+    phase "$module"
 done
 # The unit tests (src/), in one build with the GPL WiredTiger engine, a cargo
 # feature off by default (WiredTiger built once from its PyPI sdist by
@@ -72,3 +96,4 @@ done
 # compile of the whole crate). target/release/rumbench is not relinked here; the
 # next `cargo build --release` builds LevelDB as Release again.
 RUMBENCH_LEVELDB_BUILD_TYPE=Debug cargo test --release --locked --features wiredtiger --lib
+phase "unit tests (build and run)"

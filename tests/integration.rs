@@ -1,7 +1,8 @@
 //! The integration tests: the real binary against real engines and servers
 //! on small data. Every file in tests/ is a module of this one test binary
-//! (a binary per file meant a full thin-LTO link each), except
-//! servers_stop_all.rs, which stops every server of its process.
+//! (a binary per file meant a full thin-LTO link each). servers_stop_all.rs
+//! stops every server of its process: its test is ignored in a plain
+//! `cargo test` and run alone by scripts/test.sh.
 //!
 //! The files were written to run in a process of their own, one file at a
 //! time (some measure, some load the disk or the CPU): scripts/test.sh runs
@@ -30,6 +31,7 @@ mod rocksdb_versions;
 mod run_output;
 mod safety;
 mod servers;
+mod servers_stop_all;
 mod shards;
 mod splinterdb;
 mod sweep;

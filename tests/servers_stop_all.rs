@@ -1,11 +1,14 @@
-//! stop_all_servers() stops every server of the process, so it has a test
-//! binary (process) of its own.
+//! stop_all_servers() stops every server of the process, so its test runs
+//! in a process of its own: ignored unless asked for, and scripts/test.sh
+//! asks for it alone (`-- servers_stop_all:: --ignored`). It was a test
+//! binary of its own, another thin-LTO link of the whole program.
 
 use std::time::Duration;
 
 use rumbench::server::{process_alive, running_servers, stop_all_servers, RunningServer, ServerConfig, ServerKind};
 
 #[test]
+#[ignore = "stops every server of its process: scripts/test.sh runs it alone"]
 fn stop_all_servers_stops_everything() {
     let tmp = tempfile::tempdir().unwrap();
     let start = |kind: ServerKind, name: &str| {
