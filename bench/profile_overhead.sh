@@ -7,14 +7,17 @@
 # not in it) and the host's CPU per operation (everything, perf included);
 # the median ratio and its [min, max] over the pairs.
 #
-# Usage: bench/profile_overhead.sh [REPEATS] [HZ] [ONLY]   (default 5 pairs, 99 Hz, --profile's default;
-#        ONLY = rocksdb or postgres: that run alone)
+# Usage: bench/profile_overhead.sh [REPEATS] [HZ] [ONLY] [SCOPE]   (default 5 pairs, 99 Hz, --profile's default;
+#        ONLY = rocksdb or postgres: that run alone, or all;
+#        SCOPE = per-cpu or per-thread: perf's events ($RUMBENCH_PROFILE_SCOPE), else what this user may use)
 # Writes bench/results/profile_overhead-<date>.md and prints it.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 REPEATS=${1:-5}
 HZ=${2:-99}
 ONLY=${3:-}
+[ "$ONLY" = all ] && ONLY=""
+SCOPE=${4:-}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT="$ROOT/bench/results/profile_overhead-$(date -u +%Y%m%d-%H%M).md"
 # name | rumbench arguments | steps measured
@@ -35,7 +38,7 @@ for i in $(seq "$REPEATS"); do
       out="$SCRATCH/profovh-$name-$mode"; rm -rf "$out"
       flag=""; [ "$mode" = on ] && flag="--profile --profile-hz $HZ"
       # shellcheck disable=SC2086
-      "$RUMBENCH" run $args $flag --progress off -d "$out" >"$SCRATCH/profovh-$name-$mode.log" 2>&1 \
+      RUMBENCH_PROFILE_SCOPE="$SCOPE" "$RUMBENCH" run $args $flag --progress off -d "$out" >"$SCRATCH/profovh-$name-$mode.log" 2>&1 \
         || { echo "run failed: $RUMBENCH run $args $flag (log: $SCRATCH/profovh-$name-$mode.log)" >&2; exit 1; }
     done
     for step in $steps; do
@@ -46,14 +49,15 @@ for i in $(seq "$REPEATS"); do
         ratios["$name $step $metric"]+="$r "
       done
       samples=$(jget "$SCRATCH/profovh-$name-on" "step('$step')['profile']['samples']")
-      echo "pair $i ($order): $name $step: ops/s ratio $(echo ${ratios["$name $step ops_s"]} | awk '{print $NF}'), profile samples $samples" >&2
+      scope=$(jget "$SCRATCH/profovh-$name-on" "step('$step')['profile'].get('scope')")
+      echo "pair $i ($order): $name $step: ops/s ratio $(echo ${ratios["$name $step ops_s"]} | awk '{print $NF}'), profile samples $samples ($scope)" >&2
     done
   done
 done
 {
-  echo "# --profile's cost: profiled / unprofiled, $REPEATS alternating pairs at $HZ Hz"
+  echo "# --profile's cost: profiled / unprofiled, $REPEATS alternating pairs at $HZ Hz, $scope events"
   echo
-  echo "\`bench/profile_overhead.sh $REPEATS $HZ $ONLY\` on $(hostname), $(date -u '+%Y-%m-%d %H:%M UTC'), rumbench $(jget "$SCRATCH/profovh-${CASES[0]%%|*}-on" 'r.get("git_commit")'), load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)."
+  echo "\`bench/profile_overhead.sh $REPEATS $HZ ${ONLY:-all} $SCOPE\` on $(hostname), $(date -u '+%Y-%m-%d %H:%M UTC'), rumbench $(jget "$SCRATCH/profovh-${CASES[0]%%|*}-on" 'r.get("git_commit")'), load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)."
   echo
   echo "| run | step | ops/s ratio median [min, max] | rumbench CPU/op ratio | host CPU/op ratio |"
   echo "|---|---|---|---|---|"
@@ -71,9 +75,12 @@ print(f'{s.median(v):.3f} [{min(v):.3f}, {max(v):.3f}]' if v else 'not measured'
     done
   done
   echo
-  echo "Each pair's ratios, in order (ops/s): "
+  echo "Each pair's ratios, in order:"
+  echo
   for c in "${CASES[@]}"; do
     IFS='|' read -r name args steps <<<"$c"
-    for step in $steps; do echo "- $name $step: ${ratios["$name $step ops_s"]}"; done
+    for step in $steps; do
+      for metric in ops_s client_cpu_us_op host_cpu_us_op; do echo "- $name $step $metric: ${ratios["$name $step $metric"]}"; done
+    done
   done
 } | tee "$OUT"

@@ -69,6 +69,20 @@ fn a_known_cost_lands_in_its_function_and_a_comparison_names_it() {
     let burn = html.find("null::burn: ").unwrap_or_else(|| panic!("burn is not in the differential flame graph"));
     let after = &html[burn..];
     assert!(after[..after.find("</g>").unwrap()].contains("fill=\"rgb(255,"), "burn grew: red");
+
+    // The two runs in one report: the step's relative table says where the CPU went.
+    let both = plain.path().join("both.html");
+    let out = Command::cargo_bin("rumbench").unwrap().arg("report").arg(plain.path()).arg(spun.path()).arg("-o").arg(&both).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let html = std::fs::read_to_string(&both).unwrap();
+    let step = html.find(r#"<section class="step" id="step-readrandom">"#).expect("readrandom's section");
+    let section = &html[step..];
+    let section = &section[..section[1..].find("<section").map(|i| i + 1).unwrap_or(section.len())];
+    let at = section.find("Where the CPU went: ").unwrap_or_else(|| panic!("no CPU changes under readrandom's relative table"));
+    let first_row = &section[at..][section[at..].find("<tbody><tr>").expect("a function table")..];
+    let first_row = &first_row[..first_row.find("</tr>").unwrap()];
+    assert!(first_row.contains("null::burn") && first_row.contains(">+"), "the top difference: {first_row}");
+    assert!(section.contains(r#"<svg class="flame""#), "a differential flame graph under the step");
 }
 
 #[test]
@@ -86,7 +100,7 @@ fn a_sweep_table_links_its_cpu_regression_to_where_the_cpu_went() {
     assert!(first_row.contains("null::burn") && first_row.contains(" *"), "burn is the top difference, beyond the repeats: {first_row}");
     assert!(summary.contains("REGRESSION in readrandom cpu us/op: where the CPU went, below"), "{summary}");
     let html = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
-    let anchor = "cpu-went-null-spin-ns-3000-readrandom";
+    let anchor = "cpu-went-null-spin-ns-1000-null-spin-ns-3000-readrandom";
     assert!(html.contains(&format!(r##"<a href="#{anchor}">where the CPU went</a>"##)) && html.contains(&format!(r#"<h3 id="{anchor}">"#)), "the REGRESSION links to its explanation");
     let md = std::fs::read_to_string(dir.path().join("summary.md")).unwrap();
     assert!(md.contains("### Where the CPU went: null-spin_ns-3000 against null-spin_ns-1000, readrandom"), "{md}");
@@ -181,4 +195,10 @@ fn a_servers_process_tree_is_profiled() {
     assert!(server > p.samples / 2, "the server's processes hold most of the CPU: {p:?}");
     let folded = profile::load(dir.path(), &p).unwrap();
     assert!(folded.stacks.iter().any(|(s, _)| s.starts_with("server;[postgres];") && s.contains("postgres!PostgresMain")), "no backend stacks");
+    // Sampled per CPU where allowed (as root): the rest of the machine is left out.
+    // SAFETY: geteuid has no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    assert_eq!(p.scope.as_deref(), Some(if root { "per-cpu" } else { "per-thread" }));
+    let foreign: Vec<&String> = folded.stacks.iter().map(|(s, _)| s).filter(|s| s.contains("[swapper]") || s.contains("[perf]") || s.contains("cpu_startup_entry")).collect();
+    assert!(foreign.is_empty(), "samples from outside the config's process tree: {:?}", &foreign[..foreign.len().min(3)]);
 }

@@ -405,7 +405,7 @@ fn status_text(s: Status) -> &'static str {
     }
 }
 
-fn step_section(o: &mut String, s: &Summary, step: &StepTable, base: &Base) {
+fn step_section(o: &mut String, s: &Summary, step: &StepTable, base: &Base, sweep_tables: &super::sweep_tables::SweepTables) {
     let _ = write!(o, r#"<section class="step" id="{}"><h2>{}</h2>"#, anchor(&step.key), esc(&step.key));
     let ops: Vec<String> = {
         let mut v: Vec<String> = step.rows.iter().filter_map(|r| r.main_op.clone()).collect();
@@ -459,6 +459,10 @@ fn step_section(o: &mut String, s: &Summary, step: &StepTable, base: &Base) {
     if step.rows.len() > 1 {
         let _ = write!(o, "<h3>Relative to {} (value / base value)</h3>", esc(&s.describe_base(base)));
         relative_table(o, s, step, &cols, base);
+        let cpu = sweep_tables.step_cpu_changes(s, step, base);
+        if !cpu.is_empty() {
+            o.push_str(&profile_changes_html(&cpu));
+        }
     }
     if step.has_writer() {
         o.push_str("<h3>Background writer: target rate</h3>");
@@ -592,7 +596,8 @@ pub fn render(s: &Summary, opts: &HtmlOptions) -> String {
     for st in &s.steps {
         let _ = write!(o, r##"<a href="#{}">{}</a>"##, anchor(&st.key), esc(&st.key));
     }
-    let versions = versions_html(s);
+    let sweep_tables = super::sweep_tables::SweepTables::of(s);
+    let versions = sweep_tables.versions.iter().map(relative_html).collect::<Vec<_>>().join("\n");
     if !versions.is_empty() {
         o.push_str(r##" &middot; <a href="#versions">PostgreSQL versions</a>"##);
     }
@@ -600,7 +605,7 @@ pub fn render(s: &Summary, opts: &HtmlOptions) -> String {
     if !scaling.is_empty() {
         o.push_str(r##" &middot; <a href="#scaling">concurrency sweeps</a>"##);
     }
-    let config_sweeps = config_sweep_html(s);
+    let config_sweeps: String = sweep_tables.configs.iter().map(relative_html).collect();
     if !config_sweeps.is_empty() {
         o.push_str(r##" &middot; <a href="#config-sweep">config sweep</a>"##);
     }
@@ -627,7 +632,7 @@ pub fn render(s: &Summary, opts: &HtmlOptions) -> String {
         o.push_str(&hotrow_html(&r.hot_grids));
     }
     for st in &s.steps {
-        step_section(&mut o, s, st, &opts.base);
+        step_section(&mut o, s, st, &opts.base, &sweep_tables);
     }
     o.push_str(&limits);
     o.push_str(&scaling);
@@ -712,8 +717,11 @@ pub fn profile_changes_html(steps: &[super::profile_changes::StepChanges]) -> St
             st.new_us_op - st.base_us_op,
             st.n_base,
             st.n_new,
-            if st.tested() { "" } else { r#"<br><span class="warn">one profiled run on a side: the differences are not tested against the repeats' spread (use --repeat)</span>"# }
+            if st.tested() { "" } else { r#"<br><span class="warn">one profiled run on a side: the differences are not tested against the repeats' spread (use --repeat)</span>"# },
         );
+        if let Some(c) = st.caveat() {
+            let _ = write!(o, r#"<p class="meta"><span class="warn">{}</span></p>"#, esc(&c));
+        }
         o.push_str(r#"<table class="small"><thead><tr><th class="l">role</th><th class="l">library</th><th class="l">function</th><th>base µs/op</th><th>new µs/op</th><th>difference</th><th>share of the step's difference</th><th>beyond the repeats</th></tr></thead><tbody>"#);
         for c in &st.changes {
             let (role, frame) = c.key.split_once(';').unwrap_or(("", &c.key));
@@ -777,9 +785,10 @@ pub fn profiles_html(s: &Summary) -> String {
         let roles: Vec<String> = v.roles.iter().map(|(r, c)| format!("{} {} µs/op", r.name(), us(*c))).collect();
         let _ = write!(
             o,
-            r#"<p class="meta">{} samples at {} Hz ({} unwinding) over {} operations: {} µs of CPU per operation{}{}</p>"#,
+            r#"<p class="meta">{} samples at {} Hz ({}{} unwinding) over {} operations: {} µs of CPU per operation{}{}</p>"#,
             v.samples,
             v.hz,
+            v.scope.as_ref().map(|s| format!("{} events, ", esc(s))).unwrap_or_default(),
             esc(&v.unwinding),
             v.ops,
             v.cpu_us_op.map(us).unwrap_or_else(|| "-".into()),

@@ -67,6 +67,7 @@ pub fn render(s: &Summary, base: &Base) -> String {
     for r in &s.runs {
         o.push_str(&hotrow_markdown(&r.hot_grids));
     }
+    let sweep_tables = super::sweep_tables::SweepTables::of(s);
     for st in &s.steps {
         let cols = st.present_metrics();
         let ranks = summary::rank_step(st);
@@ -130,6 +131,11 @@ pub fn render(s: &Summary, base: &Base) -> String {
                 }
                 o.push('\n');
             }
+            let cpu = sweep_tables.step_cpu_changes(s, st, base);
+            if !cpu.is_empty() {
+                o.push('\n');
+                o.push_str(&profile_changes_markdown(&cpu));
+            }
         }
         if st.has_writer() {
             o.push_str("\nBackground writer:\n\n| config | target ops/s | achieved ops/s | target |\n|:--|--:|--:|:--|\n");
@@ -160,8 +166,8 @@ pub fn render(s: &Summary, base: &Base) -> String {
         }
         o.push('\n');
     }
-    o.push_str(&versions_markdown(s));
-    o.push_str(&config_sweep_markdown(s));
+    o.push_str(&sweep_tables.versions.iter().map(relative_markdown).collect::<Vec<_>>().join("\n"));
+    o.push_str(&sweep_tables.configs.iter().map(relative_markdown).collect::<String>());
     o.push_str(&super::scaling::render_markdown(s));
     o.push_str("<details><summary>Columns</summary>\n\n");
     for m in METRICS {
@@ -206,7 +212,15 @@ pub fn relative_markdown(t: &Table) -> String {
     if !t.notes.is_empty() {
         o.push('\n');
     }
-    for st in &t.cpu {
+    o.push_str(&profile_changes_markdown(&t.cpu));
+    o
+}
+
+/// Where the CPU went, per step whose profiled CPU per op moved: its
+/// functions' changes (a version, config-sweep or step's relative table's).
+fn profile_changes_markdown(steps: &[super::profile_changes::StepChanges]) -> String {
+    let mut o = String::new();
+    for st in steps {
         let _ = writeln!(
             o,
             "### Where the CPU went: {} against {}, {}\n\n{:.3} -> {:.3} µs/op profiled, {} against {} profiled repeats{}\n",
@@ -219,6 +233,9 @@ pub fn relative_markdown(t: &Table) -> String {
             st.n_new,
             if st.tested() { "" } else { " (one profiled run on a side: differences not tested against the repeats' spread)" }
         );
+        if let Some(c) = st.caveat() {
+            let _ = writeln!(o, "Warning: {c}.\n");
+        }
         let _ = writeln!(o, "| role | library!function | base µs/op | new µs/op | difference | share | beyond the repeats |\n|---|---|---|---|---|---|---|");
         for c in &st.changes {
             let (role, frame) = c.key.split_once(';').unwrap_or(("", &c.key));

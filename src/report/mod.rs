@@ -34,6 +34,7 @@ pub mod shards;
 pub mod stats;
 pub mod summary;
 pub mod svg;
+pub mod sweep_tables;
 pub mod sysinfo_text;
 pub mod table;
 pub mod tsv;

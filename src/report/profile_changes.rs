@@ -6,7 +6,7 @@
 //! a function is named as a change only when its difference is beyond what
 //! either side's repeats vary by (`measure::profile::changes`).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
 
 use crate::measure::profile::{self, FunctionChange};
@@ -35,6 +35,10 @@ pub struct StepChanges {
     /// repeats: the differential flame graph's input.
     pub base_stacks: Vec<(String, f64)>,
     pub new_stacks: Vec<(String, f64)>,
+    /// How perf's events were attached on each side's repeats
+    /// (`perf::Scope`'s names; "per-thread" for results from before it was kept).
+    pub base_scopes: BTreeSet<String>,
+    pub new_scopes: BTreeSet<String>,
 }
 
 impl StepChanges {
@@ -43,16 +47,30 @@ impl StepChanges {
         self.n_base >= 2 && self.n_new >= 2
     }
 
+    /// Why the difference may be partly the profiler's own: the sides were
+    /// sampled with perf's events attached differently (per-thread events
+    /// cost every context switch of a sampled thread; docs/profiles.md).
+    pub fn caveat(&self) -> Option<String> {
+        (self.base_scopes != self.new_scopes).then(|| {
+            let names = |s: &BTreeSet<String>| s.iter().cloned().collect::<Vec<_>>().join(" and ");
+            format!(
+                "the sides were sampled differently ({} events against {}): per-thread events cost a thread CPU at every context switch, so part of a switch-heavy thread's difference may be the profiler's",
+                names(&self.base_scopes),
+                names(&self.new_scopes)
+            )
+        })
+    }
+
     /// The HTML anchor of this explanation (a REGRESSION cell links to it).
     pub fn anchor(&self) -> String {
-        anchor(&self.new_config, &self.step)
+        let clean = |s: &str| s.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect::<String>();
+        format!("cpu-went-{}-{}-{}", clean(&self.base), clean(&self.new), clean(&self.step))
     }
-}
 
-/// The anchor of the explanation of `step`'s CPU change in config `new_config`.
-pub fn anchor(new_config: &str, step: &str) -> String {
-    let clean = |s: &str| s.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect::<String>();
-    format!("cpu-went-{}-{}", clean(new_config), clean(step))
+    /// Whether this explains the same pair and step as `other`.
+    pub fn same_pair(&self, other: &StepChanges) -> bool {
+        (self.base.as_str(), self.new.as_str(), self.step.as_str()) == (other.base.as_str(), other.new.as_str(), other.step.as_str())
+    }
 }
 
 /// One repeat's profile of a step.
@@ -63,11 +81,19 @@ struct Repeat {
     total: f64,
     /// Its stacks' CPU per op.
     stacks: HashMap<String, f64>,
+    /// perf's events per CPU or per thread.
+    scope: String,
 }
 
 impl Repeat {
-    fn of(folded: &profile::Folded, us_per_sample: f64, total: f64) -> Repeat {
-        Repeat { functions: profile::self_costs(folded, us_per_sample), total, stacks: profile::stack_costs(folded, us_per_sample) }
+    fn of(folded: &profile::Folded, us_per_sample: f64, total: f64, scope: Option<&String>) -> Repeat {
+        Repeat {
+            functions: profile::self_costs(folded, us_per_sample),
+            total,
+            stacks: profile::stack_costs(folded, us_per_sample),
+            // Results from before the scope was kept were all sampled per thread.
+            scope: scope.cloned().unwrap_or_else(|| profile::perf::Scope::PerThread.name().to_string()),
+        }
     }
 }
 
@@ -79,7 +105,7 @@ fn side(g: &Group, name: &str) -> BTreeMap<String, Vec<Repeat>> {
             for s in &c.steps {
                 let Some(p) = &s.profile else { continue };
                 let (Ok(folded), Some(us), Some(total)) = (profile::load(Path::new(dir), p), p.us_per_sample_op(), p.cpu_us_per_op()) else { continue };
-                by_step.entry(s.name.clone()).or_default().push(Repeat::of(&folded, us, total));
+                by_step.entry(s.name.clone()).or_default().push(Repeat::of(&folded, us, total, p.scope.as_ref()));
             }
         }
     }
@@ -91,7 +117,7 @@ fn side_of_run(run: &RunInfo, name: &str) -> BTreeMap<String, Vec<Repeat>> {
     let mut by_step: BTreeMap<String, Vec<Repeat>> = BTreeMap::new();
     for v in run.profiles.iter().filter(|v| v.config_name == name && v.ops > 0 && !v.folded.stacks.is_empty()) {
         let Some(total) = v.cpu_us_op else { continue };
-        by_step.entry(v.step.clone()).or_default().push(Repeat::of(&v.folded, v.us_per_sample, total));
+        by_step.entry(v.step.clone()).or_default().push(Repeat::of(&v.folded, v.us_per_sample, total, v.scope.as_ref()));
     }
     by_step
 }
@@ -118,6 +144,8 @@ fn step_changes(base: (&str, &str), new: (&str, &str), sa: &BTreeMap<String, Vec
             changes: profile::changes(&functions(ra), &functions(rb), TOP),
             base_stacks: pooled_stacks(ra),
             new_stacks: pooled_stacks(rb),
+            base_scopes: ra.iter().map(|r| r.scope.clone()).collect(),
+            new_scopes: rb.iter().map(|r| r.scope.clone()).collect(),
         });
     }
 }
@@ -145,6 +173,29 @@ pub fn for_run(run: &RunInfo, base: &str, others: &[String], threshold: f64) -> 
     }
     for o in others {
         step_changes((base, base), (o, o), &sa, &side_of_run(run, o), threshold, &mut out);
+    }
+    out
+}
+
+/// A step's relative table (`summary::Base`): each row whose profiled CPU
+/// per op moved against its base row's, in one run or across several (a
+/// row's side pools the rounds of its config in its run).
+pub fn for_step(s: &super::summary::Summary, step: &super::summary::StepTable, base: &super::summary::Base, threshold: f64) -> Vec<StepChanges> {
+    let mut out = Vec::new();
+    let bases = s.base_rows(step, base);
+    let side = |ri: usize| -> BTreeMap<String, Vec<Repeat>> {
+        let row = &step.rows[ri];
+        let mut sides = side_of_run(&s.runs[row.run], &row.config);
+        sides.retain(|name, _| name == &step.name);
+        sides
+    };
+    for (ri, b) in bases.iter().enumerate() {
+        let Some(b) = *b else { continue };
+        if b == ri {
+            continue;
+        }
+        let (rb, rn) = (&step.rows[b], &step.rows[ri]);
+        step_changes((&rb.label, &rb.config), (&rn.label, &rn.label), &side(b), &side(ri), threshold, &mut out);
     }
     out
 }

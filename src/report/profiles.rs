@@ -24,6 +24,8 @@ pub struct ProfileView {
     pub samples: u64,
     pub ops: u64,
     pub unwinding: String,
+    /// perf's events per CPU or per thread (None: a result from before it was kept).
+    pub scope: Option<String>,
     /// The step's sampled CPU per operation (µs).
     pub cpu_us_op: Option<f64>,
     /// Why the profile says little or nothing (too few samples, its file unreadable).
@@ -71,6 +73,7 @@ pub fn build(label: &str, dir: &Path, run: &RunResult) -> Vec<ProfileView> {
                     samples: p.samples,
                     ops: p.ops,
                     unwinding: p.unwinding.clone(),
+                    scope: p.scope.clone(),
                     cpu_us_op: p.cpu_us_per_op(),
                     warning,
                     roles,

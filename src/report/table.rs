@@ -781,6 +781,9 @@ pub fn render_profile_changes(steps: &[super::profile_changes::StepChanges]) -> 
         } else {
             "one profiled run on a side: the differences are not tested against the repeats' spread (use --repeat)\n".to_string()
         });
+        if let Some(c) = s.caveat() {
+            o.push_str(&format!("warning: {c}\n"));
+        }
         let rows: Vec<Vec<String>> = s
             .changes
             .iter()

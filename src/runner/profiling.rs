@@ -82,6 +82,7 @@ pub(crate) fn note_step(position: usize, result: &mut StepResult) {
 pub(crate) fn finish(run: &mut RunResult, opts: &RunOptions, config: &EngineConfig) {
     let Some(active) = ACTIVE.lock().unwrap_or_else(|e| e.into_inner()).take() else { return };
     let Ok(recording) = active.recording else { return };
+    let (scope, profiler) = (recording.scope, recording.profiler_pid());
     let Some(ci) = run.configs.iter().rposition(|c| c.name == config.name && c.repeat == config.repeat) else { return };
     let instance = config.instance_name();
     let steps = &mut run.configs[ci].steps;
@@ -89,7 +90,7 @@ pub(crate) fn finish(run: &mut RunResult, opts: &RunOptions, config: &EngineConf
         let data = recording.stop()?;
         let windows: Vec<Window> = active.steps.iter().map(|p| p.window.unwrap_or(Window { start_ns: u64::MAX, end_ns: 0 })).collect();
         let mut folder = Folder::new(std::process::id(), windows);
-        let read = perf::read_samples(&data, |s| folder.add(s));
+        let read = perf::read_samples(&data, std::process::id(), profiler, |s| folder.add(s));
         let _ = std::fs::remove_file(&data);
         read?;
         Ok(folder.stacks.into_iter().map(Folded::from_map).collect())
@@ -122,6 +123,7 @@ pub(crate) fn finish(run: &mut RunResult, opts: &RunOptions, config: &EngineConf
             samples: folded.samples(),
             ops: p.ops,
             unwinding: perf::CALL_GRAPH.into(),
+            scope: Some(scope.name().into()),
             by_role: folded.by_role(),
         };
         if let Some(w) = profile.too_few_samples() {
@@ -136,8 +138,9 @@ pub(crate) fn finish(run: &mut RunResult, opts: &RunOptions, config: &EngineConf
 /// lost. Its perf.data (rumbench's own file) is removed; what to tell.
 pub(crate) fn after_crash(plan: &RunPlan, opts: &RunOptions, config: &EngineConfig) -> Option<String> {
     rate(plan)?;
-    // perf itself ends with the process it samples (`-p`). No recording
-    // left: the process had cut it into the profiles before it ended.
+    // perf itself ends with the process it samples (`-p`), or is told to
+    // by the kernel when that process dies (`-a`: Recording::start). No
+    // recording left: the process had cut it into the profiles before it ended.
     std::fs::remove_file(perf_data_path(opts, &config.instance_name())).ok()?;
     Some("not profiled: the config process ended before it could cut its recording into the steps' profiles (their windows were in it)".into())
 }

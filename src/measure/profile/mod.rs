@@ -39,6 +39,10 @@ pub struct StepProfile {
     pub ops: u64,
     /// How stacks were unwound (perf's --call-graph).
     pub unwinding: String,
+    /// What perf's events were attached to: `per-cpu` or `per-thread`
+    /// (`perf::Scope`; absent in results from before it was kept: per-thread).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<String>,
     /// Samples by role (client, engine-foreground, engine-background, server).
     pub by_role: BTreeMap<String, u64>,
 }
@@ -267,7 +271,7 @@ mod tests {
     fn self_and_total_cost_per_op() {
         let f = folded(&[("client;rumbench!main;rumbench!work", 30), ("engine-foreground;rumbench!main;librocksdb!rocksdb::Get", 70)]);
         // 100 Hz, 1000 ops: a sample is 10 ms / 1000 ops = 10 µs per op.
-        let p = StepProfile { file: String::new(), hz: 100, samples: 100, ops: 1000, unwinding: String::new(), by_role: f.by_role() };
+        let p = StepProfile { file: String::new(), hz: 100, samples: 100, ops: 1000, unwinding: String::new(), scope: None, by_role: f.by_role() };
         let u = p.us_per_sample_op().unwrap();
         assert_eq!(p.cpu_us_per_op(), Some(1000.0));
         let costs = function_costs(&f, u);

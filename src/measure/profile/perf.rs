@@ -6,6 +6,8 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
+use std::collections::HashSet;
+use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -35,12 +37,44 @@ pub fn perf_program() -> Result<PathBuf> {
         .ok_or_else(|| anyhow::anyhow!("--profile: perf is not installed (not on the PATH); install it: apt-get install linux-perf (scripts/setup.sh does), or set ${PERF_ENV}"))
 }
 
-/// Everything `--profile` needs, checked before anything runs: perf
-/// installed and working for this kernel, the kernel's perf events, and
-/// a perf_event_paranoid this user may sample under (kernel stacks too).
-/// One sampled run of `true` proves them together.
-pub fn check_available(hz: u32) -> Result<()> {
-    let perf = perf_program()?;
+/// Forces a scope (`per-thread` or `per-cpu`) instead of the one this
+/// user may use: to measure what the other costs (bench/profile_overhead.sh).
+pub const SCOPE_ENV: &str = "RUMBENCH_PROFILE_SCOPE";
+
+/// What perf's events are attached to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// One event per CPU (`perf record -a`), samples of the config's process
+    /// tree kept: nothing happens at a thread's context switch. Needs root
+    /// (or CAP_PERFMON) or kernel.perf_event_paranoid <= 0.
+    PerCpu,
+    /// Events on the config process's threads, inherited by the threads and
+    /// processes it starts (`perf record -p`): the kernel switches them out
+    /// and in at every context switch of those threads, which costs a client
+    /// that sleeps on a socket for every statement (docs/profiles.md).
+    PerThread,
+}
+
+impl Scope {
+    pub fn name(self) -> &'static str {
+        match self {
+            Scope::PerCpu => "per-cpu",
+            Scope::PerThread => "per-thread",
+        }
+    }
+
+    fn perf_target(self, pid: u32) -> Vec<String> {
+        match self {
+            Scope::PerCpu => vec!["-a".into()],
+            Scope::PerThread => vec!["-p".into(), pid.to_string()],
+        }
+    }
+}
+
+/// The scope this user may sample with: per CPU when allowed (root, or
+/// perf_event_paranoid <= 0), else per thread; $RUMBENCH_PROFILE_SCOPE
+/// forces one. Refused (the fix named) when this user may do neither.
+pub fn scope() -> Result<Scope> {
     let paranoid_path = Path::new("/proc/sys/kernel/perf_event_paranoid");
     let paranoid = match std::fs::read_to_string(paranoid_path) {
         Ok(s) => s.trim().parse::<i32>().unwrap_or(2),
@@ -51,12 +85,31 @@ pub fn check_available(hz: u32) -> Result<()> {
     if !root && paranoid > 1 {
         bail!(
             "--profile: kernel.perf_event_paranoid is {paranoid}, which lets a user sample neither the kernel nor other processes; \
-             run as root, or: sysctl kernel.perf_event_paranoid=1"
+             run as root, or: sysctl kernel.perf_event_paranoid=0 (at 1 perf samples per thread, which costs switch-heavy clients CPU)"
         );
     }
+    let allowed = if root || paranoid <= 0 { Scope::PerCpu } else { Scope::PerThread };
+    match std::env::var(SCOPE_ENV).ok().as_deref() {
+        None | Some("") => Ok(allowed),
+        Some("per-thread") => Ok(Scope::PerThread),
+        Some("per-cpu") if allowed == Scope::PerCpu => Ok(Scope::PerCpu),
+        Some("per-cpu") => bail!("--profile: ${SCOPE_ENV}=per-cpu needs root or kernel.perf_event_paranoid <= 0 (it is {paranoid})"),
+        Some(other) => bail!("--profile: ${SCOPE_ENV} is {other:?}; it may be per-cpu or per-thread"),
+    }
+}
+
+/// Everything `--profile` needs, checked before anything runs: perf
+/// installed and working for this kernel, the kernel's perf events, and
+/// a perf_event_paranoid this user may sample under (kernel stacks too).
+/// One sampled run of `true`, in the scope a run will use, proves them together.
+pub fn check_available(hz: u32) -> Result<()> {
+    let perf = perf_program()?;
+    let scope = scope()?;
     let dir = tempfile::tempdir().context("--profile: a temporary directory for the profiler's trial")?;
     let out = Command::new(&perf)
-        .args(["record", "-q", "-e", "cpu-clock", "-F", &hz.to_string(), "-k", "monotonic", "--call-graph", CALL_GRAPH, "-o"])
+        .args(["record", "-q", "-e", "cpu-clock", "-F", &hz.to_string(), "-k", "monotonic", "--call-graph", CALL_GRAPH])
+        .args(if scope == Scope::PerCpu { &["-a"][..] } else { &[] })
+        .arg("-o")
         .arg(dir.path().join("trial.data"))
         .args(["--", "true"])
         .stdin(Stdio::null())
@@ -79,18 +132,22 @@ pub fn monotonic_ns() -> u64 {
 }
 
 /// A perf recording of one process and everything it starts afterwards
-/// (threads and child processes inherit the events: a server's whole
-/// process tree, when the config process starts it).
+/// (a server's whole process tree, when the config process starts it):
+/// per CPU, where the tree is told apart afterwards by perf's fork and exit
+/// records, or per thread, where threads and child processes inherit the
+/// events.
 pub struct Recording {
     child: Child,
     pub data: PathBuf,
     pub hz: u32,
+    pub scope: Scope,
 }
 
 impl Recording {
     /// Start sampling `pid` into `data`, and return once perf samples.
     pub fn start(pid: u32, hz: u32, data: &Path) -> Result<Recording> {
         let perf = perf_program()?;
+        let scope = scope()?;
         let dir = data.parent().unwrap_or(Path::new("."));
         let (ctl, ack) = (dir.join(".perf-ctl.fifo"), dir.join(".perf-ack.fifo"));
         for f in [&ctl, &ack] {
@@ -101,16 +158,35 @@ impl Recording {
                 bail!("cannot make the profiler's control fifo {}: {}", f.display(), std::io::Error::last_os_error());
             }
         }
-        let mut child = Command::new(&perf)
+        let mut command = Command::new(&perf);
+        command
             .args(["record", "-q", "-e", "cpu-clock", "-F", &hz.to_string(), "-k", "monotonic", "--call-graph", CALL_GRAPH, "-D", "-1"])
             .arg(format!("--control=fifo:{},{}", ctl.display(), ack.display()))
-            .arg("-p")
-            .arg(pid.to_string())
+            .args(scope.perf_target(pid))
             .arg("-o")
             .arg(data)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
-            .stderr(Stdio::piped())
+            .stderr(Stdio::piped());
+        // A perf sampling every CPU does not end with the process it was
+        // started for: told to stop (SIGINT, it writes its file) when the
+        // thread that started it dies, the config process killed included.
+        // SAFETY: getpid has no preconditions.
+        let starter = unsafe { libc::getpid() };
+        // SAFETY: prctl and getppid are async-signal-safe; nothing else runs in the child.
+        unsafe {
+            command.pre_exec(move || {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGINT as libc::c_ulong) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                // Died before the prctl took: nobody would stop this perf.
+                if libc::getppid() != starter {
+                    return Err(std::io::Error::other("the config process ended before perf started"));
+                }
+                Ok(())
+            })
+        };
+        let mut child = command
             .spawn()
             .with_context(|| format!("cannot start {}", perf.display()))?;
         // Enabled once perf has attached: its ack says events are on. The
@@ -146,7 +222,12 @@ impl Recording {
             let _ = child.wait();
             return Err(e);
         }
-        Ok(Recording { child, data: data.to_path_buf(), hz })
+        Ok(Recording { child, data: data.to_path_buf(), hz, scope })
+    }
+
+    /// perf's own process id.
+    pub fn profiler_pid(&self) -> u32 {
+        self.child.id()
     }
 
     /// Stop sampling and write the data file (perf ends on SIGINT).
@@ -187,10 +268,14 @@ pub struct Sample {
 /// `--no-inline`: resolving inlined frames took perf 74 s for 1,700
 /// samples here, against 0.6 s without (the functions stay; their inlined
 /// callees fold into them).
-pub fn read_samples(data: &Path, mut each: impl FnMut(Sample)) -> Result<()> {
+/// `--show-task-events`: the fork and exit records, in time order with the
+/// samples, tell the process tree of `root` (the config process) from the
+/// rest of the machine; only its samples are handed on, less those of
+/// `profiler` (perf itself, the config process's child).
+pub fn read_samples(data: &Path, root: u32, profiler: u32, mut each: impl FnMut(Sample)) -> Result<()> {
     let perf = perf_program()?;
     let mut child = Command::new(&perf)
-        .args(["script", "--no-inline", "--ns", "-F", "comm,pid,tid,time,ip,sym,dso", "-i"])
+        .args(["script", "--no-inline", "--ns", "--show-task-events", "-F", "comm,pid,tid,time,ip,sym,dso", "-i"])
         .arg(data)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -198,7 +283,11 @@ pub fn read_samples(data: &Path, mut each: impl FnMut(Sample)) -> Result<()> {
         .spawn()
         .with_context(|| format!("cannot run {} script", perf.display()))?;
     let reader = BufReader::new(child.stdout.take().expect("piped"));
-    parse_script(reader, &mut each)?;
+    samples_of_tree(reader, root, &mut |s| {
+        if s.pid != profiler {
+            each(s)
+        }
+    })?;
     let status = child.wait()?;
     if !status.success() {
         bail!("perf script failed ({status}) on {}", data.display());
@@ -206,14 +295,65 @@ pub fn read_samples(data: &Path, mut each: impl FnMut(Sample)) -> Result<()> {
     Ok(())
 }
 
-/// Parse `perf script -F comm,pid,tid,time,ip,sym,dso` output.
-pub fn parse_script(reader: impl BufRead, each: &mut impl FnMut(Sample)) -> Result<()> {
+/// The samples of `root`'s process tree in `perf script --show-task-events` output.
+fn samples_of_tree(reader: impl BufRead, root: u32, each: &mut impl FnMut(Sample)) -> Result<()> {
+    let mut tree = ProcessTree::new(root);
+    parse_script(reader, &mut |line| match line {
+        Line::Sample(s) => {
+            if tree.holds(s.pid) {
+                each(s)
+            }
+        }
+        Line::Fork { parent, child } => tree.fork(parent, child),
+        Line::Exit { pid } => tree.exit(pid),
+    })
+}
+
+/// The processes of one tree: its root and every process forked from one
+/// of them, from its fork to its exit (a pid used again afterwards by
+/// another process is not in it).
+struct ProcessTree {
+    pids: HashSet<u32>,
+}
+
+impl ProcessTree {
+    fn new(root: u32) -> ProcessTree {
+        ProcessTree { pids: HashSet::from([root]) }
+    }
+
+    fn holds(&self, pid: u32) -> bool {
+        self.pids.contains(&pid)
+    }
+
+    fn fork(&mut self, parent: u32, child: u32) {
+        if self.pids.contains(&parent) {
+            self.pids.insert(child);
+        }
+    }
+
+    fn exit(&mut self, pid: u32) {
+        self.pids.remove(&pid);
+    }
+}
+
+/// A record of `perf script --show-task-events` output.
+#[derive(Debug, PartialEq)]
+pub enum Line {
+    Sample(Sample),
+    /// A new process (not a thread: its pid differs from its parent's).
+    Fork { parent: u32, child: u32 },
+    /// A process ended (its main thread's exit).
+    Exit { pid: u32 },
+}
+
+/// Parse `perf script --show-task-events -F comm,pid,tid,time,ip,sym,dso` output.
+pub fn parse_script(reader: impl BufRead, each: &mut impl FnMut(Line)) -> Result<()> {
     let mut current: Option<Sample> = None;
     for line in reader.lines() {
         let line = line?;
         if line.trim().is_empty() {
             if let Some(s) = current.take() {
-                each(s);
+                each(Line::Sample(s));
             }
             continue;
         }
@@ -224,14 +364,44 @@ pub fn parse_script(reader: impl BufRead, each: &mut impl FnMut(Sample)) -> Resu
             continue;
         }
         if let Some(s) = current.take() {
-            each(s);
+            each(Line::Sample(s));
+        }
+        if let Some(task) = parse_task_event(&line) {
+            if let Some(task) = task {
+                each(task);
+            }
+            continue;
         }
         current = parse_header(&line);
     }
     if let Some(s) = current.take() {
-        each(s);
+        each(Line::Sample(s));
     }
     Ok(())
+}
+
+/// "perf 12729/12729 70913.7: PERF_RECORD_FORK(12732:12732):(10962:10962)"
+/// (child pid:tid, then parent's), "... PERF_RECORD_EXIT(12730:12730):(...)".
+/// Some(None): a task event of no interest (a thread's fork or exit, COMM).
+fn parse_task_event(line: &str) -> Option<Option<Line>> {
+    let at = line.find("PERF_RECORD_")?;
+    let event = &line[at + "PERF_RECORD_".len()..];
+    let ids = |text: &str| -> Option<(u32, u32)> {
+        let inner = text.strip_prefix('(')?.split_once(')')?.0;
+        let (pid, tid) = inner.split_once(':')?;
+        Some((pid.trim().parse().ok()?, tid.trim().parse().ok()?))
+    };
+    let parsed = if let Some(rest) = event.strip_prefix("FORK") {
+        let (child, _) = ids(rest)?;
+        let (parent, _) = ids(rest.split_once("):")?.1)?;
+        (child != parent).then_some(Line::Fork { parent, child })
+    } else if let Some(rest) = event.strip_prefix("EXIT") {
+        let (pid, tid) = ids(rest)?;
+        (pid == tid).then_some(Line::Exit { pid })
+    } else {
+        None
+    };
+    Some(parsed)
 }
 
 /// "rumbench  6735/6740 31929.714270123: " (a comm may hold spaces).
@@ -278,12 +448,53 @@ mod tests {
             \t  1234 <rumbench::engine::null::NullSession as rumbench::engine::Session>::get (/x/rumbench)\n\
             \t  1235 [unknown] ([unknown])\n";
         let mut got = Vec::new();
-        parse_script(text.as_bytes(), &mut |s| got.push(s)).unwrap();
+        parse_script(text.as_bytes(), &mut |l| match l {
+            Line::Sample(s) => got.push(s),
+            other => panic!("{other:?}"),
+        })
+        .unwrap();
         assert_eq!(got.len(), 2);
         assert_eq!((got[0].comm.as_str(), got[0].pid, got[0].tid, got[0].time_ns), ("rumbench", 6735, 6740, 31_929_714_270_123));
         assert_eq!(got[0].frames[1], ("__GI___libc_write".into(), "/usr/lib/x86_64-linux-gnu/libc.so.6".into()));
         assert_eq!(got[1].time_ns, 1_500_000_000);
         assert_eq!(got[1].frames[0].0, "<rumbench::engine::null::NullSession as rumbench::engine::Session>::get");
         assert_eq!(got[1].frames[1], ("[unknown]".into(), "[unknown]".into()));
+    }
+
+    #[test]
+    fn a_process_tree_is_told_from_the_machine_by_its_forks_and_exits() {
+        // perf script --show-task-events of a per-CPU recording: the config
+        // process 100 (thread 101), its server 200 forked by it and a backend
+        // 300 forked by that; 400 is another process of the machine, and 300's
+        // pid is used again by another one after the backend exited.
+        let sample = |comm: &str, pid: u32, tid: u32, t: &str| format!("{comm} {pid}/{tid} {t}: \n\t  1234 work (/bin/x)\n\n");
+        let text = [
+            "rumbench 100/100 0.000000: PERF_RECORD_FORK(100:101):(100:100)\n".to_string(),
+            sample("rb-client-0", 100, 101, "1.0"),
+            sample("swapper", 0, 0, "1.1"),
+            "rumbench 100/100 1.2: PERF_RECORD_FORK(200:200):(100:100)\n".into(),
+            "postgres 200/200 1.3: PERF_RECORD_FORK(300:300):(200:200)\n".into(),
+            "postgres 200/200 1.3: PERF_RECORD_FORK(200:201):(200:200)\n".into(),
+            sample("postgres", 300, 300, "1.4"),
+            sample("postgres", 200, 201, "1.45"),
+            sample("bash", 400, 400, "1.5"),
+            "postgres 300/300 1.6: PERF_RECORD_EXIT(300:300):(200:200)\n".into(),
+            "bash 400/400 1.7: PERF_RECORD_FORK(300:300):(400:400)\n".into(),
+            sample("cat", 300, 300, "1.8"),
+            "rumbench 100/100 1.9: PERF_RECORD_COMM: rb-client-1:100/102\n".into(),
+            sample("rumbench", 100, 100, "2.0"),
+        ]
+        .concat();
+        let mut kept = Vec::new();
+        samples_of_tree(text.as_bytes(), 100, &mut |s| kept.push((s.comm, s.pid, s.tid, s.frames.len()))).unwrap();
+        assert_eq!(
+            kept,
+            vec![
+                ("rb-client-0".to_string(), 100, 101, 1),
+                ("postgres".to_string(), 300, 300, 1),
+                ("postgres".to_string(), 200, 201, 1),
+                ("rumbench".to_string(), 100, 100, 1),
+            ]
+        );
     }
 }
