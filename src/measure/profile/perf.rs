@@ -45,8 +45,9 @@ pub const SCOPE_ENV: &str = "RUMBENCH_PROFILE_SCOPE";
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Scope {
     /// One event per CPU (`perf record -a`), samples of the config's process
-    /// tree kept: nothing happens at a thread's context switch. Needs root
-    /// (or CAP_PERFMON) or kernel.perf_event_paranoid <= 0.
+    /// tree kept: nothing happens at a thread's context switch. Chosen for
+    /// root or at kernel.perf_event_paranoid <= 0 (a non-root user with
+    /// CAP_PERFMON is not told apart, and gets per thread at paranoid 1).
     PerCpu,
     /// Events on the config process's threads, inherited by the threads and
     /// processes it starts (`perf record -p`): the kernel switches them out
