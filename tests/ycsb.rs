@@ -124,6 +124,10 @@ fn the_host_s_busy_cpu_covers_the_client_and_the_server() {
     let cpus = std::thread::available_parallelism().unwrap().get() as f64;
     let steal_us_op = f("host_steal_pct") / 100.0 * cpus * step["wall_s"].as_f64().unwrap() * 1e6 / step["ops"].as_f64().unwrap();
     assert!(host + steal_us_op >= 0.9 * (client + server), "host {host:.1} (+ steal {steal_us_op:.1}) us/op < client {client:.1} + server {server:.1}");
+    // One request at a time: the client waits for nearly every answer, and
+    // each wait is a context switch of its thread.
+    let switches = f("client_threads_switches_op");
+    assert!((0.5..10.0).contains(&switches), "the client's context switches per read: {switches}");
 }
 
 /// `rumbench run ARGS --no-history --output-dir OUT`.

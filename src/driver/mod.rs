@@ -406,9 +406,13 @@ pub fn run<S, O: Send>(
                 }
                 let thread = Thread { step, index, role, progress: counter, failure: Default::default() };
                 let cpu_start = crate::measure::thread_cpu::this_thread_ns();
+                let switches_start = crate::measure::thread_cpu::this_thread_switches();
                 let outcome = session.and_then(|s| body(&thread, s));
                 if let (Some(a), Some(b)) = (cpu_start, crate::measure::thread_cpu::this_thread_ns()) {
                     crate::measure::thread_cpu::add_workload_thread(b.saturating_sub(a));
+                }
+                if let (Some(a), Some(b)) = (switches_start, crate::measure::thread_cpu::this_thread_switches()) {
+                    crate::measure::thread_cpu::add_workload_thread_switches(b.saturating_sub(a));
                 }
                 if role == Role::Client && step.clients_running.fetch_sub(1, Ordering::Relaxed) == 1 {
                     let _ = ended_mono.set(crate::measure::profile::perf::monotonic_ns());

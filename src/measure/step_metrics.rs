@@ -181,6 +181,12 @@ pub struct StepMetrics {
     /// its foreground work too (its background threads are not in it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_threads_cpu_us_op: Option<f64>,
+    /// Context switches of those threads per operation (voluntary: blocked,
+    /// a client waiting for a server's answer; involuntary: preempted).
+    /// Against a server, what the client's CPU per operation follows: each
+    /// sleep and wake is kernel work charged to the client.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_threads_switches_op: Option<f64>,
     /// Server engines: CPU of the server's process tree (exited workers
     /// included) per operation. The client's share is `client_cpu_us_op`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -381,6 +387,7 @@ impl Probes {
             process: ProcessCounters::current().map_err(|e| format!("{e:#}")),
             process_cpu_ns: process_cpu_ns(),
             workload_threads_ns: super::thread_cpu::workload_threads_ns(),
+            workload_threads_switches: super::thread_cpu::workload_threads_switches(),
             server: self.server_pid.map(|p| ProcessCounters::tree(p).map_err(|e| format!("{e:#}"))),
             host: HostCpu::read().map_err(|e| format!("{e:#}")),
             syncs: sync_calls(),
@@ -405,6 +412,8 @@ pub struct StepProbe {
     process_cpu_ns: Option<u64>,
     /// The step's client and writer threads' CPU so far (measure::thread_cpu).
     workload_threads_ns: u64,
+    /// Their context switches so far.
+    workload_threads_switches: u64,
     /// The server's process tree, for server engines.
     server: Option<Result<ProcessCounters, String>>,
     host: Result<HostCpu, String>,
@@ -480,6 +489,7 @@ impl StepProbe {
         let process_end = ProcessCounters::current();
         let process_cpu_end = process_cpu_ns();
         let workload_threads_end = super::thread_cpu::workload_threads_ns();
+        let workload_switches_end = super::thread_cpu::workload_threads_switches();
         let server_end = probes.server_pid.map(ProcessCounters::tree);
         // A remote server's dirty pages are not in this machine's page cache.
         if work.logical_bytes_written > 0 && probes.remote.is_none() {
@@ -564,6 +574,7 @@ impl StepProbe {
             None => m.client_threads_cpu_us_op = per(threads_us as f64, work.ops),
             Some(why) => missing("client_threads_cpu_us_op", why),
         }
+        m.client_threads_switches_op = per(workload_switches_end.saturating_sub(self.workload_threads_switches) as f64, work.ops);
         // A server's tree: its CPU is the engine's; its IO is the engine's
         // process IO (the client does none).
         match (&self.server, &server_end) {
