@@ -183,8 +183,8 @@ pub struct StepMetrics {
     pub client_threads_cpu_us_op: Option<f64>,
     /// Context switches of those threads per operation (voluntary: blocked,
     /// a client waiting for a server's answer; involuntary: preempted).
-    /// Against a server, what the client's CPU per operation follows: each
-    /// sleep and wake is kernel work charged to the client.
+    /// Against a server, how often the client slept: each sleep and wake-up
+    /// is kernel work charged to it, so this tells more waits from dearer ones.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_threads_switches_op: Option<f64>,
     /// Server engines: CPU of the server's process tree (exited workers
