@@ -574,7 +574,11 @@ impl StepProbe {
             None => m.client_threads_cpu_us_op = per(threads_us as f64, work.ops),
             Some(why) => missing("client_threads_cpu_us_op", why),
         }
-        m.client_threads_switches_op = per(workload_switches_end.saturating_sub(self.workload_threads_switches) as f64, work.ops);
+        // Counted where the same threads' CPU was (a step that runs no
+        // clients has neither: absent for client_threads_cpu_us_op's reason, never 0).
+        if m.client_threads_cpu_us_op.is_some() {
+            m.client_threads_switches_op = per(workload_switches_end.saturating_sub(self.workload_threads_switches) as f64, work.ops);
+        }
         // A server's tree: its CPU is the engine's; its IO is the engine's
         // process IO (the client does none).
         match (&self.server, &server_end) {
