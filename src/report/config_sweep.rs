@@ -111,7 +111,7 @@ mod tests {
         assert!(text.contains("\n  base = rocksdb-max_subcompactions-1: max_subcompactions=1\n  c1 = rocksdb-max_subcompactions-4: max_subcompactions=4\n"), "{text}");
         let ops_line = text.lines().find(|l| l.contains("fillrandom") && l.contains("ops/s")).unwrap_or_else(|| panic!("{text}"));
         assert!(ops_line.contains("120000 1.20") && ops_line.contains("1.01") && !ops_line.contains("improvement"), "{text}");
-        let html = crate::report::html::config_sweep_html(&s);
+        let html = crate::report::html::config_sweep_html(&crate::report::sweep_tables::SweepTables::of(&s).configs);
         assert!(html.contains(r#"<td class="above" title="interval -: no verdict (1 run)">120000 1.20</td>"#), "{html}");
         // Repeated: verdicts.
         let rep = fixtures::in_rounds(swept_run(), 5);
@@ -122,8 +122,8 @@ mod tests {
         let text2 = crate::report::table::config_sweep_text(&s2);
         assert!(text2.contains("120000 1.20 improvement"), "{text2}");
         assert!(text2.contains("rocksdb-max_subcompactions-4 vs rocksdb-max_subcompactions-1, fillrandom: could detect changes of"), "{text2}");
-        assert!(crate::report::html::config_sweep_html(&s2).contains("fillrandom: could detect changes of"));
-        assert!(crate::report::markdown::config_sweep_markdown(&s).contains("## Config sweep: rocksdb max_subcompactions"));
+        assert!(crate::report::html::config_sweep_html(&crate::report::sweep_tables::SweepTables::of(&s2).configs).contains("fillrandom: could detect changes of"));
+        assert!(crate::report::markdown::config_sweep_markdown(&crate::report::sweep_tables::SweepTables::of(&s).configs).contains("## Config sweep: rocksdb max_subcompactions"));
         // Without a sweep: nothing.
         let plain = fixtures::realistic_run();
         assert_eq!(crate::report::table::config_sweep_text(&Summary::build(&[NamedRun { label: "r".into(), dir: String::new(), run: &plain }])), "");

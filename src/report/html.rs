@@ -597,7 +597,7 @@ pub fn render(s: &Summary, opts: &HtmlOptions) -> String {
         let _ = write!(o, r##"<a href="#{}">{}</a>"##, anchor(&st.key), esc(&st.key));
     }
     let sweep_tables = super::sweep_tables::SweepTables::of(s);
-    let versions = sweep_tables.versions.iter().map(relative_html).collect::<Vec<_>>().join("\n");
+    let versions = versions_html(&sweep_tables.versions);
     if !versions.is_empty() {
         o.push_str(r##" &middot; <a href="#versions">PostgreSQL versions</a>"##);
     }
@@ -605,7 +605,7 @@ pub fn render(s: &Summary, opts: &HtmlOptions) -> String {
     if !scaling.is_empty() {
         o.push_str(r##" &middot; <a href="#scaling">concurrency sweeps</a>"##);
     }
-    let config_sweeps: String = sweep_tables.configs.iter().map(relative_html).collect();
+    let config_sweeps = config_sweep_html(&sweep_tables.configs);
     if !config_sweeps.is_empty() {
         o.push_str(r##" &middot; <a href="#config-sweep">config sweep</a>"##);
     }
@@ -822,14 +822,14 @@ pub fn profiles_html(s: &Summary) -> String {
     o
 }
 
-/// The version table as an HTML section, or "".
-pub fn versions_html(s: &Summary) -> String {
-    super::versions::sweeps(s, &super::compare::Options::default()).iter().map(|sw| relative_html(&sw.table)).collect::<Vec<_>>().join("\n")
+/// The version tables as HTML sections, or "".
+pub fn versions_html(tables: &[Table]) -> String {
+    tables.iter().map(relative_html).collect::<Vec<_>>().join("\n")
 }
 
 /// The config-sweep tables as HTML sections, or "".
-pub fn config_sweep_html(s: &Summary) -> String {
-    super::config_sweep::tables(s, &super::compare::Options::default()).iter().map(relative_html).collect()
+pub fn config_sweep_html(tables: &[Table]) -> String {
+    tables.iter().map(relative_html).collect()
 }
 
 /// A titled table as an HTML section: its heading lines, then the table

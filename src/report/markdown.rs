@@ -166,8 +166,8 @@ pub fn render(s: &Summary, base: &Base) -> String {
         }
         o.push('\n');
     }
-    o.push_str(&sweep_tables.versions.iter().map(relative_markdown).collect::<Vec<_>>().join("\n"));
-    o.push_str(&sweep_tables.configs.iter().map(relative_markdown).collect::<String>());
+    o.push_str(&versions_markdown(&sweep_tables.versions));
+    o.push_str(&config_sweep_markdown(&sweep_tables.configs));
     o.push_str(&super::scaling::render_markdown(s));
     o.push_str("<details><summary>Columns</summary>\n\n");
     for m in METRICS {
@@ -252,14 +252,14 @@ fn profile_changes_markdown(steps: &[super::profile_changes::StepChanges]) -> St
     o
 }
 
-/// The version table in markdown (a section of summary.md), or "".
-pub fn versions_markdown(s: &Summary) -> String {
-    super::versions::sweeps(s, &super::compare::Options::default()).iter().map(|sw| relative_markdown(&sw.table)).collect::<Vec<_>>().join("\n")
+/// The version tables in markdown (sections of summary.md), or "".
+pub fn versions_markdown(tables: &[Table]) -> String {
+    tables.iter().map(relative_markdown).collect::<Vec<_>>().join("\n")
 }
 
 /// The config-sweep tables in markdown, or "".
-pub fn config_sweep_markdown(s: &Summary) -> String {
-    super::config_sweep::tables(s, &super::compare::Options::default()).iter().map(relative_markdown).collect()
+pub fn config_sweep_markdown(tables: &[Table]) -> String {
+    tables.iter().map(relative_markdown).collect()
 }
 
 /// The grids as markdown tables, or "".

@@ -112,10 +112,11 @@ fn side(g: &Group, name: &str) -> BTreeMap<String, Vec<Repeat>> {
     by_step
 }
 
-/// A side's profiles per step name from a run's report: every round of config `name`.
-fn side_of_run(run: &RunInfo, name: &str) -> BTreeMap<String, Vec<Repeat>> {
+/// A side's profiles per step name from a run's report: every round of
+/// config `name` (of step `only` alone, when given).
+fn side_of_run(run: &RunInfo, name: &str, only: Option<&str>) -> BTreeMap<String, Vec<Repeat>> {
     let mut by_step: BTreeMap<String, Vec<Repeat>> = BTreeMap::new();
-    for v in run.profiles.iter().filter(|v| v.config_name == name && v.ops > 0 && !v.folded.stacks.is_empty()) {
+    for v in run.profiles.iter().filter(|v| v.config_name == name && only.is_none_or(|s| v.step == s) && v.ops > 0 && !v.folded.stacks.is_empty()) {
         let Some(total) = v.cpu_us_op else { continue };
         by_step.entry(v.step.clone()).or_default().push(Repeat::of(&v.folded, v.us_per_sample, total, v.scope.as_ref()));
     }
@@ -167,12 +168,12 @@ fn pooled_stacks(repeats: &[Repeat]) -> Vec<(String, f64)> {
 /// `others` against `base`, their rounds pooled.
 pub fn for_run(run: &RunInfo, base: &str, others: &[String], threshold: f64) -> Vec<StepChanges> {
     let mut out = Vec::new();
-    let sa = side_of_run(run, base);
+    let sa = side_of_run(run, base, None);
     if sa.is_empty() {
         return out;
     }
     for o in others {
-        step_changes((base, base), (o, o), &sa, &side_of_run(run, o), threshold, &mut out);
+        step_changes((base, base), (o, o), &sa, &side_of_run(run, o, None), threshold, &mut out);
     }
     out
 }
@@ -183,19 +184,14 @@ pub fn for_run(run: &RunInfo, base: &str, others: &[String], threshold: f64) -> 
 pub fn for_step(s: &super::summary::Summary, step: &super::summary::StepTable, base: &super::summary::Base, threshold: f64) -> Vec<StepChanges> {
     let mut out = Vec::new();
     let bases = s.base_rows(step, base);
-    let side = |ri: usize| -> BTreeMap<String, Vec<Repeat>> {
-        let row = &step.rows[ri];
-        let mut sides = side_of_run(&s.runs[row.run], &row.config);
-        sides.retain(|name, _| name == &step.name);
-        sides
-    };
+    let sides: Vec<BTreeMap<String, Vec<Repeat>>> = step.rows.iter().map(|row| side_of_run(&s.runs[row.run], &row.config, Some(&step.name))).collect();
     for (ri, b) in bases.iter().enumerate() {
         let Some(b) = *b else { continue };
         if b == ri {
             continue;
         }
         let (rb, rn) = (&step.rows[b], &step.rows[ri]);
-        step_changes((&rb.label, &rb.config), (&rn.label, &rn.label), &side(b), &side(ri), threshold, &mut out);
+        step_changes((&rb.label, &rb.config), (&rn.label, &rn.label), &sides[b], &sides[ri], threshold, &mut out);
     }
     out
 }

@@ -326,9 +326,9 @@ mod tests {
         assert!(crate::report::table::versions_text(&once).lines().any(|l| l.contains("srv cpu us/op") && l.trim_end().ends_with("13.00 1.30")), "{}", crate::report::table::versions_text(&once));
         // Built the same: no note.
         assert!(!text.contains("built differently"), "{text}");
-        let md = crate::report::markdown::versions_markdown(&s);
+        let md = crate::report::markdown::versions_markdown(&crate::report::sweep_tables::SweepTables::of(&s).versions);
         assert!(md.contains("| l.i0 | srv cpu us/op | 10.00 | **13.00 1.30 REGRESSION** |"), "{md}");
-        let html = crate::report::html::versions_html(&s);
+        let html = crate::report::html::versions_html(&crate::report::sweep_tables::SweepTables::of(&s).versions);
         assert!(html.contains("<b>13.00 1.30 REGRESSION</b>") && html.contains("class=\"above\""), "{html}");
         // What each comparison could have seen, under the table in every format.
         let could = "postgres-16.14 vs postgres-12.22, l.i0: could detect changes of 5.0% in ops/s";

@@ -284,11 +284,7 @@ pub fn read_samples(data: &Path, root: u32, profiler: u32, mut each: impl FnMut(
         .spawn()
         .with_context(|| format!("cannot run {} script", perf.display()))?;
     let reader = BufReader::new(child.stdout.take().expect("piped"));
-    samples_of_tree(reader, root, &mut |s| {
-        if s.pid != profiler {
-            each(s)
-        }
-    })?;
+    samples_of_tree(reader, root, profiler, &mut each)?;
     let status = child.wait()?;
     if !status.success() {
         bail!("perf script failed ({status}) on {}", data.display());
@@ -296,12 +292,13 @@ pub fn read_samples(data: &Path, root: u32, profiler: u32, mut each: impl FnMut(
     Ok(())
 }
 
-/// The samples of `root`'s process tree in `perf script --show-task-events` output.
-fn samples_of_tree(reader: impl BufRead, root: u32, each: &mut impl FnMut(Sample)) -> Result<()> {
+/// The samples of `root`'s process tree in `perf script --show-task-events`
+/// output, less those of `profiler` (perf, forked by the root before it recorded).
+fn samples_of_tree(reader: impl BufRead, root: u32, profiler: u32, each: &mut impl FnMut(Sample)) -> Result<()> {
     let mut tree = ProcessTree::new(root);
     parse_script(reader, &mut |line| match line {
         Line::Sample(s) => {
-            if tree.holds(s.pid) {
+            if tree.holds(s.pid) && s.pid != profiler {
                 each(s)
             }
         }
@@ -465,12 +462,15 @@ mod tests {
     #[test]
     fn a_process_tree_is_told_from_the_machine_by_its_forks_and_exits() {
         // perf script --show-task-events of a per-CPU recording: the config
-        // process 100 (thread 101), its server 200 forked by it and a backend
+        // process 100 (thread 101; perf, 150, its child), its server 200 forked by it and a backend
         // 300 forked by that; 400 is another process of the machine, and 300's
         // pid is used again by another one after the backend exited.
         let sample = |comm: &str, pid: u32, tid: u32, t: &str| format!("{comm} {pid}/{tid} {t}: \n\t  1234 work (/bin/x)\n\n");
         let text = [
             "rumbench 100/100 0.000000: PERF_RECORD_FORK(100:101):(100:100)\n".to_string(),
+            // perf itself, the config process's child from before the recording.
+            "rumbench 100/100 0.000000: PERF_RECORD_FORK(150:150):(100:100)\n".into(),
+            sample("perf", 150, 150, "0.9"),
             sample("rb-client-0", 100, 101, "1.0"),
             sample("swapper", 0, 0, "1.1"),
             "rumbench 100/100 1.2: PERF_RECORD_FORK(200:200):(100:100)\n".into(),
@@ -487,7 +487,7 @@ mod tests {
         ]
         .concat();
         let mut kept = Vec::new();
-        samples_of_tree(text.as_bytes(), 100, &mut |s| kept.push((s.comm, s.pid, s.tid, s.frames.len()))).unwrap();
+        samples_of_tree(text.as_bytes(), 100, 150, &mut |s| kept.push((s.comm, s.pid, s.tid, s.frames.len()))).unwrap();
         assert_eq!(
             kept,
             vec![
