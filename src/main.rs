@@ -21,7 +21,13 @@ fn main() -> ExitCode {
         Err(e) => {
             // Help and version go to stdout with success; usage errors are one line.
             if !e.use_stderr() {
-                let _ = e.print();
+                // Help or version that could not be written (standard output
+                // on a full disk, /dev/full) is not a success.
+                let written = e.print().and_then(|()| std::io::Write::flush(&mut std::io::stdout()));
+                if let Err(why) = written {
+                    errln!("rumbench: error: cannot write to standard output: {why}");
+                    return ExitCode::from(EXIT_FAILED);
+                }
                 return ExitCode::SUCCESS;
             }
             errln!("rumbench: error: {} (see rumbench --help)", usage_error_line(&e.to_string()));

@@ -287,7 +287,7 @@ fn table_layer_keeps_index_order_on_every_backend() {
         let dir = tmp.path().join(name);
         std::fs::create_dir_all(&dir).unwrap();
         let options = engine::resolve_options(spec, &[]).unwrap();
-        let args = OpenArgs { dir, options: EngineOptions(options.0), key_size: 16, value_size: 40, num_keys: 1, threads: 2, create: true, read_only: false };
+        let args = OpenArgs { dir, options: EngineOptions(options.0), key_size: 16, value_size: 40, num_keys: 1, threads: 2, space_needed: Some(1 << 20), create: true, read_only: false };
         let e = (spec.open)(&args).unwrap();
         check_table(&KvTable::new(e, name, RowGen::new(5)));
     }

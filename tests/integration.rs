@@ -19,6 +19,7 @@ mod dbbench_defaults;
 mod deploy;
 mod device;
 mod history;
+mod limits;
 mod ibench;
 mod metrics;
 mod mongodb;

@@ -68,6 +68,10 @@ const fn server(name: &'static str, description: &'static str) -> EngineSpec {
         build_info: crate::engine::no_build_info,
         transactions: |_| Some("multi-statement transactions, SELECT ... FOR UPDATE"),
         max_sessions: crate::engine::any_sessions,
+        // A server's memory settings are config lines, checked with the server's (server::memory_claims).
+        claims: crate::engine::no_claims,
+        crash_cause: crate::engine::no_crash_cause,
+        size_limits: crate::engine::no_size_limits,
     }
 }
 

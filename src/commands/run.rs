@@ -27,6 +27,11 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     if let Some(stopped) = prepare(&args, &mut plan, &mut opts, &output)? {
         return Ok(stopped);
     }
+    errln!("steps, as each will run:");
+    runner::describe_steps(&plan).iter().for_each(|l| errln!("{l}"));
+    if let (Some(ops), Some(secs)) = (args.settings.ops, args.settings.seconds) {
+        errln!("note: --ops {ops} is not used: --seconds {secs} is given too, and a step runs for a duration then (as db_bench's --duration over --num)");
+    }
     let run = match runner::run(&plan, &opts) {
         Ok(run) => run,
         // Past the checks above, a failure to run is not bad input.

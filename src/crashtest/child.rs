@@ -50,6 +50,8 @@ fn open(task: &ChildTask) -> Result<(&'static engine::EngineSpec, Box<dyn Engine
         value_size: task.value_size,
         num_keys: 1 << 20,
         threads: task.threads,
+        // Written until the crash: not known in advance.
+        space_needed: None,
         create: true,
         read_only: false,
     };

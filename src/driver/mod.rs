@@ -436,7 +436,9 @@ pub fn run<S, O: Send>(
         let background: Vec<_> = (0..background).map(|t| spawn(Role::Background, t)).collect();
         while clients.iter().any(|h| !h.is_finished()) {
             let done: u64 = counters.iter().map(|c| c.0.load(Ordering::Relaxed)).sum();
-            display.update(done, step.start.get().map(|s| s.0.elapsed()));
+            let elapsed = step.start.get().map(|s| s.0.elapsed());
+            display.update(done, elapsed);
+            progress::tell_observer(done, elapsed.map_or(0.0, |e| e.as_secs_f64()));
             std::thread::sleep(Duration::from_millis(100));
             tick();
         }

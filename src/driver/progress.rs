@@ -97,6 +97,27 @@ impl StepProgress {
     }
 }
 
+/// Called about every 100 ms while a step's clients run, with the
+/// operations they completed so far and the seconds since their release:
+/// the runner keeps a checkpoint of the running step on disk with it, so
+/// that a process that dies mid-step (an engine that crashes) leaves what
+/// the step completed.
+pub type Observer = Box<dyn Fn(u64, f64) + Send>;
+
+static OBSERVER: Mutex<Option<Observer>> = Mutex::new(None);
+
+/// Set (or clear) the observer of running steps.
+pub fn observe(f: Option<Observer>) {
+    *OBSERVER.lock().unwrap_or_else(|e| e.into_inner()) = f;
+}
+
+/// Tell the observer, if there is one.
+pub(crate) fn tell_observer(done_ops: u64, elapsed_s: f64) {
+    if let Some(f) = &*OBSERVER.lock().unwrap_or_else(|e| e.into_inner()) {
+        f(done_ops, elapsed_s);
+    }
+}
+
 /// Progress of long work of an estimated duration (a build): a bar of the
 /// elapsed time against the estimate on a terminal, a plain line every
 /// minute otherwise. Updated by a thread of its own, since the work may

@@ -53,7 +53,19 @@ pub const SPEC: EngineSpec = EngineSpec {
     build_info,
     transactions: super::no_transactions,
     max_sessions: super::any_sessions,
+    claims,
+    crash_cause: super::no_crash_cause,
+    // Keys and values are length-prefixed by 32-bit varints: far above rumbench's 64 MiB.
+    size_limits: super::no_size_limits,
 };
+
+/// The block cache, and the memtable with the one being compacted beside it.
+fn claims(o: &EngineOptions, _sessions: usize) -> Vec<super::Claim> {
+    vec![
+        super::Claim::memory(o.u64("block_cache_size"), super::option_text("leveldb", o, "block_cache_size")),
+        super::Claim::memory(o.u64("write_buffer_size").saturating_mul(2), format!("leveldb.write_buffer_size={} x 2 (the memtable and the one being flushed)", super::human_size(o.u64("write_buffer_size")))),
+    ]
+}
 
 /// LevelDB silently clips these options to ranges (SanitizeOptions in
 /// db/db_impl.cc); rumbench refuses values outside them instead (the

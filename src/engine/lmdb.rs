@@ -94,7 +94,28 @@ pub const SPEC: EngineSpec = EngineSpec {
     transactions: |_| Some("serialized: one write transaction at a time (LMDB has a single writer)"),
     // Every reading thread holds one reader slot, plus one for the thread that reads stats.
     max_sessions: |o| Some((o.u64("max_readers").saturating_sub(1), "max_readers")),
+    claims,
+    crash_cause: super::no_crash_cause,
+    size_limits: |_| super::SizeLimits {
+        max_key: Some((MAX_KEY_SIZE, "LMDB's MDB_MAXKEYSIZE (mdb_env_get_maxkeysize)")),
+        max_value: None,
+    },
 };
+
+/// MDB_MAXKEYSIZE of the LMDB built in (lmdb-master-sys without its
+/// longer-keys feature); a unit test checks it against mdb_env_get_maxkeysize.
+const MAX_KEY_SIZE: usize = 511;
+
+/// With write_map, LMDB sizes the file to map_size at open (ftruncate in
+/// mdb_env_map) and writes through the map: a full disk under it is a SIGBUS
+/// that kills the process, not an error. Without it, map_size is address
+/// space only (writes that find the disk full fail with ENOSPC).
+fn claims(o: &super::EngineOptions, _sessions: usize) -> Vec<super::Claim> {
+    match o.bool("write_map") {
+        true => vec![super::Claim::disk(o.u64("map_size"), format!("{} with lmdb.write_map=true (the file is sized to it)", super::option_text("lmdb", o, "map_size")))],
+        false => Vec::new(),
+    }
+}
 
 /// Names of the environment flags, for effective_options.
 const FLAG_NAMES: &[(EnvFlags, &str)] = &[
@@ -480,6 +501,8 @@ mod tests {
         assert_eq!(opt(&*e, "max_readers"), "126");
         assert_eq!(opt(&*e, "env_flags"), "MDB_NOSYNC");
         assert_eq!(opt(&*e, "read_txn_tls"), "true");
+        // The limit refused at plan time is the library's.
+        assert_eq!(opt(&*e, "max_key_size"), MAX_KEY_SIZE.to_string());
         assert!(e.background_work_pending().unwrap().is_none());
         e.flush().unwrap();
     }

@@ -92,6 +92,10 @@ pub struct OpenArgs {
     pub num_keys: u64,
     /// Client threads that will open sessions (some engines size pools by it).
     pub threads: usize,
+    /// The space the run needs at most (what it keeps and writes), for an
+    /// engine whose file is sized at creation (SplinterDB); None when not
+    /// known before the steps run (a step writes for a duration).
+    pub space_needed: Option<u64>,
     /// Create the database when it is missing (false with --use-existing-db:
     /// an engine opening the user's directory must not add a database to it).
     pub create: bool,
@@ -131,6 +135,76 @@ pub struct EngineSpec {
     /// The most client sessions (threads) these options let the engine
     /// serve at once, and the option that sets it; None: no such limit.
     pub max_sessions: fn(&EngineOptions) -> Option<(u64, &'static str)>,
+    /// What these options make the engine take of the machine (memory its
+    /// caches and buffers may fill, disk a file is sized to), for `sessions`
+    /// client sessions: checked against what the machine has before anything
+    /// starts (runner::resources), so that no option can make a run take
+    /// memory or disk the machine does not have.
+    pub claims: fn(&EngineOptions, usize) -> Vec<Claim>,
+    /// Why a process running this engine died, read from what it left in its
+    /// data dir ("the data file is full (N of M bytes)"); None when nothing there says.
+    pub crash_cause: fn(&std::path::Path) -> Option<String>,
+    /// The largest key and value these options let the engine store, each
+    /// with where the limit comes from: a run whose keys or values are
+    /// larger is refused before anything starts.
+    pub size_limits: fn(&EngineOptions) -> SizeLimits,
+}
+
+/// The largest key and value an engine takes (None: none below rumbench's own).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SizeLimits {
+    pub max_key: Option<(usize, &'static str)>,
+    pub max_value: Option<(usize, &'static str)>,
+}
+
+/// `EngineSpec::size_limits` of an engine that takes any key and value rumbench makes.
+pub fn no_size_limits(_: &EngineOptions) -> SizeLimits {
+    SizeLimits::default()
+}
+
+/// A resource of the machine an engine option takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Resource {
+    /// Memory (RAM): caches, memtables, buffers the engine may fill.
+    Memory,
+    /// Space on the data directory's filesystem: a file sized at creation.
+    Disk,
+}
+
+/// What an option (or a product of options) takes of one resource.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Claim {
+    pub resource: Resource,
+    pub bytes: u64,
+    /// The options that set it, as a user writes them ("rocksdb.block_cache_size=30G";
+    /// "sqlite.cache_size=64M x 9 connections").
+    pub what: String,
+}
+
+impl Claim {
+    pub fn memory(bytes: u64, what: String) -> Claim {
+        Claim { resource: Resource::Memory, bytes, what }
+    }
+    pub fn disk(bytes: u64, what: String) -> Claim {
+        Claim { resource: Resource::Disk, bytes, what }
+    }
+}
+
+/// `EngineSpec::claims` of an engine whose options take nothing worth checking.
+pub fn no_claims(_: &EngineOptions, _: usize) -> Vec<Claim> {
+    Vec::new()
+}
+
+/// `EngineSpec::crash_cause` of an engine that leaves nothing that tells.
+pub fn no_crash_cause(_: &std::path::Path) -> Option<String> {
+    None
+}
+
+pub use crate::measure::os::capacity::human_size;
+
+/// `name=value` of a size option of `spec`, as the user would write it.
+pub fn option_text(engine: &str, o: &EngineOptions, name: &str) -> String {
+    format!("{engine}.{name}={}", human_size(o.u64(name)))
 }
 
 /// `EngineSpec::max_sessions` of an engine that serves any number of sessions.
@@ -244,6 +318,12 @@ pub trait Engine: Send + Sync {
     /// untimed loads write entry by entry).
     fn write_batches(&self) -> bool {
         true
+    }
+    /// Bytes in use of a store of fixed size and its capacity (SplinterDB's
+    /// file), sampled while a step runs so that a crash of a full store is
+    /// named; None for an engine whose files grow as they need.
+    fn space(&self) -> Option<(u64, u64)> {
+        None
     }
     /// Notes for a step's result: how this engine ran step `step` when it did
     /// it another way, or why its writes are not durable (`writes`: the step

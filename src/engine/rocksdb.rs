@@ -173,7 +173,24 @@ pub const SPEC: EngineSpec = EngineSpec {
     build_info: build_provenance,
     transactions: transactions_kind,
     max_sessions: super::any_sessions,
+    claims,
+    crash_cause: super::no_crash_cause,
+    // Keys and values are length-prefixed by 32-bit varints (WriteBatch, blocks): far above rumbench's 64 MiB.
+    size_limits: super::no_size_limits,
 };
+
+/// The block cache and the memtables (write_buffer_size, up to
+/// max_write_buffer_number of them before writes stall).
+fn claims(o: &EngineOptions, _sessions: usize) -> Vec<super::Claim> {
+    let memtables = o.u64("write_buffer_size").saturating_mul(o.u64("max_write_buffer_number"));
+    vec![
+        super::Claim::memory(o.u64("block_cache_size"), super::option_text("rocksdb", o, "block_cache_size")),
+        super::Claim::memory(
+            memtables,
+            format!("rocksdb.write_buffer_size={} x max_write_buffer_number={}", super::human_size(o.u64("write_buffer_size")), o.u64("max_write_buffer_number")),
+        ),
+    ]
+}
 
 #[cfg(rocksdb_has_txn)]
 use super::rocksdb_txn::kind as transactions_kind;

@@ -36,7 +36,8 @@ use crate::plan::steps::StepKind;
 pub const DB_FILE: &str = "splinterdb.db";
 /// Threads SplinterDB registers at once (MAX_THREADS, platform_threads.h).
 const MAX_THREADS: u64 = 64;
-/// `disk_size=0`: sized from the run's data, this many times the data, plus [`DISK_FLOOR`].
+/// `disk_size=0`: sized from the run, this many times its live data (twice
+/// what it needs, which counts the live data twice), plus [`DISK_FLOOR`].
 pub const DISK_MARGIN: u64 = 4;
 pub const DISK_FLOOR: u64 = 1 << 30;
 /// The least cache, in memtables (memtable_capacity), rumbench runs SplinterDB
@@ -51,7 +52,7 @@ const TUPLE_OVERHEAD: u64 = 16;
 
 const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "cache_size", default: "1G", kind: OptKind::Size, help: "the page cache (clockcache) capacity; the library has no default: 1G is splinter_test's; at least 3 x memtable_capacity (below, inserts stall for ever)" },
-    OptionSpec { name: "disk_size", default: "0", kind: OptKind::Size, help: "the database file's size, fixed at creation; 0 = sized from the run's data: 4 x the data plus 1G (sparse: only what is written takes space); a run whose data cannot fit is refused" },
+    OptionSpec { name: "disk_size", default: "0", kind: OptKind::Size, help: "the database file's size, fixed at creation; 0 = sized from the run: twice what it needs (its live data twice over, and every byte its steps write) plus 1G, at most 90% of the free space (sparse: only what is written takes space); a run that cannot fit is refused" },
     OptionSpec { name: "memtable_capacity", default: "24M", kind: OptKind::Size, help: "bytes of one memtable (SplinterDB's default 24M; 4 are kept)" },
     OptionSpec { name: "fanout", default: "8", kind: OptKind::Int { min: 2, max: 64 }, help: "trunk fanout (SplinterDB's default 8)" },
     OptionSpec { name: "num_memtable_bg_threads", default: "0", kind: OptKind::Int { min: 0, max: 32 }, help: "background threads for memtable work (default 0: client threads do it)" },
@@ -91,6 +92,9 @@ pub const SPEC: EngineSpec = EngineSpec {
     build_info,
     transactions,
     max_sessions,
+    claims,
+    crash_cause,
+    size_limits,
 };
 
 /// Hot-row updates: SplinterDB has no transactions; rumbench serializes a
@@ -121,23 +125,15 @@ fn check(o: &EngineOptions) -> Result<()> {
     if cache < CACHE_MIN_MEMTABLES * memtable {
         bail!(
             "splinterdb.cache_size={} is below {CACHE_MIN_MEMTABLES} x memtable_capacity ({}): SplinterDB's memtables live in its cache, and with less than 2 memtables' room its inserts stall for ever (raise cache_size or lower memtable_capacity)",
-            human(cache),
-            human(CACHE_MIN_MEMTABLES * memtable)
+            super::human_size(cache),
+            super::human_size(CACHE_MIN_MEMTABLES * memtable)
         );
     }
     let disk = o.u64("disk_size");
     if disk != 0 && disk < 64 * extent {
-        bail!("splinterdb.disk_size={}: at least 64 extents ({})", human(disk), human(64 * extent));
+        bail!("splinterdb.disk_size={}: at least 64 extents ({})", super::human_size(disk), super::human_size(64 * extent));
     }
     Ok(())
-}
-
-fn human(b: u64) -> String {
-    match b {
-        b if b >= 1 << 30 && b % (1 << 20) == 0 => format!("{:.1}G", b as f64 / (1u64 << 30) as f64),
-        b if b >= 1 << 20 => format!("{:.1}M", b as f64 / (1u64 << 20) as f64),
-        b => format!("{b} bytes"),
-    }
 }
 
 /// The bytes of live data a run leaves at most (its key space, YCSB's
@@ -169,9 +165,25 @@ pub fn run_data_bytes(plan: &crate::plan::RunPlan) -> u64 {
     bytes
 }
 
-/// The disk size for `data` bytes when the user gives none.
-pub fn auto_disk_size(data: u64, extent: u64) -> u64 {
-    data.saturating_mul(DISK_MARGIN).saturating_add(DISK_FLOOR).div_ceil(extent).saturating_mul(extent)
+/// The file a run needs: its live data twice over (a compaction writes its
+/// output before it frees its input), and at least every byte its steps
+/// write, with each tuple's overhead (space is reclaimed only as compactions
+/// catch up: 10M overwrites of 10,000 keys filled a file sized from the
+/// keys and crashed SplinterDB). Err(why) when a step's writes are not known
+/// before it runs (it writes for a duration).
+pub fn run_space_needed(plan: &crate::plan::RunPlan) -> std::result::Result<u64, String> {
+    let live = run_data_bytes(plan).saturating_mul(2);
+    let written = crate::plan::run_write_bytes(plan)?;
+    // Tuple overhead: 16 bytes on entries of 24 bytes and more (at most 2/3 on top).
+    Ok(live.max(written.saturating_add(written / 3 * 2)))
+}
+
+/// The disk size for a run that needs `need` bytes when the user gives none:
+/// twice the need (the need already counts the live data twice) plus
+/// [`DISK_FLOOR`], whole extents. The file is sparse: only what SplinterDB
+/// writes takes space.
+pub fn auto_disk_size(need: u64, extent: u64) -> u64 {
+    need.saturating_mul(DISK_MARGIN / 2).saturating_add(DISK_FLOOR).div_ceil(extent).saturating_mul(extent)
 }
 
 /// Free bytes of the filesystem holding `dir` (or its nearest existing parent).
@@ -184,23 +196,23 @@ fn free_bytes(dir: &Path) -> Option<u64> {
     (unsafe { libc::statvfs(c.as_ptr(), &mut st) } == 0).then(|| st.f_bavail as u64 * st.f_frsize as u64)
 }
 
-/// `disk_size=0` at open: [`auto_disk_size`] of the keys the run was opened
-/// for, at most 90% of the free space (the file is sparse, but a file larger
-/// than the free space fails on the filesystem's ENOSPC instead of SplinterDB's
-/// own check); when the key count is not known (YCSB, whose records the
-/// engine is not told), 90% of the free space, at most 1 TiB.
+/// `disk_size=0` at open: [`auto_disk_size`] of what the run needs, at most
+/// 90% of the free space (the file is sparse, but a file larger than the
+/// free space fails on the filesystem's ENOSPC instead of SplinterDB's own
+/// check) but never below the need (a plan that needs more than that was
+/// refused before it started); when the need is not known (a step writes
+/// for a duration), 90% of the free space, at most 1 TiB.
 fn open_disk_size(args: &OpenArgs, extent: u64) -> (u64, String) {
     let free = free_bytes(&args.dir).map(|f| (f / 10 * 9) / extent * extent);
-    let known = args.num_keys != u64::MAX;
-    let data = args.num_keys.saturating_mul((args.key_size + args.value_size) as u64 + TUPLE_OVERHEAD);
     let floor = 64 * extent;
-    match (known, free) {
-        (true, Some(f)) if f < auto_disk_size(data, extent) => {
-            (f.max(floor), format!("{DISK_MARGIN} x the run's data ({}) plus {} is more than 90% of the free space: 90% of the free space", human(data), human(DISK_FLOOR)))
-        }
-        (true, _) => (auto_disk_size(data, extent), format!("sized from the run's data: {DISK_MARGIN} x {} plus {}", human(data), human(DISK_FLOOR))),
-        (false, Some(f)) => ((f.min(1 << 40)).max(floor), "the record count is not known at open (YCSB): 90% of the data filesystem's free space, at most 1T (sparse)".into()),
-        (false, None) => (1 << 40, "the record count and free space are not known: 1T (sparse)".into()),
+    match (args.space_needed, free) {
+        (Some(need), Some(f)) if f < auto_disk_size(need, extent) => (
+            f.max(need.div_ceil(extent) * extent).max(floor),
+            format!("twice what the run needs plus {} is more than 90% of the free space: 90% of the free space ({} needed)", super::human_size(DISK_FLOOR), super::human_size(need)),
+        ),
+        (Some(need), _) => (auto_disk_size(need, extent), format!("sized from what the run keeps and writes ({}): twice that plus {}", super::human_size(need), super::human_size(DISK_FLOOR))),
+        (None, Some(f)) => ((f.min(1 << 40)).max(floor), "what the run writes is not known at open (a step writes for a duration): 90% of the data filesystem's free space, at most 1T (sparse)".into()),
+        (None, None) => (1 << 40, "what the run writes and the free space are not known: 1T (sparse)".into()),
     }
 }
 
@@ -223,18 +235,112 @@ pub fn check_plan(c: &crate::plan::EngineConfig, plan: &crate::plan::RunPlan) ->
         }
     }
     let disk = o.u64("disk_size");
-    let data = run_data_bytes(plan);
-    // The data must fit twice over: a compaction writes its output before it frees its input.
-    if disk != 0 && data.saturating_mul(2) > disk {
+    if disk == 0 {
+        return Ok(());
+    }
+    let extent = o.u64("extent_size");
+    let (need, what) = match run_space_needed(plan) {
+        Ok(need) => (need, "what this run keeps and writes (its live data twice over while compactions rewrite it, and every byte its steps write)"),
+        // A step writes for a duration: at least the live data twice over.
+        Err(_) => (run_data_bytes(plan).saturating_mul(2), "this run's data twice over (compactions rewrite it)"),
+    };
+    if need > disk {
         bail!(
-            "config {}: splinterdb.disk_size={} cannot hold this run's data (about {}, twice over while compactions rewrite it): SplinterDB prints \"Out of Space\" and crashes when its disk fills; set disk_size={} or leave it 0 (sized from the data)",
+            "config {}: splinterdb.disk_size={} cannot hold {what}, about {}: SplinterDB prints \"Out of Space\" and crashes when its file fills; set disk_size={} or leave it 0 (sized from the run)",
             c.name,
-            human(disk),
-            human(data),
-            human(auto_disk_size(data, o.u64("extent_size")))
+            super::human_size(disk),
+            super::human_size(need),
+            super::human_size(auto_disk_size(need, extent))
         );
     }
     Ok(())
+}
+
+/// What these options take of the machine: the cache, the allocator's
+/// reference counts (4 bytes for each extent of disk_size, held in memory:
+/// rc_allocator_init), and disk_size itself on the data filesystem (the file
+/// is sparse, but SplinterDB crashes when the filesystem under it fills).
+/// disk_size=0 is sized at open from the run and the free space (checked
+/// with the plan: [`check_space`]).
+fn claims(o: &EngineOptions, _sessions: usize) -> Vec<super::Claim> {
+    let mut out = vec![super::Claim::memory(o.u64("cache_size"), super::option_text("splinterdb", o, "cache_size"))];
+    let (disk, extent) = (o.u64("disk_size"), o.u64("extent_size").max(1));
+    if disk > 0 {
+        out.push(super::Claim::memory(
+            (disk / extent).saturating_mul(4),
+            format!("splinterdb.disk_size={}'s reference counts (4 bytes per extent of {}, held in memory)", super::human_size(disk), super::human_size(extent)),
+        ));
+        out.push(super::Claim::disk(disk, format!("{} (the file SplinterDB fills until it crashes)", super::option_text("splinterdb", o, "disk_size"))));
+    }
+    out
+}
+
+/// disk_size=0 on a data filesystem whose free space cannot hold what the
+/// run needs: refused before anything starts, with the figures.
+pub fn check_space(c: &crate::plan::EngineConfig, plan: &crate::plan::RunPlan, data_dir: &Path) -> Result<()> {
+    if c.engine != "splinterdb" || c.options.get("disk_size").is_some_and(|d| d != "0") {
+        return Ok(());
+    }
+    let (Ok(need), Some(free)) = (run_space_needed(plan), free_bytes(data_dir)) else { return Ok(()) };
+    if need > free / 10 * 9 {
+        bail!(
+            "config {}: this run needs about {} for SplinterDB's file (its live data twice over and every byte its steps write), and the data filesystem of {} has {} free (90% of it is the most rumbench gives the file): free space, or run fewer --ops or a smaller --num",
+            c.name,
+            super::human_size(need),
+            data_dir.display(),
+            super::human_size(free)
+        );
+    }
+    Ok(())
+}
+
+/// The geometry a SplinterDB file was created with (disk_size, page_size,
+/// extent_size: rc_allocator's meta page, the first bytes of the file, which
+/// splinterdb_open uses instead of the config's).
+pub fn file_geometry(path: &Path) -> Option<(u64, u64, u64)> {
+    use std::io::Read;
+    let mut head = [0u8; 24];
+    std::fs::File::open(path).and_then(|mut f| f.read_exact(&mut head)).ok()?;
+    let word = |i: usize| u64::from_le_bytes(head[i * 8..i * 8 + 8].try_into().unwrap());
+    let g = (word(0), word(1), word(2));
+    (g.0 > 0 && g.1 > 0 && g.2 > 0).then_some(g)
+}
+
+/// Why a process running SplinterDB died, from its data dir: its own
+/// "Out of Space" (the file is full), with the file's figures.
+fn crash_cause(dir: &Path) -> Option<String> {
+    use std::os::unix::fs::MetadataExt;
+    let log = std::fs::read_to_string(dir.join(super::ENGINE_ERRORS_LOG)).ok()?;
+    if !log.contains("Out of Space") {
+        return None;
+    }
+    let path = dir.join(DB_FILE);
+    let allocated = std::fs::metadata(&path).map(|m| m.blocks() * 512).ok();
+    Some(match (allocated, file_geometry(&path)) {
+        (Some(n), Some((m, _, _))) => format!("the data file is full ({n} of {m} bytes written; SplinterDB: \"Out of Space\")"),
+        _ => "the data file is full (SplinterDB: \"Out of Space\")".into(),
+    })
+}
+
+/// Why values have a limit: a large value is a blob whose extents' addresses
+/// (8 bytes each) are kept in one entry of a B-tree page; at 4K pages and
+/// 128K extents a 64 MiB value aborted SplinterDB on an assertion in btree.c
+/// and 32 MiB was stored and read back (the unit test
+/// `values_up_to_the_limit_are_stored`). Half a page of addresses is the limit.
+const MAX_VALUE_WHY: &str = "page_size / 16 x extent_size: a value's extent addresses must fit in a B-tree page; 64 MiB at 4K pages aborted SplinterDB in btree.c";
+
+fn max_value_size(page: u64, extent: u64) -> usize {
+    (page / 16).saturating_mul(extent).min(usize::MAX as u64) as usize
+}
+
+/// Keys longer than an eighth of a page (MAX_INLINE_KEY_SIZE, btree.h) are
+/// refused by SplinterDB's B-trees.
+fn size_limits(o: &EngineOptions) -> super::SizeLimits {
+    let page = o.u64("page_size") as usize;
+    super::SizeLimits {
+        max_key: Some((page / 8, "an eighth of page_size (SplinterDB's MAX_INLINE_KEY_SIZE, btree.h)")),
+        max_value: Some((max_value_size(page as u64, o.u64("extent_size")), MAX_VALUE_WHY)),
+    }
 }
 
 /// Build provenance (vendor/splinterdb-sys's build script).
@@ -308,6 +414,10 @@ impl SplinterEngine {
             sys::tee_errors_to(&args.dir.join(super::ENGINE_ERRORS_LOG)).map_err(|e| anyhow::anyhow!("{e}"))?;
         }
         let exists = path.is_file();
+        // An existing file is opened with the geometry it was created with,
+        // whatever the options say (splinterdb_create_or_open reads it): what
+        // is recorded, and what the page-scaled counters use, is the file's.
+        let geometry = if exists { file_geometry(&path) } else { None };
         let db = if exists {
             sys::Db::open(&path, &cfg)
         } else if args.create {
@@ -316,10 +426,15 @@ impl SplinterEngine {
             bail!("splinterdb: no database in {}", args.dir.display());
         }
         .with_context(|| format!("splinterdb: cannot {} {}", if exists { "open" } else { "create" }, path.display()))?;
+        let (page_size, extent_size) = geometry.map(|(_, p, e)| (p, e)).unwrap_or((cfg.page_size, cfg.extent_size));
         let mut applied: Vec<(String, String)> = vec![
             ("cache_size".into(), cfg.cache_size.to_string()),
-            ("disk_size".into(), if exists { "from the superblock".into() } else { disk.to_string() }),
-            ("disk_size.how".into(), if exists { "fixed when the database was created".into() } else { disk_how }),
+            ("disk_size".into(), match (exists, geometry) {
+                (true, Some((d, _, _))) => d.to_string(),
+                (true, None) => "from the superblock".into(),
+                (false, _) => disk.to_string(),
+            }),
+            ("disk_size.how".into(), if exists { "fixed when the database was created (read from its file)".into() } else { disk_how }),
             ("memtable_capacity".into(), cfg.memtable_capacity.to_string()),
             ("fanout".into(), cfg.fanout.to_string()),
             ("num_memtable_bg_threads".into(), cfg.num_memtable_bg_threads.to_string()),
@@ -327,8 +442,8 @@ impl SplinterEngine {
             ("queue_scale_percent".into(), cfg.queue_scale_percent.to_string()),
             ("io_flags".into(), if cfg.direct_io { "O_RDWR|O_CREAT|O_DIRECT" } else { "O_RDWR|O_CREAT" }.into()),
             ("direct_io".into(), cfg.direct_io.to_string()),
-            ("page_size".into(), cfg.page_size.to_string()),
-            ("extent_size".into(), cfg.extent_size.to_string()),
+            ("page_size".into(), page_size.to_string()),
+            ("extent_size".into(), extent_size.to_string()),
             ("io_async_queue_depth".into(), cfg.io_async_queue_depth.to_string()),
             ("filter_hash_size".into(), cfg.filter_hash_size.to_string()),
             ("filter_log_index_size".into(), cfg.filter_log_index_size.to_string()),
@@ -342,13 +457,22 @@ impl SplinterEngine {
             ("sync".into(), "none: SplinterDB calls no fsync, fdatasync or msync".into()),
             ("path".into(), path.display().to_string()),
         ];
+        if let Some((_, p, e)) = geometry.filter(|&(_, p, e)| p != cfg.page_size || e != cfg.extent_size) {
+            applied.push((
+                "geometry.note".into(),
+                format!(
+                    "the existing file was created with page_size={p} and extent_size={e}: SplinterDB uses those, not the options' page_size={} and extent_size={}",
+                    cfg.page_size, cfg.extent_size
+                ),
+            ));
+        }
         applied.extend(build_info());
         Ok(SplinterEngine {
             db,
             path,
             applied,
             use_stats: cfg.use_stats,
-            page_size: cfg.page_size,
+            page_size,
             ingested: AtomicU64::new(0),
             locks: (0..LOCK_STRIPES).map(|_| Mutex::new(())).collect(),
         })
@@ -414,6 +538,11 @@ impl Engine for SplinterEngine {
         false
     }
 
+    /// The file's allocated extents and its size (rc_allocator).
+    fn space(&self) -> Option<(u64, u64)> {
+        Some(self.db.space())
+    }
+
     fn step_notes(&self, step: &str, writes: bool) -> Vec<String> {
         let mut notes = Vec::new();
         if writes {
@@ -448,7 +577,12 @@ impl Engine for SplinterEngine {
     }
 
     fn stats(&self) -> Vec<(String, String)> {
-        let mut s = vec![("splinterdb.quiescent".to_string(), self.db.quiescent().to_string())];
+        let (in_use, capacity) = self.db.space();
+        let mut s = vec![
+            ("splinterdb.quiescent".to_string(), self.db.quiescent().to_string()),
+            ("splinterdb.file_in_use_bytes".to_string(), in_use.to_string()),
+            ("splinterdb.file_capacity_bytes".to_string(), capacity.to_string()),
+        ];
         if self.use_stats {
             let (r, w) = self.db.cache_io_bytes();
             s.push(("splinterdb.cache_read_bytes".into(), (r / sys::IO_STATS_PAGE_BYTES * self.page_size).to_string()));
@@ -652,12 +786,17 @@ mod tests {
     #[test]
     fn data_survives_a_clean_reopen() {
         let dir = tempfile::tempdir().unwrap();
-        {
+        let created = {
             let e = open_with(dir.path(), &[]).unwrap();
             load_even(&mut *e.session().unwrap());
-        }
-        let e = open_with(dir.path(), &[]).unwrap();
-        assert_eq!(opt(&*e, "disk_size"), "from the superblock");
+            opt(&*e, "disk_size")
+        };
+        // Reopened with another page size: the file's geometry is what runs and what is recorded.
+        let e = open_with(dir.path(), &[("page_size", "8K"), ("extent_size", "256K")]).unwrap();
+        assert_eq!(opt(&*e, "disk_size"), created);
+        assert_eq!((opt(&*e, "page_size"), opt(&*e, "extent_size")), ("4096".to_string(), "131072".to_string()));
+        assert!(opt(&*e, "geometry.note").contains("options' page_size=8192"));
+        assert_eq!(file_geometry(&dir.path().join(DB_FILE)).map(|g| (g.1, g.2)), Some((4096, 131072)));
         let mut s = e.session().unwrap();
         assert!(s.get(&key(198)).unwrap());
         assert_eq!(conformance::count(&mut *s), 100);
@@ -710,10 +849,27 @@ mod tests {
         assert_eq!(u64::from_le_bytes(v[..8].try_into().unwrap()), 2000);
     }
 
+    /// The largest value the plan lets through is stored and read back whole.
+    #[test]
+    fn values_up_to_the_limit_are_stored() {
+        let dir = tempfile::tempdir().unwrap();
+        let e = conformance::open_with(&SPEC, dir.path(), &[("memtable_capacity", "24M"), ("cache_size", "512M"), ("disk_size", "2G")]).unwrap();
+        let limits = size_limits(&resolve_options(&SPEC, &[]).unwrap());
+        let max = limits.max_value.unwrap().0;
+        assert_eq!(max, 32 << 20, "4K pages and 128K extents");
+        let value: Vec<u8> = (0..max).map(|i| (i % 251) as u8).collect();
+        let mut s = e.session().unwrap();
+        s.put(&key(1), &value).unwrap();
+        let mut back = Vec::new();
+        assert!(s.get_value(&key(1), &mut back).unwrap());
+        assert!(back == value, "read back whole");
+        assert_eq!(limits.max_key.unwrap().0, 512);
+    }
+
     #[test]
     fn the_disk_is_sized_from_the_data_with_its_margin() {
         assert_eq!(auto_disk_size(0, 128 << 10), DISK_FLOOR);
-        assert_eq!(auto_disk_size(1 << 30, 128 << 10), 5 << 30);
+        assert_eq!(auto_disk_size(1 << 30, 128 << 10), 3 << 30);
         assert_eq!(auto_disk_size(1000, 128 << 10) % (128 << 10), 0);
     }
 }

@@ -88,7 +88,22 @@ pub const SPEC: EngineSpec = EngineSpec {
     build_info,
     transactions: |_| Some("BEGIN IMMEDIATE: one writer at a time, others wait up to busy_timeout_ms"),
     max_sessions: super::any_sessions,
+    claims,
+    crash_cause: super::no_crash_cause,
+    // SQLITE_MAX_LENGTH (1,000,000,000 bytes in the bundled build): above rumbench's 64 MiB.
+    size_limits: super::no_size_limits,
 };
+
+/// Every connection (one per client session) has a page cache of its own.
+/// mmap_size is not claimed: the file's pages it maps are the kernel's page
+/// cache, which the kernel reclaims, and SQLite caps it (SQLITE_MAX_MMAP_SIZE).
+fn claims(o: &EngineOptions, sessions: usize) -> Vec<super::Claim> {
+    let cache = o.u64("cache_size");
+    vec![super::Claim::memory(
+        cache.saturating_mul(sessions as u64),
+        format!("sqlite.cache_size={} per connection x {sessions} connections", super::human_size(cache)),
+    )]
+}
 
 /// What the declared range cannot say: SQLite ignores a page_size that is
 /// not a power of two (the database would silently keep 4096).

@@ -48,6 +48,9 @@ pub const SPEC: EngineSpec = EngineSpec {
     build_info: super::no_build_info,
     transactions: super::no_transactions,
     max_sessions: super::any_sessions,
+    claims: super::no_claims,
+    crash_cause: super::no_crash_cause,
+    size_limits: super::no_size_limits,
 };
 
 #[derive(Clone, Copy, PartialEq, Eq)]

@@ -85,6 +85,10 @@ pub const SPEC: EngineSpec = EngineSpec {
     build_info,
     transactions: super::no_transactions,
     max_sessions: super::any_sessions,
+    claims: |o, _| vec![super::Claim::memory(o.u64("cache_size"), super::option_text("wiredtiger", o, "cache_size"))],
+    crash_cause: super::no_crash_cause,
+    // WiredTiger's items are at most 4 GB: far above rumbench's 64 MiB.
+    size_limits: super::no_size_limits,
 };
 
 fn check(o: &EngineOptions) -> Result<()> {
@@ -159,6 +163,8 @@ pub struct WtEngine {
     path: PathBuf,
     conn_config: String,
     table_config: String,
+    /// The table settings the options asked for, when an existing table kept its own.
+    table_config_asked: Option<String>,
     session_max: usize,
     file_metadata: String,
 }
@@ -203,14 +209,20 @@ impl WtEngine {
         unsafe {
             let ret = ffi::wiredtiger_open(home.as_ptr(), ptr::null_mut(), cconf.as_ptr(), &mut conn);
             wt_result(ret, "wiredtiger_open", &path)?;
-            let mut engine = WtEngine { conn, path, conn_config, table_config, session_max, file_metadata: String::new() };
+            let mut engine = WtEngine { conn, path, conn_config, table_config, table_config_asked: None, session_max, file_metadata: String::new() };
             let s = engine.temp_session()?;
+            // An existing table keeps the configuration it was created with
+            // (create ignores another): what is recorded is the file's.
+            let existed = metadata(s, TABLE).is_some();
             let ret = wt!(s, create, table.as_ptr(), tconf.as_ptr());
             if ret != 0 {
                 wt!(s, close, ptr::null());
                 wt_result(ret, "create table", &engine.path)?;
             }
             engine.file_metadata = metadata(s, "file:rumbench.wt").unwrap_or_default();
+            if existed {
+                engine.table_config_asked = Some(std::mem::replace(&mut engine.table_config, table_config_of(&engine.file_metadata)));
+            }
             wt!(s, close, ptr::null());
             Ok(engine)
         }
@@ -254,6 +266,22 @@ impl WtEngine {
         }
         Ok(())
     }
+}
+
+/// The table settings fixed at creation as an existing file has them (its
+/// metadata): what runs, whatever the options asked (WT_SESSION::create
+/// applies no configuration to a table that exists).
+fn table_config_of(file_metadata: &str) -> String {
+    let value = |name: &str| {
+        let at = file_metadata.find(&format!("{name}="))? + name.len() + 1;
+        let rest = &file_metadata[at..];
+        Some(rest[..rest.find(',').unwrap_or(rest.len())].to_string())
+    };
+    let actual: Vec<String> = ["key_format", "value_format", "block_compressor", "leaf_page_max", "internal_page_max"]
+        .iter()
+        .filter_map(|n| value(n).map(|v| format!("{n}={v}")))
+        .collect();
+    format!("{} (the existing table's, fixed when it was created; the options' table settings are not applied to it)", actual.join(","))
 }
 
 /// The metadata string of `key` ("file:rumbench.wt": the table file's full configuration).
@@ -332,6 +360,7 @@ impl Engine for WtEngine {
             ("table".into(), TABLE.into()),
             ("session_max".into(), self.session_max.to_string()),
             ("file_metadata".into(), self.file_metadata.clone()),
+            ("table_config.asked".into(), self.table_config_asked.clone().unwrap_or_else(|| "the same (the table was created with it)".into())),
             ("path".into(), self.path.display().to_string()),
             ("build.version_banner".into(), banner),
         ];
@@ -650,6 +679,18 @@ mod tests {
         assert!(stat(&*e, "cache: maximum bytes configured").is_some(), "{:?}", e.stats());
         assert!(stat(&*e, "checkpoint: total succeed number of checkpoints").unwrap().parse::<u64>().unwrap() >= 1);
         assert!(e.stats().iter().any(|(k, _)| k.starts_with("table.btree: ")), "{:?}", e.stats());
+    }
+
+    /// An existing table keeps the settings it was created with: those are recorded.
+    #[test]
+    fn an_existing_table_records_its_own_settings() {
+        let dir = tempfile::tempdir().unwrap();
+        drop(open_with(dir.path(), &[("leaf_page_max", "16K"), ("block_compressor", "lz4")]).unwrap());
+        let e = open_with(dir.path(), &[("leaf_page_max", "64K"), ("block_compressor", "zstd")]).unwrap();
+        let table = opt(&*e, "table_config");
+        assert!(table.contains("block_compressor=lz4") && table.contains("the existing table's"), "{table}");
+        assert!(!table.contains("zstd") && !table.contains("65536"), "{table}");
+        assert!(opt(&*e, "table_config.asked").contains("block_compressor=zstd"));
     }
 
     #[test]

@@ -327,6 +327,71 @@ pub fn planned_seconds(kind: StepKind, s: &Settings) -> Option<f64> {
     }
 }
 
+/// Bytes of keys and values a step writes at most (its clients' writes and
+/// its background writer's), from its settings; Err(why) when they cannot
+/// be known before it runs (it writes for a duration, or as fast as it can
+/// while other clients run). A step that writes nothing: Ok(0).
+pub fn planned_write_bytes(kind: StepKind, s: &Settings) -> std::result::Result<u64, String> {
+    use StepKind::*;
+    if !kind.changes_data() {
+        return Ok(0);
+    }
+    let entry = (s.key_size + s.value_size) as u64;
+    let y = &s.ycsb;
+    // A YCSB record: its fields and a key of "user" and up to 19 digits.
+    let record = (y.field_count * y.field_length) as u64 + 23;
+    let ops = |what: &str| s.ops.ok_or_else(|| format!("{kind} {what} for --seconds {}", s.seconds.unwrap_or(0.0)));
+    Ok(match kind {
+        YcsbLoad => y.records.saturating_mul(record),
+        // An update on a key-value engine writes the whole record back.
+        _ if kind.is_ycsb() => ops("writes")?.saturating_mul(record),
+        // A hot-row update rewrites a row of a counter and a 100-byte payload.
+        HotRow | RandomTransaction => ops("updates rows")?.saturating_mul(15 + 100),
+        ReadWhileWriting | FwdRangeWhileWriting => match (s.writer_rate.ops_per_s, s.seconds) {
+            (Some(rate), Some(secs)) => ((rate * secs).ceil() as u64).saturating_mul(entry),
+            (None, _) => return Err(format!("{kind}'s background writer writes as fast as it can (--writer-rate unlimited)")),
+            (_, None) => return Err(format!("{kind}'s background writer writes for as long as its readers run")),
+        },
+        _ if kind.is_ibench() => return Err(format!("{kind} writes rows and index entries for as long as it runs")),
+        _ => ops("writes")?.saturating_mul(entry),
+    })
+}
+
+/// What a step will do, in the plan's printout before anything starts:
+/// "1,000,000 ops", "8 s", "100,000 records", "until done (at most 600 s)".
+pub fn describe_length(kind: StepKind, s: &Settings) -> String {
+    use StepKind::*;
+    fn n(x: u64) -> String {
+        let d = x.to_string();
+        let mut out = String::new();
+        for (i, c) in d.chars().enumerate() {
+            if i > 0 && (d.len() - i) % 3 == 0 {
+                out.push(',');
+            }
+            out.push(c);
+        }
+        out
+    }
+    match kind {
+        Flush => "one flush".into(),
+        WaitForCompaction => format!("until background work is done (at most {} s)", s.compaction_timeout_s),
+        YcsbLoad => format!("{} records", n(s.ycsb.records)),
+        LoadI0 => format!("{} rows per client", n(s.ibench.rows)),
+        LoadI1 | LoadI2 => format!("{} rows inserted per client", n(s.ibench.insert_rows)),
+        CreateIndexes => "once".into(),
+        _ => match (planned_seconds(kind, s), s.ops) {
+            (Some(secs), _) => format!("{secs} s"),
+            (None, Some(ops)) => format!("{} ops", n(ops)),
+            (None, None) => "until done".into(),
+        },
+    }
+}
+
+/// What a run's steps write at most, summed (Err(why) when a step's is not known).
+pub fn run_write_bytes(plan: &RunPlan) -> std::result::Result<u64, String> {
+    plan.steps.iter().try_fold(0u64, |sum, p| Ok(sum.saturating_add(planned_write_bytes(p.kind, &p.settings)?)))
+}
+
 impl StepPlan {
     /// The step's name in results: its kind, with the thread count in a sweep.
     pub fn name(&self) -> String {

@@ -1,7 +1,8 @@
 //! The settings flags of `run` (also a suite file's `[settings]` and
 //! `[[step]]` tables: one struct, so the two can never drift), their
 //! limits, and their resolution into a step's `Settings`.
-//! Precedence: built-in defaults < suite [settings] < suite [[step]] < flags.
+//! Precedence: built-in defaults < suite [settings] < suite [[step]] < flags
+//! (docs/settings.md has the table; a step's length, ops or seconds, is one setting).
 
 use anyhow::{bail, Result};
 use serde::Deserialize;
@@ -144,8 +145,17 @@ macro_rules! overlay_fields {
 }
 
 impl SettingsArgs {
-    /// Fields of `other` that are set replace ours.
+    /// Fields of `other` that are set replace ours. A step's length is one
+    /// choice, a count of operations (`ops`) or a duration (`seconds`): a
+    /// layer that gives either replaces what the layers under it chose (a
+    /// step's `ops = 3000` over the suite's `seconds`, a flag `--ops` over
+    /// both). One layer that gives both runs for the duration, as db_bench's
+    /// --duration over its --num.
     pub fn overlay(&mut self, other: &SettingsArgs) {
+        if other.ops.is_some() || other.seconds.is_some() {
+            self.ops = None;
+            self.seconds = None;
+        }
         overlay_fields!(
             self, other, steps, num, ops, seconds, threads, key_size, value_size, compression_ratio, key_order,
             distribution, seed, range_len, batch_size, multiget_batch, writer_rate, compaction_timeout, mode, allocator, metrics,

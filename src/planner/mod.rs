@@ -404,6 +404,47 @@ mod tests {
         assert_eq!(plan.steps[1].settings.ops, None);
     }
 
+    /// A step's length is one setting, ops or seconds: a step's own over the
+    /// suite's [settings], a flag over both (issue 52: a step's ops and a
+    /// flag's --ops were dropped under a suite-wide seconds).
+    #[test]
+    fn a_steps_length_follows_the_documented_precedence() {
+        let suite = || {
+            SuiteFile::parse(
+                r#"
+                [settings]
+                seconds = 2
+                [[config]]
+                engine = "null"
+                [[step]]
+                name = "fillseq"
+                ops = 3000
+                [[step]]
+                name = "readrandom"
+                [[step]]
+                name = "overwrite"
+                seconds = 5
+                "#,
+            )
+            .unwrap()
+        };
+        let lengths = |flags: SettingsArgs| {
+            let plan = RunPlan::build(&PlanInputs { suite: Some(suite()), flags, ..Default::default() }).unwrap();
+            plan.steps.iter().map(|s| (s.settings.ops, s.settings.seconds)).collect::<Vec<_>>()
+        };
+        // The step's own ops over the suite's seconds; the suite's seconds where the step says nothing.
+        assert_eq!(lengths(SettingsArgs::default()), [(Some(3000), None), (None, Some(2.0)), (None, Some(5.0))]);
+        // A flag over both.
+        assert_eq!(lengths(SettingsArgs { ops: Some(500), ..Default::default() }), [(Some(500), None); 3]);
+        assert_eq!(lengths(SettingsArgs { seconds: Some(1.0), ..Default::default() }), [(None, Some(1.0)); 3]);
+        // Both in one layer: the duration (as db_bench's --duration over --num).
+        assert_eq!(lengths(SettingsArgs { ops: Some(500), seconds: Some(1.0), ..Default::default() }), [(None, Some(1.0)); 3]);
+        // What the plan's printout says each step will do.
+        let plan = RunPlan::build(&PlanInputs { suite: Some(suite()), ..Default::default() }).unwrap();
+        let said: Vec<String> = plan.steps.iter().map(|s| crate::plan::describe_length(s.kind, &s.settings)).collect();
+        assert_eq!(said, ["3,000 ops", "2 s", "5 s"]);
+    }
+
     #[test]
     fn rocksdb_versions_make_configs_of_their_own_with_their_defaults() {
         let build = |engines: &[&str], sweeps: &[&str], options: &[&str]| {

@@ -245,6 +245,22 @@ fn schema_difference(conn: &Connection) -> Result<Option<String>> {
 /// Create a marked, empty history at `path` in one step: it is made under a
 /// temporary name beside `path` and moved there only if `path` is still free,
 /// so no file is replaced and no half-made history is ever left at `path`.
+/// A history path that is a symbolic link to nothing: rumbench creates no
+/// file through a link (it would land wherever the link points), so it says
+/// so instead of "no history database" (which told `history rebuild`, the
+/// command that creates one, to run itself).
+fn refuse_dangling_link(path: &Path) -> Result<()> {
+    let is_link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+    if is_link && !path.exists() {
+        let target = std::fs::read_link(path).map(|t| t.display().to_string()).unwrap_or_else(|_| "?".into());
+        bail!(
+            "the history {} is a symbolic link to {target}, which does not exist: rumbench creates no file through a link; give --history the path it should have, or remove the link",
+            path.display()
+        );
+    }
+    Ok(())
+}
+
 fn create(path: &Path) -> Result<()> {
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
@@ -270,6 +286,7 @@ fn create(path: &Path) -> Result<()> {
 /// Fails, creating nothing, when recording into `path` would be refused
 /// (for `run`, before it starts). A missing `path` is fine: it will be created.
 pub fn check_recordable(path: &Path) -> Result<()> {
+    refuse_dangling_link(path)?;
     if !path.exists() {
         return Ok(());
     }
@@ -281,6 +298,7 @@ impl History {
     /// an existing file is judged read-only first and written only if it is a
     /// rumbench history (one from before the mark is marked then).
     pub fn open(path: &Path) -> Result<History> {
+        refuse_dangling_link(path)?;
         if !path.exists() {
             create(path)?;
         }
@@ -837,6 +855,19 @@ mod tests {
             std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).map(|p| (p.file_name().unwrap().to_string_lossy().into(), std::fs::read(&p).unwrap_or_default())).collect();
         v.sort();
         v
+    }
+
+    /// A link to nothing is said to be one (not "no history: run history rebuild").
+    #[test]
+    fn a_history_path_that_is_a_dangling_link_is_refused_as_one() {
+        let tmp = tempfile::tempdir().unwrap();
+        let link = tmp.path().join("history.sqlite");
+        std::os::unix::fs::symlink(tmp.path().join("gone/history.sqlite"), &link).unwrap();
+        for e in [History::open(&link).err().unwrap(), check_recordable(&link).unwrap_err()] {
+            let e = e.to_string();
+            assert!(e.contains("is a symbolic link to") && e.contains("which does not exist") && !e.contains("history rebuild"), "{e}");
+        }
+        assert!(!tmp.path().join("gone").exists(), "nothing created through the link");
     }
 
     #[test]

@@ -8,10 +8,12 @@
 //! parent records the crash and keeps everything measured before it.
 
 mod ceilings;
+mod checkpoint;
 pub mod device;
 pub mod dirs;
 pub mod prepare;
 pub mod profiling;
+mod resources;
 pub mod schedule;
 mod tables;
 
@@ -114,6 +116,13 @@ pub fn preflight(plan: &RunPlan, opts: &RunOptions) -> Result<()> {
         dirs::check_apart(&opts.output_dir, db_dir)?;
     }
     if opts.use_existing_db {
+        // A server the user runs keeps its records itself: they are used as they are.
+        if let Some(c) = plan.configs.iter().find(|c| c.is_target()) {
+            bail!(
+                "--use-existing-db is for engines whose data is in a local directory; config {} is a server you run (--target), whose records and collections rumbench uses as they are: leave --use-existing-db out (and ycsb-load out of the steps to run on records loaded before)",
+                c.name
+            );
+        }
         if plan.steps.iter().any(|s| s.kind.is_ibench()) {
             bail!("the insert benchmark starts from empty tables: --use-existing-db is not supported with its steps");
         }
@@ -180,6 +189,8 @@ pub fn preflight(plan: &RunPlan, opts: &RunOptions) -> Result<()> {
         // YCSB's records loaded before this run: their shape and count.
         tables::check_existing_ycsb(plan, opts, c)?;
     }
+    // No option may take memory or disk the machine does not have.
+    resources::check(plan, opts)?;
     let stores = plan.configs.iter().any(|c| crate::backend::find(&c.engine).is_ok_and(|s| s.stores_data));
     if !opts.use_existing_db && stores {
         for (i, step) in plan.steps.iter().enumerate() {
@@ -193,6 +204,33 @@ pub fn preflight(plan: &RunPlan, opts: &RunOptions) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// What each step will do, printed before the run starts: its length (a
+/// count of operations or a duration, as the settings' precedence resolved
+/// it) and its threads; a concurrency sweep's points on one line.
+pub fn describe_steps(plan: &RunPlan) -> Vec<String> {
+    let mut lines: Vec<(String, String, Vec<usize>)> = Vec::new();
+    for s in &plan.steps {
+        let name = match s.kind {
+            StepKind::HotRow => format!("{} ({} tables)", s.kind, s.settings.contention.tables),
+            k => k.to_string(),
+        };
+        let length = crate::plan::describe_length(s.kind, &s.settings);
+        match lines.last_mut() {
+            Some((n, l, threads)) if *n == name && *l == length && s.sweep => threads.push(s.settings.threads),
+            _ => lines.push((name, length, vec![s.settings.threads])),
+        }
+    }
+    lines
+        .into_iter()
+        .map(|(name, length, threads)| {
+            let t: Vec<String> = threads.iter().map(usize::to_string).collect();
+            let each = if threads.len() > 1 { " each" } else { "" };
+            let unit = if threads == [1] { "thread" } else { "threads" };
+            format!("  {name}: {length}{each}, {} {unit}", t.join(", "))
+        })
+        .collect()
 }
 
 /// Run the plan (the parent process), after `preflight` passed. Results are
@@ -229,7 +267,7 @@ pub fn run(plan: &RunPlan, opts: &RunOptions) -> Result<RunResult> {
             Ok(status) => (Some(status), None),
             Err(e) => (None, Some(format!("cannot run the {} process: {e:#}", config.name))),
         };
-        // Stopped at once by a second signal: its running step is not recorded.
+        // Stopped at once by a second signal: its running step is kept from its checkpoint.
         let stopped_at_once = status.is_some_and(|s| s.code() == Some(CHILD_STOPPED_AT_ONCE as i32));
         let crashed = stopped_at_once
             || crash.is_some()
@@ -261,9 +299,12 @@ pub fn run(plan: &RunPlan, opts: &RunOptions) -> Result<RunResult> {
             c.error = Some(format!("the config process ended without recording its end{full}; steps recorded before it are kept"));
         }
         if crashed {
+            // The step it was running when it ended, from its checkpoint.
+            let left = checkpoint::take(&opts.output_dir, i, run.configs.get(i).map_or(0, |c| c.steps.len()));
+            let full = left.as_ref().and_then(checkpoint::Left::cause);
             let (status, msg) = match stopped_at_once {
-                true => (Status::Interrupted, format!("stopped at once by a second {}: its running step was not recorded", crate::driver::stop::signal_name(crate::driver::stop::stop_signal().unwrap_or(libc::SIGTERM)))),
-                false => (Status::Failed, crash.unwrap_or_else(|| crash_message(config, status.as_ref().expect("a status"), &db_root))),
+                true => (Status::Interrupted, format!("stopped at once by a second {}: its running step is kept with the operations it completed, without a rate", crate::driver::stop::signal_name(crate::driver::stop::stop_signal().unwrap_or(libc::SIGTERM)))),
+                false => (Status::Failed, crash.unwrap_or_else(|| crash_message(config, status.as_ref().expect("a status"), &db_root, full))),
             };
             errln!("  {}: {msg}", config.name);
             if run.configs.len() <= i {
@@ -271,6 +312,11 @@ pub fn run(plan: &RunPlan, opts: &RunOptions) -> Result<RunResult> {
             } else {
                 run.configs[i].status = status;
                 run.configs[i].error = Some(msg.clone());
+            }
+            // The step it was running, with what it completed.
+            if let Some(step) = left.and_then(|l| l.into_step(plan, status, &msg)) {
+                errln!("  {} {}: kept, with the {} operations completed by its last checkpoint", config.name, step.name, step.ops);
+                run.configs[i].steps.push(step);
             }
             if let Some(note) = profiling::after_crash(plan, opts, config) {
                 run.configs[i].notes.push(note);
@@ -440,7 +486,7 @@ pub(crate) fn run_config_process(mut cmd: std::process::Command) -> Result<std::
     status
 }
 
-fn crash_message(config: &EngineConfig, status: &std::process::ExitStatus, db_root: &Path) -> String {
+fn crash_message(config: &EngineConfig, status: &std::process::ExitStatus, db_root: &Path, known_cause: Option<String>) -> String {
     let how = match std::os::unix::process::ExitStatusExt::signal(status) {
         Some(sig) => format!(
             "killed by signal {sig} ({}{})",
@@ -450,21 +496,34 @@ fn crash_message(config: &EngineConfig, status: &std::process::ExitStatus, db_ro
         None => format!("exited with status {}", status.code().unwrap_or(-1)),
     };
     let mut msg = format!("the {} process {how}", config.name);
-    if let Some(words) = engine::last_words(&db_root.join(config.instance_name())).or_else(|| engine::last_words(&db_root.join(&config.name))) {
-        msg.push_str(&format!(" (the engine's last words: {words})"));
+    let dirs = [db_root.join(config.instance_name()), db_root.join(&config.name)];
+    // The likeliest causes an engine cannot report itself, said first: a
+    // full data filesystem; else its own store full ("the data file is full
+    // (N of M bytes)", from the step's checkpoint or what the engine left).
+    let cause = full_filesystem_note(db_root, "data").or(known_cause).or_else(|| {
+        crate::backend::find(&config.engine).ok().and_then(|spec| dirs.iter().find_map(|d| (spec.crash_cause)(d)))
+    });
+    if let Some(cause) = &cause {
+        msg = format!("{cause}: {msg}");
     }
-    // The likeliest cause an engine cannot report itself: a full data filesystem.
-    if let Some(full) = full_filesystem_note(db_root, "data") {
-        msg.push_str(&format!(" ({full})"));
+    if let Some(words) = dirs.iter().find_map(|d| engine::last_words(d)) {
+        msg.push_str(&format!(" (the engine's last words: {words})"));
     }
     msg.push_str("; steps completed before it are kept");
     msg
 }
 
 /// "the data filesystem is full: N bytes free" (`what`: data, results), when it is.
+/// Full is less free space than an engine's writes come in: engines write
+/// megabytes at a time (a memtable, an extent, a WAL segment), so a write
+/// failed for want of space while a few MB are still free (a SplinterDB run
+/// that died of it left 3 MB of 400 MB). The least of 64 MiB and 2% of the
+/// filesystem, at least 1 MiB.
 pub(crate) fn full_filesystem_note(dir: &Path, what: &str) -> Option<String> {
     let space = crate::measure::os::device::FsSpace::of(dir).ok()?;
-    (space.avail_bytes < (1 << 20) || space.percent_full >= 99.5).then(|| format!("the {what} filesystem is full: {} bytes free", space.avail_bytes))
+    let threshold = (space.size_bytes / 50).min(64 << 20).max(1 << 20);
+    (space.avail_bytes < threshold || space.percent_full >= 99.5)
+        .then(|| format!("the {what} filesystem is full: {} bytes free of {}", space.avail_bytes, space.size_bytes))
 }
 
 /// The run's status from its configs: interrupted when a signal stopped it,
@@ -940,6 +999,7 @@ fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut RunResu
             value_size: plan.settings.value_size,
             num_keys: plan.settings.num,
             threads: sessions_opened(plan),
+            space_needed: crate::engine::splinterdb::run_space_needed(plan).ok(),
             create: !opts.use_existing_db,
             read_only: opens_read_only(plan, opts),
         };
@@ -985,7 +1045,9 @@ fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut RunResu
         }
         let settled = settle_point(step, prev, Some(engine.as_ref()));
         // (i: the step's seeds stay its own whatever the order.)
-        let mut result = schedule::Schedule::run(&mut schedule, step, || run_step(engine.as_ref(), config, step, i, keyspace, &probes, &mut state, &dir));
+        let (mut result, _checkpoint) = checkpoint::keep(&opts.output_dir, index, i, run.configs[ci].steps.len(), Some(engine.as_ref()), || {
+            schedule::Schedule::run(&mut schedule, step, || run_step(engine.as_ref(), config, step, i, keyspace, &probes, &mut state, &dir))
+        });
         note_sweep_order(&mut result, plan, &order, i, config.repeat);
         if let Some(s) = settled {
             s.record(&mut result);
@@ -1144,6 +1206,7 @@ pub fn check_plan(plan: &RunPlan) -> Result<()> {
         check_release(c, plan)?;
         crate::engine::splinterdb::check_plan(c, plan)?;
     }
+    resources::check_sizes(plan)?;
     // YCSB's run steps without ycsb-load: checked with the run's options
     // (--use-existing-db, --target) in `preflight`.
     crate::workload::ibench::check_plan(plan)

@@ -241,6 +241,7 @@ fn kv_open_args(config: &EngineConfig, plan: &RunPlan, dir: &Path, create: bool,
         value_size,
         num_keys,
         threads: runner::sessions_opened(plan),
+        space_needed: crate::engine::splinterdb::run_space_needed(plan).ok(),
         create,
         read_only,
     }
@@ -624,7 +625,10 @@ pub fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut Run
             break;
         }
         let settled = runner::settle_point(step, prev, backend.table.kv_engine());
-        let mut result = runner::schedule::Schedule::run(&mut schedule, step, || run_step(&backend, step, i, &mut state, &probes, &dir));
+        let engine = backend.table.kv_engine();
+        let (mut result, _checkpoint) = runner::checkpoint::keep(&opts.output_dir, index, i, run.configs[ci].steps.len(), engine, || {
+            runner::schedule::Schedule::run(&mut schedule, step, || run_step(&backend, step, i, &mut state, &probes, &dir))
+        });
         runner::note_sweep_order(&mut result, plan, &order, i, config.repeat);
         if let Some(s) = settled {
             s.record(&mut result);

@@ -1161,6 +1161,50 @@ fn check_config_lines(kind: ServerKind, lines: &[String]) -> Result<()> {
     Ok(())
 }
 
+/// The memory a started server's config lines ask for, in the settings
+/// that size its buffers (PostgreSQL's shared_buffers and wal_buffers;
+/// MariaDB's InnoDB buffer pool and log buffer, MyISAM's key buffer,
+/// MyRocks' block cache and write buffers): checked against what the machine
+/// has before anything starts. The server's defaults for the rest are small.
+pub fn memory_claims(kind: ServerKind, lines: &[String]) -> Vec<crate::engine::Claim> {
+    const PG: &[&str] = &["shared_buffers", "wal_buffers"];
+    const MARIADB: &[&str] = &["innodb_buffer_pool_size", "innodb_log_buffer_size", "key_buffer_size", "rocksdb_block_cache_size", "rocksdb_db_write_buffer_size"];
+    let names = if kind == ServerKind::Postgres { PG } else { MARIADB };
+    let mut out = Vec::new();
+    for l in lines {
+        let (Some(name), Some(value)) = (setting_name(l), setting_value(l)) else { continue };
+        if !names.contains(&name.as_str()) {
+            continue;
+        }
+        let bytes = match kind {
+            ServerKind::Postgres => pg_memory_bytes(&value),
+            _ => crate::plan::parse_size(&value),
+        };
+        if let Some(b) = bytes {
+            out.push(crate::engine::Claim::memory(b, format!("{kind} config {name} = {value}")));
+        }
+    }
+    out
+}
+
+/// A PostgreSQL memory setting in bytes: a number of 8 kB blocks, or with a
+/// unit (B, kB, MB, GB, TB: powers of 1024, as postgresql.conf reads them).
+fn pg_memory_bytes(value: &str) -> Option<u64> {
+    let v = value.trim();
+    let split = v.find(|c: char| !c.is_ascii_digit()).unwrap_or(v.len());
+    let (n, unit) = (v[..split].parse::<u64>().ok()?, v[split..].trim());
+    let scale: u64 = match unit {
+        "" => 8 << 10,
+        "B" => 1,
+        "kB" => 1 << 10,
+        "MB" => 1 << 20,
+        "GB" => 1 << 30,
+        "TB" => 1 << 40,
+        _ => return None,
+    };
+    n.checked_mul(scale)
+}
+
 /// The last `n` lines of a file (empty if it cannot be read).
 fn file_tail(path: &Path, n: usize) -> Vec<String> {
     let Ok(bytes) = fs::read(path) else { return Vec::new() };
@@ -1194,6 +1238,13 @@ mod tests {
         assert!(check_config_lines(ServerKind::Postgres, &["listen_addresses='*'".into()]).is_err());
         assert!(check_config_lines(ServerKind::MariadbInnodb, &["bind-address=0.0.0.0".into()]).is_err());
         assert!(check_config_lines(ServerKind::MariadbInnodb, &["innodb_buffer_pool_size=1G".into()]).is_ok());
+        // The memory they ask for, in each server's own units.
+        let bytes = |kind, line: &str| memory_claims(kind, &[line.to_string()]).iter().map(|c| c.bytes).sum::<u64>();
+        assert_eq!(bytes(ServerKind::Postgres, "shared_buffers = 2GB"), 2 << 30);
+        assert_eq!(bytes(ServerKind::Postgres, "shared_buffers = 16384"), 128 << 20, "8 kB blocks without a unit");
+        assert_eq!(bytes(ServerKind::Postgres, "work_mem = 64GB"), 0, "per operation, not claimed");
+        assert_eq!(bytes(ServerKind::MariadbInnodb, "innodb_buffer_pool_size=30G"), 30 << 30);
+        assert_eq!(bytes(ServerKind::MariadbMyrocks, "loose-rocksdb-block-cache-size = 512M"), 512 << 20);
     }
 
     #[test]

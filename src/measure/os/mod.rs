@@ -3,6 +3,7 @@
 //!
 //! * [`diskstats`]: storage IO counters of block devices (/proc/diskstats) and
 //!   the per-step figures derived from them (rpq, rkbpq, wkbpi, rates).
+//! * [`capacity`]: the memory and disk space a run may still take.
 //! * [`clock`]: whether the clock is synchronized (the kernel's NTP state), for shards.
 //! * [`device`]: which block device(s) actually hold a data dir, through
 //!   partitions, device-mapper and md; mount, queue attributes, fullness.
@@ -20,6 +21,7 @@
 //! Readers of /proc and /sys take a [`Roots`] so tests can point them at the
 //! fixture trees under `tests/fixtures/`.
 
+pub mod capacity;
 pub mod clock;
 pub mod device;
 pub mod diskstats;

@@ -135,6 +135,11 @@ extern "C" {
     fn splinterdb_get_cache_handle(kvs: *const splinterdb) -> *const c_void;
     fn splinterdb_get_trunk_handle(kvs: *const splinterdb) -> *const c_void;
     fn splinterdb_get_task_system_handle(kvs: *const splinterdb) -> *const c_void;
+    fn splinterdb_get_allocator_handle(kvs: *const splinterdb) -> *const c_void;
+    // ... src/rc_allocator.c: extents allocated now (counted whatever use_stats), and the file's capacity in bytes.
+    fn rc_allocator_in_use(al: *mut c_void) -> u64;
+    fn rc_allocator_get_capacity(al: *mut c_void) -> u64;
+    fn rc_allocator_extent_size(al: *mut c_void) -> u64;
     // ... src/clockcache.h: pages read and written by the cache (counted with use_stats only).
     fn clockcache_io_stats(cc: *mut c_void, read_bytes: *mut u64, write_bytes: *mut u64);
     // ... src/core.h: runs every queued background task on the calling thread.
@@ -386,6 +391,17 @@ impl Db {
         // function only sums per-thread counters.
         unsafe { clockcache_io_stats(splinterdb_get_cache_handle(self.kvs) as *mut c_void, &mut read, &mut written) };
         (read, written)
+    }
+
+    /// Bytes of the database file in use (allocated extents) and its
+    /// capacity (disk_size): how full the fixed-size file is.
+    pub fn space(&self) -> (u64, u64) {
+        // SAFETY: the database's rc_allocator (splinterdb.c: `rc_allocator
+        // allocator_handle`); the functions read its counters and config.
+        unsafe {
+            let al = splinterdb_get_allocator_handle(self.kvs) as *mut c_void;
+            (rc_allocator_in_use(al).saturating_mul(rc_allocator_extent_size(al)), rc_allocator_get_capacity(al))
+        }
     }
 
     /// Run every queued background task (compactions, memtable

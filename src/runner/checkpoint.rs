@@ -1,0 +1,230 @@
+//! The running step, kept on disk while it runs: a config process that dies
+//! mid-step (an engine that crashes, a kill) leaves what the step completed,
+//! and the main process records the step from it, failed, with its cause,
+//! instead of losing it.
+//!
+//! While a step runs, a thread of the config process rewrites
+//! `.running-step.json` in the output directory every 100 ms: the operations
+//! the clients completed (the driver tells them every 100 ms) and how full the
+//! engine's fixed-size store is (`Engine::space`). The file is removed once
+//! the step is recorded. The main process reads it after a config process
+//! ended without recording its step.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+
+use crate::engine::{human_size, Engine};
+use crate::plan::RunPlan;
+use crate::result::{Status, StepResult};
+
+const FILE: &str = ".running-step.json";
+const EVERY: Duration = Duration::from_millis(100);
+
+/// A step in progress, as last written.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+struct Running {
+    /// The config's index in the plan, and the step's.
+    config: usize,
+    step: usize,
+    /// Steps of the config recorded before this one.
+    recorded_before: usize,
+    started_at: String,
+    /// Operations completed by the driver's last word (every 100 ms; clients count in batches of about a thousand), and the seconds since the clients' release.
+    ops: u64,
+    elapsed_s: f64,
+    /// The engine's fixed-size store: bytes in use, its capacity, and how
+    /// fast the use grew over the last interval (bytes/s).
+    #[serde(default)]
+    space: Option<Space>,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
+struct Space {
+    in_use: u64,
+    capacity: u64,
+    growth_per_s: f64,
+}
+
+/// The operations completed so far, as the driver told them.
+#[derive(Default)]
+struct Live {
+    ops: AtomicU64,
+    elapsed_ms: AtomicU64,
+}
+
+/// Removes the checkpoint when dropped: once the step is recorded.
+pub struct Recorded {
+    path: PathBuf,
+}
+
+impl Drop for Recorded {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+/// Run `body`, step `step` of config `config` (after `recorded_before`
+/// recorded steps), with its checkpoint kept on disk while it runs. Returns
+/// what `body` returned and the guard that removes the checkpoint once the
+/// step is recorded.
+pub fn keep<R>(output_dir: &Path, config: usize, step: usize, recorded_before: usize, engine: Option<&dyn Engine>, body: impl FnOnce() -> R) -> (R, Recorded) {
+    let path = output_dir.join(FILE);
+    let space = |before: Option<(Space, Instant)>| {
+        let (in_use, capacity) = engine?.space()?;
+        let growth_per_s = before.map_or(0.0, |(b, at)| (in_use as f64 - b.in_use as f64) / at.elapsed().as_secs_f64().max(1e-3));
+        Some(Space { in_use, capacity, growth_per_s })
+    };
+    let base = Running { config, step, recorded_before, started_at: crate::result::now_text(), ops: 0, elapsed_s: 0.0, space: space(None) };
+    write(&path, &base);
+    let live = Arc::new(Live::default());
+    let told = live.clone();
+    crate::driver::progress::observe(Some(Box::new(move |ops, elapsed_s| {
+        told.ops.store(ops, Ordering::Relaxed);
+        told.elapsed_ms.store((elapsed_s * 1000.0) as u64, Ordering::Relaxed);
+    })));
+    let done = (Mutex::new(false), Condvar::new());
+    let r = std::thread::scope(|scope| {
+        let (path, done, base, live) = (&path, &done, &base, &live);
+        let watcher = std::thread::Builder::new().name(format!("{}checkpoint", crate::measure::profile::fold::CLIENT_THREAD_PREFIX)).spawn_scoped(scope, move || {
+            let mut last: Option<(Space, Instant)> = base.space.map(|s| (s, Instant::now()));
+            let mut stop = done.0.lock().unwrap_or_else(|e| e.into_inner());
+            loop {
+                stop = done.1.wait_timeout(stop, EVERY).unwrap_or_else(|e| e.into_inner()).0;
+                if *stop {
+                    break;
+                }
+                let now = space(last);
+                last = now.map(|s| (s, Instant::now())).or(last);
+                let ops = live.ops.load(Ordering::Relaxed);
+                let elapsed_s = live.elapsed_ms.load(Ordering::Relaxed) as f64 / 1000.0;
+                write(path, &Running { ops, elapsed_s, space: now, ..base.clone() });
+            }
+        });
+        let r = body();
+        *done.0.lock().unwrap_or_else(|e| e.into_inner()) = true;
+        done.1.notify_all();
+        if let Ok(w) = watcher {
+            let _ = w.join();
+        }
+        r
+    });
+    crate::driver::progress::observe(None);
+    (r, Recorded { path })
+}
+
+/// Written whole or not at all (a full results filesystem only loses the checkpoint).
+fn write(path: &Path, running: &Running) {
+    let tmp = path.with_extension("tmp");
+    let Ok(bytes) = serde_json::to_vec(running) else { return };
+    if std::fs::write(&tmp, bytes).is_ok() {
+        let _ = std::fs::rename(&tmp, path);
+    }
+}
+
+/// The step config `config`'s process left running, after it ended
+/// without recording it (the checkpoint is removed either way).
+pub struct Left(Running);
+
+/// The checkpoint of config `config`, whose recorded steps are `recorded`,
+/// when it is that config's and its step is not among them.
+pub fn take(output_dir: &Path, config: usize, recorded: usize) -> Option<Left> {
+    let path = output_dir.join(FILE);
+    let running: Option<Running> = std::fs::read(&path).ok().and_then(|b| serde_json::from_slice(&b).ok());
+    let _ = std::fs::remove_file(&path);
+    running.filter(|r| r.config == config && r.recorded_before == recorded).map(Left)
+}
+
+impl Left {
+    /// "the data file is full (N of M bytes in use ...)", when the engine's
+    /// fixed-size store was full at the last checkpoint (at most 100 ms
+    /// before the end), or would have been by the end at its last growth
+    /// (150 ms of it: the checkpoint's age and a margin).
+    pub fn cause(&self) -> Option<String> {
+        let s = self.0.space?;
+        let headroom = s.capacity.saturating_sub(s.in_use) as f64;
+        let full = headroom <= s.capacity as f64 * 0.02 || headroom <= s.growth_per_s * 0.15;
+        full.then(|| {
+            format!(
+                "the data file is full ({} of {} bytes in use at the last checkpoint, {} growing {}/s, at most 0.1 s before the end)",
+                s.in_use,
+                s.capacity,
+                human_size(s.in_use),
+                human_size(s.growth_per_s.max(0.0) as u64)
+            )
+        })
+    }
+
+    /// The step, failed (or interrupted) with `error`, keeping the operations it completed.
+    pub fn into_step(self, plan: &RunPlan, status: Status, error: &str) -> Option<StepResult> {
+        let running = self.0;
+        let step = plan.steps.get(running.step)?;
+        let mut result = StepResult::new(step);
+        result.started_at = running.started_at;
+        result.status = status;
+        result.error = Some(error.to_string());
+        result.ops = running.ops;
+        // What the step completed, without a rate: it was cut short.
+        result.wall_s = (running.ops > 0).then_some(running.elapsed_s);
+        result.notes.push(format!(
+            "the config process ended during this step: {} operations in {:.1} s by its last checkpoint (kept every 100 ms while its clients ran); no rate or latency is reported",
+            running.ops, running.elapsed_s
+        ));
+        result.metrics.missing.push(crate::measure::step_metrics::Missing {
+            metric: "all".into(),
+            reason: "the config process ended during the step: only its operation count, from the last checkpoint, is known".into(),
+        });
+        Some(result)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_step_left_running_is_recovered_once_and_only_for_its_config() {
+        let out = tempfile::tempdir().unwrap();
+        let mut plan = crate::plan::RunPlan { suite: None, configs: Vec::new(), steps: Vec::new(), settings: Default::default(), repeat: 1 };
+        plan.steps.push(crate::plan::test_step(crate::plan::steps::StepKind::FillSeq, 1, false));
+        plan.steps.push(crate::plan::test_step(crate::plan::steps::StepKind::FillRandom, 1, false));
+        // The step's body runs; the process "dies" (the guard is forgotten): its checkpoint stays.
+        let ((), guard) = keep(out.path(), 0, 1, 1, None, || std::thread::sleep(EVERY * 2));
+        std::mem::forget(guard);
+        let kept: Running = serde_json::from_slice(&std::fs::read(out.path().join(FILE)).unwrap()).unwrap();
+        assert_eq!((kept.config, kept.step, kept.recorded_before), (0, 1, 1));
+        // What the driver told last (other tests' steps run beside this one: written here, not told).
+        write(&out.path().join(FILE), &Running { ops: 1234, elapsed_s: 2.5, ..kept });
+        let running = std::fs::read(out.path().join(FILE)).unwrap();
+        // Another config's, or a step already recorded: nothing.
+        assert!(take(out.path(), 1, 1).is_none());
+        std::fs::write(out.path().join(FILE), &running).unwrap();
+        assert!(take(out.path(), 0, 2).is_none());
+        std::fs::write(out.path().join(FILE), &running).unwrap();
+        let left = take(out.path(), 0, 1).unwrap();
+        assert!(left.cause().is_none(), "no fixed-size store");
+        let r = left.into_step(&plan, Status::Failed, "the process died").unwrap();
+        assert_eq!((r.name.as_str(), r.status, r.ops, r.wall_s), ("fillrandom", Status::Failed, 1234, Some(2.5)));
+        assert!(r.ops_s.is_none());
+        assert!(!out.path().join(FILE).exists(), "removed once read");
+        // A recorded step's checkpoint goes with its guard.
+        let ((), guard) = keep(out.path(), 0, 0, 0, None, || ());
+        assert!(out.path().join(FILE).exists());
+        drop(guard);
+        assert!(!out.path().join(FILE).exists());
+    }
+
+    #[test]
+    fn a_full_store_is_named_as_the_cause() {
+        let left = |in_use: u64, growth_per_s: f64| {
+            let space = Some(Space { in_use, capacity: 64 << 20, growth_per_s });
+            Left(Running { config: 0, step: 0, recorded_before: 0, started_at: String::new(), ops: 0, elapsed_s: 0.0, space })
+        };
+        assert!(left(64 << 20, 0.0).cause().unwrap().starts_with("the data file is full (67108864 of 67108864 bytes in use"));
+        assert!(left(50 << 20, 100e6).cause().is_some(), "full within 150 ms at its growth");
+        assert!(left(40 << 20, 100e6).cause().is_none());
+    }
+}
