@@ -7,6 +7,14 @@ cd "$(dirname "$0")/.."
 # Each phase's time on stderr ("test.sh: PHASE: N s"): what CI's time goes to.
 phase_started=$SECONDS
 phase() { echo "test.sh: $1: $((SECONDS - phase_started)) s" >&2; phase_started=$SECONDS; }
+# bench/results holds evidence, not weight (bench/results/README.md): no
+# file over 300 KB, 5 MB in all.
+big=$(git ls-files -z bench/results | xargs -0 -r stat -c '%s %n' 2>/dev/null | awk '$1 > 300 * 1024 {print $2 " (" int($1 / 1024) " KB)"}')
+total=$(git ls-files -z bench/results | xargs -0 -r stat -c '%s' 2>/dev/null | awk '{s += $1} END {print int(s / 1024)}')
+if [ -n "$big" ] || [ "${total:-0}" -gt $((5 * 1024)) ]; then
+    echo "test.sh: bench/results must keep files under 300 KB and 5 MB in all (bench/results/README.md): ${total} KB in all${big:+; over 300 KB: $big}" >&2
+    exit 1
+fi
 ./scripts/setup.sh # the build packages: before cargo, and the only apt-get before the wait below
 phase setup
 # The servers the tests start, headless Chromium for the HTML report test and

@@ -73,7 +73,7 @@ pub fn resolve(arg: &str, history: Option<&Path>) -> Result<PathBuf> {
         let path = history::resolve_path(history)?;
         let h = history::History::open_read_only(&path)?;
         let dir = h.dir_of(id)?;
-        if !dir.join("result.json").is_file() {
+        if crate::result::file_in(&dir).is_none() {
             bail!("run #{id} was in {} but its result.json is gone (rebuild the history with `rumbench history rebuild DIR`)", dir.display());
         }
         return Ok(dir);
@@ -82,7 +82,7 @@ pub fn resolve(arg: &str, history: Option<&Path>) -> Result<PathBuf> {
     if p.is_file() {
         return Ok(p.parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from(".")));
     }
-    if p.join("result.json").is_file() {
+    if crate::result::file_in(&p).is_some() {
         return Ok(p);
     }
     if p.is_dir() {
@@ -94,7 +94,7 @@ pub fn resolve(arg: &str, history: Option<&Path>) -> Result<PathBuf> {
 pub fn load_one(arg: &str, history: Option<&Path>) -> Result<(PathBuf, RunResult)> {
     let dir = resolve(arg, history)?;
     let dir = std::fs::canonicalize(&dir).unwrap_or(dir);
-    let run = crate::result::load(&dir.join("result.json"))?;
+    let run = crate::result::load_dir(&dir)?;
     Ok((dir, run))
 }
 

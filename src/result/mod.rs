@@ -507,6 +507,23 @@ pub fn load(path: &Path) -> Result<RunResult> {
     serde_json::from_str(&text).with_context(|| format!("{} is not a rumbench result", path.display()))
 }
 
+/// The result file of run directory `dir`: result.json, or an archived
+/// run's gzipped result.json.gz (bench/results keeps large results so).
+pub fn file_in(dir: &Path) -> Option<std::path::PathBuf> {
+    ["result.json", "result.json.gz"].iter().map(|n| dir.join(n)).find(|p| p.is_file())
+}
+
+/// A run directory's result, from result.json or result.json.gz.
+pub fn load_dir(dir: &Path) -> Result<RunResult> {
+    let path = file_in(dir).unwrap_or_else(|| dir.join("result.json"));
+    if path.extension().is_some_and(|e| e == "gz") {
+        let file = std::fs::File::open(&path).with_context(|| format!("cannot read {}", path.display()))?;
+        let reader = std::io::BufReader::new(flate2::read::GzDecoder::new(file));
+        return serde_json::from_reader(reader).with_context(|| format!("{} is not a gzipped rumbench result", path.display()));
+    }
+    load(&path)
+}
+
 /// What the result of an insert-benchmark step adds to the common figures.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct IbenchStepInfo {
@@ -538,6 +555,24 @@ pub struct IbenchStepInfo {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An archived run's gzipped result loads as its result.json did.
+    #[test]
+    fn a_run_directory_loads_from_result_json_or_its_gzip() {
+        use std::io::Write;
+        let dir = tempfile::tempdir().unwrap();
+        let run = RunResult::starting(vec!["rumbench".into(), "run".into()], None, Settings::default(), None, Vec::new());
+        let json = serde_json::to_vec(&run).unwrap();
+        let mut gz = flate2::write::GzEncoder::new(std::fs::File::create(dir.path().join("result.json.gz")).unwrap(), flate2::Compression::best());
+        gz.write_all(&json).unwrap();
+        gz.finish().unwrap();
+        assert_eq!(file_in(dir.path()), Some(dir.path().join("result.json.gz")));
+        assert_eq!(load_dir(dir.path()).unwrap().command_line, run.command_line);
+        // result.json first, when both are there.
+        std::fs::write(dir.path().join("result.json"), &json).unwrap();
+        assert_eq!(file_in(dir.path()), Some(dir.path().join("result.json")));
+        assert!(file_in(&dir.path().join("none")).is_none());
+    }
 
     #[test]
     fn a_mixed_step_has_no_latency_of_its_own() {
