@@ -142,7 +142,7 @@ fn splinterdb_on_a_full_filesystem_says_so_and_keeps_its_step() {
     let out = t.path().join("out");
     let db = fs.path().join("db");
     // For a duration: its writes are not known, so the file takes 90% of the free space.
-    let mut child = rumbench()
+    let child = rumbench()
         // A small cache, so that SplinterDB writes its pages back to the file early.
         .args(["run", "--progress", "off", "--no-history", "-e", "splinterdb,lmdb", "-o", "splinterdb.cache_size=64M", "-o", "splinterdb.memtable_capacity=4M"])
         .args(["-s", "fillrandom", "-n", "10000000", "--seconds", "60", "--db-dir"])

@@ -31,38 +31,56 @@ pub struct Metric {
     pub better: Better,
     /// One line for the legend.
     pub help: &'static str,
+    /// Its value in a step (None: not measured, or not meaningful there).
+    pub of: fn(&StepFigures) -> Option<f64>,
 }
 
-const fn m(key: &'static str, label: &'static str, unit: &'static str, better: Better, help: &'static str) -> Metric {
-    Metric { key, label, unit, better, help }
+const fn m(key: &'static str, label: &'static str, unit: &'static str, better: Better, help: &'static str, of: fn(&StepFigures) -> Option<f64>) -> Metric {
+    Metric { key, label, unit, better, help, of }
+}
+
+/// What a metric's value is read from: a step, its own latency where it
+/// has one, and the engine counters' change since the step before it.
+pub struct StepFigures<'a> {
+    pub step: &'a StepResult,
+    /// The step's latency, when it has one (a mixed step has not: its rows per type have theirs).
+    latency: Option<&'a LatencySummary>,
+    /// RocksDB's stall share, stall count and flush + compaction GB over the step.
+    engine: (Option<f64>, Option<f64>, Option<f64>),
+}
+
+impl StepFigures<'_> {
+    fn latency(&self, f: fn(&LatencySummary) -> f64) -> Option<f64> {
+        self.latency.map(f)
+    }
 }
 
 /// Every step metric, in column order.
 pub const METRICS: &[Metric] = &[
-    m("ops_s", "ops/s", "ops/s", Better::Higher, "operations completed by the step's clients / wall seconds (the background writer's are separate)"),
-    m("mb_s", "MB/s", "MB/s", Better::Higher, "logical MB/s: key + value bytes of the clients' operations per second (MB = 2^20 bytes)"),
-    m("p50_us", "p50", "us", Better::Lower, "median response time of the step's main operation (per call; a batch for batched calls)"),
-    m("p90_us", "p90", "us", Better::Lower, "90th percentile response time of the main operation"),
-    m("p99_us", "p99", "us", Better::Lower, "99th percentile response time of the main operation"),
-    m("p999_us", "p99.9", "us", Better::Lower, "99.9th percentile response time of the main operation"),
-    m("p9999_us", "p99.99", "us", Better::Lower, "99.99th percentile response time of the main operation"),
-    m("max_us", "max", "us", Better::Lower, "largest response time of the main operation in the step"),
-    m("rpq", "rpq", "reads/query", Better::Lower, "storage read requests per query (/proc/diskstats of the data dir's device)"),
-    m("wkbpi", "wkbpi", "KB/write", Better::Lower, "KB written to storage per write operation (KB = 1024 bytes)"),
-    m("write_amp", "w-amp", "ratio", Better::Lower, "bytes written to storage during the step / logical bytes the clients wrote"),
-    m("eng_write_amp", "eng w-amp", "ratio", Better::Lower, "the engine's own write-amplification over the step (RocksDB: flush + compaction bytes / ingest bytes)"),
-    m("space_amp", "space-amp", "ratio", Better::Lower, "bytes on disk under the data dir at step end / logical bytes of live data"),
-    m("db_mb", "db size", "MB", Better::Lower, "bytes on disk under the data dir at step end (allocated blocks), MB = 2^20 bytes"),
-    m("cpu_us_op", "cpu/op", "us/op", Better::Lower, "CPU of the benchmark process, every thread (engine included when embedded), per operation"),
-    m("thr_cpu_us_op", "thread cpu/op", "us/op", Better::Lower, "CPU of the threads that issued the step's operations (clients, background writer) per operation, without the measurement's own threads: rumbench's own work against a server"),
-    m("srv_cpu_us_op", "srv cpu/op", "us/op", Better::Lower, "user + system CPU of the server's process tree per operation (servers rumbench started; exited backends included)"),
-    m("host_cpu_us_op", "host cpu/op", "us/op", Better::Lower, "busy CPU of the whole host per operation (CPUs x wall less idle, iowait and steal)"),
-    m("rss_mb", "peak rss", "MB", Better::Lower, "peak resident memory of the process during the step, sampled every second (MB = 2^20 bytes)"),
-    m("syncs_per_commit", "syncs/commit", "calls/commit", Better::Neither, "fsync + fdatasync + msync + sync_file_range calls per commit; 0 means not durable as run"),
-    m("stall_pct", "stall%", "%", Better::Lower, "share of the step's time writes were stalled, from the engine's counters (RocksDB only)"),
-    m("n_stall", "stalls", "count", Better::Lower, "write stalls and slowdowns the engine counted during the step (RocksDB only)"),
-    m("c_wgb", "c_wgb", "GB", Better::Lower, "GB written by flush and compaction during the step, from the engine's counters (RocksDB only; GB = 2^30 bytes)"),
-    m("limit_pct", "% of limit", "%", Better::Neither, "the step's rate as a percentage of its lowest ceiling, named by it: read, write and sync from the device's fio baseline (`rumbench device`) and the step's reads, bytes written and syncs per operation; cpu from the cores and the CPU per operation"),
+    m("ops_s", "ops/s", "ops/s", Better::Higher, "operations completed by the step's clients / wall seconds (the background writer's are separate)", |f| f.step.ops_s),
+    m("mb_s", "MB/s", "MB/s", Better::Higher, "logical MB/s: key + value bytes of the clients' operations per second (MB = 2^20 bytes)", |f| f.step.mb_s),
+    m("p50_us", "p50", "us", Better::Lower, "median response time of the step's main operation (per call; a batch for batched calls)", |f| f.latency(|l| l.p50_us)),
+    m("p90_us", "p90", "us", Better::Lower, "90th percentile response time of the main operation", |f| f.latency(|l| l.p90_us)),
+    m("p99_us", "p99", "us", Better::Lower, "99th percentile response time of the main operation", |f| f.latency(|l| l.p99_us)),
+    m("p999_us", "p99.9", "us", Better::Lower, "99.9th percentile response time of the main operation", |f| f.latency(|l| l.p999_us)),
+    m("p9999_us", "p99.99", "us", Better::Lower, "99.99th percentile response time of the main operation", |f| f.latency(|l| l.p9999_us)),
+    m("max_us", "max", "us", Better::Lower, "largest response time of the main operation in the step", |f| f.latency(|l| l.max_us)),
+    m("rpq", "rpq", "reads/query", Better::Lower, "storage read requests per query (/proc/diskstats of the data dir's device)", |f| f.step.metrics.headline_rpq()),
+    m("wkbpi", "wkbpi", "KB/write", Better::Lower, "KB written to storage per write operation (KB = 1024 bytes)", |f| f.step.metrics.headline_wkbpi()),
+    m("write_amp", "w-amp", "ratio", Better::Lower, "bytes written to storage during the step / logical bytes the clients wrote", |f| f.step.metrics.headline_write_amp()),
+    m("eng_write_amp", "eng w-amp", "ratio", Better::Lower, "the engine's own write-amplification over the step (RocksDB: flush + compaction bytes / ingest bytes)", |f| f.step.engine_write_amp),
+    m("space_amp", "space-amp", "ratio", Better::Lower, "bytes on disk under the data dir at step end / logical bytes of live data", |f| f.step.metrics.space_amp),
+    m("db_mb", "db size", "MB", Better::Lower, "bytes on disk under the data dir at step end (allocated blocks), MB = 2^20 bytes", |f| f.step.metrics.db_size_bytes.map(mb)),
+    m("cpu_us_op", "cpu/op", "us/op", Better::Lower, "CPU of the benchmark process, every thread (engine included when embedded), per operation", |f| f.step.metrics.client_cpu_us_op),
+    m("thr_cpu_us_op", "thread cpu/op", "us/op", Better::Lower, "CPU of the threads that issued the step's operations (clients, background writer) per operation, without the measurement's own threads: rumbench's own work against a server", |f| f.step.metrics.client_threads_cpu_us_op),
+    m("srv_cpu_us_op", "srv cpu/op", "us/op", Better::Lower, "user + system CPU of the server's process tree per operation (servers rumbench started; exited backends included)", |f| f.step.metrics.engine_cpu_us_op),
+    m("host_cpu_us_op", "host cpu/op", "us/op", Better::Lower, "busy CPU of the whole host per operation (CPUs x wall less idle, iowait and steal)", |f| f.step.metrics.host_cpu_us_op),
+    m("rss_mb", "peak rss", "MB", Better::Lower, "peak resident memory of the process during the step, sampled every second (MB = 2^20 bytes)", |f| f.step.metrics.rss_peak_bytes.map(mb)),
+    m("syncs_per_commit", "syncs/commit", "calls/commit", Better::Neither, "fsync + fdatasync + msync + sync_file_range calls per commit; 0 means not durable as run", |f| f.step.metrics.syncs.as_ref().and_then(|y| y.syncs_per_commit)),
+    m("stall_pct", "stall%", "%", Better::Lower, "share of the step's time writes were stalled, from the engine's counters (RocksDB only)", |f| f.engine.0),
+    m("n_stall", "stalls", "count", Better::Lower, "write stalls and slowdowns the engine counted during the step (RocksDB only)", |f| f.engine.1),
+    m("c_wgb", "c_wgb", "GB", Better::Lower, "GB written by flush and compaction during the step, from the engine's counters (RocksDB only; GB = 2^30 bytes)", |f| f.engine.2),
+    m("limit_pct", "% of limit", "%", Better::Neither, "the step's rate as a percentage of its lowest ceiling, named by it: read, write and sync from the device's fio baseline (`rumbench device`) and the step's reads, bytes written and syncs per operation; cpu from the cores and the CPU per operation", |f| f.step.ceilings.as_ref().and_then(|c| c.pct_of_limit)),
 ];
 
 impl Metric {
@@ -479,40 +497,9 @@ pub fn step_values(s: &StepResult, prev: Option<&StepResult>) -> Vec<Option<f64>
         return vec![None; METRICS.len()];
     }
     // A mixed step has no latency of its own: its rows per type have theirs.
-    let lat = s.step_latency();
-    let has_ops = s.ops > 0 && lat.is_some_and(|l| l.count > 0);
-    let m = &s.metrics;
-    let (stall_pct, n_stall, c_wgb) = engine_deltas(s, prev);
-    let l = |f: fn(&LatencySummary) -> f64| if has_ops { lat.map(f) } else { None };
-    let v: Vec<Option<f64>> = vec![
-        s.ops_s,
-        s.mb_s,
-        l(|l| l.p50_us),
-        l(|l| l.p90_us),
-        l(|l| l.p99_us),
-        l(|l| l.p999_us),
-        l(|l| l.p9999_us),
-        l(|l| l.max_us),
-        // The device's figures, or the processes' when other processes' IO dominated the device's.
-        m.headline_rpq(),
-        m.headline_wkbpi(),
-        m.headline_write_amp(),
-        s.engine_write_amp,
-        m.space_amp,
-        m.db_size_bytes.map(mb),
-        m.client_cpu_us_op,
-        m.client_threads_cpu_us_op,
-        m.engine_cpu_us_op,
-        m.host_cpu_us_op,
-        m.rss_peak_bytes.map(mb),
-        m.syncs.as_ref().and_then(|y| y.syncs_per_commit),
-        stall_pct,
-        n_stall,
-        c_wgb,
-        s.ceilings.as_ref().and_then(|c| c.pct_of_limit),
-    ];
-    debug_assert_eq!(v.len(), METRICS.len());
-    v
+    let latency = s.step_latency().filter(|l| s.ops > 0 && l.count > 0);
+    let figures = StepFigures { step: s, latency, engine: engine_deltas(s, prev) };
+    METRICS.iter().map(|m| (m.of)(&figures)).collect()
 }
 
 /// Each operation type of a step with its rate over the step's wall time.
