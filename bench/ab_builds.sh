@@ -27,6 +27,7 @@ esac
 for bin in "$A" "$B"; do [[ -x $bin ]] || { echo "not an executable: $bin" >&2; exit 1; }; done
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 MB=$((1 << 20)); CACHE_SIZE=67108864; KEY_SIZE=16; VALUE_SIZE=100; SEED=42
+ENGINE=rocksdb   # RB_COMMON's -e (the side-by-side script picks a version there)
 # rumbench's flags (RB_OPTS: RocksDB options; RB_COMMON: engine, sizes, seed,
 # output), taken from the side-by-side script so both agree.
 eval "$(sed -n -e '/^RB_OPTS=(/,/^)/p' -e '/^RB_COMMON=(/,/)$/p' "$SCRIPT_DIR/dbbench_compare.sh")"
