@@ -1,13 +1,10 @@
 //! rumbench: one fast client that runs the same storage-engine benchmarks
 //! against many engines and reports honest measurements.
 //!
-//! The layers, from the top: `commands` (in the binary, one file per
-//! subcommand), `crashtest`, `runner`, `planner` and `workload`, `backend`,
-//! `engine`, `driver` and `report`, `server` and `result`, `plan` and
-//! `measure`, `datagen` and `lazyfs`; each imports only those below it.
-//! docs/architecture.md is the map: each folder's job, the life of one run,
-//! and where to add an engine, a server, a workload, a step, a metric, a
-//! report view or an output format.
+//! docs/architecture.md is the map: the layers and which way they depend,
+//! each folder's job, the life of one run, and where to add an engine, a
+//! server, a workload, a step, a metric, a report view or an output format
+//! (a test, `architecture_tests`, keeps its layer list and src/ the same).
 
 #[macro_use]
 pub mod console;
@@ -29,5 +26,7 @@ pub mod runner;
 pub mod server;
 pub mod workload;
 
+#[cfg(test)]
+mod architecture_tests;
 #[cfg(test)]
 mod pipeline_tests;
