@@ -37,12 +37,14 @@ impl Store for MongoStore<'_> {
     fn create_hot(&self, tables: u32, rows: u64) -> Result<()> {
         let pad = "x".repeat(92);
         for t in 0..tables {
+            self.mongo.alive()?;
             let name = hot_table(t);
             // The plan's check made sure no such collection exists.
             self.mongo.db.create_collection(&name).run().map_err(|e| failed(&format!("creating {name}"), e))?;
             let c: Collection<Document> = self.mongo.db.collection(&name);
             let mut id = 1;
             while id <= rows {
+                self.mongo.alive()?;
                 let end = (id + LOAD_BATCH).min(rows + 1);
                 let docs: Vec<Document> = (id..end).map(|i| doc! {"_id": i as i64, "counter": 0i64, "pad": &pad}).collect();
                 c.insert_many(docs).run().map_err(|e| failed(&format!("loading {name}"), e))?;
@@ -80,7 +82,7 @@ impl MongoSession {
 
 impl Session for MongoSession {
     fn hot_update(&mut self, table: u32) -> Result<TxnEnd> {
-        let r = self.driver.run(self.collection(table)?.update_one(doc! {"_id": 1i64}, doc! {"$inc": {"counter": 1i64}})).map_err(|e| failed("update", e))?;
+        let r = self.driver.run("update", self.collection(table)?.update_one(doc! {"_id": 1i64}, doc! {"$inc": {"counter": 1i64}}))?;
         if r.matched_count != 1 {
             bail!("{} has no document 1 (the update matched {})", hot_table(table), r.matched_count);
         }
@@ -88,7 +90,7 @@ impl Session for MongoSession {
     }
 
     fn hot_counter(&mut self, table: u32) -> Result<i64> {
-        let d = self.driver.run(self.collection(table)?.find_one(doc! {"_id": 1i64})).map_err(|e| failed("read", e))?;
+        let d = self.driver.run("read", self.collection(table)?.find_one(doc! {"_id": 1i64}))?;
         let d = d.with_context(|| format!("{} has no document 1", hot_table(table)))?;
         match d.get("counter") {
             Some(mongodb::bson::Bson::Int64(v)) => Ok(*v),

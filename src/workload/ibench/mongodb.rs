@@ -98,6 +98,7 @@ impl Table for MongoTable {
     }
 
     fn create_tables(&self, tables: u32) -> Result<()> {
+        self.mongo.alive()?;
         for t in 0..tables {
             let name = table_name(t);
             // The plan's check made sure no such collection exists.
@@ -116,6 +117,9 @@ impl Table for MongoTable {
 
     fn stats(&self, tables: u32) -> Vec<(String, String)> {
         let own = super::own_table_names(tables);
+        if let Err(gone) = self.mongo.alive() {
+            return vec![("collStats".into(), format!("missing: {gone}"))];
+        }
         match self.mongo.db.list_collection_names().run() {
             Ok(names) => own.iter().filter(|n| names.contains(n)).flat_map(|n| collection_figures(&self.mongo, n)).collect(),
             Err(e) => vec![("collStats".into(), format!("missing: {}", failed("listing collections", e)))],
@@ -125,6 +129,7 @@ impl Table for MongoTable {
     /// collStats' storageSize + totalIndexSize of rumbench's collections.
     fn server_storage_bytes(&self, tables: u32) -> Option<Result<(u64, String)>> {
         Some((|| {
+            self.mongo.alive()?;
             let listed = self.mongo.db.list_collection_names().run().map_err(|e| failed("listing collections", e))?;
             let own: Vec<String> = super::own_table_names(tables).into_iter().filter(|n| listed.contains(n)).collect();
             let mut total = 0u64;
@@ -191,10 +196,10 @@ impl MongoSession {
 impl TableSession for MongoSession {
     fn insert_rows(&mut self, table: u32, rows: &[Row], delete: Option<Range<u64>>) -> Result<u64> {
         let c = self.collection(table);
-        self.driver.run(c.insert_many(rows.iter().map(row_document))).map_err(|e| failed("insert", e))?;
+        self.driver.run("insert", c.insert_many(rows.iter().map(row_document)))?;
         match delete {
             Some(d) => {
-                let r = self.driver.run(c.delete_many(doc! {"_id": {"$gte": d.start as i64, "$lt": d.end as i64}})).map_err(|e| failed("delete", e))?;
+                let r = self.driver.run("delete", c.delete_many(doc! {"_id": {"$gte": d.start as i64, "$lt": d.end as i64}}))?;
                 Ok(r.deleted_count)
             }
             None => Ok(0),
@@ -212,7 +217,7 @@ impl TableSession for MongoSession {
             })
             .collect();
         let c = self.collection(table);
-        self.driver.run(c.create_indexes(models)).map(drop).map_err(|e| failed("createIndexes", e))
+        self.driver.run("createIndexes", c.create_indexes(models)).map(drop)
     }
 
     fn range_query(&mut self, table: u32, index: Index, start: i32, limit: usize, out: &mut Vec<Row>) -> Result<()> {
@@ -225,7 +230,7 @@ impl TableSession for MongoSession {
             .hint(Hint::Name(index.name().to_string()))
             .limit(limit as i64)
             .batch_size(limit.clamp(1, u32::MAX as usize) as u32);
-        let docs = self.driver.run(async { all(find.await?).await }).map_err(|e| failed("range query", e))?;
+        let docs = self.driver.run("range query", async { all(find.await?).await })?;
         docs.iter().try_for_each(|d| Ok(out.push(document_row(d)?)))
     }
 
@@ -234,13 +239,13 @@ impl TableSession for MongoSession {
         let ids: Vec<i64> = ids.iter().map(|&i| i as i64).collect();
         let c = self.collection(table);
         let find = c.find(doc! {"_id": {"$in": ids}});
-        let docs = self.driver.run(async { all(find.await?).await }).map_err(|e| failed("point query", e))?;
+        let docs = self.driver.run("point query", async { all(find.await?).await })?;
         docs.iter().try_for_each(|d| Ok(out.push(document_row(d)?)))
     }
 
     fn row_count(&mut self, table: u32) -> Result<u64> {
         let c = self.collection(table);
-        self.driver.run(c.count_documents(doc! {})).map_err(|e| failed("count", e))
+        self.driver.run("count", c.count_documents(doc! {}))
     }
 }
 
