@@ -217,6 +217,58 @@ fn a_mongodb_server_that_dies_is_named_within_seconds() {
     }
 }
 
+#[test]
+fn a_mongodb_server_stopped_during_the_setup_is_named_within_seconds() {
+    // hotrow loads its documents before its step (insertMany of 1,000 at a
+    // time, the setup's driver): stopped meanwhile, the load is cut too.
+    let tmp = tempfile::tempdir().unwrap();
+    let ferret = Ferret::open(&tmp.path().join("ferret"));
+    let pid = ferret.child.id();
+    let at = ferret.base.trim_start_matches("mongodb://").to_string();
+    let out = tmp.path().join("out");
+    let mut child = Command::cargo_bin("rumbench")
+        .unwrap()
+        .args(["run", "--progress", "off", "--no-history", "--target", &format!("{}/bench", ferret.base)])
+        .args(["-s", "hotrow", "--hot-rows", "1000000", "--hot-tables", "1", "-t", "1", "--seconds", "5"])
+        .arg("--output-dir")
+        .arg(&out)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Loading: the collection holds documents.
+    let client = ferret.client("");
+    let hot1 = client.database("bench").collection::<::mongodb::bson::Document>("hot1");
+    let began = Instant::now();
+    while hot1.estimated_document_count().run().unwrap_or(0) == 0 {
+        assert!(began.elapsed() < Duration::from_secs(60), "hotrow's load did not start");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    signal(&[pid], libc::SIGSTOP);
+    let stopped = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if stopped.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            signal(&[pid], libc::SIGCONT);
+            panic!("the run was still going 60 s after the stop");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let took = stopped.elapsed();
+    signal(&[pid], libc::SIGCONT);
+    eprintln!("hotrow's load: the run ended {took:?} after the stop, {status}");
+    assert!(took < Duration::from_secs(6), "the run ended {took:?} after the stop");
+    assert!(!status.success());
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(out.join("result.json")).unwrap()).unwrap();
+    let step = &v["configs"][0]["steps"][0];
+    assert_eq!(step["status"], "failed", "{step}");
+    let named = format!("the server at {at} stopped answering");
+    assert!(step["error"].as_str().unwrap().starts_with(&named), "{}", step["error"]);
+}
+
 /// A server of `kind` started by the test, reached by URL as a user's server.
 fn server_case(kind: ServerKind, fault: Fault, tmp: &Path) {
     let dir = tmp.join(format!("{kind}-{fault:?}"));

@@ -249,6 +249,9 @@ impl Liveness {
             unsafe { libc::shutdown(fd, libc::SHUT_RDWR) };
         }
         for (_, n) in &cuts.wakers {
+            // Every waiter now (a driver shared by threads may have several),
+            // and a permit for the next wait.
+            n.notify_waiters();
             n.notify_one();
         }
         drop(cuts);

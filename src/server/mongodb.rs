@@ -1,8 +1,10 @@
 //! MongoDB by URL (`--target mongodb://user[:password]@host[:port]/database?options`):
 //! a server the user runs (or one that speaks its wire protocol, as
 //! FerretDB), reached through the official driver. rumbench never starts one.
-//! Setup and figures use the driver's sync API (`Mongo`); each client thread
-//! runs its operations on a driver of its own (`ThreadDriver`).
+//! Setup and figures use a driver of their own (`Mongo`), and each client
+//! thread runs its operations on one of its own (`ThreadDriver`): the async
+//! API, each on a current-thread runtime of its own, whose calls a verdict
+//! that the server is gone (`super::liveness`) cuts.
 //!
 //! Here: the URL's options and the write concern (a setting of the config),
 //! connecting with a connect and handshake time-out (the driver retries until
@@ -20,7 +22,6 @@ use anyhow::{anyhow, bail, Context, Result};
 use mongodb::bson::{doc, Bson, Document};
 use mongodb::error::ErrorKind;
 use mongodb::options::{Acknowledgment, ClientOptions, DatabaseOptions, ReadPreference, SelectionCriteria, Tls, WriteConcern};
-use mongodb::sync::{Client, Database};
 
 use super::liveness::{Beat, Heart, Liveness, Registration};
 use super::wire::{sent_text, CONNECT_TIMEOUT};
@@ -155,12 +156,14 @@ impl WriteConcernSetting {
     }
 }
 
-/// A connected driver: its pool, the benchmark's database with the config's write concern.
+/// The setup's and the figures' driver: its pool, the benchmark's database
+/// with the config's write concern; the async API on a runtime of its own
+/// (as a client thread's), so that a verdict that the server is gone cuts
+/// its calls too.
 pub struct Mongo {
-    pub client: Client,
-    pub db: Database,
     /// The target's URL without the password, for messages.
     pub url: String,
+    driver: ThreadDriver,
     /// What a client thread's own driver is made with.
     options: ClientOptions,
     db_options: DatabaseOptions,
@@ -171,24 +174,31 @@ pub struct Mongo {
 impl Mongo {
     /// A driver for `endpoint`'s database (the setup's and the figures'; the
     /// client threads make their own, `thread_driver`); two connections at
-    /// most, or the URL's maxPoolSize; writes with `wc`.
+    /// most, or the URL's maxPoolSize; writes with `wc`. It connects at its
+    /// first call.
     pub fn connect(endpoint: &Address, wc: Option<&WriteConcernSetting>) -> Result<Mongo> {
         if let Some(l) = &endpoint.liveness {
             l.check()?;
         }
+        let url = url_without_password(endpoint);
         let options = client_options(endpoint, 2)?;
-        let client = Client::with_options(options.clone()).map_err(|e| anyhow!("{}: {}", url_without_password(endpoint), one_line(&e.to_string())))?;
         let mut db_options = DatabaseOptions::default();
         db_options.write_concern = wc.map(WriteConcernSetting::driver);
-        let db = client.database_with_options(&endpoint.database, db_options.clone());
-        let liveness = endpoint.liveness.clone();
-        Ok(Mongo { client, db, url: url_without_password(endpoint), options, db_options, database: endpoint.database.clone(), liveness })
+        let driver = ThreadDriver::new(options.clone(), &endpoint.database, &db_options, endpoint.liveness.as_ref(), &url)?;
+        Ok(Mongo { url, driver, options, db_options, database: endpoint.database.clone(), liveness: endpoint.liveness.clone() })
     }
 
-    /// Ok unless the server is known to be gone (its verdict, as the error):
-    /// called before the sync API's calls, which a verdict cannot cut.
-    pub fn alive(&self) -> Result<()> {
-        self.liveness.as_ref().map_or(Ok(()), |l| l.check())
+    /// The benchmark's database, for actions given to `run`.
+    pub fn db(&self) -> &mongodb::Database {
+        &self.driver.db
+    }
+
+    /// Run one of the driver's actions on `db()` to its end (see `ThreadDriver::run`).
+    pub fn run<T, F>(&self, what: &str, action: F) -> Result<T>
+    where
+        F: std::future::IntoFuture<Output = mongodb::error::Result<T>>,
+    {
+        self.driver.run(what, action)
     }
 
     /// A driver for one client thread: the driver's async API on a runtime
@@ -197,19 +207,11 @@ impl Mongo {
     /// worker threads and back: 1.8 times the CPU per operation
     /// (docs/mongodb.md, "rumbench's client cost per operation").
     pub fn thread_driver(&self) -> Result<ThreadDriver> {
-        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().context("cannot start a client thread's runtime")?;
         let mut options = self.options.clone();
         // A thread runs one operation at a time; a second connection only
         // if one is being replaced.
         options.max_pool_size = Some(2);
-        // The driver starts its monitors on the runtime it is made in.
-        let client = {
-            let _in_runtime = runtime.enter();
-            mongodb::Client::with_options(options).map_err(|e| anyhow!("{}: {}", self.url, one_line(&e.to_string())))?
-        };
-        let db = client.database_with_options(&self.database, self.db_options.clone());
-        let cut = self.liveness.as_ref().map(|l| l.waker());
-        let driver = ThreadDriver { db, client: Some(client), cut, liveness: self.liveness.clone(), runtime };
+        let driver = ThreadDriver::new(options, &self.database, &self.db_options, self.liveness.as_ref(), &self.url)?;
         // Connect (and authenticate) now, before the step's clock starts.
         driver.run(&self.url, driver.db.run_command(doc! {"ping": 1}))?;
         Ok(driver)
@@ -217,14 +219,12 @@ impl Mongo {
 
     /// A command on the benchmark's database.
     pub fn command(&self, command: Document) -> Result<Document> {
-        self.alive()?;
-        self.db.run_command(command).run().map_err(|e| anyhow!("{}", one_line(&e.to_string())))
+        self.run("", self.db().run_command(command))
     }
 
     /// A command on the admin database.
     pub fn admin_command(&self, command: Document) -> Result<Document> {
-        self.alive()?;
-        self.client.database("admin").run_command(command).run().map_err(|e| anyhow!("{}", one_line(&e.to_string())))
+        self.run("", self.driver.client().database("admin").run_command(command))
     }
 
     /// What the server is, from buildInfo (and serverStatus for its storage engine).
@@ -248,6 +248,23 @@ pub struct ThreadDriver {
 }
 
 impl ThreadDriver {
+    /// A driver on a current-thread runtime of its own, cut by `liveness`'s verdict.
+    fn new(options: ClientOptions, database: &str, db_options: &DatabaseOptions, liveness: Option<&Arc<Liveness>>, url: &str) -> Result<ThreadDriver> {
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().context("cannot start a driver's runtime")?;
+        // The driver starts its monitors on the runtime it is made in.
+        let client = {
+            let _in_runtime = runtime.enter();
+            mongodb::Client::with_options(options).map_err(|e| anyhow!("{url}: {}", one_line(&e.to_string())))?
+        };
+        let db = client.database_with_options(database, db_options.clone());
+        let cut = liveness.map(|l| l.waker());
+        Ok(ThreadDriver { db, client: Some(client), cut, liveness: liveness.cloned(), runtime })
+    }
+
+    fn client(&self) -> &mongodb::Client {
+        self.client.as_ref().expect("a driver's client until it is dropped")
+    }
+
     /// Run one of the driver's actions (or any future giving a driver
     /// result) to its end on this thread; an error says `what` failed. When
     /// the server is found gone (the liveness monitor's verdict), the
@@ -277,7 +294,10 @@ impl ThreadDriver {
             Some(Ok(v)) => Ok(v),
             Some(Err(e)) => {
                 self.gone()?;
-                Err(anyhow!("{what}: {}", one_line(&e.to_string())))
+                match what {
+                    "" => Err(anyhow!("{}", one_line(&e.to_string()))),
+                    _ => Err(anyhow!("{what}: {}", one_line(&e.to_string()))),
+                }
             }
             None => self.gone().and_then(|()| Err(anyhow!("{what}: cut short"))),
         }
@@ -400,7 +420,8 @@ impl Heart for MongoHeart {
 /// Which of `names` are collections of the target database already.
 pub fn existing_collections(endpoint: &Address, names: &[String]) -> Result<Vec<String>> {
     let m = Mongo::connect(endpoint, None)?;
-    let listed = m.db.list_collection_names().run().map_err(|e| connect_error(endpoint, e))?;
+    // The driver's own error, for connect_error to look into.
+    let listed = m.driver.runtime.block_on(std::future::IntoFuture::into_future(m.db().list_collection_names())).map_err(|e| connect_error(endpoint, e))?;
     Ok(names.iter().filter(|n| listed.contains(n)).cloned().collect())
 }
 
@@ -408,10 +429,7 @@ pub fn existing_collections(endpoint: &Address, names: &[String]) -> Result<Vec<
 pub fn drop_collections(endpoint: &Address, names: &[String]) -> Result<()> {
     let m = Mongo::connect(endpoint, None)?;
     for n in names {
-        m.db.collection::<Document>(n).drop().run().map_err(|e| match m.alive() {
-            Err(gone) => gone,
-            Ok(()) => anyhow!("dropping {n}: {}", one_line(&e.to_string())),
-        })?;
+        m.run(&format!("dropping {n}"), m.db().collection::<Document>(n).drop())?;
     }
     Ok(())
 }

@@ -41,10 +41,6 @@ impl MongoTable {
     }
 }
 
-fn failed(what: &str, e: mongodb::error::Error) -> anyhow::Error {
-    anyhow!("{what}: {}", e.to_string().replace('\n', " "))
-}
-
 fn row_document(r: &Row) -> Document {
     doc! {
         "_id": r.id as i64,
@@ -98,11 +94,10 @@ impl Table for MongoTable {
     }
 
     fn create_tables(&self, tables: u32) -> Result<()> {
-        self.mongo.alive()?;
         for t in 0..tables {
             let name = table_name(t);
             // The plan's check made sure no such collection exists.
-            self.mongo.db.create_collection(&name).run().map_err(|e| failed(&format!("creating collection {name}"), e))?;
+            self.mongo.run(&format!("creating collection {name}"), self.mongo.db().create_collection(&name))?;
         }
         Ok(())
     }
@@ -117,20 +112,16 @@ impl Table for MongoTable {
 
     fn stats(&self, tables: u32) -> Vec<(String, String)> {
         let own = super::own_table_names(tables);
-        if let Err(gone) = self.mongo.alive() {
-            return vec![("collStats".into(), format!("missing: {gone}"))];
-        }
-        match self.mongo.db.list_collection_names().run() {
+        match self.mongo.run("listing collections", self.mongo.db().list_collection_names()) {
             Ok(names) => own.iter().filter(|n| names.contains(n)).flat_map(|n| collection_figures(&self.mongo, n)).collect(),
-            Err(e) => vec![("collStats".into(), format!("missing: {}", failed("listing collections", e)))],
+            Err(e) => vec![("collStats".into(), format!("missing: {e}"))],
         }
     }
 
     /// collStats' storageSize + totalIndexSize of rumbench's collections.
     fn server_storage_bytes(&self, tables: u32) -> Option<Result<(u64, String)>> {
         Some((|| {
-            self.mongo.alive()?;
-            let listed = self.mongo.db.list_collection_names().run().map_err(|e| failed("listing collections", e))?;
+            let listed = self.mongo.run("listing collections", self.mongo.db().list_collection_names())?;
             let own: Vec<String> = super::own_table_names(tables).into_iter().filter(|n| listed.contains(n)).collect();
             let mut total = 0u64;
             for name in &own {

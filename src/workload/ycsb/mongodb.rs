@@ -26,11 +26,6 @@ impl<'a> MongoStore<'a> {
     }
 }
 
-/// A driver error on one line.
-fn failed(what: &str, e: mongodb::error::Error) -> anyhow::Error {
-    anyhow!("{what}: {}", e.to_string().replace('\n', " "))
-}
-
 fn text(b: &[u8]) -> Result<&str> {
     std::str::from_utf8(b).map_err(|_| anyhow!("YCSB keys are text"))
 }
@@ -43,19 +38,17 @@ impl Store for MongoStore<'_> {
     fn create(&self) -> Result<()> {
         // The plan's check made sure the database holds no usertable: a name
         // clash fails here rather than touch someone else's collection.
-        self.mongo.alive()?;
-        self.mongo.db.create_collection(TABLE).run().map_err(|e| failed("creating collection usertable", e))
+        self.mongo.run("creating collection usertable", self.mongo.db().create_collection(TABLE))
     }
 
     /// The fields of a document of usertable (`_id` as YCSB_KEY, so that the
     /// shape check reads as for tables); empty when there is no such collection.
     fn columns(&self) -> Result<Option<Vec<String>>> {
-        self.mongo.alive()?;
-        let names = self.mongo.db.list_collection_names().run().map_err(|e| failed("listing collections", e))?;
+        let names = self.mongo.run("listing collections", self.mongo.db().list_collection_names())?;
         if !names.iter().any(|n| n == TABLE) {
             return Ok(Some(Vec::new()));
         }
-        let one = self.mongo.db.collection::<Document>(TABLE).find_one(doc! {}).run().map_err(|e| failed("reading usertable", e))?;
+        let one = self.mongo.run("reading usertable", self.mongo.db().collection::<Document>(TABLE).find_one(doc! {}))?;
         Ok(Some(match one {
             Some(d) => d.keys().map(|k| if k == "_id" { "YCSB_KEY".to_string() } else { k.clone() }).collect(),
             None => vec!["YCSB_KEY".to_string()],
