@@ -15,6 +15,7 @@ mod cli;
 mod compare;
 mod contention;
 mod crashtest;
+mod dead_server;
 mod dbbench_defaults;
 mod deploy;
 mod device;

@@ -38,11 +38,11 @@ fn ferretdb_program(name: &str) -> PathBuf {
     p
 }
 
-/// A FerretDB process on 127.0.0.1, killed when dropped.
-struct Ferret {
-    child: Child,
+/// A FerretDB process on 127.0.0.1, killed when dropped (also by tests/dead_server.rs).
+pub(crate) struct Ferret {
+    pub(crate) child: Child,
     /// mongodb://127.0.0.1:PORT (no path, no credentials).
-    base: String,
+    pub(crate) base: String,
 }
 
 impl Drop for Ferret {
@@ -55,7 +55,7 @@ impl Drop for Ferret {
 impl Ferret {
     /// The embedding program, no authentication, on a port the OS picks:
     /// it prints "listening mongodb://127.0.0.1:PORT/" once bound.
-    fn open(dir: &Path) -> Ferret {
+    pub(crate) fn open(dir: &Path) -> Ferret {
         Ferret::embedded(dir, &["--listen-addr", "127.0.0.1:0"])
     }
 
@@ -108,7 +108,7 @@ impl Ferret {
         f
     }
 
-    fn client(&self, credentials: &str) -> ::mongodb::sync::Client {
+    pub(crate) fn client(&self, credentials: &str) -> ::mongodb::sync::Client {
         ::mongodb::sync::Client::with_uri_str(format!("mongodb://{credentials}{}/?serverSelectionTimeoutMS=5000", self.base.trim_start_matches("mongodb://"))).unwrap()
     }
 }

@@ -76,7 +76,7 @@ fn create_table(endpoint: &Endpoint, value_size: usize) -> Result<()> {
 /// One client's inserts, one autocommit INSERT each.
 enum Inserter {
     Pg(Box<::postgres::Client>, ::postgres::Statement),
-    My(Box<::mysql::Conn>, ::mysql::Statement),
+    My(Box<crate::server::endpoint::MysqlConn>, ::mysql::Statement),
 }
 
 impl Inserter {
@@ -213,7 +213,7 @@ fn read_back(endpoint: &Endpoint, value_size: usize) -> Result<Found> {
     let mut first = true;
     enum Conn {
         Pg(Box<::postgres::Client>),
-        My(Box<::mysql::Conn>),
+        My(Box<crate::server::endpoint::MysqlConn>),
     }
     let mut conn = match endpoint.kind {
         ServerKind::Postgres => Conn::Pg(Box::new(endpoint.connect_postgres()?)),

@@ -38,6 +38,7 @@ use crate::plan::steps::StepKind;
 use crate::runner::dirs::DataDir;
 use crate::runner::{self, RunOptions};
 use crate::server::endpoint::TargetUrl;
+use crate::server::liveness::{Gone, Watch};
 use crate::server::mongodb::{Mongo, WriteConcernSetting};
 use crate::server::{Endpoint, RunningServer, ServerConfig, ServerKind, ServerStartError};
 
@@ -50,6 +51,8 @@ struct Backend {
     server: Option<RunningServer>,
     /// A MongoDB target's driver (its pool), shared by every step's clients.
     mongo: Option<std::sync::Arc<Mongo>>,
+    /// Whether a target is still there (server::liveness): its monitor.
+    watch: Option<Watch>,
 }
 
 impl Backend {
@@ -97,7 +100,36 @@ impl Backend {
     fn remote(&self) -> Option<&Endpoint> {
         self.endpoint.as_ref().filter(|e| e.remote)
     }
+
+    /// A step that did not complete on a server that is gone: failed, with
+    /// the verdict as its error ("the server at HOST:PORT closed the
+    /// connection ..."), the clients' own errors kept as a note. A failed
+    /// step asks the monitor first (its clients may have seen the closed
+    /// connection before the monitor's next ping). A server that fell
+    /// silent only after a stop was asked for leaves the step interrupted.
+    fn name_a_gone_server(&self, result: &mut StepResult) {
+        let Some(l) = self.watch.as_ref().map(Watch::liveness) else { return };
+        let verdict = match (l.verdict(), result.status) {
+            (_, Status::Completed) => None,
+            (Some(v), _) => Some(v),
+            (None, Status::Failed) => l.judge_now(JUDGE_WAIT),
+            (None, _) => None,
+        };
+        let Some(v) = verdict else { return };
+        if v.while_stopping && v.gone == Gone::Stopped && result.status == Status::Interrupted {
+            result.notes.push(format!("{v}: its calls were cut after the stop"));
+            return;
+        }
+        if let Some(e) = result.error.take().filter(|e| !e.contains(&v.text)) {
+            result.notes.push(format!("the clients' errors: {e}"));
+        }
+        result.status = Status::Failed;
+        result.error = Some(v.text.clone());
+    }
 }
+
+/// How long a failed step waits for the liveness monitor's word on the server.
+const JUDGE_WAIT: std::time::Duration = std::time::Duration::from_millis(2500);
 
 /// Whether the plan runs YCSB's workloads on records loaded before it (no ycsb-load).
 fn ycsb_on_existing(plan: &RunPlan) -> Option<&StepPlan> {
@@ -267,20 +299,22 @@ fn keep_start_log(e: &ServerStartError, output_dir: &Path, config: &str) -> Opti
 
 fn open_backend(config: &EngineConfig, plan: &RunPlan, opts: &RunOptions, dir: &Path) -> Result<Backend> {
     let rows = RowGen::new(plan.settings.seed);
-    if let Some(endpoint) = target_endpoint(config)? {
+    if let Some(mut endpoint) = target_endpoint(config)? {
+        // First: every connection made below is cut when the server is found gone.
+        let watch = Some(endpoint.watch(crate::driver::stop::stop_requested)?);
         if endpoint.kind == ServerKind::Mongodb {
             let write_concern = WriteConcernSetting::from_options(&config.options)?;
             // The setup's and the figures' driver: each client thread connects
             // a driver of its own (server::mongodb::ThreadDriver).
             let mongo = std::sync::Arc::new(Mongo::connect(&endpoint.mongodb_address(), Some(&write_concern))?);
             let table = Box::new(MongoTable::new(mongo.clone(), write_concern)?);
-            return Ok(Backend { table, endpoint: Some(endpoint), server: None, mongo: Some(mongo) });
+            return Ok(Backend { table, endpoint: Some(endpoint), server: None, mongo: Some(mongo), watch });
         }
         let table: Box<dyn Table> = match endpoint.kind {
             ServerKind::Postgres => Box::new(PgTable::new(endpoint.clone(), None, Transport::Tcp)?),
             _ => Box::new(MyTable::new(endpoint.clone(), None, Transport::Tcp)?),
         };
-        return Ok(Backend { table, endpoint: Some(endpoint), server: None, mongo: None });
+        return Ok(Backend { table, endpoint: Some(endpoint), server: None, mongo: None, watch });
     }
     if let Some(kind) = server_kind(&config.engine) {
         // A panic anywhere stops every server at once.
@@ -310,14 +344,14 @@ fn open_backend(config: &EngineConfig, plan: &RunPlan, opts: &RunOptions, dir: &
             ServerKind::Postgres => Box::new(PgTable::new(endpoint.clone(), Some(&server), transport)?),
             _ => Box::new(MyTable::new(endpoint.clone(), Some(&server), transport)?),
         };
-        return Ok(Backend { table, endpoint: Some(endpoint), server: Some(server), mongo: None });
+        return Ok(Backend { table, endpoint: Some(endpoint), server: Some(server), mongo: None, watch: None });
     }
     let spec = crate::backend::find(&config.engine)?;
     // The tables start empty (--use-existing-db is refused for them); YCSB's
     // records may have been loaded before.
     let args = kv_open_args(config, plan, dir, !opts.use_existing_db, runner::opens_read_only(plan, opts));
     let engine = (spec.open)(&args).with_context(|| format!("cannot open {} in {}", config.engine, dir.display()))?;
-    Ok(Backend { table: Box::new(KvTable::new(engine, &config.engine, rows)), endpoint: None, server: None, mongo: None })
+    Ok(Backend { table: Box::new(KvTable::new(engine, &config.engine, rows)), endpoint: None, server: None, mongo: None, watch: None })
 }
 
 /// What the steps of one config carry from step to step.
@@ -408,6 +442,8 @@ fn run_step(backend: &Backend, plan: &StepPlan, index: usize, state: &mut Config
         };
         (result, step_work, work.commits, Some(info))
     };
+    // Before the figures below: a server that is gone is not asked for them.
+    backend.name_a_gone_server(&mut result);
     match probe {
         Some(p) => result.metrics = p.end(probes, &step_work),
         None => result.metrics.missing.push(Missing { metric: "all".into(), reason: "efficiency metrics turned off (--metrics off)".into() }),
@@ -649,7 +685,7 @@ pub fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut Run
     };
     runner::settle_config_status(run, ci, plan.steps.len(), machine);
     let (shared, own) = split_for_shards(plan, own_tables(plan, tables));
-    let Backend { table, server, endpoint, mongo } = backend;
+    let Backend { table, server, endpoint, mongo, watch } = backend;
     drop(mongo);
     drop(table);
     if let Some(e) = endpoint.as_ref().filter(|e| e.remote && !shared.is_empty()) {
@@ -668,6 +704,7 @@ pub fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut Run
             }
         }
     }
+    drop(watch);
     if let Some(server) = server {
         let log = server.log_path().to_path_buf();
         if let Err(e) = server.stop() {

@@ -4,10 +4,12 @@
 //! `mysql://...`, `mongodb://...?options`), reached with a password.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{anyhow, bail, Context, Result};
 
+use super::liveness::{self, Beat, Heart, Liveness, Place, Registration};
 use super::pgwire;
 use super::ServerKind;
 
@@ -33,6 +35,10 @@ pub struct Endpoint {
     /// The URL's query (`tls=true&authSource=admin`), for MongoDB only
     /// (its driver reads them); never holds a password (refused when parsed).
     pub url_options: Option<String>,
+    /// Whether the server is still there, once `watch` started its monitor:
+    /// connects and calls fail at once with its verdict, and a verdict cuts
+    /// the connections made here.
+    pub liveness: Option<Arc<Liveness>>,
 }
 
 impl std::fmt::Debug for Endpoint {
@@ -239,6 +245,7 @@ impl Endpoint {
                 database: url.database.clone().unwrap_or_default(),
                 remote: true,
                 url_options: url.query.clone(),
+                liveness: None,
             };
         }
         let pg = url.scheme == "postgres";
@@ -259,6 +266,7 @@ impl Endpoint {
             user,
             remote: true,
             url_options: None,
+            liveness: None,
         }
     }
 
@@ -286,6 +294,7 @@ impl Endpoint {
             password: self.password.clone(),
             database: self.database.clone(),
             url_options: self.url_options.clone(),
+            liveness: self.liveness.clone(),
         }
     }
 
@@ -297,14 +306,48 @@ impl Endpoint {
         }
     }
 
+    /// Ok unless the server is known to be gone (its verdict, as the error).
+    pub fn alive(&self) -> Result<()> {
+        self.liveness.as_ref().map_or(Ok(()), |l| l.check())
+    }
+
+    /// Where the server listens, for a plain connect.
+    fn place(&self) -> Place {
+        match &self.socket {
+            Some(path) => Place::Unix(path.clone()),
+            None if self.kind == ServerKind::Mongodb && self.host.contains(',') => Place::Hosts(self.host.clone()),
+            None => Place::Tcp { host: self.host.trim_start_matches('[').trim_end_matches(']').to_string(), port: self.port },
+        }
+    }
+
+    /// Start watching whether the server is still there (docs/mongodb.md,
+    /// "A server that dies"): a monitor on a connection of its own, whose
+    /// verdict cuts the connections made through this endpoint (and its
+    /// clones made after this call). `stopping`: a stop was asked for.
+    pub fn watch(&mut self, stopping: fn() -> bool) -> Result<liveness::Watch> {
+        let shared = Liveness::new(self.place());
+        let heart: Box<dyn Heart> = match self.kind {
+            ServerKind::Mongodb => super::mongodb::heart(&self.mongodb_address())?,
+            ServerKind::Postgres => Box::new(PgHeart { endpoint: self.clone(), conn: None }),
+            _ => Box::new(MyHeart { endpoint: self.clone(), conn: None }),
+        };
+        let watch = liveness::watch(shared.clone(), heart, stopping)?;
+        self.liveness = Some(shared);
+        Ok(watch)
+    }
+
     /// A lean-client connection (the client threads' hot path).
     pub fn connect_pgwire(&self) -> Result<pgwire::PgConn> {
-        pgwire::PgConn::connect(&self.pgwire_address(), &self.user, &self.database, self.password.as_deref())
+        self.alive()?;
+        let within = (CONNECT_TIMEOUT, HANDSHAKE_TIMEOUT);
+        pgwire::PgConn::connect_with(&self.pgwire_address(), &self.user, &self.database, self.password.as_deref(), within, self.liveness.as_ref())
             .with_context(|| format!("cannot connect to {}", self.url()))
     }
 
-    /// A `postgres` crate connection (setup and statistics).
+    /// A `postgres` crate connection (setup and statistics). Not cut by a
+    /// verdict (the crate keeps its socket), but not made after one.
     pub fn connect_postgres(&self) -> Result<::postgres::Client> {
+        self.alive()?;
         let mut cfg = ::postgres::Config::new();
         match &self.socket {
             Some(path) => cfg.host_path(path.parent().context("socket path without a directory")?),
@@ -363,8 +406,10 @@ impl Endpoint {
     }
 
     /// A connection whose handshake has the time-outs and whose statements
-    /// then run as long as they take (an index build may take hours).
-    pub fn connect_mysql(&self) -> Result<::mysql::Conn> {
+    /// then run as long as they take (an index build may take hours), cut
+    /// by a verdict that the server is gone.
+    pub fn connect_mysql(&self) -> Result<MysqlConn> {
+        self.alive()?;
         let conn = ::mysql::Conn::new(self.mysql_opts()).map_err(|e| self.mysql_connect_error(e))?;
         {
             use std::os::fd::{AsRawFd, FromRawFd};
@@ -375,7 +420,8 @@ impl Endpoint {
             let socket = std::mem::ManuallyDrop::new(unsafe { std::net::TcpStream::from_raw_fd(conn.as_raw_fd()) });
             socket.set_read_timeout(None).and_then(|_| socket.set_write_timeout(None)).context("clearing the handshake time-out")?;
         }
-        Ok(conn)
+        use std::os::fd::AsRawFd;
+        Ok(MysqlConn { _cut: self.liveness.as_ref().map(|l| l.guard_socket(conn.as_raw_fd())), conn })
     }
 
     /// A failed MySQL connect, said plainly: a server error as the server
@@ -424,6 +470,7 @@ impl Endpoint {
 
     /// Which of `tables` exist already in the target database.
     pub fn existing_tables(&self, tables: &[String]) -> Result<Vec<String>> {
+        self.alive()?;
         let mut found = Vec::new();
         if self.kind == ServerKind::Mongodb {
             return super::mongodb::existing_collections(&self.mongodb_address(), tables);
@@ -453,8 +500,10 @@ impl Endpoint {
         Ok(found)
     }
 
-    /// Drop `tables` (only ever rumbench's own).
+    /// Drop `tables` (only ever rumbench's own); a server known to be gone
+    /// is not waited on: its verdict is the error.
     pub fn drop_tables(&self, tables: &[String]) -> Result<()> {
+        self.alive()?;
         if self.kind == ServerKind::Mongodb {
             return super::mongodb::drop_collections(&self.mongodb_address(), tables);
         }
@@ -471,6 +520,90 @@ impl Endpoint {
             }
         }
         Ok(())
+    }
+}
+
+/// A MySQL connection (the crate's, through Deref) whose socket a verdict
+/// that the server is gone shuts down.
+pub struct MysqlConn {
+    /// First: deregistered before the connection closes its socket.
+    _cut: Option<Registration>,
+    conn: ::mysql::Conn,
+}
+
+impl std::ops::Deref for MysqlConn {
+    type Target = ::mysql::Conn;
+    fn deref(&self) -> &::mysql::Conn {
+        &self.conn
+    }
+}
+
+impl std::ops::DerefMut for MysqlConn {
+    fn deref_mut(&mut self) -> &mut ::mysql::Conn {
+        &mut self.conn
+    }
+}
+
+/// The liveness monitor's ping of a PostgreSQL server: an empty query on
+/// the lean client's connection, every wait `within`.
+struct PgHeart {
+    endpoint: Endpoint,
+    conn: Option<pgwire::PgConn>,
+}
+
+impl Heart for PgHeart {
+    fn beat(&mut self, within: Duration) -> Beat {
+        let e = &self.endpoint;
+        let pinged = (|| -> Result<()> {
+            if self.conn.is_none() {
+                let c = pgwire::PgConn::connect_with(&e.pgwire_address(), &e.user, &e.database, e.password.as_deref(), (within, within), None)?;
+                self.conn = Some(c);
+            }
+            let c = self.conn.as_mut().expect("connected");
+            c.set_wait(Some(within))?;
+            c.simple_query("")
+        })();
+        match pinged {
+            Ok(()) => Beat::Answered,
+            Err(err) => {
+                // A connection that missed an answer is out of step: a new one next time.
+                self.conn = None;
+                Beat::from_error(&err)
+            }
+        }
+    }
+}
+
+/// The liveness monitor's ping of a MySQL server: COM_PING, every wait `within`.
+struct MyHeart {
+    endpoint: Endpoint,
+    conn: Option<::mysql::Conn>,
+}
+
+impl Heart for MyHeart {
+    fn beat(&mut self, within: Duration) -> Beat {
+        let pinged = (|| -> std::result::Result<(), ::mysql::Error> {
+            if self.conn.is_none() {
+                let opts = ::mysql::OptsBuilder::from_opts(self.endpoint.mysql_opts())
+                    .tcp_connect_timeout(Some(within))
+                    .read_timeout(Some(within))
+                    .write_timeout(Some(within));
+                self.conn = Some(::mysql::Conn::new(opts)?);
+            }
+            self.conn.as_mut().expect("connected").ping()
+        })();
+        match pinged {
+            Ok(()) => Beat::Answered,
+            Err(err) => {
+                self.conn = None;
+                match &err {
+                    ::mysql::Error::IoError(io) => Beat::from_io(io.kind()),
+                    ::mysql::Error::MySqlError(_) => Beat::Answered,
+                    // The driver's own: a packet out of order, a connect time-out.
+                    _ => Beat::Silent,
+                }
+            }
+        }
     }
 }
 

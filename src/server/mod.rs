@@ -35,6 +35,7 @@
 
 pub mod endpoint;
 mod leftover;
+pub mod liveness;
 pub mod pg_versions;
 pub mod pgwire;
 pub mod wire;
@@ -334,6 +335,7 @@ impl RunningServer {
             database: DB_NAME.into(),
             remote: false,
             url_options: None,
+            liveness: None,
         }
     }
 

@@ -1,8 +1,10 @@
 //! MongoDB by URL (`--target mongodb://user[:password]@host[:port]/database?options`):
 //! a server the user runs (or one that speaks its wire protocol, as
 //! FerretDB), reached through the official driver. rumbench never starts one.
-//! Setup and figures use the driver's sync API (`Mongo`); each client thread
-//! runs its operations on a driver of its own (`ThreadDriver`).
+//! Setup and figures use a driver of their own (`Mongo`), and each client
+//! thread runs its operations on one of its own (`ThreadDriver`): the async
+//! API, each on a current-thread runtime of its own, whose calls a verdict
+//! that the server is gone (`super::liveness`) cuts.
 //!
 //! Here: the URL's options and the write concern (a setting of the config),
 //! connecting with a connect and handshake time-out (the driver retries until
@@ -12,14 +14,16 @@
 //! rumbench's collections: found, dropped.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::task::Poll;
 use std::time::Duration;
 
 use anyhow::{anyhow, bail, Context, Result};
 use mongodb::bson::{doc, Bson, Document};
 use mongodb::error::ErrorKind;
-use mongodb::options::{Acknowledgment, ClientOptions, DatabaseOptions, Tls, WriteConcern};
-use mongodb::sync::{Client, Database};
+use mongodb::options::{Acknowledgment, ClientOptions, DatabaseOptions, ReadPreference, SelectionCriteria, Tls, WriteConcern};
 
+use super::liveness::{Beat, Heart, Liveness, Registration};
 use super::wire::{sent_text, CONNECT_TIMEOUT};
 
 pub const DEFAULT_PORT: u16 = 27017;
@@ -61,6 +65,8 @@ pub struct Address {
     pub database: String,
     /// The URL's query: the driver's options.
     pub url_options: Option<String>,
+    /// Whether the server is still there (`Endpoint::watch`).
+    pub liveness: Option<Arc<Liveness>>,
 }
 
 /// The URL as results record it: no password.
@@ -150,29 +156,49 @@ impl WriteConcernSetting {
     }
 }
 
-/// A connected driver: its pool, the benchmark's database with the config's write concern.
+/// The setup's and the figures' driver: its pool, the benchmark's database
+/// with the config's write concern; the async API on a runtime of its own
+/// (as a client thread's), so that a verdict that the server is gone cuts
+/// its calls too.
 pub struct Mongo {
-    pub client: Client,
-    pub db: Database,
     /// The target's URL without the password, for messages.
     pub url: String,
+    driver: ThreadDriver,
     /// What a client thread's own driver is made with.
     options: ClientOptions,
     db_options: DatabaseOptions,
     database: String,
+    liveness: Option<Arc<Liveness>>,
 }
 
 impl Mongo {
     /// A driver for `endpoint`'s database (the setup's and the figures'; the
     /// client threads make their own, `thread_driver`); two connections at
-    /// most, or the URL's maxPoolSize; writes with `wc`.
+    /// most, or the URL's maxPoolSize; writes with `wc`. It connects at its
+    /// first call.
     pub fn connect(endpoint: &Address, wc: Option<&WriteConcernSetting>) -> Result<Mongo> {
+        if let Some(l) = &endpoint.liveness {
+            l.check()?;
+        }
+        let url = url_without_password(endpoint);
         let options = client_options(endpoint, 2)?;
-        let client = Client::with_options(options.clone()).map_err(|e| anyhow!("{}: {}", url_without_password(endpoint), one_line(&e.to_string())))?;
         let mut db_options = DatabaseOptions::default();
         db_options.write_concern = wc.map(WriteConcernSetting::driver);
-        let db = client.database_with_options(&endpoint.database, db_options.clone());
-        Ok(Mongo { client, db, url: url_without_password(endpoint), options, db_options, database: endpoint.database.clone() })
+        let driver = ThreadDriver::new(options.clone(), &endpoint.database, &db_options, endpoint.liveness.as_ref(), &url)?;
+        Ok(Mongo { url, driver, options, db_options, database: endpoint.database.clone(), liveness: endpoint.liveness.clone() })
+    }
+
+    /// The benchmark's database, for actions given to `run`.
+    pub fn db(&self) -> &mongodb::Database {
+        &self.driver.db
+    }
+
+    /// Run one of the driver's actions on `db()` to its end (see `ThreadDriver::run`).
+    pub fn run<T, F>(&self, what: &str, action: F) -> Result<T>
+    where
+        F: std::future::IntoFuture<Output = mongodb::error::Result<T>>,
+    {
+        self.driver.run(what, action)
     }
 
     /// A driver for one client thread: the driver's async API on a runtime
@@ -181,31 +207,24 @@ impl Mongo {
     /// worker threads and back: 1.8 times the CPU per operation
     /// (docs/mongodb.md, "rumbench's client cost per operation").
     pub fn thread_driver(&self) -> Result<ThreadDriver> {
-        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().context("cannot start a client thread's runtime")?;
         let mut options = self.options.clone();
         // A thread runs one operation at a time; a second connection only
         // if one is being replaced.
         options.max_pool_size = Some(2);
-        // The driver starts its monitors on the runtime it is made in.
-        let client = {
-            let _in_runtime = runtime.enter();
-            mongodb::Client::with_options(options).map_err(|e| anyhow!("{}: {}", self.url, one_line(&e.to_string())))?
-        };
-        let db = client.database_with_options(&self.database, self.db_options.clone());
-        let driver = ThreadDriver { db, client: Some(client), runtime };
+        let driver = ThreadDriver::new(options, &self.database, &self.db_options, self.liveness.as_ref(), &self.url)?;
         // Connect (and authenticate) now, before the step's clock starts.
-        driver.run(driver.db.run_command(doc! {"ping": 1})).map_err(|e| anyhow!("{}: {}", self.url, one_line(&e.to_string())))?;
+        driver.run(&self.url, driver.db.run_command(doc! {"ping": 1}))?;
         Ok(driver)
     }
 
     /// A command on the benchmark's database.
     pub fn command(&self, command: Document) -> Result<Document> {
-        self.db.run_command(command).run().map_err(|e| anyhow!("{}", one_line(&e.to_string())))
+        self.run("", self.db().run_command(command))
     }
 
     /// A command on the admin database.
     pub fn admin_command(&self, command: Document) -> Result<Document> {
-        self.client.database("admin").run_command(command).run().map_err(|e| anyhow!("{}", one_line(&e.to_string())))
+        self.run("", self.driver.client().database("admin").run_command(command))
     }
 
     /// What the server is, from buildInfo (and serverStatus for its storage engine).
@@ -222,20 +241,82 @@ impl Mongo {
 pub struct ThreadDriver {
     pub db: mongodb::Database,
     client: Option<mongodb::Client>,
+    /// Woken when the server is found gone: the operation under way is dropped.
+    cut: Option<(Registration, Arc<tokio::sync::Notify>)>,
+    liveness: Option<Arc<Liveness>>,
     runtime: tokio::runtime::Runtime,
 }
 
 impl ThreadDriver {
-    /// Run one of the driver's actions (or any future) to its end on this thread.
-    pub fn run<F: std::future::IntoFuture>(&self, action: F) -> F::Output {
-        self.runtime.block_on(action.into_future())
+    /// A driver on a current-thread runtime of its own, cut by `liveness`'s verdict.
+    fn new(options: ClientOptions, database: &str, db_options: &DatabaseOptions, liveness: Option<&Arc<Liveness>>, url: &str) -> Result<ThreadDriver> {
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().context("cannot start a driver's runtime")?;
+        // The driver starts its monitors on the runtime it is made in.
+        let client = {
+            let _in_runtime = runtime.enter();
+            mongodb::Client::with_options(options).map_err(|e| anyhow!("{url}: {}", one_line(&e.to_string())))?
+        };
+        let db = client.database_with_options(database, db_options.clone());
+        let cut = liveness.map(|l| l.waker());
+        Ok(ThreadDriver { db, client: Some(client), cut, liveness: liveness.cloned(), runtime })
+    }
+
+    fn client(&self) -> &mongodb::Client {
+        self.client.as_ref().expect("a driver's client until it is dropped")
+    }
+
+    /// Run one of the driver's actions (or any future giving a driver
+    /// result) to its end on this thread; an error says `what` failed. When
+    /// the server is found gone (the liveness monitor's verdict), the
+    /// operation is dropped where it waits (the driver would retry a closed
+    /// connection until its server selection time-out) and the verdict is
+    /// the error.
+    #[inline]
+    pub fn run<T, F>(&self, what: &str, action: F) -> Result<T>
+    where
+        F: std::future::IntoFuture<Output = mongodb::error::Result<T>>,
+    {
+        use std::future::Future;
+        let done = match &self.cut {
+            None => Some(self.runtime.block_on(action.into_future())),
+            Some((_, notify)) => {
+                self.gone()?;
+                let mut op = std::pin::pin!(action.into_future());
+                let mut cut = std::pin::pin!(notify.notified());
+                // The operation first: one that ends as the verdict comes keeps its result.
+                self.runtime.block_on(std::future::poll_fn(|cx| match op.as_mut().poll(cx) {
+                    Poll::Ready(r) => Poll::Ready(Some(r)),
+                    Poll::Pending => cut.as_mut().poll(cx).map(|()| None),
+                }))
+            }
+        };
+        match done {
+            Some(Ok(v)) => Ok(v),
+            Some(Err(e)) => {
+                self.gone()?;
+                match what {
+                    "" => Err(anyhow!("{}", one_line(&e.to_string()))),
+                    _ => Err(anyhow!("{what}: {}", one_line(&e.to_string()))),
+                }
+            }
+            None => self.gone().and_then(|()| Err(anyhow!("{what}: cut short"))),
+        }
+    }
+
+    /// Ok unless the server is known to be gone.
+    fn gone(&self) -> Result<()> {
+        self.liveness.as_ref().map_or(Ok(()), |l| l.check())
     }
 }
 
 impl Drop for ThreadDriver {
     /// End the driver's sessions on the server and close its connections
-    /// while its runtime still runs (a dropped runtime would just cut them).
+    /// while its runtime still runs (a dropped runtime would just cut them);
+    /// not on a server known to be gone, where that would only wait.
     fn drop(&mut self) {
+        if self.gone().is_err() {
+            return;
+        }
         if let Some(client) = self.client.take() {
             // The time-out's timer is made inside the runtime (it needs its clock).
             let _ = self.runtime.block_on(async { tokio::time::timeout(Duration::from_secs(2), client.shutdown()).await });
@@ -295,10 +376,52 @@ pub fn check_answers(endpoint: &Address) -> Result<()> {
     existing_collections(endpoint, &[]).map(drop)
 }
 
+/// The liveness monitor's ping of a MongoDB server (or a replica set's
+/// nearest member): `ping` on a driver of its own, on a runtime of its own
+/// that runs while it waits for the answer; selection and connect time-outs
+/// of one beat.
+pub fn heart(endpoint: &Address) -> Result<Box<dyn Heart>> {
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().context("cannot start the liveness monitor's runtime")?;
+    let mut options = client_options(endpoint, 2)?;
+    options.server_selection_timeout = Some(super::liveness::BEAT_WAIT);
+    options.connect_timeout = Some(super::liveness::BEAT_WAIT);
+    let client = {
+        let _in_runtime = runtime.enter();
+        mongodb::Client::with_options(options).map_err(|e| anyhow!("{}: {}", url_without_password(endpoint), one_line(&e.to_string())))?
+    };
+    Ok(Box::new(MongoHeart { db: client.database("admin"), _client: client, runtime }))
+}
+
+struct MongoHeart {
+    db: mongodb::Database,
+    _client: mongodb::Client,
+    /// Last: the driver's tasks end with it.
+    runtime: tokio::runtime::Runtime,
+}
+
+impl Heart for MongoHeart {
+    fn beat(&mut self, within: Duration) -> Beat {
+        let nearest = SelectionCriteria::ReadPreference(ReadPreference::nearest(None));
+        let ping = self.db.run_command(doc! {"ping": 1}).selection_criteria(nearest);
+        let answer = self.runtime.block_on(async { tokio::time::timeout(within, std::future::IntoFuture::into_future(ping)).await });
+        match answer {
+            Ok(Ok(_)) => Beat::Answered,
+            Ok(Err(e)) => match e.kind.as_ref() {
+                ErrorKind::Io(io) => Beat::from_io(io.kind()),
+                ErrorKind::Command(_) | ErrorKind::Authentication { .. } => Beat::Answered,
+                _ => Beat::Silent,
+            },
+            // No answer within the wait.
+            Err(_) => Beat::Silent,
+        }
+    }
+}
+
 /// Which of `names` are collections of the target database already.
 pub fn existing_collections(endpoint: &Address, names: &[String]) -> Result<Vec<String>> {
     let m = Mongo::connect(endpoint, None)?;
-    let listed = m.db.list_collection_names().run().map_err(|e| connect_error(endpoint, e))?;
+    // The driver's own error, for connect_error to look into.
+    let listed = m.driver.runtime.block_on(std::future::IntoFuture::into_future(m.db().list_collection_names())).map_err(|e| connect_error(endpoint, e))?;
     Ok(names.iter().filter(|n| listed.contains(n)).cloned().collect())
 }
 
@@ -306,7 +429,7 @@ pub fn existing_collections(endpoint: &Address, names: &[String]) -> Result<Vec<
 pub fn drop_collections(endpoint: &Address, names: &[String]) -> Result<()> {
     let m = Mongo::connect(endpoint, None)?;
     for n in names {
-        m.db.collection::<Document>(n).drop().run().map_err(|e| anyhow!("dropping {n}: {}", one_line(&e.to_string())))?;
+        m.run(&format!("dropping {n}"), m.db().collection::<Document>(n).drop())?;
     }
     Ok(())
 }

@@ -26,6 +26,7 @@ use postgres_protocol::authentication::{self, sasl::{self, ScramSha256}};
 use postgres_protocol::message::frontend;
 use postgres_protocol::Oid;
 
+use super::liveness::{Liveness, Registration};
 use super::wire::{sent_text, CONNECT_TIMEOUT, HANDSHAKE_TIMEOUT};
 
 pub const INT8: Oid = 20;
@@ -49,11 +50,11 @@ enum Stream {
 }
 
 impl Stream {
-    fn connect(addr: &Address) -> std::io::Result<Stream> {
+    fn connect(addr: &Address, within: Duration) -> std::io::Result<Stream> {
         Ok(match addr {
             Address::Unix(path) => Stream::Unix(UnixStream::connect(path)?),
             Address::Tcp { host, port } => {
-                let s = connect_tcp(host, *port)?;
+                let s = connect_tcp(host, *port, within)?;
                 // Each call is one request and one reply: never wait for Nagle.
                 s.set_nodelay(true)?;
                 Stream::Tcp(s)
@@ -75,6 +76,14 @@ impl Stream {
         }
     }
 
+    fn fd(&self) -> std::os::fd::RawFd {
+        use std::os::fd::AsRawFd;
+        match self {
+            Stream::Unix(s) => s.as_raw_fd(),
+            Stream::Tcp(s) => s.as_raw_fd(),
+        }
+    }
+
     /// Read and write time-outs (None: wait as long as it takes).
     fn set_timeouts(&self, timeout: Option<Duration>) -> std::io::Result<()> {
         match self {
@@ -84,12 +93,12 @@ impl Stream {
     }
 }
 
-/// The first address of `host` that accepts a connection within CONNECT_TIMEOUT.
-fn connect_tcp(host: &str, port: u16) -> std::io::Result<TcpStream> {
+/// The first address of `host` that accepts a connection within `within`.
+fn connect_tcp(host: &str, port: u16, within: Duration) -> std::io::Result<TcpStream> {
     use std::net::ToSocketAddrs;
     let mut last = None;
     for addr in (host, port).to_socket_addrs()? {
-        match TcpStream::connect_timeout(&addr, CONNECT_TIMEOUT) {
+        match TcpStream::connect_timeout(&addr, within) {
             Ok(s) => return Ok(s),
             Err(e) => last = Some(e),
         }
@@ -189,7 +198,7 @@ impl CancelKey {
     /// Ask the server to cancel what this connection runs now (a no-op for
     /// the server when it runs nothing or the connection is gone).
     pub fn cancel(&self) -> Result<()> {
-        let mut s = Stream::connect(&self.addr).context("connecting to send a cancel request")?;
+        let mut s = Stream::connect(&self.addr, CONNECT_TIMEOUT).context("connecting to send a cancel request")?;
         let mut buf = BytesMut::new();
         frontend::cancel_request(self.process_id, self.secret_key, &mut buf);
         s.write_all(&buf)?;
@@ -199,7 +208,11 @@ impl CancelKey {
 
 /// One connection.
 pub struct PgConn {
+    /// First: deregistered before the socket closes (fields drop in order).
+    _cut: Option<Registration>,
     stream: Stream,
+    /// The read time-out in force (None after the startup: none).
+    wait: Option<Duration>,
     out: BytesMut,
     /// The hot path's messages (Bind, Execute, Sync), reused.
     call: Vec<u8>,
@@ -220,10 +233,25 @@ impl PgConn {
     /// a time-out (something that accepts and never answers must not hang
     /// the run); later calls wait as long as their statement runs.
     pub fn connect(addr: &Address, user: &str, database: &str, password: Option<&str>) -> Result<PgConn> {
-        let stream = Stream::connect(addr).with_context(|| format!("cannot connect to postgres at {addr:?}"))?;
-        stream.set_timeouts(Some(HANDSHAKE_TIMEOUT))?;
+        PgConn::connect_with(addr, user, database, password, (CONNECT_TIMEOUT, HANDSHAKE_TIMEOUT), None)
+    }
+
+    /// `connect` with these (connect, startup) time-outs, its socket shut
+    /// down by `liveness`'s verdict (also during the startup exchange).
+    pub fn connect_with(
+        addr: &Address,
+        user: &str,
+        database: &str,
+        password: Option<&str>,
+        (connect_within, startup_within): (Duration, Duration),
+        liveness: Option<&std::sync::Arc<Liveness>>,
+    ) -> Result<PgConn> {
+        let stream = Stream::connect(addr, connect_within).with_context(|| format!("cannot connect to postgres at {addr:?}"))?;
+        stream.set_timeouts(Some(startup_within))?;
         let mut c = PgConn {
+            _cut: liveness.map(|l| l.guard_socket(stream.fd())),
             stream,
+            wait: Some(startup_within),
             out: BytesMut::with_capacity(4096),
             call: Vec::with_capacity(64 * 1024),
             inbuf: BytesMut::with_capacity(READ_CHUNK),
@@ -289,7 +317,7 @@ impl PgConn {
         match error {
             Some(e) => Err(anyhow!("postgres refused the connection: {e}")),
             None => {
-                c.stream.set_timeouts(None)?;
+                c.set_wait(None)?;
                 Ok(c)
             }
         }
@@ -305,7 +333,8 @@ impl PgConn {
             let n = self.read_chunk()?;
             if n == 0 {
                 if self.inbuf.is_empty() {
-                    bail!("the server closed the connection without a PostgreSQL answer");
+                    let eof = std::io::ErrorKind::UnexpectedEof;
+                    return Err(std::io::Error::new(eof, "the server closed the connection without a PostgreSQL answer").into());
                 }
                 bail!("not a PostgreSQL server: it sent {} and closed the connection", sent_text(&self.inbuf));
             }
@@ -330,12 +359,20 @@ impl PgConn {
                 self.inbuf.extend_from_slice(&self.chunk[..n]);
                 Ok(n)
             }
-            // Only during startup is there a time-out to run into.
+            // Only during startup (or a ping) is there a time-out to run into.
             Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => {
-                bail!("no PostgreSQL answer within {} s", HANDSHAKE_TIMEOUT.as_secs())
+                let within = self.wait.unwrap_or_default().as_secs_f64();
+                Err(std::io::Error::new(e.kind(), format!("no PostgreSQL answer within {within} s")).into())
             }
             Err(e) => Err(e).context("reading from postgres"),
         }
+    }
+
+    /// How long a read or write may wait (None: as long as its statement runs).
+    pub fn set_wait(&mut self, wait: Option<Duration>) -> Result<()> {
+        self.stream.set_timeouts(wait)?;
+        self.wait = wait;
+        Ok(())
     }
 
     /// Rows the last statement affected (UPDATE, INSERT, DELETE) or returned (SELECT).
@@ -359,7 +396,8 @@ impl PgConn {
                 return Ok(m);
             }
             if self.read_chunk()? == 0 {
-                bail!("postgres closed the connection");
+                // An I/O error of its kind, so that a dead server is told from a refusal.
+                return Err(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "postgres closed the connection").into());
             }
         }
     }

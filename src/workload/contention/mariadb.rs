@@ -5,10 +5,11 @@
 
 use anyhow::{Context, Result};
 use mysql::prelude::Queryable;
-use mysql::{Conn, Statement};
+use mysql::Statement;
 
 use super::{hot_table, Session, Store, SETS_TABLE};
 use crate::engine::TxnEnd;
+use crate::server::endpoint::MysqlConn;
 use crate::server::Endpoint;
 
 pub struct MyStore {
@@ -86,7 +87,7 @@ impl Store for MyStore {
 }
 
 struct MySession {
-    c: Conn,
+    c: MysqlConn,
     updates: Vec<Statement>,
     gets: Vec<Statement>,
     sets: Option<SetStatements>,

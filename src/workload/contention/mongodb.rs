@@ -7,9 +7,8 @@
 //! randomtransaction is refused at plan time (multi-document transactions
 //! need a replica set, and are not what this binding measures).
 
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{bail, Context, Result};
 use mongodb::bson::{doc, Document};
-use mongodb::sync::Collection;
 
 use super::{hot_table, Session, Store};
 use crate::engine::TxnEnd;
@@ -29,23 +28,19 @@ impl<'a> MongoStore<'a> {
     }
 }
 
-fn failed(what: &str, e: mongodb::error::Error) -> anyhow::Error {
-    anyhow!("{what}: {}", e.to_string().replace('\n', " "))
-}
-
 impl Store for MongoStore<'_> {
     fn create_hot(&self, tables: u32, rows: u64) -> Result<()> {
         let pad = "x".repeat(92);
         for t in 0..tables {
             let name = hot_table(t);
             // The plan's check made sure no such collection exists.
-            self.mongo.db.create_collection(&name).run().map_err(|e| failed(&format!("creating {name}"), e))?;
-            let c: Collection<Document> = self.mongo.db.collection(&name);
+            self.mongo.run(&format!("creating {name}"), self.mongo.db().create_collection(&name))?;
+            let c: mongodb::Collection<Document> = self.mongo.db().collection(&name);
             let mut id = 1;
             while id <= rows {
                 let end = (id + LOAD_BATCH).min(rows + 1);
                 let docs: Vec<Document> = (id..end).map(|i| doc! {"_id": i as i64, "counter": 0i64, "pad": &pad}).collect();
-                c.insert_many(docs).run().map_err(|e| failed(&format!("loading {name}"), e))?;
+                self.mongo.run(&format!("loading {name}"), c.insert_many(docs))?;
                 id = end;
             }
         }
@@ -80,7 +75,7 @@ impl MongoSession {
 
 impl Session for MongoSession {
     fn hot_update(&mut self, table: u32) -> Result<TxnEnd> {
-        let r = self.driver.run(self.collection(table)?.update_one(doc! {"_id": 1i64}, doc! {"$inc": {"counter": 1i64}})).map_err(|e| failed("update", e))?;
+        let r = self.driver.run("update", self.collection(table)?.update_one(doc! {"_id": 1i64}, doc! {"$inc": {"counter": 1i64}}))?;
         if r.matched_count != 1 {
             bail!("{} has no document 1 (the update matched {})", hot_table(table), r.matched_count);
         }
@@ -88,7 +83,7 @@ impl Session for MongoSession {
     }
 
     fn hot_counter(&mut self, table: u32) -> Result<i64> {
-        let d = self.driver.run(self.collection(table)?.find_one(doc! {"_id": 1i64})).map_err(|e| failed("read", e))?;
+        let d = self.driver.run("read", self.collection(table)?.find_one(doc! {"_id": 1i64}))?;
         let d = d.with_context(|| format!("{} has no document 1", hot_table(table)))?;
         match d.get("counter") {
             Some(mongodb::bson::Bson::Int64(v)) => Ok(*v),

@@ -15,6 +15,7 @@ use mysql::{Conn, Params, Statement, Value};
 use super::table::{ServerSyncs, Table, TableSession};
 use crate::backend::servers::Transport;
 use super::{table_name, Index, Row};
+use crate::server::endpoint::MysqlConn;
 use crate::server::{Endpoint, RunningServer, ServerKind};
 
 const COLUMNS: &str = "id, dateandtime, cashregisterid, productid, customerid, price, data";
@@ -298,7 +299,7 @@ enum StmtKey {
 }
 
 struct MySession {
-    c: Conn,
+    c: MysqlConn,
     stmts: HashMap<StmtKey, Statement>,
     autocommit: bool,
 }

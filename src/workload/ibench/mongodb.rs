@@ -41,10 +41,6 @@ impl MongoTable {
     }
 }
 
-fn failed(what: &str, e: mongodb::error::Error) -> anyhow::Error {
-    anyhow!("{what}: {}", e.to_string().replace('\n', " "))
-}
-
 fn row_document(r: &Row) -> Document {
     doc! {
         "_id": r.id as i64,
@@ -101,7 +97,7 @@ impl Table for MongoTable {
         for t in 0..tables {
             let name = table_name(t);
             // The plan's check made sure no such collection exists.
-            self.mongo.db.create_collection(&name).run().map_err(|e| failed(&format!("creating collection {name}"), e))?;
+            self.mongo.run(&format!("creating collection {name}"), self.mongo.db().create_collection(&name))?;
         }
         Ok(())
     }
@@ -116,16 +112,16 @@ impl Table for MongoTable {
 
     fn stats(&self, tables: u32) -> Vec<(String, String)> {
         let own = super::own_table_names(tables);
-        match self.mongo.db.list_collection_names().run() {
+        match self.mongo.run("listing collections", self.mongo.db().list_collection_names()) {
             Ok(names) => own.iter().filter(|n| names.contains(n)).flat_map(|n| collection_figures(&self.mongo, n)).collect(),
-            Err(e) => vec![("collStats".into(), format!("missing: {}", failed("listing collections", e)))],
+            Err(e) => vec![("collStats".into(), format!("missing: {e}"))],
         }
     }
 
     /// collStats' storageSize + totalIndexSize of rumbench's collections.
     fn server_storage_bytes(&self, tables: u32) -> Option<Result<(u64, String)>> {
         Some((|| {
-            let listed = self.mongo.db.list_collection_names().run().map_err(|e| failed("listing collections", e))?;
+            let listed = self.mongo.run("listing collections", self.mongo.db().list_collection_names())?;
             let own: Vec<String> = super::own_table_names(tables).into_iter().filter(|n| listed.contains(n)).collect();
             let mut total = 0u64;
             for name in &own {
@@ -191,10 +187,10 @@ impl MongoSession {
 impl TableSession for MongoSession {
     fn insert_rows(&mut self, table: u32, rows: &[Row], delete: Option<Range<u64>>) -> Result<u64> {
         let c = self.collection(table);
-        self.driver.run(c.insert_many(rows.iter().map(row_document))).map_err(|e| failed("insert", e))?;
+        self.driver.run("insert", c.insert_many(rows.iter().map(row_document)))?;
         match delete {
             Some(d) => {
-                let r = self.driver.run(c.delete_many(doc! {"_id": {"$gte": d.start as i64, "$lt": d.end as i64}})).map_err(|e| failed("delete", e))?;
+                let r = self.driver.run("delete", c.delete_many(doc! {"_id": {"$gte": d.start as i64, "$lt": d.end as i64}}))?;
                 Ok(r.deleted_count)
             }
             None => Ok(0),
@@ -212,7 +208,7 @@ impl TableSession for MongoSession {
             })
             .collect();
         let c = self.collection(table);
-        self.driver.run(c.create_indexes(models)).map(drop).map_err(|e| failed("createIndexes", e))
+        self.driver.run("createIndexes", c.create_indexes(models)).map(drop)
     }
 
     fn range_query(&mut self, table: u32, index: Index, start: i32, limit: usize, out: &mut Vec<Row>) -> Result<()> {
@@ -225,7 +221,7 @@ impl TableSession for MongoSession {
             .hint(Hint::Name(index.name().to_string()))
             .limit(limit as i64)
             .batch_size(limit.clamp(1, u32::MAX as usize) as u32);
-        let docs = self.driver.run(async { all(find.await?).await }).map_err(|e| failed("range query", e))?;
+        let docs = self.driver.run("range query", async { all(find.await?).await })?;
         docs.iter().try_for_each(|d| Ok(out.push(document_row(d)?)))
     }
 
@@ -234,13 +230,13 @@ impl TableSession for MongoSession {
         let ids: Vec<i64> = ids.iter().map(|&i| i as i64).collect();
         let c = self.collection(table);
         let find = c.find(doc! {"_id": {"$in": ids}});
-        let docs = self.driver.run(async { all(find.await?).await }).map_err(|e| failed("point query", e))?;
+        let docs = self.driver.run("point query", async { all(find.await?).await })?;
         docs.iter().try_for_each(|d| Ok(out.push(document_row(d)?)))
     }
 
     fn row_count(&mut self, table: u32) -> Result<u64> {
         let c = self.collection(table);
-        self.driver.run(c.count_documents(doc! {})).map_err(|e| failed("count", e))
+        self.driver.run("count", c.count_documents(doc! {}))
     }
 }
 

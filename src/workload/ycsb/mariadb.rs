@@ -5,9 +5,10 @@
 
 use anyhow::{Context, Result};
 use mysql::prelude::Queryable;
-use mysql::{Conn, Statement, Value};
+use mysql::{Statement, Value};
 
 use super::{Store, StoreSession, TABLE};
+use crate::server::endpoint::MysqlConn;
 use crate::server::Endpoint;
 
 pub struct MyStore {
@@ -20,7 +21,7 @@ impl MyStore {
         MyStore { endpoint, field_count }
     }
 
-    fn connect(&self) -> Result<Conn> {
+    fn connect(&self) -> Result<MysqlConn> {
         self.endpoint.connect_mysql()
     }
 }
@@ -68,7 +69,7 @@ impl Store for MyStore {
 }
 
 struct MySession {
-    c: Conn,
+    c: MysqlConn,
     field_count: usize,
     insert: Statement,
     read: Statement,

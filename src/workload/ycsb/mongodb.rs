@@ -26,11 +26,6 @@ impl<'a> MongoStore<'a> {
     }
 }
 
-/// A driver error on one line.
-fn failed(what: &str, e: mongodb::error::Error) -> anyhow::Error {
-    anyhow!("{what}: {}", e.to_string().replace('\n', " "))
-}
-
 fn text(b: &[u8]) -> Result<&str> {
     std::str::from_utf8(b).map_err(|_| anyhow!("YCSB keys are text"))
 }
@@ -43,17 +38,17 @@ impl Store for MongoStore<'_> {
     fn create(&self) -> Result<()> {
         // The plan's check made sure the database holds no usertable: a name
         // clash fails here rather than touch someone else's collection.
-        self.mongo.db.create_collection(TABLE).run().map_err(|e| failed("creating collection usertable", e))
+        self.mongo.run("creating collection usertable", self.mongo.db().create_collection(TABLE))
     }
 
     /// The fields of a document of usertable (`_id` as YCSB_KEY, so that the
     /// shape check reads as for tables); empty when there is no such collection.
     fn columns(&self) -> Result<Option<Vec<String>>> {
-        let names = self.mongo.db.list_collection_names().run().map_err(|e| failed("listing collections", e))?;
+        let names = self.mongo.run("listing collections", self.mongo.db().list_collection_names())?;
         if !names.iter().any(|n| n == TABLE) {
             return Ok(Some(Vec::new()));
         }
-        let one = self.mongo.db.collection::<Document>(TABLE).find_one(doc! {}).run().map_err(|e| failed("reading usertable", e))?;
+        let one = self.mongo.run("reading usertable", self.mongo.db().collection::<Document>(TABLE).find_one(doc! {}))?;
         Ok(Some(match one {
             Some(d) => d.keys().map(|k| if k == "_id" { "YCSB_KEY".to_string() } else { k.clone() }).collect(),
             None => vec!["YCSB_KEY".to_string()],
@@ -110,18 +105,18 @@ impl MongoSession {
 impl StoreSession for MongoSession {
     fn insert(&mut self, key: &[u8], record: &[u8]) -> Result<()> {
         let d = self.document(key, record)?;
-        self.driver.run(self.docs.insert_one(d)).map(drop).map_err(|e| failed("insert", e))
+        self.driver.run("insert", self.docs.insert_one(d)).map(drop)
     }
 
     fn insert_batch(&mut self, records: &[(&[u8], &[u8])]) -> Result<()> {
         let docs: Vec<Document> = records.iter().map(|(k, r)| self.document(k, r)).collect::<Result<_>>()?;
         let options = mongodb::options::InsertManyOptions::builder().ordered(false).build();
-        self.driver.run(self.docs.insert_many(docs).with_options(options)).map(drop).map_err(|e| failed("insertMany", e))
+        self.driver.run("insertMany", self.docs.insert_many(docs).with_options(options)).map(drop)
     }
 
     fn read(&mut self, key: &[u8], out: &mut Vec<u8>) -> Result<bool> {
         out.clear();
-        let Some(d) = self.driver.run(self.raw.find_one(doc! {"_id": text(key)?})).map_err(|e| failed("read", e))? else { return Ok(false) };
+        let Some(d) = self.driver.run("read", self.raw.find_one(doc! {"_id": text(key)?}))? else { return Ok(false) };
         // The record's fields in order (the shape check compares their length).
         for name in &self.field_names {
             if let Ok(b) = d.get_binary(name) {
@@ -136,7 +131,7 @@ impl StoreSession for MongoSession {
         for (i, v) in fields {
             set.insert(self.field_names[*i].clone(), binary(v));
         }
-        let r = self.driver.run(self.docs.update_one(doc! {"_id": text(key)?}, doc! {"$set": set})).map_err(|e| failed("update", e))?;
+        let r = self.driver.run("update", self.docs.update_one(doc! {"_id": text(key)?}, doc! {"$set": set}))?;
         Ok(r.matched_count > 0)
     }
 
@@ -148,16 +143,14 @@ impl StoreSession for MongoSession {
             .limit(count as i64)
             // All of them in the first reply: one round trip, as a LIMIT query.
             .batch_size(count.clamp(1, u32::MAX as usize) as u32);
-        self.driver
-            .run(async {
-                let mut cursor = find.await?;
-                let mut n = 0;
-                while cursor.advance().await? {
-                    std::hint::black_box(cursor.current());
-                    n += 1;
-                }
-                Ok(n)
-            })
-            .map_err(|e| failed("scan", e))
+        self.driver.run("scan", async {
+            let mut cursor = find.await?;
+            let mut n = 0;
+            while cursor.advance().await? {
+                std::hint::black_box(cursor.current());
+                n += 1;
+            }
+            Ok(n)
+        })
     }
 }
