@@ -230,3 +230,36 @@ fn another_process_writing_to_the_device_is_flagged_and_not_headlined() {
     // Whether a run without the extra writer has no warning depends on what
     // else this machine writes meanwhile (other builds), so it is not asserted.
 }
+
+/// The kernel's writeback of pages the engine dirtied in an earlier step is
+/// the engine's write, not another process's (issue 54): SplinterDB's flush
+/// writes its cache into the page cache, and the read step after it sees
+/// the device write them. The kernel is made to write dirty pages back
+/// within a second for the test (restored after it).
+#[test]
+fn writeback_of_an_earlier_steps_pages_is_not_another_processs() {
+    struct Sysctl(&'static str, String);
+    impl Drop for Sysctl {
+        fn drop(&mut self) {
+            let _ = std::fs::write(self.0, &self.1);
+        }
+    }
+    let set = |path: &'static str, v: &str| {
+        let old = std::fs::read_to_string(path).unwrap();
+        std::fs::write(path, v).expect("needs root");
+        Sysctl(path, old)
+    };
+    let _expire = set("/proc/sys/vm/dirty_expire_centisecs", "50");
+    let _writeback = set("/proc/sys/vm/dirty_writeback_centisecs", "20");
+    let dir = tempfile::tempdir().unwrap();
+    let v = run(&["-e", "splinterdb", "-s", "fillseq,flush,readrandom", "-n", "300000", "--seconds", "3", "-o", "memtable_capacity=4M", "-o", "cache_size=512M"], dir.path());
+    let flush = step(&v, "flush");
+    let read = step(&v, "readrandom");
+    let dirtied = flush["metrics"]["process_write_bytes"].as_u64().unwrap();
+    assert!(dirtied > 10 << 20, "the flush wrote the cache's pages into the page cache: {}", flush["metrics"]);
+    let back = read["metrics"]["process_writeback_bytes"].as_u64().unwrap_or(0);
+    let device = read["metrics"]["io"]["bytes_written"].as_u64().unwrap();
+    assert!(back > 0 && back <= dirtied, "written back during the read step: {back} of {dirtied} (the device wrote {device})");
+    let warnings = read["warnings"].to_string();
+    assert!(!warnings.contains("other processes wrote"), "{warnings}");
+}

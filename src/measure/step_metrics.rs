@@ -164,6 +164,12 @@ pub struct StepMetrics {
     /// Bytes dirtied, then truncated or deleted before writeback (never written).
     #[serde(default)]
     pub process_cancelled_write_bytes: Option<u64>,
+    /// Bytes the measured processes dirtied in earlier steps that the device
+    /// wrote during this one: the kernel's writeback of their page cache
+    /// (a flush that wrote into it, then a read step), theirs and not
+    /// another process's. None when nothing was written back so.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub process_writeback_bytes: Option<u64>,
     /// Dirty pages were written back (syncfs) before the end snapshot.
     pub dirty_pages_synced: bool,
     pub logical_bytes_written: u64,
@@ -241,7 +247,8 @@ impl StepMetrics {
         let syncs = self.syncs.as_ref().map(SyncMetrics::total).unwrap_or(0);
         if let Some(written) = self.process_write_bytes {
             let allowance = DEVICE_SLACK_BYTES.saturating_add(syncs.saturating_mul(JOURNAL_BYTES_PER_SYNC));
-            self.device_writes_by_others = others_dominate(io.bytes_written, written, allowance);
+            let own = written.saturating_add(self.process_writeback_bytes.unwrap_or(0));
+            self.device_writes_by_others = others_dominate(io.bytes_written, own, allowance);
         }
         if let Some(read) = self.process_read_bytes {
             self.device_reads_by_others = others_dominate(io.bytes_read, read, DEVICE_SLACK_BYTES);
@@ -256,10 +263,11 @@ impl StepMetrics {
         let mut out = Vec::new();
         if self.device_writes_by_others {
             out.push(format!(
-                "other processes wrote to the data dir's device: it wrote {:.1} MB during the step, the measured processes {:.1} MB \
+                "other processes wrote to the data dir's device: it wrote {:.1} MB during the step, the measured processes {:.1} MB{} \
                  (w-amp {} device, {} process); the summary shows the process figures",
                 mb(io.bytes_written),
                 mb(self.process_write_bytes.unwrap_or(0)),
+                self.process_writeback_bytes.map(|b| format!(" and {:.1} MB they had dirtied before it, written back during it", mb(b))).unwrap_or_default(),
                 two(self.write_amp),
                 two(self.write_amp_process),
             ));
@@ -325,6 +333,17 @@ pub struct StepWork {
     pub wall_s: f64,
 }
 
+/// How the device's writes of a step are attributed: first to the bytes the
+/// measured processes dirtied during it (`own`), then to those they dirtied
+/// before it and the device had not yet written (`pending`: the kernel
+/// writes dirty pages back when it chooses, often in a later step). Returns
+/// the bytes of `pending` written during the step, and what stays pending.
+pub fn attribute_writeback(device: u64, own: u64, pending: u64) -> (u64, u64) {
+    let available = own.saturating_add(pending);
+    let attributed = device.min(available);
+    (attributed.saturating_sub(own), available - attributed)
+}
+
 /// Measures the storage under one data dir; resolved once per engine config.
 pub struct Probes {
     data_dir: PathBuf,
@@ -338,6 +357,9 @@ pub struct Probes {
     /// "null keeps nothing": an engine with no data of its own, for which
     /// durability and storage figures do not apply.
     keeps_nothing: Option<String>,
+    /// Bytes the measured processes dirtied in earlier steps that the
+    /// device has not written yet (see [`attribute_writeback`]).
+    unwritten: std::sync::atomic::AtomicU64,
 }
 
 impl Probes {
@@ -350,7 +372,7 @@ impl Probes {
             },
             Err(e) => Err(format!("cannot resolve the data dir's device: {e:#}")),
         };
-        Probes { data_dir: data_dir.to_path_buf(), device, server_pid: None, remote: None, keeps_nothing: None }
+        Probes { data_dir: data_dir.to_path_buf(), device, server_pid: None, remote: None, keeps_nothing: None, unwritten: Default::default() }
     }
 
     /// For an engine that keeps nothing (null): syncs per commit are not a
@@ -364,7 +386,7 @@ impl Probes {
     /// Probes for a server rumbench did not start: only the client is
     /// measured; the server's figures are missing for reason `why`.
     pub fn remote(data_dir: &Path, why: String) -> Probes {
-        Probes { data_dir: data_dir.to_path_buf(), device: Err(why.clone()), server_pid: None, remote: Some(why), keeps_nothing: None }
+        Probes { data_dir: data_dir.to_path_buf(), device: Err(why.clone()), server_pid: None, remote: Some(why), keeps_nothing: None, unwritten: Default::default() }
     }
 
     /// Probes for a server engine whose main process is `pid`: CPU, process
@@ -601,6 +623,14 @@ impl StepProbe {
             (Some(Err(e)), _) => missing("engine_cpu_us_op", e.clone()),
             (_, Some(Err(e))) => missing("engine_cpu_us_op", format!("server process tree: {e:#}")),
         }
+        // The device's writes of pages the processes dirtied in earlier
+        // steps are theirs (the kernel writes back when it chooses).
+        if let (Some(io), Some(own)) = (&m.io, m.process_write_bytes) {
+            use std::sync::atomic::Ordering::Relaxed;
+            let (written_back, left) = attribute_writeback(io.bytes_written, own, probes.unwritten.load(Relaxed));
+            probes.unwritten.store(left, Relaxed);
+            m.process_writeback_bytes = (written_back > 0).then_some(written_back);
+        }
         if let Some(why) = &probes.remote {
             missing("engine_cpu_us_op", why.clone());
             missing("process_io", why.clone());
@@ -673,6 +703,25 @@ impl StepProbe {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Pages a flush dirtied and the kernel wrote back during the read step
+    /// after it are the engine's writes, not another process's.
+    #[test]
+    fn writeback_of_earlier_steps_is_the_processes_own() {
+        // A flush dirties 300 MB; the device writes 10 MB of it then.
+        let (back, pending) = attribute_writeback(10 << 20, 300 << 20, 0);
+        assert_eq!((back, pending), (0, 290 << 20));
+        // The read step after it: the device writes the other 290 MB.
+        let (back, pending) = attribute_writeback(290 << 20, 0, pending);
+        assert_eq!((back, pending), (290 << 20, 0));
+        let mut m = StepMetrics { io: Some(IoMetrics { bytes_written: 290 << 20, ..Default::default() }), process_write_bytes: Some(0), process_writeback_bytes: Some(back), ..Default::default() };
+        assert!(m.judge_device_io().is_empty(), "its own writeback is no other process's");
+        // Beyond what was pending: another process's.
+        let (back, pending) = attribute_writeback(500 << 20, 0, 0);
+        assert_eq!((back, pending), (0, 0));
+        let mut m = StepMetrics { io: Some(IoMetrics { bytes_written: 500 << 20, ..Default::default() }), process_write_bytes: Some(0), ..Default::default() };
+        assert!(m.judge_device_io()[0].starts_with("other processes wrote to the data dir's device: it wrote 500.0 MB"));
+    }
 
     #[test]
     fn cpu_beyond_what_the_cores_give_in_the_timed_work_is_not_a_per_operation_figure() {
