@@ -515,7 +515,7 @@ fn fail_config(run: &mut RunResult, opts: &RunOptions, msg: String) -> Result<()
     let c = run.configs.last_mut().expect("config result");
     c.status = Status::Failed;
     c.error = Some(msg);
-    crate::report::write_all(run, &opts.output_dir)
+    runner::write_results(run, opts)
 }
 
 /// Run config `index` of `plan`: its insert-benchmark steps.
@@ -624,6 +624,7 @@ pub fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut Run
             break;
         }
         let settled = runner::settle_point(step, prev, backend.table.kv_engine());
+        runner::profiling::before_step(step);
         let mut result = runner::schedule::Schedule::run(&mut schedule, step, || run_step(&backend, step, i, &mut state, &probes, &dir));
         runner::note_sweep_order(&mut result, plan, &order, i, config.repeat);
         if let Some(s) = settled {
@@ -674,7 +675,7 @@ pub fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut Run
     if !opts.keep_db {
         data.remove();
     }
-    crate::report::write_all(run, &opts.output_dir)?;
+    runner::write_results(run, opts)?;
     Ok(())
 }
 
