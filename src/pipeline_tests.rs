@@ -28,6 +28,7 @@ fn an_engine_built_with_assertions_is_warned_about_in_the_run_and_the_report() {
         progress: crate::driver::progress::ProgressMode::Off,
         device: Default::default(),
         schedule: None,
+        profile_dir: None,
     };
     let run = run_in_process(&plan, &opts).unwrap();
     let ndebug = run.configs[0].provenance.iter().find(|(k, _)| k == "build.ndebug").map(|(_, v)| v.as_str());

@@ -202,3 +202,160 @@ fn a_servers_process_tree_is_profiled() {
     let foreign: Vec<&String> = folded.stacks.iter().map(|(s, _)| s).filter(|s| s.contains("[swapper]") || s.contains("[perf]") || s.contains("cpu_startup_entry")).collect();
     assert!(foreign.is_empty(), "samples from outside the config's process tree: {:?}", &foreign[..foreign.len().min(3)]);
 }
+
+/// A tmpfs of `size` (as mount's `size=`) on a directory of its own,
+/// unmounted when dropped (tests that mount need root, as safety.rs's).
+struct Tmpfs(tempfile::TempDir);
+
+impl Tmpfs {
+    fn new(size: &str) -> Tmpfs {
+        let dir = tempfile::tempdir().unwrap();
+        let ok = Command::new("mount").args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"]).arg(dir.path()).status().unwrap();
+        assert!(ok.success(), "cannot mount a tmpfs: this test needs root");
+        Tmpfs(dir)
+    }
+
+    fn path(&self) -> &Path {
+        self.0.path()
+    }
+}
+
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(self.0.path()).status();
+    }
+}
+
+/// perf's recording directories (`rumbench-perf.<pid>`) in `place`.
+fn recordings_in(place: &Path) -> Vec<String> {
+    std::fs::read_dir(place)
+        .map(|d| d.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).filter(|n| n.starts_with("rumbench-perf.")).collect())
+        .unwrap_or_default()
+}
+
+/// Every file under `dir` whose name says it is perf's raw recording.
+fn perf_files_under(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            if e.file_type().is_ok_and(|t| t.is_dir()) {
+                stack.push(e.path());
+            } else if e.file_name().to_string_lossy().contains("perf.data") {
+                found.push(e.path());
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn the_raw_recording_never_lives_in_the_results_and_a_small_results_filesystem_holds_the_profiles() {
+    // Results on 16 MB; the recording of a 4-second step at 999 Hz takes
+    // about 8 MB a second of a busy CPU: it filled such a results
+    // filesystem when it lived there (issue 52).
+    let results = Tmpfs::new("16m");
+    let place = tempfile::tempdir().unwrap();
+    let db = tempfile::tempdir().unwrap();
+    let out_dir = results.path().join("out");
+    let mut run = Command::cargo_bin("rumbench")
+        .unwrap()
+        .env("RUMBENCH_PROFILE_DIR", place.path())
+        .args(["run", "--progress", "off", "--no-history", "-e", "null", "-o", "spin_ns=2000", "-s", "fillseq,readrandom", "-n", "100000", "--seconds", "4"])
+        .args(["--profile", "--profile-hz", "999", "--db-dir"])
+        .arg(db.path())
+        .arg("--output-dir")
+        .arg(&out_dir)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // While it runs: perf's files are in the place given, never in the run directory.
+    let mut seen_recording = 0u64;
+    while run.try_wait().unwrap().is_none() {
+        assert_eq!(perf_files_under(&out_dir), Vec::<std::path::PathBuf>::new(), "a raw recording in the results");
+        for r in recordings_in(place.path()) {
+            seen_recording = seen_recording.max(perf_files_under(&place.path().join(r)).iter().filter_map(|f| std::fs::metadata(f).ok()).map(|m| m.len()).max().unwrap_or(0));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let out = run.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(seen_recording > 16 << 20, "the recording outgrew the results filesystem: {seen_recording} bytes");
+    for step in ["fillseq", "readrandom"] {
+        let p = step_profile(&out_dir, 0, step);
+        assert!(p.samples >= profile::MIN_SAMPLES && out_dir.join(&p.file).is_file(), "{step}: {p:?}");
+    }
+    assert!(recordings_in(place.path()).is_empty(), "the recording's directory is removed at the config's end");
+    // The config's notes say where the recording was.
+    let notes = load(&out_dir)["configs"][0]["notes"].to_string();
+    assert!(notes.contains(&place.path().display().to_string()) && notes.contains("outside the results"), "{notes}");
+}
+
+#[test]
+fn a_place_without_room_for_a_steps_recording_is_refused_before_anything_runs() {
+    let place = Tmpfs::new("8m");
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("out");
+    let out = Command::cargo_bin("rumbench")
+        .unwrap()
+        .env("RUMBENCH_PROFILE_DIR", place.path())
+        .args(["run", "--progress", "off", "--no-history", "-e", "null", "-s", "fillseq,readrandom", "-n", "1000", "--seconds", "30", "--profile", "--output-dir"])
+        .arg(&out_dir)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
+    assert!(err.contains("no filesystem has room for perf's recording") && err.contains("30 s at 99 Hz"), "{err}");
+    assert!(err.contains(&place.path().display().to_string()) && err.contains("RUMBENCH_PROFILE_DIR"), "the place and the way out: {err}");
+    assert!(!out_dir.exists(), "nothing is created before the refusal");
+}
+
+#[test]
+fn a_step_whose_recording_no_longer_fits_is_not_profiled_and_says_why() {
+    // Room for each 4-second step's recording when the run starts; the
+    // filesystem fills up (another user of it) once the first is profiled.
+    let place = Tmpfs::new("40m");
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("out");
+    let run = Command::cargo_bin("rumbench")
+        .unwrap()
+        .env("RUMBENCH_PROFILE_DIR", place.path())
+        .args(["run", "--progress", "off", "--no-history", "-e", "null", "-o", "spin_ns=2000", "-s", "fillseq,readrandom", "-n", "100000", "--seconds", "4", "--profile"])
+        .arg("--output-dir")
+        .arg(&out_dir)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let first_profiled = || {
+        std::fs::read_to_string(out_dir.join("result.json")).ok().and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok()).is_some_and(|v| v["configs"][0]["steps"][0]["profile"].is_object())
+    };
+    while !first_profiled() {
+        assert!(std::time::Instant::now() < deadline, "the first step's profile was not written");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let filler = place.path().join("filler");
+    {
+        use std::io::Write;
+        let mut f = std::fs::File::create(&filler).unwrap();
+        let block = vec![7u8; 1 << 16];
+        // Leave 1 MB: below what a recording's filesystem keeps free (4 MiB at least).
+        while rumbench::measure::os::device::FsSpace::of(place.path()).unwrap().avail_bytes > (1 << 20) + (1 << 16) && f.write_all(&block).is_ok() {}
+        f.sync_all().unwrap();
+    }
+    let out = run.wait_with_output().unwrap();
+    std::fs::remove_file(&filler).unwrap();
+    assert!(out.status.success(), "a profile that does not fit fails nothing: {}", String::from_utf8_lossy(&out.stderr));
+    let v = load(&out_dir);
+    assert_eq!(v["status"], "completed");
+    let steps = v["configs"][0]["steps"].as_array().unwrap();
+    assert!(steps[0]["profile"].is_object(), "the first step keeps its profile");
+    assert!(steps[1]["profile"].is_null(), "{}", steps[1]["profile"]);
+    let warnings = steps[1]["warnings"].to_string();
+    assert!(warnings.contains("not profiled: ") && (warnings.contains("kept free") || warnings.contains("perf record ended")), "the reason: {warnings}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not profiled: "), "said as the step ended");
+    assert!(recordings_in(place.path()).is_empty());
+}

@@ -365,21 +365,103 @@ fn a_crashed_config_process_is_cleaned_up_and_the_next_config_still_runs() {
     assert_nothing_left_running(t.path(), 5);
 }
 
+/// Wait until the first step of the run in `out_dir` has its profile in result.json.
+fn wait_for_first_profile(out_dir: &Path, secs: u64) {
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    loop {
+        let v = std::fs::read_to_string(out_dir.join("result.json")).ok().and_then(|t| serde_json::from_str::<Value>(&t).ok());
+        if v.is_some_and(|v| v["configs"][0]["steps"][0]["profile"].is_object()) {
+            return;
+        }
+        assert!(Instant::now() < deadline, "the first step's profile was not written in time");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// perf's recording directories (`rumbench-perf.<pid>`) in `place`.
+fn recordings_in(place: &Path) -> Vec<String> {
+    std::fs::read_dir(place)
+        .map(|d| d.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).filter(|n| n.starts_with("rumbench-perf.")).collect())
+        .unwrap_or_default()
+}
+
 #[test]
-fn a_crashed_profiled_config_says_its_profiles_are_lost_and_leaves_no_recording() {
+fn a_crashed_profiled_config_keeps_its_finished_steps_profiles_and_leaves_no_recording() {
     let t = tempfile::tempdir().unwrap();
     let out_dir = t.path().join("out");
-    let out = kill_the_config_process_after_its_first_step(
-        rumbench().args(["-e", "rocksdb", "-s", "fillseq,readrandom", "-n", "20000", "--seconds", "3", "--profile"]),
-        &out_dir,
-    );
+    let place = t.path().join("recordings");
+    std::fs::create_dir(&place).unwrap();
+    let parent = rumbench()
+        .env("RUMBENCH_PROFILE_DIR", &place)
+        .args(["-e", "rocksdb", "-s", "fillseq,readrandom", "-n", "20000", "--seconds", "3", "--profile", "--output-dir"])
+        .arg(&out_dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for_first_profile(&out_dir, 60);
+    assert_eq!(recordings_in(&place).len(), 1, "perf records into the place given");
+    // SAFETY: the config process of our run.
+    unsafe { libc::kill(config_process(&out_dir), libc::SIGKILL) };
+    let out = parent.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let v = load(&out_dir);
+    let step = &v["configs"][0]["steps"][0];
+    let file = step["profile"]["file"].as_str().unwrap_or_else(|| panic!("the step done before the crash keeps its profile: {step}"));
+    assert!(out_dir.join(file).is_file());
     let notes = v["configs"][0]["notes"].to_string();
-    assert!(notes.contains("not profiled: the config process ended before it could cut its recording"), "{notes}");
-    let left: Vec<_> = std::fs::read_dir(out_dir.join("profiles")).map(|d| d.flatten().map(|e| e.file_name()).collect()).unwrap_or_default();
-    assert!(left.iter().all(|n| !n.to_string_lossy().ends_with(".perf.data")), "the recording is removed: {left:?}");
+    assert!(notes.contains("not profiled: the step the config process was running when it ended"), "{notes}");
+    assert!(recordings_in(&place).is_empty(), "the main process removes the crashed config's recording");
     assert_nothing_left_running(t.path(), 5);
+}
+
+#[test]
+fn killing_every_process_keeps_the_finished_steps_profile_and_the_next_run_removes_the_recording() {
+    let t = tempfile::tempdir().unwrap();
+    let out_dir = t.path().join("out");
+    let place = t.path().join("recordings");
+    std::fs::create_dir(&place).unwrap();
+    let mut parent = rumbench()
+        .env("RUMBENCH_PROFILE_DIR", &place)
+        .args(["-e", "null", "-o", "spin_ns=2000", "-s", "fillseq,readrandom", "-n", "100000", "--seconds", "30", "--profile", "--db-dir"])
+        .arg(t.path().join("db"))
+        .arg("--output-dir")
+        .arg(&out_dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(90);
+    loop {
+        let v = std::fs::read_to_string(out_dir.join("result.json")).ok().and_then(|t| serde_json::from_str::<Value>(&t).ok());
+        if v.is_some_and(|v| v["configs"][0]["steps"][0]["profile"].is_object()) {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the first step's profile was not written in time");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // Every process of the run at once: the main one, the config process, perf.
+    let mut pids = vec![parent.id() as i32, config_process(&out_dir)];
+    pids.extend(processes_mentioning(&place).into_iter().map(|(p, _)| p));
+    assert!(pids.len() >= 3, "perf runs, its files in the place given: {pids:?}");
+    for p in &pids {
+        // SAFETY: processes of our run.
+        unsafe { libc::kill(*p, libc::SIGKILL) };
+    }
+    let _ = parent.wait();
+    assert_nothing_left_running(t.path(), 10);
+    let v = load(&out_dir);
+    let file = v["configs"][0]["steps"][0]["profile"]["file"].as_str().expect("the first step's profile").to_string();
+    assert!(out_dir.join(&file).is_file(), "{file}");
+    let left = recordings_in(&place);
+    assert_eq!(left.len(), 1, "nobody was left to remove the recording");
+    assert!(std::fs::read_dir(place.join(&left[0])).unwrap().flatten().any(|e| e.file_name().to_string_lossy().starts_with("perf.data")), "{left:?}");
+    // The next run (profiled or not) finds it, its processes dead, and removes it.
+    let next = t.path().join("next");
+    let out = rumbench().env("RUMBENCH_PROFILE_DIR", &place).args(["-e", "null", "-s", "fillseq", "-n", "100", "--output-dir"]).arg(&next).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("removed perf's recording that a killed run left behind"), "{}", stderr(&out));
+    assert!(recordings_in(&place).is_empty(), "{:?}", recordings_in(&place));
 }
 
 #[test]
@@ -793,6 +875,9 @@ fn a_full_results_filesystem_fails_one_config_and_stops_its_server() {
     assert_eq!(v["configs"][0]["status"], "failed", "{}", v["configs"][0]["error"]);
     let err = v["configs"][0]["error"].as_str().unwrap();
     assert!(err.contains("cannot write the results") || err.contains("without recording its end"), "{err}");
+    // What filled it is named as the write failed: not the run's files, which are small.
+    let said = stderr(&out);
+    assert!(said.contains("the results filesystem is full") && said.contains("that is not this run's"), "{said}");
     assert_eq!(v["configs"][1]["name"], "lmdb");
     assert_eq!(v["configs"][1]["status"], "completed", "the config after it runs and is recorded: {}", stderr(&out));
     assert_nothing_left_running(t.path(), 30);

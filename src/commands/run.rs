@@ -65,9 +65,8 @@ fn make_plan(args: &RunArgs) -> Result<RunPlan> {
 fn check_before_anything(args: &RunArgs, plan: &mut RunPlan, default_base: Option<&Path>) -> Result<RunOptions> {
     let schedule = runner::check_sharding(plan, args.shard, args.start_at, args.step_gap)?;
     runner::check_plan(plan)?;
-    runner::profiling::check(plan)?;
     driver::progress::set_mode(args.progress);
-    let opts = RunOptions {
+    let mut opts = RunOptions {
         output_dir: match (&args.output_dir, default_base) {
             (Some(dir), _) => dir.clone(),
             (None, Some(base)) => runner::dirs::free_name(base),
@@ -82,7 +81,9 @@ fn check_before_anything(args: &RunArgs, plan: &mut RunPlan, default_base: Optio
         progress: args.progress,
         device: Default::default(),
         schedule,
+        profile_dir: None,
     };
+    opts.profile_dir = runner::profiling::check(plan, &opts)?;
     // A --history that is not rumbench's is bad input, refused before anything runs.
     if !args.no_history {
         if let Ok(path) = report::history::resolve_path(args.history.as_deref()) {

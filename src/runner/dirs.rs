@@ -117,6 +117,25 @@ fn lock_subdirs(dir: &Path, what: &str) -> Result<Vec<DirLock>> {
     Ok(locks)
 }
 
+/// A directory rumbench makes for a while and removes again (perf's
+/// recordings): created (never taken over), locked for as long as the
+/// returned lock lives, marked as rumbench's with `about` in the marker
+/// (`key=value` lines: whose it is, read back by `marker_field`).
+pub fn make_owned(dir: &Path, about: &str) -> Result<DirLock> {
+    std::fs::create_dir(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let lock = lock(dir)?;
+    write_marker(dir, true)?;
+    let mut f = std::fs::OpenOptions::new().append(true).open(dir.join(MARKER))?;
+    f.write_all(about.as_bytes())?;
+    Ok(lock)
+}
+
+/// A `key=value` line of a directory's marker (see `make_owned`).
+pub fn marker_field(dir: &Path, key: &str) -> Option<String> {
+    let text = std::fs::read_to_string(dir.join(MARKER)).ok()?;
+    text.lines().find_map(|l| l.strip_prefix(key)?.strip_prefix('=').map(str::to_string))
+}
+
 /// Whether another process holds the lock on `dir` (false when it is free or missing).
 pub fn is_locked(dir: &Path) -> bool {
     dir.is_dir() && lock(dir).is_err_and(|e| e.to_string().contains("in use by another"))

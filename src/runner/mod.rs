@@ -55,6 +55,11 @@ pub struct RunOptions {
     /// `--start-at`: the moments the steps' clients are released at.
     #[serde(default)]
     pub schedule: Option<schedule::StartSchedule>,
+    /// `--profile`: where perf's raw recordings go (a directory each config
+    /// process makes there and removes), chosen before the run by the room
+    /// its filesystem has; never inside the run directory.
+    #[serde(default)]
+    pub profile_dir: Option<PathBuf>,
 }
 
 impl RunOptions {
@@ -239,10 +244,13 @@ pub fn describe_steps(plan: &RunPlan) -> Vec<String> {
 pub fn run(plan: &RunPlan, opts: &RunOptions) -> Result<RunResult> {
     // Held for the whole run: a second run cannot replace this one's directory.
     let (_output_lock, mut run) = start_run(plan, opts)?;
+    // perf's recordings that a killed run left (its processes all gone).
+    for line in profiling::remove_leftovers(opts) {
+        errln!("note: {line}");
+    }
     let task_path = opts.output_dir.join(TASK_FILE);
     std::fs::write(&task_path, serde_json::to_vec(&ChildTask { plan: plan.clone(), opts: opts.clone() })?)?;
     let exe = std::env::current_exe().context("cannot find the rumbench executable")?;
-    let db_root = opts.db_root();
 
     for (i, config) in plan.configs.iter().enumerate() {
         let mut stopped = crate::driver::stop::stop_requested();
@@ -295,7 +303,7 @@ pub fn run(plan: &RunPlan, opts: &RunOptions) -> Result<RunResult> {
         if let Some(c) = run.configs.get_mut(i).filter(|c| c.status == Status::Running) {
             // Its last writes did not reach the disk.
             c.status = Status::Failed;
-            let full = full_filesystem_note(&opts.output_dir, "results").map(|f| format!(" ({f})")).unwrap_or_default();
+            let full = full_filesystem_note(&opts.output_dir, "results", opts).map(|f| format!(" ({f})")).unwrap_or_default();
             c.error = Some(format!("the config process ended without recording its end{full}; steps recorded before it are kept"));
         }
         if crashed {
@@ -304,7 +312,7 @@ pub fn run(plan: &RunPlan, opts: &RunOptions) -> Result<RunResult> {
             let full = left.as_ref().and_then(checkpoint::Left::cause);
             let (status, msg) = match stopped_at_once {
                 true => (Status::Interrupted, format!("stopped at once by a second {}: its running step is kept with the operations it completed, without a rate", crate::driver::stop::signal_name(crate::driver::stop::stop_signal().unwrap_or(libc::SIGTERM)))),
-                false => (Status::Failed, crash.unwrap_or_else(|| crash_message(config, status.as_ref().expect("a status"), &db_root, full))),
+                false => (Status::Failed, crash.unwrap_or_else(|| crash_message(config, status.as_ref().expect("a status"), opts, full))),
             };
             errln!("  {}: {msg}", config.name);
             if run.configs.len() <= i {
@@ -338,7 +346,7 @@ pub fn run(plan: &RunPlan, opts: &RunOptions) -> Result<RunResult> {
 /// (a full results filesystem may have space again once a data dir is
 /// gone), and the run's end writes everything once more.
 fn write_between_configs(run: &RunResult, opts: &RunOptions) {
-    if let Err(e) = crate::report::write_all(run, &opts.output_dir) {
+    if let Err(e) = write_results(run, opts) {
         errln!("rumbench: cannot write the results: {}", format!("{e:#}").replace('\n', " "));
     }
 }
@@ -379,7 +387,7 @@ fn start_run(plan: &RunPlan, opts: &RunOptions) -> Result<(dirs::DirLock, RunRes
     if !crate::build_info::optimised() {
         run.warnings.push("rumbench itself is a debug build: its own cost per operation is far above a release build's".into());
     }
-    crate::report::write_all(&run, &opts.output_dir)?;
+    write_results(&run, opts)?;
     Ok((output_lock, run))
 }
 
@@ -412,7 +420,7 @@ fn finish_run(run: &mut RunResult, opts: &RunOptions, why: Option<&str>) -> Resu
     // Step warnings stay on their steps (printed with them as they ran):
     // run.warnings holds only the run's own.
     run.finished_at = Some(now_text());
-    crate::report::write_all(run, &opts.output_dir)
+    write_results(run, opts)
 }
 
 /// Start config `index`'s process and wait for it.
@@ -486,7 +494,8 @@ pub(crate) fn run_config_process(mut cmd: std::process::Command) -> Result<std::
     status
 }
 
-fn crash_message(config: &EngineConfig, status: &std::process::ExitStatus, db_root: &Path, known_cause: Option<String>) -> String {
+fn crash_message(config: &EngineConfig, status: &std::process::ExitStatus, opts: &RunOptions, known_cause: Option<String>) -> String {
+    let db_root = &opts.db_root();
     let how = match std::os::unix::process::ExitStatusExt::signal(status) {
         Some(sig) => format!(
             "killed by signal {sig} ({}{})",
@@ -500,7 +509,7 @@ fn crash_message(config: &EngineConfig, status: &std::process::ExitStatus, db_ro
     // The likeliest causes an engine cannot report itself, said first: a
     // full data filesystem; else its own store full ("the data file is full
     // (N of M bytes)", from the step's checkpoint or what the engine left).
-    let cause = full_filesystem_note(db_root, "data").or(known_cause).or_else(|| {
+    let cause = full_filesystem_note(db_root, "data", opts).or(known_cause).or_else(|| {
         crate::backend::find(&config.engine).ok().and_then(|spec| dirs.iter().find_map(|d| (spec.crash_cause)(d)))
     });
     if let Some(cause) = &cause {
@@ -513,17 +522,62 @@ fn crash_message(config: &EngineConfig, status: &std::process::ExitStatus, db_ro
     msg
 }
 
+/// Write every output file of the run; a failure on a full filesystem says
+/// what filled it (the file that could not be written did not).
+pub(crate) fn write_results(run: &RunResult, opts: &RunOptions) -> Result<()> {
+    crate::report::write_all(run, &opts.output_dir).map_err(|e| match full_filesystem_note(&opts.output_dir, "results", opts) {
+        Some(full) => anyhow::anyhow!("{e:#} ({full})"),
+        None => e,
+    })
+}
+
 /// "the data filesystem is full: N bytes free" (`what`: data, results), when it is.
 /// Full is less free space than an engine's writes come in: engines write
 /// megabytes at a time (a memtable, an extent, a WAL segment), so a write
 /// failed for want of space while a few MB are still free (a SplinterDB run
 /// that died of it left 3 MB of 400 MB). The least of 64 MiB and 2% of the
 /// filesystem, at least 1 MiB.
-pub(crate) fn full_filesystem_note(dir: &Path, what: &str) -> Option<String> {
+pub(crate) fn full_filesystem_note(dir: &Path, what: &str, opts: &RunOptions) -> Option<String> {
     let space = crate::measure::os::device::FsSpace::of(dir).ok()?;
     let threshold = (space.size_bytes / 50).min(64 << 20).max(1 << 20);
     (space.avail_bytes < threshold || space.percent_full >= 99.5)
-        .then(|| format!("the {what} filesystem is full: {} bytes free of {}", space.avail_bytes, space.size_bytes))
+        .then(|| format!("the {what} filesystem is full: {} bytes free of {}{}", space.avail_bytes, space.size_bytes, what_fills(dir, &space, opts)))
+}
+
+/// What holds a full filesystem, as far as this run knows: its results,
+/// its data dirs and perf's recordings, where they are on it, and the rest
+/// that is not the run's ("; of its 16.0 MB used: ..."). A failed write
+/// names the file it could not write, which is not what filled the disk.
+fn what_fills(dir: &Path, space: &crate::measure::os::device::FsSpace, opts: &RunOptions) -> String {
+    use std::os::unix::fs::MetadataExt;
+    let dev = |p: &Path| p.ancestors().find_map(|a| std::fs::metadata(a).ok()).map(|m| m.dev());
+    let Some(here) = dev(dir) else { return String::new() };
+    let size = |p: &Path| crate::measure::os::space::allocated_bytes(p).unwrap_or(0);
+    let mb = |b: u64| format!("{:.1} MB", b as f64 / 1e6);
+    let (results, db) = (opts.output_dir.clone(), opts.db_root());
+    let on_it = |p: &Path| p.exists() && dev(p) == Some(here);
+    let mut parts = Vec::new();
+    let mut ours = 0u64;
+    let db_bytes = if on_it(&db) { size(&db) } else { 0 };
+    if on_it(&results) {
+        // The data root is under the run directory unless --db-dir moved it.
+        let own = size(&results).saturating_sub(if db.starts_with(&results) { db_bytes } else { 0 });
+        parts.push(format!("the run's results {}", mb(own)));
+        ours += own;
+    }
+    if on_it(&db) {
+        parts.push(format!("its data dirs {}", mb(db_bytes)));
+        ours += db_bytes;
+    }
+    let recordings: u64 = profiling::recordings_of(opts).iter().filter(|r| on_it(r)).map(|r| size(r)).sum();
+    if recordings > 0 {
+        parts.push(format!("perf's recordings {}", mb(recordings)));
+        ours += recordings;
+    }
+    if parts.is_empty() {
+        return String::new();
+    }
+    format!("; of its {} used: {}, and {} that is not this run's", mb(space.used_bytes), parts.join(", "), mb(space.used_bytes.saturating_sub(ours)))
 }
 
 /// The run's status from its configs: interrupted when a signal stopped it,
@@ -593,11 +647,8 @@ pub fn run_config_child(task_path: &Path, index: usize) -> ExitCode {
         check_engine_version(config)?;
         profiling::start(&task.plan, &task.opts, index);
         let ran = run_config(&task.plan, &task.opts, index, &mut run);
-        // The profiles of the steps it recorded, also when it failed later.
-        if crate::measure::profile::perf::perf_program().is_ok() && profiling::rate(&task.plan).is_some() {
-            profiling::finish(&mut run, &task.opts, config);
-            crate::report::write_all(&run, &task.opts.output_dir)?;
-        }
+        // Each step's profile was cut as it ended: the recording goes, also when the config failed.
+        profiling::finish();
         ran?;
         let status = run.configs.get(index).map(|c| c.status).unwrap_or(Status::Failed);
         // SAFETY: as above.
@@ -911,7 +962,7 @@ pub(crate) fn record_step(
     data_dir: &Path,
 ) -> Result<bool> {
     if result.status == Status::Failed {
-        if let Some(full) = full_filesystem_note(data_dir, "data") {
+        if let Some(full) = full_filesystem_note(data_dir, "data", opts) {
             let e = result.error.take().unwrap_or_else(|| "failed".into());
             result.error = Some(format!("{e} ({full})"));
         }
@@ -960,11 +1011,21 @@ pub(crate) fn record_step(
     let status = result.status;
     let error = result.error.clone();
     run.configs[ci].steps.push(result);
+    let mut written = crate::report::write_all(run, &opts.output_dir);
+    // The step's profile, cut from perf's recording now that the step is on
+    // disk, and written with it (a kill after this keeps it).
+    let (profiled, warnings) = profiling::cut(run, ci, opts);
+    for w in &warnings {
+        errln!("    warning: {w}");
+    }
+    if profiled && written.is_ok() {
+        written = crate::report::write_all(run, &opts.output_dir);
+    }
     // A results filesystem that is full must not stop the cleanup (the
     // server, the data dir) nor the configs after this one: the config fails
     // here, and the main process writes again once its data dir is gone.
-    if let Err(e) = crate::report::write_all(run, &opts.output_dir) {
-        let full = full_filesystem_note(&opts.output_dir, "results").map(|f| format!(" ({f})")).unwrap_or_default();
+    if let Err(e) = written {
+        let full = full_filesystem_note(&opts.output_dir, "results", opts).map(|f| format!(" ({f})")).unwrap_or_default();
         let msg = format!("cannot write the results: {}{full}", format!("{e:#}").replace('\n', " "));
         errln!("  {config_name}: {msg}");
         run.configs[ci].status = Status::Failed;
@@ -1020,7 +1081,7 @@ fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut RunResu
             cres.status = Status::Failed;
             cres.error = Some(format!("{e:#}"));
             run.configs.push(cres);
-            crate::report::write_all(run, &opts.output_dir)?;
+            write_results(run, opts)?;
             return Ok(());
         }
     };
@@ -1044,6 +1105,7 @@ fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut RunResu
             break;
         }
         let settled = settle_point(step, prev, Some(engine.as_ref()));
+        profiling::before_step(step);
         // (i: the step's seeds stay its own whatever the order.)
         let (mut result, _checkpoint) = checkpoint::keep(&opts.output_dir, index, i, run.configs[ci].steps.len(), Some(engine.as_ref()), || {
             schedule::Schedule::run(&mut schedule, step, || run_step(engine.as_ref(), config, step, i, keyspace, &probes, &mut state, &dir))
@@ -1065,7 +1127,7 @@ fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut RunResu
     if !opts.keep_db {
         data.remove();
     }
-    crate::report::write_all(run, &opts.output_dir)?;
+    write_results(run, opts)?;
     Ok(())
 }
 

@@ -552,7 +552,7 @@ fn fail_config(run: &mut RunResult, opts: &RunOptions, msg: String) -> Result<()
     let c = run.configs.last_mut().expect("config result");
     c.status = Status::Failed;
     c.error = Some(msg);
-    crate::report::write_all(run, &opts.output_dir)
+    runner::write_results(run, opts)
 }
 
 /// Run config `index` of `plan`: its insert-benchmark steps.
@@ -661,6 +661,7 @@ pub fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut Run
             break;
         }
         let settled = runner::settle_point(step, prev, backend.table.kv_engine());
+        runner::profiling::before_step(step);
         let engine = backend.table.kv_engine();
         let (mut result, _checkpoint) = runner::checkpoint::keep(&opts.output_dir, index, i, run.configs[ci].steps.len(), engine, || {
             runner::schedule::Schedule::run(&mut schedule, step, || run_step(&backend, step, i, &mut state, &probes, &dir))
@@ -715,7 +716,7 @@ pub fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut Run
     if !opts.keep_db {
         data.remove();
     }
-    crate::report::write_all(run, &opts.output_dir)?;
+    runner::write_results(run, opts)?;
     Ok(())
 }
 

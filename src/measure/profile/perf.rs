@@ -1,8 +1,8 @@
 //! Debian's `perf` as the sampler: checked before a run, started beside a
-//! config process for all of it, read back with `perf script` once the
-//! config ended. Samples carry CLOCK_MONOTONIC timestamps (`-k monotonic`),
-//! the clock the driver notes each step's window in, so one recording is
-//! cut into the steps afterwards (see `fold`).
+//! config process, its recording cut at the end of each step and read back
+//! with `perf script` then. Samples carry CLOCK_MONOTONIC timestamps (`-k
+//! monotonic`), the clock the driver notes each step's window in, so the
+//! file that holds a step is cut to its window (see `fold`).
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
@@ -63,13 +63,6 @@ impl Scope {
             Scope::PerThread => "per-thread",
         }
     }
-
-    fn perf_target(self, pid: u32) -> Vec<String> {
-        match self {
-            Scope::PerCpu => vec!["-a".into()],
-            Scope::PerThread => vec!["-p".into(), pid.to_string()],
-        }
-    }
 }
 
 /// The scope this user may sample with: per CPU when allowed (root, or
@@ -109,7 +102,9 @@ pub fn check_available(hz: u32) -> Result<()> {
     let dir = tempfile::tempdir().context("--profile: a temporary directory for the profiler's trial")?;
     let out = Command::new(&perf)
         .args(["record", "-q", "-e", "cpu-clock", "-F", &hz.to_string(), "-k", "monotonic", "--call-graph", CALL_GRAPH])
-        .args(if scope == Scope::PerCpu { &["-a"][..] } else { &[] })
+        // Every option a recording uses (an older perf lacks some).
+        .args(["--no-buildid", "--no-buildid-cache", "--no-bpf-event", "--max-size=64M"])
+        .args(if scope == Scope::PerCpu { &["-a", "--switch-output=signal"][..] } else { &[] })
         .arg("-o")
         .arg(dir.path().join("trial.data"))
         .args(["--", "true"])
@@ -132,24 +127,73 @@ pub fn monotonic_ns() -> u64 {
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
+/// What a recording costs its filesystem per sample, at most: perf's
+/// copy of the user stack (`CALL_GRAPH`'s 8 KiB, reserved whole in every
+/// sample that has one), the user registers, the kernel's call chain and
+/// the sample's header. Measured: 8.1 KB a sample (14.1 MB for 1,743
+/// samples; docs/profiles.md).
+pub const SAMPLE_BYTES: u64 = 9 * 1024;
+
+/// What a recording file holds besides its samples: the processes perf
+/// describes at its start (their maps and names; per CPU, every process of
+/// the machine, again in every file it switches to) and the task events.
+pub const FIXED_BYTES: u64 = 8 << 20;
+
+/// The bytes a recording of `secs` seconds may take at `hz` on `cpus`
+/// CPUs: at most one sample per CPU every 1/hz s (cpu-clock counts a CPU's
+/// time, and no more threads run at once than there are CPUs).
+pub fn recording_bytes(hz: u32, cpus: usize, secs: f64) -> u64 {
+    (hz as f64 * cpus as f64 * secs.max(0.0) * SAMPLE_BYTES as f64).ceil() as u64 + FIXED_BYTES
+}
+
+/// The CPUs online (what perf samples per CPU).
+pub fn online_cpus() -> usize {
+    // SAFETY: sysconf has no preconditions.
+    let n = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) };
+    if n > 0 {
+        n as usize
+    } else {
+        std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+    }
+}
+
+/// The file perf records into, in the recording's directory; per CPU, the
+/// files it switches out are this name and a timestamp (`perf.data.2026...`).
+pub const DATA_FILE: &str = "perf.data";
+
 /// A perf recording of one process and everything it starts afterwards
 /// (a server's whole process tree, when the config process starts it):
 /// per CPU, where the tree is told apart afterwards by perf's fork and exit
 /// records, or per thread, where threads and child processes inherit the
-/// events.
+/// events. Its files live in a directory of their own (`dir`), never in
+/// the results.
+///
+/// Cut as each step ends: per CPU, perf switches to a new file on SIGUSR2
+/// (`--switch-output=signal`, about 0.1 s here: perf writes the old file's
+/// header and describes every process again at the top of the new one) and
+/// samples on; per thread, perf is stopped (its file ends) and a new one is
+/// started on the tree before the next step (0.2 s to start and stop):
+/// a per-thread perf that switched files would describe only the threads it
+/// was started on in the new file, so the client threads and server
+/// processes made since would lose their names and symbols there.
 pub struct Recording {
     child: Child,
-    pub data: PathBuf,
+    dir: PathBuf,
+    ctl: std::fs::File,
+    ack: BufReader<std::fs::File>,
+    enabled: bool,
     pub hz: u32,
     pub scope: Scope,
 }
 
 impl Recording {
-    /// Start sampling `pid` into `data`, and return once perf samples.
-    pub fn start(pid: u32, hz: u32, data: &Path) -> Result<Recording> {
+    /// Start sampling `pids` (per CPU: the first, the tree's root, and what
+    /// it starts; per thread: each of them and what they start) into `dir`,
+    /// and return once perf samples. perf stops by itself once a file of its
+    /// reaches `max_bytes`.
+    pub fn start(pids: &[u32], hz: u32, dir: &Path, max_bytes: u64) -> Result<Recording> {
         let perf = perf_program()?;
         let scope = scope()?;
-        let dir = data.parent().unwrap_or(Path::new("."));
         let (ctl, ack) = (dir.join(".perf-ctl.fifo"), dir.join(".perf-ack.fifo"));
         for f in [&ctl, &ack] {
             let _ = std::fs::remove_file(f);
@@ -162,13 +206,18 @@ impl Recording {
         let mut command = Command::new(&perf);
         command
             .args(["record", "-q", "-e", "cpu-clock", "-F", &hz.to_string(), "-k", "monotonic", "--call-graph", CALL_GRAPH, "-D", "-1"])
-            .arg(format!("--control=fifo:{},{}", ctl.display(), ack.display()))
-            .args(scope.perf_target(pid))
-            .arg("-o")
-            .arg(data)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped());
+            // The build ids are not needed: the files are read at once, on this
+            // machine. Without BPF events perf has no side-band thread, whose
+            // poll made it take 0.45 s to stop (5 ms without); what is lost is
+            // the names of BPF programs in kernel stacks.
+            .args(["--no-buildid", "--no-buildid-cache", "--no-bpf-event"])
+            .arg(format!("--max-size={}K", (max_bytes / 1024).max(1)))
+            .arg(format!("--control=fifo:{},{}", ctl.display(), ack.display()));
+        match scope {
+            Scope::PerCpu => command.args(["-a", "--switch-output=signal"]),
+            Scope::PerThread => command.arg("-p").arg(pids.iter().map(u32::to_string).collect::<Vec<_>>().join(",")),
+        };
+        command.arg("-o").arg(dir.join(DATA_FILE)).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped());
         // A perf sampling every CPU does not end with the process it was
         // started for: told to stop (SIGINT, it writes its file) when the
         // thread that started it dies, the config process killed included.
@@ -192,38 +241,42 @@ impl Recording {
             .with_context(|| format!("cannot start {}", perf.display()))?;
         // Enabled once perf has attached: its ack says events are on. The
         // fifos open only when perf opened its ends; a perf that died
-        // before that is seen by polling it.
-        let ready = (|| -> Result<()> {
+        // before that is seen by polling it. Both stay open: a step whose
+        // recording would not fit is not sampled (`set_enabled`).
+        let ready = (|| -> Result<(std::fs::File, BufReader<std::fs::File>)> {
             let began = Instant::now();
-            let mut ctl_file = loop {
+            let ctl_file = loop {
                 match std::fs::OpenOptions::new().write(true).custom_flags_nonblock().open(&ctl) {
                     Ok(f) => break f,
                     Err(_) if began.elapsed() < Duration::from_secs(20) => {
                         if let Some(status) = child.try_wait()? {
-                            let mut err = String::new();
-                            if let Some(mut e) = child.stderr.take() {
-                                let _ = e.read_to_string(&mut err);
-                            }
-                            bail!("perf record ended at once ({status}): {}", err.trim());
+                            bail!("perf record ended at once ({status}): {}", first_words(&mut child));
                         }
                         std::thread::sleep(Duration::from_millis(10));
                     }
                     Err(e) => bail!("perf record did not open its control fifo: {e}"),
                 }
             };
-            ctl_file.write_all(b"enable\n")?;
-            let mut ack_line = String::new();
-            BufReader::new(std::fs::File::open(&ack)?).read_line(&mut ack_line)?;
-            Ok(())
+            let ack_file = BufReader::new(std::fs::File::open(&ack)?);
+            Ok((ctl_file, ack_file))
         })();
         let _ = std::fs::remove_file(&ctl);
         let _ = std::fs::remove_file(&ack);
-        if let Err(e) = ready {
-            let _ = child.kill();
-            let _ = child.wait();
+        let (ctl, ack) = match ready {
+            Ok(pair) => pair,
+            Err(e) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(e);
+            }
+        };
+        let mut recording = Recording { child, dir: dir.to_path_buf(), ctl, ack, enabled: false, hz, scope };
+        if let Err(e) = recording.set_enabled(true) {
+            let _ = recording.child.kill();
+            let _ = recording.child.wait();
             return Err(e);
         }
-        Ok(Recording { child, data: data.to_path_buf(), hz, scope })
+        Ok(recording)
     }
 
     /// perf's own process id.
@@ -231,16 +284,110 @@ impl Recording {
         self.child.id()
     }
 
-    /// Stop sampling and write the data file (perf ends on SIGINT).
-    pub fn stop(self) -> Result<PathBuf> {
-        // SAFETY: signalling the perf we started.
-        unsafe { libc::kill(self.child.id() as i32, libc::SIGINT) };
-        let out = self.child.wait_with_output().context("waiting for perf record")?;
-        if !self.data.is_file() {
-            bail!("perf record wrote no data ({}): {}", out.status, String::from_utf8_lossy(&out.stderr).trim());
-        }
-        Ok(self.data)
+    /// Whether perf keeps sampling across a cut (per CPU) or is stopped by
+    /// it (per thread).
+    pub fn switches(&self) -> bool {
+        self.scope == Scope::PerCpu
     }
+
+    pub fn enabled(&self) -> bool {
+        self.enabled
+    }
+
+    /// Turn sampling on or off (perf's control fifo, acknowledged).
+    pub fn set_enabled(&mut self, on: bool) -> Result<()> {
+        if on == self.enabled {
+            return Ok(());
+        }
+        if let Some(why) = self.ended() {
+            bail!("{why}");
+        }
+        self.ctl.write_all(if on { b"enable\n" } else { b"disable\n" }).context("perf's control fifo")?;
+        let mut line = String::new();
+        self.ack.read_line(&mut line).context("perf's acknowledgement")?;
+        if line.is_empty() {
+            bail!("perf ended before it acknowledged");
+        }
+        self.enabled = on;
+        Ok(())
+    }
+
+    /// Why perf ended by itself (a file of its reached its limit, its
+    /// filesystem filled, it failed), if it did.
+    pub fn ended(&mut self) -> Option<String> {
+        let status = self.child.try_wait().ok()??;
+        Some(format!("perf record ended ({status}): {}", first_words(&mut self.child)))
+    }
+
+    /// Per CPU: switch perf to a new file and return the finished one,
+    /// which holds every sample up to now. perf writes the finished file's
+    /// header and renames it before it opens the next, so the renamed file
+    /// is whole once it appears.
+    pub fn switch(&mut self) -> Result<PathBuf> {
+        debug_assert!(self.switches());
+        if let Some(why) = self.ended() {
+            bail!("{why}");
+        }
+        // SAFETY: signalling the perf we started.
+        unsafe { libc::kill(self.child.id() as i32, libc::SIGUSR2) };
+        let began = Instant::now();
+        loop {
+            if let Some(done) = switched_files(&self.dir).into_iter().next() {
+                return Ok(done);
+            }
+            if let Some(why) = self.ended() {
+                bail!("{why}");
+            }
+            if began.elapsed() > Duration::from_secs(120) {
+                bail!("perf record did not switch files within 120 s");
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    /// Stop sampling (perf ends on SIGINT and writes its file); the file
+    /// with the samples since the last switch.
+    pub fn stop(mut self) -> Result<PathBuf> {
+        let ended_before = self.ended();
+        if ended_before.is_none() {
+            // SAFETY: signalling the perf we started.
+            unsafe { libc::kill(self.child.id() as i32, libc::SIGINT) };
+        }
+        let status = self.child.wait().context("waiting for perf record")?;
+        if let Some(why) = ended_before {
+            bail!("{why}");
+        }
+        let data = switched_files(&self.dir).into_iter().next().unwrap_or_else(|| self.dir.join(DATA_FILE));
+        if !data.is_file() {
+            bail!("perf record wrote no data ({status}): {}", first_words(&mut self.child));
+        }
+        Ok(data)
+    }
+}
+
+/// The files perf switched out in `dir` (`perf.data.<timestamp>`), oldest first.
+pub fn switched_files(dir: &Path) -> Vec<PathBuf> {
+    let prefix = format!("{DATA_FILE}.");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.flatten()
+                .filter(|e| e.file_name().to_str().and_then(|n| n.strip_prefix(&prefix)).is_some_and(|ts| !ts.is_empty() && ts.bytes().all(|b| b.is_ascii_digit())))
+                .map(|e| e.path())
+                .collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    files
+}
+
+/// perf's first line of complaint on its stderr (it prints little with -q).
+fn first_words(child: &mut Child) -> String {
+    let mut err = String::new();
+    if let Some(mut e) = child.stderr.take() {
+        let _ = e.read_to_string(&mut err);
+    }
+    let line = err.lines().map(|l| l.trim().trim_start_matches('[').trim_end_matches(']').trim()).find(|l| !l.is_empty());
+    line.unwrap_or("no message").to_string()
 }
 
 /// Open a fifo's write end without blocking (fails while no reader has it open).
@@ -270,10 +417,11 @@ pub struct Sample {
 /// samples here, against 0.6 s without (the functions stay; their inlined
 /// callees fold into them).
 /// `--show-task-events`: the fork and exit records, in time order with the
-/// samples, tell the process tree of `root` (the config process) from the
-/// rest of the machine; only its samples are handed on, less those of
-/// `profiler` (perf itself, the config process's child).
-pub fn read_samples(data: &Path, root: u32, profiler: u32, mut each: impl FnMut(Sample)) -> Result<()> {
+/// samples, tell the process tree (`tree`: the config process's, carried
+/// from one file of a recording to the next) from the rest of the machine;
+/// only its samples are handed on, less those of `profiler` (perf itself,
+/// the config process's child).
+pub fn read_samples(data: &Path, tree: &mut ProcessTree, profiler: u32, mut each: impl FnMut(Sample)) -> Result<()> {
     let perf = perf_program()?;
     let mut child = Command::new(&perf)
         .args(["script", "--no-inline", "--ns", "--show-task-events", "-F", "comm,pid,tid,time,ip,sym,dso", "-i"])
@@ -284,7 +432,7 @@ pub fn read_samples(data: &Path, root: u32, profiler: u32, mut each: impl FnMut(
         .spawn()
         .with_context(|| format!("cannot run {} script", perf.display()))?;
     let reader = BufReader::new(child.stdout.take().expect("piped"));
-    samples_of_tree(reader, root, profiler, &mut each)?;
+    samples_of_tree(reader, tree, profiler, &mut each)?;
     let status = child.wait()?;
     if !status.success() {
         bail!("perf script failed ({status}) on {}", data.display());
@@ -292,10 +440,31 @@ pub fn read_samples(data: &Path, root: u32, profiler: u32, mut each: impl FnMut(
     Ok(())
 }
 
-/// The samples of `root`'s process tree in `perf script --show-task-events`
+/// Follow the process tree through `data`'s fork and exit records alone,
+/// for a file whose samples are not wanted (a step that is not profiled):
+/// without the samples' fields, perf neither unwinds nor symbolises.
+pub fn read_task_events(data: &Path, tree: &mut ProcessTree) -> Result<()> {
+    let perf = perf_program()?;
+    let mut child = Command::new(&perf)
+        .args(["script", "--show-task-events", "-F", "comm,pid,tid,time", "-i"])
+        .arg(data)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .with_context(|| format!("cannot run {} script", perf.display()))?;
+    let reader = BufReader::new(child.stdout.take().expect("piped"));
+    samples_of_tree(reader, tree, 0, &mut |_| {})?;
+    let status = child.wait()?;
+    if !status.success() {
+        bail!("perf script failed ({status}) on {}", data.display());
+    }
+    Ok(())
+}
+
+/// The samples of `tree`'s processes in `perf script --show-task-events`
 /// output, less those of `profiler` (perf, forked by the root before it recorded).
-fn samples_of_tree(reader: impl BufRead, root: u32, profiler: u32, each: &mut impl FnMut(Sample)) -> Result<()> {
-    let mut tree = ProcessTree::new(root);
+fn samples_of_tree(reader: impl BufRead, tree: &mut ProcessTree, profiler: u32, each: &mut impl FnMut(Sample)) -> Result<()> {
     parse_script(reader, &mut |line| match line {
         Line::Sample(s) => {
             if tree.holds(s.pid) && s.pid != profiler {
@@ -310,13 +479,30 @@ fn samples_of_tree(reader: impl BufRead, root: u32, profiler: u32, each: &mut im
 /// The processes of one tree: its root and every process forked from one
 /// of them, from its fork to its exit (a pid used again afterwards by
 /// another process is not in it).
-struct ProcessTree {
+#[derive(Debug, Clone)]
+pub struct ProcessTree {
     pids: HashSet<u32>,
 }
 
 impl ProcessTree {
-    fn new(root: u32) -> ProcessTree {
+    pub fn new(root: u32) -> ProcessTree {
         ProcessTree { pids: HashSet::from([root]) }
+    }
+
+    /// Add processes known to be in the tree (its descendants as /proc
+    /// lists them when a recording starts: perf's fork records of a
+    /// process it was not sampling yet are not in its files).
+    pub fn extend(&mut self, pids: impl IntoIterator<Item = u32>) {
+        self.pids.extend(pids);
+    }
+
+    /// The processes in the tree now, the root first, less those that ended
+    /// (by /proc: perf's exit records of a process it did not sample are not in its files).
+    pub fn alive(&self, root: u32) -> Vec<u32> {
+        let mut pids: Vec<u32> = self.pids.iter().copied().filter(|p| *p != root && Path::new(&format!("/proc/{p}")).exists()).collect();
+        pids.sort_unstable();
+        pids.insert(0, root);
+        pids
     }
 
     fn holds(&self, pid: u32) -> bool {
@@ -487,7 +673,7 @@ mod tests {
         ]
         .concat();
         let mut kept = Vec::new();
-        samples_of_tree(text.as_bytes(), 100, 150, &mut |s| kept.push((s.comm, s.pid, s.tid, s.frames.len()))).unwrap();
+        samples_of_tree(text.as_bytes(), &mut ProcessTree::new(100), 150, &mut |s| kept.push((s.comm, s.pid, s.tid, s.frames.len()))).unwrap();
         assert_eq!(
             kept,
             vec![
@@ -497,5 +683,39 @@ mod tests {
                 ("rumbench".to_string(), 100, 100, 1),
             ]
         );
+    }
+
+    #[test]
+    fn the_tree_carries_from_one_file_of_a_recording_to_the_next() {
+        // perf switched files between the server's fork (in the first) and
+        // its samples (in the second, which describes processes without
+        // saying who forked them): the tree carried over keeps them.
+        let sample = |comm: &str, pid: u32, t: &str| format!("{comm} {pid}/{pid} {t}: \n\t  1234 work (/bin/x)\n\n");
+        let first = ["rumbench 100/100 1.0: PERF_RECORD_FORK(200:200):(100:100)\n".to_string(), sample("postgres", 200, "1.1")].concat();
+        let second = [sample("postgres", 200, "2.0"), "postgres 200/200 2.1: PERF_RECORD_EXIT(200:200):(100:100)\n".into(), sample("bash", 200, "2.2")].concat();
+        let mut tree = ProcessTree::new(100);
+        let mut kept = Vec::new();
+        samples_of_tree(first.as_bytes(), &mut tree, 0, &mut |s| kept.push(s.time_ns)).unwrap();
+        samples_of_tree(second.as_bytes(), &mut tree, 0, &mut |s| kept.push(s.time_ns)).unwrap();
+        assert_eq!(kept, vec![1_100_000_000, 2_000_000_000], "the server's samples in both files, not those of the pid's next owner");
+        // A process that was running before its recording started is added from /proc.
+        let mut late = ProcessTree::new(100);
+        late.extend([300]);
+        let mut n = 0;
+        samples_of_tree(sample("mariadbd", 300, "3.0").as_bytes(), &mut late, 0, &mut |_| n += 1).unwrap();
+        assert_eq!(n, 1);
+    }
+
+    #[test]
+    fn switched_files_are_perfs_timestamped_ones_and_a_recording_is_sized_by_its_rate() {
+        let dir = tempfile::tempdir().unwrap();
+        for f in ["perf.data", "perf.data.2026112723090373", "perf.data.2026112723090243", "perf.data.old", ".perf-ctl.fifo"] {
+            std::fs::write(dir.path().join(f), "").unwrap();
+        }
+        let names: Vec<String> = switched_files(dir.path()).iter().map(|p| p.file_name().unwrap().to_string_lossy().into_owned()).collect();
+        assert_eq!(names, ["perf.data.2026112723090243", "perf.data.2026112723090373"], "oldest first, nothing else");
+        // 99 Hz on 2 CPUs for 60 s: 11,880 samples of at most 9 KiB, and what perf writes besides.
+        assert_eq!(recording_bytes(99, 2, 60.0), 11_880 * 9 * 1024 + FIXED_BYTES);
+        assert_eq!(recording_bytes(99, 2, 0.0), FIXED_BYTES);
     }
 }
