@@ -66,7 +66,8 @@ fn main() {
 /// RUMBENCH_SOURCE_ROOT and RUMBENCH_SOURCE_HASH (src/build_support.rs): a
 /// RocksDB version built later from this tree must carry the same hash.
 fn source_fingerprint(root: &Path) {
-    let hash = build_support::of_tree(root).unwrap_or_else(|e| panic!("cannot hash the source under {}: {e}", root.display()));
+    let hash =
+        build_support::of_tree(root).unwrap_or_else(|e| panic!("cannot hash the source under {}: {e}", root.display()));
     println!("cargo:rustc-env=RUMBENCH_SOURCE_ROOT={}", root.display());
     println!("cargo:rustc-env=RUMBENCH_SOURCE_HASH={hash}");
 }
@@ -75,7 +76,14 @@ fn source_fingerprint(root: &Path) {
 /// must all be declared in c.h). See docs/design/rocksdb-versions-research.md section 3.
 const ROCKSDB_C_CAPABILITIES: &[(&str, &[&str])] = &[
     ("rocksdb_has_multiget", &["rocksdb_batched_multi_get_cf"]),
-    ("rocksdb_has_txn", &["rocksdb_transaction_get_pinned_for_update", "rocksdb_transactiondb_get_pinned", "rocksdb_transactiondb_flush"]),
+    (
+        "rocksdb_has_txn",
+        &[
+            "rocksdb_transaction_get_pinned_for_update",
+            "rocksdb_transactiondb_get_pinned",
+            "rocksdb_transactiondb_flush",
+        ],
+    ),
     ("rocksdb_has_hyper_clock", &["rocksdb_cache_create_hyper_clock"]),
     ("rocksdb_has_txndb_base_db", &["rocksdb_transactiondb_get_base_db"]),
     ("rocksdb_has_wait_for_compact", &["rocksdb_wait_for_compact", "rocksdb_wait_for_compact_options_set_timeout"]),
@@ -91,8 +99,13 @@ fn rocksdb_capabilities() {
         println!("cargo::rustc-check-cfg=cfg({cfg})");
     }
     println!("cargo:rerun-if-env-changed=DEP_ROCKSDB_CARGO_MANIFEST_DIR");
-    let dir = PathBuf::from(std::env::var("DEP_ROCKSDB_CARGO_MANIFEST_DIR").expect("librocksdb-sys reports cargo_manifest_dir"));
-    let read = |rel: &str| std::fs::read_to_string(dir.join(rel)).unwrap_or_else(|e| panic!("cannot read {rel} of librocksdb-sys in {}: {e}", dir.display()));
+    let dir = PathBuf::from(
+        std::env::var("DEP_ROCKSDB_CARGO_MANIFEST_DIR").expect("librocksdb-sys reports cargo_manifest_dir"),
+    );
+    let read = |rel: &str| {
+        std::fs::read_to_string(dir.join(rel))
+            .unwrap_or_else(|e| panic!("cannot read {rel} of librocksdb-sys in {}: {e}", dir.display()))
+    };
     let c_h = read("rocksdb/include/rocksdb/c.h");
     let (major, minor, patch) = rocksdb_version(&read("rocksdb/include/rocksdb/version.h"));
     for (cfg, functions) in ROCKSDB_C_CAPABILITIES {
@@ -184,7 +197,12 @@ fn build_info() {
 fn host_cpu_name() -> String {
     std::fs::read_to_string("/proc/cpuinfo")
         .ok()
-        .and_then(|t| t.lines().find(|l| l.starts_with("model name")).and_then(|l| l.split_once(':')).map(|(_, v)| v.trim().to_string()))
+        .and_then(|t| {
+            t.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, v)| v.trim().to_string())
+        })
         .unwrap_or_else(|| "this machine's CPU".into())
 }
 
@@ -229,7 +247,9 @@ fn wiredtiger() {
         .allowlist_type("WT_SESSION")
         .allowlist_type("WT_CURSOR")
         .allowlist_type("WT_ITEM")
-        .allowlist_var("WT_ROLLBACK|WT_NOTFOUND|WT_DUPLICATE_KEY|WT_PANIC|WT_CACHE_FULL|WT_PREPARE_CONFLICT|WT_RUN_RECOVERY")
+        .allowlist_var(
+            "WT_ROLLBACK|WT_NOTFOUND|WT_DUPLICATE_KEY|WT_PANIC|WT_CACHE_FULL|WT_PREPARE_CONFLICT|WT_RUN_RECOVERY",
+        )
         .layout_tests(false)
         .generate()
         .expect("bindgen failed on wiredtiger.h");

@@ -23,7 +23,10 @@ fn cpu() -> (f64, f64, i64, i64) {
         ru
     };
     let secs = |ru: &libc::rusage| {
-        ru.ru_utime.tv_sec as f64 + ru.ru_utime.tv_usec as f64 / 1e6 + ru.ru_stime.tv_sec as f64 + ru.ru_stime.tv_usec as f64 / 1e6
+        ru.ru_utime.tv_sec as f64
+            + ru.ru_utime.tv_usec as f64 / 1e6
+            + ru.ru_stime.tv_sec as f64
+            + ru.ru_stime.tv_usec as f64 / 1e6
     };
     let (thread, process) = (usage(libc::RUSAGE_THREAD), usage(libc::RUSAGE_SELF));
     (secs(&thread), secs(&process), thread.ru_nvcsw, thread.ru_nivcsw)

@@ -26,7 +26,12 @@ fn in_src() -> BTreeSet<String> {
 fn in_the_map() -> BTreeSet<String> {
     let doc = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/architecture.md")).unwrap();
     let block = doc.split("```").nth(1).expect("the layer list in a code block");
-    block.lines().filter_map(|l| l.split_whitespace().next()).filter(|w| w.starts_with("src/")).map(str::to_string).collect()
+    block
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|w| w.starts_with("src/"))
+        .map(str::to_string)
+        .collect()
 }
 
 #[test]

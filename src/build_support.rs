@@ -82,7 +82,10 @@ pub fn of_tree(root: &Path) -> std::io::Result<String> {
 /// when it holds src/lib.rs, else the nearest parent that does (a RocksDB
 /// version's manifest lives in rocksdb-versions/<version>/ of the tree).
 pub fn root_of(manifest_dir: &Path) -> Option<PathBuf> {
-    manifest_dir.ancestors().find(|d| d.join("src/lib.rs").is_file() && d.join("build.rs").is_file()).map(Path::to_path_buf)
+    manifest_dir
+        .ancestors()
+        .find(|d| d.join("src/lib.rs").is_file() && d.join("build.rs").is_file())
+        .map(Path::to_path_buf)
 }
 
 /// The compiler and its flags from a cc log line, without include paths,

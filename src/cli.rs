@@ -4,8 +4,8 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
-use crate::planner::SettingsArgs;
 use crate::driver::progress::ProgressMode;
+use crate::planner::SettingsArgs;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -24,11 +24,13 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Run benchmark steps against one or more engines
-    #[command(after_help = "Examples:\n  rumbench run --engine rocksdb --steps fillrandom,readrandom --num 1000000\n  \
+    #[command(
+        after_help = "Examples:\n  rumbench run --engine rocksdb --steps fillrandom,readrandom --num 1000000\n  \
 rumbench run --engine rocksdb,lmdb,sqlite --steps fillseq,readrandom,fwdrange --seconds 10 --threads 2\n  \
 rumbench run --engine rocksdb -o compaction_style=universal -o block_cache_size=1G\n  \
 rumbench run --engine rocksdb --steps fillrandom,readrandom --sweep rocksdb.max_subcompactions=1,4\n  \
-rumbench run --config suite.toml --output-dir results/nightly\n\nList steps with `rumbench steps`, engines and their options with `rumbench engines`.")]
+rumbench run --config suite.toml --output-dir results/nightly\n\nList steps with `rumbench steps`, engines and their options with `rumbench engines`."
+    )]
     Run(RunArgs),
     /// List engines and each one's options with defaults
     Engines {
@@ -39,12 +41,14 @@ rumbench run --config suite.toml --output-dir results/nightly\n\nList steps with
     Steps,
     /// Measure the storage under a directory with fio: random reads by block
     /// size and queue depth, sequential and random writes, write+fdatasync
-    #[command(after_help = "Examples:\n  rumbench device --dir /mnt/nvme\n  rumbench device --dir . --size 1G --runtime 2 --json\n\n\
+    #[command(
+        after_help = "Examples:\n  rumbench device --dir /mnt/nvme\n  rumbench device --dir . --size 1G --runtime 2 --json\n\n\
 About a minute with the defaults (15 jobs); needs fio (scripts/setup.sh installs it) and --size free space.\n\
 The test file is rumbench's own, made for the run and removed after.\n\
 The result is stored in the history, keyed by device, filesystem and kernel: `rumbench run` computes each\n\
 step's ceilings from it for a week. A baseline stored in the last week is shown instead of measuring\n\
-again, unless --remeasure.")]
+again, unless --remeasure."
+    )]
     Device {
         /// A directory on the filesystem to measure
         #[arg(long, default_value = ".")]
@@ -87,16 +91,20 @@ rumbench report results/sweep --base rocksdb-base -o sweep.html")]
     /// machines) into one run: throughput summed over the shards' common
     /// window, percentiles from the added histograms (never averaged),
     /// per-second series aligned by wall clock, a row per shard
-    #[command(after_help = "Example:\n  rumbench merge shard-0 shard-1 shard-2 shard-3 -d merged\n\nShards of different plans (settings, seeds, steps, configs) are refused. The merged run\nis a run like any other: report, compare and export read it.")]
+    #[command(
+        after_help = "Example:\n  rumbench merge shard-0 shard-1 shard-2 shard-3 -d merged\n\nShards of different plans (settings, seeds, steps, configs) are refused. The merged run\nis a run like any other: report, compare and export read it."
+    )]
     Merge(MergeArgs),
     /// Compare runs: ratio per step and metric, each change marked regression, improvement or noise
-    #[command(after_help = "RUN is a run directory, its result.json, or a history id (#12); DIR1,DIR2,... are repeats of one run.\n\
+    #[command(
+        after_help = "RUN is a run directory, its result.json, or a history id (#12); DIR1,DIR2,... are repeats of one run.\n\
 Every run after the first is compared with the first (configs matched by name); one run alone compares its configs with its first.\n\
 Noise: |ratio - 1| <= max(threshold, k x CV), CV from the per-second series and across repeats (see docs/report.md).\n\
 Exit codes: 0, or 1 with --fail-on-regression when a regression was found; 2 bad input.\n\nExamples:\n  \
 rumbench compare results/base results/new\n  \
 rumbench compare '#3' '#7' --fail-on-regression --metrics ops_s,p99_us\n  \
-rumbench compare base1,base2,base3 new1,new2,new3")]
+rumbench compare base1,base2,base3 new1,new2,new3"
+    )]
     Compare(CompareArgs),
     /// List the runs recorded in the local history, rebuild it from result directories, or find where figures shifted (changes)
     History(HistoryArgs),
@@ -243,7 +251,11 @@ fn parse_shard(s: &str) -> Result<crate::plan::shard::Shard, String> {
 /// A wall-clock moment as seconds since the epoch: RFC 3339, or a number.
 pub fn parse_start_at(s: &str) -> Result<f64, String> {
     if let Ok(x) = s.trim().parse::<f64>() {
-        return if x.is_finite() && x > 0.0 { Ok(x) } else { Err(format!("'{s}' is not a moment (seconds since the epoch)")) };
+        return if x.is_finite() && x > 0.0 {
+            Ok(x)
+        } else {
+            Err(format!("'{s}' is not a moment (seconds since the epoch)"))
+        };
     }
     chrono::DateTime::parse_from_rfc3339(s.trim())
         .map(|t| t.timestamp_micros() as f64 / 1e6)
@@ -437,11 +449,13 @@ pub enum HistoryAction {
     /// Find the runs where a metric shifted for good (change points), per
     /// series of runs of one machine, engine, config, step and settings,
     /// and name what differed around each change
-    #[command(after_help = "Method (docs/report.md): E-Divisive's search with a rank statistic and a seeded permutation test;\n\
+    #[command(
+        after_help = "Method (docs/report.md): E-Divisive's search with a rank statistic and a seeded permutation test;\n\
 a change needs at least 3 runs on each side, a p-value at or below --significance and a change\n\
 of the median of at least --min-change.\n\nExamples:\n  \
 rumbench history changes\n  \
-rumbench history changes --engine rocksdb --step readrandom --metric ops_s,p99_us")]
+rumbench history changes --engine rocksdb --step readrandom --metric ops_s,p99_us"
+    )]
     Changes(ChangesArgs),
 }
 

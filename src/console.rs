@@ -123,7 +123,8 @@ fn write_to(fd: i32, args: std::fmt::Arguments, newline: bool) {
         if is_gone(&e) {
             gone(fd, &e);
         } else {
-            let _ = WRITE_FAILED.set(format!("cannot write to standard {}: {e}", if fd == 1 { "output" } else { "error" }));
+            let _ =
+                WRITE_FAILED.set(format!("cannot write to standard {}: {e}", if fd == 1 { "output" } else { "error" }));
             detach(fd);
         }
     }

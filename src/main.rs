@@ -71,7 +71,8 @@ fn main() -> ExitCode {
 /// what it is about ("the following required arguments were not provided:
 /// --start-at <TIME>"), without the usage and help lines after it.
 fn usage_error_line(text: &str) -> String {
-    let paragraph: Vec<&str> = text.lines().skip_while(|l| l.trim().is_empty()).take_while(|l| !l.trim().is_empty()).map(str::trim).collect();
+    let paragraph: Vec<&str> =
+        text.lines().skip_while(|l| l.trim().is_empty()).take_while(|l| !l.trim().is_empty()).map(str::trim).collect();
     let line = paragraph.join(" ");
     let line = line.trim_start_matches("error: ");
     if line.is_empty() {

@@ -2,9 +2,9 @@
 //! line builds it, run by the runner, written by the reports. They sit above
 //! every module they use, so no module imports another for a test.
 
+use crate::plan::RunPlan;
 use crate::planner::{PlanInputs, SettingsArgs};
 use crate::runner::{run_in_process, RunOptions};
-use crate::plan::RunPlan;
 
 /// A real assertion-enabled build: scripts/test.sh runs this test once
 /// more with RUMBENCH_LEVELDB_BUILD_TYPE=Debug, which makes leveldb-sys

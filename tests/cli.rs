@@ -28,7 +28,12 @@ fn stderr(o: &Output) -> String {
 }
 
 fn step<'a>(v: &'a Value, config: usize, name: &str) -> &'a Value {
-    v["configs"][config]["steps"].as_array().unwrap().iter().find(|s| s["name"] == name).unwrap_or_else(|| panic!("no step {name}"))
+    v["configs"][config]["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == name)
+        .unwrap_or_else(|| panic!("no step {name}"))
 }
 
 /// The last line of stderr that carries the error.
@@ -83,7 +88,8 @@ fn same_seed_gives_the_same_keys_on_every_engine() {
     // key stream; readseq counts them and readrandom's found count depends on both streams.
     let outcome = |engine: &str, seed: &str| -> (u64, u64) {
         let dir = tempfile::tempdir().unwrap();
-        let v = run_ok(&["-e", engine, "-s", "fillrandom,readrandom,readseq", "-n", "20000", "--seed", seed], dir.path());
+        let v =
+            run_ok(&["-e", engine, "-s", "fillrandom,readrandom,readseq", "-n", "20000", "--seed", seed], dir.path());
         (step(&v, 0, "readseq")["ops"].as_u64().unwrap(), step(&v, 0, "readrandom")["reads"]["found"].as_u64().unwrap())
     };
     let reference = outcome("rocksdb", "7");
@@ -160,7 +166,20 @@ fn background_writer_is_paced_and_reported_separately() {
     // An engine that cannot keep up is flagged: lmdb with synced commits at 200k writes/s.
     let dir = tempfile::tempdir().unwrap();
     let v = run_ok(
-        &["-e", "lmdb", "-o", "sync_mode=sync", "-s", "fillseq,readwhilewriting", "-n", "2000", "--writer-rate", "200000", "--seconds", "1"],
+        &[
+            "-e",
+            "lmdb",
+            "-o",
+            "sync_mode=sync",
+            "-s",
+            "fillseq,readwhilewriting",
+            "-n",
+            "2000",
+            "--writer-rate",
+            "200000",
+            "--seconds",
+            "1",
+        ],
         dir.path(),
     );
     let s = step(&v, 0, "readwhilewriting");
@@ -178,7 +197,10 @@ fn fillrandom_leaves_keys_missing_and_says_so() {
     let pct = missing as f64 / 200.0;
     assert!((34.0..40.0).contains(&pct), "{pct}");
     let note = step(&v, 0, "readrandom")["notes"][0].as_str().unwrap().to_string();
-    assert!(note.contains("fillrandom inserts with replacement, so 6") && note.contains("% of the key space exists"), "{note}");
+    assert!(
+        note.contains("fillrandom inserts with replacement, so 6") && note.contains("% of the key space exists"),
+        "{note}"
+    );
 }
 
 /// A fill cut short by --seconds says so (a warning of its own), and the
@@ -188,13 +210,28 @@ fn a_fill_stopped_by_its_time_limit_is_named_by_the_reads_after_it() {
     let dir = tempfile::tempdir().unwrap();
     let v = run_ok(&["-e", "rocksdb", "-s", "fillseq,readrandom", "-n", "20000000", "--seconds", "0.3"], dir.path());
     let fill = step(&v, 0, "fillseq");
-    let warning = fill["warnings"].as_array().unwrap().iter().map(|w| w.as_str().unwrap()).find(|w| w.contains("stopped at its time limit"));
+    let warning = fill["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w.as_str().unwrap())
+        .find(|w| w.contains("stopped at its time limit"));
     let warning = warning.unwrap_or_else(|| panic!("no time-limit warning: {fill}"));
-    assert!(warning.starts_with("fillseq stopped at its time limit (--seconds 0.3) after ") && warning.contains("of 20,000,000 keys"), "{warning}");
+    assert!(
+        warning.starts_with("fillseq stopped at its time limit (--seconds 0.3) after ")
+            && warning.contains("of 20,000,000 keys"),
+        "{warning}"
+    );
     let summary = std::fs::read_to_string(dir.path().join("summary.txt")).unwrap();
     let listed = summary.split("\nwarnings:\n").nth(1).unwrap_or_default();
     assert!(listed.contains("fillseq: fillseq stopped at its time limit"), "in the run's warnings: {summary}");
-    let note = step(&v, 0, "readrandom")["notes"].as_array().unwrap().iter().map(|n| n.as_str().unwrap().to_string()).find(|n| n.contains("found no key")).expect("a not-found note");
+    let note = step(&v, 0, "readrandom")["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap().to_string())
+        .find(|n| n.contains("found no key"))
+        .expect("a not-found note");
     assert!(note.contains("fillseq stopped at its time limit") && note.contains("% of the key space exists"), "{note}");
     assert!(!note.contains("fillrandom"), "{note}");
 }
@@ -225,18 +262,30 @@ fn bad_input_gets_one_line_and_exit_code_2() {
 fn output_and_data_dirs_inside_each_other_are_refused_before_anything_starts() {
     let t = tempfile::tempdir().unwrap();
     let (outer, inner) = (t.path().join("outer"), t.path().join("outer/inner"));
-    for (out_dir, db_dir, expected) in [
-        (&inner, &outer, "--output-dir"),
-        (&outer, &inner, "--db-dir"),
-    ] {
-        let o = rumbench().args(["-e", "null", "-s", "fillseq", "-n", "100", "--output-dir"]).arg(out_dir).arg("--db-dir").arg(db_dir).output().unwrap();
+    for (out_dir, db_dir, expected) in [(&inner, &outer, "--output-dir"), (&outer, &inner, "--db-dir")] {
+        let o = rumbench()
+            .args(["-e", "null", "-s", "fillseq", "-n", "100", "--output-dir"])
+            .arg(out_dir)
+            .arg("--db-dir")
+            .arg(db_dir)
+            .output()
+            .unwrap();
         assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
         let line = error_line(&o);
-        assert!(line.contains(expected) && line.contains("is inside") && line.contains("two separate directories"), "{line}");
+        assert!(
+            line.contains(expected) && line.contains("is inside") && line.contains("two separate directories"),
+            "{line}"
+        );
         assert!(!outer.exists(), "nothing is created");
     }
     // The default layout, given explicitly, is fine.
-    let o = rumbench().args(["-e", "null", "-s", "fillseq", "-n", "100", "--output-dir"]).arg(&outer).arg("--db-dir").arg(outer.join("db")).output().unwrap();
+    let o = rumbench()
+        .args(["-e", "null", "-s", "fillseq", "-n", "100", "--output-dir"])
+        .arg(&outer)
+        .arg("--db-dir")
+        .arg(outer.join("db"))
+        .output()
+        .unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
 }
 
@@ -244,13 +293,18 @@ fn output_and_data_dirs_inside_each_other_are_refused_before_anything_starts() {
 fn a_target_host_too_long_for_a_config_name_gets_a_shortened_name() {
     // Nothing listens on it: the refusal must be about reaching it, not about the name.
     let host = format!("{}.invalid", "a".repeat(120));
-    let o = rumbench().args(["-s", "ycsb-load", "--records", "10", "--target"]).arg(format!("postgres://u@{host}:5432/db")).output().unwrap();
+    let o = rumbench()
+        .args(["-s", "ycsb-load", "--records", "10", "--target"])
+        .arg(format!("postgres://u@{host}:5432/db"))
+        .output()
+        .unwrap();
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     let line = error_line(&o);
     assert!(!line.contains("use letters, digits"), "{line}");
     // A config name that is too long is said to be too long.
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("s.toml"), format!("[[config]]\nengine = \"null\"\nname = \"{}\"", "n".repeat(101))).unwrap();
+    std::fs::write(dir.path().join("s.toml"), format!("[[config]]\nengine = \"null\"\nname = \"{}\"", "n".repeat(101)))
+        .unwrap();
     let o = rumbench().arg("--config").arg(dir.path().join("s.toml")).output().unwrap();
     assert_eq!(o.status.code(), Some(2));
     assert!(error_line(&o).contains("is 101 characters long: at most 100"), "{}", stderr(&o));
@@ -271,8 +325,18 @@ fn export_and_report_write_to_what_a_path_names_and_never_replace_it() {
     let t = tempfile::tempdir().unwrap();
     let run = t.path().join("run");
     run_ok(&["-e", "null", "-s", "fillseq", "-n", "1000"], &run);
-    let export = |to: &Path, format: &str| Command::cargo_bin("rumbench").unwrap().arg("export").arg(&run).args(["-f", format, "-o"]).arg(to).output().unwrap();
-    let report = |to: &Path| Command::cargo_bin("rumbench").unwrap().arg("report").arg(&run).arg("-o").arg(to).output().unwrap();
+    let export = |to: &Path, format: &str| {
+        Command::cargo_bin("rumbench")
+            .unwrap()
+            .arg("export")
+            .arg(&run)
+            .args(["-f", format, "-o"])
+            .arg(to)
+            .output()
+            .unwrap()
+    };
+    let report =
+        |to: &Path| Command::cargo_bin("rumbench").unwrap().arg("report").arg(&run).arg("-o").arg(to).output().unwrap();
 
     // A device node: written through, still a device (as root, rename would have replaced it).
     let dev = t.path().join("null-device");
@@ -354,13 +418,26 @@ fn a_failed_write_to_standard_output_is_an_error() {
     let run = t.path().join("run");
     run_ok(&["-e", "null", "-s", "fillseq", "-n", "1000"], &run);
     let full = || std::process::Stdio::from(std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap());
-    for args in [vec!["export".to_string(), run.display().to_string(), "-f".into(), "markdown".into()], vec!["compare".into(), run.display().to_string(), run.display().to_string()], vec!["engines".into()]] {
+    for args in [
+        vec!["export".to_string(), run.display().to_string(), "-f".into(), "markdown".into()],
+        vec!["compare".into(), run.display().to_string(), run.display().to_string()],
+        vec!["engines".into()],
+    ] {
         let o = Command::cargo_bin("rumbench").unwrap().args(&args).stdout(full()).output().unwrap();
         assert_eq!(o.status.code(), Some(1), "{args:?}: {}", stderr(&o));
-        assert!(stderr(&o).contains("cannot write to standard output: No space left on device"), "{args:?}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("cannot write to standard output: No space left on device"),
+            "{args:?}: {}",
+            stderr(&o)
+        );
     }
     // A run whose summary cannot be written: its files are there, the exit is not 0.
-    let o = rumbench().args(["-e", "null", "-s", "fillseq", "-n", "1000", "--output-dir"]).arg(t.path().join("run2")).stdout(full()).output().unwrap();
+    let o = rumbench()
+        .args(["-e", "null", "-s", "fillseq", "-n", "1000", "--output-dir"])
+        .arg(t.path().join("run2"))
+        .stdout(full())
+        .output()
+        .unwrap();
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert_eq!(load(&t.path().join("run2"))["status"], "completed");
 }
@@ -457,7 +534,24 @@ fn engines_and_help_describe_everything() {
     }
     let out = Command::cargo_bin("rumbench").unwrap().args(["run", "--help"]).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    for flag in ["--engine", "--steps", "--num", "--seconds", "--threads", "--key-size", "--value-size", "--compression-ratio", "--key-order", "--distribution", "--seed", "--range-len", "--writer-rate", "--output-dir", "--option", "--config"] {
+    for flag in [
+        "--engine",
+        "--steps",
+        "--num",
+        "--seconds",
+        "--threads",
+        "--key-size",
+        "--value-size",
+        "--compression-ratio",
+        "--key-order",
+        "--distribution",
+        "--seed",
+        "--range-len",
+        "--writer-rate",
+        "--output-dir",
+        "--option",
+        "--config",
+    ] {
         assert!(text.contains(flag), "{flag} missing from run --help");
     }
     let out = Command::cargo_bin("rumbench").unwrap().arg("steps").output().unwrap();
@@ -511,7 +605,11 @@ fn a_full_disk_fails_the_run_with_the_cause_and_keeps_results() {
 #[test]
 fn a_step_with_nothing_to_do_prints_no_latency() {
     let dir = tempfile::tempdir().unwrap();
-    let out = rumbench().args(["-e", "lmdb", "-s", "fillseq,waitforcompaction", "-n", "1000", "--output-dir"]).arg(dir.path()).output().unwrap();
+    let out = rumbench()
+        .args(["-e", "lmdb", "-s", "fillseq,waitforcompaction", "-n", "1000", "--output-dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     let line = stderr(&out).lines().find(|l| l.contains("lmdb waitforcompaction")).unwrap_or_default().to_string();
     assert!(line.contains("no operation timed") && !line.contains("p50 0 us"), "{line}");
@@ -523,7 +621,20 @@ fn waitforcompaction_returns_with_universal_compaction_and_marks_a_timeout() {
     // to pick (RocksDB issue 9275): polling it ran to the timeout every time.
     let dir = tempfile::tempdir().unwrap();
     let v = run_ok(
-        &["-e", "rocksdb", "-o", "compaction_style=universal", "-o", "write_buffer_size=1M", "-s", "fillrandom,waitforcompaction", "-n", "100000", "--compaction-timeout", "60"],
+        &[
+            "-e",
+            "rocksdb",
+            "-o",
+            "compaction_style=universal",
+            "-o",
+            "write_buffer_size=1M",
+            "-s",
+            "fillrandom,waitforcompaction",
+            "-n",
+            "100000",
+            "--compaction-timeout",
+            "60",
+        ],
         dir.path(),
     );
     let w = step(&v, 0, "waitforcompaction");
@@ -538,7 +649,21 @@ fn waitforcompaction_returns_with_universal_compaction_and_marks_a_timeout() {
     // after it the wait ends done, however long the flush took.)
     let dir = tempfile::tempdir().unwrap();
     let out = rumbench()
-        .args(["-e", "rocksdb", "-o", "write_buffer_size=1M", "-o", "level0_file_num_compaction_trigger=1", "-s", "fillrandom,waitforcompaction", "-n", "300000", "--compaction-timeout", "0.001", "--output-dir"])
+        .args([
+            "-e",
+            "rocksdb",
+            "-o",
+            "write_buffer_size=1M",
+            "-o",
+            "level0_file_num_compaction_trigger=1",
+            "-s",
+            "fillrandom,waitforcompaction",
+            "-n",
+            "300000",
+            "--compaction-timeout",
+            "0.001",
+            "--output-dir",
+        ])
         .arg(dir.path())
         .output()
         .unwrap();
@@ -559,7 +684,9 @@ fn results_say_exactly_what_ran() {
     assert_eq!(c["name"], "rocksdb-blob", "a preset is a named config");
     assert_eq!(c["engine_version"], "11.8.1");
     let prov: Vec<(String, String)> = serde_json::from_value(c["provenance"].clone()).unwrap();
-    let get = |k: &str| prov.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone()).unwrap_or_else(|| panic!("no {k} in {prov:?}"));
+    let get = |k: &str| {
+        prov.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone()).unwrap_or_else(|| panic!("no {k} in {prov:?}"))
+    };
     assert!(get("build.ndebug").starts_with("true"));
     assert!(get("build.target_cpu").starts_with("native"), "{}", get("build.target_cpu"));
     assert_eq!(get("version"), "11.8.1");
@@ -569,7 +696,10 @@ fn results_say_exactly_what_ran() {
     assert!(opt("BlockBasedTable.block_cache").starts_with("HyperClockCache"), "{eff:?}");
     let build: Vec<(String, String)> = serde_json::from_value(v["build"].clone()).unwrap();
     assert!(build.iter().any(|(k, val)| k == "profile" && val == "release"), "{build:?}");
-    assert!(!v["warnings"].as_array().unwrap().iter().any(|w| w.as_str().unwrap().contains("assertions")), "a release build is not warned about");
+    assert!(
+        !v["warnings"].as_array().unwrap().iter().any(|w| w.as_str().unwrap().contains("assertions")),
+        "a release build is not warned about"
+    );
     let out = Command::cargo_bin("rumbench").unwrap().args(["engines", "rocksdb"]).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("preset rocksdb:blob") && text.contains("build.ndebug: true"), "{text}");
@@ -676,7 +806,12 @@ fn a_stopped_sweep_records_the_configs_left_at_once() {
     let child = rumbench()
         .args(["-e", "rocksdb", "-s", "fillseq", "-n", "100"])
         .args(["--sweep", &format!("rocksdb.max_subcompactions={ten}")])
-        .args(["--sweep", &format!("rocksdb.max_background_jobs={ten}"), "--sweep", &format!("rocksdb.bloom_bits={ten}")])
+        .args([
+            "--sweep",
+            &format!("rocksdb.max_background_jobs={ten}"),
+            "--sweep",
+            &format!("rocksdb.bloom_bits={ten}"),
+        ])
         .arg("--output-dir")
         .arg(dir.path())
         .stderr(std::process::Stdio::piped())
@@ -702,20 +837,40 @@ fn a_server_that_is_not_installed_is_refused_before_anything_is_written() {
     let empty = dir.path().join("no-servers");
     std::fs::create_dir(&empty).unwrap();
     let suite = dir.path().join("suite.toml");
-    std::fs::write(&suite, "[settings]\nsteps = [\"ycsb-load\"]\nrecords = 100\n[[config]]\nengine = \"mariadb-myrocks\"\n").unwrap();
+    std::fs::write(
+        &suite,
+        "[settings]\nsteps = [\"ycsb-load\"]\nrecords = 100\n[[config]]\nengine = \"mariadb-myrocks\"\n",
+    )
+    .unwrap();
     let cases: &[(&[&str], &str)] = &[
         (&["-e", "mariadb-innodb", "-s", "l.i0", "--rows", "1000"], "mariadb-install-db"),
         (&["-e", "postgres", "-s", "ycsb-load", "--records", "100"], "initdb"),
         (&["-c", suite.to_str().unwrap()], "mariadb-install-db"),
-        (&["-e", "mariadb-innodb", "--sweep", "mariadb-innodb.connect=unix,tcp", "-s", "ycsb-load", "--records", "100"], "mariadb-install-db"),
+        (
+            &[
+                "-e",
+                "mariadb-innodb",
+                "--sweep",
+                "mariadb-innodb.connect=unix,tcp",
+                "-s",
+                "ycsb-load",
+                "--records",
+                "100",
+            ],
+            "mariadb-install-db",
+        ),
     ];
     for (args, program) in cases {
         // The default output directory (results/<time> under the working directory) must not appear.
-        let out = rumbench().env("RUMBENCH_SERVER_BIN_DIR", &empty).current_dir(dir.path()).args(*args).output().unwrap();
+        let out =
+            rumbench().env("RUMBENCH_SERVER_BIN_DIR", &empty).current_dir(dir.path()).args(*args).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
         assert_eq!(stderr(&out).lines().count(), 1, "{args:?}: {}", stderr(&out));
         let line = error_line(&out);
-        assert!(line.contains(&format!("{program} is not installed")) && line.contains("scripts/install-servers.sh"), "{args:?}: {line}");
+        assert!(
+            line.contains(&format!("{program} is not installed")) && line.contains("scripts/install-servers.sh"),
+            "{args:?}: {line}"
+        );
         assert!(!dir.path().join("results").exists(), "{args:?}: a results directory was created");
     }
     // A server the user runs needs nothing installed here: the refusal is about reaching it.
@@ -738,13 +893,19 @@ fn an_engine_left_out_of_this_build_says_how_to_build_it() {
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
         assert_eq!(stderr(&out).lines().count(), 1, "{args:?}: {}", stderr(&out));
         let line = error_line(&out);
-        assert!(line.contains("engine 'wiredtiger' is not in this build") && line.contains(build) && line.contains("scripts/build-wiredtiger.sh"), "{line}");
+        assert!(
+            line.contains("engine 'wiredtiger' is not in this build")
+                && line.contains(build)
+                && line.contains("scripts/build-wiredtiger.sh"),
+            "{line}"
+        );
     }
     // `rumbench engines` lists it the same way.
     let out = Command::cargo_bin("rumbench").unwrap().arg("engines").output().unwrap();
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
-    let entry = text.lines().find(|l| l.starts_with("wiredtiger ")).unwrap_or_else(|| panic!("no wiredtiger entry:\n{text}"));
+    let entry =
+        text.lines().find(|l| l.starts_with("wiredtiger ")).unwrap_or_else(|| panic!("no wiredtiger entry:\n{text}"));
     assert!(entry.contains("not in this build") && entry.contains(build), "{entry}");
     let out = Command::cargo_bin("rumbench").unwrap().args(["engines", "wiredtiger"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));

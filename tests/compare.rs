@@ -14,7 +14,10 @@ use rumbench::report::compare::{self, Comparison, Group, Options, Verdict};
 use rumbench::result::RunResult;
 
 fn group(name: &str, runs: Vec<RunResult>) -> Group {
-    Group { label: name.into(), runs: runs.into_iter().enumerate().map(|(i, r)| (format!("/r/{name}{i}"), r)).collect() }
+    Group {
+        label: name.into(),
+        runs: runs.into_iter().enumerate().map(|(i, r)| (format!("/r/{name}{i}"), r)).collect(),
+    }
 }
 
 fn single(step: StepSpec) -> RunResult {
@@ -48,7 +51,8 @@ fn in_rounds(rounds: &[(u64, u64)]) -> RunResult {
 
 #[test]
 fn one_run_per_side_gives_ratios_and_no_verdict() {
-    let c = compare::compare(&[group("a", rates(&[100_000])), group("b", rates(&[60_000]))], &Options::default()).unwrap();
+    let c =
+        compare::compare(&[group("a", rates(&[100_000])), group("b", rates(&[60_000]))], &Options::default()).unwrap();
     let l = line(&c, "readrandom", "ops_s");
     assert!((l.ratio.unwrap() - 0.6).abs() < 1e-9);
     assert_eq!(l.verdict, Verdict::OneRun);
@@ -61,24 +65,41 @@ fn one_run_per_side_gives_ratios_and_no_verdict() {
 fn runs_given_as_repeats_are_compared_unpaired() {
     // 90k..110k against 60k..62k, five runs each, throughput alone: beyond doubt.
     let ops_only = Options { metrics: Some(vec!["ops_s".into()]), ..Options::default() };
-    let (base5, new5) = (rates(&[90_000, 100_000, 110_000, 95_000, 105_000]), rates(&[60_000, 62_000, 61_000, 60_500, 61_500]));
+    let (base5, new5) =
+        (rates(&[90_000, 100_000, 110_000, 95_000, 105_000]), rates(&[60_000, 62_000, 61_000, 60_500, 61_500]));
     let c = compare::compare(&[group("a", base5.clone()), group("b", new5.clone())], &ops_only).unwrap();
     let l = line(&c, "readrandom", "ops_s");
     assert_eq!(l.base, Some(100_000.0), "the median");
     assert!(!l.interval.unwrap().paired);
     assert_eq!(l.verdict, Verdict::Regression);
     // Three runs each: an interval, but too few repeats for a change.
-    let c = compare::compare(&[group("a", rates(&[90_000, 100_000, 110_000])), group("b", rates(&[60_000, 62_000, 61_000]))], &ops_only).unwrap();
+    let c = compare::compare(
+        &[group("a", rates(&[90_000, 100_000, 110_000])), group("b", rates(&[60_000, 62_000, 61_000]))],
+        &ops_only,
+    )
+    .unwrap();
     assert_eq!(line(&c, "readrandom", "ops_s").verdict, Verdict::Inconclusive(Some(5)));
     // Judged among every metric (wider simultaneous intervals), the family is larger.
     let c = compare::compare(&[group("a", base5), group("b", new5)], &Options::default()).unwrap();
     assert!(c.pairs[0].family > 1);
     // -12% against a spread of +-10% with three runs each: undecided, and says how many would settle it.
-    let c = compare::compare(&[group("a", rates(&[90_000, 100_000, 110_000])), group("b", rates(&[80_000, 88_000, 96_000]))], &ops_only).unwrap();
-    assert!(matches!(line(&c, "readrandom", "ops_s").verdict, Verdict::Inconclusive(_)), "{:?}", line(&c, "readrandom", "ops_s").verdict);
+    let c = compare::compare(
+        &[group("a", rates(&[90_000, 100_000, 110_000])), group("b", rates(&[80_000, 88_000, 96_000]))],
+        &ops_only,
+    )
+    .unwrap();
+    assert!(
+        matches!(line(&c, "readrandom", "ops_s").verdict, Verdict::Inconclusive(_)),
+        "{:?}",
+        line(&c, "readrandom", "ops_s").verdict
+    );
     // The same figures, judged on one metric alone, with a wider threshold: the same.
     let opts = Options { threshold: 0.5, metrics: Some(vec!["ops_s".into()]) };
-    let c = compare::compare(&[group("a", rates(&[90_000, 100_000, 110_000])), group("b", rates(&[80_000, 88_000, 96_000]))], &opts).unwrap();
+    let c = compare::compare(
+        &[group("a", rates(&[90_000, 100_000, 110_000])), group("b", rates(&[80_000, 88_000, 96_000]))],
+        &opts,
+    )
+    .unwrap();
     assert_eq!(c.pairs[0].lines.len(), 1);
     assert_eq!(c.pairs[0].family, 1);
     assert_eq!(c.pairs[0].lines[0].verdict, Verdict::Same);
@@ -88,7 +109,11 @@ fn runs_given_as_repeats_are_compared_unpaired() {
 fn rounds_of_one_run_are_paired() {
     // The machine drifts +-30% between rounds; b is 10% faster within every round.
     let drift = [1.0, 1.3, 0.7, 1.1, 0.9];
-    let rounds: Vec<(u64, u64)> = drift.iter().enumerate().map(|(i, &k)| ((100_000.0 * k) as u64, (110_000.0 * k * (1.0 + 0.002 * i as f64)) as u64)).collect();
+    let rounds: Vec<(u64, u64)> = drift
+        .iter()
+        .enumerate()
+        .map(|(i, &k)| ((100_000.0 * k) as u64, (110_000.0 * k * (1.0 + 0.002 * i as f64)) as u64))
+        .collect();
     let c = compare::compare(&[group("r", vec![in_rounds(&rounds)])], &Options::default()).unwrap();
     let l = line(&c, "readrandom", "ops_s");
     let i = l.interval.unwrap();
@@ -107,16 +132,26 @@ fn syncs_have_no_direction_and_configs_pair_by_name() {
             "2025-03-01T10:00:00+00:00",
             vec![
                 config("lmdb", "lmdb", "0.9", &[StepSpec::steady("fillrandom", "put", 200_000, 5)]),
-                config("rocksdb", "rocksdb", "7.8.3", &[StepSpec::steady("fillrandom", "put", 100_000, 5).durable(durable)]),
+                config(
+                    "rocksdb",
+                    "rocksdb",
+                    "7.8.3",
+                    &[StepSpec::steady("fillrandom", "put", 100_000, 5).durable(durable)],
+                ),
             ],
         )
     };
-    let c = compare::compare(&[group("a", vec![mk(false); 5]), group("b", vec![mk(true); 5])], &Options::default()).unwrap();
+    let c = compare::compare(&[group("a", vec![mk(false); 5]), group("b", vec![mk(true); 5])], &Options::default())
+        .unwrap();
     assert_eq!(c.pairs.len(), 2);
     let p = c.pairs.iter().find(|p| p.base == "a/rocksdb").unwrap();
     assert_eq!(p.new, "b/rocksdb");
     let mi = rumbench::report::summary::metric_index("syncs_per_commit").unwrap();
-    assert_eq!(p.lines.iter().find(|l| l.metric == mi).unwrap().verdict, Verdict::Changed, "0 -> 1 sync per commit is a change, not a regression");
+    assert_eq!(
+        p.lines.iter().find(|l| l.metric == mi).unwrap().verdict,
+        Verdict::Changed,
+        "0 -> 1 sync per commit is a change, not a regression"
+    );
     // Unknown metrics are refused.
     let bad = Options { metrics: Some(vec!["opss".into()]), ..Default::default() };
     assert!(compare::compare(&[group("a", rates(&[1]))], &bad).is_err());
@@ -214,11 +249,20 @@ fn identical_configs_with_repeats_get_no_verdict_of_change() {
     let (code, text) = compare_dir(&dir, &["--fail-on-regression"]);
     assert_eq!(code, Some(0), "{text}");
     let run = rumbench::result::load(&dir.join("result.json")).unwrap();
-    let c = compare::compare(&[Group { label: "aa".into(), runs: vec![(dir.display().to_string(), run)] }], &Options::default()).unwrap();
+    let c = compare::compare(
+        &[Group { label: "aa".into(), runs: vec![(dir.display().to_string(), run)] }],
+        &Options::default(),
+    )
+    .unwrap();
     let changes: Vec<String> = c
         .pairs
         .iter()
-        .flat_map(|p| p.lines.iter().filter(|l| l.verdict.is_change()).map(move |l| format!("{} -> {} {} {}", p.base, p.new, l.step, l.metric)))
+        .flat_map(|p| {
+            p.lines
+                .iter()
+                .filter(|l| l.verdict.is_change())
+                .map(move |l| format!("{} -> {} {} {}", p.base, p.new, l.step, l.metric))
+        })
         .collect();
     assert!(changes.is_empty(), "A/A verdicts: {changes:?}\n{text}");
     assert!(c.pairs.iter().all(|p| p.lines.iter().any(|l| l.interval.is_some_and(|i| i.paired))), "{text}");
@@ -233,6 +277,7 @@ fn a_known_cpu_slowdown_is_called_a_regression() {
     let dir = null_run(tmp.path(), &[2000, 3000], 5);
     let (code, text) = compare_dir(&dir, &["--metrics", "cpu_us_op,ops_s", "--fail-on-regression"]);
     assert_eq!(code, Some(1), "{text}");
-    let cpu = text.lines().find(|l| l.starts_with("readrandom") && l.contains("cpu/op")).unwrap_or_else(|| panic!("{text}"));
+    let cpu =
+        text.lines().find(|l| l.starts_with("readrandom") && l.contains("cpu/op")).unwrap_or_else(|| panic!("{text}"));
     assert!(cpu.contains("REGRESSION"), "{text}");
 }

@@ -42,7 +42,25 @@ fn steps(v: &Value) -> Vec<(String, String, &Value)> {
 #[test]
 fn hot_row_grid_on_postgres_and_innodb() {
     let dir = tempfile::tempdir().unwrap();
-    let (out, v) = run_ok(&["-e", "postgres", "-e", "mariadb-innodb", "-s", "hotrow", "--hot-tables", "1,2", "-t", "1,2", "--hot-rows", "5000", "--ops", "300"], dir.path());
+    let (out, v) = run_ok(
+        &[
+            "-e",
+            "postgres",
+            "-e",
+            "mariadb-innodb",
+            "-s",
+            "hotrow",
+            "--hot-tables",
+            "1,2",
+            "-t",
+            "1,2",
+            "--hot-rows",
+            "5000",
+            "--ops",
+            "300",
+        ],
+        dir.path(),
+    );
     let names: Vec<(String, String)> = steps(&v).into_iter().map(|(c, s, _)| (c, s)).collect();
     for config in ["postgres", "mariadb-innodb"] {
         // Cells with fewer clients than tables are skipped, as in the published grid.
@@ -54,14 +72,25 @@ fn hot_row_grid_on_postgres_and_innodb() {
     for (c, s, step) in steps(&v) {
         assert_eq!(step["status"], "completed", "{c} {s}: {}", step["error"]);
         assert_eq!(step["ops"], 300, "{c} {s}");
-        assert!(step["notes"].as_array().unwrap().iter().any(|n| n.as_str().unwrap().contains("went up by exactly the 300")), "{c} {s}");
+        assert!(
+            step["notes"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|n| n.as_str().unwrap().contains("went up by exactly the 300")),
+            "{c} {s}"
+        );
         assert_eq!(step["parameters"]["tables"], if s.starts_with("hotrow@T2") { 2 } else { 1 });
     }
     // The matrix: rows tables, columns clients, in the terminal and in summary.md.
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("postgres hot-row updates/s (rows: tables, columns: clients"), "{stdout}");
     let md = std::fs::read_to_string(dir.path().join("summary.md")).unwrap();
-    assert!(md.contains("### mariadb-innodb: hot-row updates/s") && md.contains("| tables | 1 clients | p99 us | 2 clients | p99 us |"), "{md}");
+    assert!(
+        md.contains("### mariadb-innodb: hot-row updates/s")
+            && md.contains("| tables | 1 clients | p99 us | 2 clients | p99 us |"),
+        "{md}"
+    );
     let html = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
     assert!(html.contains("postgres: hot-row grid"));
 }
@@ -69,7 +98,20 @@ fn hot_row_grid_on_postgres_and_innodb() {
 #[test]
 fn randomtransaction_keeps_every_set_sum_equal_on_every_engine_and_server() {
     let dir = tempfile::tempdir().unwrap();
-    let engines = ["-e", "rocksdb", "-e", "rocksdb:optimistic", "-e", "lmdb", "-e", "sqlite", "-e", "postgres", "-e", "mariadb-innodb"];
+    let engines = [
+        "-e",
+        "rocksdb",
+        "-e",
+        "rocksdb:optimistic",
+        "-e",
+        "lmdb",
+        "-e",
+        "sqlite",
+        "-e",
+        "postgres",
+        "-e",
+        "mariadb-innodb",
+    ];
     let step = ["-s", "randomtransaction", "-t", "4", "--num", "200", "--ops", "2000", "--transaction-sets", "3"];
     let (_, v) = run_ok(&[&engines[..], &step[..]].concat(), dir.path());
     let all = steps(&v);
@@ -77,19 +119,41 @@ fn randomtransaction_keeps_every_set_sum_equal_on_every_engine_and_server() {
     for (c, s, step) in all {
         assert_eq!(step["status"], "completed", "{c} {s}: {}", step["error"]);
         assert_eq!(step["ops"], 2000);
-        assert!(step["notes"].as_array().unwrap().iter().any(|n| n.as_str().unwrap().starts_with("check: all 3 sets sum to")), "{c}: {}", step["notes"]);
+        assert!(
+            step["notes"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|n| n.as_str().unwrap().starts_with("check: all 3 sets sum to")),
+            "{c}: {}",
+            step["notes"]
+        );
         assert_eq!(step["ops_by_type"][0]["op"], "TRANSACTION");
     }
     // rocksdb without a preset opened a TransactionDB for the step that needs one.
     let rocks = &v["configs"][0];
-    assert!(rocks["effective_options"].as_array().unwrap().iter().any(|kv| kv[0] == "transactions" && kv[1].as_str().unwrap().starts_with("pessimistic")), "{}", rocks["effective_options"]);
+    assert!(
+        rocks["effective_options"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|kv| kv[0] == "transactions" && kv[1].as_str().unwrap().starts_with("pessimistic")),
+        "{}",
+        rocks["effective_options"]
+    );
 }
 
 #[test]
 fn engines_without_transactions_are_refused_before_anything_runs() {
     for (engine, extra) in [("null", vec![]), ("leveldb", vec![]), ("rocksdb", vec!["-o", "transactions=none"])] {
         let dir = tempfile::tempdir().unwrap();
-        let out = rumbench().args(["-e", engine, "-s", "randomtransaction"]).args(&extra).arg("-d").arg(dir.path().join("out")).output().unwrap();
+        let out = rumbench()
+            .args(["-e", engine, "-s", "randomtransaction"])
+            .args(&extra)
+            .arg("-d")
+            .arg(dir.path().join("out"))
+            .output()
+            .unwrap();
         assert_eq!(out.status.code(), Some(2), "{engine}: {}", stderr(&out));
         let err = stderr(&out);
         assert!(err.contains("needs transactions") && err.contains(engine), "{err}");

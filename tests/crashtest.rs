@@ -102,7 +102,8 @@ fn an_engine_that_syncs_every_commit_but_not_its_directory_is_caught() {
     // Where a metadata journal commits every name with any fsync (ext4,
     // XFS), the same engine keeps what it acknowledged.
     let out = t.path().join("journaled");
-    let o = crashtest(&["-e", "testlog", "-o", "sync=nodirsync", "--crashes", "2", "--fs-semantics", "journaled"], &out);
+    let o =
+        crashtest(&["-e", "testlog", "-o", "sync=nodirsync", "--crashes", "2", "--fs-semantics", "journaled"], &out);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     let all = configs(&out);
     assert_eq!(all[0]["totals"]["lost"], 0, "{}", all[0]);
@@ -114,7 +115,19 @@ fn lmdb_and_sqlite_with_full_sync_lose_nothing_on_a_journaled_filesystem() {
     let t = tempfile::tempdir().unwrap();
     let out = t.path().join("run");
     let o = crashtest(
-        &["-e", "lmdb,sqlite", "-o", "lmdb.sync_mode=sync", "-o", "sqlite.synchronous=full", "--crashes", "2", "--fs-semantics", "journaled", "--fail-on-loss"],
+        &[
+            "-e",
+            "lmdb,sqlite",
+            "-o",
+            "lmdb.sync_mode=sync",
+            "-o",
+            "sqlite.synchronous=full",
+            "--crashes",
+            "2",
+            "--fs-semantics",
+            "journaled",
+            "--fail-on-loss",
+        ],
         &out,
     );
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
@@ -162,7 +175,10 @@ fn a_stopped_crash_test_keeps_its_results_and_leaves_no_mount_or_process() {
     // check report (check-N.json) is written before its record is kept: the
     // third report means that the first two crashes are recorded.
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    while !std::fs::read_dir(out.join("db/rocksdb")).map(|d| d.flatten().filter(|e| e.file_name().to_string_lossy().starts_with("check-")).count() >= 3).unwrap_or(false) {
+    while !std::fs::read_dir(out.join("db/rocksdb"))
+        .map(|d| d.flatten().filter(|e| e.file_name().to_string_lossy().starts_with("check-")).count() >= 3)
+        .unwrap_or(false)
+    {
         assert!(std::time::Instant::now() < deadline, "no crash was checked within a minute");
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
@@ -183,7 +199,9 @@ fn a_stopped_crash_test_keeps_its_results_and_leaves_no_mount_or_process() {
 fn server_suite(dir: &Path, configs: &[(&str, &str, &str)]) -> std::path::PathBuf {
     let mut text = String::new();
     for (name, engine, line) in configs {
-        text.push_str(&format!("[[config]]\nname = \"{name}\"\nengine = \"{engine}\"\nserver_config = [\"{line}\"]\n\n"));
+        text.push_str(&format!(
+            "[[config]]\nname = \"{name}\"\nengine = \"{engine}\"\nserver_config = [\"{line}\"]\n\n"
+        ));
     }
     let path = dir.join("servers.toml");
     std::fs::write(&path, text).unwrap();
@@ -209,10 +227,24 @@ fn assert_lossy(c: &Value) {
 fn postgres_with_synchronous_commit_loses_nothing_and_without_it_loses_acknowledged_commits() {
     let t = tempfile::tempdir().unwrap();
     let out = t.path().join("run");
-    let suite = server_suite(t.path(), &[("pg-sync", "postgres", "synchronous_commit = on"), ("pg-async", "postgres", "synchronous_commit = off")]);
+    let suite = server_suite(
+        t.path(),
+        &[("pg-sync", "postgres", "synchronous_commit = on"), ("pg-async", "postgres", "synchronous_commit = off")],
+    );
     // Kills well after wal_writer_delay (200 ms): an asynchronous commit's window is open.
     let o = rumbench()
-        .args(["crashtest", "-c", suite.to_str().unwrap(), "--crashes", "3", "--kill-after", "400,700", "--seed", "7", "-d"])
+        .args([
+            "crashtest",
+            "-c",
+            suite.to_str().unwrap(),
+            "--crashes",
+            "3",
+            "--kill-after",
+            "400,700",
+            "--seed",
+            "7",
+            "-d",
+        ])
         .arg(&out)
         .output()
         .unwrap();
@@ -244,7 +276,19 @@ fn mariadb_loses_nothing_with_a_synced_log_per_commit_and_loses_without() {
         ],
     );
     let o = rumbench()
-        .args(["crashtest", "-c", suite.to_str().unwrap(), "--crashes", "3", "--kill-after", "400,700", "--seed", "7", "--fail-on-loss", "-d"])
+        .args([
+            "crashtest",
+            "-c",
+            suite.to_str().unwrap(),
+            "--crashes",
+            "3",
+            "--kill-after",
+            "400,700",
+            "--seed",
+            "7",
+            "--fail-on-loss",
+            "-d",
+        ])
         .arg(&out)
         .output()
         .unwrap();
@@ -254,7 +298,10 @@ fn mariadb_loses_nothing_with_a_synced_log_per_commit_and_loses_without() {
     assert_durable(config(&all, "myrocks-1"));
     assert_lossy(config(&all, "innodb-0"));
     let settings = config(&all, "myrocks-1")["effective_options"].to_string();
-    assert!(settings.contains("variables.rocksdb_flush_log_at_trx_commit") && settings.contains("ROCKSDB"), "{settings}");
+    assert!(
+        settings.contains("variables.rocksdb_flush_log_at_trx_commit") && settings.contains("ROCKSDB"),
+        "{settings}"
+    );
     assert_clean(t.path());
 }
 
@@ -270,7 +317,9 @@ fn a_stopped_server_crash_test_stops_the_server_and_unmounts() {
         .spawn()
         .unwrap();
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
-    while !std::fs::read_to_string(out.join("result.json")).is_ok_and(|_| std::fs::read_dir(out.join("db/postgres/acks")).is_ok_and(|d| d.count() >= 4)) {
+    while !std::fs::read_to_string(out.join("result.json"))
+        .is_ok_and(|_| std::fs::read_dir(out.join("db/postgres/acks")).is_ok_and(|d| d.count() >= 4))
+    {
         assert!(std::time::Instant::now() < deadline, "no second crash within two minutes");
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
@@ -308,7 +357,8 @@ fn start_and_wait(args: &[&str], out: &Path, work: &Path, crashes: usize) -> std
         .unwrap();
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
     let checked = || {
-        let r: Option<Value> = std::fs::read(out.join("result.json")).ok().and_then(|b| serde_json::from_slice(&b).ok());
+        let r: Option<Value> =
+            std::fs::read(out.join("result.json")).ok().and_then(|b| serde_json::from_slice(&b).ok());
         r.and_then(|r| r["crashtest"]["configs"][0]["crash_records"].as_array().map(|a| a.len())).unwrap_or(0)
     };
     while checked() < crashes {
@@ -348,10 +398,21 @@ fn a_crash_test_killed_outright_records_each_crash_and_leaves_nothing() {
         assert_eq!(c["status"], "interrupted", "{engine}: {c}");
         assert!(c["crash_records"].as_array().unwrap().len() >= 2, "every crash done is recorded: {c}");
         assert!(!out.join(".rumbench-crashtest-task.json").exists());
-        let sockets: Vec<String> = std::fs::read_dir("/tmp").unwrap().flatten().map(|e| e.file_name().to_string_lossy().to_string()).filter(|n| n.starts_with(&format!("rumbench-sock-{config_pid}-"))).collect();
+        let sockets: Vec<String> = std::fs::read_dir("/tmp")
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().to_string())
+            .filter(|n| n.starts_with(&format!("rumbench-sock-{config_pid}-")))
+            .collect();
         assert!(sockets.is_empty(), "{engine}: socket dirs left: {sockets:?}");
         // The next crash test on the same --db-dir runs.
-        let o = rumbench().args(["crashtest", "-e", engine, "--crashes", "1", "--kill-after", "200,300", "-d"]).arg(t.path().join("again")).arg("--db-dir").arg(&work).output().unwrap();
+        let o = rumbench()
+            .args(["crashtest", "-e", engine, "--crashes", "1", "--kill-after", "200,300", "-d"])
+            .arg(t.path().join("again"))
+            .arg("--db-dir")
+            .arg(&work)
+            .output()
+            .unwrap();
         assert_eq!(o.status.code(), Some(0), "{engine}: {}", text(&o));
         assert_clean(t.path());
     }
@@ -391,7 +452,13 @@ fn a_dead_mount_of_a_killed_crash_test_is_released_by_the_next() {
         }
     }
     assert_eq!(dead, Some(libc::ENOTCONN), "a dead mount is left at {}", mnt.display());
-    let o = rumbench().args(["crashtest", "-e", "rocksdb", "--crashes", "1", "--kill-after", "200,300", "-d"]).arg(t.path().join("again")).arg("--db-dir").arg(&work).output().unwrap();
+    let o = rumbench()
+        .args(["crashtest", "-e", "rocksdb", "--crashes", "1", "--kill-after", "200,300", "-d"])
+        .arg(t.path().join("again"))
+        .arg("--db-dir")
+        .arg(&work)
+        .output()
+        .unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     assert!(text(&o).contains("the dead mount of a crash test that was killed"), "{}", text(&o));
     assert_clean(t.path());
@@ -402,7 +469,11 @@ fn nothing_acknowledged_is_not_tested_and_a_full_disk_is_said() {
     let t = tempfile::tempdir().unwrap();
     // Killed as soon as the engine opened: no commit can have been acknowledged.
     let out = t.path().join("zero");
-    let o = rumbench().args(["crashtest", "-e", "rocksdb", "-o", "sync=false", "--crashes", "2", "--kill-after", "0,0", "-d"]).arg(&out).output().unwrap();
+    let o = rumbench()
+        .args(["crashtest", "-e", "rocksdb", "-o", "sync=false", "--crashes", "2", "--kill-after", "0,0", "-d"])
+        .arg(&out)
+        .output()
+        .unwrap();
     let c = &configs(&out)[0];
     if c["totals"]["acknowledged"] == 0 {
         assert_eq!(o.status.code(), Some(1), "{}", text(&o));
@@ -416,7 +487,20 @@ fn nothing_acknowledged_is_not_tested_and_a_full_disk_is_said() {
     assert!(ok.success(), "cannot mount a tmpfs: this test needs root");
     let out = t.path().join("full");
     let o = rumbench()
-        .args(["crashtest", "-e", "rocksdb", "-o", "sync=true", "--crashes", "3", "--value-size", "100000", "--kill-after", "3000,3000", "-d"])
+        .args([
+            "crashtest",
+            "-e",
+            "rocksdb",
+            "-o",
+            "sync=true",
+            "--crashes",
+            "3",
+            "--value-size",
+            "100000",
+            "--kill-after",
+            "3000,3000",
+            "-d",
+        ])
         .arg(&out)
         .arg("--db-dir")
         .arg(mnt.path().join("work"))

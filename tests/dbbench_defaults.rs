@@ -24,7 +24,10 @@ fn db_bench() -> Option<PathBuf> {
         return Some(path);
     }
     if std::env::var_os("RUMBENCH_REQUIRE_DBBENCH").is_some() {
-        panic!("{} is missing and RUMBENCH_REQUIRE_DBBENCH is set: build it with bench/build_dbbench.sh", path.display());
+        panic!(
+            "{} is missing and RUMBENCH_REQUIRE_DBBENCH is set: build it with bench/build_dbbench.sh",
+            path.display()
+        );
     }
     // Straight to stderr: the test harness would hide eprintln! of a passing test.
     let _ = writeln!(
@@ -56,9 +59,15 @@ fn options_of(dir: &Path) -> Vec<(String, String)> {
 fn block_cache_of(dir: &Path) -> Vec<String> {
     let log = std::fs::read_to_string(dir.join("LOG")).unwrap();
     let lines: Vec<&str> = log.lines().collect();
-    let start = lines.iter().position(|l| l.trim_start().starts_with("block_cache_name:")).expect("LOG names the block cache");
+    let start =
+        lines.iter().position(|l| l.trim_start().starts_with("block_cache_name:")).expect("LOG names the block cache");
     let mut out = vec![lines[start].trim().to_string()];
-    out.extend(lines[start + 1..].iter().take_while(|l| l.starts_with("    ") || l.trim() == "block_cache_options:").map(|l| l.trim().to_string()));
+    out.extend(
+        lines[start + 1..]
+            .iter()
+            .take_while(|l| l.starts_with("    ") || l.trim() == "block_cache_options:")
+            .map(|l| l.trim().to_string()),
+    );
     out
 }
 
@@ -75,7 +84,13 @@ fn log_options_of(dir: &Path) -> Vec<String> {
         .map(|l| {
             let words: Vec<String> = l
                 .split_whitespace()
-                .map(|w| if w.starts_with("0x") && u64::from_str_radix(&w[2..], 16).is_ok() { "0x…".to_string() } else { w.to_string() })
+                .map(|w| {
+                    if w.starts_with("0x") && u64::from_str_radix(&w[2..], 16).is_ok() {
+                        "0x…".to_string()
+                    } else {
+                        w.to_string()
+                    }
+                })
                 .collect();
             words.join(" ")
         })
@@ -107,7 +122,20 @@ fn rocksdb_defaults_are_db_benchs() {
     let run_dir = tmp.path().join("rumbench");
     let out = Command::cargo_bin("rumbench")
         .unwrap()
-        .args(["run", "--progress", "off", "--no-history", "-e", "rocksdb", "-s", "fillrandom", "-n", "1000", "--keep-db", "--output-dir"])
+        .args([
+            "run",
+            "--progress",
+            "off",
+            "--no-history",
+            "-e",
+            "rocksdb",
+            "-s",
+            "fillrandom",
+            "-n",
+            "1000",
+            "--keep-db",
+            "--output-dir",
+        ])
         .arg(&run_dir)
         .output()
         .unwrap();
@@ -127,14 +155,19 @@ fn rocksdb_defaults_are_db_benchs() {
     }
     let (theirs_cache, ours_cache) = (block_cache_of(&theirs_dir), block_cache_of(&ours_dir));
     if theirs_cache != ours_cache {
-        differences.push(format!("block caches differ\n  db_bench: {}\n  rumbench: {}", theirs_cache.join(", "), ours_cache.join(", ")));
+        differences.push(format!(
+            "block caches differ\n  db_bench: {}\n  rumbench: {}",
+            theirs_cache.join(", "),
+            ours_cache.join(", ")
+        ));
     }
     let (theirs_log, ours_log) = (log_options_of(&theirs_dir), log_options_of(&ours_dir));
     assert!(theirs_log.len() > 100, "too few Options lines in the LOG: {theirs_log:?}");
     let only_theirs: Vec<&String> = theirs_log.iter().filter(|l| !ours_log.contains(l)).collect();
     let only_ours: Vec<&String> = ours_log.iter().filter(|l| !theirs_log.contains(l)).collect();
     if !only_theirs.is_empty() || !only_ours.is_empty() {
-        differences.push(format!("Options lines of the LOGs differ\n  db_bench: {only_theirs:?}\n  rumbench: {only_ours:?}"));
+        differences
+            .push(format!("Options lines of the LOGs differ\n  db_bench: {only_theirs:?}\n  rumbench: {only_ours:?}"));
     }
     assert!(differences.is_empty(), "{}", differences.join("\n"));
 }

@@ -51,7 +51,13 @@ impl Seen {
 
     /// Every warning of the run, one per line.
     fn warnings(&self) -> String {
-        self.result["warnings"].as_array().unwrap().iter().map(|w| w.as_str().unwrap().to_string()).collect::<Vec<_>>().join("\n")
+        self.result["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|w| w.as_str().unwrap().to_string())
+            .collect::<Vec<_>>()
+            .join("\n")
     }
 }
 
@@ -104,7 +110,13 @@ fn run_with_fault(url: &str, pids: &dyn Fn() -> Vec<u32>, fault: Fault, dir: &Pa
         .process_group(0)
         .spawn()
         .unwrap();
-    let output = || format!("{}{}", std::fs::read_to_string(&stdout).unwrap_or_default(), std::fs::read_to_string(&stderr).unwrap_or_default());
+    let output = || {
+        format!(
+            "{}{}",
+            std::fs::read_to_string(&stdout).unwrap_or_default(),
+            std::fs::read_to_string(&stderr).unwrap_or_default()
+        )
+    };
     let began = Instant::now();
     while steps_recorded(&out).unwrap_or(0) < 1 {
         if let Some(status) = child.try_wait().unwrap() {
@@ -179,13 +191,20 @@ fn assert_named(seen: &Seen, fault: Fault, at: &str, tables: &str) {
             assert!(c["error"].as_str().unwrap().contains(&named), "{fault:?}: {}", c["error"]);
             // The cleanup did not wait on it, and says why it dropped nothing.
             let warnings = seen.warnings();
-            assert!(warnings.contains(&format!("could not drop {tables} usertable")) && warnings.contains(&named), "{fault:?}: {warnings}");
+            assert!(
+                warnings.contains(&format!("could not drop {tables} usertable")) && warnings.contains(&named),
+                "{fault:?}: {warnings}"
+            );
             // What the load measured is kept.
             assert_eq!(seen.step(0)["status"], "completed");
             assert_eq!(seen.step(0)["ops"], 200);
         }
         Fault::StopThenCtrlC => {
-            assert!(seen.exited < Duration::from_millis(2500), "{fault:?}: exited {:?} after Ctrl-C\n{out}", seen.exited);
+            assert!(
+                seen.exited < Duration::from_millis(2500),
+                "{fault:?}: exited {:?} after Ctrl-C\n{out}",
+                seen.exited
+            );
             assert_ne!(seen.code, Some(0), "{fault:?}\n{out}");
             let said = format!("{}{}", step["error"], step["notes"]);
             assert!(said.contains(&format!("the server at {at} stopped answering")), "{fault:?}: {step}\n{out}");
@@ -272,7 +291,8 @@ fn a_mongodb_server_stopped_during_the_setup_is_named_within_seconds() {
 /// A server of `kind` started by the test, reached by URL as a user's server.
 fn server_case(kind: ServerKind, fault: Fault, tmp: &Path) {
     let dir = tmp.join(format!("{kind}-{fault:?}"));
-    let server = RunningServer::start(&ServerConfig { kind, data_dir: dir.join("server"), config_lines: Vec::new() }).unwrap();
+    let server =
+        RunningServer::start(&ServerConfig { kind, data_dir: dir.join("server"), config_lines: Vec::new() }).unwrap();
     let port = server.port();
     let url = match kind {
         ServerKind::Postgres => format!("postgres://postgres@127.0.0.1:{port}/rumbench"),

@@ -98,7 +98,8 @@ fn every_manifest_passes_the_strict_schemas_of_kubernetes_1_25_to_1_37() {
         for v in &all {
             let against = format!("against version {v}");
             assert!(
-                text.lines().any(|l| l.contains(&*name) && l.contains(" passed for resource ") && l.ends_with(&against)),
+                text.lines()
+                    .any(|l| l.contains(&*name) && l.contains(" passed for resource ") && l.ends_with(&against)),
                 "{name} was not checked against {v}: {text}"
             );
         }
@@ -194,7 +195,8 @@ fn the_indexed_job_runs_shard_index_of_completions_and_the_merge_job_merges_them
     assert!(args.contains(&"--no-history".to_string()), "{args:?}");
     assert!(values(&job, "mountPath").contains(&"/results".to_string()));
     assert!(
-        values(&job, "fieldPath").contains(&"metadata.annotations['batch.kubernetes.io/job-completion-index']".to_string()),
+        values(&job, "fieldPath")
+            .contains(&"metadata.annotations['batch.kubernetes.io/job-completion-index']".to_string()),
         "JOB_COMPLETION_INDEX is declared from the pod's annotation"
     );
     assert!(values(&job, "secretKeyRef").len() == 1 && values(&job, "configMapKeyRef").len() == 1);
@@ -272,7 +274,8 @@ fn the_ssh_recipe_runs_localhost_shards_without_ssh_and_merges_them() {
     assert_eq!(o.status.code(), Some(0), "{stderr}");
 
     let args_of = |dir: &str| -> Vec<String> {
-        let text = std::fs::read_to_string(out.join(dir).join("args.txt")).unwrap_or_else(|e| panic!("{dir}: {e}: {stderr}"));
+        let text =
+            std::fs::read_to_string(out.join(dir).join("args.txt")).unwrap_or_else(|e| panic!("{dir}: {e}: {stderr}"));
         text.lines().map(String::from).collect()
     };
     let mut start = Vec::new();

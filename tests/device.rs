@@ -23,7 +23,20 @@ fn run_json(dir: &Path) -> serde_json::Value {
 /// A small run of rocksdb (fillrandom with sync, readrandom) recorded in `history`.
 fn small_run(xdg: &Path, history: &Path, out: &Path) -> serde_json::Value {
     let o = rumbench(xdg)
-        .args(["run", "-e", "rocksdb", "--steps", "fillrandom,readrandom", "--num", "3000", "-o", "sync=true", "--progress", "off", "--history"])
+        .args([
+            "run",
+            "-e",
+            "rocksdb",
+            "--steps",
+            "fillrandom,readrandom",
+            "--num",
+            "3000",
+            "-o",
+            "sync=true",
+            "--progress",
+            "off",
+            "--history",
+        ])
         .arg(history)
         .arg("-d")
         .arg(out)
@@ -38,7 +51,13 @@ fn a_short_real_fio_run_gives_every_figure_is_stored_and_gives_a_runs_ceilings()
     let t = tempfile::tempdir().unwrap();
     let xdg = tempfile::tempdir().unwrap();
     let history = xdg.path().join("h.sqlite");
-    let o = rumbench(xdg.path()).args(["device", "--size", "32M", "--runtime", "1", "--json", "--history"]).arg(&history).arg("--dir").arg(t.path()).output().unwrap();
+    let o = rumbench(xdg.path())
+        .args(["device", "--size", "32M", "--runtime", "1", "--json", "--history"])
+        .arg(&history)
+        .arg("--dir")
+        .arg(t.path())
+        .output()
+        .unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert!(v["source"].as_str().unwrap().starts_with("measured now, stored in"), "{v}");
@@ -54,7 +73,8 @@ fn a_short_real_fio_run_gives_every_figure_is_stored_and_gives_a_runs_ceilings()
     assert_eq!(std::fs::read_dir(t.path()).unwrap().count(), 0, "fio's test file and job are removed");
 
     // Asked again within the week: the stored baseline, not a new measurement.
-    let o = rumbench(xdg.path()).args(["device", "--history"]).arg(&history).arg("--dir").arg(t.path()).output().unwrap();
+    let o =
+        rumbench(xdg.path()).args(["device", "--history"]).arg(&history).arg("--dir").arg(t.path()).output().unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(text.contains("stored 0.0 days ago; --remeasure measures again"), "{text}");
@@ -66,7 +86,8 @@ fn a_short_real_fio_run_gives_every_figure_is_stored_and_gives_a_runs_ceilings()
     assert_eq!(run["device"]["baseline"]["fio"], *fio);
     let fill = &run["configs"][0]["steps"][0];
     let c = &fill["ceilings"];
-    let resources: Vec<&str> = c["ceilings"].as_array().unwrap().iter().map(|x| x["resource"].as_str().unwrap()).collect();
+    let resources: Vec<&str> =
+        c["ceilings"].as_array().unwrap().iter().map(|x| x["resource"].as_str().unwrap()).collect();
     for r in ["write", "sync", "cpu"] {
         assert!(resources.contains(&r), "a synced fill has a {r} ceiling: {c}");
     }
@@ -91,13 +112,17 @@ fn without_a_baseline_the_results_stay_and_say_why_and_a_rate_above_a_ceiling_is
     for (i, s) in run["configs"][0]["steps"].as_array().unwrap().iter().enumerate() {
         assert!(s["ops_s"].as_f64().unwrap() > 0.0 && s["metrics"]["io"].is_object(), "measured as ever: {s}");
         let c = &s["ceilings"];
-        let resources: Vec<&str> = c["ceilings"].as_array().unwrap().iter().map(|x| x["resource"].as_str().unwrap()).collect();
+        let resources: Vec<&str> =
+            c["ceilings"].as_array().unwrap().iter().map(|x| x["resource"].as_str().unwrap()).collect();
         assert!(resources.iter().all(|r| *r == "cpu"), "only the CPU's ceiling is known: {c}");
         // The synced fill's CPU is measured; 3000 lookups may be below its resolution.
         if i == 0 {
             assert_eq!(resources, ["cpu"], "{c}");
         }
-        assert!(c["unknown"].as_array().unwrap().iter().any(|u| u.as_str().unwrap().contains("no device baseline")), "{c}");
+        assert!(
+            c["unknown"].as_array().unwrap().iter().any(|u| u.as_str().unwrap().contains("no device baseline")),
+            "{c}"
+        );
     }
 
     // A baseline that claims a device far slower than the one the step ran on: the
@@ -134,9 +159,18 @@ fn bad_input_is_refused_and_a_missing_fio_is_said() {
     assert!(o.stdout.is_empty(), "no figure printed: {}", String::from_utf8_lossy(&o.stdout));
     // A run asked to measure first, without fio: refused before anything starts.
     let out = t.path().join("run");
-    let o = rumbench().args(["run", "-e", "null", "--device-baseline", "-d"]).arg(&out).env("PATH", t.path()).output().unwrap();
+    let o = rumbench()
+        .args(["run", "-e", "null", "--device-baseline", "-d"])
+        .arg(&out)
+        .env("PATH", t.path())
+        .output()
+        .unwrap();
     assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("--device-baseline: fio is not installed"), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("--device-baseline: fio is not installed"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     assert!(!out.exists());
 }
 
@@ -176,7 +210,11 @@ fn a_stopped_device_measurement_stops_fio_and_removes_its_files() {
         let mut err = String::new();
         std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
         assert_eq!(status.code(), Some(128 + sig), "signal {sig}: {err}");
-        assert!(stopped.elapsed() < std::time::Duration::from_secs(5), "stopped at once, not after fio's jobs: {:?}", stopped.elapsed());
+        assert!(
+            stopped.elapsed() < std::time::Duration::from_secs(5),
+            "stopped at once, not after fio's jobs: {:?}",
+            stopped.elapsed()
+        );
         assert!(err.contains("fio stopped, its test file removed"), "{err}");
         assert_eq!(std::fs::read_dir(t.path()).unwrap().count(), 0, "fio's test file and job file are gone");
         // SIGKILLed with its process group: gone once the kernel has ended its IO.
@@ -197,10 +235,15 @@ fn files_a_killed_measurement_left_are_removed_by_the_next() {
         std::fs::write(t.path().join(format!("rumbench-device-999999999.{ext}")), "x").unwrap();
     }
     std::fs::write(t.path().join("users-file.fio"), "mine").unwrap();
-    let o = rumbench(xdg.path()).args(["device", "--no-history", "--size", "2M", "--runtime", "1", "--dir"]).arg(t.path()).output().unwrap();
+    let o = rumbench(xdg.path())
+        .args(["device", "--no-history", "--size", "2M", "--runtime", "1", "--dir"])
+        .arg(t.path())
+        .output()
+        .unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(String::from_utf8_lossy(&o.stderr).contains("left by an earlier rumbench device that was killed"));
-    let left: Vec<String> = std::fs::read_dir(t.path()).unwrap().flatten().map(|e| e.file_name().to_string_lossy().to_string()).collect();
+    let left: Vec<String> =
+        std::fs::read_dir(t.path()).unwrap().flatten().map(|e| e.file_name().to_string_lossy().to_string()).collect();
     assert_eq!(left, ["users-file.fio"], "only the killed run's files went");
 }
 
@@ -220,7 +263,11 @@ fn fio_workers_of_a_killed_measurement_are_stopped_by_the_next() {
     // SIGKILL, as the OOM killer does: rumbench cannot stop anything itself.
     child.kill().unwrap();
     child.wait().unwrap();
-    let o = rumbench(xdg.path()).args(["device", "--no-history", "--size", "2M", "--runtime", "1", "--dir"]).arg(t.path()).output().unwrap();
+    let o = rumbench(xdg.path())
+        .args(["device", "--no-history", "--size", "2M", "--runtime", "1", "--dir"])
+        .arg(t.path())
+        .output()
+        .unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(String::from_utf8_lossy(&o.stderr).contains("left by an earlier rumbench device that was killed"));
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);

@@ -19,11 +19,22 @@ fn rumbench(db: &Path) -> Command {
 }
 
 fn ok(out: Output) -> String {
-    assert!(out.status.success(), "failed: {}\n{}", String::from_utf8_lossy(&out.stderr), String::from_utf8_lossy(&out.stdout));
+    assert!(
+        out.status.success(),
+        "failed: {}\n{}",
+        String::from_utf8_lossy(&out.stderr),
+        String::from_utf8_lossy(&out.stdout)
+    );
     String::from_utf8_lossy(&out.stdout).to_string()
 }
 
-fn with_engine(started: &str, name: &str, engine: &str, version: &str, steps: Vec<StepSpec>) -> rumbench::result::RunResult {
+fn with_engine(
+    started: &str,
+    name: &str,
+    engine: &str,
+    version: &str,
+    steps: Vec<StepSpec>,
+) -> rumbench::result::RunResult {
     run(started, vec![config(name, engine, version, &steps)])
 }
 
@@ -37,9 +48,36 @@ fn rebuild_from_directories_then_filter_and_compare_by_id() {
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().join("results");
     let db = tmp.path().join("h/history.sqlite");
-    save(&with_engine("2025-01-10T09:00:00+00:00", "rocksdb", "rocksdb", "7.8.3", vec![StepSpec::steady("readrandom", "get", 100_000, 5)]), &root.join("r1"));
-    save(&with_engine("2025-02-10T09:00:00+00:00", "rocksdb", "rocksdb", "8.1.0", vec![StepSpec::steady("readrandom", "get", 60_000, 5)]), &root.join("nested/r2"));
-    save(&with_engine("2025-03-10T09:00:00+00:00", "lmdb", "lmdb", "0.9.70", vec![StepSpec::steady("fillseq", "put", 300_000, 5)]), &root.join("r3"));
+    save(
+        &with_engine(
+            "2025-01-10T09:00:00+00:00",
+            "rocksdb",
+            "rocksdb",
+            "7.8.3",
+            vec![StepSpec::steady("readrandom", "get", 100_000, 5)],
+        ),
+        &root.join("r1"),
+    );
+    save(
+        &with_engine(
+            "2025-02-10T09:00:00+00:00",
+            "rocksdb",
+            "rocksdb",
+            "8.1.0",
+            vec![StepSpec::steady("readrandom", "get", 60_000, 5)],
+        ),
+        &root.join("nested/r2"),
+    );
+    save(
+        &with_engine(
+            "2025-03-10T09:00:00+00:00",
+            "lmdb",
+            "lmdb",
+            "0.9.70",
+            vec![StepSpec::steady("fillseq", "put", 300_000, 5)],
+        ),
+        &root.join("r3"),
+    );
     // Not a result: skipped with a warning, the rebuild goes on.
     std::fs::create_dir_all(root.join("junk")).unwrap();
     std::fs::write(root.join("junk/result.json"), "{not json").unwrap();
@@ -82,7 +120,16 @@ fn rebuild_from_directories_then_filter_and_compare_by_id() {
     // Rebuild again after a run directory is removed and one is added: known
     // runs keep their ids, the removed one goes, the new one gets a new id.
     std::fs::remove_dir_all(root.join("nested/r2")).unwrap();
-    save(&with_engine("2025-04-10T09:00:00+00:00", "sqlite", "sqlite", "3.50.2", vec![StepSpec::steady("readrandom", "get", 300_000, 5)]), &root.join("r4"));
+    save(
+        &with_engine(
+            "2025-04-10T09:00:00+00:00",
+            "sqlite",
+            "sqlite",
+            "3.50.2",
+            vec![StepSpec::steady("readrandom", "get", 300_000, 5)],
+        ),
+        &root.join("r4"),
+    );
     let text = ok(rumbench(&db).args(["history", "rebuild"]).arg(&root).arg("--history").arg(&db).output().unwrap());
     assert!(text.contains("1 entries removed"), "{text}");
     let all = list(&[]);
@@ -212,7 +259,11 @@ fn application_id(db: &Path) -> i32 {
 
 /// Every file in `dir` with its bytes (a journal left beside a database shows up too).
 fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-    std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).map(|p| (p.clone(), std::fs::read(&p).unwrap())).collect()
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .map(|p| (p.clone(), std::fs::read(&p).unwrap()))
+        .collect()
 }
 
 /// Exit code 2 and one `rumbench: error:` line on stderr; returns that line.
@@ -234,16 +285,31 @@ fn user_db(path: &Path, sql: &str) {
 fn a_file_that_is_not_a_rumbench_history_is_refused_and_left_byte_identical() {
     let tmp = tempfile::tempdir().unwrap();
     let results = tmp.path().join("results");
-    save(&with_engine("2025-01-10T09:00:00+00:00", "rocksdb", "rocksdb", "7.8.3", vec![StepSpec::steady("readrandom", "get", 100_000, 5)]), &results.join("r1"));
+    save(
+        &with_engine(
+            "2025-01-10T09:00:00+00:00",
+            "rocksdb",
+            "rocksdb",
+            "7.8.3",
+            vec![StepSpec::steady("readrandom", "get", 100_000, 5)],
+        ),
+        &results.join("r1"),
+    );
 
     // Each file alone in its directory, so that anything created beside it shows too.
     let users = tmp.path().join("users");
     let own_runs = users.join("own-runs/app.sqlite");
     user_db(&own_runs, "CREATE TABLE runs (id INTEGER PRIMARY KEY, note TEXT); INSERT INTO runs (note) VALUES ('keep me'), ('and me');");
     let other_tables = users.join("other-tables/app.sqlite");
-    user_db(&other_tables, "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes (body) VALUES ('mine');");
+    user_db(
+        &other_tables,
+        "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes (body) VALUES ('mine');",
+    );
     let rumbench_tables_and_more = users.join("rumbench-tables-and-more/app.sqlite");
-    user_db(&rumbench_tables_and_more, &format!("{LEGACY_SCHEMA} CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('mine');"));
+    user_db(
+        &rumbench_tables_and_more,
+        &format!("{LEGACY_SCHEMA} CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('mine');"),
+    );
     let other_application = users.join("other-application/app.sqlite");
     user_db(&other_application, &format!("{LEGACY_SCHEMA} PRAGMA application_id = 1234;"));
     let text_file = users.join("text/notes.txt");
@@ -259,7 +325,11 @@ fn a_file_that_is_not_a_rumbench_history_is_refused_and_left_byte_identical() {
         let html = tmp.path().join("r.html");
         let os = |s: &[&str]| s.iter().map(OsString::from).collect::<Vec<_>>();
         let commands: Vec<Vec<OsString>> = vec![
-            [os(&["run", "--progress", "off", "-e", "null", "-s", "fillseq", "-n", "100", "--output-dir"]), vec![run_dir.clone().into()]].concat(),
+            [
+                os(&["run", "--progress", "off", "-e", "null", "-s", "fillseq", "-n", "100", "--output-dir"]),
+                vec![run_dir.clone().into()],
+            ]
+            .concat(),
             os(&["history"]),
             os(&["history", "changes"]),
             [os(&["history", "rebuild"]), vec![results.clone().into()]].concat(),
@@ -271,7 +341,10 @@ fn a_file_that_is_not_a_rumbench_history_is_refused_and_left_byte_identical() {
             let out = rumbench(file).args(&args).arg("--history").arg(file).output().unwrap();
             let what = format!("{args:?} on {}", file.display());
             let err = refused(&out);
-            assert!(err.contains(&format!("{} is not a rumbench history", file.display())) && err.contains("--history"), "{what}: {err}");
+            assert!(
+                err.contains(&format!("{} is not a rumbench history", file.display())) && err.contains("--history"),
+                "{what}: {err}"
+            );
             assert_eq!(snapshot(file.parent().unwrap()), before, "{what} changed the user's file");
             // `run` refuses it before anything runs.
             assert!(!run_dir.exists(), "{what}: the run started");
@@ -279,7 +352,13 @@ fn a_file_that_is_not_a_rumbench_history_is_refused_and_left_byte_identical() {
         }
     }
     let conn = rusqlite::Connection::open(&own_runs).unwrap();
-    let notes: Vec<String> = conn.prepare("SELECT note FROM runs ORDER BY id").unwrap().query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect();
+    let notes: Vec<String> = conn
+        .prepare("SELECT note FROM runs ORDER BY id")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
     assert_eq!(notes, ["keep me", "and me"]);
 }
 
@@ -287,7 +366,13 @@ fn a_file_that_is_not_a_rumbench_history_is_refused_and_left_byte_identical() {
 fn read_only_commands_create_no_history() {
     let tmp = tempfile::tempdir().unwrap();
     let db = tmp.path().join("absent/dir/h.sqlite");
-    for args in [&["history"][..], &["history", "changes"], &["compare", "#1", "#2"], &["report", "#1"], &["export", "#1", "-f", "tsv"]] {
+    for args in [
+        &["history"][..],
+        &["history", "changes"],
+        &["compare", "#1", "#2"],
+        &["report", "#1"],
+        &["export", "#1", "-f", "tsv"],
+    ] {
         let out = rumbench(&db).args(args).arg("--history").arg(&db).output().unwrap();
         assert!(refused(&out).contains(&format!("no history database at {}", db.display())), "{args:?}");
         assert!(!tmp.path().join("absent").exists(), "{args:?} created the history's directory");
@@ -303,7 +388,16 @@ fn a_history_from_before_the_mark_is_read_untouched_and_adopted_when_written() {
     let tmp = tempfile::tempdir().unwrap();
     let results = tmp.path().join("results");
     let r1 = results.join("r1");
-    save(&with_engine("2025-01-10T09:00:00+00:00", "rocksdb", "rocksdb", "7.8.3", vec![StepSpec::steady("readrandom", "get", 100_000, 5)]), &r1);
+    save(
+        &with_engine(
+            "2025-01-10T09:00:00+00:00",
+            "rocksdb",
+            "rocksdb",
+            "7.8.3",
+            vec![StepSpec::steady("readrandom", "get", 100_000, 5)],
+        ),
+        &r1,
+    );
     let db = tmp.path().join("old/history.sqlite");
     user_db(&db, LEGACY_SCHEMA);
     rusqlite::Connection::open(&db)
@@ -322,7 +416,16 @@ fn a_history_from_before_the_mark_is_read_untouched_and_adopted_when_written() {
     assert_eq!(snapshot(db.parent().unwrap()), before);
 
     // Writing adopts it: marked, known runs keep their ids.
-    save(&with_engine("2025-02-10T09:00:00+00:00", "lmdb", "lmdb", "0.9.70", vec![StepSpec::steady("fillseq", "put", 300_000, 5)]), &results.join("r2"));
+    save(
+        &with_engine(
+            "2025-02-10T09:00:00+00:00",
+            "lmdb",
+            "lmdb",
+            "0.9.70",
+            vec![StepSpec::steady("fillseq", "put", 300_000, 5)],
+        ),
+        &results.join("r2"),
+    );
     let text = ok(rumbench(&db).args(["history", "rebuild"]).arg(&results).arg("--history").arg(&db).output().unwrap());
     assert!(text.contains("2 runs indexed"), "{text}");
     assert_eq!(application_id(&db), RUMBENCH_APPLICATION_ID);
@@ -338,8 +441,17 @@ fn a_history_from_before_the_mark_is_read_untouched_and_adopted_when_written() {
 }
 
 /// A run of the synthetic history: readrandom at `read` ops/s and fillseq at `fill`, on `host`.
-fn history_run(day: u32, hour: u32, host: &str, commit: &str, version: &str, read: f64, fill: f64) -> rumbench::result::RunResult {
-    let steps = vec![StepSpec::steady("fillseq", "put", fill as u64, 5), StepSpec::steady("readrandom", "get", read as u64, 5)];
+fn history_run(
+    day: u32,
+    hour: u32,
+    host: &str,
+    commit: &str,
+    version: &str,
+    read: f64,
+    fill: f64,
+) -> rumbench::result::RunResult {
+    let steps =
+        vec![StepSpec::steady("fillseq", "put", fill as u64, 5), StepSpec::steady("readrandom", "get", read as u64, 5)];
     let mut r = with_engine(&format!("2025-01-{day:02}T{hour:02}:00:00+00:00"), "rocksdb", "rocksdb", version, steps);
     r.git_commit = Some(commit.into());
     r.system.as_mut().unwrap()["hostname"] = serde_json::json!({ "value": host });
@@ -355,24 +467,56 @@ fn changes_finds_the_run_where_a_figure_shifted_and_names_what_differed() {
     // the 9th, with a new engine version and commit; fillseq stays flat.
     let noise = [1.0, 1.02, 0.98, 1.01, 0.99, 1.03, 0.97, 1.0];
     for i in 0..16u32 {
-        let (read, commit, version) = if i < 8 { (100_000.0, "aaaa111", "7.8.3") } else { (70_000.0, "bbbb222", "8.1.0") };
+        let (read, commit, version) =
+            if i < 8 { (100_000.0, "aaaa111", "7.8.3") } else { (70_000.0, "bbbb222", "8.1.0") };
         let n = noise[i as usize % 8];
-        save(&history_run(i + 1, 9, "testhost", commit, version, read * n, 300_000.0 * noise[(i as usize + 3) % 8]), &root.join(format!("r{:02}", i + 1)));
+        save(
+            &history_run(i + 1, 9, "testhost", commit, version, read * n, 300_000.0 * noise[(i as usize + 3) % 8]),
+            &root.join(format!("r{:02}", i + 1)),
+        );
     }
     // Another machine's run in between, far off either level: never mixed into the series.
     save(&history_run(5, 12, "otherhost", "aaaa111", "7.8.3", 10_000.0, 20_000.0), &root.join("other"));
     ok(rumbench(&db).args(["history", "rebuild"]).arg(&root).arg("--history").arg(&db).output().unwrap());
-    let changes = |args: &[&str]| ok(rumbench(&db).args(["history", "changes"]).args(args).arg("--history").arg(&db).output().unwrap());
+    let changes = |args: &[&str]| {
+        ok(rumbench(&db).args(["history", "changes"]).args(args).arg("--history").arg(&db).output().unwrap())
+    };
 
     // Ids in start order: days 1-5 are #1-#5, the other host's run #6, days 6-16 #7-#17.
     let text = changes(&["--step", "readrandom"]);
-    assert!(text.contains("rocksdb readrandom ops_s: config rocksdb, machine testhost (Synthetic CPU @ 2.0GHz), 16 runs (#1 .. #17)"), "{text}");
-    assert!(text.contains("  change at #10: median 100000 -> 70000.0 ops/s (x0.70, 8 runs before, 8 after, p="), "{text}");
-    assert!(text.contains(&format!("    before: #9 2025-01-08 09:00 {}", root.join("r08").canonicalize().unwrap().display())), "{text}");
-    assert!(text.contains(&format!("    after:  #10 2025-01-09 09:00 {}", root.join("r09").canonicalize().unwrap().display())), "{text}");
-    assert!(text.contains("    differed: rumbench commit aaaa111 -> bbbb222; engine version 7.8.3 -> 8.1.0\n"), "{text}");
+    assert!(
+        text.contains(
+            "rocksdb readrandom ops_s: config rocksdb, machine testhost (Synthetic CPU @ 2.0GHz), 16 runs (#1 .. #17)"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("  change at #10: median 100000 -> 70000.0 ops/s (x0.70, 8 runs before, 8 after, p="),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "    before: #9 2025-01-08 09:00 {}",
+            root.join("r08").canonicalize().unwrap().display()
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "    after:  #10 2025-01-09 09:00 {}",
+            root.join("r09").canonicalize().unwrap().display()
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains("    differed: rumbench commit aaaa111 -> bbbb222; engine version 7.8.3 -> 8.1.0\n"),
+        "{text}"
+    );
     assert_eq!(text.matches("change at").count(), 1, "{text}");
-    assert!(text.ends_with("1 change point in 1 series (17 runs); 1 series with fewer than 6 runs not searched\n"), "{text}");
+    assert!(
+        text.ends_with("1 change point in 1 series (17 runs); 1 series with fewer than 6 runs not searched\n"),
+        "{text}"
+    );
     // The default metric is ops/s, over every step: the flat fillseq has none.
     let all = changes(&[]);
     assert_eq!(all.matches("change at").count(), 1, "{all}");

@@ -9,14 +9,14 @@ use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
 use assert_cmd::cargo::CommandCargoExt;
+use rumbench::backend::servers::Transport;
 use rumbench::engine::{self, EngineOptions, OpenArgs};
+use rumbench::server::{RunningServer, ServerConfig, ServerKind};
 use rumbench::workload::ibench::kv::KvTable;
 use rumbench::workload::ibench::mariadb::MyTable;
 use rumbench::workload::ibench::postgres::PgTable;
-use rumbench::backend::servers::Transport;
 use rumbench::workload::ibench::table::Table;
 use rumbench::workload::ibench::{Index, Row, RowGen};
-use rumbench::server::{RunningServer, ServerConfig, ServerKind};
 use serde_json::Value;
 
 const ALL_STEPS: &str = "l.i0,l.x,l.i1,l.i2,qr100,qp100,qr500,qp500,qr1000,qp1000";
@@ -36,7 +36,12 @@ fn stderr(o: &Output) -> String {
 }
 
 fn step<'a>(v: &'a Value, name: &str) -> &'a Value {
-    v["configs"][0]["steps"].as_array().unwrap().iter().find(|s| s["name"] == name).unwrap_or_else(|| panic!("no step {name}"))
+    v["configs"][0]["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == name)
+        .unwrap_or_else(|| panic!("no step {name}"))
 }
 
 fn table_rows(s: &Value) -> Vec<u64> {
@@ -73,7 +78,20 @@ fn assert_no_server_under(dir: &Path) {
 fn every_step(engine: &str, config: &str) {
     let dir = tempfile::tempdir().unwrap();
     let mut cmd = rumbench();
-    cmd.args(["-e", engine, "-s", ALL_STEPS, "--rows", "6000", "--insert-rows", "1500", "--query-seconds", "2", "-t", "2"]);
+    cmd.args([
+        "-e",
+        engine,
+        "-s",
+        ALL_STEPS,
+        "--rows",
+        "6000",
+        "--insert-rows",
+        "1500",
+        "--query-seconds",
+        "2",
+        "-t",
+        "2",
+    ]);
     if !config.is_empty() {
         cmd.args(["-o", &format!("config={config}")]);
     }
@@ -97,16 +115,26 @@ fn every_step(engine: &str, config: &str) {
         // Two tables, each back at 6000 rows after every step: deletes keep the size constant.
         assert_eq!(table_rows(s), [6000, 6000], "{engine} {name}");
         assert_eq!(s["ibench"]["expected_rows"], 12000, "{engine} {name}");
-        assert!(s["warnings"].as_array().unwrap().iter().all(|w| !w.as_str().unwrap().contains("rows,")), "{engine} {name}");
+        assert!(
+            s["warnings"].as_array().unwrap().iter().all(|w| !w.as_str().unwrap().contains("rows,")),
+            "{engine} {name}"
+        );
         let m = &s["metrics"];
         // A number, or missing because the client used less CPU than /proc's tick.
         assert!(
             m["client_cpu_us_op"].as_f64().is_some()
-                || m["missing"].as_array().unwrap().iter().any(|x| x["metric"] == "client_cpu_us_op" && x["reason"].as_str().unwrap().starts_with("below resolution")),
+                || m["missing"].as_array().unwrap().iter().any(|x| x["metric"] == "client_cpu_us_op"
+                    && x["reason"].as_str().unwrap().starts_with("below resolution")),
             "{engine} {name}: {}",
             m["missing"]
         );
-        let below = |metric: &str| m["missing"].as_array().unwrap().iter().any(|x| x["metric"] == metric && x["reason"].as_str().unwrap().starts_with("below resolution"));
+        let below = |metric: &str| {
+            m["missing"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|x| x["metric"] == metric && x["reason"].as_str().unwrap().starts_with("below resolution"))
+        };
         assert_eq!(m["engine_cpu_us_op"].as_f64().is_some() || below("engine_cpu_us_op"), server, "{engine} {name}");
         assert!(m["db_size_bytes"].as_u64().unwrap() > 0);
         assert!(m["rss_peak_bytes"].as_u64().unwrap() > 0);
@@ -138,14 +166,19 @@ fn every_step(engine: &str, config: &str) {
     assert!(li2["ibench"]["settle_s"].as_f64().unwrap() > 0.0);
     assert!(li2["ops_by_type"].as_array().unwrap().iter().any(|o| o["op"] == "settle"));
     assert_eq!(step(&v, "l.x")["ibench"]["indexed"], true);
-    for (name, rate) in [("qr100", 100.0), ("qp100", 100.0), ("qr500", 500.0), ("qp500", 500.0), ("qr1000", 1000.0), ("qp1000", 1000.0)] {
+    for (name, rate) in
+        [("qr100", 100.0), ("qp100", 100.0), ("qr500", 500.0), ("qp500", 500.0), ("qr1000", 1000.0), ("qp1000", 1000.0)]
+    {
         let s = step(&v, name);
         let queries = s["ibench"]["queries"].as_u64().unwrap();
         let returned = s["ibench"]["rows_returned"].as_u64().unwrap();
         assert_eq!(s["ops"].as_u64().unwrap(), queries);
         // 10 rows each, but for a range starting near the top of the leading
         // column's values, or point queries that hit a row deleted meanwhile.
-        assert!(returned > 9 * queries && returned <= 10 * queries, "{engine} {name}: {returned} rows for {queries} queries");
+        assert!(
+            returned > 9 * queries && returned <= 10 * queries,
+            "{engine} {name}: {returned} rows for {queries} queries"
+        );
         let w = &s["writer"];
         assert_eq!(w["target_ops_s"].as_f64().unwrap(), 2.0 * rate);
         assert!(w["achieved_ops_s"].as_f64().unwrap() > 0.5 * rate, "{engine} {name}: {w}");
@@ -155,7 +188,13 @@ fn every_step(engine: &str, config: &str) {
         assert!(s["rates"]["p50"].as_f64().unwrap() > 0.0, "{engine} {name}");
     }
     let csv = std::fs::read_to_string(dir.path().join("intervals.csv")).unwrap();
-    for needle in [",l.i0,client,insert,1,", ",l.i1,client,delete,1,", ",qr100,client,query,1,", ",qp500,writer,insert,1,", ",qp500,writer,delete,1,"] {
+    for needle in [
+        ",l.i0,client,insert,1,",
+        ",l.i1,client,delete,1,",
+        ",qr100,client,query,1,",
+        ",qp500,writer,insert,1,",
+        ",qp500,writer,delete,1,",
+    ] {
         assert!(csv.contains(needle), "{engine}: {needle} missing from intervals.csv");
     }
     let summary = std::fs::read_to_string(dir.path().join("summary.txt")).unwrap();
@@ -206,7 +245,18 @@ fn rocksdb_runs_every_step() {
 fn without_deletes_the_tables_grow_and_one_table_is_shared() {
     let dir = tempfile::tempdir().unwrap();
     let out = rumbench()
-        .args(["-e", "rocksdb", "-s", "l.i0,l.x,l.i1,qp100", "--rows", "3000", "--insert-rows", "700", "--deletes", "false"])
+        .args([
+            "-e",
+            "rocksdb",
+            "-s",
+            "l.i0,l.x,l.i1,qp100",
+            "--rows",
+            "3000",
+            "--insert-rows",
+            "700",
+            "--deletes",
+            "false",
+        ])
         .args(["--query-seconds", "1", "-t", "2", "--one-table", "--output-dir"])
         .arg(dir.path())
         .output()
@@ -287,7 +337,17 @@ fn table_layer_keeps_index_order_on_every_backend() {
         let dir = tmp.path().join(name);
         std::fs::create_dir_all(&dir).unwrap();
         let options = engine::resolve_options(spec, &[]).unwrap();
-        let args = OpenArgs { dir, options: EngineOptions(options.0), key_size: 16, value_size: 40, num_keys: 1, threads: 2, space_needed: Some(1 << 20), create: true, read_only: false };
+        let args = OpenArgs {
+            dir,
+            options: EngineOptions(options.0),
+            key_size: 16,
+            value_size: 40,
+            num_keys: 1,
+            threads: 2,
+            space_needed: Some(1 << 20),
+            create: true,
+            read_only: false,
+        };
         let e = (spec.open)(&args).unwrap();
         check_table(&KvTable::new(e, name, RowGen::new(5)));
     }
@@ -333,7 +393,17 @@ fn a_client_panic_stops_the_server() {
 fn ctrl_c_stops_the_server() {
     let dir = tempfile::tempdir().unwrap();
     let child = rumbench()
-        .args(["-e", "mariadb-myrocks", "-s", "l.i0,l.x,qp100", "--rows", "2000", "--query-seconds", "60", "--output-dir"])
+        .args([
+            "-e",
+            "mariadb-myrocks",
+            "-s",
+            "l.i0,l.x,qp100",
+            "--rows",
+            "2000",
+            "--query-seconds",
+            "60",
+            "--output-dir",
+        ])
         .arg(dir.path())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -408,7 +478,8 @@ fn a_server_that_does_not_start_gives_one_line() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    let line = stderr(&out).lines().filter(|l| l.starts_with("rumbench: error:")).next_back().unwrap_or_default().to_string();
+    let line =
+        stderr(&out).lines().filter(|l| l.starts_with("rumbench: error:")).next_back().unwrap_or_default().to_string();
     assert!(line.contains("postgres failed to start: ") && line.contains("nonsense_option"), "{line}");
     assert!(line.contains(&format!("(log: {}", dir.path().join("postgres.server.log").display())), "{line}");
     assert!(dir.path().join("postgres.server.log").exists());
@@ -418,12 +489,18 @@ fn a_server_that_does_not_start_gives_one_line() {
 #[test]
 fn plans_that_cannot_work_are_refused_in_one_line() {
     let cases: &[(&[&str], &str)] = &[
-        (&["-e", "postgres", "-s", "fillseq"], "step fillseq needs key-value access, which postgres does not offer (it offers tables"),
+        (
+            &["-e", "postgres", "-s", "fillseq"],
+            "step fillseq needs key-value access, which postgres does not offer (it offers tables",
+        ),
         (&["-e", "rocksdb", "-s", "l.i0,fillseq"], "cannot be mixed in one run"),
         (&["-e", "rocksdb", "-s", "ycsb-load,fillseq"], "cannot be mixed in one run"),
         (&["-e", "null", "-s", "l.i0"], "step l.i0 needs tables or documents, which null does not offer"),
         (&["-e", "rocksdb", "-s", "ycsb-a"], "put ycsb-load before it"),
-        (&["-e", "rocksdb", "-s", "l.i0,l.x,qr100", "--seconds", "5"], "--seconds does not apply to insert-benchmark steps"),
+        (
+            &["-e", "rocksdb", "-s", "l.i0,l.x,qr100", "--seconds", "5"],
+            "--seconds does not apply to insert-benchmark steps",
+        ),
         (&["-e", "postgres", "-s", "l.i0,qr100"], "step qr100 queries the secondary indexes: run l.x before it"),
         (&["-e", "rocksdb", "-o", "config=x=1", "-s", "l.i0"], "unknown option 'config' for engine rocksdb"),
     ];
@@ -449,7 +526,12 @@ fn plans_that_cannot_work_are_refused_in_one_line() {
 fn metrics_off_and_io_bound_mode_hold_for_the_insert_benchmark() {
     // --metrics off: no efficiency figures, and the reason.
     let dir = tempfile::tempdir().unwrap();
-    let out = rumbench().args(["-e", "rocksdb", "-s", "l.i0", "--rows", "2000", "--metrics", "off"]).arg("--output-dir").arg(dir.path()).output().unwrap();
+    let out = rumbench()
+        .args(["-e", "rocksdb", "-s", "l.i0", "--rows", "2000", "--metrics", "off"])
+        .arg("--output-dir")
+        .arg(dir.path())
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     let v = load(dir.path());
     let m = &step(&v, "l.i0")["metrics"];

@@ -17,7 +17,13 @@ fn rumbench() -> Command {
 
 /// `rumbench run --progress off --no-history ARGS` into `out`.
 fn run(args: &[&str], out: &Path) -> Output {
-    rumbench().args(["run", "--progress", "off", "--no-history"]).args(args).arg("--output-dir").arg(out).output().unwrap()
+    rumbench()
+        .args(["run", "--progress", "off", "--no-history"])
+        .args(args)
+        .arg("--output-dir")
+        .arg(out)
+        .output()
+        .unwrap()
 }
 
 /// Refused before anything starts: exit 2, one error line containing every
@@ -43,7 +49,11 @@ struct Tmpfs(tempfile::TempDir);
 impl Tmpfs {
     fn new(size: &str) -> Tmpfs {
         let dir = tempfile::tempdir().unwrap();
-        let ok = Command::new("mount").args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"]).arg(dir.path()).status().unwrap();
+        let ok = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(dir.path())
+            .status()
+            .unwrap();
         assert!(ok.success(), "cannot mount a tmpfs: this test needs root");
         Tmpfs(dir)
     }
@@ -68,8 +78,13 @@ fn sizes_the_machine_does_not_have_are_refused_before_anything_starts() {
     let o = run(&["-e", "splinterdb", "-o", "disk_size=100T", "-s", "fillseq", "-n", "1000", "--db-dir", db_arg], &out);
     assert_refused(&o, &["splinterdb.disk_size=100T", "of disk", "free (statvfs of"], &out);
     // A file so large that the allocator's reference counts (4 bytes an extent) exceed the memory.
-    let o = run(&["-e", "splinterdb", "-o", "disk_size=4000T", "-s", "fillseq", "-n", "1000", "--db-dir", db_arg], &out);
-    assert_refused(&o, &["splinterdb.disk_size=4000T's reference counts", "of memory", "available (MemAvailable in /proc/meminfo"], &out);
+    let o =
+        run(&["-e", "splinterdb", "-o", "disk_size=4000T", "-s", "fillseq", "-n", "1000", "--db-dir", db_arg], &out);
+    assert_refused(
+        &o,
+        &["splinterdb.disk_size=4000T's reference counts", "of memory", "available (MemAvailable in /proc/meminfo"],
+        &out,
+    );
     // Caches against memory, every engine's.
     for (engine, option) in [
         ("rocksdb", "block_cache_size=100T"),
@@ -89,7 +104,10 @@ fn sizes_the_machine_does_not_have_are_refused_before_anything_starts() {
         assert_refused(&o, &[name, what], &out);
     }
     // Each fits, their sum does not: SQLite's cache is per connection.
-    let o = run(&["-e", "sqlite", "-o", "cache_size=4G", "-t", "16", "-s", "fillseq", "-n", "1000", "--db-dir", db_arg], &out);
+    let o = run(
+        &["-e", "sqlite", "-o", "cache_size=4G", "-t", "16", "-s", "fillseq", "-n", "1000", "--db-dir", db_arg],
+        &out,
+    );
     assert_refused(&o, &["sqlite.cache_size=4G per connection x 17 connections"], &out);
     assert!(!db.exists(), "no data dir made");
 }
@@ -106,7 +124,10 @@ fn keys_and_values_an_engine_cannot_take_are_refused_with_its_limit() {
     let o = run(&["-e", "lmdb", "-s", "fillseq", "-n", "2", "--key-size", "600"], &out);
     assert_refused(&o, &["keys of at most 511 bytes", "MDB_MAXKEYSIZE"], &out);
     // YCSB's records are SplinterDB's values too.
-    let o = run(&["-e", "splinterdb", "-s", "ycsb-load", "--records", "2", "--field-count", "10", "--field-length", "4000000"], &out);
+    let o = run(
+        &["-e", "splinterdb", "-s", "ycsb-load", "--records", "2", "--field-count", "10", "--field-length", "4000000"],
+        &out,
+    );
     assert_refused(&o, &["--field-count x --field-length 40000000"], &out);
 }
 
@@ -117,9 +138,13 @@ fn keys_and_values_an_engine_cannot_take_are_refused_with_its_limit() {
 fn splinterdbs_file_is_sized_for_what_the_steps_write() {
     let t = tempfile::tempdir().unwrap();
     let out = t.path().join("out");
-    let o = run(&["-e", "splinterdb", "-o", "disk_size=64M", "-s", "fillrandom", "-n", "1000", "--ops", "2000000"], &out);
+    let o =
+        run(&["-e", "splinterdb", "-o", "disk_size=64M", "-s", "fillrandom", "-n", "1000", "--ops", "2000000"], &out);
     assert_refused(&o, &["splinterdb.disk_size=64M cannot hold", "every byte its steps write"], &out);
-    let v = load(&run_ok_dir(&["-e", "splinterdb", "-s", "fillrandom", "-n", "1000", "--ops", "200000"], &t.path().join("ok")));
+    let v = load(&run_ok_dir(
+        &["-e", "splinterdb", "-s", "fillrandom", "-n", "1000", "--ops", "200000"],
+        &t.path().join("ok"),
+    ));
     let c = &v["configs"][0];
     assert_eq!(c["status"], "completed", "{c}");
     let disk: u64 = effective(c, "disk_size").unwrap().parse().unwrap();
@@ -144,7 +169,18 @@ fn splinterdb_on_a_full_filesystem_says_so_and_keeps_its_step() {
     // For a duration: its writes are not known, so the file takes 90% of the free space.
     let child = rumbench()
         // A small cache, so that SplinterDB writes its pages back to the file early.
-        .args(["run", "--progress", "off", "--no-history", "-e", "splinterdb,lmdb", "-o", "splinterdb.cache_size=64M", "-o", "splinterdb.memtable_capacity=4M"])
+        .args([
+            "run",
+            "--progress",
+            "off",
+            "--no-history",
+            "-e",
+            "splinterdb,lmdb",
+            "-o",
+            "splinterdb.cache_size=64M",
+            "-o",
+            "splinterdb.memtable_capacity=4M",
+        ])
         .args(["-s", "fillrandom", "-n", "10000000", "--seconds", "60", "--db-dir"])
         .arg(&db)
         .arg("--output-dir")
@@ -160,7 +196,11 @@ fn splinterdb_on_a_full_filesystem_says_so_and_keeps_its_step() {
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
     std::thread::sleep(std::time::Duration::from_millis(500));
-    let _ = Command::new("dd").args(["if=/dev/zero", "bs=1M"]).arg(format!("of={}", fs.path().join("filler").display())).stderr(Stdio::null()).status();
+    let _ = Command::new("dd")
+        .args(["if=/dev/zero", "bs=1M"])
+        .arg(format!("of={}", fs.path().join("filler").display()))
+        .stderr(Stdio::null())
+        .status();
     let o = child.wait_with_output().unwrap();
     let _ = std::fs::remove_file(fs.path().join("filler"));
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
@@ -189,10 +229,29 @@ fn an_existing_splinterdb_records_its_files_geometry() {
     let db = t.path().join("db");
     let db_arg = db.to_str().unwrap();
     run_ok(&["-e", "splinterdb", "-s", "fillseq", "-n", "2000", "--keep-db", "--db-dir", db_arg], &t.path().join("a"));
-    let v = load(&run_ok_dir(&["-e", "splinterdb", "-o", "page_size=8K", "-s", "readrandom", "-n", "2000", "--use-existing-db", "--db-dir", db_arg], &t.path().join("b")));
+    let v = load(&run_ok_dir(
+        &[
+            "-e",
+            "splinterdb",
+            "-o",
+            "page_size=8K",
+            "-s",
+            "readrandom",
+            "-n",
+            "2000",
+            "--use-existing-db",
+            "--db-dir",
+            db_arg,
+        ],
+        &t.path().join("b"),
+    ));
     let c = &v["configs"][0];
     assert_eq!(effective(c, "page_size"), Some("4096"), "{c}");
-    assert!(effective(c, "geometry.note").is_some_and(|n| n.contains("page_size=4096") && n.contains("options' page_size=8192")), "{c}");
+    assert!(
+        effective(c, "geometry.note")
+            .is_some_and(|n| n.contains("page_size=4096") && n.contains("options' page_size=8192")),
+        "{c}"
+    );
     assert!(effective(c, "disk_size").unwrap().parse::<u64>().is_ok(), "the file's own size: {c}");
 }
 

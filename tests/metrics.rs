@@ -25,7 +25,10 @@ fn f(v: &Value) -> f64 {
 fn rocksdb_fillrandom_writes_more_than_it_was_given() {
     // A small memtable forces flushes and compactions during the step.
     let dir = tempfile::tempdir().unwrap();
-    let v = run(&["-e", "rocksdb", "-s", "fillrandom", "-n", "300000", "-o", "write_buffer_size=1M", "-o", "statistics=true"], dir.path());
+    let v = run(
+        &["-e", "rocksdb", "-s", "fillrandom", "-n", "300000", "-o", "write_buffer_size=1M", "-o", "statistics=true"],
+        dir.path(),
+    );
     let s = step(&v, "fillrandom");
     let m = &s["metrics"];
     assert_eq!(m["dirty_pages_synced"], true);
@@ -82,11 +85,17 @@ fn tmpfs_data_dir_is_flagged() {
     let dir = tempfile::tempdir().unwrap();
     let v = run(&["-e", "rocksdb", "-s", "fillseq", "-n", "2000", "--db-dir", db.path().to_str().unwrap()], dir.path());
     let warnings: Vec<&str> = v["warnings"].as_array().unwrap().iter().map(|w| w.as_str().unwrap()).collect();
-    assert!(warnings.iter().any(|w| w.contains("IO figures are not meaningful") && w.contains("tmpfs")), "{warnings:?}");
+    assert!(
+        warnings.iter().any(|w| w.contains("IO figures are not meaningful") && w.contains("tmpfs")),
+        "{warnings:?}"
+    );
     let m = &step(&v, "fillseq")["metrics"];
     assert!(m["io"].is_null());
     let missing = m["missing"].as_array().unwrap();
-    assert!(missing.iter().any(|x| x["metric"] == "io" && x["reason"].as_str().unwrap().contains("tmpfs")), "{missing:?}");
+    assert!(
+        missing.iter().any(|x| x["metric"] == "io" && x["reason"].as_str().unwrap().contains("tmpfs")),
+        "{missing:?}"
+    );
 }
 
 #[test]
@@ -154,7 +163,9 @@ fn measuring_can_be_turned_off() {
 #[test]
 fn durability_does_not_apply_to_the_null_engine() {
     // It keeps nothing: no "not durable" figure or warning on every write step, but a reason.
-    for steps in [&["-s", "fillseq", "-n", "20000"][..], &["-s", "ycsb-load,ycsb-a", "--records", "2000", "--ops", "5000"][..]] {
+    for steps in
+        [&["-s", "fillseq", "-n", "20000"][..], &["-s", "ycsb-load,ycsb-a", "--records", "2000", "--ops", "5000"][..]]
+    {
         let dir = tempfile::tempdir().unwrap();
         let mut args = vec!["-e", "null"];
         args.extend_from_slice(steps);
@@ -194,7 +205,12 @@ fn another_process_writing_to_the_device_is_flagged_and_not_headlined() {
             let mut written = 0u64;
             while !stop.load(Ordering::Relaxed) {
                 // Rewritten from the start every 512 MB, so the disk never fills.
-                let mut f = std::fs::OpenOptions::new().create(true).write(true).truncate(written % (512 << 20) == 0).open(&noise_path).unwrap();
+                let mut f = std::fs::OpenOptions::new()
+                    .create(true)
+                    .write(true)
+                    .truncate(written % (512 << 20) == 0)
+                    .open(&noise_path)
+                    .unwrap();
                 std::io::Seek::seek(&mut f, std::io::SeekFrom::End(0)).unwrap();
                 f.write_all(&chunk).unwrap();
                 f.sync_all().unwrap();
@@ -212,10 +228,14 @@ fn another_process_writing_to_the_device_is_flagged_and_not_headlined() {
     let s = step(&v, "readwhilewriting");
     let m = &s["metrics"];
     let warnings: Vec<&str> = s["warnings"].as_array().unwrap().iter().map(|w| w.as_str().unwrap()).collect();
-    let warning = warnings.iter().find(|w| w.starts_with("other processes wrote to the data dir's device")).unwrap_or_else(|| {
-        panic!("no warning ({} MB written beside the run): {warnings:?}\n{m}", written >> 20)
-    });
-    assert!(warning.contains(&format!("w-amp {:.2} device, {:.2} process", f(&m["write_amp"]), f(&m["write_amp_process"]))), "{warning}");
+    let warning = warnings
+        .iter()
+        .find(|w| w.starts_with("other processes wrote to the data dir's device"))
+        .unwrap_or_else(|| panic!("no warning ({} MB written beside the run): {warnings:?}\n{m}", written >> 20));
+    assert!(
+        warning.contains(&format!("w-amp {:.2} device, {:.2} process", f(&m["write_amp"]), f(&m["write_amp_process"]))),
+        "{warning}"
+    );
     assert_eq!(m["device_writes_by_others"], true);
     // The headline (summary) figure is the process's, not the device's.
     let run = rumbench::result::load(&out.join("result.json")).unwrap();
@@ -226,7 +246,11 @@ fn another_process_writing_to_the_device_is_flagged_and_not_headlined() {
     assert!(at("write_amp").unwrap() < f(&m["write_amp"]) / 2.0, "{m}");
     let summary = std::fs::read_to_string(out.join("summary.txt")).unwrap();
     let row = summary.lines().find(|l| l.contains("readwhilewriting")).unwrap();
-    assert!(row.contains(&format!(" {:.2} ", f(&m["write_amp_process"]))) && !row.contains(&format!(" {:.2} ", f(&m["write_amp"]))), "{row}");
+    assert!(
+        row.contains(&format!(" {:.2} ", f(&m["write_amp_process"])))
+            && !row.contains(&format!(" {:.2} ", f(&m["write_amp"]))),
+        "{row}"
+    );
     // Whether a run without the extra writer has no warning depends on what
     // else this machine writes meanwhile (other builds), so it is not asserted.
 }
@@ -252,14 +276,33 @@ fn writeback_of_an_earlier_steps_pages_is_not_another_processs() {
     let _expire = set("/proc/sys/vm/dirty_expire_centisecs", "50");
     let _writeback = set("/proc/sys/vm/dirty_writeback_centisecs", "20");
     let dir = tempfile::tempdir().unwrap();
-    let v = run(&["-e", "splinterdb", "-s", "fillseq,flush,readrandom", "-n", "300000", "--seconds", "3", "-o", "memtable_capacity=4M", "-o", "cache_size=512M"], dir.path());
+    let v = run(
+        &[
+            "-e",
+            "splinterdb",
+            "-s",
+            "fillseq,flush,readrandom",
+            "-n",
+            "300000",
+            "--seconds",
+            "3",
+            "-o",
+            "memtable_capacity=4M",
+            "-o",
+            "cache_size=512M",
+        ],
+        dir.path(),
+    );
     let flush = step(&v, "flush");
     let read = step(&v, "readrandom");
     let dirtied = flush["metrics"]["process_write_bytes"].as_u64().unwrap();
     assert!(dirtied > 10 << 20, "the flush wrote the cache's pages into the page cache: {}", flush["metrics"]);
     let back = read["metrics"]["process_writeback_bytes"].as_u64().unwrap_or(0);
     let device = read["metrics"]["io"]["bytes_written"].as_u64().unwrap();
-    assert!(back > 0 && back <= dirtied, "written back during the read step: {back} of {dirtied} (the device wrote {device})");
+    assert!(
+        back > 0 && back <= dirtied,
+        "written back during the read step: {back} of {dirtied} (the device wrote {device})"
+    );
     let warnings = read["warnings"].to_string();
     assert!(!warnings.contains("other processes wrote"), "{warnings}");
 }

@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use assert_cmd::prelude::*;
 use ::mongodb::bson::{doc, Document};
+use assert_cmd::prelude::*;
 use serde_json::Value;
 
 use crate::common::cli::{load, run_into, text};
@@ -34,7 +34,11 @@ fn ferretdb_dir() -> PathBuf {
 
 fn ferretdb_program(name: &str) -> PathBuf {
     let p = ferretdb_dir().join(name);
-    assert!(p.exists(), "{} is missing: run scripts/install-ferretdb.sh --with-cli (or set RUMBENCH_FERRETDB)", p.display());
+    assert!(
+        p.exists(),
+        "{} is missing: run scripts/install-ferretdb.sh --with-cli (or set RUMBENCH_FERRETDB)",
+        p.display()
+    );
     p
 }
 
@@ -62,7 +66,19 @@ impl Ferret {
     /// TLS only, with this certificate and key.
     fn open_tls(dir: &Path, cert: &Path, key: &Path) -> Ferret {
         let (cert, key) = (cert.to_str().unwrap(), key.to_str().unwrap());
-        Ferret::embedded(dir, &["--listen-addr", "", "--listen-tls", "127.0.0.1:0", "--listen-tls-cert-file", cert, "--listen-tls-key-file", key])
+        Ferret::embedded(
+            dir,
+            &[
+                "--listen-addr",
+                "",
+                "--listen-tls",
+                "127.0.0.1:0",
+                "--listen-tls-cert-file",
+                cert,
+                "--listen-tls-key-file",
+                key,
+            ],
+        )
     }
 
     fn embedded(dir: &Path, listen: &[&str]) -> Ferret {
@@ -109,7 +125,11 @@ impl Ferret {
     }
 
     pub(crate) fn client(&self, credentials: &str) -> ::mongodb::sync::Client {
-        ::mongodb::sync::Client::with_uri_str(format!("mongodb://{credentials}{}/?serverSelectionTimeoutMS=5000", self.base.trim_start_matches("mongodb://"))).unwrap()
+        ::mongodb::sync::Client::with_uri_str(format!(
+            "mongodb://{credentials}{}/?serverSelectionTimeoutMS=5000",
+            self.base.trim_start_matches("mongodb://")
+        ))
+        .unwrap()
     }
 }
 
@@ -124,9 +144,13 @@ fn rumbench(history: Option<&Path>) -> Command {
     c
 }
 
-
 fn step<'a>(v: &'a Value, name: &str) -> &'a Value {
-    v["configs"][0]["steps"].as_array().unwrap().iter().find(|s| s["name"] == name).unwrap_or_else(|| panic!("no step {name}"))
+    v["configs"][0]["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == name)
+        .unwrap_or_else(|| panic!("no step {name}"))
 }
 
 fn stat<'a>(config: &'a Value, name: &str) -> &'a str {
@@ -170,7 +194,11 @@ fn bad_targets_and_steps_are_refused_in_one_line() {
     let closed = "mongodb://127.0.0.1:1/bench";
     assert_refused(&out(&["-e", "mongodb", "-s", "ycsb-load"]), tmp.path(), "rumbench does not start MongoDB");
     assert_refused(&out(&["--target", "mongodb://h/bench?w=majority", "-s", "ycsb-load"]), tmp.path(), "-o w=");
-    assert_refused(&out(&["--target", "mongodb+srv://u:topsecret@c.example/bench", "-s", "ycsb-load"]), tmp.path(), "list the hosts");
+    assert_refused(
+        &out(&["--target", "mongodb+srv://u:topsecret@c.example/bench", "-s", "ycsb-load"]),
+        tmp.path(),
+        "list the hosts",
+    );
     assert!(!text(&out(&["--target", "mongodb+srv://u:topsecret@c.example/bench"])).contains("topsecret"));
     assert_refused(&out(&["--target", "mongodb://127.0.0.1:1", "-s", "ycsb-load"]), tmp.path(), "name the database");
     assert_refused(&out(&["--target", closed, "-s", "fillseq"]), tmp.path(), "key-value access");
@@ -179,7 +207,11 @@ fn bad_targets_and_steps_are_refused_in_one_line() {
     // A port that speaks another protocol, or nothing: named, within the URL's time-out.
     let http = fake_server(Some(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n"));
     let url = format!("mongodb://127.0.0.1:{http}/bench?serverSelectionTimeoutMS=1500");
-    assert_refused(&out(&["--target", &url, "-s", "ycsb-load"]), tmp.path(), "not a MongoDB server: it sent 'HTTP/1.1 400 Bad Request'");
+    assert_refused(
+        &out(&["--target", &url, "-s", "ycsb-load"]),
+        tmp.path(),
+        "not a MongoDB server: it sent 'HTTP/1.1 400 Bad Request'",
+    );
     let silent = fake_server(None);
     let url = format!("mongodb://127.0.0.1:{silent}/bench?serverSelectionTimeoutMS=1500&connectTimeoutMS=1000");
     assert_refused(&out(&["--target", &url, "-s", "ycsb-load"]), tmp.path(), "no MongoDB answer within");
@@ -215,13 +247,20 @@ fn ycsb_with_scram_the_write_concern_and_the_servers_figures() {
     admin.database("bench").collection::<Document>("keepme").insert_one(doc! {"_id": 7}).run().unwrap();
     admin.database("clash").collection::<Document>("usertable").insert_one(doc! {"_id": "theirs"}).run().unwrap();
     let host = ferret.base.trim_start_matches("mongodb://").to_string();
-    let url = |pw: &str, db: &str| format!("mongodb://bench:{pw}@{host}/{db}?authSource=admin&serverSelectionTimeoutMS=5000");
+    let url =
+        |pw: &str, db: &str| format!("mongodb://bench:{pw}@{host}/{db}?authSource=admin&serverSelectionTimeoutMS=5000");
 
     // A wrong password, a database that holds a collection rumbench would create: refused, nothing written.
-    let out = run_into(rumbench(None).args(["--target", &url("nope-Pw", "bench"), "-s", "ycsb-load", "--records", "10"]), &tmp.path().join("wrong"));
+    let out = run_into(
+        rumbench(None).args(["--target", &url("nope-Pw", "bench"), "-s", "ycsb-load", "--records", "10"]),
+        &tmp.path().join("wrong"),
+    );
     assert_refused(&out, &tmp.path().join("wrong"), "Authentication failed");
     assert!(!text(&out).contains("nope-Pw"), "{}", text(&out));
-    let out = run_into(rumbench(None).args(["--target", &url(PASSWORD, "clash"), "-s", "ycsb-load", "--records", "10"]), &tmp.path().join("clash"));
+    let out = run_into(
+        rumbench(None).args(["--target", &url(PASSWORD, "clash"), "-s", "ycsb-load", "--records", "10"]),
+        &tmp.path().join("clash"),
+    );
     assert_refused(&out, &tmp.path().join("clash"), "already holds collection(s) usertable");
 
     // YCSB's load and A-F, one client: every operation finds its record.
@@ -229,16 +268,37 @@ fn ycsb_with_scram_the_write_concern_and_the_servers_figures() {
     let history = tmp.path().join("history.sqlite");
     let steps = "ycsb-load,ycsb-a,ycsb-b,ycsb-c,ycsb-d,ycsb-e,ycsb-f";
     let out = run_into(
-        rumbench(Some(&history)).args(["--target", &url(PASSWORD, "bench"), "-s", steps, "--records", "300", "--ops", "150", "-t", "1", "--max-scan-length", "10"]),
+        rumbench(Some(&history)).args([
+            "--target",
+            &url(PASSWORD, "bench"),
+            "-s",
+            steps,
+            "--records",
+            "300",
+            "--ops",
+            "150",
+            "-t",
+            "1",
+            "--max-scan-length",
+            "10",
+        ]),
         &run_dir,
     );
     assert!(out.status.success(), "{}", text(&out));
-    assert!(text(&out).contains(&format!("creates collection(s) usertable in mongodb://bench@{host}/bench?authSource=admin")), "{}", text(&out));
+    assert!(
+        text(&out)
+            .contains(&format!("creates collection(s) usertable in mongodb://bench@{host}/bench?authSource=admin")),
+        "{}",
+        text(&out)
+    );
     let v = load(&run_dir);
     let c = &v["configs"][0];
     assert_eq!(c["status"], "completed", "{}", c["error"]);
     assert_eq!(c["engine"], "mongodb");
-    assert_eq!(c["options"]["target"], format!("mongodb://bench@{host}/bench?authSource=admin&serverSelectionTimeoutMS=5000"));
+    assert_eq!(
+        c["options"]["target"],
+        format!("mongodb://bench@{host}/bench?authSource=admin&serverSelectionTimeoutMS=5000")
+    );
     // The server as what it is: FerretDB reports itself in buildInfo.
     assert_eq!(c["engine_version"], "FerretDB v1.24.2 (MongoDB wire protocol; reports version 7.0.42)");
     for s in c["steps"].as_array().unwrap() {
@@ -249,7 +309,11 @@ fn ycsb_with_scram_the_write_concern_and_the_servers_figures() {
     }
     assert_eq!(step(&v, "ycsb-load")["ops"], 300);
     assert_eq!(step(&v, "ycsb-e")["ops"], 150);
-    assert!(step(&v, "ycsb-e")["ops_by_type"].as_array().unwrap().iter().any(|o| o["op"] == "SCAN" && o["ops"].as_u64().unwrap() > 100));
+    assert!(step(&v, "ycsb-e")["ops_by_type"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|o| o["op"] == "SCAN" && o["ops"].as_u64().unwrap() > 100));
     // Writes with the default write concern (j: false) are ND, with the reason; reads are not judged.
     let syncs = &step(&v, "ycsb-load")["metrics"]["syncs"];
     assert_eq!(syncs["durable_as_run"], false, "{syncs}");
@@ -260,36 +324,80 @@ fn ycsb_with_scram_the_write_concern_and_the_servers_figures() {
     assert_eq!(stat(c, "serverStatus.cache.bytes_read_into"), "missing: FerretDB's serverStatus has no wiredTiger");
     assert!(stat(c, "dbStats.dataSize").parse::<u64>().unwrap() > 0);
     let load_step = step(&v, "ycsb-load");
-    let usertable = load_step["engine_stats"].as_array().unwrap().iter().find(|p| p[0] == "collStats.usertable.count").unwrap();
+    let usertable =
+        load_step["engine_stats"].as_array().unwrap().iter().find(|p| p[0] == "collStats.usertable.count").unwrap();
     assert_eq!(usertable[1], "300");
     // Space amplification from the server's own sizes (collStats), not from a data dir this machine cannot see.
     let m = &load_step["metrics"];
     assert!(m["space_amp"].as_f64().unwrap() > 0.0 && m["db_size_bytes"].as_u64().unwrap() > 0, "{m}");
-    assert!(load_step["notes"].to_string().contains("collStats storageSize + totalIndexSize of usertable"), "{}", load_step["notes"]);
+    assert!(
+        load_step["notes"].to_string().contains("collStats storageSize + totalIndexSize of usertable"),
+        "{}",
+        load_step["notes"]
+    );
     // Only rumbench's collection was made and dropped; the password is in no file.
-    assert!(c["notes"].as_array().unwrap().iter().any(|n| n.as_str().unwrap().starts_with("created and dropped collection(s) usertable")), "{}", c["notes"]);
+    assert!(
+        c["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n.as_str().unwrap().starts_with("created and dropped collection(s) usertable")),
+        "{}",
+        c["notes"]
+    );
     assert_eq!(collections(&admin, "bench"), ["keepme"]);
     for (path, bytes) in files(&run_dir).into_iter().chain([(history.clone(), std::fs::read(&history).unwrap())]) {
-        assert!(!bytes.windows(PASSWORD.len()).any(|w| w == PASSWORD.as_bytes()), "{} holds the password", path.display());
+        assert!(
+            !bytes.windows(PASSWORD.len()).any(|w| w == PASSWORD.as_bytes()),
+            "{} holds the password",
+            path.display()
+        );
     }
 
     // Journaled acknowledgements: not ND; FerretDB counts no journal syncs, so durability is not judged either.
     let jdir = tmp.path().join("journaled");
-    let out = run_into(rumbench(None).args(["--target", &url(PASSWORD, "bench"), "-o", "j=true", "-s", "ycsb-load", "--records", "50", "--keep-db"]), &jdir);
+    let out = run_into(
+        rumbench(None).args([
+            "--target",
+            &url(PASSWORD, "bench"),
+            "-o",
+            "j=true",
+            "-s",
+            "ycsb-load",
+            "--records",
+            "50",
+            "--keep-db",
+        ]),
+        &jdir,
+    );
     assert!(out.status.success(), "{}", text(&out));
     let v = load(&jdir);
     assert!(v["configs"][0]["effective_options"].to_string().contains("{w: 1, j: true, wtimeout: 0}"));
     let s = step(&v, "ycsb-load");
-    assert!(s["metrics"]["syncs"].is_null() || s["metrics"]["syncs"]["durable_as_run"].is_null(), "{}", s["metrics"]["syncs"]);
-    let why = s["metrics"]["missing"].as_array().unwrap().iter().find(|m| m["metric"] == "syncs").unwrap()["reason"].as_str().unwrap().to_string();
+    assert!(
+        s["metrics"]["syncs"].is_null() || s["metrics"]["syncs"]["durable_as_run"].is_null(),
+        "{}",
+        s["metrics"]["syncs"]
+    );
+    let why = s["metrics"]["missing"].as_array().unwrap().iter().find(|m| m["metric"] == "syncs").unwrap()["reason"]
+        .as_str()
+        .unwrap()
+        .to_string();
     assert!(why.contains("wiredTiger"), "{why}");
 
     // The run steps on records loaded before (kept above): counted, kept.
     let edir = tmp.path().join("existing");
-    let out = run_into(rumbench(None).args(["--target", &url(PASSWORD, "bench"), "-s", "ycsb-c,ycsb-d", "--ops", "60"]), &edir);
+    let out = run_into(
+        rumbench(None).args(["--target", &url(PASSWORD, "bench"), "-s", "ycsb-c,ycsb-d", "--ops", "60"]),
+        &edir,
+    );
     assert!(out.status.success(), "{}", text(&out));
     let v = load(&edir);
-    assert!(v["configs"][0]["notes"].to_string().contains("YCSB's records loaded before the run: 50"), "{}", v["configs"][0]["notes"]);
+    assert!(
+        v["configs"][0]["notes"].to_string().contains("YCSB's records loaded before the run: 50"),
+        "{}",
+        v["configs"][0]["notes"]
+    );
     assert_eq!(collections(&admin, "bench"), ["keepme", "usertable"]);
 }
 
@@ -300,7 +408,23 @@ fn hot_documents_are_counted_and_the_insert_benchmark_runs() {
     let url = format!("{}/bench", ferret.base);
     let hot = |threads: &str, ops: &str, dir: &str| {
         let d = tmp.path().join(dir);
-        let out = run_into(rumbench(None).args(["--target", &url, "-s", "hotrow", "--hot-rows", "20", "--hot-tables", "1", "-t", threads, "--ops", ops]), &d);
+        let out = run_into(
+            rumbench(None).args([
+                "--target",
+                &url,
+                "-s",
+                "hotrow",
+                "--hot-rows",
+                "20",
+                "--hot-tables",
+                "1",
+                "-t",
+                threads,
+                "--ops",
+                ops,
+            ]),
+            &d,
+        );
         (out, d)
     };
     // One client: the counter goes up by exactly the increments acknowledged.
@@ -319,18 +443,59 @@ fn hot_documents_are_counted_and_the_insert_benchmark_runs() {
 
     // ycsb-load in unordered batches (--batch-size), two clients: every record there.
     let d = tmp.path().join("batches");
-    let out = run_into(rumbench(None).args(["--target", &url, "-s", "ycsb-load,ycsb-c", "--records", "500", "--batch-size", "64", "-t", "2", "--ops", "100"]), &d);
+    let out = run_into(
+        rumbench(None).args([
+            "--target",
+            &url,
+            "-s",
+            "ycsb-load,ycsb-c",
+            "--records",
+            "500",
+            "--batch-size",
+            "64",
+            "-t",
+            "2",
+            "--ops",
+            "100",
+        ]),
+        &d,
+    );
     assert!(out.status.success(), "{}", text(&out));
     let v = load(&d);
     assert_eq!(step(&v, "ycsb-load")["ops"], 500);
-    assert_eq!(step(&v, "ycsb-load")["engine_stats"].as_array().unwrap().iter().find(|p| p[0] == "collStats.usertable.count").unwrap()[1], "500");
+    assert_eq!(
+        step(&v, "ycsb-load")["engine_stats"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p[0] == "collStats.usertable.count")
+            .unwrap()[1],
+        "500"
+    );
     let reads = &step(&v, "ycsb-c")["ops_by_type"][0];
-    assert_eq!((reads["ops"].as_u64(), reads["outcomes"]["not_found"].as_u64().unwrap_or(0)), (Some(100), 0), "{reads}");
+    assert_eq!(
+        (reads["ops"].as_u64(), reads["outcomes"]["not_found"].as_u64().unwrap_or(0)),
+        (Some(100), 0),
+        "{reads}"
+    );
 
     // The insert benchmark: its collections, indexes by name, queries with hints, one client.
     let d = tmp.path().join("ibench");
     let out = run_into(
-        rumbench(None).args(["--target", &url, "-s", "l.i0,l.x,l.i1,l.i2,qr100,qp100", "--rows", "1000", "--insert-rows", "200", "--query-seconds", "1", "-t", "1"]),
+        rumbench(None).args([
+            "--target",
+            &url,
+            "-s",
+            "l.i0,l.x,l.i1,l.i2,qr100,qp100",
+            "--rows",
+            "1000",
+            "--insert-rows",
+            "200",
+            "--query-seconds",
+            "1",
+            "-t",
+            "1",
+        ]),
         &d,
     );
     assert!(out.status.success(), "{}", text(&out));
@@ -339,7 +504,12 @@ fn hot_documents_are_counted_and_the_insert_benchmark_runs() {
     assert_eq!(c["status"], "completed", "{}", c["error"]);
     for s in c["steps"].as_array().unwrap() {
         assert_eq!(s["status"], "completed", "{}: {}", s["name"], s["error"]);
-        assert!(s["warnings"].as_array().unwrap().iter().all(|w| !w.as_str().unwrap().contains("rows expected")), "{}: {}", s["name"], s["warnings"]);
+        assert!(
+            s["warnings"].as_array().unwrap().iter().all(|w| !w.as_str().unwrap().contains("rows expected")),
+            "{}: {}",
+            s["name"],
+            s["warnings"]
+        );
     }
     assert!(step(&v, "qr100")["ops"].as_u64().unwrap() > 0 && step(&v, "qp100")["ops"].as_u64().unwrap() > 0);
     let client = ferret.client("");
@@ -354,7 +524,13 @@ fn tls_as_the_url_asks() {
     let made = Command::new("openssl")
         .args(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "30", "-subj", "/CN=127.0.0.1"])
         .args(["-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost", "-addext", "basicConstraints=critical,CA:FALSE"])
-        .args(["-addext", "keyUsage=digitalSignature,keyEncipherment", "-addext", "extendedKeyUsage=serverAuth", "-keyout"])
+        .args([
+            "-addext",
+            "keyUsage=digitalSignature,keyEncipherment",
+            "-addext",
+            "extendedKeyUsage=serverAuth",
+            "-keyout",
+        ])
         .arg(&key)
         .arg("-out")
         .arg(&cert)
@@ -364,11 +540,17 @@ fn tls_as_the_url_asks() {
     let ferret = Ferret::open_tls(&tmp.path().join("ferret"), &cert, &key);
     let url = format!("{}/bench?tls=true&tlsCAFile={}", ferret.base, cert.display());
     let d = tmp.path().join("tls");
-    let out = run_into(rumbench(None).args(["--target", &url, "-s", "ycsb-load,ycsb-c", "--records", "100", "--ops", "50"]), &d);
+    let out = run_into(
+        rumbench(None).args(["--target", &url, "-s", "ycsb-load,ycsb-c", "--records", "100", "--ops", "50"]),
+        &d,
+    );
     assert!(out.status.success(), "{}", text(&out));
     assert_eq!(load(&d)["configs"][0]["status"], "completed");
     // The same port without TLS: refused in one line before anything runs.
     let plain = format!("{}/bench?serverSelectionTimeoutMS=1500", ferret.base);
-    let out = run_into(rumbench(None).args(["--target", &plain, "-s", "ycsb-load", "--records", "10"]), &tmp.path().join("plain"));
+    let out = run_into(
+        rumbench(None).args(["--target", &plain, "-s", "ycsb-load", "--records", "10"]),
+        &tmp.path().join("plain"),
+    );
     assert_refused(&out, &tmp.path().join("plain"), &format!("cannot connect to {}/bench", ferret.base));
 }

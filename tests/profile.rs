@@ -19,15 +19,33 @@ const BURN: &str = "rumbench!rumbench::engine::null::burn";
 /// samples in about half a second of CPU).
 fn profiled_null(dir: &Path, spin_ns: u32, extra: &[&str]) {
     let spin = format!("spin_ns={spin_ns}");
-    let mut args = vec!["-e", "null", "-o", &spin, "-s", "fillseq,readrandom", "-n", "200000", "--profile", "--profile-hz", "1999"];
+    let mut args = vec![
+        "-e",
+        "null",
+        "-o",
+        &spin,
+        "-s",
+        "fillseq,readrandom",
+        "-n",
+        "200000",
+        "--profile",
+        "--profile-hz",
+        "1999",
+    ];
     args.extend_from_slice(extra);
     run_ok(&args, dir);
 }
 
 fn step_profile(dir: &Path, config: usize, step: &str) -> StepProfile {
     let v = load(dir);
-    let s = v["configs"][config]["steps"].as_array().unwrap().iter().find(|s| s["name"] == step).unwrap_or_else(|| panic!("no step {step}"));
-    serde_json::from_value(s["profile"].clone()).unwrap_or_else(|e| panic!("{step} has no profile ({e}): {}", s["profile"]))
+    let s = v["configs"][config]["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == step)
+        .unwrap_or_else(|| panic!("no step {step}"));
+    serde_json::from_value(s["profile"].clone())
+        .unwrap_or_else(|e| panic!("{step} has no profile ({e}): {}", s["profile"]))
 }
 
 #[test]
@@ -39,7 +57,10 @@ fn a_known_cost_lands_in_its_function_and_a_comparison_names_it() {
     assert!(p.samples >= profile::MIN_SAMPLES, "{p:?}");
     let folded: Folded = profile::load(spun.path(), &p).unwrap();
     let costs = profile::function_costs(&folded, p.us_per_sample_op().unwrap());
-    let burn = costs.iter().find(|c| c.frame == BURN).unwrap_or_else(|| panic!("no {BURN} in {:?}", &costs[..costs.len().min(5)]));
+    let burn = costs
+        .iter()
+        .find(|c| c.frame == BURN)
+        .unwrap_or_else(|| panic!("no {BURN} in {:?}", &costs[..costs.len().min(5)]));
     // 2 µs of CPU a call, in the engine's code on the client's thread.
     assert_eq!(burn.role, profile::Role::EngineForeground);
     assert!((1.4..2.8).contains(&burn.self_us_op), "burn: {} µs/op", burn.self_us_op);
@@ -47,12 +68,17 @@ fn a_known_cost_lands_in_its_function_and_a_comparison_names_it() {
     assert!(share > 0.6, "burn's share of the step: {share:.2}");
     // The report shows it.
     let html = std::fs::read_to_string(spun.path().join("report.html")).unwrap();
-    assert!(html.contains(r#"<section id="profiles">"#) && html.contains("rumbench::engine::null::burn") && html.contains(r#"<svg class="flame""#));
+    assert!(
+        html.contains(r#"<section id="profiles">"#)
+            && html.contains("rumbench::engine::null::burn")
+            && html.contains(r#"<svg class="flame""#)
+    );
 
     // Against the same engine without the spin: burn is the top difference, and grew.
     let plain = tempfile::tempdir().unwrap();
     profiled_null(plain.path(), 0, &[]);
-    let out = Command::cargo_bin("rumbench").unwrap().arg("compare").arg(plain.path()).arg(spun.path()).output().unwrap();
+    let out =
+        Command::cargo_bin("rumbench").unwrap().arg("compare").arg(plain.path()).arg(spun.path()).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let at = text.find("where the CPU went").unwrap_or_else(|| panic!("no profile differences:\n{text}"));
@@ -63,7 +89,15 @@ fn a_known_cost_lands_in_its_function_and_a_comparison_names_it() {
 
     // --html: the same as a page, with a differential flame graph where burn is red.
     let page = plain.path().join("cpu.html");
-    let out = Command::cargo_bin("rumbench").unwrap().arg("compare").arg(plain.path()).arg(spun.path()).arg("--html").arg(&page).output().unwrap();
+    let out = Command::cargo_bin("rumbench")
+        .unwrap()
+        .arg("compare")
+        .arg(plain.path())
+        .arg(spun.path())
+        .arg("--html")
+        .arg(&page)
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let html = std::fs::read_to_string(&page).unwrap();
     let burn = html.find("null::burn: ").unwrap_or_else(|| panic!("burn is not in the differential flame graph"));
@@ -72,13 +106,23 @@ fn a_known_cost_lands_in_its_function_and_a_comparison_names_it() {
 
     // The two runs in one report: the step's relative table says where the CPU went.
     let both = plain.path().join("both.html");
-    let out = Command::cargo_bin("rumbench").unwrap().arg("report").arg(plain.path()).arg(spun.path()).arg("-o").arg(&both).output().unwrap();
+    let out = Command::cargo_bin("rumbench")
+        .unwrap()
+        .arg("report")
+        .arg(plain.path())
+        .arg(spun.path())
+        .arg("-o")
+        .arg(&both)
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let html = std::fs::read_to_string(&both).unwrap();
     let step = html.find(r#"<section class="step" id="step-readrandom">"#).expect("readrandom's section");
     let section = &html[step..];
     let section = &section[..section[1..].find("<section").map(|i| i + 1).unwrap_or(section.len())];
-    let at = section.find("Where the CPU went: ").unwrap_or_else(|| panic!("no CPU changes under readrandom's relative table"));
+    let at = section
+        .find("Where the CPU went: ")
+        .unwrap_or_else(|| panic!("no CPU changes under readrandom's relative table"));
     let first_row = &section[at..][section[at..].find("<tbody><tr>").expect("a function table")..];
     let first_row = &first_row[..first_row.find("</tr>").unwrap()];
     assert!(first_row.contains("null::burn") && first_row.contains(">+"), "the top difference: {first_row}");
@@ -91,17 +135,40 @@ fn a_sweep_table_links_its_cpu_regression_to_where_the_cpu_went() {
     // (verdicts need five repeats a side).
     let dir = tempfile::tempdir().unwrap();
     run_ok(
-        &["-e", "null", "--sweep", "spin_ns=1000,3000", "-s", "fillseq,readrandom", "-n", "200000", "--profile", "--profile-hz", "1999", "--repeat", "5"],
+        &[
+            "-e",
+            "null",
+            "--sweep",
+            "spin_ns=1000,3000",
+            "-s",
+            "fillseq,readrandom",
+            "-n",
+            "200000",
+            "--profile",
+            "--profile-hz",
+            "1999",
+            "--repeat",
+            "5",
+        ],
         dir.path(),
     );
     let summary = std::fs::read_to_string(dir.path().join("summary.txt")).unwrap();
-    let at = summary.find("where the CPU went, null-spin_ns-1000 -> null-spin_ns-3000, readrandom").unwrap_or_else(|| panic!("{summary}"));
+    let at = summary
+        .find("where the CPU went, null-spin_ns-1000 -> null-spin_ns-3000, readrandom")
+        .unwrap_or_else(|| panic!("{summary}"));
     let first_row = summary[at..].lines().find(|l| l.contains("engine-foreground") || l.contains("client ")).unwrap();
-    assert!(first_row.contains("null::burn") && first_row.contains(" *"), "burn is the top difference, beyond the repeats: {first_row}");
+    assert!(
+        first_row.contains("null::burn") && first_row.contains(" *"),
+        "burn is the top difference, beyond the repeats: {first_row}"
+    );
     assert!(summary.contains("REGRESSION in readrandom cpu us/op: where the CPU went, below"), "{summary}");
     let html = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
     let anchor = "cpu-went-null-spin-ns-1000-null-spin-ns-3000-readrandom";
-    assert!(html.contains(&format!(r##"<a href="#{anchor}">where the CPU went</a>"##)) && html.contains(&format!(r#"<h3 id="{anchor}">"#)), "the REGRESSION links to its explanation");
+    assert!(
+        html.contains(&format!(r##"<a href="#{anchor}">where the CPU went</a>"##))
+            && html.contains(&format!(r#"<h3 id="{anchor}">"#)),
+        "the REGRESSION links to its explanation"
+    );
     let md = std::fs::read_to_string(dir.path().join("summary.md")).unwrap();
     assert!(md.contains("### Where the CPU went: null-spin_ns-3000 against null-spin_ns-1000, readrandom"), "{md}");
 }
@@ -114,8 +181,32 @@ fn profiles_of_shards_merge_into_the_whole_runs() {
         .map(|i| {
             Command::cargo_bin("rumbench")
                 .unwrap()
-                .args(["run", "--progress", "off", "--no-history", "--shard", &format!("{i}/2"), "--start-at", &at, "--step-gap", "2"])
-                .args(["-e", "null", "-o", "spin_ns=2000", "-s", "fillseq,readrandom", "-n", "200000", "--profile", "--profile-hz", "1999", "-d"])
+                .args([
+                    "run",
+                    "--progress",
+                    "off",
+                    "--no-history",
+                    "--shard",
+                    &format!("{i}/2"),
+                    "--start-at",
+                    &at,
+                    "--step-gap",
+                    "2",
+                ])
+                .args([
+                    "-e",
+                    "null",
+                    "-o",
+                    "spin_ns=2000",
+                    "-s",
+                    "fillseq,readrandom",
+                    "-n",
+                    "200000",
+                    "--profile",
+                    "--profile-hz",
+                    "1999",
+                    "-d",
+                ])
                 .arg(dir.path().join(format!("s{i}")))
                 .stdout(std::process::Stdio::piped())
                 .stderr(std::process::Stdio::piped())
@@ -127,9 +218,17 @@ fn profiles_of_shards_merge_into_the_whole_runs() {
         let out = child.wait_with_output().unwrap();
         assert!(out.status.success(), "shard {i}: {}", String::from_utf8_lossy(&out.stderr));
     }
-    let out = Command::cargo_bin("rumbench").unwrap().args(["merge", "-d"]).arg(dir.path().join("m")).arg(dir.path().join("s0")).arg(dir.path().join("s1")).output().unwrap();
+    let out = Command::cargo_bin("rumbench")
+        .unwrap()
+        .args(["merge", "-d"])
+        .arg(dir.path().join("m"))
+        .arg(dir.path().join("s0"))
+        .arg(dir.path().join("s1"))
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let parts: Vec<StepProfile> = (0..2).map(|i| step_profile(&dir.path().join(format!("s{i}")), 0, "readrandom")).collect();
+    let parts: Vec<StepProfile> =
+        (0..2).map(|i| step_profile(&dir.path().join(format!("s{i}")), 0, "readrandom")).collect();
     let merged = step_profile(&dir.path().join("m"), 0, "readrandom");
     assert_eq!(merged.samples, parts.iter().map(|p| p.samples).sum::<u64>());
     assert_eq!(merged.ops, parts.iter().map(|p| p.ops).sum::<u64>());
@@ -143,11 +242,26 @@ fn profiles_of_shards_merge_into_the_whole_runs() {
 fn a_missing_profiler_is_refused_before_anything_runs() {
     let dir = tempfile::tempdir().unwrap();
     let out_dir = dir.path().join("out");
-    for (key, value, says) in [("RUMBENCH_PERF", "/nonexistent/perf", "does not exist"), ("PATH", "/nonexistent", "perf is not installed")] {
+    for (key, value, says) in
+        [("RUMBENCH_PERF", "/nonexistent/perf", "does not exist"), ("PATH", "/nonexistent", "perf is not installed")]
+    {
         let out = Command::cargo_bin("rumbench")
             .unwrap()
             .env(key, value)
-            .args(["run", "--progress", "off", "--no-history", "-e", "null", "-s", "fillseq", "-n", "100", "--profile", "--output-dir"])
+            .args([
+                "run",
+                "--progress",
+                "off",
+                "--no-history",
+                "-e",
+                "null",
+                "-s",
+                "fillseq",
+                "-n",
+                "100",
+                "--profile",
+                "--output-dir",
+            ])
             .arg(&out_dir)
             .output()
             .unwrap();
@@ -158,7 +272,11 @@ fn a_missing_profiler_is_refused_before_anything_runs() {
         assert!(!out_dir.exists(), "nothing is created before the refusal");
     }
     // --profile-hz alone is a mistake too.
-    let out = Command::cargo_bin("rumbench").unwrap().args(["run", "-e", "null", "-s", "fillseq", "--profile-hz", "99"]).output().unwrap();
+    let out = Command::cargo_bin("rumbench")
+        .unwrap()
+        .args(["run", "-e", "null", "-s", "fillseq", "--profile-hz", "99"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
 
@@ -194,13 +312,25 @@ fn a_servers_process_tree_is_profiled() {
     let server = p.by_role.get("server").copied().unwrap_or(0);
     assert!(server > p.samples / 2, "the server's processes hold most of the CPU: {p:?}");
     let folded = profile::load(dir.path(), &p).unwrap();
-    assert!(folded.stacks.iter().any(|(s, _)| s.starts_with("server;[postgres];") && s.contains("postgres!PostgresMain")), "no backend stacks");
+    assert!(
+        folded.stacks.iter().any(|(s, _)| s.starts_with("server;[postgres];") && s.contains("postgres!PostgresMain")),
+        "no backend stacks"
+    );
     // Sampled per CPU where allowed (as root): the rest of the machine is left out.
     // SAFETY: geteuid has no preconditions.
     let root = unsafe { libc::geteuid() } == 0;
     assert_eq!(p.scope.as_deref(), Some(if root { "per-cpu" } else { "per-thread" }));
-    let foreign: Vec<&String> = folded.stacks.iter().map(|(s, _)| s).filter(|s| s.contains("[swapper]") || s.contains("[perf]") || s.contains("cpu_startup_entry")).collect();
-    assert!(foreign.is_empty(), "samples from outside the config's process tree: {:?}", &foreign[..foreign.len().min(3)]);
+    let foreign: Vec<&String> = folded
+        .stacks
+        .iter()
+        .map(|(s, _)| s)
+        .filter(|s| s.contains("[swapper]") || s.contains("[perf]") || s.contains("cpu_startup_entry"))
+        .collect();
+    assert!(
+        foreign.is_empty(),
+        "samples from outside the config's process tree: {:?}",
+        &foreign[..foreign.len().min(3)]
+    );
 }
 
 /// A tmpfs of `size` (as mount's `size=`) on a directory of its own,
@@ -210,7 +340,11 @@ struct Tmpfs(tempfile::TempDir);
 impl Tmpfs {
     fn new(size: &str) -> Tmpfs {
         let dir = tempfile::tempdir().unwrap();
-        let ok = Command::new("mount").args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"]).arg(dir.path()).status().unwrap();
+        let ok = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(dir.path())
+            .status()
+            .unwrap();
         assert!(ok.success(), "cannot mount a tmpfs: this test needs root");
         Tmpfs(dir)
     }
@@ -229,7 +363,12 @@ impl Drop for Tmpfs {
 /// perf's recording directories (`rumbench-perf.<pid>`) in `place`.
 fn recordings_in(place: &Path) -> Vec<String> {
     std::fs::read_dir(place)
-        .map(|d| d.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).filter(|n| n.starts_with("rumbench-perf.")).collect())
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.starts_with("rumbench-perf."))
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -261,7 +400,22 @@ fn the_raw_recording_never_lives_in_the_results_and_a_small_results_filesystem_h
     let mut run = Command::cargo_bin("rumbench")
         .unwrap()
         .env("RUMBENCH_PROFILE_DIR", place.path())
-        .args(["run", "--progress", "off", "--no-history", "-e", "null", "-o", "spin_ns=2000", "-s", "fillseq,readrandom", "-n", "100000", "--seconds", "4"])
+        .args([
+            "run",
+            "--progress",
+            "off",
+            "--no-history",
+            "-e",
+            "null",
+            "-o",
+            "spin_ns=2000",
+            "-s",
+            "fillseq,readrandom",
+            "-n",
+            "100000",
+            "--seconds",
+            "4",
+        ])
         .args(["--profile", "--profile-hz", "999", "--db-dir"])
         .arg(db.path())
         .arg("--output-dir")
@@ -275,7 +429,14 @@ fn the_raw_recording_never_lives_in_the_results_and_a_small_results_filesystem_h
     while run.try_wait().unwrap().is_none() {
         assert_eq!(perf_files_under(&out_dir), Vec::<std::path::PathBuf>::new(), "a raw recording in the results");
         for r in recordings_in(place.path()) {
-            seen_recording = seen_recording.max(perf_files_under(&place.path().join(r)).iter().filter_map(|f| std::fs::metadata(f).ok()).map(|m| m.len()).max().unwrap_or(0));
+            seen_recording = seen_recording.max(
+                perf_files_under(&place.path().join(r))
+                    .iter()
+                    .filter_map(|f| std::fs::metadata(f).ok())
+                    .map(|m| m.len())
+                    .max()
+                    .unwrap_or(0),
+            );
         }
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
@@ -300,7 +461,22 @@ fn a_place_without_room_for_a_steps_recording_is_refused_before_anything_runs() 
     let out = Command::cargo_bin("rumbench")
         .unwrap()
         .env("RUMBENCH_PROFILE_DIR", place.path())
-        .args(["run", "--progress", "off", "--no-history", "-e", "null", "-s", "fillseq,readrandom", "-n", "1000", "--seconds", "30", "--profile", "--output-dir"])
+        .args([
+            "run",
+            "--progress",
+            "off",
+            "--no-history",
+            "-e",
+            "null",
+            "-s",
+            "fillseq,readrandom",
+            "-n",
+            "1000",
+            "--seconds",
+            "30",
+            "--profile",
+            "--output-dir",
+        ])
         .arg(&out_dir)
         .output()
         .unwrap();
@@ -308,7 +484,10 @@ fn a_place_without_room_for_a_steps_recording_is_refused_before_anything_runs() 
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
     assert!(err.contains("no filesystem has room for perf's recording") && err.contains("30 s at 99 Hz"), "{err}");
-    assert!(err.contains(&place.path().display().to_string()) && err.contains("RUMBENCH_PROFILE_DIR"), "the place and the way out: {err}");
+    assert!(
+        err.contains(&place.path().display().to_string()) && err.contains("RUMBENCH_PROFILE_DIR"),
+        "the place and the way out: {err}"
+    );
     assert!(!out_dir.exists(), "nothing is created before the refusal");
 }
 
@@ -322,7 +501,23 @@ fn a_step_whose_recording_no_longer_fits_is_not_profiled_and_says_why() {
     let run = Command::cargo_bin("rumbench")
         .unwrap()
         .env("RUMBENCH_PROFILE_DIR", place.path())
-        .args(["run", "--progress", "off", "--no-history", "-e", "null", "-o", "spin_ns=2000", "-s", "fillseq,readrandom", "-n", "100000", "--seconds", "4", "--profile"])
+        .args([
+            "run",
+            "--progress",
+            "off",
+            "--no-history",
+            "-e",
+            "null",
+            "-o",
+            "spin_ns=2000",
+            "-s",
+            "fillseq,readrandom",
+            "-n",
+            "100000",
+            "--seconds",
+            "4",
+            "--profile",
+        ])
         .arg("--output-dir")
         .arg(&out_dir)
         .stdout(std::process::Stdio::null())
@@ -331,7 +526,10 @@ fn a_step_whose_recording_no_longer_fits_is_not_profiled_and_says_why() {
         .unwrap();
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
     let first_profiled = || {
-        std::fs::read_to_string(out_dir.join("result.json")).ok().and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok()).is_some_and(|v| v["configs"][0]["steps"][0]["profile"].is_object())
+        std::fs::read_to_string(out_dir.join("result.json"))
+            .ok()
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+            .is_some_and(|v| v["configs"][0]["steps"][0]["profile"].is_object())
     };
     while !first_profiled() {
         assert!(std::time::Instant::now() < deadline, "the first step's profile was not written");
@@ -343,19 +541,29 @@ fn a_step_whose_recording_no_longer_fits_is_not_profiled_and_says_why() {
         let mut f = std::fs::File::create(&filler).unwrap();
         let block = vec![7u8; 1 << 16];
         // Leave 1 MB: below what a recording's filesystem keeps free (4 MiB at least).
-        while rumbench::measure::os::device::FsSpace::of(place.path()).unwrap().avail_bytes > (1 << 20) + (1 << 16) && f.write_all(&block).is_ok() {}
+        while rumbench::measure::os::device::FsSpace::of(place.path()).unwrap().avail_bytes > (1 << 20) + (1 << 16)
+            && f.write_all(&block).is_ok()
+        {}
         f.sync_all().unwrap();
     }
     let out = run.wait_with_output().unwrap();
     std::fs::remove_file(&filler).unwrap();
-    assert!(out.status.success(), "a profile that does not fit fails nothing: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "a profile that does not fit fails nothing: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v = load(&out_dir);
     assert_eq!(v["status"], "completed");
     let steps = v["configs"][0]["steps"].as_array().unwrap();
     assert!(steps[0]["profile"].is_object(), "the first step keeps its profile");
     assert!(steps[1]["profile"].is_null(), "{}", steps[1]["profile"]);
     let warnings = steps[1]["warnings"].to_string();
-    assert!(warnings.contains("not profiled: ") && (warnings.contains("kept free") || warnings.contains("perf record ended")), "the reason: {warnings}");
+    assert!(
+        warnings.contains("not profiled: ")
+            && (warnings.contains("kept free") || warnings.contains("perf record ended")),
+        "the reason: {warnings}"
+    );
     assert!(String::from_utf8_lossy(&out.stderr).contains("not profiled: "), "said as the step ended");
     assert!(recordings_in(place.path()).is_empty());
 }

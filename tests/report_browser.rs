@@ -57,7 +57,8 @@ fn run_chromium(extra: &[String], url: &str) -> String {
     // Output goes to files: a pipe nobody reads while we wait would fill and stall the browser.
     let out_path = profile.path().join("stdout");
     let err_path = profile.path().join("stderr");
-    cmd.stdout(Stdio::from(std::fs::File::create(&out_path).unwrap())).stderr(Stdio::from(std::fs::File::create(&err_path).unwrap()));
+    cmd.stdout(Stdio::from(std::fs::File::create(&out_path).unwrap()))
+        .stderr(Stdio::from(std::fs::File::create(&err_path).unwrap()));
     let mut child = cmd.spawn().expect("cannot start chromium");
     let start = Instant::now();
     let status = loop {
@@ -79,7 +80,9 @@ fn attr(dom: &str, name: &str) -> u64 {
     let body = &dom[dom.find("<body").expect("no <body> in the DOM")..];
     let body = &body[..body.find('>').unwrap()];
     let key = format!("{name}=\"");
-    let at = body.find(&key).unwrap_or_else(|| panic!("<body> has no {name}: the report's script did not run ({body})")) + key.len();
+    let at =
+        body.find(&key).unwrap_or_else(|| panic!("<body> has no {name}: the report's script did not run ({body})"))
+            + key.len();
     body[at..].split('"').next().unwrap().parse().unwrap()
 }
 
@@ -97,7 +100,17 @@ fn report_renders_in_headless_chromium() {
     save(&sample_run("2025-03-01T10:00:00+00:00", 1.0), &a);
     save(&sample_run("2025-03-02T10:00:00+00:00", 0.85), &b);
     let html = work.join("report.html");
-    let out = Command::cargo_bin("rumbench").unwrap().arg("report").arg(&a).arg(&b).arg("--base").arg(&a).arg("-o").arg(&html).output().unwrap();
+    let out = Command::cargo_bin("rumbench")
+        .unwrap()
+        .arg("report")
+        .arg(&a)
+        .arg(&b)
+        .arg("--base")
+        .arg(&a)
+        .arg("-o")
+        .arg(&html)
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let url = format!("file://{}", html.canonicalize().unwrap().display());
 
@@ -116,7 +129,8 @@ fn report_renders_in_headless_chromium() {
     let shot = target_dir().join("report-screenshot.png");
     let _ = std::fs::remove_file(&shot);
     run_chromium(&[format!("--screenshot={}", shot.display()), "--window-size=1400,3000".into()], &url);
-    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(&shot).expect("no screenshot written")));
+    let decoder =
+        png::Decoder::new(std::io::BufReader::new(std::fs::File::open(&shot).expect("no screenshot written")));
     let mut reader = decoder.read_info().unwrap();
     let mut buf = vec![0; reader.output_buffer_size()];
     let info = reader.next_frame(&mut buf).unwrap();

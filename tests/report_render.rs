@@ -4,17 +4,18 @@
 use crate::common;
 
 use common::*;
-use rumbench::report::{self as output, Exporter};
 use rumbench::report::compare::{self, Group};
 use rumbench::report::html::{self, HtmlOptions};
 use rumbench::report::summary::{Base, NamedRun, Summary};
+use rumbench::report::{self as output, Exporter};
 
 fn two_runs() -> (rumbench::result::RunResult, rumbench::result::RunResult) {
     (sample_run("2025-03-01T10:00:00+00:00", 1.0), sample_run("2025-03-02T10:00:00+00:00", 0.8))
 }
 
 fn summary_of(runs: &[(&str, &rumbench::result::RunResult)]) -> Summary {
-    let named: Vec<NamedRun> = runs.iter().map(|(l, r)| NamedRun { label: l.to_string(), dir: format!("/results/{l}"), run: r }).collect();
+    let named: Vec<NamedRun> =
+        runs.iter().map(|(l, r)| NamedRun { label: l.to_string(), dir: format!("/results/{l}"), run: r }).collect();
     Summary::build(&named)
 }
 
@@ -59,7 +60,10 @@ fn tsv_snapshot_has_benchmark_sh_columns() {
 #[test]
 fn compare_text_snapshot() {
     let (a, b) = two_runs();
-    let groups = vec![Group { label: "a".into(), runs: vec![("/results/a".into(), a)] }, Group { label: "b".into(), runs: vec![("/results/b".into(), b)] }];
+    let groups = vec![
+        Group { label: "a".into(), runs: vec![("/results/a".into(), a)] },
+        Group { label: "b".into(), runs: vec![("/results/b".into(), b)] },
+    ];
     let c = compare::compare(&groups, &compare::Options::default()).unwrap();
     assert_snapshot("compare.txt", &rumbench::report::compare_text::render(&c));
 }
@@ -108,7 +112,8 @@ fn stall_is_visible_in_the_throughput_and_max_series() {
     let max_us = rocks.intervals.iter().map(|i| i.max_us).fold(0.0, f64::max);
     assert_eq!(min, 2000);
     assert_eq!(max_us, 950_000.0);
-    let page = html::render(&s, &HtmlOptions { base: s.default_base(), title: Some("t".into()), generated_at: "now".into() });
+    let page =
+        html::render(&s, &HtmlOptions { base: s.default_base(), title: Some("t".into()), generated_at: "now".into() });
     // The max-per-second chart's y axis reaches the stall (1 s decade).
     assert!(page.contains(">1s</text>"), "log axis should reach 1 s");
 }

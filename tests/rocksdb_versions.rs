@@ -35,7 +35,13 @@ fn load(dir: &Path) -> Value {
 fn refused(args: &[&str]) -> String {
     let t = tempfile::tempdir().unwrap();
     let out_dir = t.path().join("out");
-    let out = rumbench().args(args).arg("--output-dir").arg(&out_dir).env("XDG_CACHE_HOME", t.path().join("cache")).output().unwrap();
+    let out = rumbench()
+        .args(args)
+        .arg("--output-dir")
+        .arg(&out_dir)
+        .env("XDG_CACHE_HOME", t.path().join("cache"))
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
     assert!(!out_dir.exists(), "{args:?}: nothing written before the run starts");
     assert!(!t.path().join("cache").exists(), "{args:?}: nothing built for a refused plan");
@@ -52,7 +58,11 @@ fn an_unknown_version_is_refused_with_the_versions_that_exist() {
         vec!["-e", "rocksdb@latest", "-s", "fillseq"],
     ] {
         let err = refused(&args);
-        assert!(err.contains("unknown RocksDB version") && err.contains("6.28.2, 7.4.4, 7.9.2, 8.1.1, 8.6.7, 8.8.1, 8.9.1, 8.10.0, 9.9.3, 10.4.2, 11.8.1"), "{err}");
+        assert!(
+            err.contains("unknown RocksDB version")
+                && err.contains("6.28.2, 7.4.4, 7.9.2, 8.1.1, 8.6.7, 8.8.1, 8.9.1, 8.10.0, 9.9.3, 10.4.2, 11.8.1"),
+            "{err}"
+        );
     }
     let err = refused(&["-e", "rocksdb@8.5", "-s", "fillseq"]);
     assert!(err.contains("bundles RocksDB 8.6.7"), "{err}");
@@ -76,17 +86,27 @@ fn what_a_version_lacks_is_refused_before_anything_is_built() {
 #[test]
 fn rocksdb_versions_lists_every_version_and_what_it_lacks() {
     let t = tempfile::tempdir().unwrap();
-    let out = Command::cargo_bin("rumbench").unwrap().arg("rocksdb-versions").env("XDG_CACHE_HOME", t.path()).output().unwrap();
+    let out = Command::cargo_bin("rumbench")
+        .unwrap()
+        .arg("rocksdb-versions")
+        .env("XDG_CACHE_HOME", t.path())
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.lines().any(|l| l.starts_with("11.8.1") && l.contains("built in")), "{text}");
-    assert!(text.lines().any(|l| l.starts_with("6.28.2") && l.contains("not built") && l.contains("no WaitForCompact")), "{text}");
+    assert!(
+        text.lines().any(|l| l.starts_with("6.28.2") && l.contains("not built") && l.contains("no WaitForCompact")),
+        "{text}"
+    );
     assert!(text.contains(&t.path().join("rumbench/rocksdb").display().to_string()), "{text}");
 }
 
 /// The main build's target dir, whose librocksdb-sys a build of 11.8.1 reuses.
 fn main_target_dir() -> PathBuf {
-    std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target"))
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target"))
 }
 
 /// The cache scripts/test.sh fills before the tests (a test-only location).
@@ -117,7 +137,9 @@ fn a_version_runs_in_its_own_cached_build_with_its_provenance() {
     assert_eq!(c["name"], "rocksdb-11.8.1");
     assert_eq!(c["status"], "completed", "{}", c["error"]);
     let prov: Vec<(String, String)> = serde_json::from_value(c["provenance"].clone()).unwrap();
-    let get = |k: &str| prov.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone()).unwrap_or_else(|| panic!("no {k} in {prov:?}"));
+    let get = |k: &str| {
+        prov.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone()).unwrap_or_else(|| panic!("no {k} in {prov:?}"))
+    };
     // It ran in the cached build (whose build.json sits beside it), not in this binary.
     assert!(get("build.version_build").starts_with("cached build of rumbench-rocksdb-11_8_1"), "{prov:?}");
     assert_eq!(get("build.rocksdb_source"), "11.8.1");
@@ -144,7 +166,11 @@ fn an_older_version_runs_with_its_provenance() {
     let version = wanted.clone().unwrap_or_else(|| "8.10".into());
     let listed = Command::cargo_bin("rumbench").unwrap().arg("rocksdb-versions").output().unwrap();
     let text = String::from_utf8_lossy(&listed.stdout).to_string();
-    let full = text.lines().find(|l| l.starts_with(&format!("{version}."))).and_then(|l| l.split_whitespace().next()).map(str::to_string);
+    let full = text
+        .lines()
+        .find(|l| l.starts_with(&format!("{version}.")))
+        .and_then(|l| l.split_whitespace().next())
+        .map(str::to_string);
     let cached = text.lines().any(|l| l.starts_with(&format!("{version}.")) && l.contains("cached"));
     if !cached {
         assert!(wanted.is_none(), "RocksDB {version} is not built: rumbench rocksdb-versions --build {version}");
@@ -155,7 +181,17 @@ fn an_older_version_runs_with_its_provenance() {
     let t = tempfile::tempdir().unwrap();
     let out_dir = t.path().join("out");
     let out = rumbench()
-        .args(["-e", &format!("rocksdb@{version}"), "-e", "rocksdb", "-s", "fillseq,readrandom,waitforcompaction", "-n", "20000", "--db-dir"])
+        .args([
+            "-e",
+            &format!("rocksdb@{version}"),
+            "-e",
+            "rocksdb",
+            "-s",
+            "fillseq,readrandom,waitforcompaction",
+            "-n",
+            "20000",
+            "--db-dir",
+        ])
         .arg(t.path().join("db"))
         .arg("--output-dir")
         .arg(&out_dir)
@@ -171,7 +207,10 @@ fn an_older_version_runs_with_its_provenance() {
     assert!(prov.iter().any(|(k, v)| k == "build.rocksdb_source" && *v == full), "{prov:?}");
     assert!(prov.iter().any(|(k, v)| k == "build.ndebug" && v.starts_with("true (checked")), "{prov:?}");
     let options: Vec<(String, String)> = serde_json::from_value(c["effective_options"].clone()).unwrap();
-    assert!(options.iter().any(|(k, v)| k == "Version.rocksdb_version" && *v == full), "the OPTIONS file RocksDB wrote says {full}");
+    assert!(
+        options.iter().any(|(k, v)| k == "Version.rocksdb_version" && *v == full),
+        "the OPTIONS file RocksDB wrote says {full}"
+    );
     assert_eq!(v["configs"][1]["name"], "rocksdb", "the built-in beside it");
 }
 
@@ -182,7 +221,8 @@ fn ctrl_c_while_waiting_for_another_runs_build_stops_at_once() {
     let root = t.path().join("cache/rumbench/rocksdb");
     std::fs::create_dir_all(&root).unwrap();
     // Another rumbench building a version holds this lock.
-    let lock = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(root.join(".build.lock")).unwrap();
+    let lock =
+        std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(root.join(".build.lock")).unwrap();
     // SAFETY: flock on a descriptor we own, held until this test ends.
     assert_eq!(unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX) }, 0);
     let mut child = Command::cargo_bin("rumbench")
@@ -207,5 +247,9 @@ fn ctrl_c_while_waiting_for_another_runs_build_stops_at_once() {
     assert_eq!(status.code(), Some(130));
     let mut rest = String::new();
     std::io::Read::read_to_string(&mut err, &mut rest).unwrap();
-    assert!(rest.contains("interrupted by SIGINT while waiting for another rumbench's RocksDB build") && !rest.contains("building RocksDB"), "{rest}");
+    assert!(
+        rest.contains("interrupted by SIGINT while waiting for another rumbench's RocksDB build")
+            && !rest.contains("building RocksDB"),
+        "{rest}"
+    );
 }

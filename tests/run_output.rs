@@ -33,8 +33,12 @@ fn each_warning_is_printed_once() {
     }
     // ... under its step, as the step ended.
     let lines: Vec<&str> = text.lines().collect();
-    let at = lines.iter().position(|l| l.trim_start().starts_with("rocksdb fillrandom: ")).unwrap_or_else(|| panic!("no step line:\n{text}"));
-    let under_step: Vec<&str> = lines[at + 1..].iter().take_while(|l| l.starts_with("    warning: ")).copied().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.trim_start().starts_with("rocksdb fillrandom: "))
+        .unwrap_or_else(|| panic!("no step line:\n{text}"));
+    let under_step: Vec<&str> =
+        lines[at + 1..].iter().take_while(|l| l.starts_with("    warning: ")).copied().collect();
     assert!(under_step.iter().any(|l| l.contains("not durable as run")), "{text}");
 
     // result.json: step warnings on their step only; the run's list has the run's own.
@@ -67,16 +71,26 @@ fn the_summary_fits_a_terminal_and_shows_each_operation_type() {
     )
     .unwrap();
     let out_dir = dir.path().join("out");
-    let out = run(&["-c", suite.to_str().unwrap(), "-s", "ycsb-load,ycsb-a,ycsb-f", "--records", "2000", "--ops", "4000"], &out_dir);
+    let out = run(
+        &["-c", suite.to_str().unwrap(), "-s", "ycsb-load,ycsb-a,ycsb-f", "--records", "2000", "--ops", "4000"],
+        &out_dir,
+    );
     let table = String::from_utf8_lossy(&out.stdout).to_string();
     for line in table.lines() {
         assert!(line.chars().count() <= 120, "{} characters: {line}\n{table}", line.chars().count());
     }
     // Per config: READ in ycsb-a and ycsb-f, UPDATE in ycsb-a, READ-MODIFY-WRITE in ycsb-f.
     for (op, rows) in [("READ", 4), ("UPDATE", 2), ("READ-MODIFY-WRITE", 2)] {
-        assert_eq!(table.lines().filter(|l| l.trim_start().starts_with(&format!("{op} "))).count(), rows, "{op}:\n{table}");
+        assert_eq!(
+            table.lines().filter(|l| l.trim_start().starts_with(&format!("{op} "))).count(),
+            rows,
+            "{op}:\n{table}"
+        );
     }
-    assert!(table.contains("null-engine-with-a-very-long-configuration-name-number-two"), "the key to shortened names:\n{table}");
+    assert!(
+        table.contains("null-engine-with-a-very-long-configuration-name-number-two"),
+        "the key to shortened names:\n{table}"
+    );
 
     // The per-type figures are the recorded ones; parameters are recorded for the sweep's x-axis.
     let v = result(&out_dir);
@@ -90,14 +104,30 @@ fn the_summary_fits_a_terminal_and_shows_each_operation_type() {
     // summary.txt and --all-columns: every column, names whole.
     let summary = std::fs::read_to_string(out_dir.join("summary.txt")).unwrap();
     let again = dir.path().join("all");
-    let all = run(&["-c", suite.to_str().unwrap(), "-s", "ycsb-load,ycsb-a", "--records", "2000", "--ops", "4000", "--all-columns"], &again);
+    let all = run(
+        &[
+            "-c",
+            suite.to_str().unwrap(),
+            "-s",
+            "ycsb-load,ycsb-a",
+            "--records",
+            "2000",
+            "--ops",
+            "4000",
+            "--all-columns",
+        ],
+        &again,
+    );
     let all = String::from_utf8_lossy(&all.stdout).to_string();
     for text in [&summary, &all] {
         let header = text.lines().find(|l| l.starts_with("config ")).unwrap();
         for column in ["ops/s", "p99.9 us", "max us", "space-amp", "rss MB", "syncs/commit", "notes"] {
             assert!(header.contains(column), "{column} missing: {header}");
         }
-        assert!(text.lines().any(|l| l.starts_with("null-engine-with-a-very-long-configuration-name-number-one ")), "{text}");
+        assert!(
+            text.lines().any(|l| l.starts_with("null-engine-with-a-very-long-configuration-name-number-one ")),
+            "{text}"
+        );
     }
 }
 
@@ -107,11 +137,17 @@ fn a_mixed_step_never_shows_one_operation_types_latency_as_the_steps() {
     let out = run(&["-e", "null", "-s", "ycsb-load,ycsb-a", "--records", "1000", "--ops", "4000"], dir.path());
     let text = printed(&out);
     // The end-of-step line: every type's latency, not READ's alone.
-    let line = text.lines().find(|l| l.trim_start().starts_with("null ycsb-a: ")).unwrap_or_else(|| panic!("no step line:\n{text}"));
+    let line = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("null ycsb-a: "))
+        .unwrap_or_else(|| panic!("no step line:\n{text}"));
     assert!(line.contains("READ p50 ") && line.contains("UPDATE p50 "), "{line}");
     // The step's row: no latency of its own, and a note that the rows per type have it.
     let table = String::from_utf8_lossy(&out.stdout).to_string();
-    let row = table.lines().find(|l| l.starts_with("null ") && l.contains(" ycsb-a ")).unwrap_or_else(|| panic!("no ycsb-a row:\n{table}"));
+    let row = table
+        .lines()
+        .find(|l| l.starts_with("null ") && l.contains(" ycsb-a "))
+        .unwrap_or_else(|| panic!("no ycsb-a row:\n{table}"));
     assert!(row.contains("latency per operation type below"), "{row}");
     let tsv = std::fs::read_to_string(dir.path().join("report.tsv")).unwrap();
     let header: Vec<&str> = tsv.lines().next().unwrap().split('\t').collect();

@@ -43,7 +43,8 @@ fn processes_mentioning(path: &Path) -> Vec<(i32, String)> {
         if pid == std::process::id() as i32 {
             continue;
         }
-        let cmd = String::from_utf8_lossy(&std::fs::read(e.path().join("cmdline")).unwrap_or_default()).replace('\0', " ");
+        let cmd =
+            String::from_utf8_lossy(&std::fs::read(e.path().join("cmdline")).unwrap_or_default()).replace('\0', " ");
         let state = std::fs::read_to_string(e.path().join("stat")).unwrap_or_default();
         let zombie = state.rsplit(')').next().is_some_and(|rest| rest.trim_start().starts_with('Z'));
         // A postmaster names its data dir nowhere on its command line (PGDATA): it runs in it.
@@ -85,17 +86,39 @@ fn a_directory_rumbench_did_not_create_is_never_removed() {
     std::fs::create_dir_all(data.join("lmdb")).unwrap();
     std::fs::write(data.join("lmdb/important.txt"), "precious").unwrap();
     let out_dir = t.path().join("out");
-    let out = rumbench().args(["-e", "lmdb", "-s", "fillseq", "-n", "1000", "--db-dir"]).arg(&data).arg("--output-dir").arg(&out_dir).output().unwrap();
-    assert_refused(&out, &format!("data dir {} is not empty and was not created by rumbench", data.join("lmdb").display()), &out_dir);
+    let out = rumbench()
+        .args(["-e", "lmdb", "-s", "fillseq", "-n", "1000", "--db-dir"])
+        .arg(&data)
+        .arg("--output-dir")
+        .arg(&out_dir)
+        .output()
+        .unwrap();
+    assert_refused(
+        &out,
+        &format!("data dir {} is not empty and was not created by rumbench", data.join("lmdb").display()),
+        &out_dir,
+    );
     assert_eq!(std::fs::read_to_string(data.join("lmdb/important.txt")).unwrap(), "precious");
     assert_nothing_left_running(&out_dir, 5);
 
     // A data dir rumbench made itself (kept with --keep-db) may be reused and
     // is removed at the end; the user's --db-dir around it stays.
-    let kept = rumbench().args(["-e", "lmdb", "-s", "fillseq", "-n", "1000", "--keep-db", "--db-dir"]).arg(t.path().join("db2")).arg("--output-dir").arg(t.path().join("k1")).output().unwrap();
+    let kept = rumbench()
+        .args(["-e", "lmdb", "-s", "fillseq", "-n", "1000", "--keep-db", "--db-dir"])
+        .arg(t.path().join("db2"))
+        .arg("--output-dir")
+        .arg(t.path().join("k1"))
+        .output()
+        .unwrap();
     assert!(kept.status.success(), "{}", stderr(&kept));
     assert!(t.path().join("db2/lmdb/data.mdb").exists());
-    let again = rumbench().args(["-e", "lmdb", "-s", "fillseq", "-n", "1000", "--db-dir"]).arg(t.path().join("db2")).arg("--output-dir").arg(t.path().join("k2")).output().unwrap();
+    let again = rumbench()
+        .args(["-e", "lmdb", "-s", "fillseq", "-n", "1000", "--db-dir"])
+        .arg(t.path().join("db2"))
+        .arg("--output-dir")
+        .arg(t.path().join("k2"))
+        .output()
+        .unwrap();
     assert!(again.status.success(), "{}", stderr(&again));
     assert!(!t.path().join("db2/lmdb").exists(), "rumbench's own data dir is removed after the run");
 }
@@ -118,17 +141,27 @@ fn config_names_cannot_leave_the_data_directory() {
 fn an_existing_output_dir_is_refused_unless_replaced() {
     let t = tempfile::tempdir().unwrap();
     let out_dir = t.path().join("run");
-    let first = rumbench().args(["-e", "null", "-s", "fillseq", "-n", "100", "--output-dir"]).arg(&out_dir).output().unwrap();
+    let first =
+        rumbench().args(["-e", "null", "-s", "fillseq", "-n", "100", "--output-dir"]).arg(&out_dir).output().unwrap();
     assert!(first.status.success(), "{}", stderr(&first));
     let started = load(&out_dir)["started_at"].clone();
 
-    let second = rumbench().args(["-e", "null", "-s", "fillseq", "-n", "100", "--output-dir"]).arg(&out_dir).output().unwrap();
+    let second =
+        rumbench().args(["-e", "null", "-s", "fillseq", "-n", "100", "--output-dir"]).arg(&out_dir).output().unwrap();
     assert_eq!(second.status.code(), Some(2), "{}", stderr(&second));
-    assert!(stderr(&second).contains("already holds a run: choose another --output-dir, or pass --replace-output"), "{}", stderr(&second));
+    assert!(
+        stderr(&second).contains("already holds a run: choose another --output-dir, or pass --replace-output"),
+        "{}",
+        stderr(&second)
+    );
     assert_eq!(load(&out_dir)["started_at"], started, "the earlier run is untouched");
 
     std::thread::sleep(Duration::from_millis(1100));
-    let third = rumbench().args(["-e", "null", "-s", "fillseq", "-n", "100", "--replace-output", "--output-dir"]).arg(&out_dir).output().unwrap();
+    let third = rumbench()
+        .args(["-e", "null", "-s", "fillseq", "-n", "100", "--replace-output", "--output-dir"])
+        .arg(&out_dir)
+        .output()
+        .unwrap();
     assert!(third.status.success(), "{}", stderr(&third));
     assert_ne!(load(&out_dir)["started_at"], started, "replaced");
 
@@ -136,9 +169,18 @@ fn an_existing_output_dir_is_refused_unless_replaced() {
     let mine = t.path().join("mine");
     std::fs::create_dir(&mine).unwrap();
     std::fs::write(mine.join("thesis.tex"), "x").unwrap();
-    let out = rumbench().args(["-e", "null", "-s", "fillseq", "-n", "100", "--replace-output", "--output-dir"]).arg(&mine).output().unwrap();
+    let out = rumbench()
+        .args(["-e", "null", "-s", "fillseq", "-n", "100", "--replace-output", "--output-dir"])
+        .arg(&mine)
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains(&format!("output directory {} is not empty and was not created by rumbench", mine.display())), "{}", stderr(&out));
+    assert!(
+        stderr(&out)
+            .contains(&format!("output directory {} is not empty and was not created by rumbench", mine.display())),
+        "{}",
+        stderr(&out)
+    );
     assert!(mine.join("thesis.tex").exists());
     assert_eq!(std::fs::read_dir(&mine).unwrap().count(), 1, "nothing written into it");
 }
@@ -180,7 +222,11 @@ fn a_database_another_run_holds_is_refused_on_every_engine() {
                 .arg(&out_dir)
                 .output()
                 .unwrap();
-            assert_refused(&out, &format!("data dir {} is in use by another rumbench run", db_root.join(engine).display()), &out_dir);
+            assert_refused(
+                &out,
+                &format!("data dir {} is in use by another rumbench run", db_root.join(engine).display()),
+                &out_dir,
+            );
         }
         let done = first.wait_with_output().unwrap();
         assert!(done.status.success(), "{engine}: the first run must not notice the second: {}", stderr(&done));
@@ -194,7 +240,10 @@ fn a_database_another_run_holds_is_refused_on_every_engine() {
             .output()
             .unwrap();
         assert!(out.status.success(), "{engine}: {}", stderr(&out));
-        assert!(db_root.join(engine).join(".rumbench-owned").exists(), "{engine}: --use-existing-db keeps the database");
+        assert!(
+            db_root.join(engine).join(".rumbench-owned").exists(),
+            "{engine}: --use-existing-db keeps the database"
+        );
         assert_nothing_left_running(t.path(), 5);
     }
 }
@@ -211,14 +260,32 @@ fn everything_knowable_is_checked_before_anything_starts() {
     let empty_s = empty.to_string_lossy().to_string();
     let cases: Vec<(Vec<&str>, String)> = vec![
         (vec!["--config", &suite_s], "[[step]] fillseq: unknown field `threadz`".into()),
-        (vec!["-e", "lmdb", "-s", "readrandom", "--use-existing-db", "--db-dir", &missing], format!("--use-existing-db: {missing}/lmdb does not exist")),
-        (vec!["-e", "lmdb", "-s", "readrandom", "--use-existing-db", "--db-dir", &empty_s], format!("--use-existing-db: {empty_s}/lmdb is empty")),
-        (vec!["-e", "lmdb", "-s", "readrandom,fillseq"], "step readrandom reads existing keys, but no fill step runs before it".into()),
-        (vec!["-e", "rocksdb", "-o", "wal=false", "-o", "sync=true"], "sync=true syncs the write-ahead log, but wal=false turns it off".into()),
+        (
+            vec!["-e", "lmdb", "-s", "readrandom", "--use-existing-db", "--db-dir", &missing],
+            format!("--use-existing-db: {missing}/lmdb does not exist"),
+        ),
+        (
+            vec!["-e", "lmdb", "-s", "readrandom", "--use-existing-db", "--db-dir", &empty_s],
+            format!("--use-existing-db: {empty_s}/lmdb is empty"),
+        ),
+        (
+            vec!["-e", "lmdb", "-s", "readrandom,fillseq"],
+            "step readrandom reads existing keys, but no fill step runs before it".into(),
+        ),
+        (
+            vec!["-e", "rocksdb", "-o", "wal=false", "-o", "sync=true"],
+            "sync=true syncs the write-ahead log, but wal=false turns it off".into(),
+        ),
         (vec!["-e", "null", "--num", "0"], "--num must be at least 1".into()),
         (vec!["-e", "postgres", "-s", "l.x,l.i0"], "step l.x needs the tables loaded: run l.i0 before it".into()),
-        (vec!["-e", "rocksdb", "-s", "l.i0,qr100"], "step qr100 queries the secondary indexes: run l.x before it".into()),
-        (vec!["-e", "rocksdb", "-s", "l.i0", "--use-existing-db", "--db-dir", &empty_s], "--use-existing-db is not supported with its steps".into()),
+        (
+            vec!["-e", "rocksdb", "-s", "l.i0,qr100"],
+            "step qr100 queries the secondary indexes: run l.x before it".into(),
+        ),
+        (
+            vec!["-e", "rocksdb", "-s", "l.i0", "--use-existing-db", "--db-dir", &empty_s],
+            "--use-existing-db is not supported with its steps".into(),
+        ),
     ];
     for (args, expected) in cases {
         let out_dir = t.path().join("out");
@@ -227,10 +294,16 @@ fn everything_knowable_is_checked_before_anything_starts() {
     }
     assert!(empty.join("lmdb").is_dir(), "an empty dir the user made stays");
     // The null engine pretends every key exists: a read step alone is fine there.
-    let out = rumbench().args(["-e", "null", "-s", "readrandom", "-n", "1000"]).arg("--output-dir").arg(t.path().join("null")).output().unwrap();
+    let out = rumbench()
+        .args(["-e", "null", "-s", "readrandom", "-n", "1000"])
+        .arg("--output-dir")
+        .arg(t.path().join("null"))
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     // compare with an empty group is a usage error, not a panic.
-    let out = Command::cargo_bin("rumbench").unwrap().args(["compare", ",", t.path().to_str().unwrap()]).output().unwrap();
+    let out =
+        Command::cargo_bin("rumbench").unwrap().args(["compare", ",", t.path().to_str().unwrap()]).output().unwrap();
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("compare: \",\" names no run"), "{}", stderr(&out));
 }
@@ -240,7 +313,8 @@ fn config_process(out_dir: &Path) -> i32 {
     let task = out_dir.join(".rumbench-task.json");
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
-        if let Some((pid, _)) = processes_mentioning(&task).into_iter().find(|(_, c)| c.contains("internal-run-config")) {
+        if let Some((pid, _)) = processes_mentioning(&task).into_iter().find(|(_, c)| c.contains("internal-run-config"))
+        {
             return pid;
         }
         assert!(Instant::now() < deadline, "no config process");
@@ -328,7 +402,13 @@ fn sigterm_sighup_and_sigkill_of_the_parent_during_a_rocksdb_step() {
 #[test]
 fn sigterm_sighup_and_sigkill_of_the_parent_during_a_postgres_step() {
     for sig in [libc::SIGTERM, libc::SIGHUP, libc::SIGKILL] {
-        signal_the_parent(sig, &["-e", "postgres", "-s", "l.i0,qp100", "--rows", "3000", "--query-seconds", "60"], None, 1, "postgres");
+        signal_the_parent(
+            sig,
+            &["-e", "postgres", "-s", "l.i0,qp100", "--rows", "3000", "--query-seconds", "60"],
+            None,
+            1,
+            "postgres",
+        );
     }
 }
 
@@ -349,7 +429,9 @@ fn a_crashed_config_process_is_cleaned_up_and_the_next_config_still_runs() {
     let out_dir = t.path().join("out");
     let db_root = t.path().join("db");
     let out = kill_the_config_process_after_its_first_step(
-        rumbench().args(["-e", "rocksdb,lmdb", "-s", "fillseq,readrandom", "-n", "20000", "--seconds", "2", "--db-dir"]).arg(&db_root),
+        rumbench()
+            .args(["-e", "rocksdb,lmdb", "-s", "fillseq,readrandom", "-n", "20000", "--seconds", "2", "--db-dir"])
+            .arg(&db_root),
         &out_dir,
     );
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
@@ -369,7 +451,9 @@ fn a_crashed_config_process_is_cleaned_up_and_the_next_config_still_runs() {
 fn wait_for_first_profile(out_dir: &Path, secs: u64) {
     let deadline = Instant::now() + Duration::from_secs(secs);
     loop {
-        let v = std::fs::read_to_string(out_dir.join("result.json")).ok().and_then(|t| serde_json::from_str::<Value>(&t).ok());
+        let v = std::fs::read_to_string(out_dir.join("result.json"))
+            .ok()
+            .and_then(|t| serde_json::from_str::<Value>(&t).ok());
         if v.is_some_and(|v| v["configs"][0]["steps"][0]["profile"].is_object()) {
             return;
         }
@@ -381,7 +465,12 @@ fn wait_for_first_profile(out_dir: &Path, secs: u64) {
 /// perf's recording directories (`rumbench-perf.<pid>`) in `place`.
 fn recordings_in(place: &Path) -> Vec<String> {
     std::fs::read_dir(place)
-        .map(|d| d.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).filter(|n| n.starts_with("rumbench-perf.")).collect())
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.starts_with("rumbench-perf."))
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -393,7 +482,18 @@ fn a_crashed_profiled_config_keeps_its_finished_steps_profiles_and_leaves_no_rec
     std::fs::create_dir(&place).unwrap();
     let parent = rumbench()
         .env("RUMBENCH_PROFILE_DIR", &place)
-        .args(["-e", "rocksdb", "-s", "fillseq,readrandom", "-n", "20000", "--seconds", "3", "--profile", "--output-dir"])
+        .args([
+            "-e",
+            "rocksdb",
+            "-s",
+            "fillseq,readrandom",
+            "-n",
+            "20000",
+            "--seconds",
+            "3",
+            "--profile",
+            "--output-dir",
+        ])
         .arg(&out_dir)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -407,7 +507,9 @@ fn a_crashed_profiled_config_keeps_its_finished_steps_profiles_and_leaves_no_rec
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let v = load(&out_dir);
     let step = &v["configs"][0]["steps"][0];
-    let file = step["profile"]["file"].as_str().unwrap_or_else(|| panic!("the step done before the crash keeps its profile: {step}"));
+    let file = step["profile"]["file"]
+        .as_str()
+        .unwrap_or_else(|| panic!("the step done before the crash keeps its profile: {step}"));
     assert!(out_dir.join(file).is_file());
     let notes = v["configs"][0]["notes"].to_string();
     assert!(notes.contains("not profiled: the step the config process was running when it ended"), "{notes}");
@@ -423,7 +525,20 @@ fn killing_every_process_keeps_the_finished_steps_profile_and_the_next_run_remov
     std::fs::create_dir(&place).unwrap();
     let mut parent = rumbench()
         .env("RUMBENCH_PROFILE_DIR", &place)
-        .args(["-e", "null", "-o", "spin_ns=2000", "-s", "fillseq,readrandom", "-n", "100000", "--seconds", "30", "--profile", "--db-dir"])
+        .args([
+            "-e",
+            "null",
+            "-o",
+            "spin_ns=2000",
+            "-s",
+            "fillseq,readrandom",
+            "-n",
+            "100000",
+            "--seconds",
+            "30",
+            "--profile",
+            "--db-dir",
+        ])
         .arg(t.path().join("db"))
         .arg("--output-dir")
         .arg(&out_dir)
@@ -433,7 +548,9 @@ fn killing_every_process_keeps_the_finished_steps_profile_and_the_next_run_remov
         .unwrap();
     let deadline = Instant::now() + Duration::from_secs(90);
     loop {
-        let v = std::fs::read_to_string(out_dir.join("result.json")).ok().and_then(|t| serde_json::from_str::<Value>(&t).ok());
+        let v = std::fs::read_to_string(out_dir.join("result.json"))
+            .ok()
+            .and_then(|t| serde_json::from_str::<Value>(&t).ok());
         if v.is_some_and(|v| v["configs"][0]["steps"][0]["profile"].is_object()) {
             break;
         }
@@ -455,10 +572,21 @@ fn killing_every_process_keeps_the_finished_steps_profile_and_the_next_run_remov
     assert!(out_dir.join(&file).is_file(), "{file}");
     let left = recordings_in(&place);
     assert_eq!(left.len(), 1, "nobody was left to remove the recording");
-    assert!(std::fs::read_dir(place.join(&left[0])).unwrap().flatten().any(|e| e.file_name().to_string_lossy().starts_with("perf.data")), "{left:?}");
+    assert!(
+        std::fs::read_dir(place.join(&left[0]))
+            .unwrap()
+            .flatten()
+            .any(|e| e.file_name().to_string_lossy().starts_with("perf.data")),
+        "{left:?}"
+    );
     // The next run (profiled or not) finds it, its processes dead, and removes it.
     let next = t.path().join("next");
-    let out = rumbench().env("RUMBENCH_PROFILE_DIR", &place).args(["-e", "null", "-s", "fillseq", "-n", "100", "--output-dir"]).arg(&next).output().unwrap();
+    let out = rumbench()
+        .env("RUMBENCH_PROFILE_DIR", &place)
+        .args(["-e", "null", "-s", "fillseq", "-n", "100", "--output-dir"])
+        .arg(&next)
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stderr(&out).contains("removed perf's recording that a killed run left behind"), "{}", stderr(&out));
     assert!(recordings_in(&place).is_empty(), "{:?}", recordings_in(&place));
@@ -468,7 +596,8 @@ fn killing_every_process_keeps_the_finished_steps_profile_and_the_next_run_remov
 fn missing_figures_are_null_with_a_reason() {
     let t = tempfile::tempdir().unwrap();
     let out_dir = t.path().join("out");
-    let out = rumbench().args(["-e", "null", "-s", "fillseq", "-n", "50", "--output-dir"]).arg(&out_dir).output().unwrap();
+    let out =
+        rumbench().args(["-e", "null", "-s", "fillseq", "-n", "50", "--output-dir"]).arg(&out_dir).output().unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     let v = load(&out_dir);
     let m = &v["configs"][0]["steps"][0]["metrics"];
@@ -645,14 +774,18 @@ fn a_closed_pipe_stops_the_run_like_a_closed_terminal() {
     assert!(!t.path().join("db").exists(), "the data dirs are removed");
     assert!(!t.path().join("out/.rumbench-task.json").exists());
     // The summary's reader quit: the run completed, its files are all there.
-    let (text, code) = bash_pipeline("\"$RB\" run --no-history -e null -s fillseq -n 1000 --output-dir out2 | head -n 1; echo ${PIPESTATUS[0]}", t.path());
+    let (text, code) = bash_pipeline(
+        "\"$RB\" run --no-history -e null -s fillseq -n 1000 --output-dir out2 | head -n 1; echo ${PIPESTATUS[0]}",
+        t.path(),
+    );
     // 0 when the summary fit in the pipe before head quit.
     assert!(code == 0 || code == 128 + libc::SIGPIPE, "{text}");
     assert!(!text.contains("panicked"), "{text}");
     assert_eq!(load(&t.path().join("out2"))["status"], "completed");
     assert!(t.path().join("out2/report.html").exists());
     for cmd in ["engines", "steps", "compare out2 out2", "history --history nothere.sqlite"] {
-        let (text, code) = bash_pipeline(&format!("\"$RB\" {cmd} 2>&1 | head -c 1 >/dev/null; echo ${{PIPESTATUS[0]}}"), t.path());
+        let (text, code) =
+            bash_pipeline(&format!("\"$RB\" {cmd} 2>&1 | head -c 1 >/dev/null; echo ${{PIPESTATUS[0]}}"), t.path());
         assert!(code == 0 || code == 2 || code == 128 + libc::SIGPIPE, "{cmd}: {text}");
         assert!(!text.contains("panicked"), "{cmd}: {text}");
     }
@@ -675,10 +808,22 @@ fn a_terminal_that_hangs_up_stops_the_run() {
         libc::fcntl(slave, libc::F_SETFD, libc::FD_CLOEXEC);
     }
     let mut cmd = Command::cargo_bin("rumbench").unwrap();
-    cmd.args(["run", "--no-history", "-e", "rocksdb,lmdb", "-s", "fillseq,readrandom", "-n", "20000", "--seconds", "10", "--db-dir"])
-        .arg(t.path().join("db"))
-        .arg("--output-dir")
-        .arg(&out_dir);
+    cmd.args([
+        "run",
+        "--no-history",
+        "-e",
+        "rocksdb,lmdb",
+        "-s",
+        "fillseq,readrandom",
+        "-n",
+        "20000",
+        "--seconds",
+        "10",
+        "--db-dir",
+    ])
+    .arg(t.path().join("db"))
+    .arg("--output-dir")
+    .arg(&out_dir);
     // SAFETY: duplicates of the pty's slave for the child's standard streams;
     // setsid and TIOCSCTTY make it the child's controlling terminal.
     unsafe {
@@ -735,11 +880,15 @@ fn a_server_a_killed_run_left_running_is_stopped_before_its_files_go() {
     let t = tempfile::tempdir().unwrap();
     let db_root = t.path().join("db");
     let out1 = t.path().join("out1");
-    let mut first = rumbench_in(&["-e", "postgres", "-s", "l.i0,qp100", "--rows", "3000", "--query-seconds", "60"], &db_root, &out1)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut first = rumbench_in(
+        &["-e", "postgres", "-s", "l.i0,qp100", "--rows", "3000", "--query-seconds", "60"],
+        &db_root,
+        &out1,
+    )
+    .stdout(Stdio::null())
+    .stderr(Stdio::null())
+    .spawn()
+    .unwrap();
     wait_for_steps(&out1, 1, 120);
     let child = config_process(&out1);
     // SAFETY: the two rumbench processes of our run, killed together.
@@ -749,9 +898,14 @@ fn a_server_a_killed_run_left_running_is_stopped_before_its_files_go() {
     }
     first.wait().unwrap();
     std::thread::sleep(Duration::from_millis(500));
-    let orphans: Vec<_> = processes_mentioning(&db_root.join("postgres")).into_iter().filter(|(_, c)| c.starts_with("postgres")).collect();
+    let orphans: Vec<_> = processes_mentioning(&db_root.join("postgres"))
+        .into_iter()
+        .filter(|(_, c)| c.starts_with("postgres"))
+        .collect();
     assert!(!orphans.is_empty(), "the server outlives a SIGKILLed run (the case under test)");
-    let out = rumbench_in(&["-e", "postgres", "-s", "l.i0", "--rows", "2000"], &db_root, &t.path().join("out2")).output().unwrap();
+    let out = rumbench_in(&["-e", "postgres", "-s", "l.i0", "--rows", "2000"], &db_root, &t.path().join("out2"))
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stderr(&out).contains("stopped postgres (pid"), "the leftover server is stopped first: {}", stderr(&out));
     assert_nothing_left_running(t.path(), 30);
@@ -761,7 +915,11 @@ fn a_server_a_killed_run_left_running_is_stopped_before_its_files_go() {
 fn replace_output_keeps_a_data_dir_another_run_uses() {
     let t = tempfile::tempdir().unwrap();
     let a = t.path().join("a");
-    let kept = rumbench().args(["-e", "lmdb", "-s", "fillseq", "-n", "20000", "--keep-db", "--output-dir"]).arg(&a).output().unwrap();
+    let kept = rumbench()
+        .args(["-e", "lmdb", "-s", "fillseq", "-n", "20000", "--keep-db", "--output-dir"])
+        .arg(&a)
+        .output()
+        .unwrap();
     assert!(kept.status.success(), "{}", stderr(&kept));
     assert!(a.join("db/lmdb/data.mdb").exists());
     let user = rumbench()
@@ -775,7 +933,11 @@ fn replace_output_keeps_a_data_dir_another_run_uses() {
         .unwrap();
     config_process(&t.path().join("b"));
     std::thread::sleep(Duration::from_millis(500));
-    let out = rumbench().args(["-e", "null", "-s", "fillseq", "-n", "100", "--replace-output", "--output-dir"]).arg(&a).output().unwrap();
+    let out = rumbench()
+        .args(["-e", "null", "-s", "fillseq", "-n", "100", "--replace-output", "--output-dir"])
+        .arg(&a)
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("which another rumbench run is using"), "{}", stderr(&out));
     assert!(a.join("db/lmdb/data.mdb").exists(), "the database in use stays");
@@ -788,13 +950,25 @@ fn replace_output_keeps_a_data_dir_another_run_uses() {
 #[test]
 fn use_existing_db_without_a_database_is_refused_and_adds_nothing() {
     let t = tempfile::tempdir().unwrap();
-    for (engine, file) in [("rocksdb", "CURRENT"), ("leveldb", "CURRENT"), ("lmdb", "data.mdb"), ("sqlite", "db.sqlite")] {
+    for (engine, file) in
+        [("rocksdb", "CURRENT"), ("leveldb", "CURRENT"), ("lmdb", "data.mdb"), ("sqlite", "db.sqlite")]
+    {
         let dir = t.path().join("db").join(engine);
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join("notes.txt"), "mine").unwrap();
         let out_dir = t.path().join(format!("out-{engine}"));
-        let out = rumbench().args(["-e", engine, "-s", "readrandom", "--use-existing-db", "--db-dir"]).arg(t.path().join("db")).arg("--output-dir").arg(&out_dir).output().unwrap();
-        assert_refused(&out, &format!("--use-existing-db: {} holds no {engine} database (no {file} in it)", dir.display()), &out_dir);
+        let out = rumbench()
+            .args(["-e", engine, "-s", "readrandom", "--use-existing-db", "--db-dir"])
+            .arg(t.path().join("db"))
+            .arg("--output-dir")
+            .arg(&out_dir)
+            .output()
+            .unwrap();
+        assert_refused(
+            &out,
+            &format!("--use-existing-db: {} holds no {engine} database (no {file} in it)", dir.display()),
+            &out_dir,
+        );
         let left: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.file_name()).collect();
         assert_eq!(left, vec![std::ffi::OsString::from("notes.txt")], "{engine}: nothing added");
     }
@@ -804,7 +978,11 @@ fn use_existing_db_without_a_database_is_refused_and_adds_nothing() {
 fn figures_that_were_not_measured_are_null() {
     let t = tempfile::tempdir().unwrap();
     let out_dir = t.path().join("out");
-    let out = rumbench().args(["-e", "lmdb,sqlite,null", "-s", "fillseq,waitforcompaction", "-n", "2000", "--output-dir"]).arg(&out_dir).output().unwrap();
+    let out = rumbench()
+        .args(["-e", "lmdb,sqlite,null", "-s", "fillseq,waitforcompaction", "-n", "2000", "--output-dir"])
+        .arg(&out_dir)
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     let v = load(&out_dir);
     for c in v["configs"].as_array().unwrap() {
@@ -824,7 +1002,13 @@ fn runs_started_in_the_same_second_get_their_own_directories() {
     let t = tempfile::tempdir().unwrap();
     let runs: Vec<Child> = (0..3)
         .map(|_| {
-            rumbench().args(["-e", "null", "-s", "fillseq", "-n", "1000"]).current_dir(t.path()).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap()
+            rumbench()
+                .args(["-e", "null", "-s", "fillseq", "-n", "1000"])
+                .current_dir(t.path())
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
         })
         .collect();
     for r in runs {
@@ -846,11 +1030,15 @@ fn a_full_results_filesystem_fails_one_config_and_stops_its_server() {
     let t = tempfile::tempdir().unwrap();
     let out_dir = mnt.path().join("out");
     let db_root = t.path().join("db");
-    let run = rumbench_in(&["-e", "postgres,lmdb", "-s", "l.i0,qp100", "--rows", "3000", "--query-seconds", "5"], &db_root, &out_dir)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let run = rumbench_in(
+        &["-e", "postgres,lmdb", "-s", "l.i0,qp100", "--rows", "3000", "--query-seconds", "5"],
+        &db_root,
+        &out_dir,
+    )
+    .stdout(Stdio::null())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap();
     wait_for_steps(&out_dir, 1, 120);
     // Fill the results filesystem while the second step runs.
     let filler = mnt.path().join("filler");
@@ -889,10 +1077,17 @@ fn a_leveldb_database_is_not_handed_to_rocksdb_and_a_read_only_run_writes_nothin
     let t = tempfile::tempdir().unwrap();
     let db_root = t.path().join("db");
     // A LevelDB database, made by rumbench's leveldb engine and kept.
-    let out = rumbench_in(&["-e", "leveldb", "-s", "fillseq", "-n", "2000", "--keep-db"], &db_root, &t.path().join("made")).output().unwrap();
+    let out =
+        rumbench_in(&["-e", "leveldb", "-s", "fillseq", "-n", "2000", "--keep-db"], &db_root, &t.path().join("made"))
+            .output()
+            .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     let snapshot = |dir: &Path| -> Vec<(String, Vec<u8>)> {
-        let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir).unwrap().flatten().map(|e| (e.file_name().to_string_lossy().to_string(), std::fs::read(e.path()).unwrap_or_default())).collect();
+        let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+            .unwrap()
+            .flatten()
+            .map(|e| (e.file_name().to_string_lossy().to_string(), std::fs::read(e.path()).unwrap_or_default()))
+            .collect();
         files.sort();
         files
     };
@@ -904,23 +1099,48 @@ fn a_leveldb_database_is_not_handed_to_rocksdb_and_a_read_only_run_writes_nothin
     }
     let before = snapshot(&rocks);
     let out_dir = t.path().join("refused");
-    let out = rumbench_in(&["-e", "rocksdb", "-s", "readrandom", "-n", "2000", "--use-existing-db"], &db_root, &out_dir).output().unwrap();
+    let out =
+        rumbench_in(&["-e", "rocksdb", "-s", "readrandom", "-n", "2000", "--use-existing-db"], &db_root, &out_dir)
+            .output()
+            .unwrap();
     assert_refused(&out, "holds no rocksdb database (its CURRENT has neither IDENTITY nor an OPTIONS file beside it, as a LevelDB database does", &out_dir);
     assert_eq!(snapshot(&rocks), before, "not a byte of the LevelDB database changed");
     // LevelDB still opens it.
-    let out = rumbench_in(&["-e", "leveldb", "-s", "readrandom", "-n", "2000", "--use-existing-db"], &db_root, &t.path().join("leveldb-reads")).output().unwrap();
+    let out = rumbench_in(
+        &["-e", "leveldb", "-s", "readrandom", "-n", "2000", "--use-existing-db"],
+        &db_root,
+        &t.path().join("leveldb-reads"),
+    )
+    .output()
+    .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
 
     // RocksDB's own database, read by read-only steps: opened read-only, nothing written.
-    let out = rumbench_in(&["-e", "rocksdb", "-s", "fillseq", "-n", "2000", "--keep-db"], &t.path().join("db2"), &t.path().join("made2")).output().unwrap();
+    let out = rumbench_in(
+        &["-e", "rocksdb", "-s", "fillseq", "-n", "2000", "--keep-db"],
+        &t.path().join("db2"),
+        &t.path().join("made2"),
+    )
+    .output()
+    .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     let dir = t.path().join("db2/rocksdb");
     let before: Vec<(String, Vec<u8>)> = snapshot(&dir).into_iter().filter(|(n, _)| !n.starts_with("LOG")).collect();
     let reads = t.path().join("reads");
-    let out = rumbench_in(&["-e", "rocksdb", "-s", "readrandom,fwdrange", "-n", "2000", "--use-existing-db"], &t.path().join("db2"), &reads).output().unwrap();
+    let out = rumbench_in(
+        &["-e", "rocksdb", "-s", "readrandom,fwdrange", "-n", "2000", "--use-existing-db"],
+        &t.path().join("db2"),
+        &reads,
+    )
+    .output()
+    .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     let after: Vec<(String, Vec<u8>)> = snapshot(&dir).into_iter().filter(|(n, _)| !n.starts_with("LOG")).collect();
-    assert_eq!(after.iter().map(|(n, _)| n).collect::<Vec<_>>(), before.iter().map(|(n, _)| n).collect::<Vec<_>>(), "no file added or removed (but RocksDB's info LOG)");
+    assert_eq!(
+        after.iter().map(|(n, _)| n).collect::<Vec<_>>(),
+        before.iter().map(|(n, _)| n).collect::<Vec<_>>(),
+        "no file added or removed (but RocksDB's info LOG)"
+    );
     assert!(after == before, "no database file changed");
     let v = load(&reads);
     assert!(v["configs"][0]["notes"].to_string().contains("opened read-only"), "{}", v["configs"][0]["notes"]);
@@ -935,7 +1155,10 @@ fn a_hung_up_terminal_stops_a_run_in_a_background_process_group_at_once() {
     let out_dir = t.path().join("out");
     let (mut master, mut slave) = (0, 0);
     // SAFETY: openpty fills two descriptors we own.
-    assert_eq!(unsafe { libc::openpty(&mut master, &mut slave, std::ptr::null_mut(), std::ptr::null(), std::ptr::null()) }, 0);
+    assert_eq!(
+        unsafe { libc::openpty(&mut master, &mut slave, std::ptr::null_mut(), std::ptr::null(), std::ptr::null()) },
+        0
+    );
     // SAFETY: the run must not inherit our copies.
     unsafe {
         libc::fcntl(master, libc::F_SETFD, libc::FD_CLOEXEC);
@@ -975,7 +1198,9 @@ fn a_hung_up_terminal_stops_a_run_in_a_background_process_group_at_once() {
         while !flag.load(std::sync::atomic::Ordering::SeqCst) {
             let mut p = libc::pollfd { fd: master, events: libc::POLLIN, revents: 0 };
             // SAFETY: poll and read on the master we own.
-            if unsafe { libc::poll(&mut p, 1, 100) } > 0 && unsafe { libc::read(master, buf.as_mut_ptr().cast(), buf.len()) } <= 0 {
+            if unsafe { libc::poll(&mut p, 1, 100) } > 0
+                && unsafe { libc::read(master, buf.as_mut_ptr().cast(), buf.len()) } <= 0
+            {
                 break;
             }
         }
@@ -991,7 +1216,11 @@ fn a_hung_up_terminal_stops_a_run_in_a_background_process_group_at_once() {
     // The shell (the session leader) gets SIGHUP and dies; its background job is not told.
     let _ = shell.wait();
     assert_nothing_left_running(t.path(), 60);
-    assert!(hung_up.elapsed() < Duration::from_secs(15), "stopped at once, not after its 20-second step: {:?}", hung_up.elapsed());
+    assert!(
+        hung_up.elapsed() < Duration::from_secs(15),
+        "stopped at once, not after its 20-second step: {:?}",
+        hung_up.elapsed()
+    );
     let v = load(&out_dir);
     assert_eq!(v["status"], "interrupted", "{}", v["error"]);
     assert_eq!(v["configs"][0]["status"], "interrupted", "interrupted, not failed: {}", v["configs"][0]["error"]);

@@ -287,7 +287,18 @@ fn output_and_data_paths_with_shell_and_config_file_characters() {
     let out_dir = tmp.path().join(r#"a "q" $x \b 's,#"#);
     let out = std::process::Command::cargo_bin("rumbench")
         .unwrap()
-        .args(["run", "--progress", "off", "--no-history", "-e", "postgres,mariadb-innodb", "-s", "l.i0", "--rows", "500"])
+        .args([
+            "run",
+            "--progress",
+            "off",
+            "--no-history",
+            "-e",
+            "postgres,mariadb-innodb",
+            "-s",
+            "l.i0",
+            "--rows",
+            "500",
+        ])
         .arg("--output-dir")
         .arg(&out_dir)
         .output()

@@ -33,7 +33,18 @@ fn soon(secs: u64) -> String {
 /// Shard `i` of `n` started in the background, results in `dir/s<i>`.
 fn start_shard(dir: &Path, i: u32, n: u32, at: &str, args: &[&str]) -> Child {
     rumbench()
-        .args(["run", "--progress", "off", "--no-history", "--shard", &format!("{i}/{n}"), "--start-at", at, "--step-gap", "2"])
+        .args([
+            "run",
+            "--progress",
+            "off",
+            "--no-history",
+            "--shard",
+            &format!("{i}/{n}"),
+            "--start-at",
+            at,
+            "--step-gap",
+            "2",
+        ])
         .args(args)
         .arg("-d")
         .arg(dir.join(format!("s{i}")))
@@ -54,7 +65,12 @@ fn run_shards(dir: &Path, n: u32, args: &[&str]) {
 
 /// A PostgreSQL the test starts in `dir`, and the URL shards reach it by (a server they did not start).
 fn postgres(dir: &Path) -> (RunningServer, String) {
-    let server = RunningServer::start(&ServerConfig { kind: ServerKind::Postgres, data_dir: dir.join("pg"), config_lines: Vec::new() }).unwrap();
+    let server = RunningServer::start(&ServerConfig {
+        kind: ServerKind::Postgres,
+        data_dir: dir.join("pg"),
+        config_lines: Vec::new(),
+    })
+    .unwrap();
     let url = format!("postgres://postgres@127.0.0.1:{}/rumbench", server.port());
     (server, url)
 }
@@ -65,7 +81,12 @@ fn decode(b64: &str) -> Histogram<u64> {
 }
 
 fn step<'a>(run: &'a Value, name: &str) -> &'a Value {
-    run["configs"][0]["steps"].as_array().unwrap().iter().find(|s| s["name"] == name).unwrap_or_else(|| panic!("no step {name}"))
+    run["configs"][0]["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == name)
+        .unwrap_or_else(|| panic!("no step {name}"))
 }
 
 /// The merged step's operations and percentiles are those of every shard's
@@ -120,7 +141,14 @@ fn rocksdb_shards_merge_exactly_and_export_an_interval_log() {
     for s in &shards {
         assert_eq!(step(s, "fillseq")["ops"], 10_000);
     }
-    let out = rumbench().args(["merge", "-d"]).arg(dir.join("m")).arg(dir.join("s2")).arg(dir.join("s0")).arg(dir.join("s1")).output().unwrap();
+    let out = rumbench()
+        .args(["merge", "-d"])
+        .arg(dir.join("m"))
+        .arg(dir.join("s2"))
+        .arg(dir.join("s0"))
+        .arg(dir.join("s1"))
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", text(&out));
     assert!(text(&out).contains("Shards"), "{}", text(&out));
     let merged = load(&dir.join("m"));
@@ -133,7 +161,8 @@ fn rocksdb_shards_merge_exactly_and_export_an_interval_log() {
     assert!(dir.join("m/report.html").exists());
 
     // The interval log: every second of every step, read back by the crate's reader.
-    let out = rumbench().args(["export", "-f", "hdr-log", "-o"]).arg(dir.join("m.hlog")).arg(dir.join("m")).output().unwrap();
+    let out =
+        rumbench().args(["export", "-f", "hdr-log", "-o"]).arg(dir.join("m.hlog")).arg(dir.join("m")).output().unwrap();
     assert!(out.status.success(), "{}", text(&out));
     let log = std::fs::read(dir.join("m.hlog")).unwrap();
     let mut by_tag: std::collections::BTreeMap<String, u64> = Default::default();
@@ -163,7 +192,25 @@ fn rocksdb_shards_merge_exactly_and_export_an_interval_log() {
     refused(&["m", "s1"], "merged run");
     // A shard 2 of another plan (another seed).
     let out = rumbench()
-        .args(["run", "--progress", "off", "--no-history", "--shard", "2/3", "--seed", "7", "-e", "rocksdb", "-s", "fillseq,readrandom", "--num", "30000", "--threads", "2", "-d"])
+        .args([
+            "run",
+            "--progress",
+            "off",
+            "--no-history",
+            "--shard",
+            "2/3",
+            "--seed",
+            "7",
+            "-e",
+            "rocksdb",
+            "-s",
+            "fillseq,readrandom",
+            "--num",
+            "30000",
+            "--threads",
+            "2",
+            "-d",
+        ])
         .arg(dir.join("other"))
         .output()
         .unwrap();
@@ -174,12 +221,26 @@ fn rocksdb_shards_merge_exactly_and_export_an_interval_log() {
     // and --replace-output replaces only an earlier merge.
     for (output, why) in [("s0", "holds the shard"), (".", "holds the shard"), ("other", "is not a merge")] {
         let before = std::fs::read(dir.join("s0/result.json")).unwrap();
-        let out = rumbench().args(["merge", "--replace-output", "-d"]).arg(dir.join(output)).arg(dir.join("s0")).arg(dir.join("s1")).arg(dir.join("s2")).output().unwrap();
+        let out = rumbench()
+            .args(["merge", "--replace-output", "-d"])
+            .arg(dir.join(output))
+            .arg(dir.join("s0"))
+            .arg(dir.join("s1"))
+            .arg(dir.join("s2"))
+            .output()
+            .unwrap();
         assert_eq!(out.status.code(), Some(2), "{output}: {}", text(&out));
         assert!(text(&out).contains(why), "{output}: {}", text(&out));
         assert_eq!(std::fs::read(dir.join("s0/result.json")).unwrap(), before, "shard 0's run is untouched");
     }
-    let out = rumbench().args(["merge", "--replace-output", "-d"]).arg(dir.join("m")).arg(dir.join("s0")).arg(dir.join("s1")).arg(dir.join("s2")).output().unwrap();
+    let out = rumbench()
+        .args(["merge", "--replace-output", "-d"])
+        .arg(dir.join("m"))
+        .arg(dir.join("s0"))
+        .arg(dir.join("s1"))
+        .arg(dir.join("s2"))
+        .output()
+        .unwrap();
     assert!(out.status.success(), "an earlier merge is replaced: {}", text(&out));
 
     // A shard whose histogram is corrupt: the file, config and step are named, in words.
@@ -187,7 +248,14 @@ fn rocksdb_shards_merge_exactly_and_export_an_interval_log() {
     let h = s1["configs"][0]["steps"][1]["ops_by_type"][0]["histogram"].as_str().unwrap().to_string();
     s1["configs"][0]["steps"][1]["ops_by_type"][0]["histogram"] = Value::String(h[..h.len() / 2].to_string());
     std::fs::write(dir.join("s1/result.json"), serde_json::to_vec(&s1).unwrap()).unwrap();
-    let out = rumbench().args(["merge", "-d"]).arg(dir.join("m2")).arg(dir.join("s0")).arg(dir.join("s1")).arg(dir.join("s2")).output().unwrap();
+    let out = rumbench()
+        .args(["merge", "-d"])
+        .arg(dir.join("m2"))
+        .arg(dir.join("s0"))
+        .arg(dir.join("s1"))
+        .arg(dir.join("s2"))
+        .output()
+        .unwrap();
     assert_ne!(out.status.code(), Some(0));
     let t = text(&out);
     assert!(t.contains("config rocksdb") && t.contains("readrandom") && t.contains("corrupt histogram"), "{t}");
@@ -209,7 +277,10 @@ fn a_shard_stopped_while_waiting_for_shard_0_says_so() {
     let step = &r["configs"][0]["steps"][0];
     assert_eq!(step["status"], "interrupted", "{step}");
     let err = step["error"].as_str().unwrap();
-    assert!(err.contains("interrupted by SIGTERM") && err.contains("of waiting for shard 0 to create table usertable"), "{err}");
+    assert!(
+        err.contains("interrupted by SIGTERM") && err.contains("of waiting for shard 0 to create table usertable"),
+        "{err}"
+    );
     assert!(!err.contains("within 120 s"), "{err}");
     server.stop().unwrap();
 }
@@ -220,7 +291,11 @@ fn ycsb_shards_load_one_postgres_without_colliding() {
     let dir = tmp.path();
     let (server, url) = postgres(dir);
     // Two shards load 3,000 records together, then run YCSB D (5% inserts) for 2 s each.
-    run_shards(dir, 2, &["--target", &url, "-s", "ycsb-load,ycsb-d", "--records", "3000", "--seconds", "2", "--threads", "2"]);
+    run_shards(
+        dir,
+        2,
+        &["--target", &url, "-s", "ycsb-load,ycsb-d", "--records", "3000", "--seconds", "2", "--threads", "2"],
+    );
     let shards: Vec<Value> = (0..2).map(|i| load(&dir.join(format!("s{i}")))).collect();
     let mut inserts = 0;
     for s in &shards {
@@ -240,7 +315,8 @@ fn ycsb_shards_load_one_postgres_without_colliding() {
     let mut c = server.connect_postgres().unwrap();
     let rows: i64 = c.query_one("SELECT count(*) FROM usertable", &[]).unwrap().get(0);
     assert_eq!(rows as u64, 3000 + inserts);
-    let out = rumbench().args(["merge", "-d"]).arg(dir.join("m")).arg(dir.join("s0")).arg(dir.join("s1")).output().unwrap();
+    let out =
+        rumbench().args(["merge", "-d"]).arg(dir.join("m")).arg(dir.join("s0")).arg(dir.join("s1")).output().unwrap();
     assert!(out.status.success(), "{}", text(&out));
     let merged = load(&dir.join("m"));
     assert_eq!(step(&merged, "ycsb-load")["ops"], 3000);
@@ -260,7 +336,24 @@ fn hotrow_shards_update_the_same_rows_of_one_postgres() {
     let dir = tmp.path();
     let (server, url) = postgres(dir);
     // Two shards of two clients on one hot row: the contention of four clients.
-    run_shards(dir, 2, &["--target", &url, "-s", "hotrow", "--hot-tables", "1", "--hot-rows", "1000", "--threads", "2", "--seconds", "2"]);
+    run_shards(
+        dir,
+        2,
+        &[
+            "--target",
+            &url,
+            "-s",
+            "hotrow",
+            "--hot-tables",
+            "1",
+            "--hot-rows",
+            "1000",
+            "--threads",
+            "2",
+            "--seconds",
+            "2",
+        ],
+    );
     let shards: Vec<Value> = (0..2).map(|i| load(&dir.join(format!("s{i}")))).collect();
     let updates: u64 = shards.iter().map(|s| step(s, "hotrow@T1@t2")["ops"].as_u64().unwrap()).sum();
     for s in &shards {
@@ -271,7 +364,8 @@ fn hotrow_shards_update_the_same_rows_of_one_postgres() {
     let mut c = server.connect_postgres().unwrap();
     let counter: i64 = c.query_one("SELECT counter FROM hot1 WHERE id = 1", &[]).unwrap().get(0);
     assert_eq!(counter as u64, updates);
-    let out = rumbench().args(["merge", "-d"]).arg(dir.join("m")).arg(dir.join("s0")).arg(dir.join("s1")).output().unwrap();
+    let out =
+        rumbench().args(["merge", "-d"]).arg(dir.join("m")).arg(dir.join("s0")).arg(dir.join("s1")).output().unwrap();
     assert!(out.status.success(), "{}", text(&out));
     let merged = load(&dir.join("m"));
     assert_eq!(step(&merged, "hotrow@T1@t4")["ops"].as_u64().unwrap(), updates, "named by all shards' clients");
@@ -284,7 +378,11 @@ fn insert_benchmark_shards_use_tables_of_their_own() {
     let dir = tmp.path();
     let (server, url) = postgres(dir);
     // Two shards of two clients: shard 0 has pi1, pi2; shard 1 pi3, pi4.
-    run_shards(dir, 2, &["--target", &url, "-s", "l.i0,l.x,l.i1", "--rows", "2000", "--insert-rows", "500", "--threads", "2"]);
+    run_shards(
+        dir,
+        2,
+        &["--target", &url, "-s", "l.i0,l.x,l.i1", "--rows", "2000", "--insert-rows", "500", "--threads", "2"],
+    );
     let shards: Vec<Value> = (0..2).map(|i| load(&dir.join(format!("s{i}")))).collect();
     for (i, s) in shards.iter().enumerate() {
         let notes = s["configs"][0]["notes"].to_string();
@@ -296,7 +394,8 @@ fn insert_benchmark_shards_use_tables_of_their_own() {
     let mut c = server.connect_postgres().unwrap();
     let left: i64 = c.query_one("SELECT count(*) FROM pg_tables WHERE tablename LIKE 'pi%'", &[]).unwrap().get(0);
     assert_eq!(left, 0, "each shard dropped its own tables");
-    let out = rumbench().args(["merge", "-d"]).arg(dir.join("m")).arg(dir.join("s0")).arg(dir.join("s1")).output().unwrap();
+    let out =
+        rumbench().args(["merge", "-d"]).arg(dir.join("m")).arg(dir.join("s0")).arg(dir.join("s1")).output().unwrap();
     assert!(out.status.success(), "{}", text(&out));
     let merged = load(&dir.join("m"));
     assert_eq!(step(&merged, "l.i0")["ops"], 8000);

@@ -19,7 +19,14 @@ fn rumbench() -> Command {
 }
 
 fn run(args: &[&str], out: &Path) -> Output {
-    rumbench().arg("run").args(["--progress", "off", "--no-history"]).args(args).arg("--output-dir").arg(out).output().unwrap()
+    rumbench()
+        .arg("run")
+        .args(["--progress", "off", "--no-history"])
+        .args(args)
+        .arg("--output-dir")
+        .arg(out)
+        .output()
+        .unwrap()
 }
 
 fn text(o: &Output) -> String {
@@ -61,7 +68,25 @@ fn it_is_listed_with_its_options_and_build() {
     let o = rumbench().args(["engines", "splinterdb"]).output().unwrap();
     let t = text(&o);
     assert!(o.status.success(), "{t}");
-    for want in ["cache_size", "default 1G", "disk_size", "memtable_capacity", "default 24M", "fanout", "num_memtable_bg_threads", "num_normal_bg_threads", "direct_io", "page_size", "extent_size", "filter_hash_size", "filter_log_index_size", "use_log", "build.platform_assert: on", "-march=native", "d2173e0e"] {
+    for want in [
+        "cache_size",
+        "default 1G",
+        "disk_size",
+        "memtable_capacity",
+        "default 24M",
+        "fanout",
+        "num_memtable_bg_threads",
+        "num_normal_bg_threads",
+        "direct_io",
+        "page_size",
+        "extent_size",
+        "filter_hash_size",
+        "filter_log_index_size",
+        "use_log",
+        "build.platform_assert: on",
+        "-march=native",
+        "d2173e0e",
+    ] {
         assert!(t.contains(want), "{want} not in:\n{t}");
     }
     let all = text(&rumbench().arg("engines").output().unwrap());
@@ -73,10 +98,29 @@ fn a_cache_too_small_and_a_disk_too_small_are_refused_in_one_line() {
     let e = refused(&["-e", "splinterdb", "-o", "cache_size=32M", "-s", "fillseq", "-n", "1000"]);
     assert!(e.contains("cache_size=32M is below 3 x memtable_capacity") && e.contains("stall"), "{e}");
     let e = refused(&["-e", "splinterdb", "-o", "disk_size=256M", "-s", "fillseq", "-n", "2000000"]);
-    assert!(e.contains("disk_size=256M cannot hold what this run keeps and writes") && e.contains("Out of Space"), "{e}");
+    assert!(
+        e.contains("disk_size=256M cannot hold what this run keeps and writes") && e.contains("Out of Space"),
+        "{e}"
+    );
     // The same disk holds a smaller run.
     let t = tempfile::tempdir().unwrap();
-    run_ok(&["-e", "splinterdb", "-o", "disk_size=256M", "-o", "memtable_capacity=4M", "-o", "cache_size=64M", "-s", "fillseq", "-n", "20000"], &t.path().join("ok"));
+    run_ok(
+        &[
+            "-e",
+            "splinterdb",
+            "-o",
+            "disk_size=256M",
+            "-o",
+            "memtable_capacity=4M",
+            "-o",
+            "cache_size=64M",
+            "-s",
+            "fillseq",
+            "-n",
+            "20000",
+        ],
+        &t.path().join("ok"),
+    );
 }
 
 #[test]
@@ -96,22 +140,54 @@ fn every_dbbench_step_runs_and_every_write_step_is_nd_with_the_reason() {
     let t = tempfile::tempdir().unwrap();
     let all = "fillseq,fillrandom,filluniquerandom,overwrite,readrandom,multireadrandom,readseq,fwdrange,revrange,readwhilewriting,fwdrangewhilewriting,deleterandom,flush,waitforcompaction,fill";
     let r = run_ok(
-        &["-e", "splinterdb", "-o", "memtable_capacity=4M", "-o", "cache_size=64M", "-s", all, "-n", "20000", "--seconds", "0.5", "--writer-rate", "2000"],
+        &[
+            "-e",
+            "splinterdb",
+            "-o",
+            "memtable_capacity=4M",
+            "-o",
+            "cache_size=64M",
+            "-s",
+            all,
+            "-n",
+            "20000",
+            "--seconds",
+            "0.5",
+            "--writer-rate",
+            "2000",
+        ],
         &t.path().join("r"),
     );
     assert_eq!(r["configs"][0]["status"], "completed", "{}", r["configs"][0]);
     for s in steps(&r) {
         let name = s["name"].as_str().unwrap();
         assert_eq!(s["status"], "completed", "{name}: {s}");
-        let writes = ["fillseq", "fillrandom", "filluniquerandom", "overwrite", "readwhilewriting", "fwdrangewhilewriting", "deleterandom", "fill"].contains(&name);
+        let writes = [
+            "fillseq",
+            "fillrandom",
+            "filluniquerandom",
+            "overwrite",
+            "readwhilewriting",
+            "fwdrangewhilewriting",
+            "deleterandom",
+            "fill",
+        ]
+        .contains(&name);
         let n = notes(s);
         let reason = n.iter().any(|x| x.contains("calls no fsync, fdatasync or msync"));
         assert_eq!(reason, writes, "{name}: {n:?}");
         if writes {
             let syncs = &s["metrics"]["syncs"];
             assert_eq!(syncs["durable_as_run"], false, "{name}: {syncs}");
-            assert_eq!(syncs["fsync"].as_u64().unwrap() + syncs["fdatasync"].as_u64().unwrap() + syncs["msync"].as_u64().unwrap(), 0, "{name}");
-            let warned = s["warnings"].as_array().unwrap().iter().any(|w| w.as_str().unwrap().starts_with("not durable as run"));
+            assert_eq!(
+                syncs["fsync"].as_u64().unwrap()
+                    + syncs["fdatasync"].as_u64().unwrap()
+                    + syncs["msync"].as_u64().unwrap(),
+                0,
+                "{name}"
+            );
+            let warned =
+                s["warnings"].as_array().unwrap().iter().any(|w| w.as_str().unwrap().starts_with("not durable as run"));
             assert!(warned, "{name}: {s}");
         }
     }
@@ -128,7 +204,22 @@ fn every_dbbench_step_runs_and_every_write_step_is_nd_with_the_reason() {
 fn ycsb_a_to_f_and_the_hot_row_workload_run() {
     let t = tempfile::tempdir().unwrap();
     let r = run_ok(
-        &["-e", "splinterdb", "-o", "memtable_capacity=4M", "-o", "cache_size=64M", "-s", "ycsb-load,ycsb-a,ycsb-b,ycsb-c,ycsb-d,ycsb-e,ycsb-f", "--records", "5000", "--ops", "3000", "--threads", "2"],
+        &[
+            "-e",
+            "splinterdb",
+            "-o",
+            "memtable_capacity=4M",
+            "-o",
+            "cache_size=64M",
+            "-s",
+            "ycsb-load,ycsb-a,ycsb-b,ycsb-c,ycsb-d,ycsb-e,ycsb-f",
+            "--records",
+            "5000",
+            "--ops",
+            "3000",
+            "--threads",
+            "2",
+        ],
         &t.path().join("y"),
     );
     for s in steps(&r) {
@@ -136,7 +227,24 @@ fn ycsb_a_to_f_and_the_hot_row_workload_run() {
     }
     assert!(notes(step(&r, "ycsb-f")).iter().any(|n| n.contains("a get and a put")));
     let r = run_ok(
-        &["-e", "splinterdb", "-o", "memtable_capacity=4M", "-o", "cache_size=64M", "-s", "hotrow", "--hot-rows", "1000", "--hot-tables", "1,2", "--threads", "1,2,4", "--seconds", "0.5"],
+        &[
+            "-e",
+            "splinterdb",
+            "-o",
+            "memtable_capacity=4M",
+            "-o",
+            "cache_size=64M",
+            "-s",
+            "hotrow",
+            "--hot-rows",
+            "1000",
+            "--hot-tables",
+            "1,2",
+            "--threads",
+            "1,2,4",
+            "--seconds",
+            "0.5",
+        ],
         &t.path().join("h"),
     );
     let cells: Vec<&Value> = steps(&r).iter().filter(|s| s["name"].as_str().unwrap().starts_with("hotrow@")).collect();
@@ -152,7 +260,11 @@ fn ycsb_a_to_f_and_the_hot_row_workload_run() {
 fn the_crash_test_gives_its_row() {
     let t = tempfile::tempdir().unwrap();
     let out = t.path().join("ct");
-    let o = rumbench().args(["crashtest", "-e", "splinterdb", "--crashes", "2", "--kill-after", "300,600", "--seed", "7", "-d"]).arg(&out).output().unwrap();
+    let o = rumbench()
+        .args(["crashtest", "-e", "splinterdb", "--crashes", "2", "--kill-after", "300,600", "--seed", "7", "-d"])
+        .arg(&out)
+        .output()
+        .unwrap();
     assert!(o.status.success(), "{}", text(&o));
     let r: Value = serde_json::from_slice(&std::fs::read(out.join("result.json")).unwrap()).unwrap();
     let c = &r["crashtest"]["configs"][0];
@@ -176,7 +288,10 @@ fn the_comparison_suite_runs_small_with_its_table() {
         let args = ["-c", path.to_str().unwrap(), "-n", "20000", "--ops", "20000", "--seconds", "0.5"];
         let r = run_ok(&args, &out);
         let configs = r["configs"].as_array().unwrap();
-        assert_eq!(configs.iter().map(|c| c["name"].as_str().unwrap()).collect::<Vec<_>>(), ["splinterdb", "rocksdb-leveled", "rocksdb-universal"]);
+        assert_eq!(
+            configs.iter().map(|c| c["name"].as_str().unwrap()).collect::<Vec<_>>(),
+            ["splinterdb", "rocksdb-leveled", "rocksdb-universal"]
+        );
         for c in configs {
             assert_eq!(c["status"], "completed", "{c}");
             let opts = c["effective_options"].to_string();
@@ -185,9 +300,13 @@ fn the_comparison_suite_runs_small_with_its_table() {
             }
         }
         let summary = std::fs::read_to_string(out.join("summary.txt")).unwrap();
-        let table = summary.split("engine comparison:").nth(1).unwrap_or_else(|| panic!("no comparison table:\n{summary}"));
+        let table =
+            summary.split("engine comparison:").nth(1).unwrap_or_else(|| panic!("no comparison table:\n{summary}"));
         for name in ["splinterdb", "rocksdb-leveled", "rocksdb-universal"] {
-            let row = table.lines().find(|l| l.starts_with(&format!("{name} "))).unwrap_or_else(|| panic!("no row {name}:\n{table}"));
+            let row = table
+                .lines()
+                .find(|l| l.starts_with(&format!("{name} ")))
+                .unwrap_or_else(|| panic!("no row {name}:\n{table}"));
             // inserts/s, point/s and range/s were measured.
             let cells: Vec<&str> = row.split_whitespace().collect();
             for c in &cells[2..5] {
@@ -202,13 +321,19 @@ fn the_comparison_suite_runs_small_with_its_table() {
 /// function made, in its order (the fixture), and a run with it writes them.
 #[test]
 fn key_order_hash_is_splinter_tests_keys() {
-    let fixture = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/splinterdb/splinter_test_keys.txt")).unwrap();
+    let fixture = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/splinterdb/splinter_test_keys.txt"),
+    )
+    .unwrap();
     let keys: Vec<(u64, Vec<u8>)> = fixture
         .lines()
         .filter(|l| !l.starts_with('#'))
         .map(|l| {
             let (i, hex) = l.split_once(' ').unwrap();
-            (i.parse().unwrap(), (0..hex.len()).step_by(2).map(|j| u8::from_str_radix(&hex[j..j + 2], 16).unwrap()).collect())
+            (
+                i.parse().unwrap(),
+                (0..hex.len()).step_by(2).map(|j| u8::from_str_radix(&hex[j..j + 2], 16).unwrap()).collect(),
+            )
         })
         .collect();
     assert_eq!(keys.len(), 1000);
@@ -222,7 +347,25 @@ fn key_order_hash_is_splinter_tests_keys() {
     let t = tempfile::tempdir().unwrap();
     let db = t.path().join("db");
     run_ok(
-        &["-e", "splinterdb", "-o", "memtable_capacity=4M", "-o", "cache_size=64M", "-s", "fill", "--key-order", "hash", "--key-size", "24", "-n", "1000", "--keep-db", "--db-dir", db.to_str().unwrap()],
+        &[
+            "-e",
+            "splinterdb",
+            "-o",
+            "memtable_capacity=4M",
+            "-o",
+            "cache_size=64M",
+            "-s",
+            "fill",
+            "--key-order",
+            "hash",
+            "--key-size",
+            "24",
+            "-n",
+            "1000",
+            "--keep-db",
+            "--db-dir",
+            db.to_str().unwrap(),
+        ],
         &t.path().join("r"),
     );
     let file = db.join("splinterdb").join("splinterdb.db");

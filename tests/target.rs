@@ -23,16 +23,19 @@ fn rumbench() -> Command {
     c
 }
 
-
 /// A server with role `bench` (password PASSWORD) owning database benchdb,
 /// which already holds the user's table `keepme`; TCP logins need the
 /// password (scram-sha-256).
 fn password_server(dir: &Path) -> RunningServer {
     // A setting in 8 kB pages, as the server's own configuration gives it.
     let config_lines = vec!["shared_buffers = 48MB".to_string()];
-    let s = RunningServer::start(&ServerConfig { kind: ServerKind::Postgres, data_dir: dir.join("pg"), config_lines }).unwrap();
+    let s = RunningServer::start(&ServerConfig { kind: ServerKind::Postgres, data_dir: dir.join("pg"), config_lines })
+        .unwrap();
     let mut c = s.connect_postgres().unwrap();
-    c.batch_execute(&format!("SET password_encryption = 'scram-sha-256'; CREATE ROLE bench LOGIN PASSWORD '{PASSWORD}'")).unwrap();
+    c.batch_execute(&format!(
+        "SET password_encryption = 'scram-sha-256'; CREATE ROLE bench LOGIN PASSWORD '{PASSWORD}'"
+    ))
+    .unwrap();
     c.batch_execute("CREATE DATABASE benchdb OWNER bench").unwrap();
     let hba = "local all all trust\nhost all all 127.0.0.1/32 scram-sha-256\nhost all all ::1/128 scram-sha-256\n";
     std::fs::write(s.data_dir().join("pg_hba.conf"), hba).unwrap();
@@ -56,11 +59,20 @@ fn bench_client(s: &RunningServer) -> postgres::Client {
 
 fn tables(s: &RunningServer) -> Vec<String> {
     let mut c = bench_client(s);
-    c.query("SELECT tablename::text FROM pg_tables WHERE schemaname = 'public' ORDER BY 1", &[]).unwrap().iter().map(|r| r.get(0)).collect()
+    c.query("SELECT tablename::text FROM pg_tables WHERE schemaname = 'public' ORDER BY 1", &[])
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect()
 }
 
 fn missing_reason<'a>(step: &'a Value, metric: &str) -> Option<&'a str> {
-    step["metrics"]["missing"].as_array().unwrap().iter().find(|m| m["metric"] == metric).and_then(|m| m["reason"].as_str())
+    step["metrics"]["missing"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["metric"] == metric)
+        .and_then(|m| m["reason"].as_str())
 }
 
 #[test]
@@ -78,8 +90,14 @@ fn ycsb_and_insert_benchmark_on_a_password_server() {
     // A wrong password is bad input: exit 2, one line, nothing written.
     let out_dir = tmp.path().join("wrong");
     let out = run_into(
-        rumbench()
-            .args(["--target", &format!("postgres://bench:nope@127.0.0.1:{port}/benchdb"), "-s", "ycsb-load", "--records", "100"]),
+        rumbench().args([
+            "--target",
+            &format!("postgres://bench:nope@127.0.0.1:{port}/benchdb"),
+            "-s",
+            "ycsb-load",
+            "--records",
+            "100",
+        ]),
         &out_dir,
     );
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
@@ -90,8 +108,18 @@ fn ycsb_and_insert_benchmark_on_a_password_server() {
     // YCSB, password in the URL.
     let ydir = tmp.path().join("ycsb");
     let out = run_into(
-        rumbench()
-            .args(["--target", &url, "-s", "ycsb-load,ycsb-a,ycsb-e", "--records", "2000", "--ops", "3000", "-t", "2"]),
+        rumbench().args([
+            "--target",
+            &url,
+            "-s",
+            "ycsb-load,ycsb-a,ycsb-e",
+            "--records",
+            "2000",
+            "--ops",
+            "3000",
+            "-t",
+            "2",
+        ]),
         &ydir,
     );
     assert!(out.status.success(), "{}", text(&out));
@@ -109,16 +137,25 @@ fn ycsb_and_insert_benchmark_on_a_password_server() {
         assert_eq!(s["status"], "completed", "{}: {}", s["name"], s["error"]);
         // The server's own figures cannot be seen from here: missing with the reason, never 0.
         for metric in ["engine_cpu_us_op", "io", "rss_peak", "db_size", "host_cpu_us_op"] {
-            let why = missing_reason(s, metric).unwrap_or_else(|| panic!("{} {metric} not reported missing", s["name"]));
+            let why =
+                missing_reason(s, metric).unwrap_or_else(|| panic!("{} {metric} not reported missing", s["name"]));
             assert!(why.contains("did not start"), "{why}");
         }
-        assert!(s["metrics"]["engine_cpu_us_op"].is_null() && s["metrics"]["io"].is_null() && s["metrics"]["rss_peak_bytes"].is_null());
+        assert!(
+            s["metrics"]["engine_cpu_us_op"].is_null()
+                && s["metrics"]["io"].is_null()
+                && s["metrics"]["rss_peak_bytes"].is_null()
+        );
         // Its ceilings: no device's (unknown, and why), the cpu's the client's only.
         let ceilings = &s["ceilings"];
-        let resources: Vec<&str> = ceilings["ceilings"].as_array().unwrap().iter().map(|x| x["resource"].as_str().unwrap()).collect();
+        let resources: Vec<&str> =
+            ceilings["ceilings"].as_array().unwrap().iter().map(|x| x["resource"].as_str().unwrap()).collect();
         assert!(resources.iter().all(|r| *r == "cpu"), "{ceilings}");
         let unknown: Vec<&str> = ceilings["unknown"].as_array().unwrap().iter().map(|u| u.as_str().unwrap()).collect();
-        assert!(unknown.iter().any(|u| u.starts_with("read, write and sync: a server rumbench did not start (--target)")), "{unknown:?}");
+        assert!(
+            unknown.iter().any(|u| u.starts_with("read, write and sync: a server rumbench did not start (--target)")),
+            "{unknown:?}"
+        );
         if !resources.is_empty() {
             assert!(unknown.iter().any(|u| u.contains("the cpu ceiling is the client's only")), "{unknown:?}");
         }
@@ -147,10 +184,17 @@ fn ycsb_and_insert_benchmark_on_a_password_server() {
     let names: Vec<&str> = c["steps"].as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["l.i0", "l.x", "l.i1", "qr100"]);
     // --rows per table, one table per client.
-    let rows: Vec<u64> = c["steps"][0]["ibench"]["table_rows"].as_array().unwrap().iter().map(|r| r.as_u64().unwrap()).collect();
+    let rows: Vec<u64> =
+        c["steps"][0]["ibench"]["table_rows"].as_array().unwrap().iter().map(|r| r.as_u64().unwrap()).collect();
     assert_eq!(rows, [3000, 3000]);
     // No CHECKPOINT on someone else's server.
-    let settle = c["steps"].as_array().unwrap().iter().flat_map(|s| s["notes"].as_array().unwrap()).filter_map(|n| n.as_str()).find(|n| n.starts_with("settle"));
+    let settle = c["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|s| s["notes"].as_array().unwrap())
+        .filter_map(|n| n.as_str())
+        .find(|n| n.starts_with("settle"));
     if let Some(n) = settle {
         assert!(n.contains("no CHECKPOINT"), "{n}");
     }
@@ -169,11 +213,8 @@ fn ycsb_and_insert_benchmark_on_a_password_server() {
 
     // A table of the name rumbench would create is the user's: refused before anything runs, and kept.
     bench_client(&server).batch_execute("CREATE TABLE usertable (k text)").unwrap();
-    let out = run_into(
-        rumbench()
-            .args(["--target", &url, "-s", "ycsb-load", "--records", "100"]),
-        &tmp.path().join("clash"),
-    );
+    let out =
+        run_into(rumbench().args(["--target", &url, "-s", "ycsb-load", "--records", "100"]), &tmp.path().join("clash"));
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert!(text(&out).contains("already holds table(s) usertable"), "{}", text(&out));
     assert_eq!(tables(&server), ["keepme", "usertable"]);
@@ -186,14 +227,21 @@ fn ycsb_runs_on_a_table_an_earlier_run_loaded() {
     let tmp = tempfile::tempdir().unwrap();
     let server = password_server(tmp.path());
     let url = format!("postgres://bench:{PASSWORD}@127.0.0.1:{}/benchdb", server.port());
-    let out = run_into(rumbench().args(["--target", &url, "-s", "ycsb-load", "--records", "1000", "--keep-db"]), &tmp.path().join("load"));
+    let out = run_into(
+        rumbench().args(["--target", &url, "-s", "ycsb-load", "--records", "1000", "--keep-db"]),
+        &tmp.path().join("load"),
+    );
     assert!(out.status.success(), "{}", text(&out));
     assert_eq!(tables(&server), ["keepme", "usertable"]);
 
     let rdir = tmp.path().join("run");
     let out = run_into(rumbench().args(["--target", &url, "-s", "ycsb-c,ycsb-d", "--ops", "2000", "-t", "2"]), &rdir);
     assert!(out.status.success(), "{}", text(&out));
-    assert!(text(&out).contains("runs YCSB's workloads on table usertable in postgres://bench@127.0.0.1"), "{}", text(&out));
+    assert!(
+        text(&out).contains("runs YCSB's workloads on table usertable in postgres://bench@127.0.0.1"),
+        "{}",
+        text(&out)
+    );
     let v = load(&rdir);
     let c = &v["configs"][0];
     assert_eq!(c["status"], "completed", "{}", c["error"]);
@@ -238,11 +286,17 @@ fn ycsb_runs_on_a_table_an_earlier_run_loaded() {
 #[test]
 fn target_urls_are_checked_before_anything_runs() {
     for (args, msg) in [
-        (&["--target", "postgres://u:topsecret@127.0.0.1:1/db?sslmode=require", "-s", "ycsb-load"][..], "query parameters are not supported"),
+        (
+            &["--target", "postgres://u:topsecret@127.0.0.1:1/db?sslmode=require", "-s", "ycsb-load"][..],
+            "query parameters are not supported",
+        ),
         (&["--target", "redis://h", "-s", "ycsb-load"][..], "the scheme must be postgres, mysql or mongodb"),
         (&["--target", "mysql://u@127.0.0.1:1", "-s", "ycsb-load"][..], "name the database"),
         (&["-e", "postgres", "-o", "target=mysql://u@h/d", "-s", "ycsb-load"][..], "cannot use a mysql:// target"),
-        (&["--target", "postgres://u@127.0.0.1:1/db", "-s", "ycsb-load", "--mode", "io-bound"][..], "does not make a server"),
+        (
+            &["--target", "postgres://u@127.0.0.1:1/db", "-s", "ycsb-load", "--mode", "io-bound"][..],
+            "does not make a server",
+        ),
         (&["--target", "postgres://u:topsecret@127.0.0.1:1/db", "-s", "ycsb-load"][..], "cannot connect"),
     ] {
         let dir = tempfile::tempdir().unwrap();
@@ -259,8 +313,12 @@ fn target_urls_are_checked_before_anything_runs() {
 fn ycsb_on_a_mariadb_server_with_a_password() {
     use mysql::prelude::Queryable;
     let tmp = tempfile::tempdir().unwrap();
-    let s = RunningServer::start(&ServerConfig { kind: ServerKind::MariadbInnodb, data_dir: tmp.path().join("my"), config_lines: Vec::new() })
-        .unwrap();
+    let s = RunningServer::start(&ServerConfig {
+        kind: ServerKind::MariadbInnodb,
+        data_dir: tmp.path().join("my"),
+        config_lines: Vec::new(),
+    })
+    .unwrap();
     let mut root = s.connect_mysql().unwrap();
     // MariaDB's default for a password: mysql_native_password.
     root.query_drop(format!("CREATE USER 'bench'@'127.0.0.1' IDENTIFIED BY '{PASSWORD}'")).unwrap();
@@ -285,7 +343,9 @@ fn ycsb_on_a_mariadb_server_with_a_password() {
     assert_eq!(c["status"], "completed", "{}", c["error"]);
     assert_eq!(c["steps"][1]["ops"], 2000);
     assert!(missing_reason(&c["steps"][1], "engine_cpu_us_op").unwrap().contains("did not start"));
-    let left: Vec<String> = root.query("SELECT table_name FROM information_schema.TABLES WHERE table_schema = 'benchdb' ORDER BY 1").unwrap();
+    let left: Vec<String> = root
+        .query("SELECT table_name FROM information_schema.TABLES WHERE table_schema = 'benchdb' ORDER BY 1")
+        .unwrap();
     assert_eq!(left, ["keepme"]);
     drop(root);
     s.stop().unwrap();
@@ -301,8 +361,7 @@ fn a_target_reached_through_its_unix_socket() {
     let url = format!("postgres://bench@{socket_dir}:{}/benchdb", server.port());
     let out_dir = tmp.path().join("out");
     let out = run_into(
-        rumbench()
-            .args(["--target", &url, "-s", "ycsb-load,ycsb-c", "--records", "500", "--ops", "500"]),
+        rumbench().args(["--target", &url, "-s", "ycsb-load,ycsb-c", "--records", "500", "--ops", "500"]),
         &out_dir,
     );
     assert!(out.status.success(), "{}", text(&out));
@@ -369,8 +428,16 @@ fn run_at_most(cmd: &mut Command, limit: std::time::Duration) -> Option<Output> 
 fn a_port_that_is_not_the_server_gives_one_line_within_the_time_outs() {
     let cases = [
         (Impostor::Silent, "no PostgreSQL answer within 10 s", "no MySQL answer within 10 s"),
-        (Impostor::Http, "not a PostgreSQL server: it sent 'HTTP/1.1 400 Bad Request'", "not a MySQL server: it sent 'HTTP/1.1 400 Bad Request'"),
-        (Impostor::Ssh, "not a PostgreSQL server: it sent 'SSH-2.0-OpenSSH_9.2p1 Debian-2+deb12u3'", "not a MySQL server: it sent 'SSH-2.0-OpenSSH_9.2p1 Debian-2+deb12u3'"),
+        (
+            Impostor::Http,
+            "not a PostgreSQL server: it sent 'HTTP/1.1 400 Bad Request'",
+            "not a MySQL server: it sent 'HTTP/1.1 400 Bad Request'",
+        ),
+        (
+            Impostor::Ssh,
+            "not a PostgreSQL server: it sent 'SSH-2.0-OpenSSH_9.2p1 Debian-2+deb12u3'",
+            "not a MySQL server: it sent 'SSH-2.0-OpenSSH_9.2p1 Debian-2+deb12u3'",
+        ),
     ];
     // All at once: the silent ones each wait out a time-out.
     let runs: Vec<_> = cases
@@ -384,7 +451,11 @@ fn a_port_that_is_not_the_server_gives_one_line_within_the_time_outs() {
                     let url = format!("{scheme}://bench:topsecret@127.0.0.1:{port}/benchdb");
                     let start = std::time::Instant::now();
                     let out = run_at_most(
-                        rumbench().env_remove("MYSQL_PWD").args(["--target", &url, "-s", "ycsb-load"]).arg("--output-dir").arg(&out_dir),
+                        rumbench()
+                            .env_remove("MYSQL_PWD")
+                            .args(["--target", &url, "-s", "ycsb-load"])
+                            .arg("--output-dir")
+                            .arg(&out_dir),
                         std::time::Duration::from_secs(40),
                     );
                     let took = start.elapsed();
@@ -394,14 +465,21 @@ fn a_port_that_is_not_the_server_gives_one_line_within_the_time_outs() {
                     assert_eq!(out.status.code(), Some(2), "{case}: {t}");
                     assert!(took < std::time::Duration::from_secs(30), "{case}: took {took:?}");
                     assert_eq!(t.trim().lines().count(), 1, "{case}: {t}");
-                    assert!(t.contains(&format!("cannot connect to {scheme}://bench@127.0.0.1:{port}/benchdb: {says}")), "{case}: {t}");
+                    assert!(
+                        t.contains(&format!("cannot connect to {scheme}://bench@127.0.0.1:{port}/benchdb: {says}")),
+                        "{case}: {t}"
+                    );
                     assert!(!t.contains("topsecret"), "{case}: {t}");
                     assert!(!out_dir.exists(), "{case}: {} was created", out_dir.display());
                 })
             })
         })
         .collect();
-    let failed: Vec<String> = runs.into_iter().filter_map(|r| r.join().err()).map(|e| e.downcast_ref::<String>().cloned().unwrap_or_default()).collect();
+    let failed: Vec<String> = runs
+        .into_iter()
+        .filter_map(|r| r.join().err())
+        .map(|e| e.downcast_ref::<String>().cloned().unwrap_or_default())
+        .collect();
     assert!(failed.is_empty(), "{}", failed.join("\n"));
 }
 
@@ -410,7 +488,12 @@ fn a_target_run_says_what_it_keeps_and_nothing_about_this_machines_data_disk() {
     // The data dir root on tmpfs: a run whose data is here would be warned
     // that its IO figures mean nothing; a target's data is not here.
     let tmp = tempfile::tempdir().unwrap();
-    let server = RunningServer::start(&ServerConfig { kind: ServerKind::Postgres, data_dir: tmp.path().join("pg"), config_lines: Vec::new() }).unwrap();
+    let server = RunningServer::start(&ServerConfig {
+        kind: ServerKind::Postgres,
+        data_dir: tmp.path().join("pg"),
+        config_lines: Vec::new(),
+    })
+    .unwrap();
     let url = format!("postgres://postgres@127.0.0.1:{}/rumbench", server.port());
     let shm = tempfile::tempdir_in("/dev/shm").unwrap();
     let out_dir = tmp.path().join("out");
@@ -422,13 +505,18 @@ fn a_target_run_says_what_it_keeps_and_nothing_about_this_machines_data_disk() {
     );
     assert!(out.status.success(), "{}", text(&out));
     let printed = text(&out);
-    let line = printed.lines().find(|l| l.contains("creates table(s) usertable")).unwrap_or_else(|| panic!("{printed}"));
+    let line =
+        printed.lines().find(|l| l.contains("creates table(s) usertable")).unwrap_or_else(|| panic!("{printed}"));
     assert!(line.contains("keeps them (--keep-db)") && !line.contains("drops"), "{line}");
     for needle in ["data filesystem", "IO figures", "data dir"] {
         assert!(!printed.contains(needle), "{needle}: {printed}");
     }
     let v = load(&out_dir);
-    assert!(v["warnings"].as_array().unwrap().iter().all(|w| !w.as_str().unwrap().contains("data")), "{}", v["warnings"]);
+    assert!(
+        v["warnings"].as_array().unwrap().iter().all(|w| !w.as_str().unwrap().contains("data")),
+        "{}",
+        v["warnings"]
+    );
     // Kept, as promised.
     let mut c = server.connect_postgres().unwrap();
     assert_eq!(c.query_one("SELECT count(*) FROM usertable", &[]).unwrap().get::<_, i64>(0), 300);

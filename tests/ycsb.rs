@@ -40,7 +40,16 @@ fn strings(args: &[&str]) -> Vec<String> {
 /// operation types, counts and outcomes.
 fn every_step(engines: &[&str], records: u64, ops: u64, threads: usize) -> Value {
     let mut args: Vec<String> = engines.iter().flat_map(|e| strings(&["-e", e])).collect();
-    args.extend(strings(&["-s", ALL, "--records", &records.to_string(), "--ops", &ops.to_string(), "-t", &threads.to_string()]));
+    args.extend(strings(&[
+        "-s",
+        ALL,
+        "--records",
+        &records.to_string(),
+        "--ops",
+        &ops.to_string(),
+        "-t",
+        &threads.to_string(),
+    ]));
     let v = run_ok(&args);
     let expected: &[(&str, &[&str])] = &[
         ("ycsb-load", &["INSERT"]),
@@ -56,7 +65,8 @@ fn every_step(engines: &[&str], records: u64, ops: u64, threads: usize) -> Value
         assert_eq!(c["status"], "completed", "{engine}: {}", c["error"]);
         for (s, (name, ops_types)) in c["steps"].as_array().unwrap().iter().zip(expected) {
             assert_eq!(s["name"], *name, "{engine}");
-            let types: Vec<&str> = s["ops_by_type"].as_array().unwrap().iter().map(|o| o["op"].as_str().unwrap()).collect();
+            let types: Vec<&str> =
+                s["ops_by_type"].as_array().unwrap().iter().map(|o| o["op"].as_str().unwrap()).collect();
             assert_eq!(types, *ops_types, "{engine} {name}");
             let total: u64 = s["ops_by_type"].as_array().unwrap().iter().map(|o| o["ops"].as_u64().unwrap()).sum();
             assert_eq!(total, if *name == "ycsb-load" { records } else { ops }, "{engine} {name}");
@@ -101,7 +111,12 @@ fn one_thread_runs_the_same_operations_on_every_backend() {
     // everywhere (the full sequence is compared in the unit tests).
     let v = every_step(&["rocksdb", "sqlite"], 1_000, 2_000, 1);
     let counts = |c: &Value| -> Vec<u64> {
-        c["steps"].as_array().unwrap().iter().flat_map(|s| s["ops_by_type"].as_array().unwrap().iter().map(|o| o["ops"].as_u64().unwrap())).collect()
+        c["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|s| s["ops_by_type"].as_array().unwrap().iter().map(|o| o["ops"].as_u64().unwrap()))
+            .collect()
     };
     let configs = v["configs"].as_array().unwrap();
     assert_eq!(counts(&configs[0]), counts(&configs[1]));
@@ -114,7 +129,18 @@ fn the_host_s_busy_cpu_covers_the_client_and_the_server() {
     // misses: counted by ticks, the host's busy CPU came out at two thirds
     // of what the two processes used. Busy CPU is now the CPUs' time less
     // idle, iowait and steal.
-    let v = run_ok(&strings(&["-e", "postgres", "-s", "ycsb-load,ycsb-c", "--records", "2000", "--seconds", "4", "-t", "1"]));
+    let v = run_ok(&strings(&[
+        "-e",
+        "postgres",
+        "-s",
+        "ycsb-load,ycsb-c",
+        "--records",
+        "2000",
+        "--seconds",
+        "4",
+        "-t",
+        "1",
+    ]));
     let step = &v["configs"][0]["steps"][1];
     let m = &step["metrics"];
     let f = |k: &str| m[k].as_f64().unwrap_or_else(|| panic!("{k} missing: {m}"));
@@ -122,8 +148,12 @@ fn the_host_s_busy_cpu_covers_the_client_and_the_server() {
     // The processes' CPU may include time the hypervisor stole from them;
     // the host's busy time does not.
     let cpus = std::thread::available_parallelism().unwrap().get() as f64;
-    let steal_us_op = f("host_steal_pct") / 100.0 * cpus * step["wall_s"].as_f64().unwrap() * 1e6 / step["ops"].as_f64().unwrap();
-    assert!(host + steal_us_op >= 0.9 * (client + server), "host {host:.1} (+ steal {steal_us_op:.1}) us/op < client {client:.1} + server {server:.1}");
+    let steal_us_op =
+        f("host_steal_pct") / 100.0 * cpus * step["wall_s"].as_f64().unwrap() * 1e6 / step["ops"].as_f64().unwrap();
+    assert!(
+        host + steal_us_op >= 0.9 * (client + server),
+        "host {host:.1} (+ steal {steal_us_op:.1}) us/op < client {client:.1} + server {server:.1}"
+    );
     // One request at a time: the client waits for nearly every answer, and
     // each wait is a context switch of its thread.
     let switches = f("client_threads_switches_op");
@@ -138,12 +168,21 @@ fn run_in(args: &[&str], out: &Path) -> Output {
 /// The record count a run found loaded before it (its config's note).
 fn records_found(v: &Value) -> u64 {
     let notes = v["configs"][0]["notes"].as_array().unwrap();
-    let note = notes.iter().filter_map(|n| n.as_str()).find(|n| n.starts_with("YCSB's records loaded before the run: ")).unwrap_or_else(|| panic!("{notes:?}"));
+    let note = notes
+        .iter()
+        .filter_map(|n| n.as_str())
+        .find(|n| n.starts_with("YCSB's records loaded before the run: "))
+        .unwrap_or_else(|| panic!("{notes:?}"));
     note.trim_start_matches("YCSB's records loaded before the run: ").split(' ').next().unwrap().parse().unwrap()
 }
 
 fn op<'a>(step: &'a Value, name: &str) -> &'a Value {
-    step["ops_by_type"].as_array().unwrap().iter().find(|o| o["op"] == name).unwrap_or_else(|| panic!("no {name} in {}", step["ops_by_type"]))
+    step["ops_by_type"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["op"] == name)
+        .unwrap_or_else(|| panic!("no {name} in {}", step["ops_by_type"]))
 }
 
 #[test]
@@ -152,10 +191,16 @@ fn run_steps_use_records_an_earlier_run_loaded() {
     let tmp = tempfile::tempdir().unwrap();
     let db = tmp.path().join("db");
     let db = db.to_str().unwrap();
-    let out = run_in(&["-e", "lmdb", "-s", "ycsb-load", "--records", "2000", "--keep-db", "--db-dir", db], &tmp.path().join("load"));
+    let out = run_in(
+        &["-e", "lmdb", "-s", "ycsb-load", "--records", "2000", "--keep-db", "--db-dir", db],
+        &tmp.path().join("load"),
+    );
     assert!(out.status.success(), "{}", stderr(&out));
 
-    let out = run_in(&["-e", "lmdb", "-s", "ycsb-c,ycsb-d", "--ops", "3000", "--use-existing-db", "--db-dir", db], &tmp.path().join("run"));
+    let out = run_in(
+        &["-e", "lmdb", "-s", "ycsb-c,ycsb-d", "--ops", "3000", "--use-existing-db", "--db-dir", db],
+        &tmp.path().join("run"),
+    );
     assert!(out.status.success(), "{}", stderr(&out));
     let v = load(&tmp.path().join("run"));
     let c = &v["configs"][0];
@@ -169,20 +214,29 @@ fn run_steps_use_records_an_earlier_run_loaded() {
     let inserted = op(&c["steps"][1], "INSERT")["ops"].as_u64().unwrap();
     assert!(inserted > 0);
     // Not rumbench's to remove: the records are still there, D's inserts after the load's.
-    let out = run_in(&["-e", "lmdb", "-s", "ycsb-c", "--ops", "100", "--use-existing-db", "--db-dir", db], &tmp.path().join("again"));
+    let out = run_in(
+        &["-e", "lmdb", "-s", "ycsb-c", "--ops", "100", "--use-existing-db", "--db-dir", db],
+        &tmp.path().join("again"),
+    );
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(records_found(&load(&tmp.path().join("again"))), 2000 + inserted);
 
     // What cannot run on them is refused before anything starts: exit 2, one line, nothing written.
     let fill = tmp.path().join("filldb");
-    let out = run_in(&["-e", "lmdb", "-s", "fillseq", "--num", "100", "--keep-db", "--db-dir", fill.to_str().unwrap()], &tmp.path().join("fill"));
+    let out = run_in(
+        &["-e", "lmdb", "-s", "fillseq", "--num", "100", "--keep-db", "--db-dir", fill.to_str().unwrap()],
+        &tmp.path().join("fill"),
+    );
     assert!(out.status.success(), "{}", stderr(&out));
     let fill = fill.to_str().unwrap();
     for (args, msg) in [
         (vec!["-s", "ycsb-c", "--db-dir", db], "put ycsb-load before it"),
         (vec!["-s", "ycsb-load,ycsb-c", "--use-existing-db", "--db-dir", db], "leave ycsb-load out of the steps"),
         (vec!["-s", "ycsb-c", "--use-existing-db", "--db-dir", fill], "holds no YCSB record 0"),
-        (vec!["-s", "ycsb-c", "--use-existing-db", "--field-length", "50", "--db-dir", db], "is 1000 bytes, not --field-count x --field-length = 500"),
+        (
+            vec!["-s", "ycsb-c", "--use-existing-db", "--field-length", "50", "--db-dir", db],
+            "is 1000 bytes, not --field-count x --field-length = 500",
+        ),
     ] {
         let out_dir = tmp.path().join("refused");
         let out = run_in(&[&["-e", "lmdb"][..], &args].concat(), &out_dir);

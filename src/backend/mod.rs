@@ -93,7 +93,11 @@ pub fn check_transactions(config: &crate::plan::EngineConfig, kind: StepKind) ->
     }
     let spec = find(&config.engine)?;
     if (spec.transactions)(&engine::EngineOptions(config.options.clone())).is_none() {
-        let with: Vec<&str> = registry().iter().filter(|s| (s.transactions)(&engine::EngineOptions(Default::default())).is_some()).map(|s| s.name).collect();
+        let with: Vec<&str> = registry()
+            .iter()
+            .filter(|s| (s.transactions)(&engine::EngineOptions(Default::default())).is_some())
+            .map(|s| s.name)
+            .collect();
         bail!(
             "step {kind} needs transactions, which config {} ({}) does not have{} (engines with them: rocksdb with transactions=pessimistic or optimistic, {})",
             config.name,
@@ -119,7 +123,11 @@ pub fn check(backend: &str, kind: StepKind) -> Result<()> {
             "db_bench-style steps and YCSB"
         };
         let wants: Vec<&str> = need.iter().map(|c| c.describe()).collect();
-        bail!("step {kind} needs {}, which {backend} does not offer (it offers {}: it runs {runs})", wants.join(" or "), offers.join(" and "));
+        bail!(
+            "step {kind} needs {}, which {backend} does not offer (it offers {}: it runs {runs})",
+            wants.join(" or "),
+            offers.join(" and ")
+        );
     }
     Ok(())
 }

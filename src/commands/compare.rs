@@ -31,7 +31,10 @@ pub fn run(a: CompareArgs) -> Result<ExitCode> {
     let groups: Vec<Group> = groups
         .into_iter()
         .zip(labels)
-        .map(|((runs, members), label)| Group { label: if members.len() > 1 { format!("{label}(x{})", members.len()) } else { label }, runs })
+        .map(|((runs, members), label)| Group {
+            label: if members.len() > 1 { format!("{label}(x{})", members.len()) } else { label },
+            runs,
+        })
         .collect();
     let opts = compare::Options { threshold: a.threshold, metrics: (!a.metrics.is_empty()).then(|| a.metrics.clone()) };
     let c = compare::compare(&groups, &opts)?;
@@ -42,15 +45,23 @@ pub fn run(a: CompareArgs) -> Result<ExitCode> {
     let cpu = report::profile_changes::build(&groups, a.threshold);
     // A REGRESSION of CPU per operation points at its explanation.
     for p in &c.pairs {
-        for l in p.lines.iter().filter(|l| l.verdict == Verdict::Regression && report::relative::is_cpu_metric(report::summary::METRICS[l.metric].key)) {
+        for l in p.lines.iter().filter(|l| {
+            l.verdict == Verdict::Regression && report::relative::is_cpu_metric(report::summary::METRICS[l.metric].key)
+        }) {
             if cpu.iter().any(|s| s.new == p.new && s.step == l.step) {
-                outln!("{}'s REGRESSION in {} {}: where the CPU went, below", p.new, l.step, report::summary::METRICS[l.metric].key);
+                outln!(
+                    "{}'s REGRESSION in {} {}: where the CPU went, below",
+                    p.new,
+                    l.step,
+                    report::summary::METRICS[l.metric].key
+                );
             }
         }
     }
     out!("{}", report::table::render_profile_changes(&cpu));
     if let Some(path) = &a.html {
-        let page = report::html::profile_changes_page(&groups.iter().map(|g| g.label.as_str()).collect::<Vec<_>>(), &cpu);
+        let page =
+            report::html::profile_changes_page(&groups.iter().map(|g| g.label.as_str()).collect::<Vec<_>>(), &cpu);
         if let Err(e) = report::output::write_user_file(path, page.as_bytes(), &[]) {
             errln!("rumbench: error: {}", super::one_line(&e));
             return Ok(ExitCode::from(EXIT_FAILED));
@@ -59,7 +70,10 @@ pub fn run(a: CompareArgs) -> Result<ExitCode> {
     }
     let regressions = c.count(Verdict::Regression);
     if a.fail_on_regression && regressions > 0 {
-        errln!("rumbench: {regressions} regression{} (confidence interval wholly beyond the threshold)", if regressions == 1 { "" } else { "s" });
+        errln!(
+            "rumbench: {regressions} regression{} (confidence interval wholly beyond the threshold)",
+            if regressions == 1 { "" } else { "s" }
+        );
         return Ok(ExitCode::from(EXIT_FAILED));
     }
     Ok(ExitCode::SUCCESS)

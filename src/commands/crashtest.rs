@@ -5,9 +5,9 @@
 use std::process::ExitCode;
 
 use anyhow::Result;
+use rumbench::plan::RunPlan;
 use rumbench::planner::{PlanInputs, SuiteFile};
 use rumbench::result::Status;
-use rumbench::plan::RunPlan;
 use rumbench::{errln, outln, report, runner};
 
 use super::{interrupted_exit_code, one_line, signals, EXIT_FAILED};
@@ -34,7 +34,9 @@ pub fn run(a: rumbench::cli::CrashtestArgs) -> Result<ExitCode> {
         (None, Some(base)) => runner::dirs::free_name(base),
         (None, None) => unreachable!(),
     };
-    let seed = a.seed.unwrap_or_else(|| std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(1));
+    let seed = a.seed.unwrap_or_else(|| {
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(1)
+    });
     let opts = crashtest::Options {
         crashes: a.crashes,
         threads: a.threads,
@@ -65,7 +67,11 @@ pub fn run(a: rumbench::cli::CrashtestArgs) -> Result<ExitCode> {
         Ok(r) => r,
         Err(e) => {
             errln!("rumbench: error: {}", one_line(&e));
-            return Ok(ExitCode::from(if rumbench::driver::stop::stop_requested() { interrupted_exit_code() } else { EXIT_FAILED }));
+            return Ok(ExitCode::from(if rumbench::driver::stop::stop_requested() {
+                interrupted_exit_code()
+            } else {
+                EXIT_FAILED
+            }));
         }
     };
     let report_written = report::write_run_html(&output_dir, &run);
@@ -77,10 +83,19 @@ pub fn run(a: rumbench::cli::CrashtestArgs) -> Result<ExitCode> {
         Ok(path) => outln!("report: {}", path.display()),
         Err(e) => errln!("warning: cannot write the HTML report: {}", one_line(&e)),
     }
-    let lossy = run.crashtest.iter().flat_map(|t| &t.configs).filter(|c| c.totals.lost + c.totals.wrong_values + c.totals.never_written > 0).count();
+    let lossy = run
+        .crashtest
+        .iter()
+        .flat_map(|t| &t.configs)
+        .filter(|c| c.totals.lost + c.totals.wrong_values + c.totals.never_written > 0)
+        .count();
     match run.status {
         Status::Interrupted => {
-            errln!("rumbench: {}; results measured so far are in {}", run.error.as_deref().unwrap_or("interrupted"), output_dir.display());
+            errln!(
+                "rumbench: {}; results measured so far are in {}",
+                run.error.as_deref().unwrap_or("interrupted"),
+                output_dir.display()
+            );
             Ok(ExitCode::from(interrupted_exit_code()))
         }
         Status::Failed => {
@@ -88,7 +103,10 @@ pub fn run(a: rumbench::cli::CrashtestArgs) -> Result<ExitCode> {
             Ok(ExitCode::from(EXIT_FAILED))
         }
         _ if a.fail_on_loss && lossy > 0 => {
-            errln!("rumbench: {lossy} config{} lost acknowledged commits or gave wrong records back", if lossy == 1 { "" } else { "s" });
+            errln!(
+                "rumbench: {lossy} config{} lost acknowledged commits or gave wrong records back",
+                if lossy == 1 { "" } else { "s" }
+            );
             Ok(ExitCode::from(EXIT_FAILED))
         }
         _ => Ok(ExitCode::SUCCESS),

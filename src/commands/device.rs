@@ -25,7 +25,9 @@ pub struct DeviceArgs {
 pub fn run(a: DeviceArgs) -> Result<ExitCode> {
     use rumbench::measure::device_baseline::{key_of, StoredBaseline};
     use rumbench::runner::device::{self, Store};
-    let file_bytes = rumbench::plan::parse_size(&a.size).filter(|&b| b >= 1 << 20).ok_or_else(|| anyhow::anyhow!("--size {}: expected a size of at least 1M, such as 4G", a.size))?;
+    let file_bytes = rumbench::plan::parse_size(&a.size)
+        .filter(|&b| b >= 1 << 20)
+        .ok_or_else(|| anyhow::anyhow!("--size {}: expected a size of at least 1M, such as 4G", a.size))?;
     if !a.dir.is_dir() {
         anyhow::bail!("--dir {}: not a directory", a.dir.display());
     }
@@ -69,7 +71,12 @@ pub fn run(a: DeviceArgs) -> Result<ExitCode> {
         }
     };
     if a.json {
-        outln!("{}", serde_json::to_string_pretty(&serde_json::json!({ "device": dev, "source": source, "baseline": baseline }))?);
+        outln!(
+            "{}",
+            serde_json::to_string_pretty(
+                &serde_json::json!({ "device": dev, "source": source, "baseline": baseline })
+            )?
+        );
         return Ok(ExitCode::SUCCESS);
     }
     outln!("{}: {}", a.dir.display(), baseline.device_key);
@@ -77,16 +84,35 @@ pub fn run(a: DeviceArgs) -> Result<ExitCode> {
         outln!("warning: {why}: these figures are not a device's");
     }
     let f = &baseline.fio;
-    outln!("{} ({} MB file, {} s per job), measured {} in {} ({source})", f.fio_version, f.file_bytes >> 20, f.runtime_s, baseline.measured_at, baseline.dir.display());
+    outln!(
+        "{} ({} MB file, {} s per job), measured {} in {} ({source})",
+        f.fio_version,
+        f.file_bytes >> 20,
+        f.runtime_s,
+        baseline.measured_at,
+        baseline.dir.display()
+    );
     outln!();
     let us = |v: Option<f64>| v.map(|x| format!("{x:.0}")).unwrap_or_else(|| "-".into());
     outln!("random reads, O_DIRECT   IOPS     p50 us    p99 us");
     for p in &f.random_reads {
-        outln!("  {:>2} KB, depth {:>2}  {:>10.0}  {:>8}  {:>8}", p.block_bytes / 1024, p.queue_depth, p.iops, us(p.p50_us), us(p.p99_us));
+        outln!(
+            "  {:>2} KB, depth {:>2}  {:>10.0}  {:>8}  {:>8}",
+            p.block_bytes / 1024,
+            p.queue_depth,
+            p.iops,
+            us(p.p50_us),
+            us(p.p99_us)
+        );
     }
     outln!();
     outln!("sequential writes, 1 MB, O_DIRECT, depth 4: {:.0} MB/s", f.seq_write_mb_s);
     outln!("random writes, 4 KB, O_DIRECT, depth 4: {:.0} IOPS", f.random_write_4k_iops);
-    outln!("4 KB write + fdatasync: {:.0}/s (fdatasync p50 {} us, p99 {} us)", f.fdatasync_per_s, us(f.fdatasync_p50_us), us(f.fdatasync_p99_us));
+    outln!(
+        "4 KB write + fdatasync: {:.0}/s (fdatasync p50 {} us, p99 {} us)",
+        f.fdatasync_per_s,
+        us(f.fdatasync_p50_us),
+        us(f.fdatasync_p99_us)
+    );
     Ok(ExitCode::SUCCESS)
 }

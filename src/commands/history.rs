@@ -17,12 +17,25 @@ pub fn run(a: HistoryArgs) -> Result<ExitCode> {
             for s in &r.skipped {
                 errln!("warning: skipped {s}");
             }
-            outln!("history: {} runs indexed, {} entries removed, {} runs in {}", r.recorded, r.removed, h.count()?, path.display());
+            outln!(
+                "history: {} runs indexed, {} entries removed, {} runs in {}",
+                r.recorded,
+                r.removed,
+                h.count()?,
+                path.display()
+            );
         }
         Some(HistoryAction::Changes(c)) => return changes(&History::open_read_only(&path)?, c),
         None => {
             let h = History::open_read_only(&path)?;
-            let f = Filter { engine: a.engine, version: a.version, step: a.step.clone(), config: a.config, since: a.since, until: a.until };
+            let f = Filter {
+                engine: a.engine,
+                version: a.version,
+                step: a.step.clone(),
+                config: a.config,
+                since: a.since,
+                until: a.until,
+            };
             let entries = h.list(&f)?;
             if entries.is_empty() {
                 outln!("no runs match (history: {})", path.display());
@@ -40,10 +53,19 @@ fn changes(h: &report::history::History, a: ChangesArgs) -> Result<ExitCode> {
     for m in &a.metric {
         match METRICS.iter().find(|x| x.key == m.trim()) {
             Some(x) => metrics.push(x.key),
-            None => bail!("unknown metric '{m}' (one of: {})", METRICS.iter().map(|x| x.key).collect::<Vec<_>>().join(", ")),
+            None => {
+                bail!("unknown metric '{m}' (one of: {})", METRICS.iter().map(|x| x.key).collect::<Vec<_>>().join(", "))
+            }
         }
     }
-    let f = report::history::Filter { engine: a.engine, step: a.step, config: a.config, since: a.since, until: a.until, version: None };
+    let f = report::history::Filter {
+        engine: a.engine,
+        step: a.step,
+        config: a.config,
+        since: a.since,
+        until: a.until,
+        version: None,
+    };
     let (series, skipped) = h.series(&f, &metrics)?;
     for s in &skipped {
         errln!("warning: skipped run {s}");

@@ -15,7 +15,10 @@ pub fn rocksdb_manifests(root: Option<PathBuf>, check: bool) -> Result<ExitCode>
     let stale = rocksdb_versions::stale_manifests(&root)?;
     if check {
         if !stale.is_empty() {
-            bail!("out of date (run scripts/rocksdb-versions.sh): {}", stale.iter().map(|(p, _)| p.display().to_string()).collect::<Vec<_>>().join(", "));
+            bail!(
+                "out of date (run scripts/rocksdb-versions.sh): {}",
+                stale.iter().map(|(p, _)| p.display().to_string()).collect::<Vec<_>>().join(", ")
+            );
         }
     } else {
         for (path, text) in stale {

@@ -20,9 +20,14 @@ pub fn run(a: MergeArgs) -> Result<ExitCode> {
     if let Ok(out) = std::fs::canonicalize(&a.output_dir) {
         for dir in &a.dirs {
             let input = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.clone());
-            let input_dir = if input.is_dir() { input.clone() } else { input.parent().map(PathBuf::from).unwrap_or_default() };
+            let input_dir =
+                if input.is_dir() { input.clone() } else { input.parent().map(PathBuf::from).unwrap_or_default() };
             if input_dir.starts_with(&out) {
-                bail!("--output-dir {} holds the shard {} that is merged: the merge goes into a directory of its own", a.output_dir.display(), dir.display());
+                bail!(
+                    "--output-dir {} holds the shard {} that is merged: the merge goes into a directory of its own",
+                    a.output_dir.display(),
+                    dir.display()
+                );
             }
         }
     }
@@ -31,7 +36,10 @@ pub fn run(a: MergeArgs) -> Result<ExitCode> {
     if a.replace_output && earlier.is_file() {
         match rumbench::result::load(&earlier) {
             Ok(r) if r.merged.is_some() => {}
-            Ok(_) => bail!("--output-dir {} holds a run that is not a merge: --replace-output replaces only an earlier merge", a.output_dir.display()),
+            Ok(_) => bail!(
+                "--output-dir {} holds a run that is not a merge: --replace-output replaces only an earlier merge",
+                a.output_dir.display()
+            ),
             Err(_) => {}
         }
     }
@@ -46,7 +54,11 @@ pub fn run(a: MergeArgs) -> Result<ExitCode> {
     for w in merged.all_warnings() {
         errln!("warning: {w}");
     }
-    outln!("{}", report::table::render_summary_in(&merged, report::table::Columns::Compact, &a.output_dir).trim_end_matches('\n'));
+    outln!(
+        "{}",
+        report::table::render_summary_in(&merged, report::table::Columns::Compact, &a.output_dir)
+            .trim_end_matches('\n')
+    );
     let shards_table = report::table::shards_text(&merged);
     if !shards_table.is_empty() {
         outln!();
@@ -55,5 +67,9 @@ pub fn run(a: MergeArgs) -> Result<ExitCode> {
     outln!();
     outln!("results: {}", a.output_dir.display());
     outln!("report: {}", report_path.display());
-    Ok(if merged.status == rumbench::result::Status::Completed { ExitCode::SUCCESS } else { ExitCode::from(EXIT_FAILED) })
+    Ok(if merged.status == rumbench::result::Status::Completed {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(EXIT_FAILED)
+    })
 }

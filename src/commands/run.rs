@@ -10,10 +10,10 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Result};
 use rumbench::cli::RunArgs;
+use rumbench::plan::RunPlan;
 use rumbench::planner::{PlanInputs, SuiteFile};
 use rumbench::result::{RunResult, Status};
 use rumbench::runner::{self, RunOptions};
-use rumbench::plan::RunPlan;
 use rumbench::{driver, errln, measure, outln, report};
 
 use super::{interrupted_exit_code, one_line, signals, EXIT_FAILED};
@@ -207,7 +207,11 @@ fn record_and_print(args: &RunArgs, run: &RunResult, output_dir: &Path) -> ExitC
     match run.status {
         Status::Completed => ExitCode::SUCCESS,
         Status::Interrupted => {
-            errln!("rumbench: {}; results measured so far are in {}", run.error.as_deref().unwrap_or("interrupted"), output_dir.display());
+            errln!(
+                "rumbench: {}; results measured so far are in {}",
+                run.error.as_deref().unwrap_or("interrupted"),
+                output_dir.display()
+            );
             ExitCode::from(interrupted_exit_code())
         }
         _ => {

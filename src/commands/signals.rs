@@ -48,13 +48,21 @@ pub fn install(announce: bool) {
                 (StopRequest::Repeat, _) => {}
                 (StopRequest::First, true) => {
                     let again = if sig == SIGINT { "Ctrl-C" } else { "the signal" };
-                    errln!("\nrumbench: {}: stopping after the current operations ({again} again to exit at once)", driver::stop::signal_name(sig));
+                    errln!(
+                        "\nrumbench: {}: stopping after the current operations ({again} again to exit at once)",
+                        driver::stop::signal_name(sig)
+                    );
                 }
                 (StopRequest::First, false) => {}
-                (StopRequest::Again, true) => errln!("\nrumbench: {} again: stopping the config process at once", driver::stop::signal_name(sig)),
+                (StopRequest::Again, true) => {
+                    errln!("\nrumbench: {} again: stopping the config process at once", driver::stop::signal_name(sig))
+                }
                 (StopRequest::Again, false) => {
                     // The user does not want to wait for the step to wind down.
-                    errln!("rumbench: config process: {} again, stopping its servers and exiting now", driver::stop::signal_name(sig));
+                    errln!(
+                        "rumbench: config process: {} again, stopping its servers and exiting now",
+                        driver::stop::signal_name(sig)
+                    );
                     // exit() runs no destructors: stop the database servers this process started.
                     rumbench::server::stop_all_servers();
                     std::process::exit(runner::CHILD_STOPPED_AT_ONCE as i32);

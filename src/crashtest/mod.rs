@@ -21,10 +21,10 @@ use anyhow::{bail, Context, Result};
 
 use crate::datagen::rng::Rng;
 use crate::lazyfs::{LazyMount, Semantics};
+use crate::plan::EngineConfig;
 use crate::result::crashtest::{CrashConfig, CrashRecord, CrashTest, CrashTotals};
 use crate::result::{RunResult, Status};
 use crate::runner::dirs::{self, DataDir};
-use crate::plan::EngineConfig;
 use child::{CheckReport, ChildTask};
 use records::{Found, Writer};
 
@@ -63,7 +63,10 @@ pub fn check_config(c: &EngineConfig) -> Result<()> {
         bail!("config {}: {} stores nothing, so it has nothing to lose in a crash", c.name, c.engine);
     }
     if c.engine_version.is_some() {
-        bail!("config {}: the crash test runs the RocksDB built into rumbench, not another version (leave out @VERSION)", c.name);
+        bail!(
+            "config {}: the crash test runs the RocksDB built into rumbench, not another version (leave out @VERSION)",
+            c.name
+        );
     }
     Ok(())
 }
@@ -79,7 +82,10 @@ pub fn check_options(o: &Options) -> Result<()> {
         bail!("--value-size must be at least {} (the value holds its key)", records::MIN_VALUE_SIZE);
     }
     if o.value_size > MAX_VALUE_SIZE {
-        bail!("--value-size must be at most {} MiB (every client thread holds its value in memory)", MAX_VALUE_SIZE >> 20);
+        bail!(
+            "--value-size must be at most {} MiB (every client thread holds its value in memory)",
+            MAX_VALUE_SIZE >> 20
+        );
     }
     if o.kill_after_ms.0 > o.kill_after_ms.1 {
         bail!("--kill-after: the first bound is above the second");
@@ -199,7 +205,12 @@ fn fsync_dir(p: &Path) -> Result<()> {
 /// One config's crash test, start to end; what it found so far even when it
 /// stops early (the error says why). `on_crash` sees the result after each
 /// crash (to write it: a crash test killed outright keeps the crashes done).
-pub fn run_config(config: &EngineConfig, o: &Options, index: usize, on_crash: &mut dyn FnMut(&CrashConfig)) -> CrashConfig {
+pub fn run_config(
+    config: &EngineConfig,
+    o: &Options,
+    index: usize,
+    on_crash: &mut dyn FnMut(&CrashConfig),
+) -> CrashConfig {
     let mut result = CrashConfig {
         name: config.name.clone(),
         engine: config.engine.clone(),
@@ -269,7 +280,8 @@ struct EngineSubject {
 
 impl EngineSubject {
     fn write_task(&self, task: &ChildTask) -> Result<()> {
-        std::fs::write(&self.task_path, serde_json::to_vec_pretty(task)?).with_context(|| format!("writing {}", self.task_path.display()))
+        std::fs::write(&self.task_path, serde_json::to_vec_pretty(task)?)
+            .with_context(|| format!("writing {}", self.task_path.display()))
     }
 }
 
@@ -285,7 +297,14 @@ impl Subject for EngineSubject {
     }
 }
 
-fn crash_loop(config: &EngineConfig, o: &Options, index: usize, work: &Path, result: &mut CrashConfig, on_crash: &mut dyn FnMut(&CrashConfig)) -> Result<()> {
+fn crash_loop(
+    config: &EngineConfig,
+    o: &Options,
+    index: usize,
+    work: &Path,
+    result: &mut CrashConfig,
+    on_crash: &mut dyn FnMut(&CrashConfig),
+) -> Result<()> {
     let backing = work.join("backing");
     let acks = work.join("acks");
     std::fs::create_dir_all(&acks)?;
@@ -355,7 +374,11 @@ fn crash_loop(config: &EngineConfig, o: &Options, index: usize, work: &Path, res
             rec.acknowledged,
             rec.lost,
             report.open_s,
-            if rec.wrong_values + rec.never_written > 0 { format!(", {} wrong values, {} never written", rec.wrong_values, rec.never_written) } else { String::new() }
+            if rec.wrong_values + rec.never_written > 0 {
+                format!(", {} wrong values, {} never written", rec.wrong_values, rec.never_written)
+            } else {
+                String::new()
+            }
         );
         result.crash_records.push(rec);
         result.totals = totals(&result.crash_records, o.threads);
@@ -433,7 +456,12 @@ fn recover(task_path: &Path, report_path: &Path) -> Result<std::result::Result<C
 }
 
 /// Hold what the recovery found against every ack so far.
-fn judge(found: &Found, acked: &BTreeMap<Writer, u64>, lost_before: &mut HashSet<(Writer, u64)>, rec: &mut CrashRecord) {
+fn judge(
+    found: &Found,
+    acked: &BTreeMap<Writer, u64>,
+    lost_before: &mut HashSet<(Writer, u64)>,
+    rec: &mut CrashRecord,
+) {
     for (&writer, &n) in acked {
         for (start, end) in found.missing(writer, n) {
             rec.lost += (start..end).filter(|&seq| lost_before.insert((writer, seq))).count() as u64;
@@ -453,7 +481,6 @@ fn judge(found: &Found, acked: &BTreeMap<Writer, u64>, lost_before: &mut HashSet
 }
 
 use crate::report::fmt::thousands;
-
 
 /// Totals, verdict and contradiction of one config's crashes.
 pub fn totals(records: &[CrashRecord], threads: usize) -> CrashTotals {
@@ -488,7 +515,8 @@ pub fn totals(records: &[CrashRecord], threads: usize) -> CrashTotals {
     } else if t.lost == 0 && t.wrong_values == 0 && t.never_written == 0 {
         format!("durable as run: 0 of {acked} acknowledged commits lost in {crashes} {plural}")
     } else {
-        let mut v = format!("not durable: lost {} of {acked} acknowledged commits in {crashes} {plural}", thousands(t.lost));
+        let mut v =
+            format!("not durable: lost {} of {acked} acknowledged commits in {crashes} {plural}", thousands(t.lost));
         if t.wrong_values > 0 {
             v.push_str(&format!("; {} records with a wrong value", thousands(t.wrong_values)));
         }
@@ -563,7 +591,13 @@ fn put_config(run: &mut RunResult, i: usize, c: CrashConfig) {
 /// results after each crash: a stop, a failure, or this process killed
 /// outright (the config process then stops as on SIGTERM, unmounts and
 /// records it) leaves every crash measured so far on disk.
-pub fn execute(configs: &[EngineConfig], o: &Options, output_dir: &Path, replace: bool, command_line: Vec<String>) -> Result<RunResult> {
+pub fn execute(
+    configs: &[EngineConfig],
+    o: &Options,
+    output_dir: &Path,
+    replace: bool,
+    command_line: Vec<String>,
+) -> Result<RunResult> {
     let _lock = dirs::prepare_output_dir(output_dir, replace)?;
     if !o.work_root.exists() {
         std::fs::create_dir_all(&o.work_root).with_context(|| format!("cannot create {}", o.work_root.display()))?;
@@ -589,7 +623,14 @@ pub fn execute(configs: &[EngineConfig], o: &Options, output_dir: &Path, replace
     });
     crate::report::write_all(&run, output_dir)?;
     let task_path = output_dir.join(TASK_FILE);
-    std::fs::write(&task_path, serde_json::to_vec(&ConfigTask { configs: configs.to_vec(), options: o.clone(), output_dir: output_dir.to_path_buf() })?)?;
+    std::fs::write(
+        &task_path,
+        serde_json::to_vec(&ConfigTask {
+            configs: configs.to_vec(),
+            options: o.clone(),
+            output_dir: output_dir.to_path_buf(),
+        })?,
+    )?;
     let exe = std::env::current_exe().context("finding rumbench's own executable")?;
     for (i, c) in configs.iter().enumerate() {
         if crate::driver::stop::stop_requested() {
@@ -607,7 +648,8 @@ pub fn execute(configs: &[EngineConfig], o: &Options, output_dir: &Path, replace
             Ok(st) => st.code().is_some_and(|code| code == 0 || code == 1 || code == 130),
             Err(_) => false,
         };
-        let recorded = run.crashtest.as_ref().and_then(|t| t.configs.get(i)).is_some_and(|r| r.status != Status::Running);
+        let recorded =
+            run.crashtest.as_ref().and_then(|t| t.configs.get(i)).is_some_and(|r| r.status != Status::Running);
         if !ended || !recorded {
             // Killed (the out-of-memory killer), crashed, or never started:
             // what it left (a dead mount, a server) is cleared from here.
@@ -615,7 +657,12 @@ pub fn execute(configs: &[EngineConfig], o: &Options, output_dir: &Path, replace
                 Ok(st) => format!("the crash test's config process ended without recording its end ({st})"),
                 Err(e) => format!("cannot run the crash test's config process: {e:#}"),
             };
-            let mut r = run.crashtest.as_ref().and_then(|t| t.configs.get(i)).cloned().unwrap_or_else(|| new_config_result(c, Status::Failed, &why));
+            let mut r = run
+                .crashtest
+                .as_ref()
+                .and_then(|t| t.configs.get(i))
+                .cloned()
+                .unwrap_or_else(|| new_config_result(c, Status::Failed, &why));
             r.status = if crate::driver::stop::stop_requested() { Status::Interrupted } else { Status::Failed };
             r.error = Some(why);
             r.totals = totals(&r.crash_records, o.threads);
@@ -646,7 +693,13 @@ pub fn execute(configs: &[EngineConfig], o: &Options, output_dir: &Path, replace
 
 /// The end of a crash test, whoever ends it (the main process, or a config
 /// process whose main process died): configs not run, the work root, the status.
-fn finish(run: &mut RunResult, configs: &[EngineConfig], o: &Options, output_dir: &Path, why: Option<&str>) -> Result<()> {
+fn finish(
+    run: &mut RunResult,
+    configs: &[EngineConfig],
+    o: &Options,
+    output_dir: &Path,
+    why: Option<&str>,
+) -> Result<()> {
     let done = run.crashtest.as_ref().map(|t| t.configs.len()).unwrap_or(0);
     for (i, c) in configs.iter().enumerate().skip(done) {
         let not_run = format!("not run: the crash test was {}", crate::driver::stop::interrupted_text());
@@ -656,7 +709,13 @@ fn finish(run: &mut RunResult, configs: &[EngineConfig], o: &Options, output_dir
         // Only when rumbench made it (it carries the marker).
         dirs::remove_owned(&o.work_root);
     }
-    let failed: Vec<String> = run.crashtest.iter().flat_map(|t| &t.configs).filter(|c| c.status == Status::Failed).map(|c| format!("{}: {}", c.name, c.error.as_deref().unwrap_or("failed"))).collect();
+    let failed: Vec<String> = run
+        .crashtest
+        .iter()
+        .flat_map(|t| &t.configs)
+        .filter(|c| c.status == Status::Failed)
+        .map(|c| format!("{}: {}", c.name, c.error.as_deref().unwrap_or("failed")))
+        .collect();
     (run.status, run.error) = if crate::driver::stop::stop_requested() {
         (Status::Interrupted, Some(why.map(String::from).unwrap_or_else(crate::driver::stop::interrupted_text)))
     } else if !failed.is_empty() {
@@ -694,7 +753,13 @@ pub fn run_config_process(task_path: &Path, index: usize) -> std::process::ExitC
             // The main process died (PR_SET_PDEATHSIG stopped us): nobody else ends the crash test.
             crate::driver::stop::request_stop(libc::SIGTERM);
             let mut run = crate::result::load(&results)?;
-            finish(&mut run, &task.configs, &task.options, &task.output_dir, Some("interrupted: the main rumbench process died"))?;
+            finish(
+                &mut run,
+                &task.configs,
+                &task.options,
+                &task.output_dir,
+                Some("interrupted: the main rumbench process died"),
+            )?;
             let _ = std::fs::remove_file(task_path);
         }
         Ok(status)
@@ -730,7 +795,16 @@ mod tests {
     use super::*;
 
     fn record(acked: u64, lost: u64, syncs: u64, dropped: u64) -> CrashRecord {
-        CrashRecord { crash: 1, acknowledged: acked, lost, file_syncs: syncs, unsynced_bytes_dropped: dropped, recovered: true, recovery_s: Some(0.1), ..Default::default() }
+        CrashRecord {
+            crash: 1,
+            acknowledged: acked,
+            lost,
+            file_syncs: syncs,
+            unsynced_bytes_dropped: dropped,
+            recovered: true,
+            recovery_s: Some(0.1),
+            ..Default::default()
+        }
     }
 
     #[test]
@@ -773,9 +847,16 @@ mod tests {
         broken.recovered = false;
         broken.recovery_s = None;
         assert!(totals(&[broken], 1).verdict.starts_with("unrecoverable"));
-        assert_eq!(totals(&[], 2).verdict, "not tested: no crash was completed", "a config that stopped before its first crash claims nothing");
+        assert_eq!(
+            totals(&[], 2).verdict,
+            "not tested: no crash was completed",
+            "a config that stopped before its first crash claims nothing"
+        );
         let nothing = totals(&[record(0, 0, 0, 0), record(0, 0, 0, 0)], 1);
-        assert_eq!(nothing.verdict, "not tested: no commit was acknowledged in 2 crashes, so none could be lost", "0 of 0 proves nothing");
+        assert_eq!(
+            nothing.verdict, "not tested: no commit was acknowledged in 2 crashes, so none could be lost",
+            "0 of 0 proves nothing"
+        );
         assert_eq!(nothing.contradiction, None);
     }
 }

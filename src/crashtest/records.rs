@@ -32,7 +32,8 @@ pub fn parse_key(k: &[u8]) -> Option<(u32, u32, u64)> {
     if k.len() != KEY_LEN || k[0] != b'c' || k[6] != b't' || k[10] != b's' {
         return None;
     }
-    let num = |b: &[u8]| std::str::from_utf8(b).ok().filter(|s| s.bytes().all(|c| c.is_ascii_digit()))?.parse::<u64>().ok();
+    let num =
+        |b: &[u8]| std::str::from_utf8(b).ok().filter(|s| s.bytes().all(|c| c.is_ascii_digit()))?.parse::<u64>().ok();
     Some((num(&k[1..6])? as u32, num(&k[7..10])? as u32, num(&k[11..])?))
 }
 
@@ -64,7 +65,11 @@ pub struct AckLog {
 
 impl AckLog {
     pub fn create(path: &Path) -> Result<AckLog> {
-        let file = OpenOptions::new().create_new(true).append(true).open(path).with_context(|| format!("creating ack log {}", path.display()))?;
+        let file = OpenOptions::new()
+            .create_new(true)
+            .append(true)
+            .open(path)
+            .with_context(|| format!("creating ack log {}", path.display()))?;
         Ok(AckLog { file })
     }
 
@@ -169,7 +174,10 @@ impl Found {
 
     /// Sequence numbers of `writer` present at or beyond `from`.
     pub fn count_from(&self, writer: Writer, from: u64) -> u64 {
-        self.present.get(&writer_label(writer)).map(|runs| runs.iter().map(|&(s, e)| e.saturating_sub(s.max(from))).sum()).unwrap_or(0)
+        self.present
+            .get(&writer_label(writer))
+            .map(|runs| runs.iter().map(|&(s, e)| e.saturating_sub(s.max(from))).sum())
+            .unwrap_or(0)
     }
 
     /// Writers with something present that the harness does not know of.

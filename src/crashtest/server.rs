@@ -19,8 +19,8 @@ use super::child::{CheckReport, ChildTask};
 use super::records::{self, AckLog, Found, KEY_LEN};
 use super::{interrupted, Options, Subject, OPEN_TIMEOUT};
 use crate::lazyfs::LazyMount;
-use crate::server::{Endpoint, RunningServer, ServerConfig, ServerKind, ServerStartError};
 use crate::plan::EngineConfig;
+use crate::server::{Endpoint, RunningServer, ServerConfig, ServerKind, ServerStartError};
 
 const TABLE: &str = "crashtest";
 /// Rows per read of the check.
@@ -35,16 +35,23 @@ pub(super) struct ServerSubject {
 impl ServerSubject {
     /// Initialize the server in `data_dir` (on `mount`), create the table,
     /// stop it cleanly, make it all durable and start it again.
-    pub(super) fn set_up(config: &EngineConfig, o: &Options, data_dir: &Path, mount: &mut LazyMount) -> Result<ServerSubject> {
+    pub(super) fn set_up(
+        config: &EngineConfig,
+        o: &Options,
+        data_dir: &Path,
+        mount: &mut LazyMount,
+    ) -> Result<ServerSubject> {
         let kind = crate::server::kind_of(&config.engine).context("not a server engine")?;
         crate::server::install_panic_hook();
         let bin_dir = config.server_version.as_deref().map(crate::server::pg_versions::ensure_named).transpose()?;
         let cfg = ServerConfig { kind, data_dir: data_dir.to_path_buf(), config_lines: config.applied_server_config() };
-        let server = RunningServer::start_with_binaries(&cfg, bin_dir.as_deref()).map_err(|e| one_line_start_error(e, "setting up"))?;
+        let server = RunningServer::start_with_binaries(&cfg, bin_dir.as_deref())
+            .map_err(|e| one_line_start_error(e, "setting up"))?;
         create_table(&server.endpoint(true), o.value_size)?;
         server.stop().context("stopping the server after setting it up")?;
         mount.make_all_durable()?;
-        let server = RunningServer::restart(&cfg, bin_dir.as_deref()).map_err(|e| one_line_start_error(e, "starting the set-up server"))?;
+        let server = RunningServer::restart(&cfg, bin_dir.as_deref())
+            .map_err(|e| one_line_start_error(e, "starting the set-up server"))?;
         Ok(ServerSubject { cfg, bin_dir, server: Some(server) })
     }
 }
@@ -67,7 +74,14 @@ fn create_table(endpoint: &Endpoint, value_size: usize) -> Result<()> {
         _ => {
             let mut c = endpoint.connect_mysql()?;
             // The server's default engine: InnoDB, or ROCKSDB for MyRocks.
-            c.query_drop(format!("CREATE TABLE {TABLE} (k VARBINARY({KEY_LEN}) NOT NULL PRIMARY KEY, v {}) ", if value_size <= 4000 { format!("VARBINARY({value_size}) NOT NULL") } else { "LONGBLOB NOT NULL".into() }))?;
+            c.query_drop(format!(
+                "CREATE TABLE {TABLE} (k VARBINARY({KEY_LEN}) NOT NULL PRIMARY KEY, v {}) ",
+                if value_size <= 4000 {
+                    format!("VARBINARY({value_size}) NOT NULL")
+                } else {
+                    "LONGBLOB NOT NULL".into()
+                }
+            ))?;
         }
     }
     Ok(())
@@ -107,7 +121,13 @@ impl Inserter {
     }
 }
 
-fn client(endpoint: &Endpoint, task: &ChildTask, thread: u32, connected: &mpsc::Sender<Result<(), String>>, crashing: &AtomicBool) {
+fn client(
+    endpoint: &Endpoint,
+    task: &ChildTask,
+    thread: u32,
+    connected: &mpsc::Sender<Result<(), String>>,
+    crashing: &AtomicBool,
+) {
     let run = || -> Result<()> {
         let mut ins = Inserter::connect(endpoint)?;
         let mut log = AckLog::create(&records::ack_path(&task.ack_dir, (task.crash, thread)))?;
@@ -143,7 +163,9 @@ impl ServerSubject {
             match events.recv_timeout(Duration::from_millis(20)) {
                 Ok(Ok(())) => connected += 1,
                 Ok(Err(e)) => bail!("a client failed before the crash: {e}"),
-                Err(_) if started.elapsed() > OPEN_TIMEOUT => bail!("the clients did not connect within {} s", OPEN_TIMEOUT.as_secs()),
+                Err(_) if started.elapsed() > OPEN_TIMEOUT => {
+                    bail!("the clients did not connect within {} s", OPEN_TIMEOUT.as_secs())
+                }
                 Err(_) => {}
             }
         }
@@ -196,7 +218,12 @@ impl Subject for ServerSubject {
         self.server = Some(server);
         let found = match read_back(&endpoint, task.value_size) {
             Ok(f) => f,
-            Err(e) => return Ok(Err(format!("the server started but reading table {TABLE} failed: {}", format!("{e:#}").replace('\n', " ")))),
+            Err(e) => {
+                return Ok(Err(format!(
+                    "the server started but reading table {TABLE} failed: {}",
+                    format!("{e:#}").replace('\n', " ")
+                )))
+            }
         };
         let server = self.running()?;
         let mut provenance = vec![("version".to_string(), server.version().to_string())];
@@ -245,16 +272,26 @@ fn read_back(endpoint: &Endpoint, value_size: usize) -> Result<Found> {
 /// The settings that decide durability, as the server reports them, with
 /// the user's config lines and what rumbench manages.
 fn durability_settings(endpoint: &Endpoint, server: &RunningServer) -> Vec<(String, String)> {
-    let mut out: Vec<(String, String)> = server.config_lines().iter().map(|l| ("server_config".to_string(), l.clone())).collect();
+    let mut out: Vec<(String, String)> =
+        server.config_lines().iter().map(|l| ("server_config".to_string(), l.clone())).collect();
     out.extend(server.managed_settings().into_iter().map(|(k, v)| (format!("managed.{k}"), v)));
     let read = || -> Result<Vec<(String, String)>> {
         Ok(match endpoint.kind {
             ServerKind::Postgres => {
                 let mut c = endpoint.connect_postgres()?;
-                let names = ["fsync", "synchronous_commit", "wal_sync_method", "full_page_writes", "wal_writer_delay", "wal_level", "data_checksums"];
+                let names = [
+                    "fsync",
+                    "synchronous_commit",
+                    "wal_sync_method",
+                    "full_page_writes",
+                    "wal_writer_delay",
+                    "wal_level",
+                    "data_checksums",
+                ];
                 let mut v = Vec::new();
                 for n in names {
-                    let row = c.query_one("SELECT setting || COALESCE(unit, '') FROM pg_settings WHERE name = $1", &[&n])?;
+                    let row =
+                        c.query_one("SELECT setting || COALESCE(unit, '') FROM pg_settings WHERE name = $1", &[&n])?;
                     v.push((format!("pg_settings.{n}"), row.get::<_, String>(0)));
                 }
                 v
@@ -274,7 +311,8 @@ fn durability_settings(endpoint: &Endpoint, server: &RunningServer) -> Vec<(Stri
                     "default_storage_engine",
                 ];
                 let list = names.iter().map(|n| format!("'{n}'")).collect::<Vec<_>>().join(", ");
-                let rows: Vec<(String, String)> = c.query(format!("SHOW GLOBAL VARIABLES WHERE Variable_name IN ({list})"))?;
+                let rows: Vec<(String, String)> =
+                    c.query(format!("SHOW GLOBAL VARIABLES WHERE Variable_name IN ({list})"))?;
                 rows.into_iter().map(|(k, v)| (format!("variables.{k}"), v)).collect()
             }
         })

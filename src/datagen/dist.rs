@@ -12,19 +12,28 @@ pub enum Distribution {
     Uniform,
     /// Scrambled zipfian (YCSB's default uses theta 0.99): popular keys are
     /// spread over the key space by a hash.
-    Zipfian { theta: f64 },
+    Zipfian {
+        theta: f64,
+    },
     /// Zipfian over recency: the highest key indexes are the most popular.
-    Latest { theta: f64 },
+    Latest {
+        theta: f64,
+    },
     /// Exponential over recency, as YCSB's (95% of accesses in the newest 85.7%).
-    Exponential { percentile: f64, fraction: f64 },
+    Exponential {
+        percentile: f64,
+        fraction: f64,
+    },
     /// Point operations touch only the first `point` keys, range operations
     /// only the first `range` keys.
-    Hotset { point: u64, range: u64 },
+    Hotset {
+        point: u64,
+        range: u64,
+    },
 }
 
 impl Distribution {
-    pub const SYNTAX: &'static str =
-        "uniform, zipfian[:THETA], latest[:THETA], exponential[:PERCENTILE], hotset:P.R";
+    pub const SYNTAX: &'static str = "uniform, zipfian[:THETA], latest[:THETA], exponential[:PERCENTILE], hotset:P.R";
 }
 
 impl fmt::Display for Distribution {

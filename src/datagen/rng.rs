@@ -66,8 +66,14 @@ mod tests {
 
     #[test]
     fn same_seed_same_stream_and_labels_separate_streams() {
-        let a: Vec<u64> = { let mut r = Rng::new(7); (0..5).map(|_| r.next_u64()).collect() };
-        let b: Vec<u64> = { let mut r = Rng::new(7); (0..5).map(|_| r.next_u64()).collect() };
+        let a: Vec<u64> = {
+            let mut r = Rng::new(7);
+            (0..5).map(|_| r.next_u64()).collect()
+        };
+        let b: Vec<u64> = {
+            let mut r = Rng::new(7);
+            (0..5).map(|_| r.next_u64()).collect()
+        };
         assert_eq!(a, b);
         assert_ne!(stream_seed(1, &[0, 0]), stream_seed(1, &[0, 1]));
         assert_ne!(stream_seed(1, &[0, 1]), stream_seed(1, &[1, 0]));

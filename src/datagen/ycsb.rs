@@ -132,7 +132,11 @@ pub fn zeta(n: u64, theta: f64) -> f64 {
         let (a, b) = (m as f64, n as f64);
         let f = |x: f64| x.powf(-theta);
         let fp = |x: f64| -theta * x.powf(-theta - 1.0);
-        let integral = if (theta - 1.0).abs() < 1e-12 { b.ln() - a.ln() } else { (b.powf(1.0 - theta) - a.powf(1.0 - theta)) / (1.0 - theta) };
+        let integral = if (theta - 1.0).abs() < 1e-12 {
+            b.ln() - a.ln()
+        } else {
+            (b.powf(1.0 - theta) - a.powf(1.0 - theta)) / (1.0 - theta)
+        };
         sum += integral + (f(b) - f(a)) / 2.0 + (fp(b) - fp(a)) / 12.0;
     }
     sum
@@ -201,9 +205,20 @@ impl Zipfian {
     pub fn with_zetan(items: u64, theta: f64, zetan: f64) -> Zipfian {
         let zeta2 = zeta_sum(0, 2, theta, 0.0);
         let alpha = 1.0 / (1.0 - theta);
-        let int_alpha = ((alpha - alpha.round()).abs() < 1e-12 && (1.0..=1000.0).contains(&alpha)).then(|| alpha.round() as i32);
+        let int_alpha =
+            ((alpha - alpha.round()).abs() < 1e-12 && (1.0..=1000.0).contains(&alpha)).then(|| alpha.round() as i32);
         let eta = (1.0 - (2.0 / items as f64).powf(1.0 - theta)) / (1.0 - zeta2 / zetan);
-        Zipfian { items, counted: items, theta, alpha, zetan, zeta2, eta, half_pow_theta: 0.5f64.powf(theta), int_alpha }
+        Zipfian {
+            items,
+            counted: items,
+            theta,
+            alpha,
+            zetan,
+            zeta2,
+            eta,
+            half_pow_theta: 0.5f64.powf(theta),
+            int_alpha,
+        }
     }
 
     /// Extend zeta to `itemcount` (the latest distribution as records are
@@ -294,7 +309,8 @@ pub enum RequestDistribution {
 impl std::str::FromStr for RequestDistribution {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        let bad = || format!("invalid YCSB request distribution '{s}' (valid: zipfian[:THETA], uniform, latest[:THETA])");
+        let bad =
+            || format!("invalid YCSB request distribution '{s}' (valid: zipfian[:THETA], uniform, latest[:THETA])");
         let (name, arg) = s.split_once(':').map(|(a, b)| (a, Some(b))).unwrap_or((s, None));
         let theta = match arg {
             None => YCSB_THETA,
@@ -394,7 +410,10 @@ impl KeyChooser {
                 let zetan = if theta == YCSB_THETA { ZETAN_099 } else { zeta(SCRAMBLED_ITEMS + 1, theta) };
                 // new ScrambledZipfianGenerator(insertstart, insertstart + insertcount + expectednewkeys):
                 // itemcount = max - min + 1.
-                KeyChooser::Scrambled(Zipfian::with_zetan(SCRAMBLED_ITEMS + 1, theta, zetan), records + expected_inserts + 1)
+                KeyChooser::Scrambled(
+                    Zipfian::with_zetan(SCRAMBLED_ITEMS + 1, theta, zetan),
+                    records + expected_inserts + 1,
+                )
             }
             // new ZipfianGenerator(basis.lastValue()): the last record's number, one below the count.
             RequestDistribution::Latest(theta) => KeyChooser::Latest(Zipfian::new(records.saturating_sub(1), theta)),
@@ -580,7 +599,8 @@ mod tests {
                     }
                 }
                 "S" => {
-                    let (records, ops, inserts): (u64, u64, f64) = (f[3].parse().unwrap(), f[4].parse().unwrap(), f[5].parse().unwrap());
+                    let (records, ops, inserts): (u64, u64, f64) =
+                        (f[3].parse().unwrap(), f[4].parse().unwrap(), f[5].parse().unwrap());
                     let chooser = KeyChooser::for_step(f[2].parse().unwrap(), records, ops, inserts);
                     let rng = JavaThreadLocalRandom { seed: f[6].parse::<i64>().unwrap() as u64, drawn: 0 };
                     scenario = Some((f[1].to_string(), chooser, InsertSequence::new(records), rng));
@@ -599,7 +619,8 @@ mod tests {
                     requests += 1;
                     redrawn += (drawn > 1) as u64;
                     if (n.to_string(), drawn.to_string()) != (f[1].to_string(), f[2].to_string()) {
-                        mismatches.push(format!("{name}: request {n} from {drawn} draws, YCSB's {} from {}", f[1], f[2]));
+                        mismatches
+                            .push(format!("{name}: request {n} from {drawn} draws, YCSB's {} from {}", f[1], f[2]));
                         // Later draws start elsewhere: resynchronise on YCSB's count.
                         rng.seed = rng.seed.wrapping_sub((drawn * 2).wrapping_mul((1 << 1) + 0x9E37_79B9_7F4A_7C15));
                         for _ in 0..f[2].parse::<u64>().unwrap() {
@@ -619,7 +640,12 @@ mod tests {
                 None => per_scenario.push((name, 1)),
             }
         }
-        assert!(mismatches.is_empty(), "{} of {requests} requests differ from YCSB's ({per_scenario:?}), e.g. {:?}", mismatches.len(), &mismatches[..mismatches.len().min(5)]);
+        assert!(
+            mismatches.is_empty(),
+            "{} of {requests} requests differ from YCSB's ({per_scenario:?}), e.g. {:?}",
+            mismatches.len(),
+            &mismatches[..mismatches.len().min(5)]
+        );
     }
 
     #[test]

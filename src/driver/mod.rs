@@ -74,7 +74,9 @@ pub fn take_last_window() -> Option<crate::measure::profile::Window> {
 fn note_window(start_ns: u64, end_ns: u64) {
     let mut w = LAST_WINDOW.lock().unwrap_or_else(|e| e.into_inner());
     *w = Some(match *w {
-        Some(prev) => crate::measure::profile::Window { start_ns: prev.start_ns.min(start_ns), end_ns: prev.end_ns.max(end_ns) },
+        Some(prev) => {
+            crate::measure::profile::Window { start_ns: prev.start_ns.min(start_ns), end_ns: prev.end_ns.max(end_ns) }
+        }
         None => crate::measure::profile::Window { start_ns, end_ns },
     });
 }
@@ -87,14 +89,24 @@ pub fn unix_now() -> f64 {
 /// Ask `ready` every `every` until it says yes; an error after `timeout`
 /// or a stop request, naming what was awaited (`what`: "shard 0 to create
 /// table usertable"). For a shard waiting on what another shard makes.
-pub fn wait_for(timeout: Duration, every: Duration, mut ready: impl FnMut() -> bool, what: impl FnOnce() -> String) -> Result<()> {
+pub fn wait_for(
+    timeout: Duration,
+    every: Duration,
+    mut ready: impl FnMut() -> bool,
+    what: impl FnOnce() -> String,
+) -> Result<()> {
     let began = Instant::now();
     loop {
         if ready() {
             return Ok(());
         }
         if stop::stop_requested() {
-            return Err(anyhow!("{} after {:.0} s of waiting for {}", stop::interrupted_text(), began.elapsed().as_secs_f64(), what()));
+            return Err(anyhow!(
+                "{} after {:.0} s of waiting for {}",
+                stop::interrupted_text(),
+                began.elapsed().as_secs_f64(),
+                what()
+            ));
         }
         if began.elapsed() > timeout {
             return Err(anyhow!("waited {:.0} s for {}: it did not happen", timeout.as_secs_f64(), what()));
@@ -111,7 +123,13 @@ fn sleep_until_unix(unix_s: f64) {
         if left <= 0.0 || stop::stop_requested() {
             return;
         }
-        let nap = if left > 0.2 { 0.1 } else if left > 0.002 { left - 0.001 } else { left };
+        let nap = if left > 0.2 {
+            0.1
+        } else if left > 0.002 {
+            left - 0.001
+        } else {
+            left
+        };
         std::thread::sleep(Duration::from_secs_f64(nap));
     }
 }
@@ -377,7 +395,8 @@ pub fn run<S, O: Send>(
     let counters: Vec<ProgressCounter> = (0..clients).map(|_| ProgressCounter::default()).collect();
     let display = StepProgress::start(progress.label, progress.total_ops, progress.seconds);
     let (client_results, background_results) = std::thread::scope(|scope| {
-        let (step, open, body, counters, released, released_mono, ended_mono) = (&step, &open, &body, &counters, &released, &released_mono, &ended_mono);
+        let (step, open, body, counters, released, released_mono, ended_mono) =
+            (&step, &open, &body, &counters, &released, &released_mono, &ended_mono);
         let spawn = |role: Role, index: usize| {
             // Named, so that a profile tells rumbench's clients from the engine's threads.
             let name = match role {
@@ -385,52 +404,56 @@ pub fn run<S, O: Send>(
                 Role::Background => format!("{}bg-{index}", crate::measure::profile::fold::CLIENT_THREAD_PREFIX),
             };
             let builder = std::thread::Builder::new().name(name);
-            builder.spawn_scoped(scope, move || -> ThreadEnd<O> {
-                let counter = (role == Role::Client).then(|| &counters[index]);
-                let session = open(role, index);
-                // Every session open; with --start-at, one thread sleeps to
-                // the moment while the others block (no spinning for seconds).
-                if step.barrier.wait().is_leader() {
-                    if let Some(at) = release_at {
-                        sleep_until_unix(at);
+            builder
+                .spawn_scoped(scope, move || -> ThreadEnd<O> {
+                    let counter = (role == Role::Client).then(|| &counters[index]);
+                    let session = open(role, index);
+                    // Every session open; with --start-at, one thread sleeps to
+                    // the moment while the others block (no spinning for seconds).
+                    if step.barrier.wait().is_leader() {
+                        if let Some(at) = release_at {
+                            sleep_until_unix(at);
+                        }
                     }
-                }
-                if step.barrier.wait().is_leader() {
-                    let _ = step.start.set((Instant::now(), step.clock.raw()));
-                    let _ = released.set(unix_now());
-                    let _ = released_mono.set(crate::measure::profile::perf::monotonic_ns());
-                }
-                // Everyone waits until the leader has set the clock.
-                while step.start.get().is_none() {
-                    std::hint::spin_loop();
-                }
-                let thread = Thread { step, index, role, progress: counter, failure: Default::default() };
-                let cpu_start = crate::measure::thread_cpu::this_thread_ns();
-                let switches_start = crate::measure::thread_cpu::this_thread_switches();
-                let outcome = session.and_then(|s| body(&thread, s));
-                if let (Some(a), Some(b)) = (cpu_start, crate::measure::thread_cpu::this_thread_ns()) {
-                    crate::measure::thread_cpu::add_workload_thread(b.saturating_sub(a));
-                }
-                if let (Some(a), Some(b)) = (switches_start, crate::measure::thread_cpu::this_thread_switches()) {
-                    crate::measure::thread_cpu::add_workload_thread_switches(b.saturating_sub(a));
-                }
-                if role == Role::Client && step.clients_running.fetch_sub(1, Ordering::Relaxed) == 1 {
-                    let _ = ended_mono.set(crate::measure::profile::perf::monotonic_ns());
-                }
-                if outcome.is_err() {
-                    step.abort.store(true, Ordering::Relaxed);
-                }
-                // What the thread recorded before its loop failed, and why it failed.
-                let failure = thread.failure.into_inner();
-                match outcome {
-                    Ok(o) => ThreadEnd { output: Some(o), error: failure },
-                    Err(e) => ThreadEnd { output: None, error: Some(match failure {
-                        Some(first) => first.context(format!("then: {e:#}")),
-                        None => e,
-                    }) },
-                }
-            })
-            .expect("cannot start a client thread")
+                    if step.barrier.wait().is_leader() {
+                        let _ = step.start.set((Instant::now(), step.clock.raw()));
+                        let _ = released.set(unix_now());
+                        let _ = released_mono.set(crate::measure::profile::perf::monotonic_ns());
+                    }
+                    // Everyone waits until the leader has set the clock.
+                    while step.start.get().is_none() {
+                        std::hint::spin_loop();
+                    }
+                    let thread = Thread { step, index, role, progress: counter, failure: Default::default() };
+                    let cpu_start = crate::measure::thread_cpu::this_thread_ns();
+                    let switches_start = crate::measure::thread_cpu::this_thread_switches();
+                    let outcome = session.and_then(|s| body(&thread, s));
+                    if let (Some(a), Some(b)) = (cpu_start, crate::measure::thread_cpu::this_thread_ns()) {
+                        crate::measure::thread_cpu::add_workload_thread(b.saturating_sub(a));
+                    }
+                    if let (Some(a), Some(b)) = (switches_start, crate::measure::thread_cpu::this_thread_switches()) {
+                        crate::measure::thread_cpu::add_workload_thread_switches(b.saturating_sub(a));
+                    }
+                    if role == Role::Client && step.clients_running.fetch_sub(1, Ordering::Relaxed) == 1 {
+                        let _ = ended_mono.set(crate::measure::profile::perf::monotonic_ns());
+                    }
+                    if outcome.is_err() {
+                        step.abort.store(true, Ordering::Relaxed);
+                    }
+                    // What the thread recorded before its loop failed, and why it failed.
+                    let failure = thread.failure.into_inner();
+                    match outcome {
+                        Ok(o) => ThreadEnd { output: Some(o), error: failure },
+                        Err(e) => ThreadEnd {
+                            output: None,
+                            error: Some(match failure {
+                                Some(first) => first.context(format!("then: {e:#}")),
+                                None => e,
+                            }),
+                        },
+                    }
+                })
+                .expect("cannot start a client thread")
         };
         let clients: Vec<_> = (0..clients).map(|t| spawn(Role::Client, t)).collect();
         let background: Vec<_> = (0..background).map(|t| spawn(Role::Background, t)).collect();
@@ -442,7 +465,9 @@ pub fn run<S, O: Send>(
             std::thread::sleep(Duration::from_millis(100));
             tick();
         }
-        let join = |h: std::thread::ScopedJoinHandle<'_, ThreadEnd<O>>| h.join().unwrap_or_else(|p| ThreadEnd { output: None, error: Some(join_error(p)) });
+        let join = |h: std::thread::ScopedJoinHandle<'_, ThreadEnd<O>>| {
+            h.join().unwrap_or_else(|p| ThreadEnd { output: None, error: Some(join_error(p)) })
+        };
         let c: Vec<ThreadEnd<O>> = clients.into_iter().map(join).collect();
         let b: Vec<ThreadEnd<O>> = background.into_iter().map(join).collect();
         (c, b)
@@ -452,7 +477,8 @@ pub fn run<S, O: Send>(
         note_window(start, end);
     }
     if let Some(&unix_s) = released.get() {
-        *LAST_RELEASE.lock().unwrap_or_else(|e| e.into_inner()) = Some(crate::result::StepStart { unix_s, scheduled_unix_s: release_at });
+        *LAST_RELEASE.lock().unwrap_or_else(|e| e.into_inner()) =
+            Some(crate::result::StepStart { unix_s, scheduled_unix_s: release_at });
     }
     let mut joined = Joined { clients: Vec::new(), background: Vec::new(), errors: Vec::new() };
     for r in client_results {
@@ -554,7 +580,12 @@ mod tests {
                     }),
                     Role::Background => {
                         let mut service = crate::measure::new_histogram();
-                        t.paced_loop(Some(1000.0), &mut service, || Ok(()), |end, response, ()| ops.rec.record(end, response))
+                        t.paced_loop(
+                            Some(1000.0),
+                            &mut service,
+                            || Ok(()),
+                            |end, response, ()| ops.rec.record(end, response),
+                        )
                     }
                 }?;
                 Ok((vec![ops.finish()], end))
@@ -586,7 +617,9 @@ mod tests {
                     std::thread::sleep(Duration::from_millis(100));
                     Ok((1, false))
                 }),
-                Role::Background => t.paced_loop(Some(0.05), &mut crate::measure::new_histogram(), || Ok(()), |_, _, ()| {}),
+                Role::Background => {
+                    t.paced_loop(Some(0.05), &mut crate::measure::new_histogram(), || Ok(()), |_, _, ()| {})
+                }
             },
             || {},
         );

@@ -138,10 +138,17 @@ impl LongTask {
             ProgressMode::Off => None,
             ProgressMode::Bar => Some(std::thread::spawn(move || {
                 let bar = ProgressBar::new(est_s);
-                bar.set_style(ProgressStyle::with_template("{prefix:>22} [{bar:30}] {elapsed_precise} of about {len}s {msg}").unwrap().progress_chars("=> "));
+                bar.set_style(
+                    ProgressStyle::with_template("{prefix:>22} [{bar:30}] {elapsed_precise} of about {len}s {msg}")
+                        .unwrap()
+                        .progress_chars("=> "),
+                );
                 bar.set_prefix(name);
                 let t0 = Instant::now();
-                while stop.recv_timeout(Duration::from_secs(1)).is_err_and(|e| e == std::sync::mpsc::RecvTimeoutError::Timeout) {
+                while stop
+                    .recv_timeout(Duration::from_secs(1))
+                    .is_err_and(|e| e == std::sync::mpsc::RecvTimeoutError::Timeout)
+                {
                     bar.set_position(t0.elapsed().as_secs().min(est_s));
                     bar.set_message(msg.lock().unwrap().clone());
                 }
@@ -149,8 +156,16 @@ impl LongTask {
             })),
             ProgressMode::Lines | ProgressMode::Auto => Some(std::thread::spawn(move || {
                 let t0 = Instant::now();
-                while stop.recv_timeout(Duration::from_secs(60)).is_err_and(|e| e == std::sync::mpsc::RecvTimeoutError::Timeout) {
-                    errln!("  {name}: {:.0} of about {:.0} min, {}", t0.elapsed().as_secs_f64() / 60.0, est_s as f64 / 60.0, msg.lock().unwrap());
+                while stop
+                    .recv_timeout(Duration::from_secs(60))
+                    .is_err_and(|e| e == std::sync::mpsc::RecvTimeoutError::Timeout)
+                {
+                    errln!(
+                        "  {name}: {:.0} of about {:.0} min, {}",
+                        t0.elapsed().as_secs_f64() / 60.0,
+                        est_s as f64 / 60.0,
+                        msg.lock().unwrap()
+                    );
                 }
             })),
         };

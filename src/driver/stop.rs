@@ -91,7 +91,6 @@ pub fn signal_name(sig: i32) -> &'static str {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -13,7 +13,17 @@ pub const KEY_SIZE: usize = 16;
 pub fn open_with(spec: &EngineSpec, dir: &Path, opts: &[(&str, &str)]) -> Result<Box<dyn Engine>> {
     let user: Vec<(String, String)> = opts.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
     let options = resolve_options(spec, &user)?;
-    let args = OpenArgs { dir: dir.to_path_buf(), options, key_size: KEY_SIZE, value_size: 100, num_keys: 1000, threads: 2, space_needed: Some(1 << 20), create: true, read_only: false };
+    let args = OpenArgs {
+        dir: dir.to_path_buf(),
+        options,
+        key_size: KEY_SIZE,
+        value_size: 100,
+        num_keys: 1000,
+        threads: 2,
+        space_needed: Some(1 << 20),
+        create: true,
+        read_only: false,
+    };
     (spec.open)(&args)
 }
 

@@ -63,7 +63,13 @@ pub const SPEC: EngineSpec = EngineSpec {
 fn claims(o: &EngineOptions, _sessions: usize) -> Vec<super::Claim> {
     vec![
         super::Claim::memory(o.u64("block_cache_size"), super::option_text("leveldb", o, "block_cache_size")),
-        super::Claim::memory(o.u64("write_buffer_size").saturating_mul(2), format!("leveldb.write_buffer_size={} x 2 (the memtable and the one being flushed)", super::human_size(o.u64("write_buffer_size")))),
+        super::Claim::memory(
+            o.u64("write_buffer_size").saturating_mul(2),
+            format!(
+                "leveldb.write_buffer_size={} x 2 (the memtable and the one being flushed)",
+                super::human_size(o.u64("write_buffer_size"))
+            ),
+        ),
     ]
 }
 
@@ -96,7 +102,10 @@ const BUILD_TYPE: &str = env!("RUMBENCH_LEVELDB_BUILT_AS");
 /// How the bundled LevelDB is built into this binary.
 fn build_info() -> Vec<(String, String)> {
     vec![
-        ("build.library".into(), "bundled leveldb-sys 2.0.9 (LevelDB 1.22), static, patched build script (vendor/leveldb-sys)".into()),
+        (
+            "build.library".into(),
+            "bundled leveldb-sys 2.0.9 (LevelDB 1.22), static, patched build script (vendor/leveldb-sys)".into(),
+        ),
         ("build.type".into(), BUILD_TYPE.into()),
         ("build.ndebug".into(), BUILD_CXX_FLAGS.split_whitespace().any(|f| f == "-DNDEBUG").to_string()),
         ("build.cxx_flags".into(), BUILD_CXX_FLAGS.into()),
@@ -202,7 +211,16 @@ impl LevelDbEngine {
             ];
             let mut applied = applied;
             applied.extend(build_info());
-            Ok(LevelDbEngine { db, options, cache, filter, path, applied, sync: o.bool("sync"), ingested: AtomicU64::new(0) })
+            Ok(LevelDbEngine {
+                db,
+                options,
+                cache,
+                filter,
+                path,
+                applied,
+                sync: o.bool("sync"),
+                ingested: AtomicU64::new(0),
+            })
         }
     }
 
@@ -289,8 +307,10 @@ impl Engine for LevelDbEngine {
     }
 
     fn stats(&self) -> Vec<(String, String)> {
-        let mut names: Vec<String> =
-            ["leveldb.stats", "leveldb.sstables", "leveldb.approximate-memory-usage"].iter().map(|s| s.to_string()).collect();
+        let mut names: Vec<String> = ["leveldb.stats", "leveldb.sstables", "leveldb.approximate-memory-usage"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
         names.extend((0..7).map(|l| format!("leveldb.num-files-at-level{l}")));
         names.into_iter().filter_map(|n| self.property(&n).map(|v| (n, v))).collect()
     }
@@ -304,7 +324,9 @@ fn parse_stats_written_mb(stats: &str) -> Option<f64> {
     }
     // A database without tables prints the header alone: nothing written.
     let mut sum = 0.0;
-    for row in stats.lines().skip_while(|l| !l.contains("Write(MB)")).skip(1).filter(|l| !l.trim_start().starts_with('-')) {
+    for row in
+        stats.lines().skip_while(|l| !l.contains("Write(MB)")).skip(1).filter(|l| !l.trim_start().starts_with('-'))
+    {
         let cols: Vec<&str> = row.split_whitespace().collect();
         if cols.len() != 6 {
             break;
@@ -357,7 +379,8 @@ impl LevelDbSession<'_> {
         let mut err: *mut c_char = ptr::null_mut();
         // SAFETY: the db is open; the returned value is malloc'd (or NULL) and freed here.
         unsafe {
-            let v = ffi::leveldb_get(self.engine.db, self.read_opts, key.as_ptr().cast(), key.len(), &mut len, &mut err);
+            let v =
+                ffi::leveldb_get(self.engine.db, self.read_opts, key.as_ptr().cast(), key.len(), &mut len, &mut err);
             if let Some(msg) = take_error(err) {
                 bail!("leveldb: get failed in {}: {msg}", self.engine.path.display());
             }
@@ -381,7 +404,9 @@ impl Session for LevelDbSession<'_> {
 
     fn delete(&mut self, key: &[u8]) -> Result<()> {
         self.ingested += key.len() as u64;
-        self.write_reused_batch("delete", |b| unsafe { ffi::leveldb_writebatch_delete(b, key.as_ptr().cast(), key.len()) })
+        self.write_reused_batch("delete", |b| unsafe {
+            ffi::leveldb_writebatch_delete(b, key.as_ptr().cast(), key.len())
+        })
     }
 
     fn write_batch(&mut self, ops: &[BatchOp<'_>]) -> Result<()> {
@@ -473,7 +498,7 @@ impl Session for LevelDbSession<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::conformance::{self, opt, stat, key, load_even};
+    use crate::engine::conformance::{self, key, load_even, opt, stat};
     use crate::engine::resolve_options;
     use std::path::Path;
 
@@ -492,7 +517,10 @@ mod tests {
 
     /// The value of the declaration `NAME = EXPR;` in C++ `source`.
     fn cpp_value(source: &str, name: &str) -> i64 {
-        let line = source.lines().find(|l| l.contains(&format!(" {name} = "))).unwrap_or_else(|| panic!("no `{name} = ` in the source"));
+        let line = source
+            .lines()
+            .find(|l| l.contains(&format!(" {name} = ")))
+            .unwrap_or_else(|| panic!("no `{name} = ` in the source"));
         cpp_int(line.split_once(" = ").unwrap().1.trim().trim_end_matches(';'))
     }
 
@@ -505,9 +533,18 @@ mod tests {
     fn defaults_are_leveldb_db_benchs() {
         let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("vendor/leveldb-sys/deps/leveldb-1.22");
         let read = |file: &str| std::fs::read_to_string(src.join(file)).unwrap();
-        let (db_bench, options_h, db_impl) = (read("db/db_bench.cc"), read("include/leveldb/options.h"), read("db/db_impl.cc"));
-        for (flag, field) in [("write_buffer_size", "write_buffer_size"), ("max_file_size", "max_file_size"), ("block_size", "block_size"), ("open_files", "max_open_files")] {
-            assert!(db_bench.contains(&format!("FLAGS_{flag} = leveldb::Options().{field};")), "db_bench no longer takes {field} from leveldb::Options");
+        let (db_bench, options_h, db_impl) =
+            (read("db/db_bench.cc"), read("include/leveldb/options.h"), read("db/db_impl.cc"));
+        for (flag, field) in [
+            ("write_buffer_size", "write_buffer_size"),
+            ("max_file_size", "max_file_size"),
+            ("block_size", "block_size"),
+            ("open_files", "max_open_files"),
+        ] {
+            assert!(
+                db_bench.contains(&format!("FLAGS_{flag} = leveldb::Options().{field};")),
+                "db_bench no longer takes {field} from leveldb::Options"
+            );
         }
         assert_eq!(cpp_value(&db_bench, "FLAGS_cache_size"), -1);
         assert!(db_bench.contains("cache_(FLAGS_cache_size >= 0 ? NewLRUCache(FLAGS_cache_size) : nullptr)"));
@@ -516,11 +553,18 @@ mod tests {
         assert!(db_bench.contains("static bool FLAGS_reuse_logs = false;"));
         assert!(!db_bench.contains("options.compression"), "db_bench sets compression now");
         assert!(options_h.contains("CompressionType compression = kSnappyCompression;"));
-        let lru_line = db_impl.lines().find(|l| l.contains("result.block_cache = NewLRUCache(")).expect("LevelDB's own block cache");
+        let lru_line = db_impl
+            .lines()
+            .find(|l| l.contains("result.block_cache = NewLRUCache("))
+            .expect("LevelDB's own block cache");
         let leveldb_cache = cpp_int(lru_line.split_once("NewLRUCache(").unwrap().1.trim().trim_end_matches(");"));
 
         let ours = resolve_options(&SPEC, &[]).unwrap();
-        assert_eq!(ours.u64("block_cache_size") as i64, leveldb_cache, "block cache (db_bench: none, so LevelDB's own)");
+        assert_eq!(
+            ours.u64("block_cache_size") as i64,
+            leveldb_cache,
+            "block cache (db_bench: none, so LevelDB's own)"
+        );
         assert_eq!(ours.u64("write_buffer_size") as i64, cpp_value(&options_h, "write_buffer_size"));
         assert_eq!(ours.u64("block_size") as i64, cpp_value(&options_h, "block_size"));
         assert_eq!(ours.i64("max_open_files"), cpp_value(&options_h, "max_open_files"));
@@ -584,7 +628,13 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let e = open_with(
             dir.path(),
-            &[("bloom_bits", "10"), ("compression", "none"), ("sync", "true"), ("block_size", "16K"), ("write_buffer_size", "1M")],
+            &[
+                ("bloom_bits", "10"),
+                ("compression", "none"),
+                ("sync", "true"),
+                ("block_size", "16K"),
+                ("write_buffer_size", "1M"),
+            ],
         )
         .unwrap();
         assert!(opt(&*e, "filter_policy").contains("10 bits"));
@@ -659,7 +709,11 @@ mod tests {
         }
         e.flush().unwrap();
         let wa = e.write_amp_counters().expect("counters");
-        assert_eq!(wa.ingest_bytes, 8000 * (conformance::KEY_SIZE as u64 + 1000) + conformance::KEY_SIZE as u64, "every key and value byte of the ended session");
+        assert_eq!(
+            wa.ingest_bytes,
+            8000 * (conformance::KEY_SIZE as u64 + 1000) + conformance::KEY_SIZE as u64,
+            "every key and value byte of the ended session"
+        );
         // About 8 MB reached level-0 tables (written, rounded per level to whole MB).
         assert!((6 << 20..=12 << 20).contains(&wa.written_bytes), "{wa:?}");
     }

@@ -31,7 +31,12 @@ fn build_info() -> Vec<(String, String)> {
         ("build.library".into(), "bundled LMDB of heed 0.23 (lmdb-master-sys), linked statically".into()),
         (
             "build.ndebug".into(),
-            if crate::build_info::optimised() { "true (defined by lmdb-master-sys in release builds)" } else { "false (a debug build)" }.into(),
+            if crate::build_info::optimised() {
+                "true (defined by lmdb-master-sys in release builds)"
+            } else {
+                "false (a debug build)"
+            }
+            .into(),
         ),
         ("build.opt_level".into(), crate::build_info::OPT_LEVEL.into()),
     ]
@@ -112,7 +117,10 @@ const MAX_KEY_SIZE: usize = 511;
 /// space only (writes that find the disk full fail with ENOSPC).
 fn claims(o: &super::EngineOptions, _sessions: usize) -> Vec<super::Claim> {
     match o.bool("write_map") {
-        true => vec![super::Claim::disk(o.u64("map_size"), format!("{} with lmdb.write_map=true (the file is sized to it)", super::option_text("lmdb", o, "map_size")))],
+        true => vec![super::Claim::disk(
+            o.u64("map_size"),
+            format!("{} with lmdb.write_map=true (the file is sized to it)", super::option_text("lmdb", o, "map_size")),
+        )],
         false => Vec::new(),
     }
 }
@@ -221,12 +229,15 @@ impl LmdbEngine {
 
         let db: Database<'static, Bytes, Bytes> = if args.read_only {
             let rtxn = env.read_txn().with_context(|| format!("lmdb: cannot begin read txn in {}", path.display()))?;
-            env.open_databases_and_commit(rtxn, |opener, rtxn| opener.open_database::<Bytes, Bytes>(rtxn, None).map(CommitOrAbort::<_, ()>::Commit))
-                .with_context(|| format!("lmdb: cannot open the default database in {}", path.display()))?
-                .unwrap_commit()
-                .with_context(|| format!("lmdb: no default database in {}", path.display()))?
+            env.open_databases_and_commit(rtxn, |opener, rtxn| {
+                opener.open_database::<Bytes, Bytes>(rtxn, None).map(CommitOrAbort::<_, ()>::Commit)
+            })
+            .with_context(|| format!("lmdb: cannot open the default database in {}", path.display()))?
+            .unwrap_commit()
+            .with_context(|| format!("lmdb: no default database in {}", path.display()))?
         } else {
-            let wtxn = env.write_txn().with_context(|| format!("lmdb: cannot begin write txn in {}", path.display()))?;
+            let wtxn =
+                env.write_txn().with_context(|| format!("lmdb: cannot begin write txn in {}", path.display()))?;
             env.create_databases_and_commit(wtxn, |opener, wtxn| {
                 opener.create_database::<Bytes, Bytes>(wtxn, None).map(CommitOrAbort::<_, ()>::Commit)
             })
@@ -473,7 +484,7 @@ impl Session for LmdbSession<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::conformance::{self, opt, key, load_even};
+    use crate::engine::conformance::{self, key, load_even, opt};
     use crate::engine::resolve_options;
 
     fn open_with(dir: &Path, opts: &[(&str, &str)]) -> Result<Box<dyn Engine>> {

@@ -16,12 +16,12 @@ pub mod leveldb;
 pub mod lmdb;
 pub mod null;
 pub mod rocksdb;
+pub mod rocksdb_build;
 mod rocksdb_common;
 mod rocksdb_ffi;
-pub mod rocksdb_build;
-pub mod rocksdb_versions;
 #[cfg(rocksdb_has_txn)]
 mod rocksdb_txn;
+pub mod rocksdb_versions;
 pub mod splinterdb;
 pub mod sqlite;
 pub mod testlog;
@@ -37,7 +37,10 @@ pub enum OptKind {
     /// An integer in `min..=max`: the range the engine takes (negative
     /// values only where the engine gives them a meaning). Every bound fits
     /// a C int, as most engines take one.
-    Int { min: i64, max: i64 },
+    Int {
+        min: i64,
+        max: i64,
+    },
     /// A byte size: plain bytes or with a K/M/G/T suffix (powers of 1024).
     Size,
     Float,
@@ -245,7 +248,8 @@ pub fn file_starts_with(dir: &std::path::Path, name: &str, magic: &[u8], format:
 /// OPTIONS-NNNNNN): their MANIFESTs otherwise look alike to each other.
 pub fn has_rocksdb_files(dir: &std::path::Path) -> bool {
     dir.join("IDENTITY").is_file()
-        || std::fs::read_dir(dir).is_ok_and(|it| it.flatten().any(|e| e.file_name().to_string_lossy().starts_with("OPTIONS-")))
+        || std::fs::read_dir(dir)
+            .is_ok_and(|it| it.flatten().any(|e| e.file_name().to_string_lossy().starts_with("OPTIONS-")))
 }
 
 /// `EngineSpec::transactions` of an engine without transactions.
@@ -359,7 +363,8 @@ pub fn provenance(spec: &EngineSpec, version: String, runtime: Vec<(String, Stri
 /// provenance entries `build.ndebug` ("false...") and `build.assertions` ("on").
 pub fn assertion_warning(engine: &str, provenance: &[(String, String)]) -> Option<String> {
     let on = provenance.iter().any(|(k, v)| {
-        (k == "build.ndebug" && v.starts_with("false")) || (k == "build.assertions" && (v == "on" || v.starts_with("on ") || v == "true"))
+        (k == "build.ndebug" && v.starts_with("false"))
+            || (k == "build.assertions" && (v == "on" || v.starts_with("on ") || v == "true"))
     });
     on.then(|| format!("{engine} was built with assertions on: a debug build runs slower than the release builds users run, so its figures mislead"))
 }
@@ -550,7 +555,6 @@ pub fn find(name: &str) -> Result<&'static EngineSpec> {
 
 pub use crate::plan::parse_size;
 
-
 fn canonical_value(spec: &OptionSpec, value: &str) -> Option<String> {
     match spec.kind {
         OptKind::Bool => match value.to_ascii_lowercase().as_str() {
@@ -558,7 +562,9 @@ fn canonical_value(spec: &OptionSpec, value: &str) -> Option<String> {
             "false" | "off" | "0" | "no" => Some("false".into()),
             _ => None,
         },
-        OptKind::Int { min, max } => value.parse::<i64>().ok().filter(|v| (min..=max).contains(v)).map(|v| v.to_string()),
+        OptKind::Int { min, max } => {
+            value.parse::<i64>().ok().filter(|v| (min..=max).contains(v)).map(|v| v.to_string())
+        }
         OptKind::Size => parse_size(value).map(|v| v.to_string()),
         OptKind::Float => value.parse::<f64>().ok().filter(|v| v.is_finite()).map(|v| v.to_string()),
         OptKind::Choice(choices) => choices.iter().find(|c| c.eq_ignore_ascii_case(value)).map(|c| c.to_string()),
@@ -613,11 +619,19 @@ mod tests {
         let p = |k: &str, v: &str| vec![(k.to_string(), v.to_string())];
         // Debian's librocksdb 7.8.3 (NDEBUG not defined), a PostgreSQL built
         // with --enable-cassert, a MariaDB -debug server.
-        for prov in [p("build.ndebug", "false (assertions compiled in)"), p("build.assertions", "on"), p("build.assertions", "on (a -debug server)")] {
+        for prov in [
+            p("build.ndebug", "false (assertions compiled in)"),
+            p("build.assertions", "on"),
+            p("build.assertions", "on (a -debug server)"),
+        ] {
             let w = assertion_warning("x", &prov).unwrap_or_else(|| panic!("no warning for {prov:?}"));
             assert!(w.contains("built with assertions on"), "{w}");
         }
-        for prov in [p("build.ndebug", "true (librocksdb-sys defines NDEBUG: assertions off)"), p("build.assertions", "off"), vec![]] {
+        for prov in [
+            p("build.ndebug", "true (librocksdb-sys defines NDEBUG: assertions off)"),
+            p("build.assertions", "off"),
+            vec![],
+        ] {
             assert_eq!(assertion_warning("x", &prov), None, "{prov:?}");
         }
         // The RocksDB built into this binary is a release build.
@@ -698,7 +712,8 @@ mod tests {
     #[test]
     fn options_are_validated_and_defaulted() {
         let spec = find("rocksdb").unwrap();
-        let opts = resolve_options(spec, &[("sync".into(), "on".into()), ("block_cache_size".into(), "1G".into())]).unwrap();
+        let opts =
+            resolve_options(spec, &[("sync".into(), "on".into()), ("block_cache_size".into(), "1G".into())]).unwrap();
         assert_eq!(opts.str("sync"), "true");
         assert_eq!(opts.u64("block_cache_size"), 1 << 30);
         assert_eq!(opts.str("compaction_style"), "leveled");

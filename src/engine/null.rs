@@ -61,7 +61,14 @@ fn open(args: &OpenArgs) -> Result<Box<dyn Engine>> {
             (c.iterations(ns), Some(c))
         }
     };
-    Ok(Box::new(NullEngine { num_keys: args.num_keys, key_size: args.key_size, value: vec![b'x'; args.value_size], spin_ns, spin_iterations, calibration }))
+    Ok(Box::new(NullEngine {
+        num_keys: args.num_keys,
+        key_size: args.key_size,
+        value: vec![b'x'; args.value_size],
+        spin_ns,
+        spin_iterations,
+        calibration,
+    }))
 }
 
 pub struct NullEngine {
@@ -154,19 +161,32 @@ fn calibration_in(dir: &std::path::Path) -> Result<Calibration> {
     use std::os::fd::AsRawFd;
     let cpu_model = std::fs::read_to_string("/proc/cpuinfo")
         .ok()
-        .and_then(|t| t.lines().find(|l| l.starts_with("model name")).and_then(|l| l.split_once(':')).map(|(_, v)| v.trim().to_string()))
+        .and_then(|t| {
+            t.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, v)| v.trim().to_string())
+        })
         .unwrap_or_else(|| "unknown".into());
     let source_hash = super::rocksdb_build::SOURCE_HASH.to_string();
     std::fs::create_dir_all(dir)?;
     let path = dir.join("null-spin.json");
-    let lock = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(dir.join(".null-spin.lock"))?;
+    let lock =
+        std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(dir.join(".null-spin.lock"))?;
     // SAFETY: flock on a descriptor we own; released when `lock` is closed.
     unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX) };
-    let stored: Vec<Calibration> = std::fs::read(&path).ok().and_then(|b| serde_json::from_slice(&b).ok()).unwrap_or_default();
+    let stored: Vec<Calibration> =
+        std::fs::read(&path).ok().and_then(|b| serde_json::from_slice(&b).ok()).unwrap_or_default();
     if let Some(c) = stored.iter().find(|c| c.cpu_model == cpu_model && c.source_hash == source_hash) {
         return Ok(Calibration { path, ..c.clone() });
     }
-    let c = Calibration { iterations_per_us: Calibration::measure(5), cpu_model, source_hash, measured_at: crate::result::now_text(), path: path.clone() };
+    let c = Calibration {
+        iterations_per_us: Calibration::measure(5),
+        cpu_model,
+        source_hash,
+        measured_at: crate::result::now_text(),
+        path: path.clone(),
+    };
     let mut all: Vec<Calibration> = stored.into_iter().filter(|s| s.cpu_model != c.cpu_model).collect();
     all.push(c.clone());
     let tmp = path.with_extension("tmp");
@@ -188,11 +208,20 @@ impl Engine for NullEngine {
         env!("CARGO_PKG_VERSION").to_string()
     }
     fn effective_options(&self) -> Vec<(String, String)> {
-        let mut o = vec![("spin_ns".into(), self.spin_ns.to_string()), ("spin_iterations".into(), self.spin_iterations.to_string())];
+        let mut o = vec![
+            ("spin_ns".into(), self.spin_ns.to_string()),
+            ("spin_iterations".into(), self.spin_iterations.to_string()),
+        ];
         if let Some(c) = &self.calibration {
             o.push((
                 "spin_calibration".into(),
-                format!("{:.1} iterations per us of thread CPU, measured {} on {} (stored in {})", c.iterations_per_us, c.measured_at, c.cpu_model, c.path.display()),
+                format!(
+                    "{:.1} iterations per us of thread CPU, measured {} on {} (stored in {})",
+                    c.iterations_per_us,
+                    c.measured_at,
+                    c.cpu_model,
+                    c.path.display()
+                ),
             ));
         }
         o
@@ -311,11 +340,18 @@ mod tests {
         assert_eq!(first, again);
         assert!(first.iterations_per_us > 1.0, "{first:?}");
         let (a, b) = (first.iterations(1000), first.iterations(1100));
-        assert!((b as f64 / a as f64 - 1.1).abs() < 2.0 / a as f64, "1100 ns is 1.1 times 1000 ns's iterations: {a} {b}");
+        assert!(
+            (b as f64 / a as f64 - 1.1).abs() < 2.0 / a as f64,
+            "1100 ns is 1.1 times 1000 ns's iterations: {a} {b}"
+        );
         let dir = tempfile::tempdir().unwrap();
         let e = conformance::open_with(&SPEC, dir.path(), &[("spin_iterations", "5000")]).unwrap();
         assert!(e.effective_options().contains(&("spin_iterations".to_string(), "5000".to_string())), "given directly");
-        let both = crate::engine::resolve_options(&SPEC, &[("spin_ns".into(), "1".into()), ("spin_iterations".into(), "1".into())]).unwrap();
+        let both = crate::engine::resolve_options(
+            &SPEC,
+            &[("spin_ns".into(), "1".into()), ("spin_iterations".into(), "1".into())],
+        )
+        .unwrap();
         assert!((SPEC.check)(&both).unwrap_err().to_string().contains("not both"));
     }
 

@@ -9,12 +9,14 @@
 //! same OPTIONS file and block cache (tests/dbbench_defaults.rs checks it
 //! against the real db_bench).
 
-
 use anyhow::{bail, Context, Result};
 
-use super::rocksdb_common::{scan_with, wait_for_compact, Common};
 pub use super::rocksdb_common::parse_options_file;
-use super::rocksdb_ffi::{self as ffi, BlockBasedOptions, Cache, CompactionStyle, Compression, Db, Options, ReadOptions, WriteBatch, WriteOptions};
+use super::rocksdb_common::{scan_with, wait_for_compact, Common};
+use super::rocksdb_ffi::{
+    self as ffi, BlockBasedOptions, Cache, CompactionStyle, Compression, Db, Options, ReadOptions, WriteBatch,
+    WriteOptions,
+};
 
 use super::{BatchOp, Engine, EngineOptions, EngineSpec, OpenArgs, OptKind, OptionSpec, Session, WriteAmpCounters};
 
@@ -115,7 +117,7 @@ const OPTIONS: &[OptionSpec] = &[
 /// InitializeOptionsFromFlags, and InitializeOptionsGeneral). Applied through
 /// RocksDB's options-string parser: the C API has no setter for some of them.
 const DB_BENCH_FIXED: &[(&str, &str)] = &[
-    ("delayed_write_rate", "8388608"),                       // --delayed_write_rate (RocksDB: 16M)
+    ("delayed_write_rate", "8388608"), // --delayed_write_rate (RocksDB: 16M)
     ("hard_pending_compaction_bytes_limit", "137438953472"), // --hard_pending_compaction_bytes_limit, 128G (RocksDB: 256G)
     ("table_cache_numshardbits", "4"),                       // --table_cache_numshardbits (RocksDB: 6)
     ("dump_malloc_stats", "true"),                           // --dump_malloc_stats
@@ -125,7 +127,10 @@ const DB_BENCH_FIXED: &[(&str, &str)] = &[
     // --index_shortening_mode=2, --pin_top_level_index_and_filter=false.
     // Given as the table factory's options, RocksDB clones the factory set
     // below (block cache included) and changes only these.
-    ("block_based_table_factory", "{index_shortening=kShortenSeparatorsAndSuccessor;pin_top_level_index_and_filter=false}"),
+    (
+        "block_based_table_factory",
+        "{index_shortening=kShortenSeparatorsAndSuccessor;pin_top_level_index_and_filter=false}",
+    ),
 ];
 
 /// io-bound mode: O_DIRECT reads (no page cache), a small block cache, and
@@ -187,15 +192,19 @@ fn claims(o: &EngineOptions, _sessions: usize) -> Vec<super::Claim> {
         super::Claim::memory(o.u64("block_cache_size"), super::option_text("rocksdb", o, "block_cache_size")),
         super::Claim::memory(
             memtables,
-            format!("rocksdb.write_buffer_size={} x max_write_buffer_number={}", super::human_size(o.u64("write_buffer_size")), o.u64("max_write_buffer_number")),
+            format!(
+                "rocksdb.write_buffer_size={} x max_write_buffer_number={}",
+                super::human_size(o.u64("write_buffer_size")),
+                o.u64("max_write_buffer_number")
+            ),
         ),
     ]
 }
 
-#[cfg(rocksdb_has_txn)]
-use super::rocksdb_txn::kind as transactions_kind;
 #[cfg(not(rocksdb_has_txn))]
 use super::no_transactions as transactions_kind;
+#[cfg(rocksdb_has_txn)]
+use super::rocksdb_txn::kind as transactions_kind;
 
 /// Option combinations that cannot mean what they say.
 fn check(o: &EngineOptions) -> Result<()> {
@@ -287,7 +296,10 @@ fn open(args: &OpenArgs) -> Result<Box<dyn Engine>> {
     let (cache, cache_description) = match o.str("cache_type") {
         // Estimated entry charge 0: RocksDB sizes its table (AutoHyperClockCache), as db_bench does by default.
         #[cfg(rocksdb_has_hyper_clock)]
-        "hyper_clock" => (Cache::hyper_clock(capacity as usize), format!("HyperClockCache(capacity={capacity}, estimated_entry_charge=0: auto)")),
+        "hyper_clock" => (
+            Cache::hyper_clock(capacity as usize),
+            format!("HyperClockCache(capacity={capacity}, estimated_entry_charge=0: auto)"),
+        ),
         _ => (Cache::lru(capacity as usize), format!("LRUCache(capacity={capacity})")),
     };
     let mut table = BlockBasedOptions::new();
@@ -319,10 +331,12 @@ fn open(args: &OpenArgs) -> Result<Box<dyn Engine>> {
     }
     if args.read_only {
         // The user's database, read by steps that only read: RocksDB writes nothing of it.
-        let db = Db::open_read_only(&common.db_opts, &args.dir).with_context(|| format!("rocksdb cannot open {} read-only", args.dir.display()))?;
+        let db = Db::open_read_only(&common.db_opts, &args.dir)
+            .with_context(|| format!("rocksdb cannot open {} read-only", args.dir.display()))?;
         return Ok(Box::new(RocksEngine { db, common, read_only: true }));
     }
-    let db = Db::open(&common.db_opts, &args.dir).with_context(|| format!("rocksdb cannot open {}", args.dir.display()))?;
+    let db =
+        Db::open(&common.db_opts, &args.dir).with_context(|| format!("rocksdb cannot open {}", args.dir.display()))?;
     Ok(Box::new(RocksEngine { db, common, read_only: false }))
 }
 
@@ -337,7 +351,10 @@ pub fn build_provenance() -> Vec<(String, String)> {
         format!("false (RocksDB's compile command: {flags})")
     };
     let mut out = vec![
-        ("build.library".into(), format!("bundled source of librocksdb-sys {}, linked statically", ffi::SYS_CRATE_VERSION)),
+        (
+            "build.library".into(),
+            format!("bundled source of librocksdb-sys {}, linked statically", ffi::SYS_CRATE_VERSION),
+        ),
         ("build.rocksdb_source".into(), ffi::SOURCE_VERSION.into()),
         ("build.ndebug".into(), ndebug),
         ("build.opt_level".into(), crate::build_info::OPT_LEVEL.into()),
@@ -351,10 +368,27 @@ pub fn build_provenance() -> Vec<(String, String)> {
     let release = super::rocksdb_versions::Release::built_in();
     out.extend(release.lacks().into_iter().map(|l| ("rocksdb.lacks".to_string(), l)));
     out.push(("build.rumbench_source".into(), super::rocksdb_build::SOURCE_HASH.into()));
-    if let Some(cached) = std::env::current_exe().ok().and_then(|exe| std::fs::read(exe.with_file_name("build.json")).ok()).and_then(|b| serde_json::from_slice::<super::rocksdb_build::CachedBuild>(&b).ok()) {
-        out.push(("build.version_build".into(), format!("cached build of {} made {} in {:.1} min", release.package_name(), cached.built_at, cached.build_seconds / 60.0)));
+    if let Some(cached) = std::env::current_exe()
+        .ok()
+        .and_then(|exe| std::fs::read(exe.with_file_name("build.json")).ok())
+        .and_then(|b| serde_json::from_slice::<super::rocksdb_build::CachedBuild>(&b).ok())
+    {
+        out.push((
+            "build.version_build".into(),
+            format!(
+                "cached build of {} made {} in {:.1} min",
+                release.package_name(),
+                cached.built_at,
+                cached.build_seconds / 60.0
+            ),
+        ));
         if let Some(added) = cached.added_cxxflags {
-            out.push(("build.added_cxxflags".into(), format!("{added} (what 0.19.0's crate passes and this one does not: the target CPU, Linux platform macros)")));
+            out.push((
+                "build.added_cxxflags".into(),
+                format!(
+                    "{added} (what 0.19.0's crate passes and this one does not: the target CPU, Linux platform macros)"
+                ),
+            ));
         }
     }
     out
@@ -526,7 +560,10 @@ mod tests {
     #[test]
     fn put_get_scan_delete_and_report() {
         let dir = tempfile::tempdir().unwrap();
-        let engine = open_default(dir.path(), &[("statistics", "true"), ("write_buffer_size", "8M"), ("compaction_style", "universal")]);
+        let engine = open_default(
+            dir.path(),
+            &[("statistics", "true"), ("write_buffer_size", "8M"), ("compaction_style", "universal")],
+        );
         let mut s = engine.session().unwrap();
         for i in 0u64..100 {
             let mut k = [b'0'; 16];
@@ -541,10 +578,24 @@ mod tests {
         assert!(s.get(&key(5)).unwrap());
         assert!(!s.get(&key(500)).unwrap());
         let mut seen = Vec::new();
-        assert_eq!(s.scan(&key(10), false, 3, &mut |k, _| { seen.push(k[7]); true }).unwrap(), 3);
+        assert_eq!(
+            s.scan(&key(10), false, 3, &mut |k, _| {
+                seen.push(k[7]);
+                true
+            })
+            .unwrap(),
+            3
+        );
         assert_eq!(seen, vec![10, 11, 12]);
         seen.clear();
-        assert_eq!(s.scan(&key(10), true, 3, &mut |k, _| { seen.push(k[7]); true }).unwrap(), 3);
+        assert_eq!(
+            s.scan(&key(10), true, 3, &mut |k, _| {
+                seen.push(k[7]);
+                true
+            })
+            .unwrap(),
+            3
+        );
         assert_eq!(seen, vec![10, 9, 8]);
         s.delete(&key(5)).unwrap();
         assert!(!s.get(&key(5)).unwrap());
@@ -590,7 +641,12 @@ mod tests {
         ];
         let engine = open_default(dir.path(), &user);
         let opts = engine.effective_options();
-        let get = |k: &str| opts.iter().find(|(name, _)| name == k).map(|(_, v)| v.as_str()).unwrap_or_else(|| panic!("no {k} in {opts:?}"));
+        let get = |k: &str| {
+            opts.iter()
+                .find(|(name, _)| name == k)
+                .map(|(_, v)| v.as_str())
+                .unwrap_or_else(|| panic!("no {k} in {opts:?}"))
+        };
         assert_eq!(get("CFOptions.compaction_pri"), "kOldestSmallestSeqFirst");
         assert_eq!(get("CFOptions.compression"), "kZSTD");
         assert_eq!(get("CFOptions.enable_blob_files"), "true");
@@ -620,5 +676,4 @@ mod tests {
     fn keeps_the_engine_contract() {
         super::super::conformance::run_all(|dir| open_default(dir, &[]));
     }
-
 }

@@ -86,7 +86,11 @@ pub struct CachedBuild {
 pub fn cache_root() -> Result<PathBuf> {
     let base = match std::env::var_os("XDG_CACHE_HOME").filter(|v| !v.is_empty()) {
         Some(x) => PathBuf::from(x),
-        None => PathBuf::from(std::env::var_os("HOME").ok_or_else(|| anyhow!("neither XDG_CACHE_HOME nor HOME is set: no cache for RocksDB builds"))?).join(".cache"),
+        None => PathBuf::from(
+            std::env::var_os("HOME")
+                .ok_or_else(|| anyhow!("neither XDG_CACHE_HOME nor HOME is set: no cache for RocksDB builds"))?,
+        )
+        .join(".cache"),
     };
     Ok(base.join("rumbench").join("rocksdb"))
 }
@@ -95,7 +99,10 @@ pub fn cache_root() -> Result<PathBuf> {
 /// the tests point it at the main build's, whose librocksdb-sys 0.19.0 a
 /// build of 11.8.1 then reuses).
 fn target_dir(root: &Path) -> PathBuf {
-    std::env::var_os("RUMBENCH_ROCKSDB_TARGET_DIR").filter(|v| !v.is_empty()).map(PathBuf::from).unwrap_or_else(|| root.join("target"))
+    std::env::var_os("RUMBENCH_ROCKSDB_TARGET_DIR")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target"))
 }
 
 /// The cache key of `release` built from the tree at `source`: the source
@@ -115,7 +122,10 @@ fn cache_key(source: &Path, release: &Release) -> Result<String> {
 fn source_tree() -> Result<PathBuf> {
     let root = PathBuf::from(SOURCE_ROOT);
     if !root.join("src/lib.rs").is_file() {
-        bail!("the rumbench source this binary was built from ({}) is gone: a RocksDB version is built from it", root.display());
+        bail!(
+            "the rumbench source this binary was built from ({}) is gone: a RocksDB version is built from it",
+            root.display()
+        );
     }
     let now = build_support::of_tree(&root).with_context(|| format!("cannot read the source in {}", root.display()))?;
     if now != SOURCE_HASH {
@@ -171,7 +181,8 @@ pub fn ensure(release: &Release) -> Result<Option<PathBuf>> {
     let lock_path = root.join(".build.lock");
     let lock = fs::OpenOptions::new().create(true).truncate(false).write(true).open(&lock_path)?;
     // SAFETY: flock on a descriptor we own; released when `lock` is closed.
-    let try_lock = || unsafe { libc::flock(std::os::fd::AsRawFd::as_raw_fd(&lock), libc::LOCK_EX | libc::LOCK_NB) } == 0;
+    let try_lock =
+        || unsafe { libc::flock(std::os::fd::AsRawFd::as_raw_fd(&lock), libc::LOCK_EX | libc::LOCK_NB) } == 0;
     if !try_lock() {
         errln!("waiting for another rumbench building a RocksDB version ({})", lock_path.display());
         // Polled, not a blocking flock: a stop (Ctrl-C) ends the wait at once.
@@ -242,7 +253,8 @@ fn build(release: &Release, source: &Path, root: &Path, vdir: &Path, key: &str) 
     // Cargo's variables of the build that runs us (under `cargo test`) are not this build's.
     for (k, _) in std::env::vars_os() {
         let k = k.to_string_lossy().into_owned();
-        if (k.starts_with("CARGO_") && k != "CARGO_HOME") || k == "RUSTFLAGS" || k.starts_with("DEP_") || k == "OUT_DIR" {
+        if (k.starts_with("CARGO_") && k != "CARGO_HOME") || k == "RUSTFLAGS" || k.starts_with("DEP_") || k == "OUT_DIR"
+        {
             cmd.env_remove(&k);
         }
     }
@@ -254,8 +266,13 @@ fn build(release: &Release, source: &Path, root: &Path, vdir: &Path, key: &str) 
     // Its own process group: a stop ends cargo and every compiler it started.
     std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
     let t0 = Instant::now();
-    let mut child = cmd.spawn().with_context(|| format!("cannot run {} (Rust's cargo is needed to build a RocksDB version)", cargo().display()))?;
-    let progress = std::sync::Arc::new(crate::driver::progress::LongTask::start(&format!("RocksDB {}", release.version), estimate));
+    let mut child = cmd.spawn().with_context(|| {
+        format!("cannot run {} (Rust's cargo is needed to build a RocksDB version)", cargo().display())
+    })?;
+    let progress = std::sync::Arc::new(crate::driver::progress::LongTask::start(
+        &format!("RocksDB {}", release.version),
+        estimate,
+    ));
     // Cargo's lines go to the log; what it compiles is the progress message.
     // RocksDB's C++ is compiled by librocksdb-sys's build script, silently,
     // while cargo goes on with other crates: the long part, until cargo
@@ -287,7 +304,12 @@ fn build(release: &Release, source: &Path, root: &Path, vdir: &Path, key: &str) 
                 if let Some(what) = line.trim_start().strip_prefix("Compiling ") {
                     last = what.split_whitespace().next().unwrap_or("").to_string();
                     if last == "librocksdb-sys" {
-                        let _ = state.compare_exchange(0, 1, std::sync::atomic::Ordering::Relaxed, std::sync::atomic::Ordering::Relaxed);
+                        let _ = state.compare_exchange(
+                            0,
+                            1,
+                            std::sync::atomic::Ordering::Relaxed,
+                            std::sync::atomic::Ordering::Relaxed,
+                        );
                     }
                     match state.load(std::sync::atomic::Ordering::Relaxed) {
                         0 => progress.set_message(&format!("compiling {last}")),
@@ -308,7 +330,11 @@ fn build(release: &Release, source: &Path, root: &Path, vdir: &Path, key: &str) 
             unsafe { libc::kill(-(child.id() as i32), libc::SIGTERM) };
             let _ = child.wait();
             let _ = (reader.join(), json_reader.join());
-            bail!("the build of RocksDB {} was stopped; nothing of it is used (log: {})", release.version, log_path.display());
+            bail!(
+                "the build of RocksDB {} was stopped; nothing of it is used (log: {})",
+                release.version,
+                log_path.display()
+            );
         }
         std::thread::sleep(Duration::from_millis(200));
     };
@@ -318,8 +344,19 @@ fn build(release: &Release, source: &Path, root: &Path, vdir: &Path, key: &str) 
         p.finish();
     }
     if !status.success() {
-        let errors: Vec<String> = fs::read_to_string(&log_path).unwrap_or_default().lines().filter(|l| l.starts_with("error")).take(3).map(str::to_string).collect();
-        bail!("the build of RocksDB {} failed ({status}, compiling {last_crate}): {} (log: {})", release.version, errors.join(" | "), log_path.display());
+        let errors: Vec<String> = fs::read_to_string(&log_path)
+            .unwrap_or_default()
+            .lines()
+            .filter(|l| l.starts_with("error"))
+            .take(3)
+            .map(str::to_string)
+            .collect();
+        bail!(
+            "the build of RocksDB {} failed ({status}, compiling {last_crate}): {} (log: {})",
+            release.version,
+            errors.join(" | "),
+            log_path.display()
+        );
     }
     let secs = t0.elapsed().as_secs_f64();
     let artifact = target.join("release").join(release.package_name());
@@ -379,24 +416,42 @@ fn rocksdb_compiled(target: &Path, release: &Release) -> bool {
 
 /// Run `bin internal-build-info`.
 pub fn query_build_info(bin: &Path) -> Result<BuildInfo> {
-    let out = std::process::Command::new(bin).arg("internal-build-info").output().with_context(|| format!("cannot run {}", bin.display()))?;
+    let out = std::process::Command::new(bin)
+        .arg("internal-build-info")
+        .output()
+        .with_context(|| format!("cannot run {}", bin.display()))?;
     if !out.status.success() {
         bail!("{} internal-build-info failed: {}", bin.display(), String::from_utf8_lossy(&out.stderr).trim());
     }
-    serde_json::from_slice(&out.stdout).with_context(|| format!("{} internal-build-info printed no build info", bin.display()))
+    serde_json::from_slice(&out.stdout)
+        .with_context(|| format!("{} internal-build-info printed no build info", bin.display()))
 }
 
 /// A build is used only when it is the release asked for, with the
 /// capabilities the table promises, from this very source, optimised.
 pub fn check_build(release: &Release, info: &BuildInfo) -> Result<()> {
     if info.rocksdb_version != release.version {
-        bail!("the build for RocksDB {} has RocksDB {} (librocksdb-sys {})", release.version, info.rocksdb_version, info.librocksdb_sys);
+        bail!(
+            "the build for RocksDB {} has RocksDB {} (librocksdb-sys {})",
+            release.version,
+            info.rocksdb_version,
+            info.librocksdb_sys
+        );
     }
     if info.capabilities != release.caps {
-        bail!("RocksDB {}'s build has capabilities {:?}, where rumbench's table says {:?}: the table is wrong", release.version, info.capabilities, release.caps);
+        bail!(
+            "RocksDB {}'s build has capabilities {:?}, where rumbench's table says {:?}: the table is wrong",
+            release.version,
+            info.capabilities,
+            release.caps
+        );
     }
     if info.source_hash != SOURCE_HASH {
-        bail!("the build for RocksDB {} is of other source (fingerprint {}, this binary's {SOURCE_HASH})", release.version, info.source_hash);
+        bail!(
+            "the build for RocksDB {} is of other source (fingerprint {}, this binary's {SOURCE_HASH})",
+            release.version,
+            info.source_hash
+        );
     }
     let this = BuildInfo::this_binary();
     if info.target_cpu != this.target_cpu || info.cxx != this.cxx {
@@ -410,10 +465,19 @@ pub fn check_build(release: &Release, info: &BuildInfo) -> Result<()> {
         );
     }
     if info.profile != "release" || info.opt_level == "0" {
-        bail!("the build for RocksDB {} is not optimised (profile {}, opt-level {})", release.version, info.profile, info.opt_level);
+        bail!(
+            "the build for RocksDB {} is not optimised (profile {}, opt-level {})",
+            release.version,
+            info.profile,
+            info.opt_level
+        );
     }
     if !build_support::flags_are_release(&info.rocksdb_cxx_flags) {
-        bail!("RocksDB {} was not compiled as a release build (NDEBUG, optimised): {:?}", release.version, info.rocksdb_cxx_flags);
+        bail!(
+            "RocksDB {} was not compiled as a release build (NDEBUG, optimised): {:?}",
+            release.version,
+            info.rocksdb_cxx_flags
+        );
     }
     Ok(())
 }
@@ -446,7 +510,8 @@ mod tests {
         }
         fs::create_dir(t.path().join(".partial-x")).unwrap();
         prune(t.path(), 2);
-        let mut left: Vec<String> = fs::read_dir(t.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        let mut left: Vec<String> =
+            fs::read_dir(t.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
         left.sort();
         assert_eq!(left, [".partial-x", "build-c.log", "build-d.log", "c", "d"]);
     }
@@ -455,7 +520,12 @@ mod tests {
     fn a_build_is_checked_against_the_release() {
         let release = Release::built_in();
         // As a release build reports itself (tests may run unoptimised).
-        let this = || BuildInfo { profile: "release".into(), opt_level: "3".into(), rocksdb_cxx_flags: "c++ -O3 -DNDEBUG=1".into(), ..BuildInfo::this_binary() };
+        let this = || BuildInfo {
+            profile: "release".into(),
+            opt_level: "3".into(),
+            rocksdb_cxx_flags: "c++ -O3 -DNDEBUG=1".into(),
+            ..BuildInfo::this_binary()
+        };
         let mut info = this();
         check_build(release, &info).unwrap();
         info.source_hash = "0".into();

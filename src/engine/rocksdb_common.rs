@@ -60,7 +60,8 @@ impl Common {
             out.push(("write_amp.flush_and_compaction_bytes".into(), wa.written_bytes.to_string()));
             out.push((
                 "write_amp.source".into(),
-                if self.statistics { "statistics tickers (exact)" } else { "rocksdb.stats text (rounded to 0.01 GB)" }.into(),
+                if self.statistics { "statistics tickers (exact)" } else { "rocksdb.stats text (rounded to 0.01 GB)" }
+                    .into(),
             ));
         }
         if let Some(text) = property("rocksdb.stats") {
@@ -88,9 +89,14 @@ impl Common {
 
     /// Whether flushes or compactions are pending or running.
     pub fn background_work_pending(&self, property: &dyn Fn(&str) -> Option<String>) -> bool {
-        ["rocksdb.compaction-pending", "rocksdb.mem-table-flush-pending", "rocksdb.num-running-compactions", "rocksdb.num-running-flushes"]
-            .iter()
-            .any(|p| property(p).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0) > 0)
+        [
+            "rocksdb.compaction-pending",
+            "rocksdb.mem-table-flush-pending",
+            "rocksdb.num-running-compactions",
+            "rocksdb.num-running-flushes",
+        ]
+        .iter()
+        .any(|p| property(p).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0) > 0)
     }
 }
 
@@ -252,8 +258,12 @@ Cumulative compaction: 0.25 GB write, 25.10 MB/s write, 0.14 GB read, 14.0 MB/s 
         assert_eq!(wa.amp_since(None), None);
         let big = parse_stats_write_amp(&text.replace("ingest: 0.11 GB", "ingest: 1.10 GB")).unwrap();
         assert!((big.amp_since(None).unwrap() - 0.25 / 1.10).abs() < 1e-6);
-        assert_eq!(ticker("rocksdb.bytes.written COUNT : 1234\nrocksdb.x COUNT : 1", "rocksdb.bytes.written"), Some(1234));
-        let opts = parse_options_file("[Version]\n  rocksdb_version=7.8.3\n[CFOptions \"default\"]\n  write_buffer_size=1\n");
+        assert_eq!(
+            ticker("rocksdb.bytes.written COUNT : 1234\nrocksdb.x COUNT : 1", "rocksdb.bytes.written"),
+            Some(1234)
+        );
+        let opts =
+            parse_options_file("[Version]\n  rocksdb_version=7.8.3\n[CFOptions \"default\"]\n  write_buffer_size=1\n");
         assert_eq!(opts[0], ("Version.rocksdb_version".into(), "7.8.3".into()));
         assert_eq!(opts[1], ("CFOptions.write_buffer_size".into(), "1".into()));
     }

@@ -232,7 +232,9 @@ impl Options {
         let text = c_string(text, "options string")?;
         let new = Options::new();
         // SAFETY: valid handles and a NUL-terminated string; `new` is written only.
-        try_call(|err| unsafe { ffi::rocksdb_get_options_from_string(self.0.as_ptr(), text.as_ptr(), new.0.as_ptr(), err) })?;
+        try_call(|err| unsafe {
+            ffi::rocksdb_get_options_from_string(self.0.as_ptr(), text.as_ptr(), new.0.as_ptr(), err)
+        })?;
         Ok(new)
     }
 }
@@ -547,7 +549,9 @@ impl DbHandle {
         let (k, kl) = ptr_len(key);
         // SAFETY: valid handles; the key is read during the call only; the
         // slice we get is ours and lives no longer than the DB (its lifetime).
-        try_call(|err| unsafe { PinnableSlice::from_c(ffi::rocksdb_get_pinned(self.0.as_ptr(), opts.0.as_ptr(), k, kl, err)) })
+        try_call(|err| unsafe {
+            PinnableSlice::from_c(ffi::rocksdb_get_pinned(self.0.as_ptr(), opts.0.as_ptr(), k, kl, err))
+        })
     }
 
     pub fn put(&self, opts: &WriteOptions, key: &[u8], value: &[u8]) -> Result<(), Error> {
@@ -604,11 +608,19 @@ unsafe fn destroy_column_family(cf: ColumnFamily) {
 fn open_with_default_cf<T>(
     path: &Path,
     opts: &Options,
-    open: impl FnOnce(*const c_char, *const *const c_char, *const *const ffi::rocksdb_options_t, *mut *mut ffi::rocksdb_column_family_handle_t, *mut *mut c_char) -> *mut T,
+    open: impl FnOnce(
+        *const c_char,
+        *const *const c_char,
+        *const *const ffi::rocksdb_options_t,
+        *mut *mut ffi::rocksdb_column_family_handle_t,
+        *mut *mut c_char,
+    ) -> *mut T,
 ) -> Result<(NonNull<T>, ColumnFamily), Error> {
     // RocksDB creates only the last directory level; callers may give new parents.
-    std::fs::create_dir_all(path).map_err(|e| Error(format!("cannot create the RocksDB directory {}: {e}", path.display())))?;
-    let c_path = CString::new(path.as_os_str().as_bytes()).map_err(|_| Error(format!("path contains a NUL byte: {}", path.display())))?;
+    std::fs::create_dir_all(path)
+        .map_err(|e| Error(format!("cannot create the RocksDB directory {}: {e}", path.display())))?;
+    let c_path = CString::new(path.as_os_str().as_bytes())
+        .map_err(|_| Error(format!("path contains a NUL byte: {}", path.display())))?;
     let names = [c"default".as_ptr()];
     let cf_opts = [opts.0.as_ptr() as *const ffi::rocksdb_options_t];
     let mut handles = [ptr::null_mut()];
@@ -726,7 +738,16 @@ impl TransactionDb {
             let txn_opts = created(ffi::rocksdb_transactiondb_options_create(), "TransactionDB options").as_ptr();
             ffi::rocksdb_transactiondb_options_set_transaction_lock_timeout(txn_opts, lock_timeout_ms);
             let opened = open_with_default_cf(path, opts, |p, names, cf_opts, handles, err| {
-                ffi::rocksdb_transactiondb_open_column_families(opts.0.as_ptr(), txn_opts, p, 1, names, cf_opts, handles, err)
+                ffi::rocksdb_transactiondb_open_column_families(
+                    opts.0.as_ptr(),
+                    txn_opts,
+                    p,
+                    1,
+                    names,
+                    cf_opts,
+                    handles,
+                    err,
+                )
             });
             ffi::rocksdb_transactiondb_options_destroy(txn_opts);
             opened?
@@ -765,7 +786,14 @@ impl TransactionDb {
 
     pub fn begin(&self, write_opts: &WriteOptions, txn_opts: &TransactionOptions) -> Transaction<'_> {
         // SAFETY: a new transaction we own, on this DB (its lifetime).
-        unsafe { Transaction::from_c(ffi::rocksdb_transaction_begin(self.raw.as_ptr(), write_opts.0.as_ptr(), txn_opts.0.as_ptr(), ptr::null_mut())) }
+        unsafe {
+            Transaction::from_c(ffi::rocksdb_transaction_begin(
+                self.raw.as_ptr(),
+                write_opts.0.as_ptr(),
+                txn_opts.0.as_ptr(),
+                ptr::null_mut(),
+            ))
+        }
     }
 
     #[inline]
@@ -791,7 +819,9 @@ impl TransactionDb {
 
     pub fn write(&self, opts: &WriteOptions, batch: &WriteBatch) -> Result<(), Error> {
         // SAFETY: valid handles; RocksDB only reads the batch.
-        try_call(|err| unsafe { ffi::rocksdb_transactiondb_write(self.raw.as_ptr(), opts.0.as_ptr(), batch.0.as_ptr(), err) })
+        try_call(|err| unsafe {
+            ffi::rocksdb_transactiondb_write(self.raw.as_ptr(), opts.0.as_ptr(), batch.0.as_ptr(), err)
+        })
     }
 
     pub fn iterator<'a>(&'a self, opts: &'a ReadOptions) -> DbIterator<'a> {
@@ -834,17 +864,31 @@ impl OptimisticTransactionDb {
     pub fn open(opts: &Options, path: &Path) -> Result<OptimisticTransactionDb, Error> {
         // SAFETY: the arrays hold one entry each and outlive the call.
         let (raw, default_cf) = open_with_default_cf(path, opts, |p, names, cf_opts, handles, err| unsafe {
-            ffi::rocksdb_optimistictransactiondb_open_column_families(opts.0.as_ptr(), p, 1, names, cf_opts, handles, err)
+            ffi::rocksdb_optimistictransactiondb_open_column_families(
+                opts.0.as_ptr(),
+                p,
+                1,
+                names,
+                cf_opts,
+                handles,
+                err,
+            )
         })?;
         // SAFETY: a new wrapper of the open DB's base DB, freed in Drop.
-        let base = DbHandle(created(unsafe { ffi::rocksdb_optimistictransactiondb_get_base_db(raw.as_ptr()) }, "base DB"));
+        let base =
+            DbHandle(created(unsafe { ffi::rocksdb_optimistictransactiondb_get_base_db(raw.as_ptr()) }, "base DB"));
         Ok(OptimisticTransactionDb { raw, default_cf, base })
     }
 
     pub fn begin(&self, write_opts: &WriteOptions, txn_opts: &OptimisticTransactionOptions) -> Transaction<'_> {
         // SAFETY: a new transaction we own, on this DB (its lifetime).
         unsafe {
-            Transaction::from_c(ffi::rocksdb_optimistictransaction_begin(self.raw.as_ptr(), write_opts.0.as_ptr(), txn_opts.0.as_ptr(), ptr::null_mut()))
+            Transaction::from_c(ffi::rocksdb_optimistictransaction_begin(
+                self.raw.as_ptr(),
+                write_opts.0.as_ptr(),
+                txn_opts.0.as_ptr(),
+                ptr::null_mut(),
+            ))
         }
     }
 
@@ -852,7 +896,9 @@ impl OptimisticTransactionDb {
     /// open transactions see it).
     pub fn write(&self, opts: &WriteOptions, batch: &WriteBatch) -> Result<(), Error> {
         // SAFETY: valid handles; RocksDB only reads the batch.
-        try_call(|err| unsafe { ffi::rocksdb_optimistictransactiondb_write(self.raw.as_ptr(), opts.0.as_ptr(), batch.0.as_ptr(), err) })
+        try_call(|err| unsafe {
+            ffi::rocksdb_optimistictransactiondb_write(self.raw.as_ptr(), opts.0.as_ptr(), batch.0.as_ptr(), err)
+        })
     }
 }
 
@@ -901,7 +947,10 @@ owned_handle!(
 impl OptimisticTransactionOptions {
     pub fn new() -> OptimisticTransactionOptions {
         // SAFETY: returns a new handle we own.
-        OptimisticTransactionOptions(created(unsafe { ffi::rocksdb_optimistictransaction_options_create() }, "optimistic transaction options"))
+        OptimisticTransactionOptions(created(
+            unsafe { ffi::rocksdb_optimistictransaction_options_create() },
+            "optimistic transaction options",
+        ))
     }
 }
 
@@ -920,12 +969,24 @@ impl<'db> Transaction<'db> {
 
     /// GetForUpdate, the value in place: locks `key` (pessimistic) or
     /// records it for the commit's conflict check (optimistic).
-    pub fn get_pinned_for_update(&self, opts: &ReadOptions, key: &[u8], exclusive: bool) -> Result<Option<PinnableSlice<'_>>, Error> {
+    pub fn get_pinned_for_update(
+        &self,
+        opts: &ReadOptions,
+        key: &[u8],
+        exclusive: bool,
+    ) -> Result<Option<PinnableSlice<'_>>, Error> {
         let (k, kl) = ptr_len(key);
         // SAFETY: valid handles; the key is read during the call only; the
         // slice is ours and lives no longer than the transaction.
         try_call(|err| unsafe {
-            PinnableSlice::from_c(ffi::rocksdb_transaction_get_pinned_for_update(self.0.as_ptr(), opts.0.as_ptr(), k, kl, exclusive as _, err))
+            PinnableSlice::from_c(ffi::rocksdb_transaction_get_pinned_for_update(
+                self.0.as_ptr(),
+                opts.0.as_ptr(),
+                k,
+                kl,
+                exclusive as _,
+                err,
+            ))
         })
     }
 
@@ -986,7 +1047,10 @@ mod tests {
         assert_eq!(kind("Operation timed out: Timeout waiting to lock key"), ErrorKind::TimedOut);
         assert_eq!(kind("Operation timed out: "), ErrorKind::TimedOut);
         assert_eq!(kind("Resource busy: Deadlock"), ErrorKind::Busy);
-        assert_eq!(kind("Operation failed. Try again.: Transaction could not check for conflicts"), ErrorKind::TryAgain);
+        assert_eq!(
+            kind("Operation failed. Try again.: Transaction could not check for conflicts"),
+            ErrorKind::TryAgain
+        );
         assert_eq!(kind("Operation expired: "), ErrorKind::Expired);
         assert_eq!(kind("IO error: No space left on device"), ErrorKind::Other);
         // Only the code's name counts, not words in the message.
@@ -996,8 +1060,12 @@ mod tests {
     #[test]
     fn a_failed_call_returns_rocksdb_s_status_text() {
         let dir = tempfile::tempdir().unwrap();
-        let err = Db::open(&Options::new(), &dir.path().join("absent")).err().expect("no DB there and create_if_missing off");
-        assert!(err.to_string().starts_with("Invalid argument: ") && err.to_string().contains("does not exist"), "{err}");
+        let err =
+            Db::open(&Options::new(), &dir.path().join("absent")).err().expect("no DB there and create_if_missing off");
+        assert!(
+            err.to_string().starts_with("Invalid argument: ") && err.to_string().contains("does not exist"),
+            "{err}"
+        );
         assert_eq!(err.kind(), ErrorKind::Other);
         let err = Options::new().with_options_string("no_such_option=1").err().unwrap();
         assert!(err.to_string().contains("no_such_option"), "{err}");
@@ -1038,7 +1106,8 @@ mod tests {
         assert_eq!(db.get_pinned(&ro, b"a").unwrap().as_deref(), Some(&b"value"[..]));
         assert_eq!(db.get_pinned(&ro, b"empty").unwrap().as_deref(), Some(&b""[..]));
         assert!(db.get_pinned(&ro, b"b").unwrap().is_none());
-        let found: Vec<bool> = db.batched_multi_get(&ro, [&b"a"[..], b"b", b"c"]).into_iter().map(|r| r.unwrap().is_some()).collect();
+        let found: Vec<bool> =
+            db.batched_multi_get(&ro, [&b"a"[..], b"b", b"c"]).into_iter().map(|r| r.unwrap().is_some()).collect();
         assert_eq!(found, [true, false, true]);
         let mut it = db.iterator(&ro);
         it.seek(b"b");

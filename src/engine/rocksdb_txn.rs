@@ -16,8 +16,8 @@ use anyhow::{Context, Result};
 
 use super::rocksdb_common::{scan_with, wait_for_compact, Common};
 use super::rocksdb_ffi::{
-    self as ffi, ErrorKind, OptimisticTransactionDb, OptimisticTransactionOptions, ReadOptions, Transaction, TransactionDb,
-    TransactionOptions, WriteBatch, WriteOptions,
+    self as ffi, ErrorKind, OptimisticTransactionDb, OptimisticTransactionOptions, ReadOptions, Transaction,
+    TransactionDb, TransactionOptions, WriteBatch, WriteOptions,
 };
 use super::{BatchOp, Conflict, Engine, EngineOptions, Session, TxnEnd, TxnOps, WriteAmpCounters};
 
@@ -147,7 +147,9 @@ struct TxnSession<'a> {
 /// Lock timeouts, deadlocks, write conflicts found at commit: retried by the caller.
 fn conflict_or(e: ffi::Error, what: &str) -> anyhow::Error {
     match e.kind() {
-        ErrorKind::Busy | ErrorKind::TimedOut | ErrorKind::TryAgain | ErrorKind::Expired => anyhow::Error::new(Conflict(format!("rocksdb {what}: {e}"))),
+        ErrorKind::Busy | ErrorKind::TimedOut | ErrorKind::TryAgain | ErrorKind::Expired => {
+            anyhow::Error::new(Conflict(format!("rocksdb {what}: {e}")))
+        }
         _ => anyhow::Error::msg(format!("rocksdb {what}: {e}")),
     }
 }
@@ -174,7 +176,11 @@ impl TxnOps for Ops<'_, '_> {
     }
 }
 
-fn run_txn(txn: Transaction<'_>, read_opts: &ReadOptions, body: &mut dyn FnMut(&mut dyn TxnOps) -> Result<()>) -> Result<TxnEnd> {
+fn run_txn(
+    txn: Transaction<'_>,
+    read_opts: &ReadOptions,
+    body: &mut dyn FnMut(&mut dyn TxnOps) -> Result<()>,
+) -> Result<TxnEnd> {
     if let Err(e) = body(&mut Ops { txn: &txn, read_opts }) {
         // A failed rollback adds nothing to the error that caused it.
         let _ = txn.rollback();
@@ -197,7 +203,9 @@ impl Session for TxnSession<'_> {
     fn transaction(&mut self, body: &mut dyn FnMut(&mut dyn TxnOps) -> Result<()>) -> Option<Result<TxnEnd>> {
         Some(match self.db {
             TxnDb::Pessimistic(d) => run_txn(d.begin(&self.write_opts, &self.txn_opts), &self.read_opts, body),
-            TxnDb::Optimistic(d) => run_txn(d.begin(&self.write_opts, &self.optimistic_txn_opts), &self.read_opts, body),
+            TxnDb::Optimistic(d) => {
+                run_txn(d.begin(&self.write_opts, &self.optimistic_txn_opts), &self.read_opts, body)
+            }
         })
     }
 
@@ -236,7 +244,13 @@ impl Session for TxnSession<'_> {
         }
     }
 
-    fn scan(&mut self, start: &[u8], reverse: bool, max_entries: usize, visit: &mut dyn FnMut(&[u8], &[u8]) -> bool) -> Result<usize> {
+    fn scan(
+        &mut self,
+        start: &[u8],
+        reverse: bool,
+        max_entries: usize,
+        visit: &mut dyn FnMut(&[u8], &[u8]) -> bool,
+    ) -> Result<usize> {
         on_db!(self.db, d => scan_with(d.iterator(&self.read_opts), start, reverse, max_entries, visit))
     }
 }
@@ -290,7 +304,11 @@ mod tests {
             let engine = conformance::open_with(&SPEC, dir.path(), &[("transactions", kind)]).unwrap();
             engine.session().unwrap().put(b"k", b"v").unwrap();
             // Some: RocksDB's own wait (the pessimistic DB through its base DB), not polling.
-            assert_eq!(engine.wait_for_background_work(std::time::Duration::from_secs(30)).unwrap(), Some(true), "{kind}");
+            assert_eq!(
+                engine.wait_for_background_work(std::time::Duration::from_secs(30)).unwrap(),
+                Some(true),
+                "{kind}"
+            );
             let stats = engine.stats();
             let l0 = stats.iter().find(|(k, _)| k == "rocksdb.num-files-at-level0").map(|(_, v)| v.as_str());
             assert_eq!(l0, Some("1"), "{kind}: the memtable was flushed first");

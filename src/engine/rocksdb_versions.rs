@@ -46,7 +46,14 @@ impl Capabilities {
         }
     }
 
-    const fn since(multiget: bool, txn: bool, round_robin: bool, hyper_clock: bool, txndb_base_db: bool, wait_for_compact: bool) -> Capabilities {
+    const fn since(
+        multiget: bool,
+        txn: bool,
+        round_robin: bool,
+        hyper_clock: bool,
+        txndb_base_db: bool,
+        wait_for_compact: bool,
+    ) -> Capabilities {
         Capabilities { multiget, txn, round_robin, hyper_clock, txndb_base_db, wait_for_compact }
     }
 }
@@ -85,18 +92,95 @@ const FEATURES_0_17: &[&str] = &["static", "snappy", "lz4", "zstd", "bindgen-run
 /// (docs/design/rocksdb-versions-research.md, section 3); a built release
 /// reports its own, and the build is refused when they differ from these.
 pub const RELEASES: &[Release] = &[
-    Release { version: "6.28.2", crate_version: "0.6.3+6.28.2", features: FEATURES_0_6, cxx_std: "c++11", passes_target_cpu: false, caps: Capabilities::since(false, false, false, false, false, false) },
-    Release { version: "7.4.4", crate_version: "0.8.3+7.4.4", features: FEATURES_0_8, cxx_std: "c++17", passes_target_cpu: false, caps: Capabilities::since(true, true, false, false, false, false) },
-    Release { version: "7.9.2", crate_version: "0.10.0+7.9.2", features: FEATURES_0_8, cxx_std: "c++17", passes_target_cpu: false, caps: Capabilities::since(true, true, true, false, false, false) },
-    Release { version: "8.1.1", crate_version: "0.11.0+8.1.1", features: FEATURES_0_8, cxx_std: "c++17", passes_target_cpu: false, caps: Capabilities::since(true, true, true, false, false, false) },
+    Release {
+        version: "6.28.2",
+        crate_version: "0.6.3+6.28.2",
+        features: FEATURES_0_6,
+        cxx_std: "c++11",
+        passes_target_cpu: false,
+        caps: Capabilities::since(false, false, false, false, false, false),
+    },
+    Release {
+        version: "7.4.4",
+        crate_version: "0.8.3+7.4.4",
+        features: FEATURES_0_8,
+        cxx_std: "c++17",
+        passes_target_cpu: false,
+        caps: Capabilities::since(true, true, false, false, false, false),
+    },
+    Release {
+        version: "7.9.2",
+        crate_version: "0.10.0+7.9.2",
+        features: FEATURES_0_8,
+        cxx_std: "c++17",
+        passes_target_cpu: false,
+        caps: Capabilities::since(true, true, true, false, false, false),
+    },
+    Release {
+        version: "8.1.1",
+        crate_version: "0.11.0+8.1.1",
+        features: FEATURES_0_8,
+        cxx_std: "c++17",
+        passes_target_cpu: false,
+        caps: Capabilities::since(true, true, true, false, false, false),
+    },
     // librocksdb-sys 0.12.0 is labelled 8.5.3 but bundles 8.6.7's source (its version.h): 8.5.3 is not offered.
-    Release { version: "8.6.7", crate_version: "0.13.0+8.6.7", features: FEATURES_0_8, cxx_std: "c++17", passes_target_cpu: false, caps: Capabilities::since(true, true, true, false, true, false) },
-    Release { version: "8.8.1", crate_version: "0.14.0+8.8.1", features: FEATURES_0_8, cxx_std: "c++17", passes_target_cpu: false, caps: Capabilities::since(true, true, true, true, true, true) },
-    Release { version: "8.9.1", crate_version: "0.15.0+8.9.1", features: FEATURES_0_8, cxx_std: "c++17", passes_target_cpu: false, caps: Capabilities::since(true, true, true, true, true, true) },
-    Release { version: "8.10.0", crate_version: "0.16.0+8.10.0", features: FEATURES_0_8, cxx_std: "c++17", passes_target_cpu: false, caps: Capabilities::since(true, true, true, true, true, true) },
-    Release { version: "9.9.3", crate_version: "0.17.1+9.9.3", features: FEATURES_0_17, cxx_std: "c++17", passes_target_cpu: false, caps: Capabilities::since(true, true, true, true, true, true) },
-    Release { version: "10.4.2", crate_version: "0.17.3+10.4.2", features: FEATURES_0_17, cxx_std: "c++17", passes_target_cpu: false, caps: Capabilities::since(true, true, true, true, true, true) },
-    Release { version: "11.8.1", crate_version: "0.19.0+11.8.1", features: FEATURES_0_17, cxx_std: "c++20", passes_target_cpu: true, caps: Capabilities::since(true, true, true, true, true, true) },
+    Release {
+        version: "8.6.7",
+        crate_version: "0.13.0+8.6.7",
+        features: FEATURES_0_8,
+        cxx_std: "c++17",
+        passes_target_cpu: false,
+        caps: Capabilities::since(true, true, true, false, true, false),
+    },
+    Release {
+        version: "8.8.1",
+        crate_version: "0.14.0+8.8.1",
+        features: FEATURES_0_8,
+        cxx_std: "c++17",
+        passes_target_cpu: false,
+        caps: Capabilities::since(true, true, true, true, true, true),
+    },
+    Release {
+        version: "8.9.1",
+        crate_version: "0.15.0+8.9.1",
+        features: FEATURES_0_8,
+        cxx_std: "c++17",
+        passes_target_cpu: false,
+        caps: Capabilities::since(true, true, true, true, true, true),
+    },
+    Release {
+        version: "8.10.0",
+        crate_version: "0.16.0+8.10.0",
+        features: FEATURES_0_8,
+        cxx_std: "c++17",
+        passes_target_cpu: false,
+        caps: Capabilities::since(true, true, true, true, true, true),
+    },
+    Release {
+        version: "9.9.3",
+        crate_version: "0.17.1+9.9.3",
+        features: FEATURES_0_17,
+        cxx_std: "c++17",
+        passes_target_cpu: false,
+        caps: Capabilities::since(true, true, true, true, true, true),
+    },
+    Release {
+        version: "10.4.2",
+        crate_version: "0.17.3+10.4.2",
+        features: FEATURES_0_17,
+        cxx_std: "c++17",
+        passes_target_cpu: false,
+        caps: Capabilities::since(true, true, true, true, true, true),
+    },
+    Release {
+        version: "11.8.1",
+        crate_version: "0.19.0+11.8.1",
+        features: FEATURES_0_17,
+        cxx_std: "c++20",
+        passes_target_cpu: true,
+        caps: Capabilities::since(true, true, true, true, true, true),
+    },
 ];
 
 /// The CPU features behind 7.x's HAVE_AVX2 / HAVE_BMI / HAVE_LZCNT (what
@@ -104,7 +188,9 @@ pub const RELEASES: &[Release] = &[
 fn cpu_has_avx2_bmi_lzcnt() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
-        std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("bmi1") && std::arch::is_x86_feature_detected!("lzcnt")
+        std::arch::is_x86_feature_detected!("avx2")
+            && std::arch::is_x86_feature_detected!("bmi1")
+            && std::arch::is_x86_feature_detected!("lzcnt")
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
@@ -199,7 +285,9 @@ impl Release {
 
     /// Options whose value this release cannot honour: the error, naming the release.
     pub fn check_options(&self, options: &super::EngineOptions) -> Result<()> {
-        let too_old = |what: &str, since: &str| -> Result<()> { bail!("rocksdb.{what} needs RocksDB {since} or later; this config runs RocksDB {}", self.version) };
+        let too_old = |what: &str, since: &str| -> Result<()> {
+            bail!("rocksdb.{what} needs RocksDB {since} or later; this config runs RocksDB {}", self.version)
+        };
         let c = self.caps;
         if !c.hyper_clock && options.str("cache_type") == "hyper_clock" {
             too_old("cache_type=hyper_clock (a HyperClockCache RocksDB sizes itself)", "8.8.1")?;
@@ -265,7 +353,10 @@ pub fn manifest(release: &Release, main: &str) -> Result<String> {
     let up = |p: &str| format!("../../{p}");
     let str_list = |xs: &[&str]| Value::Array(xs.iter().map(|x| Value::String(x.to_string())).collect());
 
-    let package = doc.get_mut("package").and_then(Value::as_table_mut).ok_or_else(|| anyhow::anyhow!("Cargo.toml has no [package]"))?;
+    let package = doc
+        .get_mut("package")
+        .and_then(Value::as_table_mut)
+        .ok_or_else(|| anyhow::anyhow!("Cargo.toml has no [package]"))?;
     package.insert("name".into(), Value::String(release.package_name()));
     package.insert("build".into(), Value::String(up("build.rs")));
     for auto in ["autobins", "autoexamples", "autotests", "autobenches"] {
@@ -282,7 +373,10 @@ pub fn manifest(release: &Release, main: &str) -> Result<String> {
     bin.insert("path".into(), Value::String(up("src/main.rs")));
     doc.insert("bin".into(), Value::Array(vec![Value::Table(bin)]));
 
-    let deps = doc.get_mut("dependencies").and_then(Value::as_table_mut).ok_or_else(|| anyhow::anyhow!("Cargo.toml has no [dependencies]"))?;
+    let deps = doc
+        .get_mut("dependencies")
+        .and_then(Value::as_table_mut)
+        .ok_or_else(|| anyhow::anyhow!("Cargo.toml has no [dependencies]"))?;
     if !deps.contains_key("librocksdb-sys") {
         bail!("Cargo.toml does not depend on librocksdb-sys");
     }
@@ -387,10 +481,20 @@ mod tests {
         }
         assert_eq!(old.default_overrides(), vec![("cache_type".to_string(), "lru".to_string())]);
         let spec = &super::super::rocksdb::SPEC;
-        let opts = |kv: &[(&str, &str)]| super::super::resolve_options(spec, &kv.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect::<Vec<_>>()).unwrap();
+        let opts = |kv: &[(&str, &str)]| {
+            super::super::resolve_options(
+                spec,
+                &kv.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect::<Vec<_>>(),
+            )
+            .unwrap()
+        };
         let e = old.check_options(&opts(&[("cache_type", "hyper_clock")])).unwrap_err().to_string();
         assert!(e.contains("needs RocksDB 8.8.1") && e.contains("runs RocksDB 6.28.2"), "{e}");
-        assert!(old.check_options(&opts(&[("cache_type", "lru"), ("compaction_pri", "round_robin")])).unwrap_err().to_string().contains("7.9.2"));
+        assert!(old
+            .check_options(&opts(&[("cache_type", "lru"), ("compaction_pri", "round_robin")]))
+            .unwrap_err()
+            .to_string()
+            .contains("7.9.2"));
         assert!(old.check_options(&opts(&[("cache_type", "lru"), ("transactions", "optimistic")])).is_err());
         assert!(old.check_options(&opts(&[("cache_type", "lru")])).is_ok());
         let newer = resolve("8.10").unwrap();
@@ -401,12 +505,18 @@ mod tests {
     #[test]
     fn every_release_has_its_manifest_and_lockfile_up_to_date() {
         let root = std::path::Path::new(env!("RUMBENCH_SOURCE_ROOT"));
-        let stale: Vec<String> = stale_manifests(root).unwrap().into_iter().map(|(p, _)| p.display().to_string()).collect();
+        let stale: Vec<String> =
+            stale_manifests(root).unwrap().into_iter().map(|(p, _)| p.display().to_string()).collect();
         assert!(stale.is_empty(), "run scripts/rocksdb-versions.sh: {stale:?}");
         for r in RELEASES {
             let lock = std::fs::read_to_string(root.join(r.manifest_dir()).join("Cargo.lock")).unwrap_or_default();
             let pinned = format!("name = \"librocksdb-sys\"\nversion = \"{}\"", r.crate_version);
-            assert!(lock.contains(&pinned), "{}/Cargo.lock does not lock librocksdb-sys {}", r.manifest_dir(), r.crate_version);
+            assert!(
+                lock.contains(&pinned),
+                "{}/Cargo.lock does not lock librocksdb-sys {}",
+                r.manifest_dir(),
+                r.crate_version
+            );
         }
     }
 

@@ -131,7 +131,11 @@ fn check(o: &EngineOptions) -> Result<()> {
     }
     let disk = o.u64("disk_size");
     if disk != 0 && disk < 64 * extent {
-        bail!("splinterdb.disk_size={}: at least 64 extents ({})", super::human_size(disk), super::human_size(64 * extent));
+        bail!(
+            "splinterdb.disk_size={}: at least 64 extents ({})",
+            super::human_size(disk),
+            super::human_size(64 * extent)
+        );
     }
     Ok(())
 }
@@ -230,7 +234,16 @@ pub fn check_plan(c: &crate::plan::EngineConfig, plan: &crate::plan::RunPlan) ->
         if k == StepKind::RandomTransaction {
             bail!("config {}: step {k} needs multi-key transactions, which SplinterDB does not have (hotrow runs: one key per read-modify-write)", c.name);
         }
-        if p.settings.batch_size > 1 && matches!(k, StepKind::Fill | StepKind::FillSeq | StepKind::FillRandom | StepKind::FillUniqueRandom | StepKind::Overwrite) {
+        if p.settings.batch_size > 1
+            && matches!(
+                k,
+                StepKind::Fill
+                    | StepKind::FillSeq
+                    | StepKind::FillRandom
+                    | StepKind::FillUniqueRandom
+                    | StepKind::Overwrite
+            )
+        {
             bail!("config {}: step {k} with --batch-size {} needs write batches, which SplinterDB does not have (run it with --batch-size 1)", c.name, p.settings.batch_size);
         }
     }
@@ -268,9 +281,19 @@ fn claims(o: &EngineOptions, _sessions: usize) -> Vec<super::Claim> {
     if disk > 0 {
         out.push(super::Claim::memory(
             (disk / extent).saturating_mul(4),
-            format!("splinterdb.disk_size={}'s reference counts (4 bytes per extent of {}, held in memory)", super::human_size(disk), super::human_size(extent)),
+            format!(
+                "splinterdb.disk_size={}'s reference counts (4 bytes per extent of {}, held in memory)",
+                super::human_size(disk),
+                super::human_size(extent)
+            ),
         ));
-        out.push(super::Claim::disk(disk, format!("{} (the file SplinterDB fills until it crashes)", super::option_text("splinterdb", o, "disk_size"))));
+        out.push(super::Claim::disk(
+            disk,
+            format!(
+                "{} (the file SplinterDB fills until it crashes)",
+                super::option_text("splinterdb", o, "disk_size")
+            ),
+        ));
     }
     out
 }
@@ -317,7 +340,9 @@ fn crash_cause(dir: &Path) -> Option<String> {
     let path = dir.join(DB_FILE);
     let allocated = std::fs::metadata(&path).map(|m| m.blocks() * 512).ok();
     Some(match (allocated, file_geometry(&path)) {
-        (Some(n), Some((m, _, _))) => format!("the data file is full ({n} of {m} bytes written; SplinterDB: \"Out of Space\")"),
+        (Some(n), Some((m, _, _))) => {
+            format!("the data file is full ({n} of {m} bytes written; SplinterDB: \"Out of Space\")")
+        }
         _ => "the data file is full (SplinterDB: \"Out of Space\")".into(),
     })
 }
@@ -429,12 +454,18 @@ impl SplinterEngine {
         let (page_size, extent_size) = geometry.map(|(_, p, e)| (p, e)).unwrap_or((cfg.page_size, cfg.extent_size));
         let mut applied: Vec<(String, String)> = vec![
             ("cache_size".into(), cfg.cache_size.to_string()),
-            ("disk_size".into(), match (exists, geometry) {
-                (true, Some((d, _, _))) => d.to_string(),
-                (true, None) => "from the superblock".into(),
-                (false, _) => disk.to_string(),
-            }),
-            ("disk_size.how".into(), if exists { "fixed when the database was created (read from its file)".into() } else { disk_how }),
+            (
+                "disk_size".into(),
+                match (exists, geometry) {
+                    (true, Some((d, _, _))) => d.to_string(),
+                    (true, None) => "from the superblock".into(),
+                    (false, _) => disk.to_string(),
+                },
+            ),
+            (
+                "disk_size.how".into(),
+                if exists { "fixed when the database was created (read from its file)".into() } else { disk_how },
+            ),
             ("memtable_capacity".into(), cfg.memtable_capacity.to_string()),
             ("fanout".into(), cfg.fanout.to_string()),
             ("num_memtable_bg_threads".into(), cfg.num_memtable_bg_threads.to_string()),
@@ -447,7 +478,10 @@ impl SplinterEngine {
             ("io_async_queue_depth".into(), cfg.io_async_queue_depth.to_string()),
             ("filter_hash_size".into(), cfg.filter_hash_size.to_string()),
             ("filter_log_index_size".into(), cfg.filter_log_index_size.to_string()),
-            ("use_log".into(), if cfg.use_log { "true (written on every insert, never replayed)".into() } else { "false".into() }),
+            (
+                "use_log".into(),
+                if cfg.use_log { "true (written on every insert, never replayed)".into() } else { "false".into() },
+            ),
             ("use_stats".into(), cfg.use_stats.to_string()),
             // What rumbench leaves at SplinterDB's defaults (splinterdb_config_set_defaults).
             ("btree_rough_count_height".into(), "1".into()),
@@ -530,7 +564,12 @@ impl Engine for SplinterEngine {
     }
 
     fn background_threads(&self) -> (usize, String) {
-        let n = self.applied.iter().filter(|(k, _)| k.ends_with("_bg_threads")).filter_map(|(_, v)| v.parse::<usize>().ok()).sum();
+        let n = self
+            .applied
+            .iter()
+            .filter(|(k, _)| k.ends_with("_bg_threads"))
+            .filter_map(|(_, v)| v.parse::<usize>().ok())
+            .sum();
         (n, "SplinterDB's background threads (memtable and normal task groups)".into())
     }
 
@@ -556,7 +595,9 @@ impl Engine for SplinterEngine {
             _ => {}
         }
         if !self.use_stats && writes {
-            notes.push("engine write-amp not measured: SplinterDB counts its cache's IO only with use_stats=true".into());
+            notes.push(
+                "engine write-amp not measured: SplinterDB counts its cache's IO only with use_stats=true".into(),
+            );
         }
         notes
     }
@@ -586,7 +627,10 @@ impl Engine for SplinterEngine {
         if self.use_stats {
             let (r, w) = self.db.cache_io_bytes();
             s.push(("splinterdb.cache_read_bytes".into(), (r / sys::IO_STATS_PAGE_BYTES * self.page_size).to_string()));
-            s.push(("splinterdb.cache_write_bytes".into(), (w / sys::IO_STATS_PAGE_BYTES * self.page_size).to_string()));
+            s.push((
+                "splinterdb.cache_write_bytes".into(),
+                (w / sys::IO_STATS_PAGE_BYTES * self.page_size).to_string(),
+            ));
         }
         if let Ok(m) = std::fs::metadata(&self.path) {
             use std::os::unix::fs::MetadataExt;
@@ -633,7 +677,9 @@ impl TxnOps for LockedRmw<'_, '_> {
                 match lock.try_lock() {
                     Ok(g) => g,
                     Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
-                    Err(std::sync::TryLockError::WouldBlock) => return Err(super::Conflict("another client holds the key's lock".into()).into()),
+                    Err(std::sync::TryLockError::WouldBlock) => {
+                        return Err(super::Conflict("another client holds the key's lock".into()).into())
+                    }
                 }
             };
             self.held.push((stripe, guard));
@@ -681,10 +727,11 @@ impl Session for SplinterSession<'_> {
     }
 
     fn get(&mut self, key: &[u8]) -> Result<bool> {
-        self.lookup.get(key, |v| {
-            std::hint::black_box(v);
-        })
-        .map_err(|e| lib_err(e, &self.engine.path))
+        self.lookup
+            .get(key, |v| {
+                std::hint::black_box(v);
+            })
+            .map_err(|e| lib_err(e, &self.engine.path))
     }
 
     fn get_value(&mut self, key: &[u8], out: &mut Vec<u8>) -> Result<bool> {
@@ -692,7 +739,13 @@ impl Session for SplinterSession<'_> {
         self.lookup.get(key, |v| out.extend_from_slice(v)).map_err(|e| lib_err(e, &self.engine.path))
     }
 
-    fn scan(&mut self, start: &[u8], reverse: bool, max_entries: usize, visit: &mut dyn FnMut(&[u8], &[u8]) -> bool) -> Result<usize> {
+    fn scan(
+        &mut self,
+        start: &[u8],
+        reverse: bool,
+        max_entries: usize,
+        visit: &mut dyn FnMut(&[u8], &[u8]) -> bool,
+    ) -> Result<usize> {
         self.engine.db.scan(start, reverse, max_entries, visit).map_err(|e| lib_err(e, &self.engine.path))
     }
 }
@@ -727,12 +780,25 @@ mod tests {
         assert!(c.contains("cfg->filter_log_index_size = 9;") && c.contains("cfg->filter_hash_size = 26;"));
         assert_eq!((o.u64("filter_log_index_size"), o.u64("filter_hash_size")), (9, 26));
         let io = std::fs::read_to_string(src.join("src/platform_linux/platform_io.h")).unwrap();
-        assert!(io.contains("#define IO_DEFAULT_PAGE_SIZE        IO_MIN_PAGE_SIZE") && io.contains("#define IO_MIN_PAGE_SIZE (4096)"));
-        assert!(io.contains("#define IO_DEFAULT_PAGES_PER_EXTENT 32") && io.contains("#define IO_DEFAULT_ASYNC_QUEUE_DEPTH (256)"));
+        assert!(
+            io.contains("#define IO_DEFAULT_PAGE_SIZE        IO_MIN_PAGE_SIZE")
+                && io.contains("#define IO_MIN_PAGE_SIZE (4096)")
+        );
+        assert!(
+            io.contains("#define IO_DEFAULT_PAGES_PER_EXTENT 32")
+                && io.contains("#define IO_DEFAULT_ASYNC_QUEUE_DEPTH (256)")
+        );
         assert_eq!((o.u64("page_size"), o.u64("extent_size"), o.u64("io_async_queue_depth")), (4096, 32 * 4096, 256));
         // Left 0 in splinterdb_config: no background threads, no log, no stats, no O_DIRECT.
-        assert!(!c.contains("cfg->num_normal_bg_threads =") && !c.contains("cfg->use_log =") && !c.contains("cfg->queue_scale_percent ="));
-        assert_eq!((o.u64("num_normal_bg_threads"), o.u64("num_memtable_bg_threads"), o.u64("queue_scale_percent")), (0, 0, 0));
+        assert!(
+            !c.contains("cfg->num_normal_bg_threads =")
+                && !c.contains("cfg->use_log =")
+                && !c.contains("cfg->queue_scale_percent =")
+        );
+        assert_eq!(
+            (o.u64("num_normal_bg_threads"), o.u64("num_memtable_bg_threads"), o.u64("queue_scale_percent")),
+            (0, 0, 0)
+        );
         assert!(!o.bool("use_log") && !o.bool("use_stats") && !o.bool("direct_io"));
         // splinter_test's cache (tests/config.c), since the library has no default.
         let t = std::fs::read_to_string(src.join("tests/config.c")).unwrap();
@@ -740,7 +806,9 @@ mod tests {
         assert_eq!(o.u64("cache_size"), 1 << 30);
         // The memtables the cache must hold (core.c) and the thread limit.
         assert!(std::fs::read_to_string(src.join("src/core.c")).unwrap().contains("#define CORE_NUM_MEMTABLES (4)"));
-        assert!(std::fs::read_to_string(src.join("src/platform_linux/platform_threads.h")).unwrap().contains("#define MAX_THREADS (64)"));
+        assert!(std::fs::read_to_string(src.join("src/platform_linux/platform_threads.h"))
+            .unwrap()
+            .contains("#define MAX_THREADS (64)"));
     }
 
     #[test]
@@ -778,7 +846,11 @@ mod tests {
         assert!(opt(&*e, "build.platform_assert").starts_with("on"));
         assert!(opt(&*e, "build.compiler").contains("clang"), "{}", opt(&*e, "build.compiler"));
         let prov = crate::engine::provenance(&SPEC, e.version(), e.provenance());
-        assert_eq!(crate::engine::assertion_warning("splinterdb", &prov), None, "upstream's release build is what users run");
+        assert_eq!(
+            crate::engine::assertion_warning("splinterdb", &prov),
+            None,
+            "upstream's release build is what users run"
+        );
         assert!(!e.write_batches());
         assert!(e.write_amp_counters().is_none(), "no counters without use_stats");
     }
@@ -834,7 +906,11 @@ mod tests {
                         let end = s
                             .transaction(&mut |t| {
                                 let mut v = Vec::new();
-                                let n = if t.get_for_update(&k, &mut v)? { u64::from_le_bytes(v[..8].try_into().unwrap()) } else { 0 };
+                                let n = if t.get_for_update(&k, &mut v)? {
+                                    u64::from_le_bytes(v[..8].try_into().unwrap())
+                                } else {
+                                    0
+                                };
                                 t.put(&k, &(n + 1).to_le_bytes())
                             })
                             .unwrap()
@@ -853,7 +929,12 @@ mod tests {
     #[test]
     fn values_up_to_the_limit_are_stored() {
         let dir = tempfile::tempdir().unwrap();
-        let e = conformance::open_with(&SPEC, dir.path(), &[("memtable_capacity", "24M"), ("cache_size", "512M"), ("disk_size", "2G")]).unwrap();
+        let e = conformance::open_with(
+            &SPEC,
+            dir.path(),
+            &[("memtable_capacity", "24M"), ("cache_size", "512M"), ("disk_size", "2G")],
+        )
+        .unwrap();
         let limits = size_limits(&resolve_options(&SPEC, &[]).unwrap());
         let max = limits.max_value.unwrap().0;
         assert_eq!(max, 32 << 20, "4K pages and 128K extents");

@@ -229,7 +229,8 @@ impl SqliteEngine {
         let path = args.dir.join("db.sqlite");
         let ctx = |what: &str| format!("sqlite: {what} for {}", path.display());
 
-        let conn = Connection::open_with_flags(&path, open_flags(args.create, args.read_only)).with_context(|| ctx("cannot open database"))?;
+        let conn = Connection::open_with_flags(&path, open_flags(args.create, args.read_only))
+            .with_context(|| ctx("cannot open database"))?;
         conn.busy_timeout(Duration::from_millis(settings.busy_timeout_ms))
             .with_context(|| ctx("cannot set busy_timeout"))?;
         if args.read_only {
@@ -238,7 +239,8 @@ impl SqliteEngine {
         } else {
             // page_size only takes effect before the file is initialised (and
             // before WAL mode), so it comes first.
-            pragma_set(&conn, "page_size", &settings.page_size.to_string()).with_context(|| ctx("cannot set page_size"))?;
+            pragma_set(&conn, "page_size", &settings.page_size.to_string())
+                .with_context(|| ctx("cannot set page_size"))?;
             configure(&conn, &settings, true).with_context(|| ctx("cannot set pragmas"))?;
             conn.execute(CREATE_TABLE, []).with_context(|| ctx("cannot create table kv"))?;
         }
@@ -416,7 +418,8 @@ struct SqliteTxnOps<'c> {
 
 /// SQLITE_BUSY / SQLITE_LOCKED after the busy timeout: another writer held the lock.
 fn busy_or(e: rusqlite::Error, what: &str) -> anyhow::Error {
-    let busy = matches!(e.sqlite_error_code(), Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked));
+    let busy =
+        matches!(e.sqlite_error_code(), Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked));
     if busy {
         anyhow::Error::new(super::Conflict(format!("sqlite {what}: {e}")))
     } else {
@@ -431,7 +434,11 @@ impl TxnOps for SqliteTxnOps<'_> {
     }
 
     fn put(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
-        self.conn.prepare_cached(SQL_PUT).and_then(|mut s| s.execute((key, value))).map(|_| ()).map_err(|e| busy_or(e, "write in a transaction"))
+        self.conn
+            .prepare_cached(SQL_PUT)
+            .and_then(|mut s| s.execute((key, value)))
+            .map(|_| ())
+            .map_err(|e| busy_or(e, "write in a transaction"))
     }
 }
 
@@ -442,7 +449,9 @@ impl Session for SqliteSession<'_> {
     fn transaction(&mut self, body: &mut dyn FnMut(&mut dyn TxnOps) -> Result<()>) -> Option<Result<TxnEnd>> {
         let conn = &self.conn;
         let mut run = || -> Result<()> {
-            conn.prepare_cached(SQL_BEGIN_WRITE).and_then(|mut s| s.execute([])).map_err(|e| busy_or(e, "BEGIN IMMEDIATE"))?;
+            conn.prepare_cached(SQL_BEGIN_WRITE)
+                .and_then(|mut s| s.execute([]))
+                .map_err(|e| busy_or(e, "BEGIN IMMEDIATE"))?;
             body(&mut SqliteTxnOps { conn })?;
             conn.prepare_cached(SQL_COMMIT).and_then(|mut s| s.execute([])).map_err(|e| busy_or(e, "COMMIT"))?;
             Ok(())
@@ -527,7 +536,7 @@ impl Session for SqliteSession<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::conformance::{self, opt, count, key};
+    use crate::engine::conformance::{self, count, key, opt};
     use crate::engine::resolve_options;
 
     fn open_with(dir: &Path, opts: &[(&str, &str)]) -> Result<Box<dyn Engine>> {
@@ -662,5 +671,4 @@ mod tests {
             assert!(plan.contains("USING PRIMARY KEY") && !plan.contains("TEMP B-TREE"), "{sql}: {plan}");
         }
     }
-
 }

@@ -135,7 +135,12 @@ fn open(args: &OpenArgs) -> Result<Box<dyn Engine>> {
     if last.is_none() && !args.create {
         bail!("no testlog database in {}", args.dir.display());
     }
-    let engine = TestLog { dir: args.dir.clone(), sync, segment_records: args.options.u64("segment_records"), data: Mutex::new((data, start_log(&args.dir, sync, last)?)) };
+    let engine = TestLog {
+        dir: args.dir.clone(),
+        sync,
+        segment_records: args.options.u64("segment_records"),
+        data: Mutex::new((data, start_log(&args.dir, sync, last)?)),
+    };
     Ok(Box::new(engine))
 }
 
@@ -211,7 +216,13 @@ impl Session for TestLogSession<'_> {
     fn get(&mut self, key: &[u8]) -> Result<bool> {
         Ok(self.engine.data.lock().unwrap_or_else(|e| e.into_inner()).0.contains_key(key))
     }
-    fn scan(&mut self, start: &[u8], reverse: bool, max_entries: usize, visit: &mut dyn FnMut(&[u8], &[u8]) -> bool) -> Result<usize> {
+    fn scan(
+        &mut self,
+        start: &[u8],
+        reverse: bool,
+        max_entries: usize,
+        visit: &mut dyn FnMut(&[u8], &[u8]) -> bool,
+    ) -> Result<usize> {
         let guard = self.engine.data.lock().unwrap_or_else(|e| e.into_inner());
         let mut n = 0;
         let mut each = |(k, v): (&Vec<u8>, &Vec<u8>)| {

@@ -35,8 +35,18 @@ mod ffi {
 const SYNC_METHODS: &[&str] = &["off", "none", "fsync", "dsync"];
 
 const OPTIONS: &[OptionSpec] = &[
-    OptionSpec { name: "cache_size", default: "100M", kind: OptKind::Size, help: "WiredTiger cache (WiredTiger's default 100M)" },
-    OptionSpec { name: "checkpoint_wait", default: "60", kind: OptKind::Int { min: 0, max: 100_000 }, help: "seconds between checkpoints, 0 = none but at close (checkpoint=(wait=N))" },
+    OptionSpec {
+        name: "cache_size",
+        default: "100M",
+        kind: OptKind::Size,
+        help: "WiredTiger cache (WiredTiger's default 100M)",
+    },
+    OptionSpec {
+        name: "checkpoint_wait",
+        default: "60",
+        kind: OptKind::Int { min: 0, max: 100_000 },
+        help: "seconds between checkpoints, 0 = none but at close (checkpoint=(wait=N))",
+    },
     OptionSpec { name: "log", default: "true", kind: OptKind::Bool, help: "write-ahead log (log=(enabled))" },
     OptionSpec {
         name: "transaction_sync",
@@ -50,9 +60,24 @@ const OPTIONS: &[OptionSpec] = &[
         kind: OptKind::Choice(&["snappy", "lz4", "zstd", "none"]),
         help: "page compression",
     },
-    OptionSpec { name: "leaf_page_max", default: "32K", kind: OptKind::Size, help: "maximum leaf page size (WiredTiger's default 32K)" },
-    OptionSpec { name: "internal_page_max", default: "4K", kind: OptKind::Size, help: "maximum internal page size (WiredTiger's default 4K)" },
-    OptionSpec { name: "eviction_threads_max", default: "8", kind: OptKind::Int { min: 1, max: 20 }, help: "eviction worker threads, maximum (eviction=(threads_max))" },
+    OptionSpec {
+        name: "leaf_page_max",
+        default: "32K",
+        kind: OptKind::Size,
+        help: "maximum leaf page size (WiredTiger's default 32K)",
+    },
+    OptionSpec {
+        name: "internal_page_max",
+        default: "4K",
+        kind: OptKind::Size,
+        help: "maximum internal page size (WiredTiger's default 4K)",
+    },
+    OptionSpec {
+        name: "eviction_threads_max",
+        default: "8",
+        kind: OptKind::Int { min: 1, max: 20 },
+        help: "eviction worker threads, maximum (eviction=(threads_max))",
+    },
 ];
 
 /// io-bound mode: a small cache, so most reads go to storage.
@@ -60,7 +85,10 @@ const IO_BOUND: &[(&str, &str)] = &[("cache_size", "32M")];
 
 /// How WiredTiger is built into this binary (scripts/build-wiredtiger.sh's BUILD_INFO).
 fn build_info() -> Vec<(String, String)> {
-    let mut out = vec![("build.origin".to_string(), "bundled WiredTiger 11.3.1 from the PyPI sdist, built by scripts/build-wiredtiger.sh".to_string())];
+    let mut out = vec![(
+        "build.origin".to_string(),
+        "bundled WiredTiger 11.3.1 from the PyPI sdist, built by scripts/build-wiredtiger.sh".to_string(),
+    )];
     for field in BUILD_INFO.split(';').filter(|f| !f.is_empty()) {
         let (k, v) = field.split_once('=').unwrap_or((field, ""));
         out.push((format!("build.{k}"), v.to_string()));
@@ -79,7 +107,9 @@ pub const SPEC: EngineSpec = EngineSpec {
     io_bound_options: IO_BOUND,
     presets: &[],
     stores_data: true,
-    existing_database: Some(|dir| super::file_starts_with(dir, "WiredTiger", b"WiredTiger\n", "WiredTiger's version file")),
+    existing_database: Some(|dir| {
+        super::file_starts_with(dir, "WiredTiger", b"WiredTiger\n", "WiredTiger's version file")
+    }),
     open,
     check,
     build_info,
@@ -209,7 +239,15 @@ impl WtEngine {
         unsafe {
             let ret = ffi::wiredtiger_open(home.as_ptr(), ptr::null_mut(), cconf.as_ptr(), &mut conn);
             wt_result(ret, "wiredtiger_open", &path)?;
-            let mut engine = WtEngine { conn, path, conn_config, table_config, table_config_asked: None, session_max, file_metadata: String::new() };
+            let mut engine = WtEngine {
+                conn,
+                path,
+                conn_config,
+                table_config,
+                table_config_asked: None,
+                session_max,
+                file_metadata: String::new(),
+            };
             let s = engine.temp_session()?;
             // An existing table keeps the configuration it was created with
             // (create ignores another): what is recorded is the file's.
@@ -221,7 +259,8 @@ impl WtEngine {
             }
             engine.file_metadata = metadata(s, "file:rumbench.wt").unwrap_or_default();
             if existed {
-                engine.table_config_asked = Some(std::mem::replace(&mut engine.table_config, table_config_of(&engine.file_metadata)));
+                engine.table_config_asked =
+                    Some(std::mem::replace(&mut engine.table_config, table_config_of(&engine.file_metadata)));
             }
             wt!(s, close, ptr::null());
             Ok(engine)
@@ -238,7 +277,13 @@ impl WtEngine {
     }
 
     /// Name/value pairs of a statistics cursor, those whose description starts with one of `prefixes`.
-    fn statistics(&self, uri: &str, name_prefix: &str, prefixes: &[&str], out: &mut Vec<(String, String)>) -> Result<()> {
+    fn statistics(
+        &self,
+        uri: &str,
+        name_prefix: &str,
+        prefixes: &[&str],
+        out: &mut Vec<(String, String)>,
+    ) -> Result<()> {
         let s = self.temp_session()?;
         let curi = CString::new(uri).unwrap();
         // SAFETY: the session is ours; the statistics cursor's value format is
@@ -254,7 +299,14 @@ impl WtEngine {
                 let mut desc: *const c_char = ptr::null();
                 let mut pvalue: *const c_char = ptr::null();
                 let mut value: i64 = 0;
-                if wt!(c, get_value, &mut desc as *mut *const c_char, &mut pvalue as *mut *const c_char, &mut value as *mut i64) != 0 {
+                if wt!(
+                    c,
+                    get_value,
+                    &mut desc as *mut *const c_char,
+                    &mut pvalue as *mut *const c_char,
+                    &mut value as *mut i64
+                ) != 0
+                {
                     continue;
                 }
                 let d = CStr::from_ptr(desc).to_string_lossy();
@@ -281,7 +333,10 @@ fn table_config_of(file_metadata: &str) -> String {
         .iter()
         .filter_map(|n| value(n).map(|v| format!("{n}={v}")))
         .collect();
-    format!("{} (the existing table's, fixed when it was created; the options' table settings are not applied to it)", actual.join(","))
+    format!(
+        "{} (the existing table's, fixed when it was created; the options' table settings are not applied to it)",
+        actual.join(",")
+    )
 }
 
 /// The metadata string of `key` ("file:rumbench.wt": the table file's full configuration).
@@ -339,7 +394,8 @@ const CONN_STATS: &[&str] = &[
     "connection: total fsync I/Os",
 ];
 
-const TABLE_STATS: &[&str] = &["btree: ", "block-manager: file size in bytes", "block-manager: file bytes available for reuse"];
+const TABLE_STATS: &[&str] =
+    &["btree: ", "block-manager: file size in bytes", "block-manager: file bytes available for reuse"];
 
 impl Engine for WtEngine {
     fn version(&self) -> String {
@@ -351,16 +407,20 @@ impl Engine for WtEngine {
 
     fn effective_options(&self) -> Vec<(String, String)> {
         // SAFETY: returns a static string.
-        let banner = unsafe { CStr::from_ptr(ffi::wiredtiger_version(ptr::null_mut(), ptr::null_mut(), ptr::null_mut())) }
-            .to_string_lossy()
-            .into_owned();
+        let banner =
+            unsafe { CStr::from_ptr(ffi::wiredtiger_version(ptr::null_mut(), ptr::null_mut(), ptr::null_mut())) }
+                .to_string_lossy()
+                .into_owned();
         let mut out = vec![
             ("connection_config".to_string(), self.conn_config.clone()),
             ("table_config".into(), self.table_config.clone()),
             ("table".into(), TABLE.into()),
             ("session_max".into(), self.session_max.to_string()),
             ("file_metadata".into(), self.file_metadata.clone()),
-            ("table_config.asked".into(), self.table_config_asked.clone().unwrap_or_else(|| "the same (the table was created with it)".into())),
+            (
+                "table_config.asked".into(),
+                self.table_config_asked.clone().unwrap_or_else(|| "the same (the table was created with it)".into()),
+            ),
             ("path".into(), self.path.display().to_string()),
             ("build.version_banner".into(), banner),
         ];
@@ -408,7 +468,11 @@ impl Engine for WtEngine {
         self.statistics("statistics:", "", &[INSERT, UPDATE, WRITTEN], &mut out).ok()?;
         // Exact names: "block-manager: bytes written for checkpoint" shares the prefix.
         let get = |name: &str| out.iter().find(|(n, _)| n == name).and_then(|(_, v)| v.parse::<u64>().ok());
-        Some(WriteAmpCounters { ingest_bytes: get(INSERT)? + get(UPDATE).unwrap_or(0), written_bytes: get(WRITTEN)?, resolution_bytes: 1 })
+        Some(WriteAmpCounters {
+            ingest_bytes: get(INSERT)? + get(UPDATE).unwrap_or(0),
+            written_bytes: get(WRITTEN)?,
+            resolution_bytes: 1,
+        })
     }
 
     fn stats(&self) -> Vec<(String, String)> {
@@ -640,7 +704,7 @@ impl Session for WtSession<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::conformance::{self, opt, stat, key, load_even};
+    use crate::engine::conformance::{self, key, load_even, opt, stat};
     use crate::engine::resolve_options;
     use std::path::Path;
 
@@ -660,14 +724,21 @@ mod tests {
         assert_eq!(e.version(), "11.3.1");
         let conn = opt(&*e, "connection_config");
         assert!(conn.contains("cache_size=104857600"), "{conn}");
-        assert!(conn.contains("log=(enabled=true)") && conn.contains("transaction_sync=(enabled=true,method=none)"), "{conn}");
+        assert!(
+            conn.contains("log=(enabled=true)") && conn.contains("transaction_sync=(enabled=true,method=none)"),
+            "{conn}"
+        );
         assert!(conn.contains("checkpoint=(wait=60)"), "{conn}");
         let table = opt(&*e, "table_config");
         assert!(table.contains("key_format=u,value_format=u,block_compressor=snappy"), "{table}");
         assert!(opt(&*e, "file_metadata").contains("block_compressor=snappy"), "{}", opt(&*e, "file_metadata"));
         assert_eq!(opt(&*e, "build.build_type"), "Release");
         assert_eq!(opt(&*e, "build.ndebug"), "true");
-        assert!(matches!(opt(&*e, "build.have_diagnostic").as_str(), "0" | "OFF"), "{}", opt(&*e, "build.have_diagnostic"));
+        assert!(
+            matches!(opt(&*e, "build.have_diagnostic").as_str(), "0" | "OFF"),
+            "{}",
+            opt(&*e, "build.have_diagnostic")
+        );
         let mut s = e.session().unwrap();
         load_even(&mut *s);
         let mut v = Vec::new();
@@ -699,7 +770,12 @@ mod tests {
             let dir = tempfile::tempdir().unwrap();
             let e = open_with(
                 dir.path(),
-                &[("block_compressor", compressor), ("log", "false"), ("transaction_sync", "off"), ("leaf_page_max", "16K")],
+                &[
+                    ("block_compressor", compressor),
+                    ("log", "false"),
+                    ("transaction_sync", "off"),
+                    ("leaf_page_max", "16K"),
+                ],
             )
             .unwrap();
             assert!(opt(&*e, "file_metadata").contains(&format!("block_compressor={compressor}")));

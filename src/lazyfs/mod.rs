@@ -10,14 +10,14 @@
 
 mod state;
 
-pub use state::{Kind, Semantics, Stats};
 use state::{Attr, Ino, LazyState, Meta};
+pub use state::{Kind, Semantics, Stats};
 
 use anyhow::{bail, Context, Result};
 use fuser::{
-    AccessFlags, Errno, FileAttr, FileHandle, FileType, Filesystem, FopenFlags, Generation, INodeNo, LockOwner, MountOption, OpenFlags,
-    RenameFlags, ReplyAttr, ReplyCreate, ReplyData, ReplyDirectory, ReplyEmpty, ReplyEntry, ReplyOpen, ReplyStatfs, ReplyWrite, Request,
-    TimeOrNow, WriteFlags,
+    AccessFlags, Errno, FileAttr, FileHandle, FileType, Filesystem, FopenFlags, Generation, INodeNo, LockOwner,
+    MountOption, OpenFlags, RenameFlags, ReplyAttr, ReplyCreate, ReplyData, ReplyDirectory, ReplyEmpty, ReplyEntry,
+    ReplyOpen, ReplyStatfs, ReplyWrite, Request, TimeOrNow, WriteFlags,
 };
 use std::collections::HashMap;
 use std::ffi::OsStr;
@@ -189,7 +189,16 @@ impl Filesystem for LazyFs {
         }
     }
 
-    fn mknod(&self, req: &Request, parent: INodeNo, name: &OsStr, mode: u32, umask: u32, _rdev: u32, reply: ReplyEntry) {
+    fn mknod(
+        &self,
+        req: &Request,
+        parent: INodeNo,
+        name: &OsStr,
+        mode: u32,
+        umask: u32,
+        _rdev: u32,
+        reply: ReplyEntry,
+    ) {
         if mode & libc::S_IFMT != libc::S_IFREG && mode & libc::S_IFMT != 0 {
             // Devices, fifos and sockets: no engine keeps them in its data dir.
             reply.error(Errno::EPERM);
@@ -217,12 +226,22 @@ impl Filesystem for LazyFs {
             reply.error(Errno::EINVAL);
             return;
         };
-        let meta = Meta { kind: Kind::Symlink, perm: 0o777, uid: req.uid(), gid: req.gid(), target: Some(target.to_string()) };
+        let meta =
+            Meta { kind: Kind::Symlink, perm: 0o777, uid: req.uid(), gid: req.gid(), target: Some(target.to_string()) };
         let made = self.create_node(parent, link_name, meta);
         self.reply_new_entry(made, reply);
     }
 
-    fn rename(&self, _req: &Request, parent: INodeNo, name: &OsStr, newparent: INodeNo, newname: &OsStr, flags: RenameFlags, reply: ReplyEmpty) {
+    fn rename(
+        &self,
+        _req: &Request,
+        parent: INodeNo,
+        name: &OsStr,
+        newparent: INodeNo,
+        newname: &OsStr,
+        flags: RenameFlags,
+        reply: ReplyEmpty,
+    ) {
         if flags.contains(RenameFlags::RENAME_EXCHANGE) {
             reply.error(Errno::EINVAL);
             return;
@@ -236,7 +255,10 @@ impl Filesystem for LazyFs {
     }
 
     fn link(&self, _req: &Request, ino: INodeNo, newparent: INodeNo, newname: &OsStr, reply: ReplyEntry) {
-        let made = name_str(newname).map_err(|e| e.code()).and_then(|n| self.state().link(ino.0, newparent.0, n)).map(|()| ino.0);
+        let made = name_str(newname)
+            .map_err(|e| e.code())
+            .and_then(|n| self.state().link(ino.0, newparent.0, n))
+            .map(|()| ino.0);
         self.reply_new_entry(made, reply);
     }
 
@@ -258,7 +280,16 @@ impl Filesystem for LazyFs {
         }
     }
 
-    fn create(&self, req: &Request, parent: INodeNo, name: &OsStr, mode: u32, umask: u32, flags: i32, reply: ReplyCreate) {
+    fn create(
+        &self,
+        req: &Request,
+        parent: INodeNo,
+        name: &OsStr,
+        mode: u32,
+        umask: u32,
+        flags: i32,
+        reply: ReplyCreate,
+    ) {
         let made = self.create_node(parent, name, new_meta(req, Kind::File, mode, umask));
         let opened = {
             let mut s = self.state();
@@ -273,7 +304,17 @@ impl Filesystem for LazyFs {
         }
     }
 
-    fn read(&self, _req: &Request, ino: INodeNo, _fh: FileHandle, offset: u64, size: u32, _flags: OpenFlags, _lock: Option<LockOwner>, reply: ReplyData) {
+    fn read(
+        &self,
+        _req: &Request,
+        ino: INodeNo,
+        _fh: FileHandle,
+        offset: u64,
+        size: u32,
+        _flags: OpenFlags,
+        _lock: Option<LockOwner>,
+        reply: ReplyData,
+    ) {
         match self.state().read(ino.0, offset, size) {
             Ok(data) => reply.data(&data),
             Err(e) => reply.error(errno(e)),
@@ -307,7 +348,16 @@ impl Filesystem for LazyFs {
         reply.ok();
     }
 
-    fn release(&self, _req: &Request, ino: INodeNo, fh: FileHandle, _flags: OpenFlags, _lock: Option<LockOwner>, _flush: bool, reply: ReplyEmpty) {
+    fn release(
+        &self,
+        _req: &Request,
+        ino: INodeNo,
+        fh: FileHandle,
+        _flags: OpenFlags,
+        _lock: Option<LockOwner>,
+        _flush: bool,
+        reply: ReplyEmpty,
+    ) {
         self.handles.lock().unwrap().remove(&fh.0);
         self.state().release(ino.0);
         reply.ok();
@@ -354,7 +404,16 @@ impl Filesystem for LazyFs {
         }
         let bsize = st.f_frsize.max(1);
         let held = s.live_bytes() / bsize;
-        reply.statfs(st.f_blocks, st.f_bfree.saturating_sub(held), st.f_bavail.saturating_sub(held), st.f_files, st.f_ffree, st.f_bsize as u32, 255, bsize as u32);
+        reply.statfs(
+            st.f_blocks,
+            st.f_bfree.saturating_sub(held),
+            st.f_bavail.saturating_sub(held),
+            st.f_files,
+            st.f_ffree,
+            st.f_bsize as u32,
+            255,
+            bsize as u32,
+        );
     }
 
     fn access(&self, _req: &Request, ino: INodeNo, _mask: AccessFlags, reply: ReplyEmpty) {
@@ -365,7 +424,16 @@ impl Filesystem for LazyFs {
         }
     }
 
-    fn fallocate(&self, _req: &Request, ino: INodeNo, _fh: FileHandle, offset: u64, length: u64, mode: i32, reply: ReplyEmpty) {
+    fn fallocate(
+        &self,
+        _req: &Request,
+        ino: INodeNo,
+        _fh: FileHandle,
+        offset: u64,
+        length: u64,
+        mode: i32,
+        reply: ReplyEmpty,
+    ) {
         reply_empty(self.state().fallocate(ino.0, offset, length, mode), reply)
     }
 }
@@ -403,7 +471,10 @@ pub fn release_stale_mount(mountpoint: &Path) -> Option<String> {
         f.get(4).is_some_and(|m| Path::new(&unescape_mountinfo(m)) == target) && source == Some(FS_NAME)
     });
     if !ours {
-        return Some(format!("{} is a dead mount that is not rumbench's lazy filesystem: left alone", mountpoint.display()));
+        return Some(format!(
+            "{} is a dead mount that is not rumbench's lazy filesystem: left alone",
+            mountpoint.display()
+        ));
     }
     let path = std::ffi::CString::new(target.as_os_str().as_encoded_bytes()).ok()?;
     // SAFETY: unmounting a path we checked is our own dead FUSE mount.
@@ -411,10 +482,15 @@ pub fn release_stale_mount(mountpoint: &Path) -> Option<String> {
         return Some(format!("released {}, the dead mount of a crash test that was killed", mountpoint.display()));
     }
     // Not root: fusermount3 unmounts what this user mounted.
-    let ok = std::process::Command::new("fusermount3").arg("-u").arg("-z").arg(&target).status().is_ok_and(|s| s.success());
+    let ok =
+        std::process::Command::new("fusermount3").arg("-u").arg("-z").arg(&target).status().is_ok_and(|s| s.success());
     Some(match ok {
         true => format!("released {}, the dead mount of a crash test that was killed", mountpoint.display()),
-        false => format!("cannot release the dead mount {}: unmount it (fusermount3 -u -z {})", mountpoint.display(), target.display()),
+        false => format!(
+            "cannot release the dead mount {}: unmount it (fusermount3 -u -z {})",
+            mountpoint.display(),
+            target.display()
+        ),
     })
 }
 
@@ -452,9 +528,19 @@ impl LazyMount {
     pub fn mount(backing: &Path, mountpoint: &Path, owner: (u32, u32), semantics: Semantics) -> Result<LazyMount> {
         check_available()?;
         std::fs::create_dir_all(mountpoint).with_context(|| format!("creating {}", mountpoint.display()))?;
-        let state = LazyState::load(backing, owner).with_context(|| format!("loading {}", backing.display()))?.with_semantics(semantics);
+        let state = LazyState::load(backing, owner)
+            .with_context(|| format!("loading {}", backing.display()))?
+            .with_semantics(semantics);
         let state = Arc::new(Mutex::new(state));
-        let mut m = LazyMount { mountpoint: mountpoint.to_path_buf(), backing: backing.to_path_buf(), owner, session: None, state, power_cuts: 0, semantics };
+        let mut m = LazyMount {
+            mountpoint: mountpoint.to_path_buf(),
+            backing: backing.to_path_buf(),
+            owner,
+            session: None,
+            state,
+            power_cuts: 0,
+            semantics,
+        };
         m.start()?;
         Ok(m)
     }
@@ -484,7 +570,9 @@ impl LazyMount {
             // The session may also end with an error after the unmount went
             // through (ECONNABORTED): then there is nothing left to detach (EINVAL).
             let path = std::ffi::CString::new(self.mountpoint.as_os_str().as_encoded_bytes())?;
-            if unsafe { libc::umount2(path.as_ptr(), libc::MNT_DETACH) } != 0 && std::io::Error::last_os_error().raw_os_error() != Some(libc::EINVAL) {
+            if unsafe { libc::umount2(path.as_ptr(), libc::MNT_DETACH) } != 0
+                && std::io::Error::last_os_error().raw_os_error() != Some(libc::EINVAL)
+            {
                 bail!("unmounting {}: {e}", self.mountpoint.display());
             }
         }
@@ -500,7 +588,9 @@ impl LazyMount {
             let s = self.state.lock().unwrap_or_else(|e| e.into_inner());
             Stats { unsynced_bytes_dropped: s.unsynced_bytes(), ..s.stats() }
         };
-        let fresh = LazyState::load(&self.backing, self.owner).with_context(|| format!("loading {} after a power cut", self.backing.display()))?.with_semantics(self.semantics);
+        let fresh = LazyState::load(&self.backing, self.owner)
+            .with_context(|| format!("loading {} after a power cut", self.backing.display()))?
+            .with_semantics(self.semantics);
         *self.state.lock().unwrap_or_else(|e| e.into_inner()) = fresh;
         self.power_cuts += 1;
         self.start()?;
@@ -513,7 +603,9 @@ impl LazyMount {
     /// it is unmounted for it, so that the kernel hands over what it holds.
     pub fn make_all_durable(&mut self) -> Result<()> {
         self.unmount()?;
-        self.state.lock().unwrap_or_else(|e| e.into_inner()).sync_all().map_err(|e| anyhow::anyhow!("making {} durable: {}", self.mountpoint.display(), std::io::Error::from_raw_os_error(e)))?;
+        self.state.lock().unwrap_or_else(|e| e.into_inner()).sync_all().map_err(|e| {
+            anyhow::anyhow!("making {} durable: {}", self.mountpoint.display(), std::io::Error::from_raw_os_error(e))
+        })?;
         self.start()
     }
 
@@ -547,7 +639,8 @@ mod tests {
 
     fn mounted() -> (tempfile::TempDir, LazyMount) {
         let t = tempfile::tempdir().unwrap();
-        let m = LazyMount::mount(&t.path().join("backing"), &t.path().join("mnt"), (0, 0), Semantics::Posix).expect("FUSE must work on this machine (scripts/setup.sh installs fuse3)");
+        let m = LazyMount::mount(&t.path().join("backing"), &t.path().join("mnt"), (0, 0), Semantics::Posix)
+            .expect("FUSE must work on this machine (scripts/setup.sh installs fuse3)");
         (t, m)
     }
 
@@ -585,7 +678,8 @@ mod tests {
         fs::create_dir(root.join("db")).unwrap();
         sync_dir(&root);
         let db = root.join("db");
-        let mut f = OpenOptions::new().create(true).write(true).custom_flags(libc::O_DSYNC).open(db.join("wal")).unwrap();
+        let mut f =
+            OpenOptions::new().create(true).write(true).custom_flags(libc::O_DSYNC).open(db.join("wal")).unwrap();
         f.write_all(b"commit-1").unwrap();
         drop(f);
         fs::write(db.join("CURRENT.tmp"), b"MANIFEST-2").unwrap();
@@ -613,7 +707,14 @@ mod tests {
         f.sync_all().unwrap();
         sync_dir(&root);
         unsafe {
-            let p = libc::mmap(std::ptr::null_mut(), 8192, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_SHARED, std::os::fd::AsRawFd::as_raw_fd(&f), 0);
+            let p = libc::mmap(
+                std::ptr::null_mut(),
+                8192,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED,
+                std::os::fd::AsRawFd::as_raw_fd(&f),
+                0,
+            );
             assert_ne!(p, libc::MAP_FAILED, "{}", std::io::Error::last_os_error());
             let bytes = std::slice::from_raw_parts_mut(p as *mut u8, 8192);
             bytes[..5].copy_from_slice(b"mmap!");

@@ -215,7 +215,9 @@ impl LazyState {
         fs::create_dir_all(backing.join("data"))?;
         let path = backing.join(DURABLE_FILE);
         let mut durable: Durable = match fs::read(&path) {
-            Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| io::Error::other(format!("{}: {e}", path.display())))?,
+            Ok(bytes) => {
+                serde_json::from_slice(&bytes).map_err(|e| io::Error::other(format!("{}: {e}", path.display())))?
+            }
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
                 let mut d = Durable { next_ino: ROOT + 1, ..Durable::default() };
                 d.inodes.insert(ROOT, Meta { kind: Kind::Dir, perm: 0o755, uid: owner.0, gid: owner.1, target: None });
@@ -233,7 +235,9 @@ impl LazyState {
             let entry = entry?;
             let ino: Option<Ino> = entry.file_name().to_str().and_then(|s| s.parse().ok());
             match ino {
-                Some(ino) if durable.inodes.get(&ino).map(|m| m.kind) == Some(Kind::File) => max_ino = max_ino.max(ino + 1),
+                Some(ino) if durable.inodes.get(&ino).map(|m| m.kind) == Some(Kind::File) => {
+                    max_ino = max_ino.max(ino + 1)
+                }
                 _ => fs::remove_file(entry.path())?,
             }
         }
@@ -243,7 +247,12 @@ impl LazyState {
             let mut node = Node::new(meta.clone(), now);
             node.nlink = 0;
             if meta.kind == Kind::File {
-                let file = OpenOptions::new().read(true).write(true).create(true).truncate(false).open(data_path(backing, ino))?;
+                let file = OpenOptions::new()
+                    .read(true)
+                    .write(true)
+                    .create(true)
+                    .truncate(false)
+                    .open(data_path(backing, ino))?;
                 node.durable_len = file.metadata()?.len();
                 node.len = node.durable_len;
                 node.backing = Some(file);
@@ -255,7 +264,8 @@ impl LazyState {
             nodes.insert(ino, node);
         }
         // Link counts and parents from the durable entries.
-        let links: Vec<(Ino, Ino)> = durable.dirs.iter().flat_map(|(&dir, e)| e.values().map(move |&c| (dir, c))).collect();
+        let links: Vec<(Ino, Ino)> =
+            durable.dirs.iter().flat_map(|(&dir, e)| e.values().map(move |&c| (dir, c))).collect();
         for (dir, child) in links {
             let child_is_dir = nodes.get(&child).map(|n| n.meta.kind) == Some(Kind::Dir);
             if child_is_dir {
@@ -267,7 +277,15 @@ impl LazyState {
         }
         nodes.get_mut(&ROOT).unwrap().parent = ROOT;
         durable.next_ino = max_ino;
-        Ok(LazyState { root_dir: backing.to_path_buf(), nodes, durable, next_ino: max_ino, stats: Stats::default(), semantics: Semantics::Posix, names_changed: false })
+        Ok(LazyState {
+            root_dir: backing.to_path_buf(),
+            nodes,
+            durable,
+            next_ino: max_ino,
+            stats: Stats::default(),
+            semantics: Semantics::Posix,
+            names_changed: false,
+        })
     }
 
     pub fn with_semantics(mut self, semantics: Semantics) -> LazyState {
@@ -352,7 +370,13 @@ impl LazyState {
         node.parent = parent;
         if kind == Kind::File {
             // Created empty at once: it is durable only once a directory fsync names it.
-            let file = OpenOptions::new().read(true).write(true).create(true).truncate(true).open(data_path(&self.root_dir, ino)).map_err(io_errno)?;
+            let file = OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(true)
+                .open(data_path(&self.root_dir, ino))
+                .map_err(io_errno)?;
             node.backing = Some(file);
         }
         self.nodes.insert(ino, node);
@@ -446,7 +470,14 @@ impl LazyState {
     }
 
     /// rename(2), with RENAME_NOREPLACE when `no_replace`.
-    pub fn rename(&mut self, parent: Ino, name: &str, new_parent: Ino, new_name: &str, no_replace: bool) -> FsResult<()> {
+    pub fn rename(
+        &mut self,
+        parent: Ino,
+        name: &str,
+        new_parent: Ino,
+        new_name: &str,
+        no_replace: bool,
+    ) -> FsResult<()> {
         Self::check_name(new_name)?;
         let ino = self.lookup(parent, name)?;
         self.dir(new_parent)?;
@@ -660,7 +691,9 @@ impl LazyState {
         match mode & !libc::FALLOC_FL_KEEP_SIZE {
             0 => {}
             m if m == libc::FALLOC_FL_PUNCH_HOLE && keep_size => self.zero_range(ino, offset, end.min(len))?,
-            m if m == libc::FALLOC_FL_ZERO_RANGE => self.zero_range(ino, offset, if keep_size { end.min(len) } else { end })?,
+            m if m == libc::FALLOC_FL_ZERO_RANGE => {
+                self.zero_range(ino, offset, if keep_size { end.min(len) } else { end })?
+            }
             _ => return Err(libc::EOPNOTSUPP),
         }
         let n = self.file_mut(ino)?;
@@ -719,7 +752,12 @@ impl LazyState {
         let mut i = 0;
         while i < order.len() {
             let dir = order[i];
-            order.extend(self.nodes[&dir].entries.values().filter(|c| self.nodes.get(c).is_some_and(|n| n.meta.kind == Kind::Dir)));
+            order.extend(
+                self.nodes[&dir]
+                    .entries
+                    .values()
+                    .filter(|c| self.nodes.get(c).is_some_and(|n| n.meta.kind == Kind::Dir)),
+            );
             i += 1;
         }
         for dir in order {
@@ -795,7 +833,12 @@ impl LazyState {
                 }
             }
         }
-        let removed: Vec<Ino> = self.durable.dirs.get(&ino).map(|old| old.values().filter(|c| !entries.values().any(|n| n == *c)).copied().collect()).unwrap_or_default();
+        let removed: Vec<Ino> = self
+            .durable
+            .dirs
+            .get(&ino)
+            .map(|old| old.values().filter(|c| !entries.values().any(|n| n == *c)).copied().collect())
+            .unwrap_or_default();
         self.durable.dirs.insert(ino, entries);
         // Inodes this fsync unlinked for good.
         self.durable_gc(&removed);
@@ -810,7 +853,13 @@ impl LazyState {
             return;
         }
         let reachable = self.durable.reachable();
-        let gone: Vec<Ino> = self.durable.inodes.keys().filter(|i| !reachable.contains(i) && !self.nodes.contains_key(i)).copied().collect();
+        let gone: Vec<Ino> = self
+            .durable
+            .inodes
+            .keys()
+            .filter(|i| !reachable.contains(i) && !self.nodes.contains_key(i))
+            .copied()
+            .collect();
         for ino in gone {
             self.durable.inodes.remove(&ino);
             self.durable.dirs.remove(&ino);
@@ -830,7 +879,10 @@ impl LazyState {
 
     /// File data written and not yet made durable, in bytes.
     pub fn unsynced_bytes(&self) -> u64 {
-        self.nodes.values().map(|n| n.dirty.keys().map(|&p| n.len.saturating_sub(p * PAGE).min(PAGE)).sum::<u64>()).sum()
+        self.nodes
+            .values()
+            .map(|n| n.dirty.keys().map(|&p| n.len.saturating_sub(p * PAGE).min(PAGE)).sum::<u64>())
+            .sum()
     }
 
     /// Used space in bytes, live: for statfs.

@@ -114,7 +114,12 @@ pub fn ceilings(d: &StepDemand, device: Option<&FioBaseline>, why_no_device: &st
                     Some(iops) => c.ceilings.push(Ceiling {
                         resource: Resource::Read,
                         ops_s: iops / rpo,
-                        basis: format!("{iops:.0} random reads/s of {:.0} KB at depth {} / {} reads per op", bytes / 1024.0, d.threads.max(1), small(rpo)),
+                        basis: format!(
+                            "{iops:.0} random reads/s of {:.0} KB at depth {} / {} reads per op",
+                            bytes / 1024.0,
+                            d.threads.max(1),
+                            small(rpo)
+                        ),
                     }),
                     None => c.unknown.push("read: the device baseline has no random reads".into()),
                 }
@@ -123,7 +128,11 @@ pub fn ceilings(d: &StepDemand, device: Option<&FioBaseline>, why_no_device: &st
                 c.ceilings.push(Ceiling {
                     resource: Resource::Write,
                     ops_s: dev.seq_write_mb_s * 1e6 / wpo,
-                    basis: format!("{:.0} MB/s sequential writes / {} KB written per op", dev.seq_write_mb_s, small(wpo / 1024.0)),
+                    basis: format!(
+                        "{:.0} MB/s sequential writes / {} KB written per op",
+                        dev.seq_write_mb_s,
+                        small(wpo / 1024.0)
+                    ),
                 });
             }
             if let Some(spo) = d.syncs_per_op.filter(|&s| s > 0.0) {
@@ -234,7 +243,15 @@ mod tests {
     fn an_io_bound_point_query_is_bound_by_reads() {
         // 4 threads, 1.25 reads per query of 4 KB: 40,000 / 1.25 = 32,000/s;
         // 10 us of CPU on 2 cores: 200,000/s.
-        let d = StepDemand { ops_s: 28_800.0, threads: 4, reads_per_op: Some(1.25), bytes_per_read: Some(4096.0), cpu_s_per_op: Some(10e-6), cores: 2.0, ..Default::default() };
+        let d = StepDemand {
+            ops_s: 28_800.0,
+            threads: 4,
+            reads_per_op: Some(1.25),
+            bytes_per_read: Some(4096.0),
+            cpu_s_per_op: Some(10e-6),
+            cores: 2.0,
+            ..Default::default()
+        };
         let c = ceilings(&d, Some(&device()), "");
         assert_eq!(c.ceilings.len(), 2);
         assert_eq!(c.ceilings[0].ops_s, 32_000.0);
@@ -248,7 +265,17 @@ mod tests {
     fn a_durable_insert_is_bound_by_syncs_and_its_bytes() {
         // 0.5 syncs per insert (group commit): 2,000 / 0.5 = 4,000/s; 1 KB per
         // insert: 500e6 / 1024 = 488,281/s; 16 KB reads at depth 2 take depth 1: 8,000 / 0.1.
-        let d = StepDemand { ops_s: 3_880.0, threads: 2, reads_per_op: Some(0.1), bytes_per_read: Some(16384.0), write_bytes_per_op: Some(1024.0), syncs_per_op: Some(0.5), cpu_s_per_op: Some(50e-6), cores: 2.0, ..Default::default() };
+        let d = StepDemand {
+            ops_s: 3_880.0,
+            threads: 2,
+            reads_per_op: Some(0.1),
+            bytes_per_read: Some(16384.0),
+            write_bytes_per_op: Some(1024.0),
+            syncs_per_op: Some(0.5),
+            cpu_s_per_op: Some(50e-6),
+            cores: 2.0,
+            ..Default::default()
+        };
         let c = ceilings(&d, Some(&device()), "");
         let by = |r| c.ceilings.iter().find(|x| x.resource == r).unwrap().ops_s;
         assert_eq!(by(Resource::Sync), 4_000.0);
@@ -262,7 +289,15 @@ mod tests {
     fn a_step_under_the_goal_says_where_its_time_went() {
         // One thread, one read of 4 KB per query: the device at depth 1 reads
         // in 1/10,000 s = 100 us; the step took 1/7,000 s = 142.9 us per query.
-        let d = StepDemand { ops_s: 7_000.0, threads: 1, reads_per_op: Some(1.0), bytes_per_read: Some(4096.0), cpu_s_per_op: Some(30e-6), cores: 2.0, ..Default::default() };
+        let d = StepDemand {
+            ops_s: 7_000.0,
+            threads: 1,
+            reads_per_op: Some(1.0),
+            bytes_per_read: Some(4096.0),
+            cpu_s_per_op: Some(30e-6),
+            cores: 2.0,
+            ..Default::default()
+        };
         let c = ceilings(&d, Some(&device()), "");
         assert_eq!(c.bound, Some(Resource::Read));
         assert_eq!(c.notes.len(), 1, "{c:?}");
@@ -273,7 +308,8 @@ mod tests {
         let at = StepDemand { ops_s: 9_000.0, ..d.clone() };
         assert!(ceilings(&at, Some(&device()), "").notes.is_empty());
         // CPU-bound with fewer threads than cores: the threads are the limit.
-        let cpu = StepDemand { ops_s: 100_000.0, threads: 1, cpu_s_per_op: Some(10e-6), cores: 2.0, ..Default::default() };
+        let cpu =
+            StepDemand { ops_s: 100_000.0, threads: 1, cpu_s_per_op: Some(10e-6), cores: 2.0, ..Default::default() };
         let c = ceilings(&cpu, None, "no baseline");
         assert!(c.notes[0].contains("1 client thread(s) on 2 cores can use at most 50%"), "{:?}", c.notes);
     }
@@ -291,7 +327,14 @@ mod tests {
 
     #[test]
     fn without_a_device_baseline_only_the_cpu_ceiling_is_known_and_why_the_rest_is_not() {
-        let d = StepDemand { ops_s: 1_000.0, threads: 1, reads_per_op: Some(1.0), cpu_s_per_op: Some(1e-3), cores: 2.0, ..Default::default() };
+        let d = StepDemand {
+            ops_s: 1_000.0,
+            threads: 1,
+            reads_per_op: Some(1.0),
+            cpu_s_per_op: Some(1e-3),
+            cores: 2.0,
+            ..Default::default()
+        };
         let c = ceilings(&d, None, "a server rumbench did not start (--target): its device is unknown");
         assert_eq!(c.ceilings.len(), 1);
         assert_eq!(c.short().as_deref(), Some("cpu 50%"));

@@ -88,7 +88,10 @@ pub fn job_file(plan: &FioPlan, file: &Path) -> String {
     );
     for bs in READ_BLOCK_SIZES {
         for qd in QUEUE_DEPTHS {
-            j.push_str(&format!("[{}]\nstonewall\nrw=randread\nbs={bs}\ndirect=1\nioengine=libaio\niodepth={qd}\n\n", job_name_read(bs, qd)));
+            j.push_str(&format!(
+                "[{}]\nstonewall\nrw=randread\nbs={bs}\ndirect=1\nioengine=libaio\niodepth={qd}\n\n",
+                job_name_read(bs, qd)
+            ));
         }
     }
     j.push_str("[seqwrite-1m]\nstonewall\nrw=write\nbs=1m\ndirect=1\nioengine=libaio\niodepth=4\n\n");
@@ -106,7 +109,8 @@ pub fn parse(json: &str, file_bytes: u64, runtime_s: u64) -> Result<FioBaseline>
     let v: serde_json::Value = serde_json::from_str(json).context("fio's output is not JSON")?;
     let jobs = v["jobs"].as_array().context("fio's output has no jobs")?;
     let job = |name: &str| -> Result<&serde_json::Value> {
-        let j = jobs.iter().find(|j| j["jobname"] == name).with_context(|| format!("fio's output has no job {name}"))?;
+        let j =
+            jobs.iter().find(|j| j["jobname"] == name).with_context(|| format!("fio's output has no job {name}"))?;
         if j["error"].as_i64().unwrap_or(0) != 0 {
             bail!("fio job {name} failed with error {}", j["error"]);
         }
@@ -162,7 +166,12 @@ fn remove_stale_files(dir: &Path) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(dir) else { return removed };
     for e in entries.flatten() {
         let name = e.file_name().to_string_lossy().to_string();
-        let Some(pid) = name.strip_prefix("rumbench-device-").and_then(|r| r.strip_suffix(".fio").or_else(|| r.strip_suffix(".job"))) else { continue };
+        let Some(pid) = name
+            .strip_prefix("rumbench-device-")
+            .and_then(|r| r.strip_suffix(".fio").or_else(|| r.strip_suffix(".job")))
+        else {
+            continue;
+        };
         let Ok(pid) = pid.parse::<u32>() else { continue };
         let alive = Path::new(&format!("/proc/{pid}")).exists();
         if !alive && name.ends_with(".job") {
@@ -190,7 +199,12 @@ pub fn measure(plan: &FioPlan, stop: &dyn Fn() -> bool) -> Result<FioBaseline> {
     let free = crate::measure::os::device::FsSpace::of(&plan.dir).map(|s| s.avail_bytes).ok();
     if let Some(free) = free {
         if free < plan.file_bytes + plan.file_bytes / 10 {
-            bail!("{} has {} MB free; fio's test file needs {} MB (choose a smaller --size)", plan.dir.display(), free >> 20, plan.file_bytes >> 20);
+            bail!(
+                "{} has {} MB free; fio's test file needs {} MB (choose a smaller --size)",
+                plan.dir.display(),
+                free >> 20,
+                plan.file_bytes >> 20
+            );
         }
     }
     std::fs::write(&job, job_file(plan, &file)).with_context(|| format!("writing {}", job.display()))?;
@@ -209,12 +223,16 @@ pub fn measure(plan: &FioPlan, stop: &dyn Fn() -> bool) -> Result<FioBaseline> {
 /// process group of its own (a terminal's Ctrl-C is rumbench's to handle)
 /// and dies with rumbench; `stop` kills it and is an error.
 fn run_fio(fio: &Path, job: &Path, stop: &dyn Fn() -> bool) -> Result<(std::process::ExitStatus, String, String)> {
-    use std::os::unix::process::CommandExt;
     use std::io::{Read, Seek};
+    use std::os::unix::process::CommandExt;
     // Its output in anonymous files: read once it is done, never a pipe that fills.
     let (mut out, mut err) = (tempfile::tempfile()?, tempfile::tempfile()?);
     let mut cmd = Command::new(fio);
-    cmd.arg("--output-format=json").arg(job).stdin(std::process::Stdio::null()).stdout(out.try_clone()?).stderr(err.try_clone()?);
+    cmd.arg("--output-format=json")
+        .arg(job)
+        .stdin(std::process::Stdio::null())
+        .stdout(out.try_clone()?)
+        .stderr(err.try_clone()?);
     cmd.process_group(0);
     // SAFETY: prctl is async-signal-safe.
     unsafe {
@@ -265,7 +283,10 @@ fn running(job: &Path) -> Vec<i32> {
         .flatten()
         .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
         .filter(|pid| {
-            std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|c| c.split(|b| *b == 0).any(|arg| arg == needle) && c.split(|b| *b == 0).next().is_some_and(|a| a.ends_with(b"fio")))
+            std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|c| {
+                c.split(|b| *b == 0).any(|arg| arg == needle)
+                    && c.split(|b| *b == 0).next().is_some_and(|a| a.ends_with(b"fio"))
+            })
         })
         .collect()
 }

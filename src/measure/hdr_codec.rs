@@ -26,7 +26,9 @@ pub fn decode(text: &str) -> Result<Histogram<u64>> {
     let bytes = STANDARD.decode(text.trim()).context("corrupt histogram: not base64")?;
     let h: Histogram<u64> = Deserializer::new().deserialize(&mut bytes.as_slice()).map_err(|e| match e {
         // The DEFLATE stream ends early or does not inflate: the text was cut or changed.
-        hdrhistogram::serialization::DeserializeError::IoError(io) => anyhow::anyhow!("corrupt histogram: its compressed data does not inflate ({io})"),
+        hdrhistogram::serialization::DeserializeError::IoError(io) => {
+            anyhow::anyhow!("corrupt histogram: its compressed data does not inflate ({io})")
+        }
         other => anyhow::anyhow!("corrupt histogram: {other}"),
     })?;
     let mut out = new_histogram();

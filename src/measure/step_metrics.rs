@@ -11,9 +11,9 @@ use super::os::device::{sync_filesystem, DataDirDevice};
 use super::os::diskstats::{DiskCounters, IoFigures};
 use super::os::process::{HostCpu, ProcessCounters};
 use super::os::sampler::{SampleTargets, Sampler};
-use super::os::Roots;
 use super::os::space::allocated_bytes;
 use super::os::syncs::{sync_calls, SyncCounts};
+use super::os::Roots;
 
 /// A metric that could not be measured, and why.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -94,7 +94,8 @@ impl SyncMetrics {
         commits: u64,
         writer_threads: u64,
     ) -> SyncMetrics {
-        let mut m = SyncMetrics { commits, server_syncs: Some(syncs), server_counter: Some(counter), ..SyncMetrics::default() };
+        let mut m =
+            SyncMetrics { commits, server_syncs: Some(syncs), server_counter: Some(counter), ..SyncMetrics::default() };
         m.judge(syncs, writer_threads);
         if includes_data_files && m.durable_as_run == Some(true) {
             m.durable_as_run = None;
@@ -372,7 +373,14 @@ impl Probes {
             },
             Err(e) => Err(format!("cannot resolve the data dir's device: {e:#}")),
         };
-        Probes { data_dir: data_dir.to_path_buf(), device, server_pid: None, remote: None, keeps_nothing: None, unwritten: Default::default() }
+        Probes {
+            data_dir: data_dir.to_path_buf(),
+            device,
+            server_pid: None,
+            remote: None,
+            keeps_nothing: None,
+            unwritten: Default::default(),
+        }
     }
 
     /// For an engine that keeps nothing (null): syncs per commit are not a
@@ -380,13 +388,24 @@ impl Probes {
     /// the device's IO is other processes', so it is not read at all.
     pub fn keeps_nothing(self, engine: &str) -> Probes {
         let what = format!("{engine} keeps nothing");
-        Probes { device: Err(format!("{what}: its device's IO is other processes'")), keeps_nothing: Some(what), ..self }
+        Probes {
+            device: Err(format!("{what}: its device's IO is other processes'")),
+            keeps_nothing: Some(what),
+            ..self
+        }
     }
 
     /// Probes for a server rumbench did not start: only the client is
     /// measured; the server's figures are missing for reason `why`.
     pub fn remote(data_dir: &Path, why: String) -> Probes {
-        Probes { data_dir: data_dir.to_path_buf(), device: Err(why.clone()), server_pid: None, remote: Some(why), keeps_nothing: None, unwritten: Default::default() }
+        Probes {
+            data_dir: data_dir.to_path_buf(),
+            device: Err(why.clone()),
+            server_pid: None,
+            remote: Some(why),
+            keeps_nothing: None,
+            unwritten: Default::default(),
+        }
     }
 
     /// Probes for a server engine whose main process is `pid`: CPU, process
@@ -517,7 +536,10 @@ impl StepProbe {
         if work.logical_bytes_written > 0 && probes.remote.is_none() {
             match sync_filesystem(&probes.data_dir) {
                 Ok(()) => m.dirty_pages_synced = true,
-                Err(e) => missing("dirty_pages_synced", format!("syncfs failed: {e}: writes still in the page cache are not counted")),
+                Err(e) => missing(
+                    "dirty_pages_synced",
+                    format!("syncfs failed: {e}: writes still in the page cache are not counted"),
+                ),
             }
         }
         let host_end = HostCpu::read();
@@ -566,7 +588,9 @@ impl StepProbe {
             (Ok(b), Ok(a)) => {
                 let d = a.since(b);
                 match (self.process_cpu_ns, process_cpu_end) {
-                    (Some(b), Some(a)) if a >= b => match below_exact_cpu_floor((a - b) / 1000).or_else(|| beyond_the_timed_work((a - b) / 1000, work.wall_s)) {
+                    (Some(b), Some(a)) if a >= b => match below_exact_cpu_floor((a - b) / 1000)
+                        .or_else(|| beyond_the_timed_work((a - b) / 1000, work.wall_s))
+                    {
                         None => m.client_cpu_us_op = per((a - b) as f64 / 1e3, work.ops),
                         Some(why) => missing("client_cpu_us_op", why),
                     },
@@ -599,7 +623,8 @@ impl StepProbe {
         // Counted where the same threads' CPU was (a step that runs no
         // clients has neither: absent for client_threads_cpu_us_op's reason, never 0).
         if m.client_threads_cpu_us_op.is_some() {
-            m.client_threads_switches_op = per(workload_switches_end.saturating_sub(self.workload_threads_switches) as f64, work.ops);
+            m.client_threads_switches_op =
+                per(workload_switches_end.saturating_sub(self.workload_threads_switches) as f64, work.ops);
         }
         // A server's tree: its CPU is the engine's; its IO is the engine's
         // process IO (the client does none).
@@ -714,12 +739,21 @@ mod tests {
         // The read step after it: the device writes the other 290 MB.
         let (back, pending) = attribute_writeback(290 << 20, 0, pending);
         assert_eq!((back, pending), (290 << 20, 0));
-        let mut m = StepMetrics { io: Some(IoMetrics { bytes_written: 290 << 20, ..Default::default() }), process_write_bytes: Some(0), process_writeback_bytes: Some(back), ..Default::default() };
+        let mut m = StepMetrics {
+            io: Some(IoMetrics { bytes_written: 290 << 20, ..Default::default() }),
+            process_write_bytes: Some(0),
+            process_writeback_bytes: Some(back),
+            ..Default::default()
+        };
         assert!(m.judge_device_io().is_empty(), "its own writeback is no other process's");
         // Beyond what was pending: another process's.
         let (back, pending) = attribute_writeback(500 << 20, 0, 0);
         assert_eq!((back, pending), (0, 0));
-        let mut m = StepMetrics { io: Some(IoMetrics { bytes_written: 500 << 20, ..Default::default() }), process_write_bytes: Some(0), ..Default::default() };
+        let mut m = StepMetrics {
+            io: Some(IoMetrics { bytes_written: 500 << 20, ..Default::default() }),
+            process_write_bytes: Some(0),
+            ..Default::default()
+        };
         assert!(m.judge_device_io()[0].starts_with("other processes wrote to the data dir's device: it wrote 500.0 MB"));
     }
 
@@ -773,7 +807,12 @@ mod tests {
     fn write_step(device_mb: u64, process_mb: u64, syncs: u64) -> StepMetrics {
         let logical = 100u64 << 20;
         StepMetrics {
-            io: Some(IoMetrics { bytes_written: device_mb << 20, wkbpi: Some((device_mb << 20) as f64 / 1024.0 / 1000.0), rpq: Some(0.5), ..Default::default() }),
+            io: Some(IoMetrics {
+                bytes_written: device_mb << 20,
+                wkbpi: Some((device_mb << 20) as f64 / 1024.0 / 1000.0),
+                rpq: Some(0.5),
+                ..Default::default()
+            }),
             write_amp: Some((device_mb << 20) as f64 / logical as f64),
             write_amp_process: Some((process_mb << 20) as f64 / logical as f64),
             process_write_bytes: Some(process_mb << 20),
@@ -843,7 +882,10 @@ mod tests {
         assert_eq!(all.durable_as_run, None);
         let few = SyncMetrics::from_server(3, "all".into(), true, 100, 1);
         assert_eq!(few.durable_as_run, Some(false));
-        assert_eq!(few.not_durable_warning().unwrap(), "not durable as run: 3 sync calls for 100 commits (0.0300 per commit)");
+        assert_eq!(
+            few.not_durable_warning().unwrap(),
+            "not durable as run: 3 sync calls for 100 commits (0.0300 per commit)"
+        );
         assert_eq!(all.not_durable_warning(), None);
     }
 }

@@ -52,7 +52,10 @@ pub fn fit(points: &[(f64, f64)]) -> Result<UslFit, String> {
     distinct.sort_by(f64::total_cmp);
     distinct.dedup();
     if distinct.len() < MIN_POINTS {
-        return Err(format!("{} concurrency levels measured; a fit of three parameters needs at least {MIN_POINTS}", distinct.len()));
+        return Err(format!(
+            "{} concurrency levels measured; a fit of three parameters needs at least {MIN_POINTS}",
+            distinct.len()
+        ));
     }
     if points.iter().any(|&(n, x)| !(n >= 1.0 && x.is_finite() && x >= 0.0)) {
         return Err("a point has N below 1 or a throughput that is not a number".into());
@@ -184,7 +187,9 @@ mod tests {
 
     #[test]
     fn exact_points_give_back_their_parameters() {
-        for (lambda, sigma, kappa) in [(8400.0, 0.05, 0.002), (1.0e6, 0.3, 0.0001), (500.0, 0.01, 0.02), (12_000.0, 0.2, 0.0)] {
+        for (lambda, sigma, kappa) in
+            [(8400.0, 0.05, 0.002), (1.0e6, 0.3, 0.0001), (500.0, 0.01, 0.02), (12_000.0, 0.2, 0.0)]
+        {
             let f = fit(&points(lambda, sigma, kappa, 0.0, 1)).unwrap();
             assert!(within(f.lambda, lambda, 0.05), "{f:?}");
             assert!(within(f.sigma, sigma, 0.05), "{f:?}");

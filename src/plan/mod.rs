@@ -24,7 +24,9 @@ impl WriterRate {
         if t == "unlimited" || t == "0" {
             return Ok(WriterRate { ops_per_s: None });
         }
-        let bad = || anyhow::anyhow!("invalid writer rate '{text}' (expected ops/s like 20000, bytes/s like 2MB, or unlimited)");
+        let bad = || {
+            anyhow::anyhow!("invalid writer rate '{text}' (expected ops/s like 20000, bytes/s like 2MB, or unlimited)")
+        };
         let plain = t.strip_suffix("ops").unwrap_or(&t).trim();
         if let Ok(v) = plain.parse::<f64>() {
             return if v > 0.0 && v.is_finite() { Ok(WriterRate { ops_per_s: Some(v) }) } else { Err(bad()) };
@@ -185,8 +187,6 @@ impl Default for Settings {
     }
 }
 
-
-
 /// Insert-benchmark settings of a step.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct IbenchSettings {
@@ -207,8 +207,6 @@ impl Default for IbenchSettings {
         IbenchSettings { rows: 1_000_000, insert_rows: 100_000, deletes: true, query_seconds: 60.0, one_table: false }
     }
 }
-
-
 
 /// Parse a byte size such as "64M", "1G", "4096" or "1.5GiB" (units are powers of 1024).
 pub fn parse_size(text: &str) -> Option<u64> {
@@ -349,7 +347,9 @@ pub fn planned_write_bytes(kind: StepKind, s: &Settings) -> std::result::Result<
         HotRow | RandomTransaction => ops("updates rows")?.saturating_mul(15 + 100),
         ReadWhileWriting | FwdRangeWhileWriting => match (s.writer_rate.ops_per_s, s.seconds) {
             (Some(rate), Some(secs)) => ((rate * secs).ceil() as u64).saturating_mul(entry),
-            (None, _) => return Err(format!("{kind}'s background writer writes as fast as it can (--writer-rate unlimited)")),
+            (None, _) => {
+                return Err(format!("{kind}'s background writer writes as fast as it can (--writer-rate unlimited)"))
+            }
             (_, None) => return Err(format!("{kind}'s background writer writes for as long as its readers run")),
         },
         _ if kind.is_ibench() => return Err(format!("{kind} writes rows and index entries for as long as it runs")),
@@ -452,7 +452,9 @@ impl RunPlan {
         if self.repeat <= 1 {
             return Vec::new();
         }
-        (1..=self.repeat).map(|r| self.configs.iter().filter(|c| c.repeat == Some(r)).map(|c| c.name.clone()).collect()).collect()
+        (1..=self.repeat)
+            .map(|r| self.configs.iter().filter(|c| c.repeat == Some(r)).map(|c| c.name.clone()).collect())
+            .collect()
     }
 }
 
@@ -471,7 +473,6 @@ pub fn interleave_rounds(configs: &[EngineConfig], rounds: u32) -> Vec<EngineCon
     }
     out
 }
-
 
 /// YCSB settings of a step (YCSB's CoreWorkload properties).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -20,7 +20,8 @@ pub enum ServerKind {
 }
 
 impl ServerKind {
-    pub const ALL: [ServerKind; 4] = [ServerKind::Postgres, ServerKind::MariadbInnodb, ServerKind::MariadbMyrocks, ServerKind::Mongodb];
+    pub const ALL: [ServerKind; 4] =
+        [ServerKind::Postgres, ServerKind::MariadbInnodb, ServerKind::MariadbMyrocks, ServerKind::Mongodb];
 
     /// "postgres", "mariadb-innodb", "mariadb-myrocks", "mongodb".
     pub fn name(self) -> &'static str {
@@ -51,10 +52,8 @@ impl fmt::Display for ServerKind {
 impl FromStr for ServerKind {
     type Err = anyhow::Error;
     fn from_str(s: &str) -> Result<Self> {
-        ServerKind::ALL
-            .into_iter()
-            .find(|k| k.name() == s)
-            .ok_or_else(|| anyhow!("unknown server kind {s:?} (valid: postgres, mariadb-innodb, mariadb-myrocks, mongodb)"))
+        ServerKind::ALL.into_iter().find(|k| k.name() == s).ok_or_else(|| {
+            anyhow!("unknown server kind {s:?} (valid: postgres, mariadb-innodb, mariadb-myrocks, mongodb)")
+        })
     }
 }
-

@@ -75,7 +75,8 @@ mod tests {
     #[test]
     fn the_threads_of_all_shards_are_those_of_one_bigger_run() {
         // 3 shards of 2 threads: global threads 0..6, each once.
-        let mut seen: Vec<u64> = (0..3).flat_map(|i| (0..2).map(move |t| Shard { index: i, count: 3 }.global_thread(2, t))).collect();
+        let mut seen: Vec<u64> =
+            (0..3).flat_map(|i| (0..2).map(move |t| Shard { index: i, count: 3 }.global_thread(2, t))).collect();
         seen.sort();
         assert_eq!(seen, (0..6).collect::<Vec<_>>());
         assert_eq!(Shard { index: 1, count: 3 }.global_threads(2), 6);

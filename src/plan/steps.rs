@@ -118,7 +118,15 @@ impl StepKind {
         use StepKind::*;
         matches!(
             self,
-            Overwrite | ReadRandom | MultiReadRandom | ReadSeq | FwdRange | RevRange | ReadWhileWriting | FwdRangeWhileWriting | DeleteRandom
+            Overwrite
+                | ReadRandom
+                | MultiReadRandom
+                | ReadSeq
+                | FwdRange
+                | RevRange
+                | ReadWhileWriting
+                | FwdRangeWhileWriting
+                | DeleteRandom
         )
     }
 

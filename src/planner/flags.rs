@@ -7,7 +7,9 @@
 use anyhow::{bail, Result};
 use serde::Deserialize;
 
-use crate::plan::{Allocator, ContentionSettings, IbenchSettings, Settings, WriterRate, YcsbSettings, DEFAULT_WRITER_RATE};
+use crate::plan::{
+    Allocator, ContentionSettings, IbenchSettings, Settings, WriterRate, YcsbSettings, DEFAULT_WRITER_RATE,
+};
 
 /// Settings that apply to a run or to one step. Every field is optional so
 /// layers can be overlaid.
@@ -157,10 +159,44 @@ impl SettingsArgs {
             self.seconds = None;
         }
         overlay_fields!(
-            self, other, steps, num, ops, seconds, threads, key_size, value_size, compression_ratio, key_order,
-            distribution, seed, range_len, batch_size, multiget_batch, writer_rate, compaction_timeout, mode, allocator, metrics,
-            profile, profile_hz, rows, insert_rows, deletes, query_seconds, one_table, records, field_count, field_length, request_distribution,
-            insert_order, write_all_fields, max_scan_length, hot_tables, hot_rows, transaction_sets
+            self,
+            other,
+            steps,
+            num,
+            ops,
+            seconds,
+            threads,
+            key_size,
+            value_size,
+            compression_ratio,
+            key_order,
+            distribution,
+            seed,
+            range_len,
+            batch_size,
+            multiget_batch,
+            writer_rate,
+            compaction_timeout,
+            mode,
+            allocator,
+            metrics,
+            profile,
+            profile_hz,
+            rows,
+            insert_rows,
+            deletes,
+            query_seconds,
+            one_table,
+            records,
+            field_count,
+            field_length,
+            request_distribution,
+            insert_order,
+            write_all_fields,
+            max_scan_length,
+            hot_tables,
+            hot_rows,
+            transaction_sets
         );
     }
 }
@@ -175,7 +211,11 @@ impl std::str::FromStr for ThreadCounts {
     fn from_str(s: &str) -> Result<Self, String> {
         let counts = s
             .split(',')
-            .map(|p| p.trim().parse::<usize>().map_err(|_| format!("invalid thread count '{}' in '{s}' (expected N or N,N,...)", p.trim())))
+            .map(|p| {
+                p.trim()
+                    .parse::<usize>()
+                    .map_err(|_| format!("invalid thread count '{}' in '{s}' (expected N or N,N,...)", p.trim()))
+            })
             .collect::<Result<Vec<_>, _>>()?;
         ThreadCounts::new(counts)
     }
@@ -209,7 +249,9 @@ impl<'de> Deserialize<'de> for ThreadCounts {
             Many(Vec<usize>),
             Text(String),
         }
-        match Given::deserialize(d).map_err(|_| D::Error::custom("threads must be a count, a list of counts or \"1,2,4\""))? {
+        match Given::deserialize(d)
+            .map_err(|_| D::Error::custom("threads must be a count, a list of counts or \"1,2,4\""))?
+        {
             Given::One(n) => ThreadCounts::new(vec![n]),
             Given::Many(v) => ThreadCounts::new(v),
             Given::Text(t) => t.parse(),
@@ -247,7 +289,12 @@ pub mod limits {
 }
 
 /// Refuse a setting outside `range`; `why` (may be empty) says where the upper limit comes from.
-pub(super) fn check_range<T: PartialOrd + std::fmt::Display>(flag: &str, value: T, range: std::ops::RangeInclusive<T>, why: &str) -> Result<()> {
+pub(super) fn check_range<T: PartialOrd + std::fmt::Display>(
+    flag: &str,
+    value: T,
+    range: std::ops::RangeInclusive<T>,
+    why: &str,
+) -> Result<()> {
     let (min, max) = (range.start(), range.end());
     if value < *min {
         bail!("{flag} must be at least {min}, got {value}");
@@ -272,7 +319,10 @@ pub(super) fn check_batch(flag: &str, count: usize, entry_bytes: usize) -> Resul
     check_range(flag, count, 1..=limits::MAX_BATCH, "")?;
     let bytes = count as u64 * entry_bytes as u64;
     if bytes > limits::MAX_BATCH_BYTES {
-        bail!("{flag} {count} of {entry_bytes}-byte entries is {bytes} bytes per batch; at most {} (1 GiB)", limits::MAX_BATCH_BYTES);
+        bail!(
+            "{flag} {count} of {entry_bytes}-byte entries is {bytes} bytes per batch; at most {} (1 GiB)",
+            limits::MAX_BATCH_BYTES
+        );
     }
     Ok(())
 }
@@ -314,7 +364,9 @@ pub fn resolve_settings(a: &SettingsArgs) -> Result<Settings> {
         },
         profile_hz: match (a.profile, a.profile_hz) {
             (Some(true), hz) => Some(hz.unwrap_or(crate::measure::profile::DEFAULT_HZ)),
-            (None, Some(_)) => bail!("--profile-hz without --profile: give --profile too (or profile = true in the suite's [settings])"),
+            (None, Some(_)) => bail!(
+                "--profile-hz without --profile: give --profile too (or profile = true in the suite's [settings])"
+            ),
             _ => None,
         },
         ibench: resolve_ibench(a, num)?,
@@ -405,7 +457,12 @@ fn resolve_ycsb(a: &SettingsArgs, num: u64) -> Result<YcsbSettings> {
         records: a.records.unwrap_or(num),
         field_count: a.field_count.unwrap_or(d.field_count),
         field_length: a.field_length.unwrap_or(d.field_length),
-        request_distribution: a.request_distribution.as_deref().map(str::parse).transpose().map_err(anyhow::Error::msg)?,
+        request_distribution: a
+            .request_distribution
+            .as_deref()
+            .map(str::parse)
+            .transpose()
+            .map_err(anyhow::Error::msg)?,
         ordered_inserts: match a.insert_order.as_deref().unwrap_or("hashed") {
             "hashed" => false,
             "ordered" => true,
@@ -420,7 +477,12 @@ fn resolve_ycsb(a: &SettingsArgs, num: u64) -> Result<YcsbSettings> {
     check_range("--max-scan-length", y.max_scan_length, 1..=limits::MAX_BATCH, "")?;
     let record = y.field_count * y.field_length;
     if record > limits::MAX_VALUE_SIZE {
-        bail!("--field-count {} x --field-length {} is {record} bytes per record; at most {} (64 MiB)", y.field_count, y.field_length, limits::MAX_VALUE_SIZE);
+        bail!(
+            "--field-count {} x --field-length {} is {record} bytes per record; at most {} (64 MiB)",
+            y.field_count,
+            y.field_length,
+            limits::MAX_VALUE_SIZE
+        );
     }
     Ok(y)
 }

@@ -85,7 +85,12 @@ impl RunPlan {
         for e in &mut entries {
             if let Some((engine, preset)) = e.engine.clone().split_once(':') {
                 if e.preset.is_some() {
-                    bail!("config {}: a preset is given twice ({} and preset = {:?})", e.engine, preset, e.preset.as_deref().unwrap_or(""));
+                    bail!(
+                        "config {}: a preset is given twice ({} and preset = {:?})",
+                        e.engine,
+                        preset,
+                        e.preset.as_deref().unwrap_or("")
+                    );
                 }
                 e.engine = engine.to_string();
                 e.preset = Some(preset.to_string());
@@ -95,7 +100,11 @@ impl RunPlan {
         for e in &mut entries {
             if let Some((engine, version)) = e.engine.clone().split_once('@') {
                 if e.version.is_some() {
-                    bail!("config {}: a version is given twice ({version} and version = {:?})", e.engine, e.version.as_deref().unwrap_or(""));
+                    bail!(
+                        "config {}: a version is given twice ({version} and version = {:?})",
+                        e.engine,
+                        e.version.as_deref().unwrap_or("")
+                    );
                 }
                 e.engine = engine.to_string();
                 e.version = Some(version.to_string());
@@ -103,16 +112,22 @@ impl RunPlan {
         }
         // --sweep: one config per value (per combination of several sweeps).
         let sweeps = if inp.sweeps.is_empty() { &suite.sweep } else { &inp.sweeps };
-        let sweeps: Vec<ConfigSweep> = sweeps.iter().map(|s| s.parse().map_err(anyhow::Error::msg)).collect::<Result<_>>()?;
+        let sweeps: Vec<ConfigSweep> =
+            sweeps.iter().map(|s| s.parse().map_err(anyhow::Error::msg)).collect::<Result<_>>()?;
         let entries = expand_sweeps(entries, &sweeps)?;
         let versions = resolve_versions(&entries, inp.postgres_versions)?;
         if entries.is_empty() {
-            bail!("no engine given: use --engine NAME or a suite file with [[config]] entries (engines: {})", crate::backend::names().join(", "));
+            bail!(
+                "no engine given: use --engine NAME or a suite file with [[config]] entries (engines: {})",
+                crate::backend::names().join(", ")
+            );
         }
         // -o options: "engine.key=value" targets one engine, "key=value" all of them.
         let mut cli_opts: Vec<(Option<String>, String, String)> = Vec::new();
         for o in &inp.options {
-            let (k, v) = o.split_once('=').with_context(|| format!("invalid engine option '{o}' (expected KEY=VALUE or ENGINE.KEY=VALUE)"))?;
+            let (k, v) = o
+                .split_once('=')
+                .with_context(|| format!("invalid engine option '{o}' (expected KEY=VALUE or ENGINE.KEY=VALUE)"))?;
             let (target, key) = match k.split_once('.') {
                 Some((eng, key)) => (Some(eng.to_string()), key.to_string()),
                 None => (None, k.to_string()),
@@ -164,17 +179,24 @@ impl RunPlan {
             user.extend(entry.sweep.iter().filter(|(k, _)| k != "version").cloned());
             let options = engine::resolve_options(spec, &user)?;
             // --allocator overrides the suite's per-config choice.
-            let allocator = inp.flags.allocator.as_deref().or(entry.allocator.as_deref()).or(suite.settings.allocator.as_deref());
+            let allocator =
+                inp.flags.allocator.as_deref().or(entry.allocator.as_deref()).or(suite.settings.allocator.as_deref());
             let server_config = server_config_lines(&entry.engine, &entry.server_config, &options)?;
             let mut options = options;
             let target_password = take_target_password(&entry.engine, &mut options, &server_config, settings.mode)
                 .with_context(|| format!("config {}", entry.name.as_deref().unwrap_or(&entry.engine)))?;
-            (spec.check)(&options).with_context(|| format!("config {}", entry.name.as_deref().unwrap_or(&entry.engine)))?;
+            (spec.check)(&options)
+                .with_context(|| format!("config {}", entry.name.as_deref().unwrap_or(&entry.engine)))?;
             if version.is_some() && options.0.get("target").is_some_and(|t| !t.is_empty()) {
-                bail!("config {}: a version is for a server rumbench starts, not for a target", entry.name.as_deref().unwrap_or(&entry.engine));
+                bail!(
+                    "config {}: a version is for a server rumbench starts, not for a target",
+                    entry.name.as_deref().unwrap_or(&entry.engine)
+                );
             }
             if let Some(ResolvedVersion::Rocksdb(release)) = version {
-                release.check_options(&options).with_context(|| format!("config {}", entry.name.as_deref().unwrap_or(&entry.engine)))?;
+                release
+                    .check_options(&options)
+                    .with_context(|| format!("config {}", entry.name.as_deref().unwrap_or(&entry.engine)))?;
             }
             let name = entry.name.clone().unwrap_or_else(|| match (&entry.preset, version) {
                 (_, Some(ResolvedVersion::Postgres(v))) => format!("{}-{}", entry.engine, v.pg_version()),
@@ -238,7 +260,8 @@ impl RunPlan {
             layered.overlay(&inp.flags);
             let s = resolve_settings(&layered).with_context(|| format!("step {name}"))?;
             if matches!(kind, StepKind::ReadWhileWriting | StepKind::FwdRangeWhileWriting) {
-                check_writer_rate(&s, layered.writer_rate.as_deref().unwrap_or(DEFAULT_WRITER_RATE)).with_context(|| format!("step {name}"))?;
+                check_writer_rate(&s, layered.writer_rate.as_deref().unwrap_or(DEFAULT_WRITER_RATE))
+                    .with_context(|| format!("step {name}"))?;
             }
             let counts = layered.threads.map(|t| t.0).unwrap_or_default();
             if kind == StepKind::HotRow {
@@ -261,7 +284,8 @@ impl RunPlan {
                 steps.push(StepPlan { kind, settings: s, sweep: false });
             } else if kind.is_ibench() {
                 bail!("step {name}: a thread-count sweep does not apply to the insert benchmark (it has one table per client)");
-            } else if kind.loads() || matches!(kind, StepKind::YcsbLoad | StepKind::Flush | StepKind::WaitForCompaction) {
+            } else if kind.loads() || matches!(kind, StepKind::YcsbLoad | StepKind::Flush | StepKind::WaitForCompaction)
+            {
                 // Loading is not what a sweep measures: once, as fast as asked.
                 let threads = counts.iter().copied().max().unwrap_or(1);
                 steps.push(StepPlan { kind, settings: Settings { threads, ..s }, sweep: false });
@@ -293,13 +317,12 @@ impl RunPlan {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::EngineOptions;
     use crate::plan::WriterRate;
     use std::path::Path;
-    use crate::engine::EngineOptions;
 
     #[test]
     fn config_lines_come_from_the_suite_and_the_option() {
@@ -438,7 +461,10 @@ mod tests {
         assert_eq!(lengths(SettingsArgs { ops: Some(500), ..Default::default() }), [(Some(500), None); 3]);
         assert_eq!(lengths(SettingsArgs { seconds: Some(1.0), ..Default::default() }), [(None, Some(1.0)); 3]);
         // Both in one layer: the duration (as db_bench's --duration over --num).
-        assert_eq!(lengths(SettingsArgs { ops: Some(500), seconds: Some(1.0), ..Default::default() }), [(None, Some(1.0)); 3]);
+        assert_eq!(
+            lengths(SettingsArgs { ops: Some(500), seconds: Some(1.0), ..Default::default() }),
+            [(None, Some(1.0)); 3]
+        );
         // What the plan's printout says each step will do.
         let plan = RunPlan::build(&PlanInputs { suite: Some(suite()), ..Default::default() }).unwrap();
         let said: Vec<String> = plan.steps.iter().map(|s| crate::plan::describe_length(s.kind, &s.settings)).collect();
@@ -491,7 +517,9 @@ mod tests {
         assert_eq!(plan.configs[1].sweep, vec![("max_subcompactions".to_string(), "4".to_string())]);
         assert!(plan.configs[2].sweep.is_empty());
         // Two sweeps: every combination, the first varying slowest.
-        let plan = build(&["rocksdb:universal"], &["rocksdb.max_subcompactions=1,4", "cache_type=lru,hyper_clock"], &[]).unwrap();
+        let plan =
+            build(&["rocksdb:universal"], &["rocksdb.max_subcompactions=1,4", "cache_type=lru,hyper_clock"], &[])
+                .unwrap();
         let names: Vec<&str> = plan.configs.iter().map(|c| c.name.as_str()).collect();
         assert_eq!(
             names,
@@ -502,24 +530,45 @@ mod tests {
                 "rocksdb-universal-max_subcompactions-4-cache_type-hyper_clock"
             ]
         );
-        assert!(plan.configs.iter().all(|c| c.options["compaction_style"] == "universal"), "the preset stays under the sweep");
+        assert!(
+            plan.configs.iter().all(|c| c.options["compaction_style"] == "universal"),
+            "the preset stays under the sweep"
+        );
         // A suite's sweep; the flag replaces it.
-        let suite = SuiteFile::parse("sweep = [\"rocksdb.max_subcompactions=2,3\"]\n[[config]]\nengine = \"rocksdb\"\nname = \"r\"").unwrap();
+        let suite = SuiteFile::parse(
+            "sweep = [\"rocksdb.max_subcompactions=2,3\"]\n[[config]]\nengine = \"rocksdb\"\nname = \"r\"",
+        )
+        .unwrap();
         let plan = RunPlan::build(&PlanInputs { suite: Some(suite.clone()), ..Default::default() }).unwrap();
-        assert_eq!(plan.configs.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(), ["r-max_subcompactions-2", "r-max_subcompactions-3"]);
-        let plan = RunPlan::build(&PlanInputs { suite: Some(suite), sweeps: vec!["rocksdb.max_subcompactions=5,6".into()], ..Default::default() }).unwrap();
+        assert_eq!(
+            plan.configs.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(),
+            ["r-max_subcompactions-2", "r-max_subcompactions-3"]
+        );
+        let plan = RunPlan::build(&PlanInputs {
+            suite: Some(suite),
+            sweeps: vec!["rocksdb.max_subcompactions=5,6".into()],
+            ..Default::default()
+        })
+        .unwrap();
         assert_eq!(plan.configs[0].name, "r-max_subcompactions-5");
         // Bad sweeps are named before anything runs.
-        let err = |engines: &[&str], sweeps: &[&str], options: &[&str]| build(engines, sweeps, options).unwrap_err().to_string();
+        let err = |engines: &[&str], sweeps: &[&str], options: &[&str]| {
+            build(engines, sweeps, options).unwrap_err().to_string()
+        };
         assert!(err(&["rocksdb"], &["rocksdb.max_subcompactions=4"], &[]).contains("at least two values"));
         assert!(err(&["rocksdb"], &["rocksdb.max_subcompactions"], &[]).contains("no '='"));
         assert!(err(&["rocksdb"], &["rocksdb.max_subcompactions=1,1"], &[]).contains("value 1 is given twice"));
         assert!(err(&["rocksdb"], &["lmdb.map_size=1G,2G"], &[]).contains("not in this run"));
         assert!(err(&["rocksdb"], &["rocksdb.no_such_option=1,2"], &[]).contains("no_such_option"));
-        assert!(err(&["rocksdb"], &["rocksdb.max_subcompactions=1,2", "max_subcompactions=3,4"], &[]).contains("swept twice"));
-        assert!(err(&["rocksdb"], &["rocksdb.max_subcompactions=1,2"], &["max_subcompactions=3"]).contains("both by -o and by --sweep"));
+        assert!(err(&["rocksdb"], &["rocksdb.max_subcompactions=1,2", "max_subcompactions=3,4"], &[])
+            .contains("swept twice"));
+        assert!(err(&["rocksdb"], &["rocksdb.max_subcompactions=1,2"], &["max_subcompactions=3"])
+            .contains("both by -o and by --sweep"));
         assert!(err(&["lmdb"], &["lmdb.version=1,2"], &[]).contains("only postgres and rocksdb have versions"));
-        assert!(err(&["rocksdb"], &["version=8.10,9.9"], &[]).contains("only postgres and rocksdb have versions"), "the engine is named");
+        assert!(
+            err(&["rocksdb"], &["version=8.10,9.9"], &[]).contains("only postgres and rocksdb have versions"),
+            "the engine is named"
+        );
         // postgres.version: one config per version (resolved later against the registry).
         let entry = ConfigEntry::of_engine;
         let sweeps: Vec<ConfigSweep> = vec!["postgres.version=12,16".parse().unwrap()];
@@ -534,7 +583,11 @@ mod tests {
     #[test]
     fn thread_lists_sweep_the_steps_that_do_not_load() {
         let steps = |names: &[&str]| Some(names.iter().map(|s| s.to_string()).collect());
-        let flags = SettingsArgs { steps: steps(&["fillseq", "readrandom", "ycsb-load"]), threads: Some("1,2,4".parse().unwrap()), ..Default::default() };
+        let flags = SettingsArgs {
+            steps: steps(&["fillseq", "readrandom", "ycsb-load"]),
+            threads: Some("1,2,4".parse().unwrap()),
+            ..Default::default()
+        };
         // (ycsb-load cannot follow fillseq in a real plan; the expansion is all this checks.)
         let plan = RunPlan::build(&inputs(&["null"], flags)).unwrap();
         let named: Vec<(String, usize)> = plan.steps.iter().map(|s| (s.name(), s.settings.threads)).collect();
@@ -542,7 +595,10 @@ mod tests {
         assert_eq!(named, want.map(|(n, t)| (n.to_string(), t)));
         // A suite: a list, or text.
         for threads in ["[1, 2]", "\"1,2\""] {
-            let suite = SuiteFile::parse(&format!("[settings]\nthreads = {threads}\nsteps = [\"readrandom\"]\n[[config]]\nengine = \"null\"")).unwrap();
+            let suite = SuiteFile::parse(&format!(
+                "[settings]\nthreads = {threads}\nsteps = [\"readrandom\"]\n[[config]]\nengine = \"null\""
+            ))
+            .unwrap();
             let plan = RunPlan::build(&PlanInputs { suite: Some(suite), ..Default::default() }).unwrap();
             assert_eq!(plan.steps.iter().map(|s| s.name()).collect::<Vec<_>>(), ["readrandom@t1", "readrandom@t2"]);
         }
@@ -550,21 +606,27 @@ mod tests {
         assert!(err("1,1").contains("twice"));
         assert!(err("0").contains("between 1 and 1024"));
         assert!(err("1,x").contains("invalid thread count 'x'"));
-        let e = RunPlan::build(&inputs(&["rocksdb"], SettingsArgs { steps: steps(&["l.i0"]), threads: Some("1,2".parse().unwrap()), ..Default::default() }))
-            .unwrap_err()
-            .to_string();
+        let e = RunPlan::build(&inputs(
+            &["rocksdb"],
+            SettingsArgs { steps: steps(&["l.i0"]), threads: Some("1,2".parse().unwrap()), ..Default::default() },
+        ))
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("does not apply to the insert benchmark"), "{e}");
     }
 
     #[test]
     fn bad_input_is_named() {
-        let err = |flags: SettingsArgs, engines: &[&str]| RunPlan::build(&inputs(engines, flags)).unwrap_err().to_string();
+        let err =
+            |flags: SettingsArgs, engines: &[&str]| RunPlan::build(&inputs(engines, flags)).unwrap_err().to_string();
         assert!(err(Default::default(), &["nosuch"]).contains("valid engines"));
         let e = err(SettingsArgs { steps: Some(vec!["fillbogus".into()]), ..Default::default() }, &["null"]);
         assert!(e.contains("unknown step 'fillbogus'") && e.contains("readrandom"), "{e}");
         assert!(err(SettingsArgs { key_size: Some(4), ..Default::default() }, &["null"]).contains("at least 8"));
-        assert!(err(SettingsArgs { distribution: Some("pareto".into()), ..Default::default() }, &["null"]).contains("zipfian"));
-        assert!(err(SettingsArgs { writer_rate: Some("fast".into()), ..Default::default() }, &["null"]).contains("writer rate"));
+        assert!(err(SettingsArgs { distribution: Some("pareto".into()), ..Default::default() }, &["null"])
+            .contains("zipfian"));
+        assert!(err(SettingsArgs { writer_rate: Some("fast".into()), ..Default::default() }, &["null"])
+            .contains("writer rate"));
         let e = RunPlan::build(&PlanInputs {
             engines: vec!["rocksdb".into()],
             options: vec!["lmdb.map_size=1G".into()],
@@ -587,18 +649,30 @@ mod tests {
             (SettingsArgs { value_size: Some(usize::MAX), ..d() }, "--value-size must be at most 67108864"),
             (SettingsArgs { key_size: Some(usize::MAX), ..d() }, "--key-size must be at most 65536"),
             (SettingsArgs { batch_size: Some(usize::MAX), ..d() }, "--batch-size must be at most 1000000"),
-            (SettingsArgs { batch_size: Some(20_000), value_size: Some(1 << 16), ..d() }, "bytes per batch; at most 1073741824"),
+            (
+                SettingsArgs { batch_size: Some(20_000), value_size: Some(1 << 16), ..d() },
+                "bytes per batch; at most 1073741824",
+            ),
             (SettingsArgs { multiget_batch: Some(0), ..d() }, "--multiget-batch must be at least 1"),
             (SettingsArgs { multiget_batch: Some(100_000), value_size: Some(1 << 16), ..d() }, "bytes per batch"),
             (SettingsArgs { range_len: Some(usize::MAX), ..d() }, "--range-len must be at most 1000000"),
-            (SettingsArgs { compaction_timeout: Some(f64::INFINITY), ..d() }, "--compaction-timeout must be at most 604800 (a week), got inf"),
-            (SettingsArgs { compaction_timeout: Some(f64::NAN), ..d() }, "--compaction-timeout must be between 0.001 and 604800, got NaN"),
+            (
+                SettingsArgs { compaction_timeout: Some(f64::INFINITY), ..d() },
+                "--compaction-timeout must be at most 604800 (a week), got inf",
+            ),
+            (
+                SettingsArgs { compaction_timeout: Some(f64::NAN), ..d() },
+                "--compaction-timeout must be between 0.001 and 604800, got NaN",
+            ),
             (SettingsArgs { compaction_timeout: Some(0.0), ..d() }, "--compaction-timeout must be at least 0.001"),
             (SettingsArgs { seconds: Some(-1.0), ..d() }, "--seconds must be at least 0.001"),
             (SettingsArgs { query_seconds: Some(f64::INFINITY), ..d() }, "--query-seconds must be at most 604800"),
             (SettingsArgs { records: Some(u64::MAX), ..d() }, "--records must be at most 17179869184"),
             (SettingsArgs { field_length: Some(usize::MAX), ..d() }, "--field-length must be at most 67108864"),
-            (SettingsArgs { field_count: Some(1000), field_length: Some(1 << 20), ..d() }, "bytes per record; at most 67108864"),
+            (
+                SettingsArgs { field_count: Some(1000), field_length: Some(1 << 20), ..d() },
+                "bytes per record; at most 67108864",
+            ),
             (SettingsArgs { max_scan_length: Some(usize::MAX), ..d() }, "--max-scan-length must be at most 1000000"),
             (SettingsArgs { hot_rows: Some(u64::MAX), ..d() }, "--hot-rows must be at most 17179869184"),
         ];
@@ -608,9 +682,25 @@ mod tests {
         }
         // The limits themselves are taken.
         let at_limits = [
-            SettingsArgs { num: Some(limits::MAX_NUM), value_size: Some(limits::MAX_VALUE_SIZE), key_size: Some(limits::MAX_KEY_SIZE), ..d() },
-            SettingsArgs { batch_size: Some(limits::MAX_BATCH), multiget_batch: Some(limits::MAX_BATCH), key_size: Some(8), value_size: Some(1000), ..d() },
-            SettingsArgs { seconds: Some(limits::MAX_SECONDS), compaction_timeout: Some(limits::MAX_SECONDS), query_seconds: Some(0.001), ..d() },
+            SettingsArgs {
+                num: Some(limits::MAX_NUM),
+                value_size: Some(limits::MAX_VALUE_SIZE),
+                key_size: Some(limits::MAX_KEY_SIZE),
+                ..d()
+            },
+            SettingsArgs {
+                batch_size: Some(limits::MAX_BATCH),
+                multiget_batch: Some(limits::MAX_BATCH),
+                key_size: Some(8),
+                value_size: Some(1000),
+                ..d()
+            },
+            SettingsArgs {
+                seconds: Some(limits::MAX_SECONDS),
+                compaction_timeout: Some(limits::MAX_SECONDS),
+                query_seconds: Some(0.001),
+                ..d()
+            },
         ];
         for args in at_limits {
             resolve(args.clone()).unwrap_or_else(|e| panic!("{args:?}: {e}"));
@@ -630,9 +720,13 @@ mod tests {
         };
         let e = build(Some("0.01"), 100, &["fillseq", "readwhilewriting"]).unwrap_err();
         assert_eq!(e, "step readwhilewriting: --writer-rate 0.01 is 0.010 writes/s of 116-byte entries; at least 1 write/s (or unlimited)");
-        assert!(build(Some("1e-300"), 100, &["fillseq", "fwdrangewhilewriting"]).unwrap_err().contains("is 0.000 writes/s"));
+        assert!(build(Some("1e-300"), 100, &["fillseq", "fwdrangewhilewriting"])
+            .unwrap_err()
+            .contains("is 0.000 writes/s"));
         // The default, 2 MB/s, of 4 MiB values: half a write a second.
-        assert!(build(None, 4 << 20, &["fillseq", "readwhilewriting"]).unwrap_err().contains("--writer-rate 2MB is 0.500 writes/s"));
+        assert!(build(None, 4 << 20, &["fillseq", "readwhilewriting"])
+            .unwrap_err()
+            .contains("--writer-rate 2MB is 0.500 writes/s"));
         build(Some("1"), 100, &["fillseq", "readwhilewriting"]).unwrap();
         build(Some("unlimited"), 100, &["fillseq", "readwhilewriting"]).unwrap();
         // A step without a writer does not use the rate.
@@ -642,16 +736,29 @@ mod tests {
     #[test]
     fn a_sweep_of_too_many_configs_is_refused_before_it_is_expanded() {
         let values = |n: usize| (1..=n).map(|v| v.to_string()).collect::<Vec<_>>().join(",");
-        let sweeps = |n: usize| vec![format!("max_subcompactions={}", values(n)), format!("max_background_jobs={}", values(n)), format!("bloom_bits={}", values(n))];
+        let sweeps = |n: usize| {
+            vec![
+                format!("max_subcompactions={}", values(n)),
+                format!("max_background_jobs={}", values(n)),
+                format!("bloom_bits={}", values(n)),
+            ]
+        };
         let plan = |engines: &[&str], sweeps: Vec<String>| {
-            RunPlan::build(&PlanInputs { engines: engines.iter().map(|s| s.to_string()).collect(), sweeps, ..Default::default() })
+            RunPlan::build(&PlanInputs {
+                engines: engines.iter().map(|s| s.to_string()).collect(),
+                sweeps,
+                ..Default::default()
+            })
         };
         let began = std::time::Instant::now();
         let e = plan(&["rocksdb"], sweeps(50)).unwrap_err().to_string();
         assert_eq!(e, "--sweep makes 125000 configs (50 x 50 x 50); at most 1000 in one run: split it");
         assert!(began.elapsed() < std::time::Duration::from_millis(500), "{:?}", began.elapsed());
         let e = plan(&["rocksdb", "rocksdb:universal"], sweeps(10)).unwrap_err().to_string();
-        assert_eq!(e, "--sweep makes 2000 configs (10 x 10 x 10 for each of 2 configs); at most 1000 in one run: split it");
+        assert_eq!(
+            e,
+            "--sweep makes 2000 configs (10 x 10 x 10 for each of 2 configs); at most 1000 in one run: split it"
+        );
         // Configs a sweep does not apply to count once.
         assert_eq!(plan(&["rocksdb", "lmdb"], vec!["rocksdb.max_subcompactions=1,2".into()]).unwrap().configs.len(), 3);
         assert_eq!(plan(&["rocksdb"], sweeps(10)).unwrap().configs.len(), MAX_CONFIGS);
@@ -663,11 +770,15 @@ mod tests {
 
     #[test]
     fn bad_versions_are_refused_before_the_registry_is_asked() {
-        let err = |engines: &[&str]| format!("{:#}", RunPlan::build(&inputs(engines, SettingsArgs::default())).unwrap_err());
+        let err =
+            |engines: &[&str]| format!("{:#}", RunPlan::build(&inputs(engines, SettingsArgs::default())).unwrap_err());
         assert!(err(&["postgres@sixteen"]).contains("invalid PostgreSQL version \"sixteen\""));
         // A malformed one anywhere is found before any valid one is looked up.
         assert!(err(&["postgres@16", "postgres@1.2.3.4"]).contains("invalid PostgreSQL version \"1.2.3.4\""));
-        assert!(err(&["postgres@16", "rocksdb@8"]).contains("unknown RocksDB version \"8\""), "a RocksDB version needs no registry either");
+        assert!(
+            err(&["postgres@16", "rocksdb@8"]).contains("unknown RocksDB version \"8\""),
+            "a RocksDB version needs no registry either"
+        );
         assert!(err(&["mariadb-innodb@10"]).contains("only postgres and rocksdb take a version"));
         let suite = SuiteFile::parse("[[config]]\nengine = \"postgres@16\"\nversion = \"14\"").unwrap();
         let e = RunPlan::build(&PlanInputs { suite: Some(suite), ..Default::default() }).unwrap_err().to_string();

@@ -70,7 +70,10 @@ impl<'de> Deserialize<'de> for StepEntry {
             None => return Err(D::Error::custom("a [[step]] needs a name")),
         };
         let settings = SettingsArgs::deserialize(toml::Value::Table(table)).map_err(|e| {
-            D::Error::custom(format!("[[step]] {name}: {}", e.to_string().split_whitespace().collect::<Vec<_>>().join(" ")))
+            D::Error::custom(format!(
+                "[[step]] {name}: {}",
+                e.to_string().split_whitespace().collect::<Vec<_>>().join(" ")
+            ))
         })?;
         Ok(StepEntry { name, settings })
     }
@@ -115,13 +118,16 @@ pub struct SuiteFile {
 
 impl SuiteFile {
     pub fn load(path: &Path) -> Result<SuiteFile> {
-        let text = std::fs::read_to_string(path).with_context(|| format!("cannot read suite file {}", path.display()))?;
+        let text =
+            std::fs::read_to_string(path).with_context(|| format!("cannot read suite file {}", path.display()))?;
         Self::parse(&text).with_context(|| format!("invalid suite file {}", path.display()))
     }
 
     pub fn parse(text: &str) -> Result<SuiteFile> {
         // toml's message spans several lines; keep the first line and the position.
-        toml::from_str(text).map_err(|e| anyhow::anyhow!("{}", e.to_string().replace('\n', " ").split_whitespace().collect::<Vec<_>>().join(" ")))
+        toml::from_str(text).map_err(|e| {
+            anyhow::anyhow!("{}", e.to_string().replace('\n', " ").split_whitespace().collect::<Vec<_>>().join(" "))
+        })
     }
 }
 
@@ -134,7 +140,11 @@ pub(super) fn toml_value_text(v: &toml::Value) -> String {
 
 /// A server engine's config fragment: the suite's `server_config` lines, then
 /// the lines of its `config` option (separated by ';'). An error for other engines.
-pub(super) fn server_config_lines(engine: &str, suite_lines: &[String], options: &engine::EngineOptions) -> Result<Vec<String>> {
+pub(super) fn server_config_lines(
+    engine: &str,
+    suite_lines: &[String],
+    options: &engine::EngineOptions,
+) -> Result<Vec<String>> {
     if crate::server::kind_of(engine).is_none() {
         if !suite_lines.is_empty() {
             bail!("server_config is for server engines (postgres, mariadb-innodb, mariadb-myrocks), not {engine}");

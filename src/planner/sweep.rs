@@ -19,7 +19,11 @@ pub struct ConfigSweep {
 impl std::str::FromStr for ConfigSweep {
     type Err = String;
     fn from_str(text: &str) -> Result<Self, String> {
-        let bad = |why: &str| format!("invalid sweep '{text}': {why} (expected [ENGINE.]KEY=V1,V2,..., e.g. rocksdb.max_subcompactions=1,4)");
+        let bad = |why: &str| {
+            format!(
+                "invalid sweep '{text}': {why} (expected [ENGINE.]KEY=V1,V2,..., e.g. rocksdb.max_subcompactions=1,4)"
+            )
+        };
         let (target, values) = text.split_once('=').ok_or_else(|| bad("no '='"))?;
         let (engine, key) = match target.trim().split_once('.') {
             Some((e, k)) => (Some(e.trim().to_string()), k.trim().to_string()),
@@ -57,7 +61,10 @@ pub(super) fn expand_sweeps(entries: Vec<ConfigEntry>, sweeps: &[ConfigSweep]) -
                 bail!("sweep {e}.{} is for engine {e}, which is not in this run", sw.key);
             }
         }
-        if sweeps[..i].iter().any(|p| p.key == sw.key && (p.engine.is_none() || sw.engine.is_none() || p.engine == sw.engine)) {
+        if sweeps[..i]
+            .iter()
+            .any(|p| p.key == sw.key && (p.engine.is_none() || sw.engine.is_none() || p.engine == sw.engine))
+        {
             bail!("option {} is swept twice: give its values in one --sweep", sw.key);
         }
         if sw.key == "version" && !matches!(sw.engine.as_deref(), Some("postgres" | "rocksdb")) {
@@ -67,7 +74,8 @@ pub(super) fn expand_sweeps(entries: Vec<ConfigEntry>, sweeps: &[ConfigSweep]) -
     // Counted before anything is expanded: a typo in a sweep can ask for millions.
     let applies = |sw: &ConfigSweep, entry: &ConfigEntry| sw.engine.as_deref().is_none_or(|e| e == entry.engine);
     let count = entries.iter().fold(0u64, |total, entry| {
-        let each = sweeps.iter().filter(|sw| applies(sw, entry)).fold(1u64, |n, sw| n.saturating_mul(sw.values.len() as u64));
+        let each =
+            sweeps.iter().filter(|sw| applies(sw, entry)).fold(1u64, |n, sw| n.saturating_mul(sw.values.len() as u64));
         total.saturating_add(each)
     });
     if count > MAX_CONFIGS as u64 {
@@ -79,7 +87,10 @@ pub(super) fn expand_sweeps(entries: Vec<ConfigEntry>, sweeps: &[ConfigSweep]) -
         let of = if swept > 1 { format!(" for each of {swept} configs") } else { String::new() };
         let unswept = entries.len() - swept;
         let plus = if unswept > 0 { format!(", plus {unswept} configs it does not apply to") } else { String::new() };
-        bail!("--sweep makes {count} configs ({}{of}{plus}); at most {MAX_CONFIGS} in one run: split it", factors.join(" x "));
+        bail!(
+            "--sweep makes {count} configs ({}{of}{plus}); at most {MAX_CONFIGS} in one run: split it",
+            factors.join(" x ")
+        );
     }
     let mut out = Vec::new();
     for entry in entries {
@@ -105,7 +116,10 @@ pub(super) fn expand_sweeps(entries: Vec<ConfigEntry>, sweeps: &[ConfigSweep]) -
             let mut c = entry.clone();
             if let Some((_, v)) = combo.iter().find(|(k, _)| k == "version") {
                 if c.version.is_some() {
-                    bail!("config {}: a version is given twice (by its engine or [[config]] and by --sweep)", entry.name.as_deref().unwrap_or(&entry.engine));
+                    bail!(
+                        "config {}: a version is given twice (by its engine or [[config]] and by --sweep)",
+                        entry.name.as_deref().unwrap_or(&entry.engine)
+                    );
                 }
                 c.version = Some(v.clone());
             }
@@ -124,7 +138,10 @@ pub(super) fn sweep_name(name: String, entry: &ConfigEntry) -> String {
         if k == "version" && entry.name.is_none() {
             continue;
         }
-        let v: String = v.chars().map(|c| if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') { c } else { '_' }).collect();
+        let v: String = v
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') { c } else { '_' })
+            .collect();
         name = format!("{name}-{k}-{v}");
     }
     name

@@ -24,15 +24,23 @@ pub(super) enum VersionAsked {
 /// request is checked first (a malformed one costs no network); PostgreSQL
 /// versions are then resolved against one listing of the npm registry's
 /// versions, RocksDB versions against the releases rumbench can build.
-pub(super) fn resolve_versions(entries: &[ConfigEntry], available: fn() -> Result<Vec<PackageVersion>>) -> Result<Vec<Option<ResolvedVersion>>> {
+pub(super) fn resolve_versions(
+    entries: &[ConfigEntry],
+    available: fn() -> Result<Vec<PackageVersion>>,
+) -> Result<Vec<Option<ResolvedVersion>>> {
     let mut asked = Vec::new();
     for e in entries {
         let name = || e.name.as_deref().unwrap_or(&e.engine).to_string();
         asked.push(match (&e.version, e.engine.as_str()) {
             (None, _) => None,
             (Some(v), "postgres") => Some(VersionAsked::Postgres(VersionRequest::parse(v)?)),
-            (Some(v), "rocksdb") => Some(VersionAsked::Rocksdb(crate::engine::rocksdb_versions::resolve(v).with_context(|| format!("config {}", name()))?)),
-            (Some(_), other) => bail!("config {}: only postgres and rocksdb take a version (postgres@16, rocksdb@8.10), not {other}", name()),
+            (Some(v), "rocksdb") => Some(VersionAsked::Rocksdb(
+                crate::engine::rocksdb_versions::resolve(v).with_context(|| format!("config {}", name()))?,
+            )),
+            (Some(_), other) => bail!(
+                "config {}: only postgres and rocksdb take a version (postgres@16, rocksdb@8.10), not {other}",
+                name()
+            ),
         });
     }
     let registry_needed = asked.iter().any(|a| matches!(a, Some(VersionAsked::Postgres(_))));
@@ -43,7 +51,9 @@ pub(super) fn resolve_versions(entries: &[ConfigEntry], available: fn() -> Resul
             Ok(match a {
                 None => None,
                 Some(VersionAsked::Rocksdb(release)) => Some(ResolvedVersion::Rocksdb(release)),
-                Some(VersionAsked::Postgres(req)) => Some(ResolvedVersion::Postgres(pg_versions::resolve(&req, &available)?)),
+                Some(VersionAsked::Postgres(req)) => {
+                    Some(ResolvedVersion::Postgres(pg_versions::resolve(&req, &available)?))
+                }
             })
         })
         .collect()

@@ -32,7 +32,13 @@ pub const DEFAULT_MIN_CHANGE: f64 = 0.05;
 
 impl Default for Options {
     fn default() -> Options {
-        Options { min_runs: DEFAULT_MIN_RUNS, significance: DEFAULT_SIGNIFICANCE, min_change: DEFAULT_MIN_CHANGE, permutations: 999, seed: 24 }
+        Options {
+            min_runs: DEFAULT_MIN_RUNS,
+            significance: DEFAULT_SIGNIFICANCE,
+            min_change: DEFAULT_MIN_CHANGE,
+            permutations: 999,
+            seed: 24,
+        }
     }
 }
 
@@ -190,7 +196,10 @@ mod tests {
     /// `levels` as (value, runs), each run within +-`noise` (a fraction) of its level, seeded.
     fn series(levels: &[(f64, usize)], noise: f64, seed: u64) -> Vec<f64> {
         let mut rng = Rng::new(seed);
-        levels.iter().flat_map(|&(v, n)| (0..n).map(|_| v * (1.0 + noise * (2.0 * rng.unit() - 1.0))).collect::<Vec<_>>()).collect()
+        levels
+            .iter()
+            .flat_map(|&(v, n)| (0..n).map(|_| v * (1.0 + noise * (2.0 * rng.unit() - 1.0))).collect::<Vec<_>>())
+            .collect()
     }
 
     fn indexes(xs: &[f64]) -> Vec<usize> {
@@ -249,7 +258,13 @@ mod tests {
     fn a_significant_but_small_shift_is_not_reported() {
         let xs = series(&[(100.0, 15), (102.0, 15)], 0.002, 5);
         assert_eq!(indexes(&xs), Vec::<usize>::new());
-        assert_eq!(change_points(&xs, &Options { min_change: 0.01, ..Options::default() }).into_iter().map(|c| c.index).collect::<Vec<_>>(), [15]);
+        assert_eq!(
+            change_points(&xs, &Options { min_change: 0.01, ..Options::default() })
+                .into_iter()
+                .map(|c| c.index)
+                .collect::<Vec<_>>(),
+            [15]
+        );
     }
 
     #[test]

@@ -222,7 +222,19 @@ pub struct Pair {
 
 impl Pair {
     fn new(base: String, new: String, scaling: Vec<ScalingPair>) -> Pair {
-        Pair { base, new, lines: Vec::new(), notes: Vec::new(), run_notes: Vec::new(), family: 0, level: 0.95, secondary: 0, discoveries: 0, secondary_level: 0.95, scaling }
+        Pair {
+            base,
+            new,
+            lines: Vec::new(),
+            notes: Vec::new(),
+            run_notes: Vec::new(),
+            family: 0,
+            level: 0.95,
+            secondary: 0,
+            discoveries: 0,
+            secondary_level: 0.95,
+            scaling,
+        }
     }
 
     /// Per step, the smallest change each primary line could have called:
@@ -255,13 +267,21 @@ pub fn percent(f: f64) -> String {
 /// the threshold, and it ran under 4 s), and a drift of the machine over
 /// the rounds larger than the threshold (paired rounds: each pair is then
 /// biased by the drift between its two members).
-fn noise_notes(step: &str, (a, a_name): (&Side, &str), (b, b_name): (&Side, &str), paired: bool, threshold: f64) -> Vec<String> {
+fn noise_notes(
+    step: &str,
+    (a, a_name): (&Side, &str),
+    (b, b_name): (&Side, &str),
+    paired: bool,
+    threshold: f64,
+) -> Vec<String> {
     let ops = summary::metric_index("ops_s").expect("ops_s");
     let mut notes = Vec::new();
     for (side, name) in [(a, a_name), (b, b_name)] {
         let logs: Vec<f64> = side.values(ops).iter().filter(|v| **v > 0.0).map(|v| v.ln()).collect();
         // A step of a few operations (flush, waitforcompaction) has no steady state to reach.
-        let count = super::stats::median(&side.repeats.iter().filter_map(|(_, r)| Some(r.values[ops]? * r.wall_s?)).collect::<Vec<f64>>());
+        let count = super::stats::median(
+            &side.repeats.iter().filter_map(|(_, r)| Some(r.values[ops]? * r.wall_s?)).collect::<Vec<f64>>(),
+        );
         if logs.len() < 3 || count.is_none_or(|c| c < MIN_STEADY_STEP_OPS) {
             continue;
         }
@@ -282,16 +302,20 @@ fn noise_notes(step: &str, (a, a_name): (&Side, &str), (b, b_name): (&Side, &str
     }
     if paired {
         // The drift: the base's ops/s against the round it ran in.
-        let by_round: Vec<(f64, f64)> = a.by_round(ops).into_iter().filter(|(_, v)| *v > 0.0).map(|((_, r), v)| (r as f64, v.ln())).collect();
+        let by_round: Vec<(f64, f64)> =
+            a.by_round(ops).into_iter().filter(|(_, v)| *v > 0.0).map(|((_, r), v)| (r as f64, v.ln())).collect();
         if by_round.len() >= 4 {
             let n = by_round.len() as f64;
-            let (mx, my) = (by_round.iter().map(|p| p.0).sum::<f64>() / n, by_round.iter().map(|p| p.1).sum::<f64>() / n);
+            let (mx, my) =
+                (by_round.iter().map(|p| p.0).sum::<f64>() / n, by_round.iter().map(|p| p.1).sum::<f64>() / n);
             let sxy: f64 = by_round.iter().map(|(x, y)| (x - mx) * (y - my)).sum();
             let sxx: f64 = by_round.iter().map(|(x, _)| (x - mx).powi(2)).sum();
             let syy: f64 = by_round.iter().map(|(_, y)| (y - my).powi(2)).sum();
             let slope = if sxx > 0.0 { sxy / sxx } else { 0.0 };
             let r = if sxx > 0.0 && syy > 0.0 { sxy / (sxx * syy).sqrt() } else { 0.0 };
-            let span = slope * (by_round.iter().map(|p| p.0).fold(f64::MIN, f64::max) - by_round.iter().map(|p| p.0).fold(f64::MAX, f64::min));
+            let span = slope
+                * (by_round.iter().map(|p| p.0).fold(f64::MIN, f64::max)
+                    - by_round.iter().map(|p| p.0).fold(f64::MAX, f64::min));
             if r.abs() >= 0.8 && span.abs().exp() - 1.0 > threshold {
                 notes.push(format!(
                     "{a_name}'s step {step}: the machine drifted: its ops/s went {} {} over the rounds (steadily, r = {r:.2}); rounds interleave the configs, but a drift this large moves between a round's turns too: run more, shorter rounds, or on a quieter machine",
@@ -331,7 +355,11 @@ fn pooled_fit(g: &Group, config: &str, step: &str) -> Option<Result<UslFit, Stri
         .flat_map(|c| c.scaling.iter().filter(|sc| sc.step == step))
         .flat_map(|sc| sc.points.iter().map(|p| (p.threads as f64, p.ops_s)))
         .collect();
-    let swept = g.runs.iter().flat_map(|(_, r)| r.configs.iter().filter(|c| c.name == config)).any(|c| c.scaling.iter().any(|sc| sc.step == step));
+    let swept = g
+        .runs
+        .iter()
+        .flat_map(|(_, r)| r.configs.iter().filter(|c| c.name == config))
+        .any(|c| c.scaling.iter().any(|sc| sc.step == step));
     swept.then(|| usl::fit(&points))
 }
 
@@ -405,7 +433,11 @@ fn side_of(group: &[Summary], config: &str) -> Vec<(String, Side)> {
             let idx = match out.iter().position(|(k, _)| *k == st.key) {
                 Some(i) => i,
                 None => {
-                    let side = Side { engine: row.engine.clone(), options: info.map(|c| c.options.clone()).unwrap_or_default(), ..Side::default() };
+                    let side = Side {
+                        engine: row.engine.clone(),
+                        options: info.map(|c| c.options.clone()).unwrap_or_default(),
+                        ..Side::default()
+                    };
                     out.push((st.key.clone(), side));
                     out.len() - 1
                 }
@@ -443,7 +475,11 @@ fn interval(a: &Side, b: &Side, mi: usize, paired: bool, level: f64) -> Option<I
     let off = floor(METRICS[mi].key);
     if paired {
         let bb = b.by_round(mi);
-        let pairs: Vec<(f64, f64)> = a.by_round(mi).into_iter().filter_map(|(k, va)| bb.iter().find(|(kb, _)| *kb == k).map(|(_, vb)| (va + off, vb + off))).collect();
+        let pairs: Vec<(f64, f64)> = a
+            .by_round(mi)
+            .into_iter()
+            .filter_map(|(k, va)| bb.iter().find(|(kb, _)| *kb == k).map(|(_, vb)| (va + off, vb + off)))
+            .collect();
         return verdict::paired(&pairs, level);
     }
     let shift = |v: Vec<f64>| v.into_iter().map(|x| x + off).collect::<Vec<_>>();
@@ -461,14 +497,22 @@ pub fn judge(better: Better, interval: Option<&Interval>, threshold: f64) -> Ver
     }
     match (position, better) {
         (Position::Within, _) => Verdict::Same,
-        (Position::Across, _) => Verdict::Inconclusive(verdict::repeats_needed(i, threshold).map(|n| n.max(verdict::MIN_REPEATS_FOR_CHANGE))),
+        (Position::Across, _) => {
+            Verdict::Inconclusive(verdict::repeats_needed(i, threshold).map(|n| n.max(verdict::MIN_REPEATS_FOR_CHANGE)))
+        }
         (_, Better::Neither) => Verdict::Changed,
         (Position::Above, Better::Higher) | (Position::Below, Better::Lower) => Verdict::Improvement,
         (Position::Above, Better::Lower) | (Position::Below, Better::Higher) => Verdict::Regression,
     }
 }
 
-fn compare_sides(step_sides_a: &[(String, Side)], step_sides_b: &[(String, Side)], same_run: bool, opts: &Options, pair: &mut Pair) {
+fn compare_sides(
+    step_sides_a: &[(String, Side)],
+    step_sides_b: &[(String, Side)],
+    same_run: bool,
+    opts: &Options,
+    pair: &mut Pair,
+) {
     let wanted = |key: &str| opts.metrics.as_ref().is_none_or(|keys| keys.iter().any(|k| k == key));
     struct Todo<'s> {
         step: &'s str,
@@ -543,20 +587,28 @@ fn compare_sides(step_sides_a: &[(String, Side)], step_sides_b: &[(String, Side)
             (None, Verdict::Same)
         } else {
             let i = interval(t.a, t.b, t.mi, t.paired, line_level);
-            let v = if t.role == Role::Reported && i.is_some() { Verdict::NotJudged } else { judge(m.better, i.as_ref(), opts.threshold) };
+            let v = if t.role == Role::Reported && i.is_some() {
+                Verdict::NotJudged
+            } else {
+                judge(m.better, i.as_ref(), opts.threshold)
+            };
             (i, v)
         };
         let ratio = interval.map(|i| i.ratio).or_else(|| summary::ratio(new, base));
         let control = t.role == Role::Control;
         let verdict = match ratio {
             Some(r) if control && (r - 1.0).abs() > opts.threshold => {
-                let established = interval.is_some_and(|i| matches!(verdict::position(&i, opts.threshold), Position::Above | Position::Below));
+                let established = interval.is_some_and(|i| {
+                    matches!(verdict::position(&i, opts.threshold), Position::Above | Position::Below)
+                });
                 moved_steps.push((t.step, established));
                 Verdict::ControlMoved { established }
             }
             _ => verdict,
         };
-        let detectable = interval.filter(|_| t.role != Role::Reported).map(|i| i.detectable(opts.threshold, m.better != Better::Higher));
+        let detectable = interval
+            .filter(|_| t.role != Role::Reported)
+            .map(|i| i.detectable(opts.threshold, m.better != Better::Higher));
         pair.lines.push(Line {
             step: t.step.to_string(),
             metric: t.mi,
@@ -574,7 +626,10 @@ fn compare_sides(step_sides_a: &[(String, Side)], step_sides_b: &[(String, Side)
     }
     for l in pair.lines.iter_mut().filter(|l| !l.control) {
         let Some(&(_, established)) = moved_steps.iter().find(|(s, _)| *s == l.step) else { continue };
-        if matches!(l.verdict, Verdict::Regression | Verdict::Improvement | Verdict::Changed | Verdict::Same | Verdict::Inconclusive(_)) {
+        if matches!(
+            l.verdict,
+            Verdict::Regression | Verdict::Improvement | Verdict::Changed | Verdict::Same | Verdict::Inconclusive(_)
+        ) {
             l.verdict = Verdict::Withheld { established };
         }
     }
@@ -586,7 +641,10 @@ fn compare_sides(step_sides_a: &[(String, Side)], step_sides_b: &[(String, Side)
 }
 
 fn summaries(g: &Group) -> Vec<Summary> {
-    g.runs.iter().map(|(dir, r)| Summary::build(&[NamedRun { label: g.label.clone(), dir: dir.clone(), run: r }])).collect()
+    g.runs
+        .iter()
+        .map(|(dir, r)| Summary::build(&[NamedRun { label: g.label.clone(), dir: dir.clone(), run: r }]))
+        .collect()
 }
 
 fn config_names(g: &Group) -> Vec<String> {
@@ -643,7 +701,10 @@ pub fn compare(groups: &[Group], opts: &Options) -> Result<Comparison> {
     let mut out = Comparison { pairs: Vec::new(), notes: Vec::new(), options: opts.clone() };
     let base_names = config_names(&groups[0]);
     if groups.len() == 1 {
-        anyhow::ensure!(base_names.len() > 1, "one run with one config: give two runs (or a run with several configs) to compare");
+        anyhow::ensure!(
+            base_names.len() > 1,
+            "one run with one config: give two runs (or a run with several configs) to compare"
+        );
     }
     for g in &groups[1..] {
         let names = config_names(g);
@@ -670,7 +731,11 @@ pub fn compare(groups: &[Group], opts: &Options) -> Result<Comparison> {
     }
     for g in groups {
         if g.runs.len() > 1 {
-            out.notes.push(format!("{}: {} runs pooled as repeats (values are medians over repeats; intervals unpaired)", g.label, g.runs.len()));
+            out.notes.push(format!(
+                "{}: {} runs pooled as repeats (values are medians over repeats; intervals unpaired)",
+                g.label,
+                g.runs.len()
+            ));
         }
     }
     Ok(out)
@@ -734,7 +799,8 @@ mod tests {
 
     #[test]
     fn verdict_states_follow_the_interval() {
-        let i = |lo: f64, hi: f64| verdict::paired(&[(1.0, lo), (1.0, hi)], 0.0).map(|x| Interval { lo, hi, n: 5, ..x });
+        let i =
+            |lo: f64, hi: f64| verdict::paired(&[(1.0, lo), (1.0, hi)], 0.0).map(|x| Interval { lo, hi, n: 5, ..x });
         assert_eq!(judge(Better::Higher, i(1.10, 1.20).as_ref(), 0.05), Verdict::Improvement);
         assert_eq!(judge(Better::Higher, i(0.80, 0.90).as_ref(), 0.05), Verdict::Regression);
         assert_eq!(judge(Better::Lower, i(1.10, 1.20).as_ref(), 0.05), Verdict::Regression);
@@ -751,8 +817,10 @@ mod tests {
     #[test]
     fn mb_s_does_not_widen_ops_s_and_the_maximum_gets_no_verdict() {
         // b: 12% more ops/s in every round, a little noise; the same CPU per op.
-        let rounds: Vec<Vec<(&str, &str, f64, f64)>> =
-            [1.0f64, 1.02, 0.99, 1.01, 0.98].iter().map(|&k| vec![("a", "rocksdb", 1000.0 * k, 5.0), ("b", "rocksdb", 1120.0 * k * (2.0 - k).sqrt(), 5.0)]).collect();
+        let rounds: Vec<Vec<(&str, &str, f64, f64)>> = [1.0f64, 1.02, 0.99, 1.01, 0.98]
+            .iter()
+            .map(|&k| vec![("a", "rocksdb", 1000.0 * k, 5.0), ("b", "rocksdb", 1120.0 * k * (2.0 - k).sqrt(), 5.0)])
+            .collect();
         // MB/s is ops/s times the bytes per operation (124 here): the same figure again.
         let with_mb_s = || {
             let mut run = repeated_run(&rounds);
@@ -770,7 +838,11 @@ mod tests {
         let beside = judged(&["ops_s", "mb_s", "max_us", "p99_us", "p999_us"]);
         assert_eq!(alone.pairs[0].family, 1);
         assert_eq!(beside.pairs[0].family, 1, "only ops/s is primary among these");
-        assert_eq!(line(&alone, 0, "ops_s").interval, line(&beside, 0, "ops_s").interval, "MB/s, p99 and max do not widen ops/s's interval");
+        assert_eq!(
+            line(&alone, 0, "ops_s").interval,
+            line(&beside, 0, "ops_s").interval,
+            "MB/s, p99 and max do not widen ops/s's interval"
+        );
         assert_eq!(line(&beside, 0, "ops_s").verdict, Verdict::Improvement);
         for key in ["mb_s", "max_us"] {
             let l = line(&beside, 0, key);
@@ -781,7 +853,8 @@ mod tests {
         assert_eq!(beside.pairs[0].secondary, 2, "p99 and p99.9");
         // Every metric: the primary family is ops/s and the process's CPU per op.
         let all = compare(&one_group(with_mb_s()), &Options::default()).unwrap();
-        let primary: Vec<&str> = all.pairs[0].lines.iter().filter(|l| l.role == Role::Primary).map(|l| METRICS[l.metric].key).collect();
+        let primary: Vec<&str> =
+            all.pairs[0].lines.iter().filter(|l| l.role == Role::Primary).map(|l| METRICS[l.metric].key).collect();
         assert_eq!(primary, ["ops_s", "cpu_us_op"]);
         assert_eq!(all.pairs[0].family, 2);
         // The smallest change each could have called, said per step.
@@ -797,7 +870,10 @@ mod tests {
     #[test]
     fn a_short_noisy_step_and_a_drifting_machine_are_warned_about() {
         // ops/s varying 20% between rounds; the fixture's steps ran 10 s: no warning about their length.
-        let noisy: Vec<Vec<(&str, &str, f64, f64)>> = [1.0, 1.25, 0.8, 1.2, 0.85].iter().map(|&k| vec![("a", "rocksdb", 1000.0 * k, 5.0), ("b", "rocksdb", 1000.0 * k, 5.0)]).collect();
+        let noisy: Vec<Vec<(&str, &str, f64, f64)>> = [1.0, 1.25, 0.8, 1.2, 0.85]
+            .iter()
+            .map(|&k| vec![("a", "rocksdb", 1000.0 * k, 5.0), ("b", "rocksdb", 1000.0 * k, 5.0)])
+            .collect();
         let c = compare(&one_group(repeated_run(&noisy)), &Options::default()).unwrap();
         assert!(!c.pairs[0].run_notes.iter().any(|n| n.contains("too short")), "{:?}", c.pairs[0].run_notes);
         let mut run = repeated_run(&noisy);
@@ -816,15 +892,27 @@ mod tests {
         let c = compare(&one_group(few), &Options::default()).unwrap();
         assert!(!c.pairs[0].run_notes.iter().any(|n| n.contains("too short")), "{:?}", c.pairs[0].run_notes);
         // A steady drift of 8% a round.
-        let drifting: Vec<Vec<(&str, &str, f64, f64)>> = (0..5).map(|r| 1.08f64.powi(r)).map(|k| vec![("a", "rocksdb", 1000.0 * k, 5.0), ("b", "rocksdb", 1010.0 * k, 5.0)]).collect();
+        let drifting: Vec<Vec<(&str, &str, f64, f64)>> = (0..5)
+            .map(|r| 1.08f64.powi(r))
+            .map(|k| vec![("a", "rocksdb", 1000.0 * k, 5.0), ("b", "rocksdb", 1010.0 * k, 5.0)])
+            .collect();
         let c = compare(&one_group(repeated_run(&drifting)), &Options::default()).unwrap();
-        assert!(c.pairs[0].run_notes.iter().any(|n| n.contains("the machine drifted") && n.contains("went up")), "{:?}", c.pairs[0].run_notes);
+        assert!(
+            c.pairs[0].run_notes.iter().any(|n| n.contains("the machine drifted") && n.contains("went up")),
+            "{:?}",
+            c.pairs[0].run_notes
+        );
     }
 
     #[test]
     fn secondary_figures_are_judged_at_a_false_discovery_rate() {
         // The same p99 in every round but b's is 30% higher: a discovery among the secondary figures.
-        let mut run = repeated_run(&[1.0, 1.01, 0.99, 1.02, 0.98].iter().map(|&k| vec![("a", "rocksdb", 1000.0 * k, 5.0), ("b", "rocksdb", 1000.0 * k, 5.0)]).collect::<Vec<_>>());
+        let mut run = repeated_run(
+            &[1.0, 1.01, 0.99, 1.02, 0.98]
+                .iter()
+                .map(|&k| vec![("a", "rocksdb", 1000.0 * k, 5.0), ("b", "rocksdb", 1000.0 * k, 5.0)])
+                .collect::<Vec<_>>(),
+        );
         for (i, cfg) in run.configs.iter_mut().enumerate() {
             let wobble = 1.0 + 0.01 * (i % 3) as f64;
             let l = &mut cfg.steps[0].ops_by_type[0].latency;
@@ -856,9 +944,15 @@ mod tests {
     #[test]
     fn repeats_in_rounds_are_paired_and_judged() {
         // b is 20% faster in every round; the rounds themselves drift by 30%.
-        let rounds: Vec<Vec<(&str, &str, f64, f64)>> =
-            [1.0, 1.3, 0.9, 1.1, 0.95].iter().map(|&k| vec![("a", "rocksdb", 1000.0 * k, 5.0), ("b", "rocksdb", 1200.0 * k * (1.0 + 0.01 * k), 5.0)]).collect();
-        let c = compare(&one_group(repeated_run(&rounds)), &Options { metrics: Some(vec!["ops_s".into()]), ..Options::default() }).unwrap();
+        let rounds: Vec<Vec<(&str, &str, f64, f64)>> = [1.0, 1.3, 0.9, 1.1, 0.95]
+            .iter()
+            .map(|&k| vec![("a", "rocksdb", 1000.0 * k, 5.0), ("b", "rocksdb", 1200.0 * k * (1.0 + 0.01 * k), 5.0)])
+            .collect();
+        let c = compare(
+            &one_group(repeated_run(&rounds)),
+            &Options { metrics: Some(vec!["ops_s".into()]), ..Options::default() },
+        )
+        .unwrap();
         let l = line(&c, 0, "ops_s");
         let i = l.interval.unwrap();
         assert!(i.paired && i.n == 5, "{i:?}");
@@ -872,7 +966,14 @@ mod tests {
         for c in ra.configs.iter_mut().chain(rb.configs.iter_mut()) {
             c.name = "x".into();
         }
-        let c = compare(&[Group { label: "a".into(), runs: vec![(String::new(), ra)] }, Group { label: "b".into(), runs: vec![(String::new(), rb)] }], &Options::default()).unwrap();
+        let c = compare(
+            &[
+                Group { label: "a".into(), runs: vec![(String::new(), ra)] },
+                Group { label: "b".into(), runs: vec![(String::new(), rb)] },
+            ],
+            &Options::default(),
+        )
+        .unwrap();
         let l = line(&c, 0, "ops_s");
         assert!(!l.interval.unwrap().paired);
         assert!(matches!(l.verdict, Verdict::Inconclusive(_)), "{:?}", l.verdict);
@@ -880,8 +981,15 @@ mod tests {
 
     #[test]
     fn identical_configs_get_no_change_verdict() {
-        let rounds: Vec<Vec<(&str, &str, f64, f64)>> =
-            [1.0, 1.1, 0.95, 1.02].iter().map(|&k| vec![("a", "rocksdb", 1000.0 * k, 5.0 * k), ("b", "rocksdb", 1000.0 * k * (1.0 + 0.02 * (k - 1.0)), 5.0 * k)]).collect();
+        let rounds: Vec<Vec<(&str, &str, f64, f64)>> = [1.0, 1.1, 0.95, 1.02]
+            .iter()
+            .map(|&k| {
+                vec![
+                    ("a", "rocksdb", 1000.0 * k, 5.0 * k),
+                    ("b", "rocksdb", 1000.0 * k * (1.0 + 0.02 * (k - 1.0)), 5.0 * k),
+                ]
+            })
+            .collect();
         let c = compare(&one_group(repeated_run(&rounds)), &Options::default()).unwrap();
         assert!(c.pairs[0].lines.iter().all(|l| !l.verdict.is_change()), "{}", crate::report::compare_text::render(&c));
         assert_eq!(line(&c, 0, "ops_s").verdict, Verdict::Same);
@@ -890,7 +998,9 @@ mod tests {
     #[test]
     fn a_moved_control_withholds_the_step_verdicts() {
         // Two null configs alike: client CPU per op is the control. It moved 30%.
-        let rounds: Vec<Vec<(&str, &str, f64, f64)>> = (0..3).map(|k| vec![("a", "null", 1000.0 + k as f64, 1.0), ("b", "null", 2000.0 + k as f64, 1.3)]).collect();
+        let rounds: Vec<Vec<(&str, &str, f64, f64)>> = (0..3)
+            .map(|k| vec![("a", "null", 1000.0 + k as f64, 1.0), ("b", "null", 2000.0 + k as f64, 1.3)])
+            .collect();
         let c = compare(&one_group(repeated_run(&rounds)), &Options::default()).unwrap();
         let control = line(&c, 0, "cpu_us_op");
         assert!(control.control);
@@ -898,12 +1008,16 @@ mod tests {
         assert!(matches!(line(&c, 0, "ops_s").verdict, Verdict::Withheld { .. }));
         assert_eq!(c.count(Verdict::Regression) + c.count(Verdict::Improvement), 0);
         // A steady control leaves the verdicts alone.
-        let rounds: Vec<Vec<(&str, &str, f64, f64)>> = (0..5).map(|k| vec![("a", "null", 1000.0 + k as f64, 1.0), ("b", "null", 2000.0 + k as f64, 1.01)]).collect();
+        let rounds: Vec<Vec<(&str, &str, f64, f64)>> = (0..5)
+            .map(|k| vec![("a", "null", 1000.0 + k as f64, 1.0), ("b", "null", 2000.0 + k as f64, 1.01)])
+            .collect();
         let c = compare(&one_group(repeated_run(&rounds)), &Options::default()).unwrap();
         assert_eq!(line(&c, 0, "cpu_us_op").verdict, Verdict::Same);
         assert_eq!(line(&c, 0, "ops_s").verdict, Verdict::Improvement);
         // Different engines: no control (the CPU is the engine's too).
-        let rounds: Vec<Vec<(&str, &str, f64, f64)>> = (0..5).map(|k| vec![("a", "rocksdb", 1000.0 + k as f64, 1.0), ("b", "lmdb", 2000.0 + k as f64, 1.3)]).collect();
+        let rounds: Vec<Vec<(&str, &str, f64, f64)>> = (0..5)
+            .map(|k| vec![("a", "rocksdb", 1000.0 + k as f64, 1.0), ("b", "lmdb", 2000.0 + k as f64, 1.3)])
+            .collect();
         let c = compare(&one_group(repeated_run(&rounds)), &Options::default()).unwrap();
         assert!(!line(&c, 0, "cpu_us_op").control);
         assert_eq!(line(&c, 0, "ops_s").verdict, Verdict::Improvement);
@@ -913,7 +1027,9 @@ mod tests {
     fn the_workload_threads_cpu_is_the_control_where_it_was_measured() {
         // The process's CPU per op moved 30% (say, the sampler's reads of a larger
         // server tree), the threads that issued the operations did not: no noisy machine.
-        let rounds: Vec<Vec<(&str, &str, f64, f64)>> = (0..5).map(|k| vec![("a", "null", 1000.0 + k as f64, 1.0), ("b", "null", 2000.0 + k as f64, 1.3)]).collect();
+        let rounds: Vec<Vec<(&str, &str, f64, f64)>> = (0..5)
+            .map(|k| vec![("a", "null", 1000.0 + k as f64, 1.0), ("b", "null", 2000.0 + k as f64, 1.3)])
+            .collect();
         let mut run = repeated_run(&rounds);
         for c in &mut run.configs {
             c.steps[0].metrics.client_threads_cpu_us_op = Some(0.8);
@@ -937,7 +1053,8 @@ mod tests {
 
     #[test]
     fn the_summary_shows_medians_over_repeats() {
-        let rounds: Vec<Vec<(&str, &str, f64, f64)>> = [1000.0, 1300.0, 900.0].iter().map(|&v| vec![("a", "rocksdb", v, 5.0)]).collect();
+        let rounds: Vec<Vec<(&str, &str, f64, f64)>> =
+            [1000.0, 1300.0, 900.0].iter().map(|&v| vec![("a", "rocksdb", v, 5.0)]).collect();
         let run = repeated_run(&rounds);
         let s = Summary::build(&[NamedRun { label: "r".into(), dir: String::new(), run: &run }]);
         let row = &s.steps[0].rows[0];
@@ -951,23 +1068,41 @@ mod tests {
 
     /// A run whose first config swept readrandom over 1..32 threads with these sigma and kappa.
     fn swept(sigma: f64, kappa: f64, counts: &[f64]) -> RunResult {
-        use crate::result::scaling::{ScalingPoint, Scaling};
+        use crate::result::scaling::{Scaling, ScalingPoint};
         let mut run = crate::result::fixtures::realistic_run();
         let points = counts
             .iter()
-            .map(|&n| ScalingPoint { threads: n as usize, ops_s: 1000.0 * n / (1.0 + sigma * (n - 1.0) + kappa * n * (n - 1.0)), efficiency: None, oversubscribed: false })
+            .map(|&n| ScalingPoint {
+                threads: n as usize,
+                ops_s: 1000.0 * n / (1.0 + sigma * (n - 1.0) + kappa * n * (n - 1.0)),
+                efficiency: None,
+                oversubscribed: false,
+            })
             .collect();
-        run.configs[0].scaling = vec![Scaling { step: "readrandom".into(), points, fit: None, no_fit: None, warnings: Vec::new(), machine: None }];
+        run.configs[0].scaling = vec![Scaling {
+            step: "readrandom".into(),
+            points,
+            fit: None,
+            no_fit: None,
+            warnings: Vec::new(),
+            machine: None,
+        }];
         run
     }
 
     #[test]
     fn sweeps_show_sigma_and_kappa_side_by_side() {
         let all = [1.0, 2.0, 4.0, 8.0, 16.0, 32.0];
-        let group = |label: &str, runs: Vec<RunResult>| Group { label: label.into(), runs: runs.into_iter().map(|r| (String::new(), r)).collect() };
+        let group = |label: &str, runs: Vec<RunResult>| Group {
+            label: label.into(),
+            runs: runs.into_iter().map(|r| (String::new(), r)).collect(),
+        };
         // The new side's repeats have three points each: pooled, they make six.
         let c = compare(
-            &[group("a", vec![swept(0.05, 0.001, &all)]), group("b", vec![swept(0.10, 0.0, &all[..3]), swept(0.10, 0.0, &all[3..])])],
+            &[
+                group("a", vec![swept(0.05, 0.001, &all)]),
+                group("b", vec![swept(0.10, 0.0, &all[..3]), swept(0.10, 0.0, &all[3..])]),
+            ],
             &Options::default(),
         )
         .unwrap();
@@ -977,11 +1112,19 @@ mod tests {
         assert!((b.sigma - 0.10).abs() < 1e-3 && b.kappa < 1e-6, "{b:?}");
         let text = crate::report::compare_text::render(&c);
         assert!(text.contains("Universal Scalability Law fitted on each side"), "{text}");
-        let row = |side: &str| text.lines().find(|l| l.starts_with("readrandom") && l.split_whitespace().nth(1) == Some(side)).unwrap_or_else(|| panic!("{text}"));
+        let row = |side: &str| {
+            text.lines()
+                .find(|l| l.starts_with("readrandom") && l.split_whitespace().nth(1) == Some(side))
+                .unwrap_or_else(|| panic!("{text}"))
+        };
         assert!(row("base").contains("0.0500") && row("base").contains("0.001000"), "{text}");
         assert!(row("new").contains("0.1000") && row("new").contains("none"), "{text}");
         // One side without enough points: its row says why.
-        let c = compare(&[group("a", vec![swept(0.05, 0.001, &all)]), group("b", vec![swept(0.05, 0.001, &all[..3])])], &Options::default()).unwrap();
+        let c = compare(
+            &[group("a", vec![swept(0.05, 0.001, &all)]), group("b", vec![swept(0.05, 0.001, &all[..3])])],
+            &Options::default(),
+        )
+        .unwrap();
         let text = crate::report::compare_text::render(&c);
         assert!(text.contains("readrandom new: no fit: 3 concurrency levels measured"), "{text}");
     }

@@ -30,13 +30,24 @@ fn render_scaling(p: &Pair) -> String {
                     format!("{:.3}", f.r_squared),
                 ]),
                 Err(e) => {
-                    rows.push(vec![sp.step.clone(), side.into(), "-".into(), "-".into(), "-".into(), "-".into(), "-".into()]);
+                    rows.push(vec![
+                        sp.step.clone(),
+                        side.into(),
+                        "-".into(),
+                        "-".into(),
+                        "-".into(),
+                        "-".into(),
+                        "-".into(),
+                    ]);
                     why.push(format!("{} {side}: no fit: {e}", sp.step));
                 }
             }
         }
     }
-    o.push_str(&table::render_table(&["step", "side", "lambda ops/s", "sigma", "kappa", "peak N (ops/s)", "R^2"], &rows));
+    o.push_str(&table::render_table(
+        &["step", "side", "lambda ops/s", "sigma", "kappa", "peak N (ops/s)", "R^2"],
+        &rows,
+    ));
     for w in why {
         o.push_str(&format!("note: {w}\n"));
     }
@@ -84,7 +95,10 @@ pub fn render(c: &Comparison) -> String {
                 ]
             })
             .collect();
-        o.push_str(&table::render_table(&["step", "metric", "base", "new", "runs", "ratio", "interval", "verdict"], &rows));
+        o.push_str(&table::render_table(
+            &["step", "metric", "base", "new", "runs", "ratio", "interval", "verdict"],
+            &rows,
+        ));
         for (step, text) in p.detectable() {
             o.push_str(&format!("{step}: could detect changes of {text} or more\n"));
         }
@@ -107,7 +121,11 @@ pub fn render(c: &Comparison) -> String {
         count(&|v| matches!(v, Verdict::Withheld { .. })),
         c.count(Verdict::Missing)
     ));
-    if c.pairs.iter().flat_map(|p| &p.lines).all(|l| matches!(l.verdict, Verdict::OneRun | Verdict::Missing | Verdict::ControlMoved { .. })) {
+    if c.pairs
+        .iter()
+        .flat_map(|p| &p.lines)
+        .all(|l| matches!(l.verdict, Verdict::OneRun | Verdict::Missing | Verdict::ControlMoved { .. }))
+    {
         o.push_str("no verdicts: one run per side says nothing about run-to-run noise; run with --repeat 5 (or more) for intervals and verdicts\n");
     }
     o

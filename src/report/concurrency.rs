@@ -93,7 +93,8 @@ pub fn sweeps(run: &RunResult) -> Vec<Sweep> {
             }
         }
         for step in steps {
-            let per_run: Vec<Option<&Scaling>> = runs.iter().map(|c| c.scaling.iter().find(|sc| sc.step == step)).collect();
+            let per_run: Vec<Option<&Scaling>> =
+                runs.iter().map(|c| c.scaling.iter().find(|sc| sc.step == step)).collect();
             out.push(merge(name, step, &per_run));
         }
     }
@@ -106,14 +107,26 @@ fn merge(config: &str, step: &str, runs: &[Option<&Scaling>]) -> Sweep {
     let mut threads: Vec<usize> = runs.iter().flatten().flat_map(|sc| sc.points.iter().map(|p| p.threads)).collect();
     threads.sort_unstable();
     threads.dedup();
-    let at = |sc: Option<&Scaling>, n: usize| sc.and_then(|sc| sc.points.iter().find(|p| p.threads == n)).map(|p| p.ops_s);
+    let at =
+        |sc: Option<&Scaling>, n: usize| sc.and_then(|sc| sc.points.iter().find(|p| p.threads == n)).map(|p| p.ops_s);
     let mut points: Vec<SweepPoint> = threads
         .iter()
         .map(|&n| {
             let runs_n: Vec<Option<f64>> = runs.iter().map(|sc| at(*sc, n)).collect();
             let done: Vec<f64> = runs_n.iter().flatten().copied().collect();
-            let oversubscribed = runs.iter().flatten().flat_map(|sc| sc.points.iter().filter(|p| p.threads == n)).any(|p| p.oversubscribed);
-            SweepPoint { threads: n, ops_s: median(&done).unwrap_or(0.0), runs: runs_n, efficiency: None, efficiency_interval: None, oversubscribed }
+            let oversubscribed = runs
+                .iter()
+                .flatten()
+                .flat_map(|sc| sc.points.iter().filter(|p| p.threads == n))
+                .any(|p| p.oversubscribed);
+            SweepPoint {
+                threads: n,
+                ops_s: median(&done).unwrap_or(0.0),
+                runs: runs_n,
+                efficiency: None,
+                efficiency_interval: None,
+                oversubscribed,
+            }
         })
         .collect();
     let fit = usl::fit(&measured(&points));
@@ -125,7 +138,11 @@ fn merge(config: &str, step: &str, runs: &[Option<&Scaling>]) -> Sweep {
     if let Some(one) = points.iter().position(|p| p.threads == 1) {
         let x1: Vec<Option<f64>> = points[one].runs.clone();
         for p in points.iter_mut().filter(|p| p.threads > 1) {
-            let pairs: Vec<(f64, f64)> = x1.iter().zip(&p.runs).filter_map(|(a, b)| Some((a.as_ref()? * p.threads as f64, *b.as_ref()?))).collect();
+            let pairs: Vec<(f64, f64)> = x1
+                .iter()
+                .zip(&p.runs)
+                .filter_map(|(a, b)| Some((a.as_ref()? * p.threads as f64, *b.as_ref()?)))
+                .collect();
             p.efficiency_interval = verdict::paired(&pairs, LEVEL);
         }
     }
@@ -133,12 +150,21 @@ fn merge(config: &str, step: &str, runs: &[Option<&Scaling>]) -> Sweep {
     // run's sweep names them ("... (without readrandom@t8, which did not complete)").
     let mut notes: Vec<String> = Vec::new();
     for (i, sc) in runs.iter().enumerate() {
-        let Some(without) = sc.and_then(|sc| sc.no_fit.as_deref()).and_then(|n| n.find("(without ").map(|at| &n[at + 1..n.len() - 1])) else { continue };
+        let Some(without) =
+            sc.and_then(|sc| sc.no_fit.as_deref()).and_then(|n| n.find("(without ").map(|at| &n[at + 1..n.len() - 1]))
+        else {
+            continue;
+        };
         notes.push(if runs.len() > 1 { format!("round {}: {without}", i + 1) } else { without.to_string() });
     }
     let judged: Vec<Judged> = points
         .iter()
-        .map(|p| Judged { threads: p.threads, efficiency: p.efficiency, interval: p.efficiency_interval.map(|i| (i.lo, i.hi)), oversubscribed: p.oversubscribed })
+        .map(|p| Judged {
+            threads: p.threads,
+            efficiency: p.efficiency,
+            interval: p.efficiency_interval.map(|i| (i.lo, i.hi)),
+            oversubscribed: p.oversubscribed,
+        })
         .collect();
     let machine = runs.iter().flatten().find_map(|sc| sc.machine.as_ref());
     let warnings = judge(&judged, fit.as_ref().ok(), machine);
@@ -152,7 +178,17 @@ mod tests {
     use crate::result::scaling::ScalingPoint;
 
     fn sweep_of(xs: &[(usize, f64)]) -> Scaling {
-        Scaling { step: "readrandom".into(), points: xs.iter().map(|&(n, x)| ScalingPoint { threads: n, ops_s: x, efficiency: None, oversubscribed: false }).collect(), fit: None, no_fit: None, warnings: Vec::new(), machine: None }
+        Scaling {
+            step: "readrandom".into(),
+            points: xs
+                .iter()
+                .map(|&(n, x)| ScalingPoint { threads: n, ops_s: x, efficiency: None, oversubscribed: false })
+                .collect(),
+            fit: None,
+            no_fit: None,
+            warnings: Vec::new(),
+            machine: None,
+        }
     }
 
     /// Three rounds of a config: medians, ranges, the pooled fit and the

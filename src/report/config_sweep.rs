@@ -49,9 +49,16 @@ pub fn tables(s: &Summary, opts: &Options) -> Vec<Table> {
         .map(|(i, g)| {
             // Short labels as in published config studies (base, c1, c2, ...), with a legend.
             let label = |i: usize| if i == 0 { "base".to_string() } else { format!("c{i}") };
-            let columns: Vec<Column> =
-                g.iter().enumerate().map(|(i, c)| Column { config: c.name.clone(), label: label(i), detail: Some(values_text(&c.sweep)) }).collect();
-            let legend = g.iter().enumerate().map(|(i, c)| format!("{} = {}: {}", label(i), c.name, values_text(&c.sweep))).collect();
+            let columns: Vec<Column> = g
+                .iter()
+                .enumerate()
+                .map(|(i, c)| Column { config: c.name.clone(), label: label(i), detail: Some(values_text(&c.sweep)) })
+                .collect();
+            let legend = g
+                .iter()
+                .enumerate()
+                .map(|(i, c)| format!("{} = {}: {}", label(i), c.name, values_text(&c.sweep)))
+                .collect();
             let (rows, notes) = Table::build(s, METRICS, columns.clone(), opts);
             let options: Vec<&str> = g[0].sweep.iter().map(|(k, _)| k.as_str()).collect();
             let heading = format!(
@@ -61,27 +68,35 @@ pub fn tables(s: &Summary, opts: &Options) -> Vec<Table> {
             // The first table is the report's link target; ids stay unique.
             let id = if i == 0 { "config-sweep".to_string() } else { format!("config-sweep-{}", i + 1) };
             let cpu = super::relative::cpu_changes(s, &columns, opts);
-            Table { id, title: format!("Config sweep: {} {}", g[0].engine, options.join(", ")), heading, metrics: METRICS, columns, rows, notes, legend, cpu }
+            Table {
+                id,
+                title: format!("Config sweep: {} {}", g[0].engine, options.join(", ")),
+                heading,
+                metrics: METRICS,
+                columns,
+                rows,
+                notes,
+                legend,
+                cpu,
+            }
         })
         .collect()
 }
 
-
-
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::steps::StepKind;
     use crate::report::compare::Verdict;
     use crate::report::summary::NamedRun;
     use crate::result::fixtures;
-    use crate::plan::steps::StepKind;
 
     /// rocksdb swept over max_subcompactions 1, 4, 8 (4 is 20% faster) beside an lmdb config.
     fn swept_run() -> crate::result::RunResult {
         let mut configs = Vec::new();
         for (value, ops_s) in [("1", 100_000.0), ("4", 120_000.0), ("8", 101_000.0)] {
-            let mut st = fixtures::step(StepKind::FillRandom, 10.0, vec![fixtures::op("put", 1_000_000, 10.0, 0, 0, 0)]);
+            let mut st =
+                fixtures::step(StepKind::FillRandom, 10.0, vec![fixtures::op("put", 1_000_000, 10.0, 0, 0, 0)]);
             st.ops_s = Some(ops_s);
             let mut c = fixtures::config(&format!("rocksdb-max_subcompactions-{value}"), "rocksdb", vec![st]);
             c.sweep = vec![("max_subcompactions".into(), value.into())];
@@ -99,20 +114,34 @@ mod tests {
         let t = tables(&s, &Options::default());
         assert_eq!(t.len(), 1, "one sweep, lmdb is not part of it");
         let t = &t[0];
-        assert_eq!(t.columns.iter().map(|c| c.config.as_str()).collect::<Vec<_>>(), ["rocksdb-max_subcompactions-1", "rocksdb-max_subcompactions-4", "rocksdb-max_subcompactions-8"]);
-        let ops = t.rows.iter().find(|r| r.step == "fillrandom" && METRICS[r.metric].0 == "ops_s").expect("an ops/s row");
+        assert_eq!(
+            t.columns.iter().map(|c| c.config.as_str()).collect::<Vec<_>>(),
+            ["rocksdb-max_subcompactions-1", "rocksdb-max_subcompactions-4", "rocksdb-max_subcompactions-8"]
+        );
+        let ops =
+            t.rows.iter().find(|r| r.step == "fillrandom" && METRICS[r.metric].0 == "ops_s").expect("an ops/s row");
         assert_eq!(ops.base, Some(100_000.0));
         assert!((ops.cells[0].ratio.unwrap() - 1.2).abs() < 1e-9);
         // One run: ratios without verdicts.
         assert_eq!(ops.cells[0].verdict, Verdict::OneRun);
         assert_eq!(ops.cells[1].verdict, Verdict::OneRun);
         let text = crate::report::table::config_sweep_text(&s);
-        assert!(text.starts_with("Config sweep: rocksdb max_subcompactions: per step, each config against the base"), "{text}");
+        assert!(
+            text.starts_with("Config sweep: rocksdb max_subcompactions: per step, each config against the base"),
+            "{text}"
+        );
         assert!(text.contains("\n  base = rocksdb-max_subcompactions-1: max_subcompactions=1\n  c1 = rocksdb-max_subcompactions-4: max_subcompactions=4\n"), "{text}");
-        let ops_line = text.lines().find(|l| l.contains("fillrandom") && l.contains("ops/s")).unwrap_or_else(|| panic!("{text}"));
-        assert!(ops_line.contains("120000 1.20") && ops_line.contains("1.01") && !ops_line.contains("improvement"), "{text}");
+        let ops_line =
+            text.lines().find(|l| l.contains("fillrandom") && l.contains("ops/s")).unwrap_or_else(|| panic!("{text}"));
+        assert!(
+            ops_line.contains("120000 1.20") && ops_line.contains("1.01") && !ops_line.contains("improvement"),
+            "{text}"
+        );
         let html = crate::report::html::config_sweep_html(&crate::report::sweep_tables::SweepTables::of(&s).configs);
-        assert!(html.contains(r#"<td class="above" title="interval -: no verdict (1 run)">120000 1.20</td>"#), "{html}");
+        assert!(
+            html.contains(r#"<td class="above" title="interval -: no verdict (1 run)">120000 1.20</td>"#),
+            "{html}"
+        );
         // Repeated: verdicts.
         let rep = fixtures::in_rounds(swept_run(), 5);
         let s2 = Summary::build(&[NamedRun { label: "r".into(), dir: String::new(), run: &rep }]);
@@ -121,11 +150,27 @@ mod tests {
         assert_eq!((ops.cells[0].verdict, ops.cells[1].verdict), (Verdict::Improvement, Verdict::Same));
         let text2 = crate::report::table::config_sweep_text(&s2);
         assert!(text2.contains("120000 1.20 improvement"), "{text2}");
-        assert!(text2.contains("rocksdb-max_subcompactions-4 vs rocksdb-max_subcompactions-1, fillrandom: could detect changes of"), "{text2}");
-        assert!(crate::report::html::config_sweep_html(&crate::report::sweep_tables::SweepTables::of(&s2).configs).contains("fillrandom: could detect changes of"));
-        assert!(crate::report::markdown::config_sweep_markdown(&crate::report::sweep_tables::SweepTables::of(&s).configs).contains("## Config sweep: rocksdb max_subcompactions"));
+        assert!(
+            text2.contains(
+                "rocksdb-max_subcompactions-4 vs rocksdb-max_subcompactions-1, fillrandom: could detect changes of"
+            ),
+            "{text2}"
+        );
+        assert!(crate::report::html::config_sweep_html(&crate::report::sweep_tables::SweepTables::of(&s2).configs)
+            .contains("fillrandom: could detect changes of"));
+        assert!(crate::report::markdown::config_sweep_markdown(
+            &crate::report::sweep_tables::SweepTables::of(&s).configs
+        )
+        .contains("## Config sweep: rocksdb max_subcompactions"));
         // Without a sweep: nothing.
         let plain = fixtures::realistic_run();
-        assert_eq!(crate::report::table::config_sweep_text(&Summary::build(&[NamedRun { label: "r".into(), dir: String::new(), run: &plain }])), "");
+        assert_eq!(
+            crate::report::table::config_sweep_text(&Summary::build(&[NamedRun {
+                label: "r".into(),
+                dir: String::new(),
+                run: &plain
+            }])),
+            ""
+        );
     }
 }

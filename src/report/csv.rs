@@ -5,8 +5,8 @@ use std::fmt::Write;
 use anyhow::Result;
 
 use super::Exporter;
-use crate::result::{OpResult, RunResult};
 use crate::measure::step_metrics::MemoryPoint;
+use crate::result::{OpResult, RunResult};
 
 pub struct IntervalsCsv;
 

@@ -9,8 +9,19 @@ use crate::result::RunResult;
 
 pub const TITLE: &str = "Durability matrix (crash test)";
 
-pub const HEADER: &[&str] =
-    &["config", "settings", "crashes", "acked", "lost", "wrong", "never written", "syncs/commit", "recovery p50 s", "recovery max s", "verdict"];
+pub const HEADER: &[&str] = &[
+    "config",
+    "settings",
+    "crashes",
+    "acked",
+    "lost",
+    "wrong",
+    "never written",
+    "syncs/commit",
+    "recovery p50 s",
+    "recovery max s",
+    "verdict",
+];
 
 #[derive(Debug, Clone)]
 pub struct Matrix {
@@ -39,7 +50,12 @@ fn settings_text(test: &CrashTest, i: usize) -> String {
         return differing.join(" ");
     }
     let durability = ["sync", "wal", "sync_mode", "synchronous", "journal_mode", "transaction_sync"];
-    c.options.iter().filter(|(k, _)| durability.contains(&k.as_str())).map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" ")
+    c.options
+        .iter()
+        .filter(|(k, _)| durability.contains(&k.as_str()))
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 fn opt(v: Option<f64>, digits: usize) -> String {
@@ -114,7 +130,14 @@ mod tests {
     #[test]
     fn the_matrix_shows_differing_settings_and_contradictions() {
         let mut run = crate::result::fixtures::run(vec![]);
-        let lying = CrashTotals { crashes: 2, acknowledged: 10, lost: 3, contradiction: Some("synced yet lost".into()), verdict: "not durable".into(), ..Default::default() };
+        let lying = CrashTotals {
+            crashes: 2,
+            acknowledged: 10,
+            lost: 3,
+            contradiction: Some("synced yet lost".into()),
+            verdict: "not durable".into(),
+            ..Default::default()
+        };
         run.crashtest = Some(CrashTest {
             crashes: 2,
             threads: 1,
@@ -123,7 +146,10 @@ mod tests {
             seed: 7,
             fs_semantics: "posix".into(),
             filesystem: "lazy".into(),
-            configs: vec![config("a", "true", CrashTotals { verdict: "durable as run".into(), ..Default::default() }), config("b", "false", lying)],
+            configs: vec![
+                config("a", "true", CrashTotals { verdict: "durable as run".into(), ..Default::default() }),
+                config("b", "false", lying),
+            ],
         });
         let m = matrix(&run).unwrap();
         assert_eq!(m.rows[0][1], "sync=true", "only what differs");

@@ -56,7 +56,8 @@ pub fn rows(run: &RunResult) -> Vec<Row> {
     run.configs
         .iter()
         .map(|c| {
-            let (ins, pt, rng) = (step(&c.steps, "fillrandom"), step(&c.steps, "readrandom"), step(&c.steps, "fwdrange"));
+            let (ins, pt, rng) =
+                (step(&c.steps, "fillrandom"), step(&c.steps, "readrandom"), step(&c.steps, "fwdrange"));
             let rpq = |s: Option<&StepResult>| s.and_then(|s| s.metrics.io.as_ref()).and_then(|io| io.rpq);
             let cpu = |s: Option<&StepResult>| num(s.and_then(|s| s.metrics.client_cpu_us_op), 2);
             // The process's own writes (/proc/self/io write_bytes, which counts libaio's) where

@@ -7,8 +7,8 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use crate::measure::profile::Folded;
 use super::svg::esc;
+use crate::measure::profile::Folded;
 
 const WIDTH: f64 = 1100.0;
 const ROW: f64 = 16.0;
@@ -90,7 +90,10 @@ fn draw(root: &Node, mode: &Mode) -> String {
     let rows = depth(root) + 1;
     let height = rows as f64 * ROW + 4.0;
     let mut o = String::new();
-    let _ = write!(o, r#"<svg class="flame" xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" viewBox="0 0 {WIDTH} {height}" font-family="sans-serif" font-size="11">"#);
+    let _ = write!(
+        o,
+        r#"<svg class="flame" xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" viewBox="0 0 {WIDTH} {height}" font-family="sans-serif" font-size="11">"#
+    );
     let scale = WIDTH / root.weight;
     rect(&mut o, "all", root, root.weight, mode, 0.0, height - ROW - 2.0, WIDTH);
     frames(&mut o, root, root.weight, mode, scale, 0.0, height - 2.0 * ROW - 2.0);
@@ -115,17 +118,31 @@ fn rect(o: &mut String, name: &str, node: &Node, total: f64, mode: &Mode, x: f64
     let pct = 100.0 * node.weight / total;
     let label = esc(name);
     let (title, fill) = match mode {
-        Mode::Samples { us_per_sample } => (format!("{label}: {} samples, {:.3} µs/op, {pct:.1}%", node.weight as u64, node.weight * us_per_sample), color(name)),
+        Mode::Samples { us_per_sample } => (
+            format!("{label}: {} samples, {:.3} µs/op, {pct:.1}%", node.weight as u64, node.weight * us_per_sample),
+            color(name),
+        ),
         Mode::Diff { max_change } => {
             let d = node.weight - node.base;
-            (format!("{label}: {:.3} µs/op, was {:.3} ({:+.3}), {pct:.1}%", node.weight, node.base, d), diff_color(d, *max_change))
+            (
+                format!("{label}: {:.3} µs/op, was {:.3} ({:+.3}), {pct:.1}%", node.weight, node.base, d),
+                diff_color(d, *max_change),
+            )
         }
     };
-    let _ = write!(o, r#"<g><title>{title}</title><rect x="{x:.1}" y="{y:.1}" width="{w:.1}" height="{:.1}" fill="{fill}" rx="1"/>"#, ROW - 1.0);
+    let _ = write!(
+        o,
+        r#"<g><title>{title}</title><rect x="{x:.1}" y="{y:.1}" width="{w:.1}" height="{:.1}" fill="{fill}" rx="1"/>"#,
+        ROW - 1.0
+    );
     // Text only where some of it fits (about 6.5 px a character).
     let chars = ((w - 4.0) / 6.5) as usize;
     if chars >= 3 {
-        let shown: String = if name.chars().count() > chars { name.chars().take(chars.saturating_sub(2)).collect::<String>() + ".." } else { name.to_string() };
+        let shown: String = if name.chars().count() > chars {
+            name.chars().take(chars.saturating_sub(2)).collect::<String>() + ".."
+        } else {
+            name.to_string()
+        };
         let _ = write!(o, r#"<text x="{:.1}" y="{:.1}">{}</text>"#, x + 2.0, y + ROW - 4.5, esc(&shown));
     }
     o.push_str("</g>");
@@ -175,12 +192,27 @@ mod tests {
     #[test]
     fn a_differential_graph_is_red_where_the_cost_grew_and_blue_where_it_shrank() {
         let base = [("client;a!main;a!work".to_string(), 2.0), ("client;a!main;b!shrank".to_string(), 2.0)];
-        let new = [("client;a!main;a!work".to_string(), 2.0), ("client;a!main;b!shrank".to_string(), 1.0), ("client;a!main;c!grew".to_string(), 3.0)];
+        let new = [
+            ("client;a!main;a!work".to_string(), 2.0),
+            ("client;a!main;b!shrank".to_string(), 1.0),
+            ("client;a!main;c!grew".to_string(), 3.0),
+        ];
         let svg = render_diff(&base, &new);
         // The new side's widths: a!main is 6 of 6 µs/op, c!grew 3 of 6 (half of 1100 px).
-        assert!(svg.contains("c!grew: 3.000 µs/op, was 0.000 (+3.000), 50.0%</title><rect") && svg.contains(r#"width="550.0" height="15.0" fill="rgb(255,55,55)""#), "{svg}");
+        assert!(
+            svg.contains("c!grew: 3.000 µs/op, was 0.000 (+3.000), 50.0%</title><rect")
+                && svg.contains(r#"width="550.0" height="15.0" fill="rgb(255,55,55)""#),
+            "{svg}"
+        );
         assert!(svg.contains("b!shrank: 1.000 µs/op, was 2.000 (-1.000)"), "{svg}");
-        assert!(svg.contains("fill=\"rgb(188,188,255)\""), "a third of the largest change, shrinking: pale blue: {svg}");
-        assert!(svg.contains("a!work: 2.000 µs/op, was 2.000 (+0.000), 33.3%</title><rect x=\"0.0\"") && svg.contains("fill=\"rgb(255,255,255)\""), "{svg}");
+        assert!(
+            svg.contains("fill=\"rgb(188,188,255)\""),
+            "a third of the largest change, shrinking: pale blue: {svg}"
+        );
+        assert!(
+            svg.contains("a!work: 2.000 µs/op, was 2.000 (+0.000), 33.3%</title><rect x=\"0.0\"")
+                && svg.contains("fill=\"rgb(255,255,255)\""),
+            "{svg}"
+        );
     }
 }

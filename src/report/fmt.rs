@@ -91,7 +91,9 @@ pub fn fmt_axis(v: f64, unit: Unit) -> String {
 /// "-2.1%..+3.4%": the smallest and largest repeat against the median.
 pub fn range_text(spread: Option<(f64, f64)>, median: Option<f64>) -> String {
     match (spread, median) {
-        (Some((lo, hi)), Some(m)) if m != 0.0 => format!("{:+.1}%..{:+.1}%", 100.0 * (lo / m - 1.0), 100.0 * (hi / m - 1.0)),
+        (Some((lo, hi)), Some(m)) if m != 0.0 => {
+            format!("{:+.1}%..{:+.1}%", 100.0 * (lo / m - 1.0), 100.0 * (hi / m - 1.0))
+        }
         _ => "-".into(),
     }
 }

@@ -186,11 +186,14 @@ fn connect_read_only(path: &Path) -> Result<Connection> {
     }
     // SQLite reads a short file of any bytes as an empty database: look at the header first.
     let mut header = [0u8; 16];
-    let mut file = std::fs::File::open(path).with_context(|| format!("cannot read the history database {}", path.display()))?;
+    let mut file =
+        std::fs::File::open(path).with_context(|| format!("cannot read the history database {}", path.display()))?;
     match std::io::Read::read_exact(&mut file, &mut header) {
         Ok(()) if &header == b"SQLite format 3\0" => {}
         Ok(()) => return Err(not_a_history(path, "not an SQLite database")),
-        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Err(not_a_history(path, "not an SQLite database")),
+        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
+            return Err(not_a_history(path, "not an SQLite database"))
+        }
         Err(e) => return Err(e).with_context(|| format!("cannot read the history database {}", path.display())),
     }
     let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)
@@ -219,14 +222,19 @@ fn judge(conn: &Connection, path: &Path) -> Result<Kind> {
             None => Ok(Kind::Unmarked),
             Some(what) => Err(not_a_history(path, &what)),
         },
-        other => Err(not_a_history(path, &format!("an SQLite database of another application, application_id {other:#010x}"))),
+        other => Err(not_a_history(
+            path,
+            &format!("an SQLite database of another application, application_id {other:#010x}"),
+        )),
     }
 }
 
 /// How the database's schema differs from SCHEMA (said as what the file is), if it does.
 fn schema_difference(conn: &Connection) -> Result<Option<String>> {
     fn objects(conn: &Connection) -> rusqlite::Result<BTreeSet<(String, String, String, Option<String>)>> {
-        conn.prepare("SELECT type, name, tbl_name, sql FROM sqlite_master")?.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?.collect()
+        conn.prepare("SELECT type, name, tbl_name, sql FROM sqlite_master")?
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
+            .collect()
     }
     let reference = Connection::open_in_memory()?;
     reference.execute_batch(SCHEMA)?;
@@ -234,7 +242,8 @@ fn schema_difference(conn: &Connection) -> Result<Option<String>> {
     if found == objects(&reference)? {
         return Ok(None);
     }
-    let tables: Vec<&str> = found.iter().filter(|o| o.0 == "table" && !o.1.starts_with("sqlite_")).map(|o| o.1.as_str()).collect();
+    let tables: Vec<&str> =
+        found.iter().filter(|o| o.0 == "table" && !o.1.starts_with("sqlite_")).map(|o| o.1.as_str()).collect();
     Ok(Some(if tables.is_empty() {
         "an SQLite database without rumbench's tables".into()
     } else {
@@ -303,15 +312,18 @@ impl History {
             create(path)?;
         }
         let kind = judge(&connect_read_only(path)?, path)?;
-        let mut conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX)
-            .with_context(|| format!("cannot open the history database {}", path.display()))?;
+        let mut conn =
+            Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX)
+                .with_context(|| format!("cannot open the history database {}", path.display()))?;
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
         conn.execute_batch("PRAGMA foreign_keys = ON;")?;
         if kind == Kind::Unmarked {
             let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
             // Judged again under the write lock: it may have changed since.
             if judge(&tx, path)? == Kind::Unmarked {
-                tx.execute_batch(&format!("PRAGMA application_id = {APPLICATION_ID}; PRAGMA user_version = {SCHEMA_VERSION};"))?;
+                tx.execute_batch(&format!(
+                    "PRAGMA application_id = {APPLICATION_ID}; PRAGMA user_version = {SCHEMA_VERSION};"
+                ))?;
             }
             tx.commit()?;
         }
@@ -343,7 +355,8 @@ impl History {
             .and_then(|v| v.as_str())
             .map(String::from);
         let tx = self.conn.transaction()?;
-        let existing: Option<i64> = tx.query_row("SELECT id FROM runs WHERE dir = ?1", [&dir_text], |r| r.get(0)).optional()?;
+        let existing: Option<i64> =
+            tx.query_row("SELECT id FROM runs WHERE dir = ?1", [&dir_text], |r| r.get(0)).optional()?;
         let now = chrono::Local::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, false);
         let command_line = serde_json::to_string(&run.command_line)?;
         let status = status_text(run.status);
@@ -396,8 +409,11 @@ impl History {
     /// The latest baseline measured on `device_key` (None in a history
     /// from before the device table).
     pub fn latest_device_baseline(&self, device_key: &str) -> Result<Option<StoredBaseline>> {
-        let has_table: bool =
-            self.conn.query_row("SELECT COUNT(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = 'device_baselines'", [], |r| r.get(0))?;
+        let has_table: bool = self.conn.query_row(
+            "SELECT COUNT(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = 'device_baselines'",
+            [],
+            |r| r.get(0),
+        )?;
         if !has_table {
             return Ok(None);
         }
@@ -410,13 +426,15 @@ impl History {
             )
             .optional()?;
         let Some((measured_at, dir, fio)) = row else { return Ok(None) };
-        let fio = serde_json::from_str(&fio).with_context(|| format!("the device baseline of {device_key} in {} is unreadable", self.path.display()))?;
+        let fio = serde_json::from_str(&fio)
+            .with_context(|| format!("the device baseline of {device_key} in {} is unreadable", self.path.display()))?;
         Ok(Some(StoredBaseline { device_key: device_key.to_string(), measured_at, dir: PathBuf::from(dir), fio }))
     }
 
     /// The directory of run `id`.
     pub fn dir_of(&self, id: i64) -> Result<PathBuf> {
-        let dir: Option<String> = self.conn.query_row("SELECT dir FROM runs WHERE id = ?1", [id], |r| r.get(0)).optional()?;
+        let dir: Option<String> =
+            self.conn.query_row("SELECT dir FROM runs WHERE id = ?1", [id], |r| r.get(0)).optional()?;
         match dir {
             Some(d) => Ok(PathBuf::from(d)),
             None => bail!("no run #{id} in the history {}", self.path.display()),
@@ -425,17 +443,28 @@ impl History {
 
     /// Runs matching the filter, oldest first.
     pub fn list(&self, f: &Filter) -> Result<Vec<Entry>> {
-        let mut sql = String::from("SELECT r.id, r.dir, r.started_at, r.status, r.rumbench_version FROM runs r WHERE 1=1");
+        let mut sql =
+            String::from("SELECT r.id, r.dir, r.started_at, r.status, r.rumbench_version FROM runs r WHERE 1=1");
         let mut args: Vec<String> = Vec::new();
         fn arg(sql: &mut String, args: &mut Vec<String>, clause: &str, v: String) {
             args.push(v);
             sql.push_str(&clause.replace('?', &format!("?{}", args.len())));
         }
         if let Some(e) = &f.engine {
-            arg(&mut sql, &mut args, " AND EXISTS (SELECT 1 FROM run_configs c WHERE c.run_id = r.id AND c.engine = ?)", e.clone());
+            arg(
+                &mut sql,
+                &mut args,
+                " AND EXISTS (SELECT 1 FROM run_configs c WHERE c.run_id = r.id AND c.engine = ?)",
+                e.clone(),
+            );
         }
         if let Some(c) = &f.config {
-            arg(&mut sql, &mut args, " AND EXISTS (SELECT 1 FROM run_configs c WHERE c.run_id = r.id AND c.name = ?)", c.clone());
+            arg(
+                &mut sql,
+                &mut args,
+                " AND EXISTS (SELECT 1 FROM run_configs c WHERE c.run_id = r.id AND c.name = ?)",
+                c.clone(),
+            );
         }
         if let Some(v) = &f.version {
             let pat = format!("{}%", v.replace('%', "\\%").replace('_', "\\_"));
@@ -446,7 +475,12 @@ impl History {
             ));
         }
         if let Some(s) = &f.step {
-            arg(&mut sql, &mut args, " AND EXISTS (SELECT 1 FROM run_steps s WHERE s.run_id = r.id AND s.step = ?)", s.clone());
+            arg(
+                &mut sql,
+                &mut args,
+                " AND EXISTS (SELECT 1 FROM run_steps s WHERE s.run_id = r.id AND s.step = ?)",
+                s.clone(),
+            );
         }
         if let Some(d) = &f.since {
             arg(&mut sql, &mut args, " AND r.started_at >= ?", check_date(d)?);
@@ -474,8 +508,11 @@ impl History {
         })?;
         let mut out: Vec<Entry> = rows.collect::<rusqlite::Result<_>>()?;
         for e in &mut out {
-            let mut c = self.conn.prepare("SELECT name, engine, engine_version FROM run_configs WHERE run_id = ?1 ORDER BY seq")?;
-            e.configs = c.query_map([e.id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?.collect::<rusqlite::Result<_>>()?;
+            let mut c = self
+                .conn
+                .prepare("SELECT name, engine, engine_version FROM run_configs WHERE run_id = ?1 ORDER BY seq")?;
+            e.configs =
+                c.query_map([e.id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?.collect::<rusqlite::Result<_>>()?;
             let mut s = self.conn.prepare("SELECT step FROM run_steps WHERE run_id = ?1 AND config_seq = (SELECT MIN(config_seq) FROM run_steps WHERE run_id = ?1) ORDER BY seq")?;
             e.steps = s.query_map([e.id], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
             if let Some(step) = &f.step {
@@ -483,7 +520,9 @@ impl History {
                     "SELECT c.name, s.ops_s FROM run_steps s JOIN run_configs c ON c.run_id = s.run_id AND c.seq = s.config_seq \
                      WHERE s.run_id = ?1 AND s.step = ?2 ORDER BY s.config_seq, s.seq",
                 )?;
-                e.step_rates = q.query_map(params![e.id, step], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<rusqlite::Result<_>>()?;
+                e.step_rates = q
+                    .query_map(params![e.id, step], |r| Ok((r.get(0)?, r.get(1)?)))?
+                    .collect::<rusqlite::Result<_>>()?;
             }
             e.dir_exists = Path::new(&e.dir).join("result.json").is_file();
         }
@@ -519,7 +558,8 @@ impl History {
         }
         let gone: Vec<(i64, String)> = {
             let mut stmt = self.conn.prepare("SELECT id, dir FROM runs")?;
-            let all: Vec<(i64, String)> = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<rusqlite::Result<_>>()?;
+            let all: Vec<(i64, String)> =
+                stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<rusqlite::Result<_>>()?;
             all.into_iter().filter(|(_, d)| !Path::new(d).join("result.json").is_file()).collect()
         };
         for (id, _) in &gone {
@@ -643,7 +683,8 @@ impl History {
             };
             let machine = machine_of(&run);
             for c in &run.configs {
-                if f.engine.as_ref().is_some_and(|x| x != &c.engine) || f.config.as_ref().is_some_and(|x| x != &c.name) {
+                if f.engine.as_ref().is_some_and(|x| x != &c.engine) || f.config.as_ref().is_some_and(|x| x != &c.name)
+                {
                     continue;
                 }
                 let context = context_of(&run, c);
@@ -654,10 +695,23 @@ impl History {
                     let values = step_values(s, si.checked_sub(1).map(|p| &c.steps[p]));
                     let settings = parameter_texts(s).join(" ");
                     for &metric in metrics {
-                        let Some(value) = metric_index(metric).and_then(|i| values[i]).filter(|v| v.is_finite()) else { continue };
-                        let point = Point { id: e.id, started_at: e.started_at.clone(), dir: e.dir.clone(), value, context: context.clone() };
+                        let Some(value) = metric_index(metric).and_then(|i| values[i]).filter(|v| v.is_finite()) else {
+                            continue;
+                        };
+                        let point = Point {
+                            id: e.id,
+                            started_at: e.started_at.clone(),
+                            dir: e.dir.clone(),
+                            value,
+                            context: context.clone(),
+                        };
                         let same = |x: &&mut Series| {
-                            x.metric == metric && x.machine == machine && x.engine == c.engine && x.config == c.name && x.step == s.name && x.settings == settings
+                            x.metric == metric
+                                && x.machine == machine
+                                && x.engine == c.engine
+                                && x.config == c.name
+                                && x.step == s.name
+                                && x.settings == settings
                         };
                         match out.iter_mut().find(same) {
                             Some(series) => series.points.push(point),
@@ -747,10 +801,20 @@ pub fn render_changes(series: &[Series], o: &crate::report::changes::Options) ->
                 end - c.index,
                 c.p_value
             ));
-            text.push_str(&format!("    before: #{} {} {}\n    after:  #{} {} {}\n", a.id, when(a), a.dir, b.id, when(b), b.dir));
+            text.push_str(&format!(
+                "    before: #{} {} {}\n    after:  #{} {} {}\n",
+                a.id,
+                when(a),
+                a.dir,
+                b.id,
+                when(b),
+                b.dir
+            ));
             let differed = differences(&a.context, &b.context);
             if differed.is_empty() {
-                text.push_str("    differed: nothing recorded (same rumbench, engine version and build, options and machine)\n");
+                text.push_str(
+                    "    differed: nothing recorded (same rumbench, engine version and build, options and machine)\n",
+                );
             } else {
                 text.push_str(&format!("    differed: {}\n", differed.join("; ")));
             }
@@ -794,7 +858,8 @@ fn find_results(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
         return;
     }
     let Ok(rd) = std::fs::read_dir(dir) else { return };
-    let mut subdirs: Vec<PathBuf> = rd.filter_map(|e| e.ok()).filter(|e| e.file_type().is_ok_and(|t| t.is_dir())).map(|e| e.path()).collect();
+    let mut subdirs: Vec<PathBuf> =
+        rd.filter_map(|e| e.ok()).filter(|e| e.file_type().is_ok_and(|t| t.is_dir())).map(|e| e.path()).collect();
     subdirs.sort();
     for sub in subdirs {
         if sub.file_name().is_some_and(|f| f == "db") && is_run {
@@ -821,7 +886,13 @@ pub fn render_list(entries: &[Entry], step: Option<&str>) -> String {
                 e.status.clone(),
                 e.configs
                     .iter()
-                    .map(|(n, eng, v)| if n == eng { format!("{n} {}", v.as_deref().unwrap_or("?")) } else { format!("{n} ({eng} {})", v.as_deref().unwrap_or("?")) })
+                    .map(|(n, eng, v)| {
+                        if n == eng {
+                            format!("{n} {}", v.as_deref().unwrap_or("?"))
+                        } else {
+                            format!("{n} ({eng} {})", v.as_deref().unwrap_or("?"))
+                        }
+                    })
                     .collect::<Vec<_>>()
                     .join(", "),
                 e.steps.join(","),
@@ -847,12 +918,18 @@ mod tests {
     use super::*;
 
     fn pragma(path: &Path, name: &str) -> i32 {
-        Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap().pragma_query_value(None, name, |r| r.get(0)).unwrap()
+        Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .unwrap()
+            .pragma_query_value(None, name, |r| r.get(0))
+            .unwrap()
     }
 
     fn files_in(dir: &Path) -> Vec<(String, Vec<u8>)> {
-        let mut v: Vec<(String, Vec<u8>)> =
-            std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).map(|p| (p.file_name().unwrap().to_string_lossy().into(), std::fs::read(&p).unwrap_or_default())).collect();
+        let mut v: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .map(|p| (p.file_name().unwrap().to_string_lossy().into(), std::fs::read(&p).unwrap_or_default()))
+            .collect();
         v.sort();
         v
     }
@@ -865,7 +942,12 @@ mod tests {
         std::os::unix::fs::symlink(tmp.path().join("gone/history.sqlite"), &link).unwrap();
         for e in [History::open(&link).err().unwrap(), check_recordable(&link).unwrap_err()] {
             let e = e.to_string();
-            assert!(e.contains("is a symbolic link to") && e.contains("which does not exist") && !e.contains("history rebuild"), "{e}");
+            assert!(
+                e.contains("is a symbolic link to")
+                    && e.contains("which does not exist")
+                    && !e.contains("history rebuild"),
+                "{e}"
+            );
         }
         assert!(!tmp.path().join("gone").exists(), "nothing created through the link");
     }
@@ -879,7 +961,11 @@ mod tests {
         drop(h);
         assert_eq!(pragma(&path, "application_id"), APPLICATION_ID);
         assert_eq!(pragma(&path, "user_version"), SCHEMA_VERSION);
-        assert_eq!(files_in(&tmp.path().join("a/b")).into_iter().map(|f| f.0).collect::<Vec<_>>(), ["history.sqlite"], "no temporary file left");
+        assert_eq!(
+            files_in(&tmp.path().join("a/b")).into_iter().map(|f| f.0).collect::<Vec<_>>(),
+            ["history.sqlite"],
+            "no temporary file left"
+        );
         History::open(&path).unwrap();
         History::open_read_only(&path).unwrap();
         check_recordable(&path).unwrap();
@@ -890,11 +976,20 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let path = tmp.path().join("old.sqlite");
         Connection::open(&path).unwrap().execute_batch(SCHEMA).unwrap();
-        assert_eq!(History::open_read_only(&path).unwrap().latest_device_baseline("k").unwrap(), None, "no table yet: none");
+        assert_eq!(
+            History::open_read_only(&path).unwrap().latest_device_baseline("k").unwrap(),
+            None,
+            "no table yet: none"
+        );
         let mut h = History::open(&path).unwrap();
         let fio: crate::measure::fio::FioBaseline =
             crate::measure::fio::parse(include_str!("../../tests/fixtures/fio-3.33-device.json"), 1 << 28, 2).unwrap();
-        let b = |key: &str, at: &str| StoredBaseline { device_key: key.into(), measured_at: at.into(), dir: "/d".into(), fio: fio.clone() };
+        let b = |key: &str, at: &str| StoredBaseline {
+            device_key: key.into(),
+            measured_at: at.into(),
+            dir: "/d".into(),
+            fio: fio.clone(),
+        };
         h.store_device_baseline(&b("k", "2026-11-20T10:00:00+01:00")).unwrap();
         h.store_device_baseline(&b("k", "2026-11-24T10:00:00+01:00")).unwrap();
         h.store_device_baseline(&b("other", "2026-11-25T10:00:00+01:00")).unwrap();
@@ -961,10 +1056,20 @@ mod tests {
         assert_refused(&dir, &path, "an SQLite database without rumbench's tables");
         let (dir, path) = db("other-application", &format!("{SCHEMA} PRAGMA application_id = 7;"));
         assert_refused(&dir, &path, "of another application, application_id 0x00000007");
-        let (dir, path) = db("newer", &format!("{SCHEMA} PRAGMA application_id = {APPLICATION_ID}; PRAGMA user_version = {};", SCHEMA_VERSION + 1));
+        let (dir, path) = db(
+            "newer",
+            &format!(
+                "{SCHEMA} PRAGMA application_id = {APPLICATION_ID}; PRAGMA user_version = {};",
+                SCHEMA_VERSION + 1
+            ),
+        );
         assert_refused(&dir, &path, "is the history of a newer rumbench (schema 2");
 
-        for (name, bytes, why) in [("tiny", &b"x"[..], "(not an SQLite database)"), ("text", &b"hello\n".repeat(300)[..], "(not an SQLite database)"), ("empty", &b""[..], "(an empty file)")] {
+        for (name, bytes, why) in [
+            ("tiny", &b"x"[..], "(not an SQLite database)"),
+            ("text", &b"hello\n".repeat(300)[..], "(not an SQLite database)"),
+            ("empty", &b""[..], "(an empty file)"),
+        ] {
             let dir = tmp.path().join(name);
             std::fs::create_dir(&dir).unwrap();
             std::fs::write(dir.join("file"), bytes).unwrap();

@@ -16,11 +16,19 @@ use crate::result::RunResult;
 
 /// A tag of letters, digits and `._/-` (a tag may hold no comma, space or newline).
 fn tag(config: &str, step: &str, op: &str) -> String {
-    format!("{config}/{step}/{op}").chars().map(|c| if c.is_ascii_alphanumeric() || "._/-:".contains(c) { c } else { '_' }).collect()
+    format!("{config}/{step}/{op}")
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || "._/-:".contains(c) { c } else { '_' })
+        .collect()
 }
 
 pub fn render(run: &RunResult) -> Result<String> {
-    let steps: Vec<_> = run.configs.iter().flat_map(|c| c.steps.iter().map(move |s| (c, s))).filter(|(_, s)| s.start.is_some()).collect();
+    let steps: Vec<_> = run
+        .configs
+        .iter()
+        .flat_map(|c| c.steps.iter().map(move |s| (c, s)))
+        .filter(|(_, s)| s.start.is_some())
+        .collect();
     let Some(base) = steps.iter().filter_map(|(_, s)| s.start.map(|st| st.unix_s)).reduce(f64::min) else {
         bail!("no step of this run records when its clients were released (results from before histograms were kept): nothing to put on a timeline");
     };
@@ -44,9 +52,12 @@ pub fn render(run: &RunResult) -> Result<String> {
                 let t = tag(&c.name, &s.name, &op.op);
                 for iv in &op.intervals {
                     let Some(h) = &iv.histogram else { continue };
-                    let h = hdr_codec::decode(h).with_context(|| format!("config {}, step {}, {} (second {})", c.name, s.name, op.op, iv.index + 1))?;
+                    let h = hdr_codec::decode(h).with_context(|| {
+                        format!("config {}, step {}, {} (second {})", c.name, s.name, op.op, iv.index + 1)
+                    })?;
                     let start = Duration::from_secs_f64(offset + iv.index as f64);
-                    log.write_histogram(&h, start, Duration::from_secs(1), Tag::new(&t)).map_err(|e| anyhow::anyhow!("{e:?}"))?;
+                    log.write_histogram(&h, start, Duration::from_secs(1), Tag::new(&t))
+                        .map_err(|e| anyhow::anyhow!("{e:?}"))?;
                     lines += 1;
                 }
             }
@@ -69,8 +80,8 @@ pub fn render(run: &RunResult) -> Result<String> {
 mod tests {
     use super::*;
     use crate::measure::Recorder;
-    use crate::result::{fixtures, OpResult, StepStart};
     use crate::plan::steps::StepKind;
+    use crate::result::{fixtures, OpResult, StepStart};
     use hdrhistogram::serialization::interval_log::{IntervalLogIterator, LogEntry};
 
     #[test]
@@ -101,7 +112,11 @@ mod tests {
         assert_eq!(seconds.iter().map(|s| s.1).collect::<Vec<_>>(), vec![1000, 1000, 1000]);
         assert!((seconds[1].0 - 1.0).abs() < 1e-3, "{seconds:?}");
         // Nothing to export from a result without release times.
-        let old = fixtures::run(vec![fixtures::config("a", "rocksdb", vec![fixtures::step(StepKind::ReadRandom, 1.0, vec![])])]);
+        let old = fixtures::run(vec![fixtures::config(
+            "a",
+            "rocksdb",
+            vec![fixtures::step(StepKind::ReadRandom, 1.0, vec![])],
+        )]);
         assert!(render(&old).is_err());
     }
 }

@@ -28,7 +28,10 @@ pub fn grids(run: &RunResult) -> Vec<Grid> {
     for c in &run.configs {
         let mut g = Grid { config: c.name.clone(), tables: Vec::new(), clients: Vec::new(), cells: Vec::new() };
         for s in c.steps.iter().filter(|s| s.name.starts_with("hotrow@")) {
-            let (Some(t), Some(n)) = (s.parameters.get("tables").and_then(|v| v.as_u64()), s.parameters.get("threads").and_then(|v| v.as_u64())) else {
+            let (Some(t), Some(n)) = (
+                s.parameters.get("tables").and_then(|v| v.as_u64()),
+                s.parameters.get("threads").and_then(|v| v.as_u64()),
+            ) else {
                 continue;
             };
             let p99 = s.main_op().map(|o| o.latency.p99_us).unwrap_or(f64::NAN);
@@ -59,9 +62,6 @@ pub fn value(cell: Option<(f64, f64, Status)>) -> (String, String) {
 }
 
 pub const TITLE: &str = "hot-row updates/s (rows: tables, columns: clients; p99 us in brackets)";
-
-
-
 
 #[cfg(test)]
 mod tests {

@@ -4,15 +4,15 @@
 
 use std::fmt::Write;
 
-use super::summary::{self, Base, Better, RatioClass, Rank, StepTable, Summary, METRICS};
-use super::svg::{self, esc, Chart, Series, Unit};
-use crate::measure::LatencySummary;
-use crate::result::Status;
-use crate::report::table;
 use super::compare::{self, Verdict};
-use super::relative::{self, Table};
 use super::hotrow;
 use super::limits;
+use super::relative::{self, Table};
+use super::summary::{self, Base, Better, Rank, RatioClass, StepTable, Summary, METRICS};
+use super::svg::{self, esc, Chart, Series, Unit};
+use crate::measure::LatencySummary;
+use crate::report::table;
+use crate::result::Status;
 
 pub struct HtmlOptions {
     pub base: Base,
@@ -69,7 +69,13 @@ fn header_cell(o: &mut String, mi: usize) {
         Better::Lower => " &darr;",
         Better::Neither => "",
     };
-    let _ = write!(o, r#"<th title="{}">{}{arrow}<br><span class="small">{}</span></th>"#, esc(m.help), esc(m.label), esc(m.unit));
+    let _ = write!(
+        o,
+        r#"<th title="{}">{}{arrow}<br><span class="small">{}</span></th>"#,
+        esc(m.help),
+        esc(m.label),
+        esc(m.unit)
+    );
 }
 
 fn summary_table(o: &mut String, step: &StepTable, cols: &[usize]) {
@@ -80,7 +86,12 @@ fn summary_table(o: &mut String, step: &StepTable, cols: &[usize]) {
     }
     o.push_str("</tr></thead><tbody>");
     for (ri, row) in step.rows.iter().enumerate() {
-        let _ = write!(o, r#"<tr><td class="l"><span class="sw" style="background:{}"></span>{}</td>"#, svg::color(row.series), esc(&row.label));
+        let _ = write!(
+            o,
+            r#"<tr><td class="l"><span class="sw" style="background:{}"></span>{}</td>"#,
+            svg::color(row.series),
+            esc(&row.label)
+        );
         for &mi in cols {
             let class = match ranks[ri][mi] {
                 Some(Rank::Top) => " class=\"top\"",
@@ -108,7 +119,12 @@ fn relative_table(o: &mut String, s: &Summary, step: &StepTable, cols: &[usize],
     }
     o.push_str("</tr></thead><tbody>");
     for (ri, row) in step.rows.iter().enumerate() {
-        let _ = write!(o, r#"<tr><td class="l"><span class="sw" style="background:{}"></span>{}</td>"#, svg::color(row.series), esc(&row.label));
+        let _ = write!(
+            o,
+            r#"<tr><td class="l"><span class="sw" style="background:{}"></span>{}</td>"#,
+            svg::color(row.series),
+            esc(&row.label)
+        );
         for &mi in cols {
             let cell = match bases[ri] {
                 Some(b) if b == ri => r#"<td class="base">base</td>"#.to_string(),
@@ -161,7 +177,12 @@ fn limits_table(o: &mut String, step: &StepTable) {
                 None => o.push_str("<td>-</td>"),
             }
         }
-        let _ = write!(o, r#"<td>{}</td><td class="l small">{}</td></tr>"#, esc(r.bound.as_deref().unwrap_or("-")), esc(&r.unknown.join("; ")));
+        let _ = write!(
+            o,
+            r#"<td>{}</td><td class="l small">{}</td></tr>"#,
+            esc(r.bound.as_deref().unwrap_or("-")),
+            esc(&r.unknown.join("; "))
+        );
     }
     o.push_str("</tbody></table></div>");
 }
@@ -184,7 +205,12 @@ fn limits_section(s: &Summary) -> String {
     }
     o.push_str(r#"</p><div class="legend">"#);
     for (i, r) in limits::RESOURCES.iter().enumerate() {
-        let _ = write!(o, r#"<span><span class="sw" style="background:{}"></span>{} ceiling</span>"#, RESOURCE_COLORS[i], r.name());
+        let _ = write!(
+            o,
+            r#"<span><span class="sw" style="background:{}"></span>{} ceiling</span>"#,
+            RESOURCE_COLORS[i],
+            r.name()
+        );
     }
     o.push_str(r#"<span><span class="sw" style="background:#000"></span>rate</span></div><div class="charts">"#);
     for c in &charts {
@@ -198,8 +224,22 @@ fn limits_section(s: &Summary) -> String {
                 points: c.lines[i].iter().map(|&(x, y)| (x as f64, y)).collect(),
             })
             .collect();
-        series.push(Series { name: "rate".into(), color: "#000".into(), style: svg::Style::Points, points: c.rates.iter().map(|&(x, y)| (x as f64, y)).collect() });
-        let off = if c.off_chart > 0 { format!(" ({} {} over {}x the rate left off)", c.off_chart, if c.off_chart == 1 { "ceiling" } else { "ceilings" }, limits::OFF_CHART) } else { String::new() };
+        series.push(Series {
+            name: "rate".into(),
+            color: "#000".into(),
+            style: svg::Style::Points,
+            points: c.rates.iter().map(|&(x, y)| (x as f64, y)).collect(),
+        });
+        let off = if c.off_chart > 0 {
+            format!(
+                " ({} {} over {}x the rate left off)",
+                c.off_chart,
+                if c.off_chart == 1 { "ceiling" } else { "ceilings" },
+                limits::OFF_CHART
+            )
+        } else {
+            String::new()
+        };
         let chart = Chart {
             title: format!("{}: rate and ceilings{off}", c.title),
             x_label: "step".into(),
@@ -233,7 +273,10 @@ fn writer_table(o: &mut String, step: &StepTable) {
             esc(&w.op),
             w.target_ops_s.map(table::num).unwrap_or_else(|| "-".into()),
             table::num(w.achieved_ops_s),
-            w.target_ops_s.filter(|t| *t > 0.0).map(|t| format!("{:.3}", w.achieved_ops_s / t)).unwrap_or_else(|| "-".into()),
+            w.target_ops_s
+                .filter(|t| *t > 0.0)
+                .map(|t| format!("{:.3}", w.achieved_ops_s / t))
+                .unwrap_or_else(|| "-".into()),
             table::num(w.latency.p50_us),
             table::num(w.latency.p99_us),
             table::num(w.latency.max_us),
@@ -269,7 +312,11 @@ fn op_type_table(o: &mut String, step: &StepTable) {
     for row in &step.rows {
         for (i, t) in row.op_types.iter().enumerate() {
             // The config's name once, on its first operation type.
-            let label = if i == 0 { format!(r#"<span class="sw" style="background:{}"></span>{}"#, svg::color(row.series), esc(&row.label)) } else { String::new() };
+            let label = if i == 0 {
+                format!(r#"<span class="sw" style="background:{}"></span>{}"#, svg::color(row.series), esc(&row.label))
+            } else {
+                String::new()
+            };
             let _ = write!(
                 o,
                 r#"<tr><td class="l">{label}</td><td class="l">{}</td><td>{}</td><td>{}</td>"#,
@@ -277,7 +324,8 @@ fn op_type_table(o: &mut String, step: &StepTable) {
                 t.ops,
                 t.ops_s.map(summary::fmt_value).unwrap_or_else(|| "-".into())
             );
-            let percentiles: [fn(&LatencySummary) -> f64; 5] = [|l| l.p50_us, |l| l.p90_us, |l| l.p99_us, |l| l.p999_us, |l| l.max_us];
+            let percentiles: [fn(&LatencySummary) -> f64; 5] =
+                [|l| l.p50_us, |l| l.p90_us, |l| l.p99_us, |l| l.p999_us, |l| l.max_us];
             for p in percentiles {
                 let _ = write!(o, "<td>{}</td>", table::latency_cell(&t.latency, p));
             }
@@ -321,7 +369,12 @@ fn step_charts(o: &mut String, step: &StepTable) {
     let series = |f: &dyn Fn(&summary::Row) -> Vec<(f64, f64)>| -> Vec<Series> {
         step.rows
             .iter()
-            .map(|r| Series { name: r.label.clone(), color: svg::color(r.series).into(), style: svg::Style::Line, points: f(r) })
+            .map(|r| Series {
+                name: r.label.clone(),
+                color: svg::color(r.series).into(),
+                style: svg::Style::Line,
+                points: f(r),
+            })
             .filter(|s| !s.points.is_empty())
             .collect()
     };
@@ -351,7 +404,11 @@ fn step_charts(o: &mut String, step: &StepTable) {
                     return Vec::new();
                 }
                 let l = &r.latency;
-                [l.p50_us, l.p90_us, l.p99_us, l.p999_us, l.p9999_us, l.max_us].iter().enumerate().map(|(i, v)| (i as f64, *v)).collect()
+                [l.p50_us, l.p90_us, l.p99_us, l.p999_us, l.p9999_us, l.max_us]
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| (i as f64, *v))
+                    .collect()
             }),
         },
     ];
@@ -361,13 +418,17 @@ fn step_charts(o: &mut String, step: &StepTable) {
             format!("{}: background writer per second ({wop})", step.name),
             "writes/s",
             Unit::Count,
-            series(&|r| r.writer.as_ref().map(|w| rate_points(&w.intervals, r.wall_s.unwrap_or(0.0))).unwrap_or_default()),
+            series(&|r| {
+                r.writer.as_ref().map(|w| rate_points(&w.intervals, r.wall_s.unwrap_or(0.0))).unwrap_or_default()
+            }),
         ));
         charts.push(per_second(
             format!("{}: writer max response time per second", step.name),
             "max response time (log)",
             Unit::Micros,
-            series(&|r| r.writer.as_ref().map(|w| max_points(&w.intervals, r.wall_s.unwrap_or(0.0))).unwrap_or_default()),
+            series(&|r| {
+                r.writer.as_ref().map(|w| max_points(&w.intervals, r.wall_s.unwrap_or(0.0))).unwrap_or_default()
+            }),
         ));
     }
     if step.rows.iter().any(|r| !r.memory.is_empty()) {
@@ -380,7 +441,12 @@ fn step_charts(o: &mut String, step: &StepTable) {
     }
     o.push_str(r#"<div class="legend">"#);
     for r in &step.rows {
-        let _ = write!(o, r#"<span><span class="sw" style="background:{}"></span>{}</span>"#, svg::color(r.series), esc(&r.label));
+        let _ = write!(
+            o,
+            r#"<span><span class="sw" style="background:{}"></span>{}</span>"#,
+            svg::color(r.series),
+            esc(&r.label)
+        );
     }
     o.push_str(r#"</div><div class="charts">"#);
     for c in &charts {
@@ -391,7 +457,8 @@ fn step_charts(o: &mut String, step: &StepTable) {
 
 /// A step's element id: letters, digits, '-', '_' and '.' only.
 fn anchor(key: &str) -> String {
-    let safe: String = key.chars().map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) { c } else { '-' }).collect();
+    let safe: String =
+        key.chars().map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) { c } else { '-' }).collect();
     format!("step-{safe}")
 }
 
@@ -405,7 +472,13 @@ fn status_text(s: Status) -> &'static str {
     }
 }
 
-fn step_section(o: &mut String, s: &Summary, step: &StepTable, base: &Base, sweep_tables: &super::sweep_tables::SweepTables) {
+fn step_section(
+    o: &mut String,
+    s: &Summary,
+    step: &StepTable,
+    base: &Base,
+    sweep_tables: &super::sweep_tables::SweepTables,
+) {
     let _ = write!(o, r#"<section class="step" id="{}"><h2>{}</h2>"#, anchor(&step.key), esc(&step.key));
     let ops: Vec<String> = {
         let mut v: Vec<String> = step.rows.iter().filter_map(|r| r.main_op.clone()).collect();
@@ -421,7 +494,11 @@ fn step_section(o: &mut String, s: &Summary, step: &StepTable, base: &Base, swee
     let walls: Vec<f64> = step.rows.iter().filter_map(|r| r.wall_s).collect();
     let wall = match walls.is_empty() {
         true => "-".to_string(),
-        false => format!("{:.1}&ndash;{:.1} s", walls.iter().copied().fold(f64::MAX, f64::min), walls.iter().copied().fold(f64::MIN, f64::max)),
+        false => format!(
+            "{:.1}&ndash;{:.1} s",
+            walls.iter().copied().fold(f64::MAX, f64::min),
+            walls.iter().copied().fold(f64::MIN, f64::max)
+        ),
     };
     let _ = write!(
         o,
@@ -452,7 +529,14 @@ fn step_section(o: &mut String, s: &Summary, step: &StepTable, base: &Base, swee
     if !notes.is_empty() {
         o.push_str("<ul class=\"notes\">");
         for (label, n, warn) in notes {
-            let _ = write!(o, r#"<li{}>{}: {}{}</li>"#, if warn { " class=\"warn\"" } else { "" }, esc(&label), if warn { "warning: " } else { "" }, esc(&n));
+            let _ = write!(
+                o,
+                r#"<li{}>{}: {}{}</li>"#,
+                if warn { " class=\"warn\"" } else { "" },
+                esc(&label),
+                if warn { "warning: " } else { "" },
+                esc(&n)
+            );
         }
         o.push_str("</ul>");
     }
@@ -491,7 +575,10 @@ fn environment(o: &mut String, s: &Summary) {
             let _ = write!(o, r#"<tr><td class="l"><b>{}</b></td><td class="l">{}</td></tr>"#, esc(k), esc(v));
         };
         kv("directory", &r.dir);
-        kv("status", &format!("{}{}", status_text(r.status), r.error.as_ref().map(|e| format!(": {e}")).unwrap_or_default()));
+        kv(
+            "status",
+            &format!("{}{}", status_text(r.status), r.error.as_ref().map(|e| format!(": {e}")).unwrap_or_default()),
+        );
         kv("started", &r.started_at);
         kv("finished", r.finished_at.as_deref().unwrap_or("-"));
         kv("rumbench", &format!("{} {}", r.rumbench_version, r.git_commit.as_deref().unwrap_or("")));
@@ -500,7 +587,10 @@ fn environment(o: &mut String, s: &Summary) {
         }
         kv("command line", &r.command_line);
         if let serde_json::Value::Object(m) = &r.settings {
-            let text: Vec<String> = m.iter().map(|(k, v)| format!("{k}={}", if let Some(s) = v.as_str() { s.to_string() } else { v.to_string() })).collect();
+            let text: Vec<String> = m
+                .iter()
+                .map(|(k, v)| format!("{k}={}", if let Some(s) = v.as_str() { s.to_string() } else { v.to_string() }))
+                .collect();
             kv("settings", &text.join(" "));
         }
         for c in &r.configs {
@@ -536,7 +626,10 @@ fn environment(o: &mut String, s: &Summary) {
 
 fn legend(o: &mut String) {
     o.push_str(r#"<section id="legend"><h2>Legend</h2><table class="legend-table"><thead><tr><th class="l">column</th><th class="l">unit</th><th class="l">better</th><th class="l">definition</th></tr></thead><tbody>"#);
-    let _ = write!(o, r#"<tr><td class="l">config</td><td class="l">-</td><td class="l">-</td><td class="l">engine configuration; <i>run/config</i> when the report holds several runs</td></tr>"#);
+    let _ = write!(
+        o,
+        r#"<tr><td class="l">config</td><td class="l">-</td><td class="l">-</td><td class="l">engine configuration; <i>run/config</i> when the report holds several runs</td></tr>"#
+    );
     for m in METRICS {
         let better = match m.better {
             Better::Higher => "higher &uarr;",
@@ -577,10 +670,20 @@ pub fn render(s: &Summary, opts: &HtmlOptions) -> String {
 <title>{}</title><style>{CSS}</style></head><body>",
         esc(&title)
     );
-    let _ = write!(o, "<h1>{}</h1><p class=\"meta\">generated {} by rumbench {}</p>", esc(&title), esc(&opts.generated_at), env!("CARGO_PKG_VERSION"));
+    let _ = write!(
+        o,
+        "<h1>{}</h1><p class=\"meta\">generated {} by rumbench {}</p>",
+        esc(&title),
+        esc(&opts.generated_at),
+        env!("CARGO_PKG_VERSION")
+    );
     o.push_str(r#"<table class="runs"><thead><tr><th class="l">run</th><th class="l">directory</th><th class="l">started</th><th class="l">status</th><th class="l">configs</th><th class="l">warnings</th></tr></thead><tbody>"#);
     for r in &s.runs {
-        let configs: Vec<String> = r.configs.iter().map(|c| format!("{} ({} {})", c.name, c.engine, c.engine_version.as_deref().unwrap_or("?"))).collect();
+        let configs: Vec<String> = r
+            .configs
+            .iter()
+            .map(|c| format!("{} ({} {})", c.name, c.engine, c.engine_version.as_deref().unwrap_or("?")))
+            .collect();
         let _ = write!(
             o,
             r#"<tr><td class="l">{}</td><td class="l">{}</td><td class="l">{}</td><td class="l">{}</td><td class="l">{}</td><td>{}</td></tr>"#,
@@ -651,7 +754,11 @@ pub fn render(s: &Summary, opts: &HtmlOptions) -> String {
 /// highlighted as in the report's other relative tables.
 pub fn relative_html(t: &Table) -> String {
     let mut o = format!(r#"<section id="{}"><h2>{}</h2>"#, t.id, esc(&t.title));
-    let _ = write!(o, r#"<p class="meta">{}</p><div class="scroll"><table class="relative"><thead><tr><th class="l">step</th><th class="l">metric</th>"#, esc(&t.heading));
+    let _ = write!(
+        o,
+        r#"<p class="meta">{}</p><div class="scroll"><table class="relative"><thead><tr><th class="l">step</th><th class="l">metric</th>"#,
+        esc(&t.heading)
+    );
     for c in &t.columns {
         match &c.detail {
             Some(d) => {
@@ -664,7 +771,13 @@ pub fn relative_html(t: &Table) -> String {
     }
     o.push_str("</tr></thead><tbody>");
     for r in &t.rows {
-        let _ = write!(o, r#"<tr><td class="l">{}</td><td class="l">{}</td><td class="base">{}</td>"#, esc(&r.step), esc(t.metrics[r.metric].1), esc(&relative::value_text(r.base)));
+        let _ = write!(
+            o,
+            r#"<tr><td class="l">{}</td><td class="l">{}</td><td class="base">{}</td>"#,
+            esc(&r.step),
+            esc(t.metrics[r.metric].1),
+            esc(&relative::value_text(r.base))
+        );
         for (c, col) in r.cells.iter().zip(&t.columns[1..]) {
             let class = match c.ratio.filter(|_| c.verdict != Verdict::Missing).map(summary::ratio_class) {
                 Some(RatioClass::Below) => " class=\"below\"",
@@ -674,11 +787,19 @@ pub fn relative_html(t: &Table) -> String {
             let text = esc(&format!("{} {}", relative::value_text(c.value), relative::ratio_text(c)));
             let text = if c.verdict == Verdict::Regression { format!("<b>{text}</b>") } else { text };
             // A CPU REGRESSION links to where the CPU went, when profiles say.
-            let text = match t.cpu_change(&col.config, &r.step).filter(|_| c.verdict == Verdict::Regression && relative::is_cpu_metric(t.metrics[r.metric].0)) {
+            let text = match t
+                .cpu_change(&col.config, &r.step)
+                .filter(|_| c.verdict == Verdict::Regression && relative::is_cpu_metric(t.metrics[r.metric].0))
+            {
                 Some(ch) => format!(r##"{text} <a href="#{}">where the CPU went</a>"##, ch.anchor()),
                 None => text,
             };
-            let _ = write!(o, "<td{class} title=\"interval {}: {}\">{text}</td>", esc(&compare::interval_text(c.interval.as_ref())), esc(&c.verdict.text()));
+            let _ = write!(
+                o,
+                "<td{class} title=\"interval {}: {}\">{text}</td>",
+                esc(&compare::interval_text(c.interval.as_ref())),
+                esc(&c.verdict.text())
+            );
         }
         o.push_str("</tr>");
     }
@@ -703,7 +824,9 @@ pub fn profile_changes_html(steps: &[super::profile_changes::StepChanges]) -> St
         return String::new();
     }
     let us = |v: f64| format!("{v:.3}");
-    let mut o = String::from(r#"<p class="meta">Where the CPU went: each profiled step whose CPU per operation moved beyond the threshold, its functions' self CPU per operation on each side (mean over each side's profiled repeats). A function is marked beyond the repeats when its difference exceeds the wider of the two sides' ranges of its cost over their repeats; with one profiled run on a side it is not tested. The flame graph is the new side's, red where a frame's CPU per operation grew against the base, blue where it shrank (frames only the base has are not drawn).</p>"#);
+    let mut o = String::from(
+        r#"<p class="meta">Where the CPU went: each profiled step whose CPU per operation moved beyond the threshold, its functions' self CPU per operation on each side (mean over each side's profiled repeats). A function is marked beyond the repeats when its difference exceeds the wider of the two sides' ranges of its cost over their repeats; with one profiled run on a side it is not tested. The flame graph is the new side's, red where a frame's CPU per operation grew against the base, blue where it shrank (frames only the base has are not drawn).</p>"#,
+    );
     for st in steps {
         let _ = write!(
             o,
@@ -717,7 +840,11 @@ pub fn profile_changes_html(steps: &[super::profile_changes::StepChanges]) -> St
             st.new_us_op - st.base_us_op,
             st.n_base,
             st.n_new,
-            if st.tested() { "" } else { r#"<br><span class="warn">one profiled run on a side: the differences are not tested against the repeats' spread (use --repeat)</span>"# },
+            if st.tested() {
+                ""
+            } else {
+                r#"<br><span class="warn">one profiled run on a side: the differences are not tested against the repeats' spread (use --repeat)</span>"#
+            },
         );
         if let Some(c) = st.caveat() {
             let _ = write!(o, r#"<p class="meta"><span class="warn">{}</span></p>"#, esc(&c));
@@ -777,10 +904,16 @@ pub fn profiles_html(s: &Summary) -> String {
     if views.is_empty() {
         return String::new();
     }
-    let mut o = String::from(r#"<section id="profiles"><h2>CPU profiles</h2><p class="meta">Sampled by perf (cpu-clock) over each step's timed window; a sample is 1/rate s of one thread's CPU, so a function's samples over the step's operations are its CPU per operation. Roles: client (rumbench's threads outside the engine), engine-foreground (the engine's code on the clients' threads), engine-background (the engine's own threads), server (a server's processes). Self: in the function itself; total: with what it called.</p>"#);
+    let mut o = String::from(
+        r#"<section id="profiles"><h2>CPU profiles</h2><p class="meta">Sampled by perf (cpu-clock) over each step's timed window; a sample is 1/rate s of one thread's CPU, so a function's samples over the step's operations are its CPU per operation. Roles: client (rumbench's threads outside the engine), engine-foreground (the engine's code on the clients' threads), engine-background (the engine's own threads), server (a server's processes). Self: in the function itself; total: with what it called.</p>"#,
+    );
     let us = |v: f64| format!("{v:.3}");
     for v in views {
-        let title = if s.runs.len() > 1 { format!("{} / {} / {}", v.run, v.config, v.step) } else { format!("{} / {}", v.config, v.step) };
+        let title = if s.runs.len() > 1 {
+            format!("{} / {} / {}", v.run, v.config, v.step)
+        } else {
+            format!("{} / {}", v.config, v.step)
+        };
         let _ = write!(o, r#"<h3 id="profile-{}">{}</h3>"#, anchor(&title), esc(&title));
         let roles: Vec<String> = v.roles.iter().map(|(r, c)| format!("{} {} µs/op", r.name(), us(*c))).collect();
         let _ = write!(
@@ -814,7 +947,13 @@ pub fn profiles_html(s: &Summary) -> String {
         }
         o.push_str(r#"</tbody></table></div><div><table class="small"><thead><tr><th class="l">role</th><th class="l">library</th><th>self µs/op</th></tr></thead><tbody>"#);
         for (role, lib, c) in &v.libraries {
-            let _ = write!(o, r#"<tr><td class="l">{}</td><td class="l">{}</td><td>{}</td></tr>"#, role.name(), esc(lib), us(*c));
+            let _ = write!(
+                o,
+                r#"<tr><td class="l">{}</td><td class="l">{}</td><td>{}</td></tr>"#,
+                role.name(),
+                esc(lib),
+                us(*c)
+            );
         }
         o.push_str("</tbody></table></div></div>");
     }
@@ -834,7 +973,14 @@ pub fn config_sweep_html(tables: &[Table]) -> String {
 
 /// A titled table as an HTML section: its heading lines, then the table
 /// (`left(i)`: column i aligned left); the caller closes the section.
-fn table_section(id: &str, title: &str, heading: &[String], header: &[&str], rows: &[Vec<String>], left: impl Fn(usize) -> bool) -> String {
+fn table_section(
+    id: &str,
+    title: &str,
+    heading: &[String],
+    header: &[&str],
+    rows: &[Vec<String>],
+    left: impl Fn(usize) -> bool,
+) -> String {
     let mut o = format!(r#"<section id="{id}"><h2>{}</h2>"#, esc(title));
     for h in heading {
         let _ = write!(o, r#"<p class="meta">{}</p>"#, esc(h));
@@ -858,7 +1004,9 @@ fn table_section(id: &str, title: &str, heading: &[String], header: &[&str], row
 /// A merged run's shards as an HTML section.
 pub fn shards_html(t: &super::shards::ShardTable) -> String {
     let last = super::shards::HEADER.len() - 1;
-    let mut o = table_section("shards", super::shards::TITLE, &t.heading, super::shards::HEADER, &t.rows, |i| i < 2 || i == 3 || i == last);
+    let mut o = table_section("shards", super::shards::TITLE, &t.heading, super::shards::HEADER, &t.rows, |i| {
+        i < 2 || i == 3 || i == last
+    });
     o.push_str("</section>");
     o
 }
@@ -866,7 +1014,10 @@ pub fn shards_html(t: &super::shards::ShardTable) -> String {
 /// A crash test's durability matrix as an HTML section.
 pub fn durability_html(m: &super::durability::Matrix) -> String {
     let last = super::durability::HEADER.len() - 1;
-    let mut o = table_section("durability", super::durability::TITLE, &m.heading, super::durability::HEADER, &m.rows, |i| i < 2 || i == last);
+    let mut o =
+        table_section("durability", super::durability::TITLE, &m.heading, super::durability::HEADER, &m.rows, |i| {
+            i < 2 || i == last
+        });
     for n in &m.notes {
         let _ = write!(o, "<p>{}</p>", esc(n));
     }
@@ -878,7 +1029,12 @@ pub fn durability_html(m: &super::durability::Matrix) -> String {
 pub fn hotrow_html(grids: &[hotrow::Grid]) -> String {
     let mut o = String::new();
     for g in grids {
-        let _ = write!(o, r#"<section class="step" id="hotrow-{0}"><h2>{0}: hot-row grid</h2><p>{1}</p><table><thead><tr><th>tables</th>"#, esc(&g.config), hotrow::TITLE);
+        let _ = write!(
+            o,
+            r#"<section class="step" id="hotrow-{0}"><h2>{0}: hot-row grid</h2><p>{1}</p><table><thead><tr><th>tables</th>"#,
+            esc(&g.config),
+            hotrow::TITLE
+        );
         for c in &g.clients {
             let _ = write!(o, "<th>{c} clients</th><th>p99 us</th>");
         }
@@ -908,7 +1064,8 @@ mod tests {
         let s = Summary::build(&[NamedRun { label: "r".into(), dir: String::new(), run: &run }]);
         let page = render(&s, &HtmlOptions { base: s.default_base(), title: None, generated_at: "now".into() });
         let section = |key: &str| {
-            let start = page.find(&format!(r#"<section class="step" id="step-{key}">"#)).unwrap_or_else(|| panic!("no {key}"));
+            let start =
+                page.find(&format!(r#"<section class="step" id="step-{key}">"#)).unwrap_or_else(|| panic!("no {key}"));
             page[start..start + page[start..].find("</section>").unwrap()].to_string()
         };
         let a = section("ycsb-a");

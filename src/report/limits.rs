@@ -3,8 +3,8 @@
 //! points (each step's rate) and lines (each step's ceilings). Neutral
 //! tables; the formats (table.rs, html.rs) render them.
 
-use crate::measure::ceiling::{Ceilings, Resource};
 use super::summary::{StepTable, Summary};
+use crate::measure::ceiling::{Ceilings, Resource};
 
 /// The resources in column order.
 pub const RESOURCES: [Resource; 4] = [Resource::Read, Resource::Write, Resource::Sync, Resource::Cpu];
@@ -26,7 +26,10 @@ fn row(label: &str, c: &Ceilings) -> LimitRow {
     LimitRow {
         label: label.to_string(),
         ops_s: c.ops_s,
-        ceilings: RESOURCES.iter().map(|r| c.ceilings.iter().find(|x| x.resource == *r).map(|x| (x.ops_s, x.basis.clone()))).collect(),
+        ceilings: RESOURCES
+            .iter()
+            .map(|r| c.ceilings.iter().find(|x| x.resource == *r).map(|x| (x.ops_s, x.basis.clone())))
+            .collect(),
         bound: c.short(),
         unknown: c.unknown.clone(),
     }
@@ -77,7 +80,9 @@ pub fn rooflines(s: &Summary) -> Vec<Roofline> {
             };
             let mut all: Vec<(usize, &Ceilings)> = Vec::new();
             for st in &s.steps {
-                if let Some(c) = st.rows.iter().find(|r| r.run == ri && r.label == label).and_then(|r| r.ceilings.as_ref()) {
+                if let Some(c) =
+                    st.rows.iter().find(|r| r.run == ri && r.label == label).and_then(|r| r.ceilings.as_ref())
+                {
                     chart.steps.push(st.key.clone());
                     all.push((chart.steps.len() - 1, c));
                 }

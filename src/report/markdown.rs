@@ -8,8 +8,8 @@ use anyhow::Result;
 use super::compare::Verdict;
 use super::relative::{self, Table};
 use super::{hotrow, table, Exporter};
-use crate::result::RunResult;
 use crate::report::summary::{self, Base, Better, NamedRun, Rank, Summary, METRICS};
+use crate::result::RunResult;
 
 pub struct Markdown;
 
@@ -59,9 +59,19 @@ pub fn render(s: &Summary, base: &Base) -> String {
         o.push_str("## rumbench results\n\n");
     }
     for r in &s.runs {
-        let configs: Vec<String> = r.configs.iter().map(|c| format!("{} ({} {})", c.name, c.engine, c.engine_version.as_deref().unwrap_or("?"))).collect();
+        let configs: Vec<String> = r
+            .configs
+            .iter()
+            .map(|c| format!("{} ({} {})", c.name, c.engine, c.engine_version.as_deref().unwrap_or("?")))
+            .collect();
         let run = if s.multi_run() { format!("{}: ", r.label) } else { String::new() };
-        let _ = writeln!(o, "- {run}started {}, rumbench {}, {}", r.started_at, r.rumbench_version, cell(&configs.join(", ")));
+        let _ = writeln!(
+            o,
+            "- {run}started {}, rumbench {}, {}",
+            r.started_at,
+            r.rumbench_version,
+            cell(&configs.join(", "))
+        );
     }
     o.push('\n');
     for r in &s.runs {
@@ -88,7 +98,8 @@ pub fn render(s: &Summary, base: &Base) -> String {
             }
             o.push('\n');
         }
-        let notes: Vec<String> = st.rows.iter().flat_map(|r| r.notes.iter().map(move |n| format!("{}: {n}", r.label))).collect();
+        let notes: Vec<String> =
+            st.rows.iter().flat_map(|r| r.notes.iter().map(move |n| format!("{}: {n}", r.label))).collect();
         if !notes.is_empty() {
             o.push('\n');
             for n in notes {
@@ -124,7 +135,9 @@ pub fn render(s: &Summary, base: &Base) -> String {
                 for &mi in &cols {
                     let text = match bases[ri] {
                         Some(b) if b == ri => "base".to_string(),
-                        Some(b) => summary::ratio(row.values[mi], st.rows[b].values[mi]).map(summary::fmt_ratio).unwrap_or_else(|| "-".into()),
+                        Some(b) => summary::ratio(row.values[mi], st.rows[b].values[mi])
+                            .map(summary::fmt_ratio)
+                            .unwrap_or_else(|| "-".into()),
                         None => "-".into(),
                     };
                     let _ = write!(o, " {text} |");
@@ -138,7 +151,9 @@ pub fn render(s: &Summary, base: &Base) -> String {
             }
         }
         if st.has_writer() {
-            o.push_str("\nBackground writer:\n\n| config | target ops/s | achieved ops/s | target |\n|:--|--:|--:|:--|\n");
+            o.push_str(
+                "\nBackground writer:\n\n| config | target ops/s | achieved ops/s | target |\n|:--|--:|--:|:--|\n",
+            );
             for row in &st.rows {
                 if let Some(w) = &row.writer {
                     let verdict = match (w.target_ops_s, w.missed_target) {
@@ -158,7 +173,13 @@ pub fn render(s: &Summary, base: &Base) -> String {
         }
         o.push('\n');
     }
-    let warnings: Vec<String> = s.runs.iter().flat_map(|r| r.warnings.iter().map(move |w| if s.multi_run() { format!("{}: {w}", r.label) } else { w.clone() })).collect();
+    let warnings: Vec<String> = s
+        .runs
+        .iter()
+        .flat_map(|r| {
+            r.warnings.iter().map(move |w| if s.multi_run() { format!("{}: {w}", r.label) } else { w.clone() })
+        })
+        .collect();
     if !warnings.is_empty() {
         o.push_str("Warnings:\n\n");
         for w in warnings {
@@ -245,7 +266,14 @@ fn profile_changes_markdown(steps: &[super::profile_changes::StepChanges]) -> St
                 None => "untested",
             };
             let share = c.share.map(|x| format!("{:.0}%", x * 100.0)).unwrap_or_else(|| "-".into());
-            let _ = writeln!(o, "| {role} | {} | {:.3} | {:.3} | {:+.3} | {share} | {beyond} |", frame.replace('|', "\\|"), c.base_us_op, c.new_us_op, c.diff());
+            let _ = writeln!(
+                o,
+                "| {role} | {} | {:.3} | {:.3} | {:+.3} | {share} | {beyond} |",
+                frame.replace('|', "\\|"),
+                c.base_us_op,
+                c.new_us_op,
+                c.diff()
+            );
         }
         o.push('\n');
     }
@@ -304,7 +332,12 @@ mod tests {
         };
         let a = section("ycsb-a");
         assert!(a.contains("Per operation type:"), "{a}");
-        assert!(a.contains("| lmdb-nosync-writemap | READ | 2523456 | 84115.2 | 2.60 | 10.40 | 31.20 | 780.0 | 3 not found |"), "{a}");
+        assert!(
+            a.contains(
+                "| lmdb-nosync-writemap | READ | 2523456 | 84115.2 | 2.60 | 10.40 | 31.20 | 780.0 | 3 not found |"
+            ),
+            "{a}"
+        );
         assert!(a.contains("| lmdb-nosync-writemap | UPDATE | 2522107 | 84070.2 | 7.30 | 29.20 | 87.60 | 2190.0 | 17 conflicts; 2 errors |"), "{a}");
         assert!(!section("readrandom").contains("Per operation type"));
         // Step warnings are listed once, with their config and step.

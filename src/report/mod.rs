@@ -15,10 +15,12 @@ pub mod concurrency;
 pub mod config_sweep;
 pub mod csv;
 pub mod durability;
+pub mod engine_comparison;
 pub mod flame;
 pub mod fmt;
 pub mod history;
 pub mod hlog;
+pub mod hotrow;
 pub mod html;
 pub mod json;
 pub mod limits;
@@ -27,8 +29,6 @@ pub mod output;
 pub mod profile_changes;
 pub mod profiles;
 pub mod relative;
-pub mod engine_comparison;
-pub mod hotrow;
 pub mod scaling;
 pub mod shards;
 pub mod stats;
@@ -105,7 +105,10 @@ pub fn load_runs(args: &[String], history: Option<&Path>) -> Result<Vec<LoadedRu
         loaded.push(load_one(a, history)?);
     }
     let labels = summary::run_labels(
-        &loaded.iter().map(|(d, _)| std::fs::canonicalize(d).unwrap_or_else(|_| d.clone()).to_string_lossy().to_string()).collect::<Vec<_>>(),
+        &loaded
+            .iter()
+            .map(|(d, _)| std::fs::canonicalize(d).unwrap_or_else(|_| d.clone()).to_string_lossy().to_string())
+            .collect::<Vec<_>>(),
     );
     Ok(loaded.into_iter().zip(labels).map(|((dir, run), label)| LoadedRun { label, dir, run }).collect())
 }
@@ -158,7 +161,11 @@ pub fn now_text() -> String {
 /// A run directory's own report.html (that run alone); returns its path.
 pub fn write_run_html(dir: &Path, run: &RunResult) -> Result<PathBuf> {
     let path = dir.join("report.html");
-    let loaded = [LoadedRun { label: summary::run_labels(&[dir.display().to_string()]).remove(0), dir: dir.to_path_buf(), run: run.clone() }];
+    let loaded = [LoadedRun {
+        label: summary::run_labels(&[dir.display().to_string()]).remove(0),
+        dir: dir.to_path_buf(),
+        run: run.clone(),
+    }];
     write_html(&loaded, None, None, &path).map(|()| path)
 }
 
@@ -238,13 +245,16 @@ mod tests {
             ("fmt", include_str!("fmt.rs")),
             ("sysinfo_text", include_str!("sysinfo_text.rs")),
         ];
-        const FORMATS: &[&str] = &["flame", "table", "compare_text", "markdown", "html", "svg", "scaling", "tsv", "csv", "json", "hlog"];
+        const FORMATS: &[&str] =
+            &["flame", "table", "compare_text", "markdown", "html", "svg", "scaling", "tsv", "csv", "json", "hlog"];
         for (view, source) in VIEWS {
             // Tests may render what they check.
             let code = source.split("#[cfg(test)]").next().unwrap_or_default();
             for f in FORMATS {
                 for path in [format!("super::{f}"), format!("crate::report::{f}"), format!("super::{{{f}")] {
-                    let uses = code.matches(&format!("{path}::")).count() + code.matches(&format!("{path};")).count() + code.matches(&format!("{path},")).count();
+                    let uses = code.matches(&format!("{path}::")).count()
+                        + code.matches(&format!("{path};")).count()
+                        + code.matches(&format!("{path},")).count();
                     assert_eq!(uses, 0, "the view {view} imports the format {f} ({path})");
                 }
             }

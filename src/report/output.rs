@@ -60,7 +60,11 @@ fn target(path: &Path, allowed: &[&str]) -> Result<Target> {
     };
     let name = resolved.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
     let dir = resolved.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let shown = if resolved == path { path.display().to_string() } else { format!("{} (-> {})", path.display(), resolved.display()) };
+    let shown = if resolved == path {
+        path.display().to_string()
+    } else {
+        format!("{} (-> {})", path.display(), resolved.display())
+    };
     if is_run_file(&name) && !allowed.contains(&name.as_str()) && is_run_dir(dir) {
         bail!("{shown} is a file of the rumbench run in {}: not overwritten (choose another path)", dir.display());
     }
@@ -85,7 +89,10 @@ fn target(path: &Path, allowed: &[&str]) -> Result<Target> {
         return Ok(Target::Stream(resolved));
     }
     if meta.permissions().mode() & 0o222 == 0 {
-        bail!("{shown} is read-only (mode {:o}): not overwritten (make it writable, or choose another path)", meta.permissions().mode() & 0o7777);
+        bail!(
+            "{shown} is read-only (mode {:o}): not overwritten (make it writable, or choose another path)",
+            meta.permissions().mode() & 0o7777
+        );
     }
     if meta.nlink() > 1 {
         return Ok(Target::Linked(resolved));
@@ -122,7 +129,10 @@ pub fn write_user_file(path: &Path, bytes: &[u8], allowed: &[&str]) -> Result<()
 fn replace_atomically(path: &Path, bytes: &[u8], perms: Option<std::fs::Permissions>) -> Result<()> {
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let mut tmp = tempfile::Builder::new()
-        .prefix(&format!(".{}.", path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_else(|| "out".into())))
+        .prefix(&format!(
+            ".{}.",
+            path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_else(|| "out".into())
+        ))
         .suffix(".tmp")
         .tempfile_in(dir)
         .with_context(|| format!("cannot write {}", path.display()))?;
@@ -230,7 +240,8 @@ mod tests {
         assert!(check_user_file(t.path(), &[]).unwrap_err().to_string().contains("is a directory"));
         let run = t.path().join("run");
         std::fs::create_dir(&run).unwrap();
-        std::fs::write(run.join("result.json"), serde_json::to_vec(&crate::result::fixtures::run(Vec::new())).unwrap()).unwrap();
+        std::fs::write(run.join("result.json"), serde_json::to_vec(&crate::result::fixtures::run(Vec::new())).unwrap())
+            .unwrap();
         for name in ["result.json", "summary.txt", "report.html"] {
             let e = check_user_file(&run.join(name), &[]).unwrap_err().to_string();
             assert!(e.contains("is a file of the rumbench run"), "{e}");
@@ -241,6 +252,9 @@ mod tests {
         let link = t.path().join("sneaky.json");
         symlink(run.join("result.json"), &link).unwrap();
         assert!(check_user_file(&link, &[]).is_err());
-        assert!(check_user_file(&t.path().join("nodir/out.md"), &[]).unwrap_err().to_string().contains("not a directory"));
+        assert!(check_user_file(&t.path().join("nodir/out.md"), &[])
+            .unwrap_err()
+            .to_string()
+            .contains("not a directory"));
     }
 }

@@ -9,9 +9,9 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
 
-use crate::measure::profile::{self, FunctionChange};
 use super::compare::Group;
 use super::summary::RunInfo;
+use crate::measure::profile::{self, FunctionChange};
 
 /// Functions listed per step.
 pub const TOP: usize = 10;
@@ -69,7 +69,8 @@ impl StepChanges {
 
     /// Whether this explains the same pair and step as `other`.
     pub fn same_pair(&self, other: &StepChanges) -> bool {
-        (self.base.as_str(), self.new.as_str(), self.step.as_str()) == (other.base.as_str(), other.new.as_str(), other.step.as_str())
+        (self.base.as_str(), self.new.as_str(), self.step.as_str())
+            == (other.base.as_str(), other.new.as_str(), other.step.as_str())
     }
 }
 
@@ -104,7 +105,11 @@ fn side(g: &Group, name: &str) -> BTreeMap<String, Vec<Repeat>> {
         for c in run.configs.iter().filter(|c| c.name == name) {
             for s in &c.steps {
                 let Some(p) = &s.profile else { continue };
-                let (Ok(folded), Some(us), Some(total)) = (profile::load(Path::new(dir), p), p.us_per_sample_op(), p.cpu_us_per_op()) else { continue };
+                let (Ok(folded), Some(us), Some(total)) =
+                    (profile::load(Path::new(dir), p), p.us_per_sample_op(), p.cpu_us_per_op())
+                else {
+                    continue;
+                };
                 by_step.entry(s.name.clone()).or_default().push(Repeat::of(&folded, us, total, p.scope.as_ref()));
             }
         }
@@ -116,15 +121,29 @@ fn side(g: &Group, name: &str) -> BTreeMap<String, Vec<Repeat>> {
 /// config `name` (of step `only` alone, when given).
 fn side_of_run(run: &RunInfo, name: &str, only: Option<&str>) -> BTreeMap<String, Vec<Repeat>> {
     let mut by_step: BTreeMap<String, Vec<Repeat>> = BTreeMap::new();
-    for v in run.profiles.iter().filter(|v| v.config_name == name && only.is_none_or(|s| v.step == s) && v.ops > 0 && !v.folded.stacks.is_empty()) {
+    for v in run.profiles.iter().filter(|v| {
+        v.config_name == name && only.is_none_or(|s| v.step == s) && v.ops > 0 && !v.folded.stacks.is_empty()
+    }) {
         let Some(total) = v.cpu_us_op else { continue };
-        by_step.entry(v.step.clone()).or_default().push(Repeat::of(&v.folded, v.us_per_sample, total, v.scope.as_ref()));
+        by_step.entry(v.step.clone()).or_default().push(Repeat::of(
+            &v.folded,
+            v.us_per_sample,
+            total,
+            v.scope.as_ref(),
+        ));
     }
     by_step
 }
 
 /// Each step both sides profiled whose CPU per op moved by more than `threshold`.
-fn step_changes(base: (&str, &str), new: (&str, &str), sa: &BTreeMap<String, Vec<Repeat>>, sb: &BTreeMap<String, Vec<Repeat>>, threshold: f64, out: &mut Vec<StepChanges>) {
+fn step_changes(
+    base: (&str, &str),
+    new: (&str, &str),
+    sa: &BTreeMap<String, Vec<Repeat>>,
+    sb: &BTreeMap<String, Vec<Repeat>>,
+    threshold: f64,
+    out: &mut Vec<StepChanges>,
+) {
     for (step, ra) in sa {
         let Some(rb) = sb.get(step) else { continue };
         let mean = |r: &[Repeat]| r.iter().map(|x| x.total).sum::<f64>() / r.len() as f64;
@@ -181,10 +200,16 @@ pub fn for_run(run: &RunInfo, base: &str, others: &[String], threshold: f64) -> 
 /// A step's relative table (`summary::Base`): each row whose profiled CPU
 /// per op moved against its base row's, in one run or across several (a
 /// row's side pools the rounds of its config in its run).
-pub fn for_step(s: &super::summary::Summary, step: &super::summary::StepTable, base: &super::summary::Base, threshold: f64) -> Vec<StepChanges> {
+pub fn for_step(
+    s: &super::summary::Summary,
+    step: &super::summary::StepTable,
+    base: &super::summary::Base,
+    threshold: f64,
+) -> Vec<StepChanges> {
     let mut out = Vec::new();
     let bases = s.base_rows(step, base);
-    let sides: Vec<BTreeMap<String, Vec<Repeat>>> = step.rows.iter().map(|row| side_of_run(&s.runs[row.run], &row.config, Some(&step.name))).collect();
+    let sides: Vec<BTreeMap<String, Vec<Repeat>>> =
+        step.rows.iter().map(|row| side_of_run(&s.runs[row.run], &row.config, Some(&step.name))).collect();
     for (ri, b) in bases.iter().enumerate() {
         let Some(b) = *b else { continue };
         if b == ri {
@@ -203,7 +228,13 @@ pub fn build(groups: &[Group], threshold: f64) -> Vec<StepChanges> {
     if groups.is_empty() {
         return out;
     }
-    let label = |gi: usize, name: &str| if groups.len() == 1 { name.to_string() } else { format!("{}/{name}", groups[gi].label) };
+    let label = |gi: usize, name: &str| {
+        if groups.len() == 1 {
+            name.to_string()
+        } else {
+            format!("{}/{name}", groups[gi].label)
+        }
+    };
     for (ga, a, gb, b) in super::compare::matched_configs(groups) {
         let (sa, sb) = (side(&groups[ga], &a), side(&groups[gb], &b));
         step_changes((&label(ga, &a), &a), (&label(gb, &b), &b), &sa, &sb, threshold, &mut out);

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use crate::measure::profile::{self, FunctionCost, Folded, Role};
+use crate::measure::profile::{self, Folded, FunctionCost, Role};
 use crate::result::RunResult;
 
 /// Functions listed per role.
@@ -58,11 +58,16 @@ pub fn build(label: &str, dir: &Path, run: &RunResult) -> Vec<ProfileView> {
                     warning.get_or_insert_with(|| "the step completed no operation: no CPU per operation".into());
                 }
                 let by_role = folded.by_role();
-                let roles = Role::ALL.into_iter().filter_map(|role| by_role.get(role.name()).map(|n| (role, *n as f64 * us))).collect();
+                let roles = Role::ALL
+                    .into_iter()
+                    .filter_map(|role| by_role.get(role.name()).map(|n| (role, *n as f64 * us)))
+                    .collect();
                 let all = profile::function_costs(&folded, us);
                 let functions = Role::ALL
                     .into_iter()
-                    .flat_map(|role| all.iter().filter(move |f| f.role == role && f.self_us_op > 0.0).take(TOP_FUNCTIONS).cloned())
+                    .flat_map(|role| {
+                        all.iter().filter(move |f| f.role == role && f.self_us_op > 0.0).take(TOP_FUNCTIONS).cloned()
+                    })
                     .collect();
                 out.push(ProfileView {
                     run: label.to_string(),

@@ -84,7 +84,12 @@ impl Table {
     /// Compare `columns[1..]` with `columns[0]` in every step any of them
     /// ran; rows without a value on any side are left out. The pairs'
     /// notes (steps on one side only) join `notes`.
-    pub fn build(s: &Summary, metrics: &'static [(&'static str, &'static str)], columns: Vec<Column>, opts: &Options) -> (Vec<Row>, Vec<String>) {
+    pub fn build(
+        s: &Summary,
+        metrics: &'static [(&'static str, &'static str)],
+        columns: Vec<Column>,
+        opts: &Options,
+    ) -> (Vec<Row>, Vec<String>) {
         let opts = Options { metrics: Some(metrics.iter().map(|(k, _)| k.to_string()).collect()), ..opts.clone() };
         let others: Vec<String> = columns[1..].iter().map(|c| c.config.clone()).collect();
         let pairs = compare::compare_configs(s, &columns[0].config, &others, &opts);
@@ -109,7 +114,8 @@ impl Table {
                 rows.push(Row { step: st.key.clone(), metric: mi, base, cells });
             }
         }
-        let mut notes: Vec<String> = pairs.iter().flat_map(|p| p.notes.iter().map(move |n| format!("{} vs {}: {n}", p.new, p.base))).collect();
+        let mut notes: Vec<String> =
+            pairs.iter().flat_map(|p| p.notes.iter().map(move |n| format!("{} vs {}: {n}", p.new, p.base))).collect();
         // A note about one config's own runs is said once, not once per pair it is in.
         for n in pairs.iter().flat_map(|p| &p.run_notes) {
             if !notes.contains(n) {
@@ -124,9 +130,6 @@ impl Table {
         }
         (rows, notes)
     }
-
-
-
 }
 
 /// A cell's verdict, short (the table's legend says what each means).
@@ -168,4 +171,3 @@ pub fn ratio_text(c: &Cell) -> String {
 pub fn value_text(v: Option<f64>) -> String {
     v.map(summary::fmt_value).unwrap_or_else(|| "-".into())
 }
-

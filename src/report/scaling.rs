@@ -22,17 +22,26 @@ fn ops(x: f64) -> String {
 /// efficiency's interval paired by round.
 fn rows(sw: &Sweep) -> Vec<(&'static str, Vec<String>)> {
     let mut rows = vec![
-        ("clients", sw.points.iter().map(|p| format!("{}{}", p.threads, if p.oversubscribed { "*" } else { "" })).collect()),
+        (
+            "clients",
+            sw.points.iter().map(|p| format!("{}{}", p.threads, if p.oversubscribed { "*" } else { "" })).collect(),
+        ),
         (if sw.repeats > 1 { "ops/s (median)" } else { "ops/s" }, sw.points.iter().map(|p| ops(p.ops_s)).collect()),
     ];
     if sw.repeats > 1 {
         rows.push(("range", sw.points.iter().map(|p| range_text(p.range(), Some(p.ops_s))).collect()));
     }
-    rows.push(("efficiency", sw.points.iter().map(|p| p.efficiency.map_or("-".into(), |e| format!("{e:.2}"))).collect()));
+    rows.push((
+        "efficiency",
+        sw.points.iter().map(|p| p.efficiency.map_or("-".into(), |e| format!("{e:.2}"))).collect(),
+    ));
     if sw.points.iter().any(|p| p.efficiency_interval.is_some()) {
         rows.push((
             "efficiency 95% CI",
-            sw.points.iter().map(|p| p.efficiency_interval.map_or("-".into(), |i| format!("{:.2}..{:.2}", i.lo, i.hi))).collect(),
+            sw.points
+                .iter()
+                .map(|p| p.efficiency_interval.map_or("-".into(), |i| format!("{:.2}..{:.2}", i.lo, i.hi)))
+                .collect(),
         ));
     }
     rows
@@ -40,7 +49,10 @@ fn rows(sw: &Sweep) -> Vec<(&'static str, Vec<String>)> {
 
 /// The legend of the clients row's mark, when a point has it.
 fn oversubscribed_legend(sw: &Sweep) -> Option<&'static str> {
-    sw.points.iter().any(|p| p.oversubscribed).then_some("* oversubscribed: more runnable threads (clients and the engine's own) than cores")
+    sw.points
+        .iter()
+        .any(|p| p.oversubscribed)
+        .then_some("* oversubscribed: more runnable threads (clients and the engine's own) than cores")
 }
 
 /// "readrandom" or "readrandom, median of 5 repeats".
@@ -57,7 +69,9 @@ pub fn render(run: &RunResult) -> String {
     let mut out = String::new();
     for sw in concurrency::sweeps(run) {
         if out.is_empty() {
-            out.push_str("concurrency sweeps, Universal Scalability Law X(N) = lambda N / (1 + sigma (N-1) + kappa N (N-1)):\n");
+            out.push_str(
+                "concurrency sweeps, Universal Scalability Law X(N) = lambda N / (1 + sigma (N-1) + kappa N (N-1)):\n",
+            );
         }
         match &sw.fit {
             Ok(f) => out.push_str(&format!("{}: {}\n", heading(&sw), fit_line(f, max_n(&sw)))),
@@ -77,7 +91,10 @@ pub fn render(run: &RunResult) -> String {
         let cell_w = (rows.iter().flat_map(|r| r.1.iter().map(|c| c.len())).max().unwrap_or(0) + 2).max(9);
         for (label, cells) in &rows {
             let label = if *label == "clients" { "threads" } else { label };
-            out.push_str(&format!("  {label:<label_w$}{}\n", cells.iter().map(|c| format!("{c:>cell_w$}")).collect::<String>()));
+            out.push_str(&format!(
+                "  {label:<label_w$}{}\n",
+                cells.iter().map(|c| format!("{c:>cell_w$}")).collect::<String>()
+            ));
         }
         if let Some(l) = oversubscribed_legend(&sw) {
             out.push_str(&format!("  {l}\n"));
@@ -96,11 +113,19 @@ fn max_n(sw: &Sweep) -> f64 {
 fn fit_line(f: &UslFit, max_n: f64) -> String {
     let peak = match shown_peak(f, max_n) {
         Some((n, x, false)) => format!("peak at N = {n:.0} ({} ops/s)", ops(x)),
-        Some((n, x, true)) => format!("peak at N = {n:.0} ({} ops/s), extrapolated beyond the measured N = {max_n:.0}", ops(x)),
+        Some((n, x, true)) => {
+            format!("peak at N = {n:.0} ({} ops/s), extrapolated beyond the measured N = {max_n:.0}", ops(x))
+        }
         None if f.r_squared < POOR_FIT_R2 => "poor fit, no peak".into(),
         None => "no peak (kappa 0)".into(),
     };
-    format!("lambda {} ops/s, sigma {:.4}, kappa {:.6}, {peak}, R^2 {:.3}", ops(f.lambda), f.sigma, f.kappa, f.r_squared)
+    format!(
+        "lambda {} ops/s, sigma {:.4}, kappa {:.6}, {peak}, R^2 {:.3}",
+        ops(f.lambda),
+        f.sigma,
+        f.kappa,
+        f.r_squared
+    )
 }
 
 /// The fit, or why there is none, with the sweep's notes.
@@ -122,21 +147,38 @@ pub fn chart(label: &str, sw: &Sweep) -> Chart {
     let mut y_max = measured.iter().map(|p| p.1).fold(0.0, f64::max);
     if let Ok(f) = &sw.fit {
         let steps = 80;
-        let curve: Vec<(f64, f64)> = (0..=steps).map(|i| 1.0 + (n_max - 1.0) * i as f64 / steps as f64).map(|n| (n, f.throughput(n))).collect();
+        let curve: Vec<(f64, f64)> =
+            (0..=steps).map(|i| 1.0 + (n_max - 1.0) * i as f64 / steps as f64).map(|n| (n, f.throughput(n))).collect();
         y_max = curve.iter().map(|p| p.1).fold(y_max, f64::max);
-        series.push(Series { name: format!("USL fit (sigma {:.4}, kappa {:.6})", f.sigma, f.kappa), color: svg::color(0).into(), style: Style::Line, points: curve });
+        series.push(Series {
+            name: format!("USL fit (sigma {:.4}, kappa {:.6})", f.sigma, f.kappa),
+            color: svg::color(0).into(),
+            style: Style::Line,
+            points: curve,
+        });
     }
-    let x1 = sw.fit.as_ref().ok().map(|f| f.lambda).or_else(|| sw.points.iter().find(|p| p.threads == 1).map(|p| p.ops_s));
+    let x1 =
+        sw.fit.as_ref().ok().map(|f| f.lambda).or_else(|| sw.points.iter().find(|p| p.threads == 1).map(|p| p.ops_s));
     if let Some(x1) = x1.filter(|x| *x > 0.0) {
         let n_end = n_max.min((1.3 * y_max / x1).max(1.0));
-        series.push(Series { name: "linear scaling (N x X(1))".into(), color: "#7f7f7f".into(), style: Style::Dashed, points: vec![(1.0, x1), (n_end, n_end * x1)] });
+        series.push(Series {
+            name: "linear scaling (N x X(1))".into(),
+            color: "#7f7f7f".into(),
+            style: Style::Dashed,
+            points: vec![(1.0, x1), (n_end, n_end * x1)],
+        });
     }
     let name = if sw.repeats > 1 { format!("measured ({} repeats)", sw.repeats) } else { "measured".into() };
     let over: Vec<f64> = sw.points.iter().filter(|p| p.oversubscribed).map(|p| p.threads as f64).collect();
     let (busy, fits): (Vec<(f64, f64)>, Vec<(f64, f64)>) = measured.into_iter().partition(|p| over.contains(&p.0));
     series.push(Series { name, color: svg::color(1).into(), style: Style::Points, points: fits });
     if !busy.is_empty() {
-        series.push(Series { name: "oversubscribed (more runnable threads than cores)".into(), color: svg::color(3).into(), style: Style::Points, points: busy });
+        series.push(Series {
+            name: "oversubscribed (more runnable threads than cores)".into(),
+            color: svg::color(3).into(),
+            style: Style::Points,
+            points: busy,
+        });
     }
     Chart {
         title: format!("{label} {}: throughput by concurrency", sw.step),
@@ -160,20 +202,28 @@ fn label(s: &Summary, run: &str, sw: &Sweep) -> String {
 
 /// The concurrency sweeps of a summary's runs as an HTML section, or "".
 pub fn render_html(s: &Summary) -> String {
-    let all: Vec<(String, &Sweep)> = s.runs.iter().flat_map(|r| r.scaling.iter().map(move |sw| (label(s, &r.label, sw), sw))).collect();
+    let all: Vec<(String, &Sweep)> =
+        s.runs.iter().flat_map(|r| r.scaling.iter().map(move |sw| (label(s, &r.label, sw), sw))).collect();
     if all.is_empty() {
         return String::new();
     }
-    let mut o = String::from(r#"<section id="scaling"><h2>Concurrency sweeps</h2><p class="meta">Universal Scalability Law X(N) = lambda N / (1 + sigma (N-1) + kappa N (N-1)), fitted by non-linear least squares: sigma = contention, kappa = coherency; efficiency = X(N) / (N X(1)). With repeats: the median over them, their range, and the efficiency's 95% interval paired by round; the law is fitted to every repeat's points. Chart: measured points (dots), the fitted law (line), linear scaling from one client (dashed).</p>"#);
+    let mut o = String::from(
+        r#"<section id="scaling"><h2>Concurrency sweeps</h2><p class="meta">Universal Scalability Law X(N) = lambda N / (1 + sigma (N-1) + kappa N (N-1)), fitted by non-linear least squares: sigma = contention, kappa = coherency; efficiency = X(N) / (N X(1)). With repeats: the median over them, their range, and the efficiency's 95% interval paired by round; the law is fitted to every repeat's points. Chart: measured points (dots), the fitted law (line), linear scaling from one client (dashed).</p>"#,
+    );
     for (label, sw) in all {
-        let head = if sw.repeats > 1 { format!("{label} {}, median of {} repeats", sw.step, sw.repeats) } else { format!("{label} {}", sw.step) };
+        let head = if sw.repeats > 1 {
+            format!("{label} {}, median of {} repeats", sw.step, sw.repeats)
+        } else {
+            format!("{label} {}", sw.step)
+        };
         let _ = write!(o, r#"<h3>{}</h3><p class="meta">{}</p>"#, esc(&head), esc(&fit_text(sw)));
         for w in &sw.warnings {
             let _ = write!(o, r#"<p class="warn">{}</p>"#, esc(w));
         }
         o.push_str(r#"<div class="scroll"><table class="scaling">"#);
         for (i, (name, cells)) in rows(sw).iter().enumerate() {
-            let (open, close, cell) = if i == 0 { ("<thead><tr>", "</tr></thead><tbody>", "th") } else { ("<tr>", "</tr>", "td") };
+            let (open, close, cell) =
+                if i == 0 { ("<thead><tr>", "</tr></thead><tbody>", "th") } else { ("<tr>", "</tr>", "td") };
             let _ = write!(o, r#"{open}<{cell} class="l">{}</{cell}>"#, esc(name));
             for c in cells {
                 let _ = write!(o, "<{cell}>{}</{cell}>", esc(c));
@@ -198,7 +248,11 @@ pub fn render_markdown(s: &Summary) -> String {
             if o.is_empty() {
                 o.push_str("## Concurrency sweeps\n\nUniversal Scalability Law X(N) = lambda N / (1 + sigma (N-1) + kappa N (N-1)); efficiency = X(N) / (N X(1)). With repeats: the median over them, their range, and the efficiency's 95% interval paired by round; the law is fitted to every repeat's points.\n\n");
             }
-            let head = if sw.repeats > 1 { format!("{} {}, median of {} repeats", label(s, &r.label, sw), sw.step, sw.repeats) } else { format!("{} {}", label(s, &r.label, sw), sw.step) };
+            let head = if sw.repeats > 1 {
+                format!("{} {}, median of {} repeats", label(s, &r.label, sw), sw.step, sw.repeats)
+            } else {
+                format!("{} {}", label(s, &r.label, sw), sw.step)
+            };
             let _ = writeln!(o, "**{head}**: {}\n", fit_text(sw).replace('|', "\\|"));
             for (i, (name, cells)) in rows(sw).iter().enumerate() {
                 let _ = writeln!(o, "| {name} | {} |", cells.join(" | ").replace('*', "\\*"));
@@ -223,16 +277,30 @@ mod tests {
     use super::*;
     use crate::measure::usl;
     use crate::report::summary::NamedRun;
-    use crate::result::scaling::{Scaling, ScalingPoint};
     use crate::result::fixtures;
+    use crate::result::scaling::{Scaling, ScalingPoint};
 
     fn swept() -> crate::result::RunResult {
         let mut run = fixtures::realistic_run();
-        let xy: Vec<(f64, f64)> = [1.0, 2.0, 4.0, 8.0, 16.0, 32.0].iter().map(|&n| (n, 1000.0 * n / (1.0 + 0.05 * (n - 1.0) + 0.001 * n * (n - 1.0)))).collect();
+        let xy: Vec<(f64, f64)> = [1.0, 2.0, 4.0, 8.0, 16.0, 32.0]
+            .iter()
+            .map(|&n| (n, 1000.0 * n / (1.0 + 0.05 * (n - 1.0) + 0.001 * n * (n - 1.0))))
+            .collect();
         let fit = usl::fit(&xy).expect("a fit");
         let eff = usl::efficiency(&xy, Some(&fit));
-        let points = xy.iter().zip(eff).map(|(&(n, x), e)| ScalingPoint { threads: n as usize, ops_s: x, efficiency: e, oversubscribed: false }).collect();
-        run.configs[0].scaling = vec![Scaling { step: "readrandom".into(), points, fit: Some(fit), no_fit: None, warnings: Vec::new(), machine: None }];
+        let points = xy
+            .iter()
+            .zip(eff)
+            .map(|(&(n, x), e)| ScalingPoint { threads: n as usize, ops_s: x, efficiency: e, oversubscribed: false })
+            .collect();
+        run.configs[0].scaling = vec![Scaling {
+            step: "readrandom".into(),
+            points,
+            fit: Some(fit),
+            no_fit: None,
+            warnings: Vec::new(),
+            machine: None,
+        }];
         run
     }
 
@@ -255,6 +323,9 @@ mod tests {
         assert!(linear.points[1].1 <= 1.31 * top * 1.01, "{:?}", linear.points);
         // No sweep: no section.
         let plain = fixtures::realistic_run();
-        assert_eq!(render_html(&Summary::build(&[NamedRun { label: "r".into(), dir: String::new(), run: &plain }])), "");
+        assert_eq!(
+            render_html(&Summary::build(&[NamedRun { label: "r".into(), dir: String::new(), run: &plain }])),
+            ""
+        );
     }
 }

@@ -7,7 +7,8 @@ use crate::result::RunResult;
 
 pub const TITLE: &str = "Shards";
 
-pub const HEADER: &[&str] = &["config", "step", "shard", "host", "start +ms", "wall s", "ops", "ops/s", "ops in window", "p99 us", "status"];
+pub const HEADER: &[&str] =
+    &["config", "step", "shard", "host", "start +ms", "wall s", "ops", "ops/s", "ops in window", "p99 us", "status"];
 
 #[derive(Debug, Clone)]
 pub struct ShardTable {
@@ -21,7 +22,13 @@ pub fn table(run: &RunResult) -> Option<ShardTable> {
     let num = super::fmt::num;
     let mut heading = vec![format!("Merged from {} shards (rumbench merge):", info.shards.len())];
     for s in &info.shards {
-        heading.push(format!("  shard {}: {} on {}, clock {}", s.index, s.dir, s.host.as_deref().unwrap_or("?"), s.clock.describe()));
+        heading.push(format!(
+            "  shard {}: {} on {}, clock {}",
+            s.index,
+            s.dir,
+            s.host.as_deref().unwrap_or("?"),
+            s.clock.describe()
+        ));
     }
     let mut rows = Vec::new();
     for st in &info.steps {
@@ -30,7 +37,12 @@ pub fn table(run: &RunResult) -> Option<ShardTable> {
             st.config, st.step, st.window, st.window_s, st.start_skew_ms
         ));
         for r in &st.shards {
-            let host = info.shards.iter().find(|s| s.index == r.index).and_then(|s| s.host.clone()).unwrap_or_else(|| "?".into());
+            let host = info
+                .shards
+                .iter()
+                .find(|s| s.index == r.index)
+                .and_then(|s| s.host.clone())
+                .unwrap_or_else(|| "?".into());
             rows.push(vec![
                 st.config.clone(),
                 st.step.clone(),

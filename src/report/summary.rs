@@ -5,11 +5,11 @@
 
 use serde_json::Value;
 
+use super::fmt::num;
+use super::stats::median;
 use crate::measure::step_metrics::MemoryPoint;
 use crate::measure::{IntervalStats, LatencySummary};
 use crate::result::{Outcomes, RunResult, Status, StepResult};
-use super::fmt::num;
-use super::stats::median;
 
 /// Whether a larger value of a metric is better, worse, or neither.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,7 +35,14 @@ pub struct Metric {
     pub of: fn(&StepFigures) -> Option<f64>,
 }
 
-const fn m(key: &'static str, label: &'static str, unit: &'static str, better: Better, help: &'static str, of: fn(&StepFigures) -> Option<f64>) -> Metric {
+const fn m(
+    key: &'static str,
+    label: &'static str,
+    unit: &'static str,
+    better: Better,
+    help: &'static str,
+    of: fn(&StepFigures) -> Option<f64>,
+) -> Metric {
     Metric { key, label, unit, better, help, of }
 }
 
@@ -112,7 +119,11 @@ pub fn fmt_value(v: f64) -> String {
 /// Format a ratio: two decimals, more digits when tiny (500 us vs 950 ms is not "0.00").
 pub fn fmt_ratio(r: f64) -> String {
     if r == 0.0 || r >= 0.01 {
-        if r >= 1000.0 { format!("{r:.0}") } else { format!("{r:.2}") }
+        if r >= 1000.0 {
+            format!("{r:.0}")
+        } else {
+            format!("{r:.2}")
+        }
     } else {
         format!("{r:.1e}")
     }
@@ -266,8 +277,9 @@ fn merge_repeats(rows: Vec<Row>) -> Vec<Row> {
                 return g.pop().expect("one row");
             }
             let repeats: Vec<RepeatFigures> = g.iter().flat_map(|r| r.repeats.iter().cloned()).collect();
-            let values: Vec<Option<f64>> =
-                (0..METRICS.len()).map(|mi| median(&repeats.iter().filter_map(|r| r.values[mi]).collect::<Vec<_>>())).collect();
+            let values: Vec<Option<f64>> = (0..METRICS.len())
+                .map(|mi| median(&repeats.iter().filter_map(|r| r.values[mi]).collect::<Vec<_>>()))
+                .collect();
             // The repeat whose throughput is the median (the lower middle one for an even count).
             let ops = metric_index("ops_s").expect("ops_s");
             let mut order: Vec<usize> = (0..g.len()).filter(|&i| g[i].values[ops].is_some()).collect();
@@ -276,7 +288,13 @@ fn merge_repeats(rows: Vec<Row>) -> Vec<Row> {
             let failed: Vec<String> = repeats
                 .iter()
                 .filter(|r| r.status != Status::Completed)
-                .map(|r| format!("round {} {}", r.round.map(|x| x.to_string()).unwrap_or_else(|| "?".into()), format!("{:?}", r.status).to_lowercase()))
+                .map(|r| {
+                    format!(
+                        "round {} {}",
+                        r.round.map(|x| x.to_string()).unwrap_or_else(|| "?".into()),
+                        format!("{:?}", r.status).to_lowercase()
+                    )
+                })
                 .collect();
             let mut row = g.swap_remove(pick);
             let measured = repeats.iter().filter(|r| r.values[ops].is_some()).count();
@@ -287,7 +305,8 @@ fn merge_repeats(rows: Vec<Row>) -> Vec<Row> {
             // Another repeat's warnings stay visible, with their round.
             for other in &g {
                 for w in &other.warnings {
-                    let round = other.repeats.first().and_then(|r| r.round).map(|x| format!("round {x}: ")).unwrap_or_default();
+                    let round =
+                        other.repeats.first().and_then(|r| r.round).map(|x| format!("round {x}: ")).unwrap_or_default();
                     row.warnings.push(format!("{round}{w}"));
                 }
             }
@@ -475,9 +494,10 @@ fn engine_deltas(s: &StepResult, prev: Option<&StepResult>) -> (Option<f64>, Opt
         None => Some(RocksStalls::default()),
     };
     let (stall_pct, n_stall) = match (now, before) {
-        (Some(a), Some(b)) if a.uptime_s > b.uptime_s => {
-            (Some(100.0 * ((a.stall_s - b.stall_s).max(0.0) / (a.uptime_s - b.uptime_s)).min(1.0)), Some(a.stalls.saturating_sub(b.stalls) as f64))
-        }
+        (Some(a), Some(b)) if a.uptime_s > b.uptime_s => (
+            Some(100.0 * ((a.stall_s - b.stall_s).max(0.0) / (a.uptime_s - b.uptime_s)).min(1.0)),
+            Some(a.stalls.saturating_sub(b.stalls) as f64),
+        ),
         _ => (None, None),
     };
     let written = |x: &StepResult| stat(x, "write_amp.flush_and_compaction_bytes").and_then(|v| v.parse::<f64>().ok());
@@ -535,7 +555,10 @@ pub fn outcomes_text(o: Option<&Outcomes>) -> String {
 
 /// A step's parameters as "name=value", strings unquoted.
 pub fn parameter_texts(s: &StepResult) -> Vec<String> {
-    s.parameters.iter().map(|(k, v)| format!("{k}={}", v.as_str().map(String::from).unwrap_or_else(|| v.to_string()))).collect()
+    s.parameters
+        .iter()
+        .map(|(k, v)| format!("{k}={}", v.as_str().map(String::from).unwrap_or_else(|| v.to_string())))
+        .collect()
 }
 
 /// Label runs by their directory name, made unique when two share one.
@@ -545,7 +568,10 @@ pub fn run_labels(dirs: &[String]) -> Vec<String> {
         .map(|d| {
             let p = std::path::Path::new(d);
             let p = if p.file_name().is_some_and(|f| f == "result.json") { p.parent().unwrap_or(p) } else { p };
-            p.file_name().map(|f| f.to_string_lossy().to_string()).filter(|s| !s.is_empty()).unwrap_or_else(|| d.clone())
+            p.file_name()
+                .map(|f| f.to_string_lossy().to_string())
+                .filter(|s| !s.is_empty())
+                .unwrap_or_else(|| d.clone())
         })
         .collect();
     base.iter()
@@ -677,8 +703,10 @@ pub fn rank_step(step: &StepTable) -> Vec<Vec<Option<Rank>>> {
         if metric.better == Better::Neither {
             continue;
         }
-        let vals: Vec<(usize, f64)> = step.rows.iter().enumerate().filter_map(|(ri, r)| r.values[mi].map(|v| (ri, v))).collect();
-        for (ri, r) in rank_values(&vals.iter().map(|x| x.1).collect::<Vec<_>>(), metric.better).into_iter().enumerate() {
+        let vals: Vec<(usize, f64)> =
+            step.rows.iter().enumerate().filter_map(|(ri, r)| r.values[mi].map(|v| (ri, v))).collect();
+        for (ri, r) in rank_values(&vals.iter().map(|x| x.1).collect::<Vec<_>>(), metric.better).into_iter().enumerate()
+        {
             out[vals[ri].0][mi] = r;
         }
     }
@@ -692,8 +720,16 @@ pub fn rank_values(vals: &[f64], better: Better) -> Vec<Option<Rank>> {
         return vec![None; n];
     }
     let higher = better == Better::Higher;
-    let best = if higher { vals.iter().cloned().fold(f64::MIN, f64::max) } else { vals.iter().cloned().fold(f64::MAX, f64::min) };
-    let worst = if higher { vals.iter().cloned().fold(f64::MAX, f64::min) } else { vals.iter().cloned().fold(f64::MIN, f64::max) };
+    let best = if higher {
+        vals.iter().cloned().fold(f64::MIN, f64::max)
+    } else {
+        vals.iter().cloned().fold(f64::MAX, f64::min)
+    };
+    let worst = if higher {
+        vals.iter().cloned().fold(f64::MAX, f64::min)
+    } else {
+        vals.iter().cloned().fold(f64::MIN, f64::max)
+    };
     if best == worst {
         return vec![None; n];
     }
@@ -758,10 +794,16 @@ impl Summary {
     pub fn base_rows(&self, step: &StepTable, base: &Base) -> Vec<Option<usize>> {
         match base {
             Base::Row(name) => {
-                let b = step.rows.iter().position(|r| &r.label == name).or_else(|| step.rows.iter().position(|r| &r.config == name));
+                let b = step
+                    .rows
+                    .iter()
+                    .position(|r| &r.label == name)
+                    .or_else(|| step.rows.iter().position(|r| &r.config == name));
                 vec![b; step.rows.len()]
             }
-            Base::Run(run) => step.rows.iter().map(|r| step.rows.iter().position(|b| b.run == *run && b.config == r.config)).collect(),
+            Base::Run(run) => {
+                step.rows.iter().map(|r| step.rows.iter().position(|b| b.run == *run && b.config == r.config)).collect()
+            }
         }
     }
 
@@ -807,7 +849,12 @@ pub fn step_notes(s: &StepResult) -> Vec<String> {
     }
     if let Some(w) = &s.writer {
         let target = w.target_ops_s.map(|t| format!("/{}", num(t))).unwrap_or_default();
-        notes.push(format!("writer {}{} ops/s{}", num(w.achieved_ops_s), target, if w.missed_target { " MISSED" } else { "" }));
+        notes.push(format!(
+            "writer {}{} ops/s{}",
+            num(w.achieved_ops_s),
+            target,
+            if w.missed_target { " MISSED" } else { "" }
+        ));
     }
     if s.mixes_op_types() && s.step_latency().is_none() {
         notes.push(MIXED_LATENCY_NOTE.into());
@@ -889,7 +936,10 @@ mod tests {
         // Worst within 80% of the best: no red.
         assert_eq!(rank_values(&[100.0, 85.0, 90.0], Better::Higher), vec![Some(Top), Some(Middle), Some(Middle)]);
         // Lower is better.
-        assert_eq!(rank_values(&[1.0, 5.0, 2.0, 3.0, 4.0], Better::Lower), vec![Some(Top), Some(Bottom), Some(Top), Some(Middle), Some(Bottom)]);
+        assert_eq!(
+            rank_values(&[1.0, 5.0, 2.0, 3.0, 4.0], Better::Lower),
+            vec![Some(Top), Some(Bottom), Some(Top), Some(Middle), Some(Bottom)]
+        );
         assert_eq!(rank_values(&[1.0, 1.1], Better::Lower), vec![Some(Top), Some(Middle)]);
         // Ties share the better rank; all equal: no colour.
         assert_eq!(rank_values(&[3.0, 3.0, 1.0], Better::Higher), vec![Some(Top), Some(Top), Some(Bottom)]);
@@ -928,9 +978,16 @@ Cumulative stall: 00:01:2.500 H:M:S, 3.1 percent\nInterval stall: 00:00:0.000 H:
     #[test]
     fn operation_types_have_their_rate_over_the_steps_wall_time() {
         use crate::result::fixtures::{op, step};
-        let s = step(crate::plan::steps::StepKind::YcsbA, 4.0, vec![op("READ", 600, 2.0, 3, 0, 0), op("UPDATE", 200, 8.0, 0, 0, 0)]);
+        let s = step(
+            crate::plan::steps::StepKind::YcsbA,
+            4.0,
+            vec![op("READ", 600, 2.0, 3, 0, 0), op("UPDATE", 200, 8.0, 0, 0, 0)],
+        );
         let types = op_type_figures(&s);
-        assert_eq!(types.iter().map(|t| (t.op.as_str(), t.ops, t.ops_s)).collect::<Vec<_>>(), [("READ", 600, Some(150.0)), ("UPDATE", 200, Some(50.0))]);
+        assert_eq!(
+            types.iter().map(|t| (t.op.as_str(), t.ops, t.ops_s)).collect::<Vec<_>>(),
+            [("READ", 600, Some(150.0)), ("UPDATE", 200, Some(50.0))]
+        );
         assert_eq!(outcomes_text(types[0].outcomes.as_ref()), "3 not found");
         assert_eq!(outcomes_text(types[1].outcomes.as_ref()), "all ok");
         assert_eq!(outcomes_text(None), "-");
@@ -945,7 +1002,11 @@ Cumulative stall: 00:01:2.500 H:M:S, 3.1 percent\nInterval stall: 00:00:0.000 H:
         let s = Summary::build(&[NamedRun { label: "r".into(), dir: String::new(), run: &run }]);
         let ycsb_a = s.steps.iter().find(|t| t.key == "ycsb-a").unwrap();
         assert!(ycsb_a.is_mixed());
-        assert!(ycsb_a.rows[0].parameters.contains(&"request_distribution=default".to_string()), "{:?}", ycsb_a.rows[0].parameters);
+        assert!(
+            ycsb_a.rows[0].parameters.contains(&"request_distribution=default".to_string()),
+            "{:?}",
+            ycsb_a.rows[0].parameters
+        );
         assert!(ycsb_a.rows[0].parameters.contains(&"threads=1".to_string()));
         assert!(!s.steps.iter().find(|t| t.key == "readrandom").unwrap().is_mixed());
         // The run's warnings and every step's, once each.

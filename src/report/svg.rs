@@ -4,16 +4,14 @@
 use std::fmt::Write;
 
 /// Series colours, chosen to stay distinct for the first ten series.
-pub const PALETTE: &[&str] = &[
-    "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f",
-];
+pub const PALETTE: &[&str] =
+    &["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f"];
 
 pub fn color(i: usize) -> &'static str {
     PALETTE[i % PALETTE.len()]
 }
 
 pub use super::fmt::{fmt_axis, Unit};
-
 
 /// How a series is drawn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -91,7 +89,12 @@ fn linear_ticks(lo: f64, hi: f64, n: f64) -> Vec<f64> {
 impl Chart {
     /// Render as an `<svg>` element (class `chart`).
     pub fn render(&self) -> String {
-        let pts: Vec<(f64, f64)> = self.series.iter().flat_map(|s| s.points.iter().copied()).filter(|p| p.0.is_finite() && p.1.is_finite()).collect();
+        let pts: Vec<(f64, f64)> = self
+            .series
+            .iter()
+            .flat_map(|s| s.points.iter().copied())
+            .filter(|p| p.0.is_finite() && p.1.is_finite())
+            .collect();
         let mut o = String::new();
         let _ = write!(
             o,
@@ -99,10 +102,16 @@ impl Chart {
             esc(&self.title)
         );
         let _ = write!(o, r##"<rect x="0" y="0" width="{W}" height="{H}" fill="#fff"/>"##);
-        let _ = write!(o, r#"<text x="{}" y="17" class="ct" text-anchor="middle">{}</text>"#, W / 2.0, esc(&self.title));
+        let _ =
+            write!(o, r#"<text x="{}" y="17" class="ct" text-anchor="middle">{}</text>"#, W / 2.0, esc(&self.title));
         let (pl, pr, pt, pb) = (ML, W - MR, MT, H - MB);
         if pts.is_empty() {
-            let _ = write!(o, r#"<text x="{}" y="{}" text-anchor="middle" class="nodata">no data</text></svg>"#, W / 2.0, H / 2.0);
+            let _ = write!(
+                o,
+                r#"<text x="{}" y="{}" text-anchor="middle" class="nodata">no data</text></svg>"#,
+                W / 2.0,
+                H / 2.0
+            );
             return o;
         }
         // X range.
@@ -154,25 +163,54 @@ impl Chart {
         }
         let _ = write!(o, "</g>");
         for t in &yticks {
-            let _ = write!(o, r#"<text x="{:.1}" y="{:.1}" class="tick" text-anchor="end">{}</text>"#, pl - 5.0, sy(*t) + 4.0, fmt_axis(*t, self.y_unit));
+            let _ = write!(
+                o,
+                r#"<text x="{:.1}" y="{:.1}" class="tick" text-anchor="end">{}</text>"#,
+                pl - 5.0,
+                sy(*t) + 4.0,
+                fmt_axis(*t, self.y_unit)
+            );
         }
         // X axis labels.
         match &self.x_categories {
             Some(cats) => {
                 for (i, c) in cats.iter().enumerate() {
-                    let _ = write!(o, r#"<text x="{:.1}" y="{:.1}" class="tick" text-anchor="middle">{}</text>"#, sx(i as f64), pb + 16.0, esc(c));
+                    let _ = write!(
+                        o,
+                        r#"<text x="{:.1}" y="{:.1}" class="tick" text-anchor="middle">{}</text>"#,
+                        sx(i as f64),
+                        pb + 16.0,
+                        esc(c)
+                    );
                 }
             }
             None => {
                 for t in linear_ticks(x0, x1, 8.0) {
                     let x = sx(t);
-                    let _ = write!(o, r#"<line class="xt" x1="{x:.1}" x2="{x:.1}" y1="{pb:.1}" y2="{:.1}"/>"#, pb + 4.0);
-                    let _ = write!(o, r#"<text x="{x:.1}" y="{:.1}" class="tick" text-anchor="middle">{}</text>"#, pb + 16.0, fmt_axis(t, Unit::Count));
+                    let _ =
+                        write!(o, r#"<line class="xt" x1="{x:.1}" x2="{x:.1}" y1="{pb:.1}" y2="{:.1}"/>"#, pb + 4.0);
+                    let _ = write!(
+                        o,
+                        r#"<text x="{x:.1}" y="{:.1}" class="tick" text-anchor="middle">{}</text>"#,
+                        pb + 16.0,
+                        fmt_axis(t, Unit::Count)
+                    );
                 }
             }
         }
-        let _ = write!(o, r#"<rect class="frame" x="{pl:.1}" y="{pt:.1}" width="{:.1}" height="{:.1}"/>"#, pr - pl, pb - pt);
-        let _ = write!(o, r#"<text x="{:.1}" y="{:.1}" class="al" text-anchor="middle">{}</text>"#, (pl + pr) / 2.0, H - 6.0, esc(&self.x_label));
+        let _ = write!(
+            o,
+            r#"<rect class="frame" x="{pl:.1}" y="{pt:.1}" width="{:.1}" height="{:.1}"/>"#,
+            pr - pl,
+            pb - pt
+        );
+        let _ = write!(
+            o,
+            r#"<text x="{:.1}" y="{:.1}" class="al" text-anchor="middle">{}</text>"#,
+            (pl + pr) / 2.0,
+            H - 6.0,
+            esc(&self.x_label)
+        );
         let _ = write!(
             o,
             r#"<text transform="translate(13 {:.1}) rotate(-90)" class="al" text-anchor="middle">{}</text>"#,
@@ -203,7 +241,14 @@ impl Chart {
             }
             if s.style == Style::Points {
                 for &(x, y) in &p {
-                    let _ = write!(o, r#"<circle class="point" cx="{:.1}" cy="{:.1}" r="4" fill="{}"><title>{}</title></circle>"#, sx(x), sy(y), s.color, esc(&s.name));
+                    let _ = write!(
+                        o,
+                        r#"<circle class="point" cx="{:.1}" cy="{:.1}" r="4" fill="{}"><title>{}</title></circle>"#,
+                        sx(x),
+                        sy(y),
+                        s.color,
+                        esc(&s.name)
+                    );
                 }
                 continue;
             }
@@ -256,7 +301,12 @@ mod tests {
             y_unit: Unit::Count,
             y_log: false,
             x_categories: None,
-            series: vec![Series { name: "a".into(), color: color(0).into(), style: Style::Line, points: vec![(1.0, 10.0), (2.0, 0.0), (3.0, 12.0)] }],
+            series: vec![Series {
+                name: "a".into(),
+                color: color(0).into(),
+                style: Style::Line,
+                points: vec![(1.0, 10.0), (2.0, 0.0), (3.0, 12.0)],
+            }],
         };
         let svg = c.render();
         assert!(svg.starts_with("<svg") && svg.ends_with("</svg>"));

@@ -69,14 +69,32 @@ pub const TERMINAL_WIDTH: usize = 120;
 
 /// Every column; columns added later go before notes, so that the others keep their places.
 pub const COLUMNS: &[&str] = &[
-    "config", "step", "ops/s", "p50 us", "p99 us", "p99.9 us", "max us", "rpq", "wkbpi", "w-amp", "eng w-amp", "space-amp", "cpu us/op",
-    "rss MB", "syncs/commit", "ops", "% of limit", "notes",
+    "config",
+    "step",
+    "ops/s",
+    "p50 us",
+    "p99 us",
+    "p99.9 us",
+    "max us",
+    "rpq",
+    "wkbpi",
+    "w-amp",
+    "eng w-amp",
+    "space-amp",
+    "cpu us/op",
+    "rss MB",
+    "syncs/commit",
+    "ops",
+    "% of limit",
+    "notes",
 ];
 
 /// The columns of `COLUMNS` the compact table keeps.
-pub const COMPACT_COLUMNS: &[&str] = &["config", "step", "ops/s", "p50 us", "p99 us", "w-amp", "cpu us/op", "ops", "% of limit", "notes"];
+pub const COMPACT_COLUMNS: &[&str] =
+    &["config", "step", "ops/s", "p50 us", "p99 us", "w-amp", "cpu us/op", "ops", "% of limit", "notes"];
 
-const REPEATS_HELP: &str = "Medians over each config's repeats (--repeat, interleaved rounds); runs = repeats measured / run; \
+const REPEATS_HELP: &str =
+    "Medians over each config's repeats (--repeat, interleaved rounds); runs = repeats measured / run; \
 range = the slowest and fastest repeat against the median (summary.txt lists every repeat as 'config.rN'). \
 `rumbench compare DIR` gives each config against the first with confidence intervals and verdicts.";
 
@@ -199,13 +217,15 @@ fn repeat_label(c: &ConfigResult) -> String {
 }
 
 /// The columns of the table of medians over repeats.
-const REPEAT_COLUMNS: &[&str] = &["config", "step", "runs", "ops/s", "ops/s range", "p50 us", "p99 us", "cpu us/op", "cpu range", "notes"];
+const REPEAT_COLUMNS: &[&str] =
+    &["config", "step", "runs", "ops/s", "ops/s range", "p50 us", "p99 us", "cpu us/op", "cpu range", "notes"];
 
 /// Per config and step of a run with repeats: the median over its repeats
 /// and their range (the per-repeat rows are in the table above it).
 fn repeat_rows(s: &super::summary::Summary) -> Vec<Vec<String>> {
     use super::summary::metric_index;
-    let (ops, p50, p99, cpu) = ["ops_s", "p50_us", "p99_us", "cpu_us_op"].map(|k| metric_index(k).expect("a metric")).into();
+    let (ops, p50, p99, cpu) =
+        ["ops_s", "p50_us", "p99_us", "cpu_us_op"].map(|k| metric_index(k).expect("a metric")).into();
     let mut rows = Vec::new();
     for st in &s.steps {
         for r in st.rows.iter().filter(|r| r.repeated()) {
@@ -280,12 +300,31 @@ pub fn summary_rows(run: &RunResult) -> Vec<Vec<String>> {
 /// The insert benchmark's summary columns, next to the latency percentiles
 /// (columns added later go before notes).
 pub const IBENCH_COLUMNS: &[&str] = &[
-    "config", "step", "rate", "rate p50", "rate p99", "p50 us", "p99 us", "p99.9 us", "max ms", "rpq", "rkbpq", "wkbpi", "cli us/op",
-    "srv us/op", "db MB", "rss MB", "rows", "ops", "% of limit", "notes",
+    "config",
+    "step",
+    "rate",
+    "rate p50",
+    "rate p99",
+    "p50 us",
+    "p99 us",
+    "p99.9 us",
+    "max ms",
+    "rpq",
+    "rkbpq",
+    "wkbpi",
+    "cli us/op",
+    "srv us/op",
+    "db MB",
+    "rss MB",
+    "rows",
+    "ops",
+    "% of limit",
+    "notes",
 ];
 
 /// The columns of `IBENCH_COLUMNS` the compact table keeps.
-pub const IBENCH_COMPACT_COLUMNS: &[&str] = &["config", "step", "rate", "p50 us", "p99 us", "cli us/op", "srv us/op", "ops", "% of limit", "notes"];
+pub const IBENCH_COMPACT_COLUMNS: &[&str] =
+    &["config", "step", "rate", "p50 us", "p99 us", "cli us/op", "srv us/op", "ops", "% of limit", "notes"];
 
 const IBENCH_HELP: &[(&str, &str)] = &[
     ("rate", "rate = rows inserted/s (l.i0, l.i1, l.i2), rows indexed/s (l.x), queries/s (qr*, qp*)"),
@@ -321,7 +360,12 @@ pub fn ibench_rows(run: &RunResult) -> Vec<Vec<String>> {
             }
             if let Some(w) = &s.writer {
                 let target = w.target_ops_s.map(|t| format!("/{}", num(t))).unwrap_or_default();
-                notes.push(format!("writers {}{} rows/s{}", num(w.achieved_ops_s), target, if w.missed_target { " MISSED" } else { "" }));
+                notes.push(format!(
+                    "writers {}{} rows/s{}",
+                    num(w.achieved_ops_s),
+                    target,
+                    if w.missed_target { " MISSED" } else { "" }
+                ));
             }
             if let Some(st) = s.ibench.as_ref().and_then(|i| i.settle_s) {
                 notes.push(format!("settle {st:.1} s"));
@@ -329,7 +373,8 @@ pub fn ibench_rows(run: &RunResult) -> Vec<Vec<String>> {
             if m.syncs.as_ref().is_some_and(|y| y.durable_as_run == Some(false)) {
                 notes.push(NOT_DURABLE_MARK.to_string());
             }
-            let table_rows = s.ibench.as_ref().filter(|i| !i.table_rows.is_empty()).map(|i| i.table_rows.iter().sum::<u64>());
+            let table_rows =
+                s.ibench.as_ref().filter(|i| !i.table_rows.is_empty()).map(|i| i.table_rows.iter().sum::<u64>());
             rows.push(vec![
                 repeat_label(c),
                 s.name.clone(),
@@ -385,7 +430,9 @@ impl SummaryTable<'_> {
             // A limit column without a figure (no ceilings in these results) leaves its width to the notes.
             Columns::Compact => (0..self.columns.len())
                 .filter(|&i| self.compact.contains(&self.columns[i]))
-                .filter(|&i| self.columns[i] != "% of limit" || self.rows.iter().any(|r| !matches!(r[i].as_str(), "-" | "")))
+                .filter(|&i| {
+                    self.columns[i] != "% of limit" || self.rows.iter().any(|r| !matches!(r[i].as_str(), "-" | ""))
+                })
                 .collect(),
         };
         let header: Vec<&str> = shown.iter().map(|&i| self.columns[i]).collect();
@@ -429,7 +476,8 @@ const CONFIG_MIN_WIDTH: usize = 12;
 /// and wrap notes onto continuation rows.
 fn fit(header: &[&str], rows: Vec<Vec<String>>, width: usize) -> (Vec<Vec<String>>, Vec<(String, String)>) {
     let last = header.len() - 1;
-    let natural = |i: usize| rows.iter().map(|r| r[i].chars().count()).chain([header[i].chars().count()]).max().unwrap_or(0);
+    let natural =
+        |i: usize| rows.iter().map(|r| r[i].chars().count()).chain([header[i].chars().count()]).max().unwrap_or(0);
     // Everything between the first and the last column, with the two spaces after each column.
     let middle: usize = (1..last).map(natural).sum::<usize>() + 2 * last;
     let room = width.saturating_sub(middle);
@@ -444,7 +492,8 @@ fn fit(header: &[&str], rows: Vec<Vec<String>>, width: usize) -> (Vec<Vec<String
         }
     }
     let short = shorten_names(&names, config_width);
-    let shortened: Vec<(String, String)> = names.iter().zip(&short).filter(|(n, s)| n != s).map(|(n, s)| (s.clone(), n.clone())).collect();
+    let shortened: Vec<(String, String)> =
+        names.iter().zip(&short).filter(|(n, s)| n != s).map(|(n, s)| (s.clone(), n.clone())).collect();
 
     let mut out = Vec::new();
     for mut r in rows {
@@ -567,7 +616,9 @@ pub fn render_summary(run: &RunResult, view: Columns) -> String {
 /// [`render_summary`] of the run in directory `dir` (its profiles are read from there).
 pub fn render_summary_in(run: &RunResult, view: Columns, dir: &std::path::Path) -> String {
     // The ND legend only under a table that has the mark.
-    let marked = |rows: &[Vec<String>]| rows.iter().flatten().any(|c| c == NOT_DURABLE_MARK || c.ends_with(&format!(" {NOT_DURABLE_MARK}")));
+    let marked = |rows: &[Vec<String>]| {
+        rows.iter().flatten().any(|c| c == NOT_DURABLE_MARK || c.ends_with(&format!(" {NOT_DURABLE_MARK}")))
+    };
     let (kv_rows, ib_rows) = (summary_rows(run), ibench_rows(run));
     let nd: &[&str] = &[NOT_DURABLE_HELP];
     let kv = SummaryTable {
@@ -586,7 +637,11 @@ pub fn render_summary_in(run: &RunResult, view: Columns, dir: &std::path::Path) 
         help_end: "",
         rows: ib_rows,
     };
-    let summary = super::summary::Summary::build(&[super::summary::NamedRun { label: "run".into(), dir: dir.display().to_string(), run }]);
+    let summary = super::summary::Summary::build(&[super::summary::NamedRun {
+        label: "run".into(),
+        dir: dir.display().to_string(),
+        run,
+    }]);
     let medians = SummaryTable {
         columns: REPEAT_COLUMNS,
         compact: REPEAT_COLUMNS,
@@ -633,7 +688,8 @@ impl Exporter for SummaryText {
     }
     fn render_in(&self, run: &RunResult, dir: &std::path::Path) -> Result<String> {
         // A crash test has its matrix and no benchmark steps.
-        let mut out = if run.crashtest.is_some() { durability_text(run) } else { render_summary_in(run, Columns::All, dir) };
+        let mut out =
+            if run.crashtest.is_some() { durability_text(run) } else { render_summary_in(run, Columns::All, dir) };
         for extra in [hotrow_text(run), super::scaling::render(run), limits_text(run), shards_text(run)] {
             if !extra.is_empty() {
                 out.push('\n');
@@ -656,7 +712,8 @@ impl Exporter for SummaryText {
 
 /// Each step's ceilings, and the device they come from, or "".
 pub fn limits_text(run: &RunResult) -> String {
-    let summary = super::summary::Summary::build(&[super::summary::NamedRun { label: "run".into(), dir: String::new(), run }]);
+    let summary =
+        super::summary::Summary::build(&[super::summary::NamedRun { label: "run".into(), dir: String::new(), run }]);
     let mut rows = Vec::new();
     let mut unknown: Vec<String> = Vec::new();
     for st in &summary.steps {
@@ -702,13 +759,25 @@ fn titled_table(title: &str, heading: &[String], header: &[&str], rows: &[Vec<St
 /// A merged run's shard rows, or "".
 pub fn shards_text(run: &RunResult) -> String {
     let Some(t) = super::shards::table(run) else { return String::new() };
-    titled_table(super::shards::TITLE, &t.heading, super::shards::HEADER, &t.rows, &[0, 1, 3, super::shards::HEADER.len() - 1])
+    titled_table(
+        super::shards::TITLE,
+        &t.heading,
+        super::shards::HEADER,
+        &t.rows,
+        &[0, 1, 3, super::shards::HEADER.len() - 1],
+    )
 }
 
 /// The crash test's durability matrix, or "".
 pub fn durability_text(run: &RunResult) -> String {
     let Some(m) = super::durability::matrix(run) else { return String::new() };
-    let mut o = titled_table(super::durability::TITLE, &m.heading, super::durability::HEADER, &m.rows, &[0, 1, super::durability::HEADER.len() - 1]);
+    let mut o = titled_table(
+        super::durability::TITLE,
+        &m.heading,
+        super::durability::HEADER,
+        &m.rows,
+        &[0, 1, super::durability::HEADER.len() - 1],
+    );
     for n in &m.notes {
         o.push_str(&super::fmt::wrap_text(&format!("note: {n}"), 118));
     }
@@ -728,7 +797,9 @@ pub fn relative_text(t: &Table) -> String {
         .iter()
         .map(|r| {
             let mut cells = vec![r.step.clone(), t.metrics[r.metric].1.to_string(), relative::value_text(r.base)];
-            cells.extend(r.cells.iter().map(|c| format!("{} {}", relative::value_text(c.value), relative::ratio_text(c))));
+            cells.extend(
+                r.cells.iter().map(|c| format!("{} {}", relative::value_text(c.value), relative::ratio_text(c))),
+            );
             cells
         })
         .collect();
@@ -737,7 +808,10 @@ pub fn relative_text(t: &Table) -> String {
         o.push_str(&super::fmt::wrap_text(&format!("note: {n}"), 118));
     }
     for (config, step, metric) in cpu_regressions(t) {
-        o.push_str(&super::fmt::wrap_text(&format!("note: {config}'s REGRESSION in {step} {metric}: where the CPU went, below"), 118));
+        o.push_str(&super::fmt::wrap_text(
+            &format!("note: {config}'s REGRESSION in {step} {metric}: where the CPU went, below"),
+            118,
+        ));
     }
     o.push_str(&render_profile_changes(&t.cpu));
     o
@@ -804,14 +878,21 @@ pub fn render_profile_changes(steps: &[super::profile_changes::StepChanges]) -> 
                 ]
             })
             .collect();
-        o.push_str(&render_table(&["role", "library!function", "base µs/op", "new µs/op", "diff", "share of step's diff", "beyond repeats"], &rows));
+        o.push_str(&render_table(
+            &["role", "library!function", "base µs/op", "new µs/op", "diff", "share of step's diff", "beyond repeats"],
+            &rows,
+        ));
     }
     o
 }
 
 /// The version table (several PostgreSQL versions), or "".
 pub fn versions_text(s: &Summary) -> String {
-    versions::sweeps(s, &CompareOptions::default()).iter().map(|sw| relative_text(&sw.table)).collect::<Vec<_>>().join("\n")
+    versions::sweeps(s, &CompareOptions::default())
+        .iter()
+        .map(|sw| relative_text(&sw.table))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// The config-sweep tables, or "".
@@ -852,12 +933,20 @@ mod tests {
 
     #[test]
     fn the_not_durable_legend_is_shown_only_under_a_marked_row() {
-        let durable = fixtures::run(vec![fixtures::config("r", "rocksdb", vec![fixtures::step(StepKind::FillSeq, 1.0, vec![fixtures::op("put", 1000, 2.0, 0, 0, 0)])])]);
+        let durable = fixtures::run(vec![fixtures::config(
+            "r",
+            "rocksdb",
+            vec![fixtures::step(StepKind::FillSeq, 1.0, vec![fixtures::op("put", 1000, 2.0, 0, 0, 0)])],
+        )]);
         assert!(!render_summary(&durable, Columns::All).contains("ND = not durable"));
         let marked = fixtures::run(vec![fixtures::config(
             "r",
             "rocksdb",
-            vec![fixtures::not_durable(fixtures::step(StepKind::FillSeq, 1.0, vec![fixtures::op("put", 1000, 2.0, 0, 0, 0)]))],
+            vec![fixtures::not_durable(fixtures::step(
+                StepKind::FillSeq,
+                1.0,
+                vec![fixtures::op("put", 1000, 2.0, 0, 0, 0)],
+            ))],
         )]);
         let text = render_summary(&marked, Columns::All);
         assert!(text.contains(" ND ") && text.contains("ND = not durable"), "{text}");
@@ -872,9 +961,9 @@ mod tests {
         assert_eq!(num(0.0), "0");
     }
 
+    use crate::plan::steps::StepKind;
     use crate::result::fixtures::{self, op, step};
     use crate::result::Outcomes;
-    use crate::plan::steps::StepKind;
 
     #[test]
     fn the_compact_table_fits_a_terminal_of_120_columns() {
@@ -885,12 +974,18 @@ mod tests {
         }
         // Both tables, the per-type rows, and a key to the shortened config names.
         assert!(text.contains("  READ-MODIFY-WRITE") && text.contains("  delete"), "{text}");
-        assert!(text.contains("rocksdb-universal-compaction-zstd-block-cache-8G"), "the key names every shortened config:\n{text}");
+        assert!(
+            text.contains("rocksdb-universal-compaction-zstd-block-cache-8G"),
+            "the key names every shortened config:\n{text}"
+        );
         assert!(text.contains("Config names shortened"), "{text}");
         assert!(text.contains("\n  rocksdb-u…cache-8G = rocksdb-universal-compaction-zstd-block-cache-8G\n"), "{text}");
         // The failed step's error is wrapped, not cut.
         let notes: String = text.lines().map(str::trim).collect::<Vec<_>>().join(" ");
-        assert!(notes.contains("While appending to file: /data/rocksdb/000123.log (the data filesystem is full)"), "{text}");
+        assert!(
+            notes.contains("While appending to file: /data/rocksdb/000123.log (the data filesystem is full)"),
+            "{text}"
+        );
     }
 
     #[test]
@@ -911,7 +1006,10 @@ mod tests {
         assert!(text.contains("sync 97%") && text.contains("read 83%"), "{text}");
         assert!(text.lines().all(|l| l.chars().count() <= TERMINAL_WIDTH), "{text}");
         assert!(text.contains("% of limit = ops/s"), "its legend: {text}");
-        assert!(!render_summary(&fixtures::realistic_run(), Columns::Compact).contains("% of limit"), "no ceilings, no column in the terminal's table");
+        assert!(
+            !render_summary(&fixtures::realistic_run(), Columns::Compact).contains("% of limit"),
+            "no ceilings, no column in the terminal's table"
+        );
     }
 
     #[test]
@@ -964,9 +1062,15 @@ mod tests {
 
     #[test]
     fn long_cpp_frames_fold_their_template_arguments() {
-        let hashtable = format!("rumbench!std::_Hashtable<{}, std::hash<std::string> >::~_Hashtable", "std::pair<std::string const, std::string>, ".repeat(10));
+        let hashtable = format!(
+            "rumbench!std::_Hashtable<{}, std::hash<std::string> >::~_Hashtable",
+            "std::pair<std::string const, std::string>, ".repeat(10)
+        );
         assert_eq!(fit_frame(&hashtable, FRAME_WIDTH), "rumbench!std::_Hashtable<…>::~_Hashtable");
-        assert_eq!(fit_frame("librocksdb!rocksdb::DBImpl::WriteImpl", FRAME_WIDTH), "librocksdb!rocksdb::DBImpl::WriteImpl");
+        assert_eq!(
+            fit_frame("librocksdb!rocksdb::DBImpl::WriteImpl", FRAME_WIDTH),
+            "librocksdb!rocksdb::DBImpl::WriteImpl"
+        );
         let plain = format!("libx!{}", "a".repeat(150));
         let cut = fit_frame(&plain, FRAME_WIDTH);
         assert_eq!((cut.chars().count(), cut.ends_with('…')), (FRAME_WIDTH, true));
@@ -976,7 +1080,8 @@ mod tests {
 
     #[test]
     fn shortened_names_stay_distinct() {
-        let names: Vec<String> = ["short", "rocksdb-universal-compaction-4G", "rocksdb-universal-compaction-8G"].map(String::from).to_vec();
+        let names: Vec<String> =
+            ["short", "rocksdb-universal-compaction-4G", "rocksdb-universal-compaction-8G"].map(String::from).to_vec();
         assert_eq!(shorten_names(&names, 14), ["short", "rocksdb…ion-4G", "rocksdb…ion-8G"]);
         // Alike at both ends once shortened: numbered instead.
         let alike: Vec<String> = ["rocksdb-a-1-zstd", "rocksdb-b-1-zstd"].map(String::from).to_vec();
@@ -998,7 +1103,10 @@ mod tests {
 
     #[test]
     fn tables_align() {
-        let t = render_table(&["a", "b", "n"], &[vec!["x".into(), "yy".into(), "1".into()], vec!["long".into(), "z".into(), "100".into()]]);
+        let t = render_table(
+            &["a", "b", "n"],
+            &[vec!["x".into(), "yy".into(), "1".into()], vec!["long".into(), "z".into(), "100".into()]],
+        );
         let lines: Vec<&str> = t.lines().collect();
         assert_eq!(lines[0], "a     b     n");
         assert_eq!(lines[2], "x     yy    1");

@@ -10,15 +10,16 @@ use anyhow::Result;
 
 use super::{table, Exporter};
 use crate::measure::LatencySummary;
-use crate::result::{Outcomes, RunResult};
 use crate::report::summary::{NamedRun, OpTypeFigures, Row, Summary};
+use crate::result::{Outcomes, RunResult};
 
 pub struct BenchmarkTsv;
 
 /// benchmark.sh's columns, in its order.
 pub const BENCHMARK_SH_COLUMNS: &[&str] = &[
-    "ops_sec", "mb_sec", "lsm_sz", "blob_sz", "c_wgb", "w_amp", "c_mbps", "c_wsecs", "c_csecs", "b_rgb", "b_wgb", "usec_op", "p50", "p99",
-    "p99.9", "p99.99", "pmax", "uptime", "stall%", "Nstall", "u_cpu", "s_cpu", "rss", "test", "date", "version", "job_id", "githash",
+    "ops_sec", "mb_sec", "lsm_sz", "blob_sz", "c_wgb", "w_amp", "c_mbps", "c_wsecs", "c_csecs", "b_rgb", "b_wgb",
+    "usec_op", "p50", "p99", "p99.9", "p99.99", "pmax", "uptime", "stall%", "Nstall", "u_cpu", "s_cpu", "rss", "test",
+    "date", "version", "job_id", "githash",
 ];
 
 /// Ours, after benchmark.sh's. `op` is empty on a step's row and names the
@@ -26,8 +27,26 @@ pub const BENCHMARK_SH_COLUMNS: &[&str] = &[
 /// "ycsb-a.READ", ...); `ops` and the outcome counts are the step's totals
 /// on its row.
 pub const EXTRA_COLUMNS: &[&str] = &[
-    "run", "config", "engine", "threads", "p90", "rpq", "wkbpi", "eng_w_amp", "space_amp", "db_mb", "cpu_us_op", "host_cpu_us_op", "rss_mb",
-    "syncs_commit", "durable", "op", "ops", "not_found", "conflict", "error",
+    "run",
+    "config",
+    "engine",
+    "threads",
+    "p90",
+    "rpq",
+    "wkbpi",
+    "eng_w_amp",
+    "space_amp",
+    "db_mb",
+    "cpu_us_op",
+    "host_cpu_us_op",
+    "rss_mb",
+    "syncs_commit",
+    "durable",
+    "op",
+    "ops",
+    "not_found",
+    "conflict",
+    "error",
 ];
 
 impl Exporter for BenchmarkTsv {
@@ -228,8 +247,14 @@ mod tests {
         assert_eq!(col(step, "w_amp"), "2.50");
         // An operation type's row: its own figures, none of the step's efficiency figures.
         let update = lmdb[a + 2];
-        assert_eq!([col(update, "op"), col(update, "ops"), col(update, "ops_sec"), col(update, "p50")], ["UPDATE", "2522107", "84070", "7.30"]);
-        assert_eq!([col(update, "conflict"), col(update, "error"), col(update, "w_amp"), col(update, "cpu_us_op")], ["17", "2", "", ""]);
+        assert_eq!(
+            [col(update, "op"), col(update, "ops"), col(update, "ops_sec"), col(update, "p50")],
+            ["UPDATE", "2522107", "84070", "7.30"]
+        );
+        assert_eq!(
+            [col(update, "conflict"), col(update, "error"), col(update, "w_amp"), col(update, "cpu_us_op")],
+            ["17", "2", "", ""]
+        );
         assert_eq!(col(update, "job_id"), "lmdb-nosync-writemap");
         // A step of one operation type has no extra rows.
         let r = tests.iter().position(|t| t == "readrandom").unwrap();

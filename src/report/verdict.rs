@@ -147,7 +147,18 @@ pub fn paired(pairs: &[(f64, f64)], level: f64) -> Option<Interval> {
     let n = d.len();
     let half = t_quantile(level, (n - 1) as f64) * sd / (n as f64).sqrt();
     let se = sd / (n as f64).sqrt();
-    Some(Interval { ratio: mean.exp(), lo: (mean - half).exp(), hi: (mean + half).exp(), level, n, paired: true, sd, mean_log: mean, se, df: (n - 1) as f64 })
+    Some(Interval {
+        ratio: mean.exp(),
+        lo: (mean - half).exp(),
+        hi: (mean + half).exp(),
+        level,
+        n,
+        paired: true,
+        sd,
+        mean_log: mean,
+        se,
+        df: (n - 1) as f64,
+    })
 }
 
 /// Welch's interval on the ratio of geometric means new/base, all values > 0.
@@ -162,12 +173,24 @@ pub fn unpaired(base: &[f64], new: &[f64], level: f64) -> Option<Interval> {
     let (na, nb) = (lb.len() as f64, ln.len() as f64);
     let (va, vb) = (sa * sa / na, sb * sb / nb);
     let se = (va + vb).sqrt();
-    let df = if va + vb > 0.0 { (va + vb).powi(2) / (va * va / (na - 1.0) + vb * vb / (nb - 1.0)) } else { na + nb - 2.0 };
+    let df =
+        if va + vb > 0.0 { (va + vb).powi(2) / (va * va / (na - 1.0) + vb * vb / (nb - 1.0)) } else { na + nb - 2.0 };
     let mean = mb - ma;
     let half = t_quantile(level, df) * se;
     // The per-side spread, as if each side had one repeat: se = sd * sqrt(2/n) at equal sizes.
     let sd = se / (1.0 / na + 1.0 / nb).sqrt();
-    Some(Interval { ratio: mean.exp(), lo: (mean - half).exp(), hi: (mean + half).exp(), level, n: lb.len().min(ln.len()), paired: false, sd, mean_log: mean, se, df })
+    Some(Interval {
+        ratio: mean.exp(),
+        lo: (mean - half).exp(),
+        hi: (mean + half).exp(),
+        level,
+        n: lb.len().min(ln.len()),
+        paired: false,
+        sd,
+        mean_log: mean,
+        se,
+        df,
+    })
 }
 
 /// Where an interval lies against the threshold T.
@@ -204,7 +227,11 @@ pub fn repeats_needed(i: &Interval, threshold: f64) -> Option<usize> {
     let (up, down) = ((1.0 + threshold).ln(), (1.0 - threshold).ln());
     let m = i.mean_log;
     for n in (i.n + 1)..=MAX_REPEATS_ESTIMATE {
-        let (df, se) = if i.paired { ((n - 1) as f64, i.sd / (n as f64).sqrt()) } else { ((2 * n - 2) as f64, i.sd * (2.0 / n as f64).sqrt()) };
+        let (df, se) = if i.paired {
+            ((n - 1) as f64, i.sd / (n as f64).sqrt())
+        } else {
+            ((2 * n - 2) as f64, i.sd * (2.0 / n as f64).sqrt())
+        };
         let half = t_quantile(i.level, df) * se;
         let (lo, hi) = (m - half, m + half);
         if lo > up || hi < down || (lo >= down && hi <= up) {
@@ -308,11 +335,13 @@ mod tests {
     #[test]
     fn p_beyond_agrees_with_the_interval_and_bh_with_its_definition() {
         // +15% with spread: the 95% interval's lower end against 1.05.
-        let i = paired(&[(100.0, 112.0), (100.0, 118.0), (100.0, 114.0), (100.0, 116.0), (100.0, 115.0)], 0.95).unwrap();
+        let i =
+            paired(&[(100.0, 112.0), (100.0, 118.0), (100.0, 114.0), (100.0, 116.0), (100.0, 115.0)], 0.95).unwrap();
         let p = i.p_beyond(0.05);
         assert_eq!(i.lo > 1.05, p < 0.025, "{i:?} p {p}");
         for level in [0.9, 0.99, 0.999] {
-            let j = paired(&[(100.0, 112.0), (100.0, 118.0), (100.0, 114.0), (100.0, 116.0), (100.0, 115.0)], level).unwrap();
+            let j = paired(&[(100.0, 112.0), (100.0, 118.0), (100.0, 114.0), (100.0, 116.0), (100.0, 115.0)], level)
+                .unwrap();
             assert_eq!(j.lo > 1.05, p < (1.0 - level) / 2.0, "level {level}: {j:?} p {p}");
         }
         // BH at q 5% over 4: the k-th smallest against k x 0.025 / 4.

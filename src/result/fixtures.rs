@@ -54,7 +54,12 @@ pub fn step(kind: StepKind, wall_s: f64, ops: Vec<OpResult>) -> StepResult {
 
 /// `step`, not durable as run (and warned about, as the runner does).
 pub fn not_durable(mut s: StepResult) -> StepResult {
-    s.metrics.syncs = Some(SyncMetrics { commits: s.ops, syncs_per_commit: Some(0.0), durable_as_run: Some(false), ..Default::default() });
+    s.metrics.syncs = Some(SyncMetrics {
+        commits: s.ops,
+        syncs_per_commit: Some(0.0),
+        durable_as_run: Some(false),
+        ..Default::default()
+    });
     s.warnings.push(format!("not durable as run: 0 sync calls for {} commits (0.0000 per commit)", s.ops));
     s
 }
@@ -175,11 +180,23 @@ pub fn realistic_run() -> RunResult {
         vec![
             not_durable(step(FillRandom, 10.0, vec![op("put", 1_234_567, 3.1, 0, 0, 0)])),
             with_reads(step(ReadRandom, 10.0, vec![op("get", 9_876_543, 0.9, 3_634_567, 0, 0)])),
-            with_missed_writer(step(ReadWhileWriting, 10.0, vec![op("get", 5_000_000, 1.4, 0, 0, 0)]), 18_000.0, 13_200.0),
+            with_missed_writer(
+                step(ReadWhileWriting, 10.0, vec![op("get", 5_000_000, 1.4, 0, 0, 0)]),
+                18_000.0,
+                13_200.0,
+            ),
             not_durable(step(YcsbLoad, 4.0, vec![op("INSERT", 1_000_000, 4.6, 0, 0, 0)])),
-            not_durable(step(YcsbA, 30.0, vec![op("READ", 2_523_456, 2.6, 3, 0, 0), op("UPDATE", 2_522_107, 7.3, 0, 17, 2)])),
+            not_durable(step(
+                YcsbA,
+                30.0,
+                vec![op("READ", 2_523_456, 2.6, 3, 0, 0), op("UPDATE", 2_522_107, 7.3, 0, 17, 2)],
+            )),
             step(YcsbE, 30.0, vec![op("INSERT", 11_234, 28.6, 0, 0, 0), op("SCAN", 213_776, 134.3, 0, 0, 1)]),
-            step(YcsbF, 30.0, vec![op("READ", 1_500_000, 2.5, 0, 0, 0), op("READ-MODIFY-WRITE", 1_499_000, 11.2, 0, 5, 0)]),
+            step(
+                YcsbF,
+                30.0,
+                vec![op("READ", 1_500_000, 2.5, 0, 0, 0), op("READ-MODIFY-WRITE", 1_499_000, 11.2, 0, 5, 0)],
+            ),
         ]
     };
     let mut failed = step(FwdRangeWhileWriting, 2.0, Vec::new());
@@ -193,7 +210,8 @@ pub fn realistic_run() -> RunResult {
     not_opened.error = Some(
         "cannot open rocksdb in /data/db/rocksdb-16G: IO error: No space left on device: While appending to file: /data/rocksdb/000123.log (the data filesystem is full)".into(),
     );
-    let mut l_i1 = step(LoadI1, 20.0, vec![op("insert", 1_000_000, 349.4, 0, 0, 0), op("delete", 1_000_000, 349.4, 0, 12, 0)]);
+    let mut l_i1 =
+        step(LoadI1, 20.0, vec![op("insert", 1_000_000, 349.4, 0, 0, 0), op("delete", 1_000_000, 349.4, 0, 12, 0)]);
     l_i1.metrics.engine_cpu_us_op = Some(51.5);
     let ibench = vec![step(LoadI0, 40.0, vec![op("insert", 20_000_000, 43.5, 0, 0, 0)]), l_i1];
     run(vec![

@@ -119,21 +119,34 @@ pub fn check_shards(runs: Vec<(String, RunResult)>) -> Result<Vec<(String, RunRe
     }
     let (first_dir, first) = &runs[0];
     for (dir, r) in &runs[1..] {
-        let differ = |what: &str| anyhow::anyhow!("{dir} and {first_dir} are not shards of one plan: their {what} differ");
+        let differ =
+            |what: &str| anyhow::anyhow!("{dir} and {first_dir} are not shards of one plan: their {what} differ");
         if plan_settings(&r.settings) != plan_settings(&first.settings) {
             return Err(differ("settings (seed, threads, counts, ...)"));
         }
-        let configs = |r: &RunResult| r.configs.iter().map(|c| (c.name.clone(), c.engine.clone(), c.options.clone(), c.repeat)).collect::<Vec<_>>();
+        let configs = |r: &RunResult| {
+            r.configs
+                .iter()
+                .map(|c| (c.name.clone(), c.engine.clone(), c.options.clone(), c.repeat))
+                .collect::<Vec<_>>()
+        };
         if configs(r) != configs(first) {
             return Err(differ("configs (names, engines, options)"));
         }
         for (a, b) in r.configs.iter().zip(&first.configs) {
-            let steps = |c: &ConfigResult| c.steps.iter().map(|s| (s.name.clone(), plan_settings(&s.settings))).collect::<Vec<_>>();
+            let steps = |c: &ConfigResult| {
+                c.steps.iter().map(|s| (s.name.clone(), plan_settings(&s.settings))).collect::<Vec<_>>()
+            };
             if steps(a) != steps(b) {
-                return Err(differ(&format!("steps of config {} (names or settings; a shard that stopped early has fewer)", a.name)));
+                return Err(differ(&format!(
+                    "steps of config {} (names or settings; a shard that stopped early has fewer)",
+                    a.name
+                )));
             }
         }
-        if r.sharding.as_ref().and_then(|s| s.start_at_unix_s) != first.sharding.as_ref().and_then(|s| s.start_at_unix_s) {
+        if r.sharding.as_ref().and_then(|s| s.start_at_unix_s)
+            != first.sharding.as_ref().and_then(|s| s.start_at_unix_s)
+        {
             return Err(differ("--start-at"));
         }
     }
@@ -175,7 +188,8 @@ pub fn merge(shards: &[(String, RunResult)], command_line: Vec<String>) -> Resul
     run.started_at = shards.iter().map(|(_, r)| r.started_at.clone()).min().unwrap_or_default();
     run.finished_at = shards.iter().map(|(_, r)| r.finished_at.clone()).max().flatten();
     run.status = worst(shards.iter().map(|(_, r)| r.status));
-    run.error = shards.iter().find_map(|(_, r)| r.error.as_ref().map(|e| format!("shard {}: {e}", r.settings.shard().index)));
+    run.error =
+        shards.iter().find_map(|(_, r)| r.error.as_ref().map(|e| format!("shard {}: {e}", r.settings.shard().index)));
     run.settings = merged_settings(&first.settings);
     run.device = None;
     run.sharding = None;
@@ -235,11 +249,16 @@ pub fn merge_profiles(shards: &[(String, RunResult)], run: &mut RunResult, out_d
     use crate::measure::profile::{self, Folded, StepProfile};
     let dir_of = |d: &str| {
         let p = std::path::Path::new(d);
-        if p.is_dir() { p.to_path_buf() } else { p.parent().map(|p| p.to_path_buf()).unwrap_or_default() }
+        if p.is_dir() {
+            p.to_path_buf()
+        } else {
+            p.parent().map(|p| p.to_path_buf()).unwrap_or_default()
+        }
     };
     for (ci, config) in run.configs.iter_mut().enumerate() {
         for (si, step) in config.steps.iter_mut().enumerate() {
-            let parts: Vec<Option<&StepProfile>> = shards.iter().map(|(_, r)| r.configs[ci].steps[si].profile.as_ref()).collect();
+            let parts: Vec<Option<&StepProfile>> =
+                shards.iter().map(|(_, r)| r.configs[ci].steps[si].profile.as_ref()).collect();
             let Some(first) = parts.iter().flatten().next() else { continue };
             if parts.iter().any(|p| p.is_none_or(|p| p.hz != first.hz)) {
                 step.notes.push("not profiled: the shards' profiles are not all there at one rate, and a part of a step's CPU would say nothing of the whole".into());
@@ -247,7 +266,8 @@ pub fn merge_profiles(shards: &[(String, RunResult)], run: &mut RunResult, out_d
             }
             let mut stacks = std::collections::HashMap::new();
             for ((dir, _), p) in shards.iter().zip(parts.iter().flatten()) {
-                let folded = profile::load(&dir_of(dir), p).with_context(|| format!("the profile of {} in shard {dir}", step.name))?;
+                let folded = profile::load(&dir_of(dir), p)
+                    .with_context(|| format!("the profile of {} in shard {dir}", step.name))?;
                 for (stack, n) in folded.stacks {
                     *stacks.entry(stack).or_insert(0) += n;
                 }
@@ -338,7 +358,14 @@ fn merge_step(steps: &[&StepResult]) -> Result<(StepResult, MergedStep)> {
 
     let starts: Vec<Option<f64>> = steps.iter().map(|s| s.start.map(|st| st.unix_s)).collect();
     let measured = steps.iter().all(|s| s.wall_s.is_some()) && starts.iter().all(Option::is_some);
-    let mut row = MergedStep { config: String::new(), step: String::new(), window: "-".into(), window_s: 0.0, start_skew_ms: 0.0, shards: Vec::new() };
+    let mut row = MergedStep {
+        config: String::new(),
+        step: String::new(),
+        window: "-".into(),
+        window_s: 0.0,
+        start_skew_ms: 0.0,
+        shards: Vec::new(),
+    };
     if !measured {
         // A shard measured nothing (failed, stopped, or a step without clients): no rate to merge.
         m.ops_s = None;
@@ -371,7 +398,12 @@ fn merge_step(steps: &[&StepResult]) -> Result<(StepResult, MergedStep)> {
     let mut in_window = 0.0;
     for (i, s) in steps.iter().enumerate() {
         let ops = match &main_op {
-            Some(name) => s.ops_by_type.iter().filter(|o| &o.op == name || first.mixes_op_types()).map(|o| ops_within(&o.intervals, starts[i], s.wall_s.unwrap(), lo, hi)).sum(),
+            Some(name) => s
+                .ops_by_type
+                .iter()
+                .filter(|o| &o.op == name || first.mixes_op_types())
+                .map(|o| ops_within(&o.intervals, starts[i], s.wall_s.unwrap(), lo, hi))
+                .sum(),
             None => 0.0,
         };
         // A step of several types counts every type's operations (its ops do).
@@ -452,7 +484,9 @@ fn merge_ops(steps: &[&StepResult], offsets: &[f64]) -> Result<Vec<OpResult>> {
                 e.0 += iv.ops;
                 if let Some(h) = &iv.histogram {
                     let second = || whose(&format!("second {}", iv.index + 1));
-                    e.1.get_or_insert_with(new_histogram).add(hdr_codec::decode(h).with_context(second)?).map_err(|_| anyhow::anyhow!("{}: outside the histogram's bounds", second()))?;
+                    e.1.get_or_insert_with(new_histogram)
+                        .add(hdr_codec::decode(h).with_context(second)?)
+                        .map_err(|_| anyhow::anyhow!("{}: outside the histogram's bounds", second()))?;
                 }
             }
         }
@@ -506,8 +540,8 @@ fn merged_metrics(steps: &[&StepResult]) -> StepMetrics {
 mod tests {
     use super::*;
     use crate::measure::Recorder;
-    use crate::result::fixtures;
     use crate::plan::steps::StepKind;
+    use crate::result::fixtures;
 
     const MS: u64 = 1_000_000;
 
@@ -519,7 +553,8 @@ mod tests {
         }
         let wall_ns = lat.len() as u64 * gap_ms * MS;
         let merged = crate::measure::merge(vec![rec.finish()], wall_ns.div_ceil(1_000_000_000) as u32);
-        let mut s = fixtures::step(StepKind::ReadRandom, wall_ns as f64 / 1e9, vec![OpResult::measured("get", &merged, None)]);
+        let mut s =
+            fixtures::step(StepKind::ReadRandom, wall_ns as f64 / 1e9, vec![OpResult::measured("get", &merged, None)]);
         s.settings.seconds = Some(wall_ns as f64 / 1e9);
         s.settings.ops = None;
         s.settings.shard = Some(Shard { index, count: 2 });
@@ -537,7 +572,12 @@ mod tests {
             start_at_unix_s: Some(1_800_000_000.0),
             step_gap_s: Some(10.0),
             host: Some(format!("h{index}")),
-            clock: ClockSync { synchronized: Some(true), est_error_us: Some(10), max_error_us: Some(100), daemon: None },
+            clock: ClockSync {
+                synchronized: Some(true),
+                est_error_us: Some(10),
+                max_error_us: Some(100),
+                daemon: None,
+            },
         });
         (format!("shard-{index}"), run)
     }
@@ -548,7 +588,9 @@ mod tests {
         // Shard 0: 4000 calls of 10 us, one per ms (4 s); shard 1 released 2 ms later: 4000 of 1000 us.
         let a: Vec<u64> = vec![10_000; 4000];
         let b: Vec<u64> = vec![1_000_000; 4000];
-        let runs = check_shards(vec![shard_run(1, shard_step(1, t0 + 0.002, &b, 1)), shard_run(0, shard_step(0, t0, &a, 1))]).unwrap();
+        let runs =
+            check_shards(vec![shard_run(1, shard_step(1, t0 + 0.002, &b, 1)), shard_run(0, shard_step(0, t0, &a, 1))])
+                .unwrap();
         let merged = merge(&runs, vec!["rumbench".into(), "merge".into()]).unwrap();
         let s = &merged.configs[0].steps[0];
         assert_eq!(s.ops, 8000);

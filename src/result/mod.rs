@@ -15,10 +15,10 @@ pub mod crashtest;
 pub mod merge;
 pub mod scaling;
 
-use crate::plan::steps::StepKind;
-use crate::plan::{Allocator, Mode, Settings, StepPlan};
 use crate::measure::step_metrics::StepMetrics;
 use crate::measure::{IntervalStats, LatencySummary, RatePercentiles};
+use crate::plan::steps::StepKind;
+use crate::plan::{Allocator, Mode, Settings, StepPlan};
 
 /// Version of the result.json layout; bump on incompatible changes.
 pub const SCHEMA: &str = "rumbench.result/1";
@@ -83,7 +83,13 @@ pub struct RunResult {
 
 impl RunResult {
     /// A run this binary starts now: nothing measured yet.
-    pub fn starting(command_line: Vec<String>, suite: Option<String>, settings: Settings, system: Option<Value>, warnings: Vec<String>) -> RunResult {
+    pub fn starting(
+        command_line: Vec<String>,
+        suite: Option<String>,
+        settings: Settings,
+        system: Option<Value>,
+        warnings: Vec<String>,
+    ) -> RunResult {
         RunResult {
             schema: SCHEMA.into(),
             rumbench_version: env!("CARGO_PKG_VERSION").into(),
@@ -123,7 +129,9 @@ impl RunResult {
 
     /// Every step's warnings, each labelled with its config and step.
     pub fn step_warnings(&self) -> impl Iterator<Item = String> + '_ {
-        self.configs.iter().flat_map(|c| c.steps.iter().flat_map(move |s| s.warnings.iter().map(move |w| Self::labelled(c, s, w))))
+        self.configs
+            .iter()
+            .flat_map(|c| c.steps.iter().flat_map(move |s| s.warnings.iter().map(move |w| Self::labelled(c, s, w))))
     }
 
     /// Every warning of the run once: the run's own, then each step's.
@@ -403,8 +411,10 @@ pub fn step_parameters(plan: &StepPlan) -> BTreeMap<String, Value> {
         p.insert(key.to_string(), value);
     };
     // A step runs for a count or for a duration, whichever was given.
-    let extent: Vec<(&str, Value)> =
-        [("ops", s.ops.map(|n| json!(n))), ("seconds", s.seconds.map(|x| json!(x)))].into_iter().filter_map(|(k, v)| Some((k, v?))).collect();
+    let extent: Vec<(&str, Value)> = [("ops", s.ops.map(|n| json!(n))), ("seconds", s.seconds.map(|x| json!(x)))]
+        .into_iter()
+        .filter_map(|(k, v)| Some((k, v?)))
+        .collect();
     match kind {
         Flush => {}
         WaitForCompaction => set("compaction_timeout", json!(s.compaction_timeout_s)),
@@ -432,7 +442,10 @@ pub fn step_parameters(plan: &StepPlan) -> BTreeMap<String, Value> {
             if kind != YcsbLoad {
                 extent.into_iter().for_each(|(k, v)| set(k, v));
                 // Unset: the workload's own (latest for D, zipfian for the others).
-                set("request_distribution", json!(y.request_distribution.map(|d| d.to_string()).unwrap_or_else(|| "default".into())));
+                set(
+                    "request_distribution",
+                    json!(y.request_distribution.map(|d| d.to_string()).unwrap_or_else(|| "default".into())),
+                );
             }
             // A, B and F write fields (updates, read-modify-writes); E scans.
             if matches!(kind, YcsbA | YcsbB | YcsbF) {
@@ -519,7 +532,8 @@ pub fn load_dir(dir: &Path) -> Result<RunResult> {
     if path.extension().is_some_and(|e| e == "gz") {
         let file = std::fs::File::open(&path).with_context(|| format!("cannot read {}", path.display()))?;
         let reader = std::io::BufReader::new(flate2::read::GzDecoder::new(file));
-        return serde_json::from_reader(reader).with_context(|| format!("{} is not a gzipped rumbench result", path.display()));
+        return serde_json::from_reader(reader)
+            .with_context(|| format!("{} is not a gzipped rumbench result", path.display()));
     }
     load(&path)
 }
@@ -561,9 +575,13 @@ mod tests {
     fn a_run_directory_loads_from_result_json_or_its_gzip() {
         use std::io::Write;
         let dir = tempfile::tempdir().unwrap();
-        let run = RunResult::starting(vec!["rumbench".into(), "run".into()], None, Settings::default(), None, Vec::new());
+        let run =
+            RunResult::starting(vec!["rumbench".into(), "run".into()], None, Settings::default(), None, Vec::new());
         let json = serde_json::to_vec(&run).unwrap();
-        let mut gz = flate2::write::GzEncoder::new(std::fs::File::create(dir.path().join("result.json.gz")).unwrap(), flate2::Compression::best());
+        let mut gz = flate2::write::GzEncoder::new(
+            std::fs::File::create(dir.path().join("result.json.gz")).unwrap(),
+            flate2::Compression::best(),
+        );
         gz.write_all(&json).unwrap();
         gz.finish().unwrap();
         assert_eq!(file_in(dir.path()), Some(dir.path().join("result.json.gz")));
@@ -582,7 +600,8 @@ mod tests {
         let ycsb_a = step(StepKind::YcsbA, 1.0, vec![op("READ", 60, 2.0, 0, 0, 0), op("UPDATE", 40, 8.0, 0, 0, 0)]);
         assert!(ycsb_a.mixes_op_types() && ycsb_a.step_latency().is_none());
         // The insert benchmark's latency is per commit, inserts and deletes together.
-        let l_i1 = step(StepKind::LoadI1, 1.0, vec![op("insert", 60, 300.0, 0, 0, 0), op("delete", 60, 300.0, 0, 0, 0)]);
+        let l_i1 =
+            step(StepKind::LoadI1, 1.0, vec![op("insert", 60, 300.0, 0, 0, 0), op("delete", 60, 300.0, 0, 0, 0)]);
         assert_eq!(l_i1.step_latency().map(|l| l.p50_us), Some(300.0));
     }
 
@@ -603,21 +622,39 @@ mod tests {
         let rww = parameters_of(StepKind::ReadWhileWriting, s.clone());
         assert_eq!(
             keys(&rww),
-            ["compression_ratio", "distribution", "key_order", "key_size", "mode", "num", "seconds", "threads", "value_size", "writer_rate"]
+            [
+                "compression_ratio",
+                "distribution",
+                "key_order",
+                "key_size",
+                "mode",
+                "num",
+                "seconds",
+                "threads",
+                "value_size",
+                "writer_rate"
+            ]
         );
         assert_eq!(rww["threads"], json!(4));
         assert_eq!(rww["seconds"], json!(30.0));
         assert_eq!(rww["distribution"], json!("uniform"));
         assert_eq!(rww["mode"], json!("cached"));
         // 2 MB/s of 116-byte entries.
-        assert!((rww["writer_rate"].as_f64().unwrap() - 2.0 * 1048576.0 / 116.0).abs() < 1e-6, "{}", rww["writer_rate"]);
+        assert!(
+            (rww["writer_rate"].as_f64().unwrap() - 2.0 * 1048576.0 / 116.0).abs() < 1e-6,
+            "{}",
+            rww["writer_rate"]
+        );
         s.writer_rate.ops_per_s = None;
         assert_eq!(parameters_of(StepKind::ReadWhileWriting, s.clone())["writer_rate"], json!("unlimited"));
 
         let fill = parameters_of(StepKind::FillSeq, Settings::default());
         assert_eq!(fill["batch_size"], json!(1));
         assert_eq!(fill["ops"], json!(1_000_000));
-        assert!(!fill.contains_key("distribution") && !fill.contains_key("writer_rate") && !fill.contains_key("seconds"), "{fill:?}");
+        assert!(
+            !fill.contains_key("distribution") && !fill.contains_key("writer_rate") && !fill.contains_key("seconds"),
+            "{fill:?}"
+        );
         assert_eq!(parameters_of(StepKind::FwdRange, Settings::default())["range_len"], json!(10));
         assert_eq!(parameters_of(StepKind::MultiReadRandom, Settings::default())["multiget_batch"], json!(10));
         assert!(!parameters_of(StepKind::ReadRandom, Settings::default()).contains_key("batch_size"));
@@ -635,7 +672,10 @@ mod tests {
         assert_eq!(e["request_distribution"], json!("zipfian:0.5"));
         assert_eq!(e["max_scan_length"], json!(100));
         assert_eq!(e["ops"], json!(1_000_000));
-        assert!(!e.contains_key("write_all_fields") && !e.contains_key("num") && !e.contains_key("value_size"), "{e:?}");
+        assert!(
+            !e.contains_key("write_all_fields") && !e.contains_key("num") && !e.contains_key("value_size"),
+            "{e:?}"
+        );
         let a = parameters_of(StepKind::YcsbA, Settings::default());
         assert_eq!(a["request_distribution"], json!("default"));
         assert_eq!(a["write_all_fields"], json!(false));
@@ -650,7 +690,8 @@ mod tests {
 
     #[test]
     fn a_step_result_without_parameters_still_loads() {
-        let step = StepResult::new(&StepPlan { kind: StepKind::ReadRandom, settings: Settings::default(), sweep: false });
+        let step =
+            StepResult::new(&StepPlan { kind: StepKind::ReadRandom, settings: Settings::default(), sweep: false });
         assert!(!step.parameters.is_empty());
         let mut json = serde_json::to_value(&step).unwrap();
         json.as_object_mut().unwrap().remove("parameters");
@@ -664,7 +705,10 @@ mod tests {
     fn every_warning_is_listed_once_even_from_results_that_copied_step_warnings() {
         let mut run = fixtures::realistic_run();
         let steps: Vec<String> = run.step_warnings().collect();
-        assert!(steps.iter().any(|w| w.starts_with("lmdb-nosync-writemap fillrandom: not durable as run")), "{steps:?}");
+        assert!(
+            steps.iter().any(|w| w.starts_with("lmdb-nosync-writemap fillrandom: not durable as run")),
+            "{steps:?}"
+        );
         assert_eq!(run.run_warnings(), ["turbo/boost is on: results vary with temperature and load"]);
         let all = run.all_warnings();
         assert_eq!(all.len(), 1 + steps.len());

@@ -141,7 +141,14 @@ pub fn sweeps(config: &ConfigResult, machine: Option<&Machine>) -> Vec<Scaling> 
         let i = match out.iter().position(|sc| sc.step == step) {
             Some(i) => i,
             None => {
-                out.push(Scaling { step: step.to_string(), points: Vec::new(), fit: None, no_fit: None, warnings: Vec::new(), machine: machine.cloned() });
+                out.push(Scaling {
+                    step: step.to_string(),
+                    points: Vec::new(),
+                    fit: None,
+                    no_fit: None,
+                    warnings: Vec::new(),
+                    machine: machine.cloned(),
+                });
                 out.len() - 1
             }
         };
@@ -150,7 +157,8 @@ pub fn sweeps(config: &ConfigResult, machine: Option<&Machine>) -> Vec<Scaling> 
                 threads: s.settings.threads,
                 ops_s: x,
                 efficiency: None,
-                oversubscribed: machine.is_some_and(|m| m.demand(s.settings.threads, writes(step, s.writer.is_some())) > m.cores),
+                oversubscribed: machine
+                    .is_some_and(|m| m.demand(s.settings.threads, writes(step, s.writer.is_some())) > m.cores),
             }),
             _ => failed.push((step.to_string(), s.name.clone())),
         }
@@ -165,13 +173,25 @@ pub fn sweeps(config: &ConfigResult, machine: Option<&Machine>) -> Vec<Scaling> 
         }
         let missing: Vec<&str> = failed.iter().filter(|(st, _)| *st == sc.step).map(|(_, n)| n.as_str()).collect();
         if !missing.is_empty() {
-            sc.no_fit = Some(format!("{} (without {}, which did not complete)", sc.no_fit.take().unwrap_or_else(|| "fitted".into()), missing.join(", ")));
+            sc.no_fit = Some(format!(
+                "{} (without {}, which did not complete)",
+                sc.no_fit.take().unwrap_or_else(|| "fitted".into()),
+                missing.join(", ")
+            ));
         }
         for (p, e) in sc.points.iter_mut().zip(usl::efficiency(&xy, sc.fit.as_ref())) {
             p.efficiency = e;
         }
-        let judged: Vec<Judged> =
-            sc.points.iter().map(|p| Judged { threads: p.threads, efficiency: p.efficiency, interval: None, oversubscribed: p.oversubscribed }).collect();
+        let judged: Vec<Judged> = sc
+            .points
+            .iter()
+            .map(|p| Judged {
+                threads: p.threads,
+                efficiency: p.efficiency,
+                interval: None,
+                oversubscribed: p.oversubscribed,
+            })
+            .collect();
         sc.warnings = judge(&judged, sc.fit.as_ref(), machine);
     }
     out
@@ -186,7 +206,14 @@ mod tests {
     }
 
     fn fit(r_squared: f64, peak_n: Option<f64>) -> UslFit {
-        UslFit { lambda: 1000.0, sigma: 0.1, kappa: 0.01, r_squared, peak_n, peak_throughput: peak_n.map(|n| 900.0 * n) }
+        UslFit {
+            lambda: 1000.0,
+            sigma: 0.1,
+            kappa: 0.01,
+            r_squared,
+            peak_n,
+            peak_throughput: peak_n.map(|n| 900.0 * n),
+        }
     }
 
     /// The sweep: 1.22 at two clients, a fit of R^2 0.741 with a peak
@@ -197,7 +224,10 @@ mod tests {
         let poor = fit(0.741, Some(9.0));
         let w = judge(&points, Some(&poor), None);
         assert_eq!(w.len(), 2, "{w:?}");
-        assert!(w[0].starts_with("efficiency 1.22 at 2 clients is superlinear") && w[0].contains("likely an artifact"), "{w:?}");
+        assert!(
+            w[0].starts_with("efficiency 1.22 at 2 clients is superlinear") && w[0].contains("likely an artifact"),
+            "{w:?}"
+        );
         assert!(w[1].starts_with("the fit is poor (R^2 0.741, below 0.9)") && w[1].contains("no peak"), "{w:?}");
         assert_eq!(shown_peak(&poor, 32.0), None);
         // A good fit's peak beyond the measured range is extrapolated.
@@ -220,11 +250,15 @@ mod tests {
 
     #[test]
     fn points_beyond_the_cores_are_oversubscribed() {
-        let m = Machine { cores: 2, background: 2, per_client: 0, what: "2 background jobs (max_background_jobs)".into() };
+        let m =
+            Machine { cores: 2, background: 2, per_client: 0, what: "2 background jobs (max_background_jobs)".into() };
         assert_eq!((m.demand(1, true), m.demand(1, false)), (3, 1));
         let server = Machine { cores: 4, background: 0, per_client: 1, what: "a server process per client".into() };
         assert_eq!((server.demand(2, false), server.demand(3, false)), (4, 6));
-        let points = [Judged { oversubscribed: true, ..point(4, 0.5, None) }, Judged { oversubscribed: true, ..point(8, 0.3, None) }];
+        let points = [
+            Judged { oversubscribed: true, ..point(4, 0.5, None) },
+            Judged { oversubscribed: true, ..point(8, 0.3, None) },
+        ];
         let w = judge(&points, None, Some(&m));
         assert_eq!(w, ["oversubscribed at 4, 8 clients: more runnable threads (the clients, and in a step that writes 2 background jobs (max_background_jobs)) than the 2 cores, so those points measure time-sharing as much as the engine"]);
     }

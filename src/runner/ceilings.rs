@@ -43,7 +43,10 @@ pub(crate) fn step_ceilings(s: &StepResult, device: &DeviceContext, server: bool
                 }
             };
         }
-        None => unknown.push(format!("read and write: storage IO not measured ({})", missing("io").unwrap_or_else(|| "no reason recorded".into()))),
+        None => unknown.push(format!(
+            "read and write: storage IO not measured ({})",
+            missing("io").unwrap_or_else(|| "no reason recorded".into())
+        )),
     }
     match &m.syncs {
         // Durable commits: sync_file_range only starts writeback.
@@ -87,10 +90,16 @@ mod tests {
     use crate::measure::step_metrics::{IoMetrics, Missing, SyncMetrics};
 
     fn device() -> DeviceContext {
-        let fio = crate::measure::fio::parse(include_str!("../../tests/fixtures/fio-3.33-device.json"), 1 << 28, 2).unwrap();
+        let fio =
+            crate::measure::fio::parse(include_str!("../../tests/fixtures/fio-3.33-device.json"), 1 << 28, 2).unwrap();
         DeviceContext {
             device_key: Some("vda".into()),
-            baseline: Some(StoredBaseline { device_key: "vda".into(), measured_at: "2026-11-25T10:00:00+00:00".into(), dir: "/d".into(), fio }),
+            baseline: Some(StoredBaseline {
+                device_key: "vda".into(),
+                measured_at: "2026-11-25T10:00:00+00:00".into(),
+                dir: "/d".into(),
+                fio,
+            }),
             source: Some("history".into()),
             missing: None,
         }
@@ -98,7 +107,11 @@ mod tests {
 
     fn step(ops: u64, wall_s: f64) -> StepResult {
         use crate::result::fixtures;
-        let mut s = fixtures::step(crate::plan::steps::StepKind::ReadRandom, wall_s, vec![fixtures::op("get", ops, 10.0, 0, 0, 0)]);
+        let mut s = fixtures::step(
+            crate::plan::steps::StepKind::ReadRandom,
+            wall_s,
+            vec![fixtures::op("get", ops, 10.0, 0, 0, 0)],
+        );
         s.metrics.client_cpu_us_op = None;
         s
     }
@@ -118,7 +131,10 @@ mod tests {
         let cpu = c.ceilings.iter().find(|x| x.resource.name() == "cpu").unwrap();
         assert!((cpu.ops_s - 2.0 / 20e-6).abs() < 1e-6);
         assert!(c.ceilings.iter().all(|x| x.resource.name() != "write"), "wrote nothing: no write ceiling");
-        assert_eq!(c.pct_of_limit.unwrap(), 5_000.0 / c.ceilings.iter().map(|x| x.ops_s).fold(f64::MAX, f64::min) * 100.0);
+        assert_eq!(
+            c.pct_of_limit.unwrap(),
+            5_000.0 / c.ceilings.iter().map(|x| x.ops_s).fold(f64::MAX, f64::min) * 100.0
+        );
     }
 
     #[test]
@@ -126,7 +142,8 @@ mod tests {
         let mut s = step(1_000, 1.0);
         s.metrics.client_cpu_us_op = Some(500.0);
         s.metrics.missing.push(Missing { metric: "io".into(), reason: "tmpfs has no device".into() });
-        s.metrics.syncs = Some(SyncMetrics { fdatasync: 1_000, sync_file_range: 5_000, commits: 1_000, ..Default::default() });
+        s.metrics.syncs =
+            Some(SyncMetrics { fdatasync: 1_000, sync_file_range: 5_000, commits: 1_000, ..Default::default() });
         let none = DeviceContext::without(Some("vda".into()), "no device baseline of vda (rumbench device)");
         let c = step_ceilings(&s, &none, false, 2.0).unwrap();
         assert_eq!(c.short().as_deref(), Some("cpu 25%"));
@@ -143,8 +160,12 @@ mod tests {
     fn a_server_without_its_cpu_gets_the_clients_ceiling_and_says_so() {
         let mut s = step(1_000, 1.0);
         s.metrics.client_cpu_us_op = Some(100.0);
-        s.metrics.missing.push(Missing { metric: "engine_cpu_us_op".into(), reason: "a server rumbench did not start (--target)".into() });
-        let c = step_ceilings(&s, &DeviceContext::without(None, "--target: the server's device is unknown"), true, 4.0).unwrap();
+        s.metrics.missing.push(Missing {
+            metric: "engine_cpu_us_op".into(),
+            reason: "a server rumbench did not start (--target)".into(),
+        });
+        let c = step_ceilings(&s, &DeviceContext::without(None, "--target: the server's device is unknown"), true, 4.0)
+            .unwrap();
         assert_eq!(c.ceilings.len(), 1);
         assert!(c.unknown.iter().any(|u| u.contains("the client's only") && u.contains("--target")), "{:?}", c.unknown);
     }

@@ -71,14 +71,30 @@ impl Drop for Recorded {
 /// recorded steps), with its checkpoint kept on disk while it runs. Returns
 /// what `body` returned and the guard that removes the checkpoint once the
 /// step is recorded.
-pub fn keep<R>(output_dir: &Path, config: usize, step: usize, recorded_before: usize, engine: Option<&dyn Engine>, body: impl FnOnce() -> R) -> (R, Recorded) {
+pub fn keep<R>(
+    output_dir: &Path,
+    config: usize,
+    step: usize,
+    recorded_before: usize,
+    engine: Option<&dyn Engine>,
+    body: impl FnOnce() -> R,
+) -> (R, Recorded) {
     let path = output_dir.join(FILE);
     let space = |before: Option<(Space, Instant)>| {
         let (in_use, capacity) = engine?.space()?;
-        let growth_per_s = before.map_or(0.0, |(b, at)| (in_use as f64 - b.in_use as f64) / at.elapsed().as_secs_f64().max(1e-3));
+        let growth_per_s =
+            before.map_or(0.0, |(b, at)| (in_use as f64 - b.in_use as f64) / at.elapsed().as_secs_f64().max(1e-3));
         Some(Space { in_use, capacity, growth_per_s })
     };
-    let base = Running { config, step, recorded_before, started_at: crate::result::now_text(), ops: 0, elapsed_s: 0.0, space: space(None) };
+    let base = Running {
+        config,
+        step,
+        recorded_before,
+        started_at: crate::result::now_text(),
+        ops: 0,
+        elapsed_s: 0.0,
+        space: space(None),
+    };
     write(&path, &base);
     let live = Arc::new(Live::default());
     let told = live.clone();
@@ -89,21 +105,23 @@ pub fn keep<R>(output_dir: &Path, config: usize, step: usize, recorded_before: u
     let done = (Mutex::new(false), Condvar::new());
     let r = std::thread::scope(|scope| {
         let (path, done, base, live) = (&path, &done, &base, &live);
-        let watcher = std::thread::Builder::new().name(format!("{}checkpoint", crate::measure::profile::fold::CLIENT_THREAD_PREFIX)).spawn_scoped(scope, move || {
-            let mut last: Option<(Space, Instant)> = base.space.map(|s| (s, Instant::now()));
-            let mut stop = done.0.lock().unwrap_or_else(|e| e.into_inner());
-            loop {
-                stop = done.1.wait_timeout(stop, EVERY).unwrap_or_else(|e| e.into_inner()).0;
-                if *stop {
-                    break;
+        let watcher = std::thread::Builder::new()
+            .name(format!("{}checkpoint", crate::measure::profile::fold::CLIENT_THREAD_PREFIX))
+            .spawn_scoped(scope, move || {
+                let mut last: Option<(Space, Instant)> = base.space.map(|s| (s, Instant::now()));
+                let mut stop = done.0.lock().unwrap_or_else(|e| e.into_inner());
+                loop {
+                    stop = done.1.wait_timeout(stop, EVERY).unwrap_or_else(|e| e.into_inner()).0;
+                    if *stop {
+                        break;
+                    }
+                    let now = space(last);
+                    last = now.map(|s| (s, Instant::now())).or(last);
+                    let ops = live.ops.load(Ordering::Relaxed);
+                    let elapsed_s = live.elapsed_ms.load(Ordering::Relaxed) as f64 / 1000.0;
+                    write(path, &Running { ops, elapsed_s, space: now, ..base.clone() });
                 }
-                let now = space(last);
-                last = now.map(|s| (s, Instant::now())).or(last);
-                let ops = live.ops.load(Ordering::Relaxed);
-                let elapsed_s = live.elapsed_ms.load(Ordering::Relaxed) as f64 / 1000.0;
-                write(path, &Running { ops, elapsed_s, space: now, ..base.clone() });
-            }
-        });
+            });
         let r = body();
         *done.0.lock().unwrap_or_else(|e| e.into_inner()) = true;
         done.1.notify_all();
@@ -175,7 +193,9 @@ impl Left {
         ));
         result.metrics.missing.push(crate::measure::step_metrics::Missing {
             metric: "all".into(),
-            reason: "the config process ended during the step: only its operation count, from the last checkpoint, is known".into(),
+            reason:
+                "the config process ended during the step: only its operation count, from the last checkpoint, is known"
+                    .into(),
         });
         Some(result)
     }
@@ -188,7 +208,13 @@ mod tests {
     #[test]
     fn a_step_left_running_is_recovered_once_and_only_for_its_config() {
         let out = tempfile::tempdir().unwrap();
-        let mut plan = crate::plan::RunPlan { suite: None, configs: Vec::new(), steps: Vec::new(), settings: Default::default(), repeat: 1 };
+        let mut plan = crate::plan::RunPlan {
+            suite: None,
+            configs: Vec::new(),
+            steps: Vec::new(),
+            settings: Default::default(),
+            repeat: 1,
+        };
         plan.steps.push(crate::plan::test_step(crate::plan::steps::StepKind::FillSeq, 1, false));
         plan.steps.push(crate::plan::test_step(crate::plan::steps::StepKind::FillRandom, 1, false));
         // The step's body runs; the process "dies" (the guard is forgotten): its checkpoint stays.
@@ -221,9 +247,20 @@ mod tests {
     fn a_full_store_is_named_as_the_cause() {
         let left = |in_use: u64, growth_per_s: f64| {
             let space = Some(Space { in_use, capacity: 64 << 20, growth_per_s });
-            Left(Running { config: 0, step: 0, recorded_before: 0, started_at: String::new(), ops: 0, elapsed_s: 0.0, space })
+            Left(Running {
+                config: 0,
+                step: 0,
+                recorded_before: 0,
+                started_at: String::new(),
+                ops: 0,
+                elapsed_s: 0.0,
+                space,
+            })
         };
-        assert!(left(64 << 20, 0.0).cause().unwrap().starts_with("the data file is full (67108864 of 67108864 bytes in use"));
+        assert!(left(64 << 20, 0.0)
+            .cause()
+            .unwrap()
+            .starts_with("the data file is full (67108864 of 67108864 bytes in use"));
         assert!(left(50 << 20, 100e6).cause().is_some(), "full within 150 ms at its growth");
         assert!(left(40 << 20, 100e6).cause().is_none());
     }

@@ -55,16 +55,24 @@ fn measure(dir: &Path, file_bytes: u64, runtime_s: u64) -> Result<StoredBaseline
     let (key, _) = key_of(dir)?;
     let existing = dir.ancestors().find(|a| a.is_dir()).unwrap_or(Path::new("."));
     let stop = crate::driver::stop::stop_requested;
-    let fio = fio::measure(&FioPlan { dir: existing.to_path_buf(), file_bytes, runtime_s }, &stop).map_err(|e| match stop() {
-        true => e.context(crate::driver::stop::interrupted_text()),
-        false => e,
-    })?;
+    let fio =
+        fio::measure(&FioPlan { dir: existing.to_path_buf(), file_bytes, runtime_s }, &stop).map_err(
+            |e| match stop() {
+                true => e.context(crate::driver::stop::interrupted_text()),
+                false => e,
+            },
+        )?;
     Ok(StoredBaseline { device_key: key, measured_at: crate::report::now_text(), dir: existing.to_path_buf(), fio })
 }
 
 /// `measure`, then store the baseline in `store`: it, and what became of it
 /// ("stored in PATH", "not stored (--no-history)", or "not stored" with a warning).
-pub fn measure_and_store(dir: &Path, file_bytes: u64, runtime_s: u64, store: &Store) -> Result<(StoredBaseline, String)> {
+pub fn measure_and_store(
+    dir: &Path,
+    file_bytes: u64,
+    runtime_s: u64,
+    store: &Store,
+) -> Result<(StoredBaseline, String)> {
     let b = measure(dir, file_bytes, runtime_s)?;
     let stored = match store.store(&b) {
         Ok(Some(p)) => format!("stored in {}", p.display()),
@@ -90,16 +98,27 @@ pub fn for_run(db_root: &Path, store: &Store, measure_if_missing: bool) -> Resul
     }
     // A dir that exists now and after the run (the data dirs are removed at its end).
     let measurable = db_root.ancestors().find(|a| a.is_dir()).unwrap_or(Path::new("."));
-    let how_to = format!("measure it with `rumbench device --dir {}`, or run with --device-baseline", measurable.display());
+    let how_to =
+        format!("measure it with `rumbench device --dir {}`, or run with --device-baseline", measurable.display());
     let stored = match store.latest(&key) {
         Ok(s) => s,
-        Err(e) if !measure_if_missing => return Ok(DeviceContext::without(Some(key), format!("the history's device baselines are unreadable: {e:#}"))),
+        Err(e) if !measure_if_missing => {
+            return Ok(DeviceContext::without(
+                Some(key),
+                format!("the history's device baselines are unreadable: {e:#}"),
+            ))
+        }
         Err(_) => None,
     };
     let now = chrono::Local::now().fixed_offset();
     let why = match &stored {
         Some(b) if b.is_fresh(now) => {
-            return Ok(DeviceContext { device_key: Some(key), baseline: stored, source: Some("history".into()), missing: None });
+            return Ok(DeviceContext {
+                device_key: Some(key),
+                baseline: stored,
+                source: Some("history".into()),
+                missing: None,
+            });
         }
         Some(b) => format!(
             "the device baseline of this data dir's device is {} days old (measured {}; older than a week): {how_to}",
@@ -117,7 +136,12 @@ pub fn for_run(db_root: &Path, store: &Store, measure_if_missing: bool) -> Resul
     );
     let (b, stored) = measure_and_store(db_root, DEFAULT_FILE_BYTES, DEFAULT_RUNTIME_S, store)?;
     crate::errln!("device baseline {stored}");
-    Ok(DeviceContext { device_key: Some(key), baseline: Some(b), source: Some("measured before the run".into()), missing: None })
+    Ok(DeviceContext {
+        device_key: Some(key),
+        baseline: Some(b),
+        source: Some("measured before the run".into()),
+        missing: None,
+    })
 }
 
 /// What a config of a server the user runs (`target`) gets instead.

@@ -270,7 +270,8 @@ pub fn prepare_output_dir(dir: &Path, replace: bool) -> Result<DirLock> {
     match state(dir)? {
         DirState::Missing => {
             if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
-                std::fs::create_dir_all(parent).with_context(|| format!("cannot create output directory {}", parent.display()))?;
+                std::fs::create_dir_all(parent)
+                    .with_context(|| format!("cannot create output directory {}", parent.display()))?;
             }
             // create_dir, not create_dir_all: of two runs given the same new
             // directory at the same moment, exactly one creates it.
@@ -325,7 +326,8 @@ fn numbered(base: &Path, i: u32) -> PathBuf {
 /// runs started in the same second each get their own.
 pub fn claim_new_dir(base: &Path) -> Result<PathBuf> {
     if let Some(parent) = base.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent).with_context(|| format!("cannot create output directory {}", parent.display()))?;
+        std::fs::create_dir_all(parent)
+            .with_context(|| format!("cannot create output directory {}", parent.display()))?;
     }
     for i in 1..10_000 {
         let dir = numbered(base, i);

@@ -23,17 +23,17 @@ use std::process::ExitCode;
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 
-use crate::plan::{Allocator, EngineConfig, Mode, RunPlan, StepPlan};
+use crate::datagen::{KeyOrder, KeySpace};
+use crate::driver::progress::{self, ProgressMode};
 use crate::engine::{self, Engine, EngineOptions, OpenArgs};
 use crate::measure::live::KeyBitmap;
-use crate::result::scaling::Machine;
 use crate::measure::os::sysinfo::{self, SystemInfo};
 use crate::measure::step_metrics::{Probes, StepWork, SyncMetrics};
-use crate::result::{ConfigResult, RunResult, Status, StepResult};
-use crate::datagen::{KeyOrder, KeySpace};
-use dirs::DataDir;
-use crate::driver::progress::{self, ProgressMode};
 use crate::plan::steps::StepKind;
+use crate::plan::{Allocator, EngineConfig, Mode, RunPlan, StepPlan};
+use crate::result::scaling::Machine;
+use crate::result::{ConfigResult, RunResult, Status, StepResult};
+use dirs::DataDir;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RunOptions {
@@ -135,7 +135,9 @@ pub fn preflight(plan: &RunPlan, opts: &RunOptions) -> Result<()> {
             if plan.steps.iter().any(|s| s.kind == StepKind::YcsbLoad) {
                 bail!("--use-existing-db runs YCSB's workloads on records loaded before: leave ycsb-load out of the steps");
             }
-            let started_server = |c: &&EngineConfig| crate::server::kind_of(&c.engine).is_some() && !tables::target_endpoint(c).is_ok_and(|t| t.is_some());
+            let started_server = |c: &&EngineConfig| {
+                crate::server::kind_of(&c.engine).is_some() && !tables::target_endpoint(c).is_ok_and(|t| t.is_some())
+            };
             if let Some(c) = plan.configs.iter().find(started_server) {
                 bail!("--use-existing-db with YCSB is for key-value engines, not {} (config {}): run on a server's records with --target", c.engine, c.name);
             }
@@ -256,7 +258,12 @@ pub fn run(plan: &RunPlan, opts: &RunOptions) -> Result<RunResult> {
         let mut stopped = crate::driver::stop::stop_requested();
         if !stopped {
             let round = config.repeat.map(|r| format!(", round {r} of {}", plan.repeat)).unwrap_or_default();
-            errln!("{} ({}{}{round}):", config.name, config.engine, if config.allocator == Allocator::Jemalloc { ", jemalloc" } else { "" });
+            errln!(
+                "{} ({}{}{round}):",
+                config.name,
+                config.engine,
+                if config.allocator == Allocator::Jemalloc { ", jemalloc" } else { "" }
+            );
             // Writing that line may have found the terminal gone: a stop too.
             stopped = crate::driver::stop::stop_requested();
         }
@@ -303,8 +310,11 @@ pub fn run(plan: &RunPlan, opts: &RunOptions) -> Result<RunResult> {
         if let Some(c) = run.configs.get_mut(i).filter(|c| c.status == Status::Running) {
             // Its last writes did not reach the disk.
             c.status = Status::Failed;
-            let full = full_filesystem_note(&opts.output_dir, "results", opts).map(|f| format!(" ({f})")).unwrap_or_default();
-            c.error = Some(format!("the config process ended without recording its end{full}; steps recorded before it are kept"));
+            let full =
+                full_filesystem_note(&opts.output_dir, "results", opts).map(|f| format!(" ({f})")).unwrap_or_default();
+            c.error = Some(format!(
+                "the config process ended without recording its end{full}; steps recorded before it are kept"
+            ));
         }
         if crashed {
             // The step it was running when it ended, from its checkpoint.
@@ -323,7 +333,12 @@ pub fn run(plan: &RunPlan, opts: &RunOptions) -> Result<RunResult> {
             }
             // The step it was running, with what it completed.
             if let Some(step) = left.and_then(|l| l.into_step(plan, status, &msg)) {
-                errln!("  {} {}: kept, with the {} operations completed by its last checkpoint", config.name, step.name, step.ops);
+                errln!(
+                    "  {} {}: kept, with the {} operations completed by its last checkpoint",
+                    config.name,
+                    step.name,
+                    step.ops
+                );
                 run.configs[i].steps.push(step);
             }
             if let Some(note) = profiling::after_crash(plan, opts, config) {
@@ -334,7 +349,12 @@ pub fn run(plan: &RunPlan, opts: &RunOptions) -> Result<RunResult> {
                 dirs::remove_owned(&dir);
             }
         } else if run.configs.len() <= i {
-            run.configs.push(ended_config(config, opts, Status::Failed, "the config process ended without recording a result"));
+            run.configs.push(ended_config(
+                config,
+                opts,
+                Status::Failed,
+                "the config process ended without recording a result",
+            ));
         }
         write_between_configs(&run, opts);
     }
@@ -357,7 +377,8 @@ fn start_run(plan: &RunPlan, opts: &RunOptions) -> Result<(dirs::DirLock, RunRes
     let output_lock = dirs::prepare_output_dir(&opts.output_dir, opts.replace_output)?;
     let db_root = opts.db_root();
     if !db_root.exists() {
-        std::fs::create_dir_all(&db_root).with_context(|| format!("cannot create data directory {}", db_root.display()))?;
+        std::fs::create_dir_all(&db_root)
+            .with_context(|| format!("cannot create data directory {}", db_root.display()))?;
         let _ = std::fs::write(db_root.join(dirs::MARKER), "made by rumbench; created=true\n");
     }
     // The data device only when some config keeps its data here: a --target's
@@ -381,11 +402,15 @@ fn start_run(plan: &RunPlan, opts: &RunOptions) -> Result<(dirs::DirLock, RunRes
             clock: crate::measure::os::clock::ClockSync::read(),
         });
         if let Some(c) = run.sharding.as_ref().map(|s| &s.clock).filter(|c| c.synchronized != Some(true)) {
-            run.warnings.push(format!("this machine's clock is {}: shards started by --start-at on other machines may not start together", c.describe()));
+            run.warnings.push(format!(
+                "this machine's clock is {}: shards started by --start-at on other machines may not start together",
+                c.describe()
+            ));
         }
     }
     if !crate::build_info::optimised() {
-        run.warnings.push("rumbench itself is a debug build: its own cost per operation is far above a release build's".into());
+        run.warnings
+            .push("rumbench itself is a debug build: its own cost per operation is far above a release build's".into());
     }
     write_results(&run, opts)?;
     Ok((output_lock, run))
@@ -443,7 +468,9 @@ fn check_engine_version(config: &EngineConfig) -> Result<()> {
     }
     let here = crate::engine::rocksdb_versions::Release::built_in().version;
     match config.engine_version.as_deref() {
-        Some(v) if v != here => bail!("config {} asks for RocksDB {v}, but this program is built with RocksDB {here}", config.name),
+        Some(v) if v != here => {
+            bail!("config {} asks for RocksDB {v}, but this program is built with RocksDB {here}", config.name)
+        }
         _ => Ok(()),
     }
 }
@@ -494,7 +521,12 @@ pub(crate) fn run_config_process(mut cmd: std::process::Command) -> Result<std::
     status
 }
 
-fn crash_message(config: &EngineConfig, status: &std::process::ExitStatus, opts: &RunOptions, known_cause: Option<String>) -> String {
+fn crash_message(
+    config: &EngineConfig,
+    status: &std::process::ExitStatus,
+    opts: &RunOptions,
+    known_cause: Option<String>,
+) -> String {
     let db_root = &opts.db_root();
     let how = match std::os::unix::process::ExitStatusExt::signal(status) {
         Some(sig) => format!(
@@ -525,9 +557,11 @@ fn crash_message(config: &EngineConfig, status: &std::process::ExitStatus, opts:
 /// Write every output file of the run; a failure on a full filesystem says
 /// what filled it (the file that could not be written did not).
 pub(crate) fn write_results(run: &RunResult, opts: &RunOptions) -> Result<()> {
-    crate::report::write_all(run, &opts.output_dir).map_err(|e| match full_filesystem_note(&opts.output_dir, "results", opts) {
-        Some(full) => anyhow::anyhow!("{e:#} ({full})"),
-        None => e,
+    crate::report::write_all(run, &opts.output_dir).map_err(|e| {
+        match full_filesystem_note(&opts.output_dir, "results", opts) {
+            Some(full) => anyhow::anyhow!("{e:#} ({full})"),
+            None => e,
+        }
     })
 }
 
@@ -540,8 +574,14 @@ pub(crate) fn write_results(run: &RunResult, opts: &RunOptions) -> Result<()> {
 pub(crate) fn full_filesystem_note(dir: &Path, what: &str, opts: &RunOptions) -> Option<String> {
     let space = crate::measure::os::device::FsSpace::of(dir).ok()?;
     let threshold = (space.size_bytes / 50).min(64 << 20).max(1 << 20);
-    (space.avail_bytes < threshold || space.percent_full >= 99.5)
-        .then(|| format!("the {what} filesystem is full: {} bytes free of {}{}", space.avail_bytes, space.size_bytes, what_fills(dir, &space, opts)))
+    (space.avail_bytes < threshold || space.percent_full >= 99.5).then(|| {
+        format!(
+            "the {what} filesystem is full: {} bytes free of {}{}",
+            space.avail_bytes,
+            space.size_bytes,
+            what_fills(dir, &space, opts)
+        )
+    })
 }
 
 /// What holds a full filesystem, as far as this run knows: its results,
@@ -577,7 +617,12 @@ fn what_fills(dir: &Path, space: &crate::measure::os::device::FsSpace, opts: &Ru
     if parts.is_empty() {
         return String::new();
     }
-    format!("; of its {} used: {}, and {} that is not this run's", mb(space.used_bytes), parts.join(", "), mb(space.used_bytes.saturating_sub(ours)))
+    format!(
+        "; of its {} used: {}, and {} that is not this run's",
+        mb(space.used_bytes),
+        parts.join(", "),
+        mb(space.used_bytes.saturating_sub(ours))
+    )
 }
 
 /// The run's status from its configs: interrupted when a signal stopped it,
@@ -600,7 +645,6 @@ fn finish_status(run: &mut RunResult) {
         run.error = None;
     }
 }
-
 
 /// The result of a config that ended without running its steps itself:
 /// failed (its process crashed) or not run (the run was stopped before it).
@@ -656,7 +700,12 @@ pub fn run_config_child(task_path: &Path, index: usize) -> ExitCode {
             // The main process died (we were stopped by PR_SET_PDEATHSIG):
             // nobody else will end the run, so end it here.
             for c in &task.plan.configs[index + 1..] {
-                run.configs.push(ended_config(c, &task.opts, Status::NotRun, "not run: the main rumbench process died"));
+                run.configs.push(ended_config(
+                    c,
+                    &task.opts,
+                    Status::NotRun,
+                    "not run: the main rumbench process died",
+                ));
             }
             crate::driver::stop::request_stop(libc::SIGTERM);
             finish_run(&mut run, &task.opts, Some("interrupted: the main rumbench process died"))?;
@@ -673,7 +722,6 @@ pub fn run_config_child(task_path: &Path, index: usize) -> ExitCode {
         }
     }
 }
-
 
 /// Whether the database holds no key at all (a step that reads would measure nothing).
 fn database_is_empty(engine: &dyn Engine, key_size: usize) -> Result<bool> {
@@ -729,24 +777,43 @@ pub(crate) fn settle_point(step: &StepPlan, prev: Option<&StepPlan>, engine: Opt
             )
         });
     };
-    Some(match crate::workload::dbbench::settle(engine, std::time::Duration::from_secs_f64(step.settings.compaction_timeout_s)) {
-        Ok((note, false)) => Settled::Note(note),
-        Ok((warning, true)) => Settled::Warning(warning),
-        Err(e) => Settled::Warning(format!("settling before this point failed: {e:#}")),
-    })
+    Some(
+        match crate::workload::dbbench::settle(
+            engine,
+            std::time::Duration::from_secs_f64(step.settings.compaction_timeout_s),
+        ) {
+            Ok((note, false)) => Settled::Note(note),
+            Ok((warning, true)) => Settled::Warning(warning),
+            Err(e) => Settled::Warning(format!("settling before this point failed: {e:#}")),
+        },
+    )
 }
 
 /// On the first point of a sweep run in a rotated order: which order.
-pub(crate) fn note_sweep_order(result: &mut StepResult, plan: &RunPlan, order: &[usize], i: usize, repeat: Option<u32>) {
+pub(crate) fn note_sweep_order(
+    result: &mut StepResult,
+    plan: &RunPlan,
+    order: &[usize],
+    i: usize,
+    repeat: Option<u32>,
+) {
     let step = &plan.steps[i];
     let pos = order.iter().position(|&j| j == i).unwrap_or(0);
     let starts_block = pos == 0 || !(plan.steps[order[pos - 1]].sweep && plan.steps[order[pos - 1]].kind == step.kind);
     if !step.sweep || !starts_block || order[pos] == pos {
         return;
     }
-    let threads: Vec<String> =
-        order[pos..].iter().map(|&j| &plan.steps[j]).take_while(|s| s.sweep && s.kind == step.kind).map(|s| s.settings.threads.to_string()).collect();
-    result.notes.push(format!("this sweep's points ran in the order {} clients (rotated for round {})", threads.join(", "), repeat.unwrap_or(1)));
+    let threads: Vec<String> = order[pos..]
+        .iter()
+        .map(|&j| &plan.steps[j])
+        .take_while(|s| s.sweep && s.kind == step.kind)
+        .map(|s| s.settings.threads.to_string())
+        .collect();
+    result.notes.push(format!(
+        "this sweep's points ran in the order {} clients (rotated for round {})",
+        threads.join(", "),
+        repeat.unwrap_or(1)
+    ));
 }
 
 /// How the last fill step left the key space.
@@ -769,8 +836,18 @@ fn note_fill_end(plan: &StepPlan, result: &mut StepResult, state: &mut ConfigSta
     let planned = s.ops.unwrap_or(s.num);
     let time_limited = match (s.seconds, result.status) {
         (Some(secs), Status::Completed) if result.ops < planned && !crate::driver::stop::stop_requested() => {
-            let text = format!("{} stopped at its time limit (--seconds {secs}) after {} of {} keys", plan.kind, thousands(result.ops), thousands(planned));
-            let filled = state.live.as_ref().map(|l| format!(": {:.0}% of the key space exists for the steps after it", 100.0 * l.count() as f64 / s.num.max(1) as f64));
+            let text = format!(
+                "{} stopped at its time limit (--seconds {secs}) after {} of {} keys",
+                plan.kind,
+                thousands(result.ops),
+                thousands(planned)
+            );
+            let filled = state.live.as_ref().map(|l| {
+                format!(
+                    ": {:.0}% of the key space exists for the steps after it",
+                    100.0 * l.count() as f64 / s.num.max(1) as f64
+                )
+            });
             result.warnings.push(format!("{text}{}", filled.unwrap_or_default()));
             Some(text)
         }
@@ -786,7 +863,11 @@ fn not_found_note(result: &mut StepResult, state: &ConfigState, num: u64) {
     if reads.not_found == 0 || total == 0 {
         return;
     }
-    let head = format!("{} of {total} lookups ({:.1}%) found no key", reads.not_found, 100.0 * reads.not_found as f64 / total as f64);
+    let head = format!(
+        "{} of {total} lookups ({:.1}%) found no key",
+        reads.not_found,
+        100.0 * reads.not_found as f64 / total as f64
+    );
     let exists = state.live.as_ref().map(|l| 100.0 * l.count() as f64 / num.max(1) as f64);
     let why = match (&state.last_fill, exists) {
         (Some(FillEnd { time_limited: Some(t), .. }), Some(p)) => format!("{t}, so {p:.0}% of the key space exists"),
@@ -795,7 +876,9 @@ fn not_found_note(result: &mut StepResult, state: &ConfigState, num: u64) {
             format!("fillrandom inserts with replacement, so {p:.0}% of the key space exists (about 63% after --num inserts); fillseq or filluniquerandom fill it all")
         }
         (_, Some(p)) => format!("{p:.0}% of the key space exists"),
-        (_, None) => "the database was opened as it was (--use-existing-db): rumbench does not know which keys it holds".into(),
+        (_, None) => {
+            "the database was opened as it was (--use-existing-db): rumbench does not know which keys it holds".into()
+        }
     };
     result.notes.push(format!("{head}: {why}"));
 }
@@ -839,7 +922,9 @@ fn run_step(
     let before = engine.write_amp_counters();
     let probe = plan.settings.metrics.then(|| probes.begin());
     let (mut result, work) = match plan.kind {
-        StepKind::Flush | StepKind::WaitForCompaction => (crate::workload::dbbench::run_engine_step(engine, plan, result), Default::default()),
+        StepKind::Flush | StepKind::WaitForCompaction => {
+            (crate::workload::dbbench::run_engine_step(engine, plan, result), Default::default())
+        }
         _ => crate::workload::dbbench::run_client_step(engine, plan, index, keyspace, result),
     };
     if let Some(live) = &mut state.live {
@@ -869,7 +954,10 @@ fn run_step(
             reason: "efficiency metrics turned off (--metrics off)".into(),
         }),
     }
-    result.rates = result.main_op().zip(result.wall_s).and_then(|(o, wall_s)| crate::measure::rate_percentiles(&o.intervals, wall_s));
+    result.rates = result
+        .main_op()
+        .zip(result.wall_s)
+        .and_then(|(o, wall_s)| crate::measure::rate_percentiles(&o.intervals, wall_s));
     if let Some(after) = engine.write_amp_counters() {
         result.engine_write_amp = after.amp_since(before);
         result.engine_write_amp_cumulative = after.amp_since(None);
@@ -900,7 +988,9 @@ fn run_step(
             w.target_ops_s.unwrap_or(0.0)
         ));
     }
-    if s.mode == Mode::IoBound && matches!(plan.kind, StepKind::ReadRandom | StepKind::MultiReadRandom | StepKind::ReadWhileWriting) {
+    if s.mode == Mode::IoBound
+        && matches!(plan.kind, StepKind::ReadRandom | StepKind::MultiReadRandom | StepKind::ReadWhileWriting)
+    {
         if let Some(rpq) = result.metrics.io.as_ref().and_then(|io| io.rpq) {
             if rpq < 0.5 {
                 result.warnings.push(format!(
@@ -915,7 +1005,9 @@ fn run_step(
 
 pub(crate) fn print_step_line(config: &str, s: &StepResult) {
     use crate::report::table::num;
-    let percentiles = |l: &crate::measure::LatencySummary| format!("p50 {} us, p99 {} us, max {} us", num(l.p50_us), num(l.p99_us), num(l.max_us));
+    let percentiles = |l: &crate::measure::LatencySummary| {
+        format!("p50 {} us, p99 {} us, max {} us", num(l.p50_us), num(l.p99_us), num(l.max_us))
+    };
     // A mixed step's latency is each type's: no one type's stands for the step.
     let latency = match (s.step_latency(), s.ops_by_type.as_slice()) {
         (Some(l), _) => percentiles(l),
@@ -923,12 +1015,22 @@ pub(crate) fn print_step_line(config: &str, s: &StepResult) {
         (None, []) => "no operation timed".to_string(),
         (None, types) => types
             .iter()
-            .map(|o| if o.latency.count > 0 { format!("{} {}", o.op, percentiles(&o.latency)) } else { format!("{} none", o.op) })
+            .map(|o| {
+                if o.latency.count > 0 {
+                    format!("{} {}", o.op, percentiles(&o.latency))
+                } else {
+                    format!("{} none", o.op)
+                }
+            })
             .collect::<Vec<_>>()
             .join("; "),
     };
     match s.status {
-        Status::Interrupted if s.ops_s.is_none() => errln!("  {config} {}: {}, before any operation completed", s.name, s.error.as_deref().unwrap_or("interrupted")),
+        Status::Interrupted if s.ops_s.is_none() => errln!(
+            "  {config} {}: {}, before any operation completed",
+            s.name,
+            s.error.as_deref().unwrap_or("interrupted")
+        ),
         Status::Completed | Status::Interrupted => errln!(
             "  {config} {}: {} ops/s over {:.1} s, {latency}{}",
             s.name,
@@ -967,7 +1069,10 @@ pub(crate) fn record_step(
             result.error = Some(format!("{e} ({full})"));
         }
         if result.ops > 0 {
-            result.notes.push(format!("failed after {} operations: they are kept, but no rate is reported for a failed step", result.ops));
+            result.notes.push(format!(
+                "failed after {} operations: they are kept, but no rate is reported for a failed step",
+                result.ops
+            ));
             result.metrics.missing.push(crate::measure::step_metrics::Missing {
                 metric: "ops_s".into(),
                 reason: format!("the step failed after {} operations: a step cut short has no rate", result.ops),
@@ -992,14 +1097,18 @@ pub(crate) fn record_step(
         result.wall_s = None;
         result.metrics.missing.push(crate::measure::step_metrics::Missing {
             metric: "ops_s".into(),
-            reason: format!("no operation completed before the step {}", if result.status == Status::Failed { "failed" } else { "was interrupted" }),
+            reason: format!(
+                "no operation completed before the step {}",
+                if result.status == Status::Failed { "failed" } else { "was interrupted" }
+            ),
         });
     }
     let server = config.engine.parse::<crate::plan::server_kind::ServerKind>().is_ok();
     let target = config.is_target().then(device::for_target);
     // A flush or a wait for compaction is one call: no rate of operations to bound.
     if !matches!(kind, StepKind::Flush | StepKind::WaitForCompaction) {
-        result.ceilings = ceilings::step_ceilings(&result, target.as_ref().unwrap_or(&opts.device), server, cores() as f64);
+        result.ceilings =
+            ceilings::step_ceilings(&result, target.as_ref().unwrap_or(&opts.device), server, cores() as f64);
     }
     if let Some(c) = &result.ceilings {
         result.warnings.extend(c.warnings.iter().cloned());
@@ -1025,7 +1134,8 @@ pub(crate) fn record_step(
     // server, the data dir) nor the configs after this one: the config fails
     // here, and the main process writes again once its data dir is gone.
     if let Err(e) = written {
-        let full = full_filesystem_note(&opts.output_dir, "results", opts).map(|f| format!(" ({f})")).unwrap_or_default();
+        let full =
+            full_filesystem_note(&opts.output_dir, "results", opts).map(|f| format!(" ({f})")).unwrap_or_default();
         let msg = format!("cannot write the results: {}{full}", format!("{e:#}").replace('\n', " "));
         errln!("  {config_name}: {msg}");
         run.configs[ci].status = Status::Failed;
@@ -1094,7 +1204,10 @@ fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut RunResu
     let ci = run.configs.len() - 1;
     record_provenance(run, ci, spec, engine.version(), engine.provenance());
     let probes = engine_probes(&dir, spec);
-    let mut state = ConfigState { live: (!opts.use_existing_db).then(|| KeyBitmap::with_capacity(plan.settings.num)), last_fill: None };
+    let mut state = ConfigState {
+        live: (!opts.use_existing_db).then(|| KeyBitmap::with_capacity(plan.settings.num)),
+        last_fill: None,
+    };
 
     let order = crate::plan::run_order(&plan.steps, config.repeat);
     let mut prev: Option<&StepPlan> = None;
@@ -1107,9 +1220,12 @@ fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut RunResu
         let settled = settle_point(step, prev, Some(engine.as_ref()));
         profiling::before_step(step);
         // (i: the step's seeds stay its own whatever the order.)
-        let (mut result, _checkpoint) = checkpoint::keep(&opts.output_dir, index, i, run.configs[ci].steps.len(), Some(engine.as_ref()), || {
-            schedule::Schedule::run(&mut schedule, step, || run_step(engine.as_ref(), config, step, i, keyspace, &probes, &mut state, &dir))
-        });
+        let (mut result, _checkpoint) =
+            checkpoint::keep(&opts.output_dir, index, i, run.configs[ci].steps.len(), Some(engine.as_ref()), || {
+                schedule::Schedule::run(&mut schedule, step, || {
+                    run_step(engine.as_ref(), config, step, i, keyspace, &probes, &mut state, &dir)
+                })
+            });
         note_sweep_order(&mut result, plan, &order, i, config.repeat);
         if let Some(s) = settled {
             s.record(&mut result);
@@ -1133,7 +1249,13 @@ fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut RunResu
 
 /// Record what ran in config `ci` (see `engine::provenance`) and warn when
 /// it was built with assertions.
-pub(crate) fn record_provenance(run: &mut RunResult, ci: usize, spec: &engine::EngineSpec, version: String, runtime: Vec<(String, String)>) {
+pub(crate) fn record_provenance(
+    run: &mut RunResult,
+    ci: usize,
+    spec: &engine::EngineSpec,
+    version: String,
+    runtime: Vec<(String, String)>,
+) {
     let c = &mut run.configs[ci];
     c.provenance = engine::provenance(spec, version, runtime);
     // Printed once, with the run's other warnings at its end.
@@ -1177,12 +1299,20 @@ pub(crate) fn settle_config_status(run: &mut RunResult, ci: usize, planned_steps
 /// `--shard I/N` and `--start-at`: set the shard on the plan's settings
 /// (every step's), and refuse what cannot be sharded or scheduled, before
 /// anything starts. Returns the start schedule.
-pub fn check_sharding(plan: &mut RunPlan, shard: Option<crate::plan::shard::Shard>, start_at: Option<f64>, gap_s: f64) -> Result<Option<schedule::StartSchedule>> {
+pub fn check_sharding(
+    plan: &mut RunPlan,
+    shard: Option<crate::plan::shard::Shard>,
+    start_at: Option<f64>,
+    gap_s: f64,
+) -> Result<Option<schedule::StartSchedule>> {
     if let Some(shard) = shard {
         if plan.steps.iter().any(|s| s.kind == StepKind::RandomTransaction) {
             bail!("--shard: step randomtransaction cannot be sharded yet: its check that every set sums alike needs every writer stopped");
         }
-        if plan.configs.iter().any(|c| c.is_target()) && plan.steps.iter().any(|s| s.kind.is_ycsb()) && !plan.steps.iter().any(|s| s.kind == StepKind::YcsbLoad) {
+        if plan.configs.iter().any(|c| c.is_target())
+            && plan.steps.iter().any(|s| s.kind.is_ycsb())
+            && !plan.steps.iter().any(|s| s.kind == StepKind::YcsbLoad)
+        {
             bail!("--shard with YCSB on records loaded before is not supported: load them in the sharded run (ycsb-load first), so every shard knows the records");
         }
         plan.settings.shard = Some(shard);
@@ -1199,7 +1329,10 @@ pub fn check_sharding(plan: &mut RunPlan, shard: Option<crate::plan::shard::Shar
     }
     let now = crate::driver::unix_now();
     if at < now {
-        bail!("--start-at is {:.1} s in the past: give a moment every shard reaches before it (e.g. now + a minute)", now - at);
+        bail!(
+            "--start-at is {:.1} s in the past: give a moment every shard reaches before it (e.g. now + a minute)",
+            now - at
+        );
     }
     if at > now + 7.0 * 86_400.0 {
         bail!("--start-at is {:.1} days away: more than a week (a typo?)", (at - now) / 86_400.0);
@@ -1210,7 +1343,11 @@ pub fn check_sharding(plan: &mut RunPlan, shard: Option<crate::plan::shard::Shar
 /// Whether the user's existing database (--use-existing-db) is opened
 /// read-only: when no step writes (or flushes, or waits for compactions).
 pub(crate) fn opens_read_only(plan: &RunPlan, opts: &RunOptions) -> bool {
-    opts.use_existing_db && !plan.steps.iter().any(|s| s.kind.changes_data() || matches!(s.kind, StepKind::Flush | StepKind::WaitForCompaction))
+    opts.use_existing_db
+        && !plan
+            .steps
+            .iter()
+            .any(|s| s.kind.changes_data() || matches!(s.kind, StepKind::Flush | StepKind::WaitForCompaction))
 }
 
 /// What became of the user's existing database: opened read-only, or
@@ -1221,9 +1358,16 @@ pub(crate) fn existing_db_note(plan: &RunPlan, opts: &RunOptions, engine: &dyn E
     }
     Some(match (engine.read_only(), opens_read_only(plan, opts)) {
         (true, _) => "the existing database was opened read-only: nothing the run did wrote to it".into(),
-        (false, true) => format!("the existing database was opened read-write: {name} has no read-only open (the steps only read)"),
+        (false, true) => {
+            format!("the existing database was opened read-write: {name} has no read-only open (the steps only read)")
+        }
         (false, false) => {
-            let writer = plan.steps.iter().find(|s| s.kind.changes_data() || matches!(s.kind, StepKind::Flush | StepKind::WaitForCompaction)).map(|s| s.kind.to_string()).unwrap_or_default();
+            let writer = plan
+                .steps
+                .iter()
+                .find(|s| s.kind.changes_data() || matches!(s.kind, StepKind::Flush | StepKind::WaitForCompaction))
+                .map(|s| s.kind.to_string())
+                .unwrap_or_default();
             format!("the existing database was opened read-write: step {writer} changes it")
         }
     })
@@ -1263,7 +1407,8 @@ pub fn check_plan(plan: &RunPlan) -> Result<()> {
             crate::backend::check_transactions(c, s.kind)?;
         }
         if let Ok(spec) = crate::backend::find(&c.engine) {
-            engine::check_sessions(spec, &EngineOptions(c.options.clone()), sessions_opened(plan)).with_context(|| format!("config {}", c.name))?;
+            engine::check_sessions(spec, &EngineOptions(c.options.clone()), sessions_opened(plan))
+                .with_context(|| format!("config {}", c.name))?;
         }
         check_release(c, plan)?;
         crate::engine::splinterdb::check_plan(c, plan)?;
@@ -1296,7 +1441,9 @@ mod settle_tests {
     fn a_sweep_on_a_server_says_once_that_it_was_not_settled() {
         let load = plan(StepKind::YcsbLoad, 1, false);
         let (c1, c2) = (plan(StepKind::YcsbC, 1, true), plan(StepKind::YcsbC, 2, true));
-        assert!(matches!(settle_point(&c1, Some(&load), None), Some(Settled::Note(n)) if n.starts_with("not settled before this sweep")));
+        assert!(
+            matches!(settle_point(&c1, Some(&load), None), Some(Settled::Note(n)) if n.starts_with("not settled before this sweep"))
+        );
         assert!(settle_point(&c2, Some(&c1), None).is_none());
         assert!(settle_point(&load, None, None).is_none());
         let (a1, a2) = (plan(StepKind::YcsbA, 1, true), plan(StepKind::YcsbA, 2, true));
@@ -1315,8 +1462,12 @@ mod settle_tests {
             Some(Settled::Note(n)) => n,
             _ => String::new(),
         };
-        assert!(note(settle_point(&r1, Some(&fill), Some(engine.as_ref()))).starts_with("settled before this point: flushed and waited for background work"));
+        assert!(note(settle_point(&r1, Some(&fill), Some(engine.as_ref())))
+            .starts_with("settled before this point: flushed and waited for background work"));
         assert!(settle_point(&r2, Some(&r1), Some(engine.as_ref())).is_none());
-        assert!(note(settle_point(&w2, Some(&w1), Some(engine.as_ref()))).starts_with("settled before this point"), "a background writer changed data");
+        assert!(
+            note(settle_point(&w2, Some(&w1), Some(engine.as_ref()))).starts_with("settled before this point"),
+            "a background writer changed data"
+        );
     }
 }

@@ -5,8 +5,8 @@
 
 use anyhow::{bail, Context, Result};
 
-use crate::server::pg_versions::{self, PackageVersion};
 use crate::plan::{EngineConfig, RunPlan};
+use crate::server::pg_versions::{self, PackageVersion};
 
 /// Before the run (after the plan's checks): the binaries of every
 /// PostgreSQL version in the plan, fetched once into the cache (each with
@@ -14,7 +14,8 @@ use crate::plan::{EngineConfig, RunPlan};
 pub fn fetch_server_versions(plan: &RunPlan) -> Result<()> {
     for c in &plan.configs {
         if let Some(v) = &c.server_version {
-            let pv = PackageVersion::parse(v).with_context(|| format!("config {}: invalid package version {v}", c.name))?;
+            let pv =
+                PackageVersion::parse(v).with_context(|| format!("config {}: invalid package version {v}", c.name))?;
             pg_versions::ensure(&pv).with_context(|| format!("config {}", c.name))?;
         }
     }
@@ -60,7 +61,8 @@ pub fn check_server_settings(plan: &mut RunPlan) -> Result<Vec<String>> {
         }
         let (bin, what) = match &c.server_version {
             Some(v) => {
-                let pv = PackageVersion::parse(v).with_context(|| format!("config {}: invalid package version {v}", c.name))?;
+                let pv = PackageVersion::parse(v)
+                    .with_context(|| format!("config {}: invalid package version {v}", c.name))?;
                 (pg_versions::ensure(&pv)?, format!("PostgreSQL {}", pv.pg_version()))
             }
             None => (pg_versions::debian_bin_dir()?, "Debian's PostgreSQL".to_string()),
@@ -75,7 +77,8 @@ pub fn check_server_settings(plan: &mut RunPlan) -> Result<Vec<String>> {
             }
         }
     }
-    let with_line = |l: &String| plan.configs.iter().filter(|c| started_postgres(c) && c.server_config.contains(l)).count();
+    let with_line =
+        |l: &String| plan.configs.iter().filter(|c| started_postgres(c) && c.server_config.contains(l)).count();
     if let Some((l, _)) = unknown_to.iter().find(|(l, n)| *n == with_line(l)) {
         bail!("server setting {l:?} is unknown to every PostgreSQL version in this run (a misspelt name?)");
     }

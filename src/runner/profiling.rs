@@ -149,7 +149,10 @@ fn largest_step(plan: &RunPlan) -> Option<(u64, String)> {
                 Some((bytes, secs)) => (bytes, format!("step {} ({secs} s at {hz} Hz on {cpus} CPUs)", s.name())),
                 None => (
                     perf::recording_bytes(hz, cpus, UNTIMED_SECS),
-                    format!("step {} (no planned length: {UNTIMED_SECS} s assumed, at {hz} Hz on {cpus} CPUs)", s.name()),
+                    format!(
+                        "step {} (no planned length: {UNTIMED_SECS} s assumed, at {hz} Hz on {cpus} CPUs)",
+                        s.name()
+                    ),
                 ),
             })
         })
@@ -178,7 +181,12 @@ pub fn check(plan: &RunPlan, opts: &RunOptions) -> Result<Option<PathBuf>> {
         if room >= need {
             return Ok(Some(place));
         }
-        tried.push(format!("{} has {} free ({} kept free)", place.display(), mb(space.avail_bytes + reclaimable), mb(reserve(&space))));
+        tried.push(format!(
+            "{} has {} free ({} kept free)",
+            place.display(),
+            mb(space.avail_bytes + reclaimable),
+            mb(reserve(&space))
+        ));
     }
     bail!(
         "--profile: no filesystem has room for perf's recording of a step: the {what} needs about {} ({} KiB a sample); {}; free some space, or set ${DIR_ENV} to a directory on a filesystem with room",
@@ -194,7 +202,8 @@ pub(crate) fn start(plan: &RunPlan, opts: &RunOptions, index: usize) {
     let Some(hz) = rate(plan) else { return };
     let Some(config) = plan.configs.get(index) else { return };
     let root = std::process::id();
-    let place = opts.profile_dir.clone().or_else(|| candidates(opts).into_iter().next()).unwrap_or_else(std::env::temp_dir);
+    let place =
+        opts.profile_dir.clone().or_else(|| candidates(opts).into_iter().next()).unwrap_or_else(std::env::temp_dir);
     let dir = place.join(format!("{DIR_PREFIX}{root}"));
     let mut active = Active {
         hz,
@@ -215,7 +224,13 @@ pub(crate) fn start(plan: &RunPlan, opts: &RunOptions, index: usize) {
     if dir.exists() && !dirs::is_locked(&dir) {
         dirs::remove_owned(&dir);
     }
-    let about = format!("a perf recording of config {} of the run in {}\nrun={}\nconfig={}\n", config.instance_name(), opts.output_dir.display(), opts.output_dir.display(), config.instance_name());
+    let about = format!(
+        "a perf recording of config {} of the run in {}\nrun={}\nconfig={}\n",
+        config.instance_name(),
+        opts.output_dir.display(),
+        opts.output_dir.display(),
+        config.instance_name()
+    );
     match dirs::make_owned(&dir, &about) {
         Ok(lock) => {
             active._lock = Some(lock);
@@ -257,7 +272,11 @@ fn start_recording(a: &mut Active, room: u64) {
 }
 
 fn descendants(pid: u32) -> Vec<u32> {
-    crate::measure::os::process::descendants(Path::new("/proc"), pid as i32).unwrap_or_default().into_iter().map(|p| p as u32).collect()
+    crate::measure::os::process::descendants(Path::new("/proc"), pid as i32)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|p| p as u32)
+        .collect()
 }
 
 /// Before a step: whether its recording fits (its planned length, checked
@@ -404,7 +423,11 @@ pub(crate) fn cut(run: &mut RunResult, ci: usize, opts: &RunOptions) -> (bool, V
         let instance = crate::plan::instance_name(&config.name, config.repeat);
         if let Some(step) = config.steps.get_mut(p.position) {
             changed = true;
-            let file = Path::new("profiles").join(&instance).join(format!("{:02}-{}.folded.gz", p.position, file_safe(&step.name)));
+            let file = Path::new("profiles").join(&instance).join(format!(
+                "{:02}-{}.folded.gz",
+                p.position,
+                file_safe(&step.name)
+            ));
             match folded.and_then(|f| f.write_gz(&opts.output_dir.join(&file)).map(|()| f)) {
                 Ok(folded) => {
                     let profile = StepProfile {
@@ -465,7 +488,10 @@ fn recordings_in(place: &Path) -> Vec<PathBuf> {
 /// Whether the perf that wrote into `dir` still runs (it ends on its own
 /// once the process it was started by died, within a second).
 fn perf_alive(dir: &Path) -> bool {
-    let Some(pid) = std::fs::read_to_string(dir.join("perf.pid")).ok().and_then(|t| t.trim().parse::<u32>().ok()) else { return false };
+    let Some(pid) = std::fs::read_to_string(dir.join("perf.pid")).ok().and_then(|t| t.trim().parse::<u32>().ok())
+    else {
+        return false;
+    };
     let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
     let needle = dir.as_os_str().as_encoded_bytes();
     cmdline.windows(needle.len().max(1)).any(|w| w == needle)
@@ -493,7 +519,11 @@ pub(crate) fn remove_leftovers(opts: &RunOptions) -> Vec<String> {
         for dir in leftovers_in(&place) {
             let bytes = allocated(&dir);
             if dirs::remove_owned(&dir) {
-                removed.push(format!("removed perf's recording that a killed run left behind: {} ({})", dir.display(), mb(bytes)));
+                removed.push(format!(
+                    "removed perf's recording that a killed run left behind: {} ({})",
+                    dir.display(),
+                    mb(bytes)
+                ));
             }
         }
     }
@@ -515,7 +545,10 @@ pub(crate) fn after_crash(plan: &RunPlan, opts: &RunOptions, config: &EngineConf
     rate(plan)?;
     let instance = config.instance_name();
     let mut left = None;
-    for dir in recordings_of(opts).into_iter().filter(|d| dirs::marker_field(d, "config").as_deref() == Some(instance.as_str())) {
+    for dir in recordings_of(opts)
+        .into_iter()
+        .filter(|d| dirs::marker_field(d, "config").as_deref() == Some(instance.as_str()))
+    {
         // perf is told to stop when the config process dies, and ends within a second.
         let began = std::time::Instant::now();
         while perf_alive(&dir) && began.elapsed() < Duration::from_secs(10) {
@@ -539,7 +572,9 @@ pub(crate) fn after_crash(plan: &RunPlan, opts: &RunOptions, config: &EngineConf
 
 /// A step name as a file name (names like "readrandom t=4" stay readable).
 fn file_safe(name: &str) -> String {
-    name.chars().map(|c| if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_' | '=') { c } else { '_' }).collect()
+    name.chars()
+        .map(|c| if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_' | '=') { c } else { '_' })
+        .collect()
 }
 
 #[cfg(test)]
@@ -566,9 +601,15 @@ mod tests {
         let p = |v: &[&str]| v.iter().map(PathBuf::from).collect::<Vec<_>>();
         // The data root under the run directory (the default): not a place.
         assert_eq!(candidates_from(None, None, &opts("/r/out", None)), p(&["/var/tmp", "/tmp"]));
-        assert_eq!(candidates_from(None, Some("/scratch".into()), &opts("/r/out", Some("/data/db"))), p(&["/scratch", "/var/tmp", "/tmp", "/data/db"]));
+        assert_eq!(
+            candidates_from(None, Some("/scratch".into()), &opts("/r/out", Some("/data/db"))),
+            p(&["/scratch", "/var/tmp", "/tmp", "/data/db"])
+        );
         // A $TMPDIR inside the results is not one either; the same place is tried once.
-        assert_eq!(candidates_from(None, Some("/r/out/tmp".into()), &opts("/r/out", Some("/tmp"))), p(&["/var/tmp", "/tmp"]));
+        assert_eq!(
+            candidates_from(None, Some("/r/out/tmp".into()), &opts("/r/out", Some("/tmp"))),
+            p(&["/var/tmp", "/tmp"])
+        );
         // $RUMBENCH_PROFILE_DIR: the one place.
         assert_eq!(candidates_from(Some("/big".into()), Some("/scratch".into()), &opts("/r/out", None)), p(&["/big"]));
     }

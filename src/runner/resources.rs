@@ -43,15 +43,28 @@ pub fn check_sizes(plan: &RunPlan) -> Result<()> {
             let s = &p.settings;
             // What the step stores per key: a db_bench entry, or a YCSB record under its key.
             let (key, value, key_flag, value_flag) = match p.kind {
-                k if k.is_ycsb() => (23, s.ycsb.field_count * s.ycsb.field_length, "YCSB's keys (\"user\" and up to 19 digits)", "--field-count x --field-length"),
+                k if k.is_ycsb() => (
+                    23,
+                    s.ycsb.field_count * s.ycsb.field_length,
+                    "YCSB's keys (\"user\" and up to 19 digits)",
+                    "--field-count x --field-length",
+                ),
                 k if k.is_contention() || k.is_ibench() => continue,
                 _ => (s.key_size, s.value_size, "--key-size", "--value-size"),
             };
             if let Some((max, why)) = limits.max_key.filter(|&(max, _)| key > max) {
-                bail!("config {}: {key_flag} {key} is more than {} takes: keys of at most {max} bytes ({why})", c.name, c.engine);
+                bail!(
+                    "config {}: {key_flag} {key} is more than {} takes: keys of at most {max} bytes ({why})",
+                    c.name,
+                    c.engine
+                );
             }
             if let Some((max, why)) = limits.max_value.filter(|&(max, _)| value > max) {
-                bail!("config {}: {value_flag} {value} is more than {} takes: values of at most {max} bytes ({why})", c.name, c.engine);
+                bail!(
+                    "config {}: {value_flag} {value} is more than {} takes: values of at most {max} bytes ({why})",
+                    c.name,
+                    c.engine
+                );
             }
         }
     }
@@ -134,7 +147,11 @@ mod tests {
         let c = config("rocksdb");
         let one = [Claim::memory(30 << 30, "rocksdb.block_cache_size=30G".into())];
         let e = check_memory(&c, &one, 20 << 30, "MemAvailable in /proc/meminfo").unwrap_err().to_string();
-        assert!(e.contains("rocksdb.block_cache_size=30G takes 30G of memory") && e.contains("20G available (MemAvailable in /proc/meminfo)"), "{e}");
+        assert!(
+            e.contains("rocksdb.block_cache_size=30G takes 30G of memory")
+                && e.contains("20G available (MemAvailable in /proc/meminfo)"),
+            "{e}"
+        );
         // Each fits, together they do not.
         let two = [Claim::memory(12 << 30, "a".into()), Claim::memory(12 << 30, "b".into())];
         let e = check_memory(&c, &two, 20 << 30, "x").unwrap_err().to_string();
@@ -142,7 +159,10 @@ mod tests {
         assert!(check_memory(&c, &two, 30 << 30, "x").is_ok());
         let disk = [Claim::disk(100 << 40, "splinterdb.disk_size=100T".into())];
         let e = check_disk(&c, &disk, 80 << 30, Path::new("/nonexistent/db")).unwrap_err().to_string();
-        assert!(e.contains("splinterdb.disk_size=100T takes 100T of disk") && e.contains("80G free (statvfs of /)"), "{e}");
+        assert!(
+            e.contains("splinterdb.disk_size=100T takes 100T of disk") && e.contains("80G free (statvfs of /)"),
+            "{e}"
+        );
     }
 
     /// Every engine's size options make claims (a size option nobody claims
@@ -178,7 +198,10 @@ mod tests {
                 }
                 let options = crate::engine::resolve_options(spec, &user).unwrap();
                 let claims = (spec.claims)(&options, 3);
-                assert!(claims.iter().any(|c| c.what.contains(o.name) && c.bytes >= 100 << 40), "{name} is not claimed: {claims:?}");
+                assert!(
+                    claims.iter().any(|c| c.what.contains(o.name) && c.bytes >= 100 << 40),
+                    "{name} is not claimed: {claims:?}"
+                );
             }
         }
     }

@@ -10,8 +10,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::driver::unix_now;
-use crate::result::StepResult;
 use crate::plan::StepPlan;
+use crate::result::StepResult;
 
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct StartSchedule {
@@ -51,7 +51,9 @@ impl Schedule {
         result.start = crate::driver::last_release();
         crate::driver::release_next_at(None);
         if let Some(s) = this {
-            if let Some(late) = result.start.and_then(|st| Some(st.unix_s - st.scheduled_unix_s?)).filter(|&l| l > LATE_S) {
+            if let Some(late) =
+                result.start.and_then(|st| Some(st.unix_s - st.scheduled_unix_s?)).filter(|&l| l > LATE_S)
+            {
                 result.warnings.push(format!(
                     "released {late:.2} s after its moment by --start-at: the step before overran its slot (raise --step-gap); shards that were on time ran without this one for that long"
                 ));

@@ -17,30 +17,30 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
+use crate::backend::servers::Transport;
+use crate::engine::{EngineOptions, OpenArgs};
+use crate::measure::os::sysinfo;
+use crate::measure::step_metrics::{Missing, Probes, StepWork, SyncMetrics};
+use crate::plan::steps::StepKind;
+use crate::plan::{EngineConfig, RunPlan, StepPlan};
+use crate::result::scaling::Machine;
+use crate::result::{RunResult, Status, StepResult};
+use crate::runner::dirs::DataDir;
+use crate::runner::{self, RunOptions};
+use crate::server::endpoint::TargetUrl;
+use crate::server::kind_of as server_kind;
+use crate::server::liveness::{Gone, Watch};
+use crate::server::mongodb::{Mongo, WriteConcernSetting};
+use crate::server::{Endpoint, RunningServer, ServerConfig, ServerKind, ServerStartError};
+use crate::workload::contention::{self, ContentionState};
 use crate::workload::ibench::exec::{self, IbenchState};
 use crate::workload::ibench::kv::{self as kv_table, KvTable};
 use crate::workload::ibench::mariadb::MyTable;
 use crate::workload::ibench::mongodb::MongoTable;
 use crate::workload::ibench::postgres::PgTable;
-use crate::backend::servers::Transport;
 use crate::workload::ibench::table::Table;
-use crate::server::kind_of as server_kind;
 use crate::workload::ibench::{RowGen, ROW_LOGICAL_BYTES};
-use crate::workload::contention::{self, ContentionState};
 use crate::workload::ycsb::{self, YcsbState};
-use crate::plan::{EngineConfig, RunPlan, StepPlan};
-use crate::engine::{EngineOptions, OpenArgs};
-use crate::measure::os::sysinfo;
-use crate::measure::step_metrics::{Missing, Probes, StepWork, SyncMetrics};
-use crate::result::scaling::Machine;
-use crate::result::{RunResult, Status, StepResult};
-use crate::plan::steps::StepKind;
-use crate::runner::dirs::DataDir;
-use crate::runner::{self, RunOptions};
-use crate::server::endpoint::TargetUrl;
-use crate::server::liveness::{Gone, Watch};
-use crate::server::mongodb::{Mongo, WriteConcernSetting};
-use crate::server::{Endpoint, RunningServer, ServerConfig, ServerKind, ServerStartError};
 
 /// An open backend: the table layer, and the server behind it if any.
 struct Backend {
@@ -145,7 +145,9 @@ fn own_tables(plan: &RunPlan, ibench_tables: u32) -> Vec<String> {
         names.push(ycsb::TABLE.to_string());
     }
     if let Some(s) = plan.steps.iter().find(|s| s.kind == StepKind::HotRow) {
-        names.extend((0..s.settings.contention.hot_tables.iter().copied().max().unwrap_or(1)).map(contention::hot_table));
+        names.extend(
+            (0..s.settings.contention.hot_tables.iter().copied().max().unwrap_or(1)).map(contention::hot_table),
+        );
     }
     if plan.steps.iter().any(|s| s.kind == StepKind::RandomTransaction) {
         names.push(contention::SETS_TABLE.to_string());
@@ -248,7 +250,8 @@ pub fn check_existing_ycsb(plan: &RunPlan, opts: &RunOptions, config: &EngineCon
         let dir = opts.db_root().join(&config.name);
         let spec = crate::backend::find(&config.engine)?;
         // Only counted and checked here: read-only, so nothing is written before the run.
-        let engine = (spec.open)(&kv_open_args(config, plan, &dir, false, true)).with_context(|| format!("cannot open {} in {}", config.engine, dir.display()))?;
+        let engine = (spec.open)(&kv_open_args(config, plan, &dir, false, true))
+            .with_context(|| format!("cannot open {} in {}", config.engine, dir.display()))?;
         ycsb::existing_records(&ycsb::kv::KvStore::new(engine.as_ref(), y.field_length), y)
     } else {
         return Ok(());
@@ -331,8 +334,16 @@ fn open_backend(config: &EngineConfig, plan: &RunPlan, opts: &RunOptions, dir: &
                 // One line, pointing at a copy of the log that outlives the data dir.
                 if let Some(se) = e.downcast_ref::<ServerStartError>() {
                     match keep_start_log(se, &opts.output_dir, &config.instance_name()) {
-                        Some(log) => bail!("{} failed to {}: {} (log: {})", se.kind, se.phase, se.reason, log.display()),
-                        None => bail!("{} failed to {}: {} (no log could be kept in {})", se.kind, se.phase, se.reason, opts.output_dir.display()),
+                        Some(log) => {
+                            bail!("{} failed to {}: {} (log: {})", se.kind, se.phase, se.reason, log.display())
+                        }
+                        None => bail!(
+                            "{} failed to {}: {} (no log could be kept in {})",
+                            se.kind,
+                            se.phase,
+                            se.reason,
+                            opts.output_dir.display()
+                        ),
                     }
                 }
                 return Err(e);
@@ -351,7 +362,13 @@ fn open_backend(config: &EngineConfig, plan: &RunPlan, opts: &RunOptions, dir: &
     // records may have been loaded before.
     let args = kv_open_args(config, plan, dir, !opts.use_existing_db, runner::opens_read_only(plan, opts));
     let engine = (spec.open)(&args).with_context(|| format!("cannot open {} in {}", config.engine, dir.display()))?;
-    Ok(Backend { table: Box::new(KvTable::new(engine, &config.engine, rows)), endpoint: None, server: None, mongo: None, watch: None })
+    Ok(Backend {
+        table: Box::new(KvTable::new(engine, &config.engine, rows)),
+        endpoint: None,
+        server: None,
+        mongo: None,
+        watch: None,
+    })
 }
 
 /// What the steps of one config carry from step to step.
@@ -382,7 +399,14 @@ fn reads_data(kind: StepKind) -> bool {
     crate::workload::ibench::query_step(kind).is_some() || (kind.is_ycsb() && kind != StepKind::YcsbLoad)
 }
 
-fn run_step(backend: &Backend, plan: &StepPlan, index: usize, state: &mut ConfigState, probes: &Probes, dir: &Path) -> StepResult {
+fn run_step(
+    backend: &Backend,
+    plan: &StepPlan,
+    index: usize,
+    state: &mut ConfigState,
+    probes: &Probes,
+    dir: &Path,
+) -> StepResult {
     let mut result = StepResult::new(plan);
     if let Some(e) = backend.table.kv_engine() {
         result.notes.extend(e.step_notes(plan.kind.name(), plan.kind.changes_data()));
@@ -398,7 +422,9 @@ fn run_step(backend: &Backend, plan: &StepPlan, index: usize, state: &mut Config
     let syncs_before = backend.table.server_syncs();
     let probe = plan.settings.metrics.then(|| probes.begin());
     let (mut result, step_work, commits, info) = if plan.kind.is_contention() {
-        let (result, work) = with_store(backend.contention_store(plan), result, |store, r| contention::run_step(store, plan, index, &mut state.contention, r));
+        let (result, work) = with_store(backend.contention_store(plan), result, |store, r| {
+            contention::run_step(store, plan, index, &mut state.contention, r)
+        });
         let step_work = StepWork {
             ops: result.ops,
             queries: work.queries,
@@ -413,7 +439,9 @@ fn run_step(backend: &Backend, plan: &StepPlan, index: usize, state: &mut Config
         (result, step_work, work.commits, None)
     } else if plan.kind.is_ycsb() {
         let y = &plan.settings.ycsb;
-        let (result, work) = with_store(backend.ycsb_store(plan), result, |store, r| ycsb::run_step(store, plan, index, &mut state.ycsb, r));
+        let (result, work) = with_store(backend.ycsb_store(plan), result, |store, r| {
+            ycsb::run_step(store, plan, index, &mut state.ycsb, r)
+        });
         let step_work = StepWork {
             ops: result.ops,
             queries: work.queries,
@@ -446,7 +474,10 @@ fn run_step(backend: &Backend, plan: &StepPlan, index: usize, state: &mut Config
     backend.name_a_gone_server(&mut result);
     match probe {
         Some(p) => result.metrics = p.end(probes, &step_work),
-        None => result.metrics.missing.push(Missing { metric: "all".into(), reason: "efficiency metrics turned off (--metrics off)".into() }),
+        None => result
+            .metrics
+            .missing
+            .push(Missing { metric: "all".into(), reason: "efficiency metrics turned off (--metrics off)".into() }),
     }
     if server && plan.settings.metrics {
         // The server syncs in its own processes: take its own count.
@@ -471,7 +502,9 @@ fn run_step(backend: &Backend, plan: &StepPlan, index: usize, state: &mut Config
         }
     }
     // A server rumbench did not start: its own figure of the space its collections take.
-    if let Some(size) = backend.table.server_storage_bytes(state.ibench.tables.len() as u32).filter(|_| plan.settings.metrics) {
+    if let Some(size) =
+        backend.table.server_storage_bytes(state.ibench.tables.len() as u32).filter(|_| plan.settings.metrics)
+    {
         match size {
             Ok((bytes, source)) => {
                 result.metrics.missing.retain(|m| m.metric != "db_size");
@@ -484,7 +517,10 @@ fn run_step(backend: &Backend, plan: &StepPlan, index: usize, state: &mut Config
                 }
                 result.notes.push(format!("database size as the server reports it: {source}"));
             }
-            Err(e) => result.metrics.missing.push(Missing { metric: "db_size".into(), reason: format!("the server's collection sizes could not be read: {e:#}") }),
+            Err(e) => result.metrics.missing.push(Missing {
+                metric: "db_size".into(),
+                reason: format!("the server's collection sizes could not be read: {e:#}"),
+            }),
         }
     }
     // Writes acknowledged without asking for the journal: ND, whatever was synced.
@@ -493,7 +529,10 @@ fn run_step(backend: &Backend, plan: &StepPlan, index: usize, state: &mut Config
     }
     // l.x is one call per table: it has no per-second rates to speak of.
     if plan.kind != StepKind::CreateIndexes {
-        result.rates = result.main_op().zip(result.wall_s).and_then(|(o, wall_s)| crate::measure::rate_percentiles(&o.intervals, wall_s));
+        result.rates = result
+            .main_op()
+            .zip(result.wall_s)
+            .and_then(|(o, wall_s)| crate::measure::rate_percentiles(&o.intervals, wall_s));
     }
     if let Some(info) = info {
         ibench_after_step(backend, plan, &mut state.ibench, &mut result, info);
@@ -517,7 +556,13 @@ fn run_step(backend: &Backend, plan: &StepPlan, index: usize, state: &mut Config
 }
 
 /// The insert benchmark's state after a step, and its rows counted (after the measured part).
-fn ibench_after_step(backend: &Backend, plan: &StepPlan, state: &mut IbenchState, result: &mut StepResult, mut info: crate::result::IbenchStepInfo) {
+fn ibench_after_step(
+    backend: &Backend,
+    plan: &StepPlan,
+    state: &mut IbenchState,
+    result: &mut StepResult,
+    mut info: crate::result::IbenchStepInfo,
+) {
     match plan.kind {
         StepKind::LoadI0 => state.loaded = true,
         StepKind::CreateIndexes if result.status == Status::Completed => state.indexed = true,
@@ -584,14 +629,31 @@ pub fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut Run
             let (shared, mine) = split_for_shards(plan, own_tables(plan, tables));
             let end = if opts.keep_db { "keeps them (--keep-db)" } else { "drops them at the end" };
             if !mine.is_empty() {
-                errln!("  {}: rumbench creates {} {} in {} and {end}", config.name, tables_word(e), mine.join(", "), e.url());
+                errln!(
+                    "  {}: rumbench creates {} {} in {} and {end}",
+                    config.name,
+                    tables_word(e),
+                    mine.join(", "),
+                    e.url()
+                );
             }
             if !shared.is_empty() {
                 let who = if plan.settings.shard().index > 0 { "shard 0 creates" } else { "rumbench creates" };
-                errln!("  {}: {who} {} {} in {} and keeps them for the other shards (drop them when every shard is done)", config.name, tables_word(e), shared.join(", "), e.url());
+                errln!(
+                    "  {}: {who} {} {} in {} and keeps them for the other shards (drop them when every shard is done)",
+                    config.name,
+                    tables_word(e),
+                    shared.join(", "),
+                    e.url()
+                );
             }
             if ycsb_on_existing(plan).is_some() {
-                errln!("  {}: rumbench runs YCSB's workloads on table {} in {}, which it did not create: it is kept", config.name, ycsb::TABLE, e.url());
+                errln!(
+                    "  {}: rumbench runs YCSB's workloads on table {} in {}, which it did not create: it is kept",
+                    config.name,
+                    ycsb::TABLE,
+                    e.url()
+                );
             }
         }
         if tables > 0 {
@@ -612,7 +674,8 @@ pub fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut Run
     let ci = run.configs.len() - 1;
     run.configs[ci].engine_version = Some(backend.table.version());
     run.configs[ci].effective_options = backend.table.effective_options();
-    if let Some(note) = backend.table.kv_engine().and_then(|e| runner::existing_db_note(plan, opts, e, &config.engine)) {
+    if let Some(note) = backend.table.kv_engine().and_then(|e| runner::existing_db_note(plan, opts, e, &config.engine))
+    {
         run.configs[ci].notes.push(note);
     }
     let mut provenance = backend.table.provenance();
@@ -629,18 +692,27 @@ pub fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut Run
         (Some(s), _) => Probes::with_server(&dir, s.pid()),
         (None, Some(e)) => Probes::remote(
             &dir,
-            format!("{} is a server rumbench did not start: its processes and storage are not measured from here", e.url()),
+            format!(
+                "{} is a server rumbench did not start: its processes and storage are not measured from here",
+                e.url()
+            ),
         ),
         (None, None) => runner::engine_probes(&dir, crate::backend::find(&config.engine)?),
     };
-    let mut state = ConfigState { ibench: IbenchState::new(tables, RowGen::new(plan.settings.seed)), ycsb: YcsbState::new(), contention: ContentionState::default() };
+    let mut state = ConfigState {
+        ibench: IbenchState::new(tables, RowGen::new(plan.settings.seed)),
+        ycsb: YcsbState::new(),
+        contention: ContentionState::default(),
+    };
     // YCSB's records loaded before the run (checked before it started):
     // counted again here, the run steps' inserts continue after them.
     if let Some(step) = ycsb_on_existing(plan) {
         match backend.ycsb_store(step).and_then(|store| ycsb::existing_records(store.as_ref(), &step.settings.ycsb)) {
             Ok(records) => {
                 state.ycsb = YcsbState::existing(records);
-                run.configs[ci].notes.push(format!("YCSB's records loaded before the run: {records} (the run's inserts take the numbers after them)"));
+                run.configs[ci].notes.push(format!(
+                    "YCSB's records loaded before the run: {records} (the run's inserts take the numbers after them)"
+                ));
             }
             Err(e) => {
                 drop(backend);
@@ -663,9 +735,12 @@ pub fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut Run
         let settled = runner::settle_point(step, prev, backend.table.kv_engine());
         runner::profiling::before_step(step);
         let engine = backend.table.kv_engine();
-        let (mut result, _checkpoint) = runner::checkpoint::keep(&opts.output_dir, index, i, run.configs[ci].steps.len(), engine, || {
-            runner::schedule::Schedule::run(&mut schedule, step, || run_step(&backend, step, i, &mut state, &probes, &dir))
-        });
+        let (mut result, _checkpoint) =
+            runner::checkpoint::keep(&opts.output_dir, index, i, run.configs[ci].steps.len(), engine, || {
+                runner::schedule::Schedule::run(&mut schedule, step, || {
+                    run_step(&backend, step, i, &mut state, &probes, &dir)
+                })
+            });
         runner::note_sweep_order(&mut result, plan, &order, i, config.repeat);
         if let Some(s) = settled {
             s.record(&mut result);
@@ -678,7 +753,9 @@ pub fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut Run
     run.configs[ci].engine_stats = backend.stats(tables);
     // Each client of a server rumbench started has a server process on this machine.
     let machine = match &backend.server {
-        Some(_) => Machine { cores: runner::cores(), background: 0, per_client: 1, what: "a server process per client".into() },
+        Some(_) => {
+            Machine { cores: runner::cores(), background: 0, per_client: 1, what: "a server process per client".into() }
+        }
         None => {
             let (background, what) = backend.table.kv_engine().map(|e| e.background_threads()).unwrap_or_default();
             Machine { cores: runner::cores(), background, per_client: 0, what }
@@ -692,7 +769,12 @@ pub fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut Run
     if let Some(e) = endpoint.as_ref().filter(|e| e.remote && !shared.is_empty()) {
         // The other shards may still be using them: the one who knows when all are done is the user.
         let shard = plan.settings.shard();
-        run.configs[ci].notes.push(format!("kept {} {} in {} for the other shards (shard {shard}): drop them when every shard is done", tables_word(e), shared.join(", "), e.url()));
+        run.configs[ci].notes.push(format!(
+            "kept {} {} in {} for the other shards (shard {shard}): drop them when every shard is done",
+            tables_word(e),
+            shared.join(", "),
+            e.url()
+        ));
     }
     if let Some(e) = endpoint.filter(|e| e.remote && !own.is_empty()) {
         let what = format!("{} {} in {}", tables_word(&e), own.join(", "), e.url());

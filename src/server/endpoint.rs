@@ -69,7 +69,10 @@ fn percent_decode(s: &str) -> Result<String> {
     let mut i = 0;
     while i < b.len() {
         if b[i] == b'%' {
-            let hex = s.get(i + 1..i + 3).filter(|h| h.chars().all(|c| c.is_ascii_hexdigit())).context("a '%' not followed by two hex digits")?;
+            let hex = s
+                .get(i + 1..i + 3)
+                .filter(|h| h.chars().all(|c| c.is_ascii_hexdigit()))
+                .context("a '%' not followed by two hex digits")?;
             out.push(u8::from_str_radix(hex, 16)?);
             i += 3;
         } else {
@@ -87,7 +90,9 @@ impl TargetUrl {
     /// Query parameters are refused rather than ignored, but for MongoDB's
     /// (its driver's options: TLS, authentication, replica set).
     pub fn parse(url: &str) -> Result<TargetUrl> {
-        let bad = |why: &str| anyhow::anyhow!("invalid target {:?}: {why} (expected postgres://user:password@host:port/database, mysql://... or mongodb://...)", redact(url));
+        let bad = |why: &str| {
+            anyhow::anyhow!("invalid target {:?}: {why} (expected postgres://user:password@host:port/database, mysql://... or mongodb://...)", redact(url))
+        };
         let (scheme, rest) = url.split_once("://").ok_or_else(|| bad("no scheme"))?;
         let scheme = match scheme.to_ascii_lowercase().as_str() {
             "postgres" | "postgresql" => "postgres",
@@ -108,7 +113,9 @@ impl TargetUrl {
             super::mongodb::check_url_options(q).map_err(|e| bad(&e.to_string()))?;
         }
         let (authority, database) = match rest.split_once('/') {
-            Some((a, d)) => (a, (!d.is_empty()).then(|| percent_decode(d)).transpose().map_err(|e| bad(&e.to_string()))?),
+            Some((a, d)) => {
+                (a, (!d.is_empty()).then(|| percent_decode(d)).transpose().map_err(|e| bad(&e.to_string()))?)
+            }
             None => (rest, None),
         };
         let (userinfo, hostport) = match authority.rsplit_once('@') {
@@ -121,7 +128,8 @@ impl TargetUrl {
                     Some((user, pass)) => (user, Some(pass)),
                     None => (u, None),
                 };
-                let user = (!user.is_empty()).then(|| percent_decode(user)).transpose().map_err(|e| bad(&e.to_string()))?;
+                let user =
+                    (!user.is_empty()).then(|| percent_decode(user)).transpose().map_err(|e| bad(&e.to_string()))?;
                 let pass = pass.map(percent_decode).transpose().map_err(|e| bad(&e.to_string()))?;
                 (user, pass)
             }
@@ -157,7 +165,8 @@ impl TargetUrl {
         if host.is_empty() {
             return Err(bad("no host"));
         }
-        let port = port.map(|p| p.parse::<u16>().map_err(|_| bad("the port must be a number from 1 to 65535"))).transpose()?;
+        let port =
+            port.map(|p| p.parse::<u16>().map_err(|_| bad("the port must be a number from 1 to 65535"))).transpose()?;
         if port == Some(0) {
             return Err(bad("the port must be a number from 1 to 65535"));
         }
@@ -223,7 +232,8 @@ pub fn redact(url: &str) -> String {
 /// `***` ("--target=postgres://u:pw@h", "-otarget=mysql://u:pw@h/d").
 pub fn redact_in(arg: &str) -> String {
     let Some(sep) = arg.find("://") else { return arg.to_string() };
-    let start = arg[..sep].rfind(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '+' | '.' | '-'))).map_or(0, |i| i + 1);
+    let start =
+        arg[..sep].rfind(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '+' | '.' | '-'))).map_or(0, |i| i + 1);
     format!("{}{}", &arg[..start], redact(&arg[start..]))
 }
 
@@ -316,7 +326,10 @@ impl Endpoint {
         match &self.socket {
             Some(path) => Place::Unix(path.clone()),
             None if self.kind == ServerKind::Mongodb && self.host.contains(',') => Place::Hosts(self.host.clone()),
-            None => Place::Tcp { host: self.host.trim_start_matches('[').trim_end_matches(']').to_string(), port: self.port },
+            None => Place::Tcp {
+                host: self.host.trim_start_matches('[').trim_end_matches(']').to_string(),
+                port: self.port,
+            },
         }
     }
 
@@ -340,8 +353,15 @@ impl Endpoint {
     pub fn connect_pgwire(&self) -> Result<pgwire::PgConn> {
         self.alive()?;
         let within = (CONNECT_TIMEOUT, HANDSHAKE_TIMEOUT);
-        pgwire::PgConn::connect_with(&self.pgwire_address(), &self.user, &self.database, self.password.as_deref(), within, self.liveness.as_ref())
-            .with_context(|| format!("cannot connect to {}", self.url()))
+        pgwire::PgConn::connect_with(
+            &self.pgwire_address(),
+            &self.user,
+            &self.database,
+            self.password.as_deref(),
+            within,
+            self.liveness.as_ref(),
+        )
+        .with_context(|| format!("cannot connect to {}", self.url()))
     }
 
     /// A `postgres` crate connection (setup and statistics). Not cut by a
@@ -418,7 +438,10 @@ impl Endpoint {
             // SO_SNDTIMEO are the same for TCP and Unix sockets). The
             // borrowed descriptor is not closed: the connection owns it.
             let socket = std::mem::ManuallyDrop::new(unsafe { std::net::TcpStream::from_raw_fd(conn.as_raw_fd()) });
-            socket.set_read_timeout(None).and_then(|_| socket.set_write_timeout(None)).context("clearing the handshake time-out")?;
+            socket
+                .set_read_timeout(None)
+                .and_then(|_| socket.set_write_timeout(None))
+                .context("clearing the handshake time-out")?;
         }
         use std::os::fd::AsRawFd;
         Ok(MysqlConn { _cut: self.liveness.as_ref().map(|l| l.guard_socket(conn.as_raw_fd())), conn })
@@ -556,7 +579,14 @@ impl Heart for PgHeart {
         let e = &self.endpoint;
         let pinged = (|| -> Result<()> {
             if self.conn.is_none() {
-                let c = pgwire::PgConn::connect_with(&e.pgwire_address(), &e.user, &e.database, e.password.as_deref(), (within, within), None)?;
+                let c = pgwire::PgConn::connect_with(
+                    &e.pgwire_address(),
+                    &e.user,
+                    &e.database,
+                    e.password.as_deref(),
+                    (within, within),
+                    None,
+                )?;
                 self.conn = Some(c);
             }
             let c = self.conn.as_mut().expect("connected");
@@ -646,7 +676,10 @@ pub fn check_target(url: &TargetUrl, kind: ServerKind) -> Result<()> {
         bail!("engine {kind} cannot use a {}:// target", url.scheme);
     }
     if !pg && url.database.is_none() {
-        bail!("target {}: name the database rumbench may create its tables in (mysql://user@host:port/database)", url.without_password());
+        bail!(
+            "target {}: name the database rumbench may create its tables in (mysql://user@host:port/database)",
+            url.without_password()
+        );
     }
     Ok(())
 }
@@ -700,7 +733,10 @@ mod tests {
     #[test]
     fn mongodb_urls_keep_their_hosts_and_options() {
         let u = TargetUrl::parse("mongodb://bench:p%40ss@h1:27017,h2/benchdb?replicaSet=rs0&tls=true").unwrap();
-        assert_eq!((u.scheme, u.host.as_str(), u.port, u.password.as_deref()), ("mongodb", "h1:27017,h2", None, Some("p@ss")));
+        assert_eq!(
+            (u.scheme, u.host.as_str(), u.port, u.password.as_deref()),
+            ("mongodb", "h1:27017,h2", None, Some("p@ss"))
+        );
         assert_eq!(u.query.as_deref(), Some("replicaSet=rs0&tls=true"));
         assert_eq!(u.without_password(), "mongodb://bench@h1:27017,h2/benchdb?replicaSet=rs0&tls=true");
         let e = Endpoint::remote(&u, ServerKind::Mongodb);
@@ -709,7 +745,10 @@ mod tests {
         assert!(check_target(&u, ServerKind::Postgres).is_err());
         let no_db = TargetUrl::parse("mongodb://h").unwrap();
         assert!(check_target(&no_db, ServerKind::Mongodb).unwrap_err().to_string().contains("name the database"));
-        assert_eq!(redact("mongodb://u:pw@h/d?tlsCertificateKeyFilePassword=pw2&tls=true"), "mongodb://u:***@h/d?tlsCertificateKeyFilePassword=***&tls=true");
+        assert_eq!(
+            redact("mongodb://u:pw@h/d?tlsCertificateKeyFilePassword=pw2&tls=true"),
+            "mongodb://u:***@h/d?tlsCertificateKeyFilePassword=***&tls=true"
+        );
         assert_eq!(redact("mongodb://h?x=1"), "mongodb://h?x=1");
     }
 
@@ -752,9 +791,14 @@ mod tests {
         let pg = Endpoint::remote(&u, ServerKind::Postgres);
         assert_eq!(pg.socket.as_deref(), Some(Path::new("/run/postgresql/.s.PGSQL.5433")));
         assert!(pg.remote);
-        assert!(matches!(pg.pgwire_address(), pgwire::Address::Unix(p) if p == Path::new("/run/postgresql/.s.PGSQL.5433")));
+        assert!(
+            matches!(pg.pgwire_address(), pgwire::Address::Unix(p) if p == Path::new("/run/postgresql/.s.PGSQL.5433"))
+        );
         // MySQL's is the socket file itself.
-        let my = Endpoint::remote(&TargetUrl::parse("mysql://root@%2Frun%2Fmysqld%2Fmysqld.sock/db").unwrap(), ServerKind::MariadbInnodb);
+        let my = Endpoint::remote(
+            &TargetUrl::parse("mysql://root@%2Frun%2Fmysqld%2Fmysqld.sock/db").unwrap(),
+            ServerKind::MariadbInnodb,
+        );
         assert_eq!(my.socket.as_deref(), Some(Path::new("/run/mysqld/mysqld.sock")));
         // A host name is not a path.
         assert_eq!(TargetUrl::parse("postgres://h/d").unwrap().socket_host(), None);

@@ -12,7 +12,8 @@ use std::path::Path;
 fn server_processes_under(dir: &Path) -> Vec<(u32, String)> {
     let needle = dir.to_string_lossy().to_string();
     let absolute = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
-    let comm_of = |pid: &str| std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default().trim().to_string();
+    let comm_of =
+        |pid: &str| std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default().trim().to_string();
     let parent_of = |pid: u32| {
         let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
         stat.rsplit(')').next().and_then(|rest| rest.split_whitespace().nth(1)).unwrap_or("0").to_string()

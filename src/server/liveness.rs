@@ -58,7 +58,9 @@ impl Beat {
     pub fn from_io(kind: std::io::ErrorKind) -> Beat {
         use std::io::ErrorKind::*;
         match kind {
-            ConnectionRefused | ConnectionReset | ConnectionAborted | BrokenPipe | UnexpectedEof | NotConnected => Beat::Closed,
+            ConnectionRefused | ConnectionReset | ConnectionAborted | BrokenPipe | UnexpectedEof | NotConnected => {
+                Beat::Closed
+            }
             _ => Beat::Silent,
         }
     }
@@ -84,7 +86,10 @@ pub trait Heart: Send {
 /// Where a server listens: what a plain connect is tried on.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Place {
-    Tcp { host: String, port: u16 },
+    Tcp {
+        host: String,
+        port: u16,
+    },
     Unix(PathBuf),
     /// A list of hosts (a MongoDB replica set): no one address to try.
     Hosts(String),
@@ -105,7 +110,8 @@ impl Place {
     /// accepted, or it did not end in time, or there is no one address.
     fn refusal(&self, within: Duration) -> Option<String> {
         let refused = |e: std::io::Error| {
-            matches!(e.kind(), std::io::ErrorKind::ConnectionRefused | std::io::ErrorKind::NotFound).then(|| e.to_string())
+            matches!(e.kind(), std::io::ErrorKind::ConnectionRefused | std::io::ErrorKind::NotFound)
+                .then(|| e.to_string())
         };
         match self {
             Place::Tcp { host, port } => {
@@ -352,7 +358,9 @@ fn judge(place: &Place, beat: &Beat, last_answer: &mut Instant, stopping: bool) 
     if let Some(refused) = place.refusal(BEAT_WAIT) {
         return Some(Verdict {
             gone: Gone::Closed,
-            text: format!("the server at {at} closed the connection and refuses new ones: it is not running (connect: {refused})"),
+            text: format!(
+                "the server at {at} closed the connection and refuses new ones: it is not running (connect: {refused})"
+            ),
             while_stopping: stopping,
         });
     }
@@ -397,7 +405,11 @@ mod tests {
         let mut last = Instant::now();
         let v = judge(&place, &Beat::Closed, &mut last, false).unwrap();
         assert_eq!(v.gone, Gone::Closed);
-        assert!(v.text.starts_with(&format!("the server at 127.0.0.1:{port} closed the connection and refuses new ones")), "{}", v.text);
+        assert!(
+            v.text.starts_with(&format!("the server at 127.0.0.1:{port} closed the connection and refuses new ones")),
+            "{}",
+            v.text
+        );
         // Something listens and says nothing: not dead before the limit.
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let place = Place::Tcp { host: "127.0.0.1".into(), port: listener.local_addr().unwrap().port() };
@@ -420,7 +432,9 @@ mod tests {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
         let alive = Arc::new(AtomicBool::new(true));
-        let watch = watch(Liveness::new(Place::Tcp { host: "127.0.0.1".into(), port }), Box::new(Fake(alive.clone())), no_stop).unwrap();
+        let watch =
+            watch(Liveness::new(Place::Tcp { host: "127.0.0.1".into(), port }), Box::new(Fake(alive.clone())), no_stop)
+                .unwrap();
         let l = watch.liveness().clone();
         let mut client = TcpStream::connect(("127.0.0.1", port)).unwrap();
         let _server_side = listener.accept().unwrap();
@@ -441,9 +455,16 @@ mod tests {
         alive.store(false, Ordering::Relaxed);
         let (n, waited) = reader.join().unwrap();
         assert_eq!(n, 0, "the read returns end of stream once the socket is shut down");
-        assert!(waited >= SILENCE_LIMIT - Duration::from_secs(1) && waited < SILENCE_LIMIT + Duration::from_secs(2), "{waited:?}");
+        assert!(
+            waited >= SILENCE_LIMIT - Duration::from_secs(1) && waited < SILENCE_LIMIT + Duration::from_secs(2),
+            "{waited:?}"
+        );
         assert_eq!(l.verdict().unwrap().gone, Gone::Stopped);
-        assert!(l.check().unwrap_err().to_string().contains(&format!("the server at 127.0.0.1:{port} stopped answering")));
+        assert!(l
+            .check()
+            .unwrap_err()
+            .to_string()
+            .contains(&format!("the server at 127.0.0.1:{port} stopped answering")));
         // The waker holds its permit: a wait that starts now ends at once.
         let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
         rt.block_on(async { tokio::time::timeout(Duration::from_secs(1), notify.notified()).await }).unwrap();

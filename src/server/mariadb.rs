@@ -11,10 +11,10 @@ use mysql::prelude::Queryable;
 use mysql::{Conn, OptsBuilder};
 
 use super::{
-    absolute, check_loopback_only, check_not_stopping_all, file_tail, is_root, kill_tree, last_nonblank,
-    one_line, pick_free_port, prepare_data_dir, registry_add, run_cmd, setting_name, setting_value, signal, socket_dir,
-    start_error, tail_of, wait_child, Backend, DirGuard, Init, RunningServer, ServerConfig, ServerKind, StartGuard, StopHow,
-    DB_NAME, LOG_TAIL_LINES, START_TIMEOUT, STOP_TIMEOUT,
+    absolute, check_loopback_only, check_not_stopping_all, file_tail, is_root, kill_tree, last_nonblank, one_line,
+    pick_free_port, prepare_data_dir, registry_add, run_cmd, setting_name, setting_value, signal, socket_dir,
+    start_error, tail_of, wait_child, Backend, DirGuard, Init, RunningServer, ServerConfig, ServerKind, StartGuard,
+    StopHow, DB_NAME, LOG_TAIL_LINES, START_TIMEOUT, STOP_TIMEOUT,
 };
 
 const SBIN: &[&str] = &["/usr/sbin", "/usr/bin", "/sbin", "/bin"];
@@ -38,7 +38,10 @@ pub(super) fn check_installed(kind: ServerKind) -> Result<()> {
         super::locate_server_program(p, SBIN).map_err(|looked| super::not_installed(p, &looked))?;
     }
     if kind == ServerKind::MariadbMyrocks && super::server_bin_dir().is_none() && !Path::new(MYROCKS_PLUGIN).is_file() {
-        return Err(super::not_installed("ha_rocksdb.so", &format!("no {MYROCKS_PLUGIN}: package mariadb-plugin-rocksdb")));
+        return Err(super::not_installed(
+            "ha_rocksdb.so",
+            &format!("no {MYROCKS_PLUGIN}: package mariadb-plugin-rocksdb"),
+        ));
     }
     Ok(())
 }
@@ -257,9 +260,13 @@ struct PlainPath {
 impl PlainPath {
     fn new(target: &Path) -> Result<PlainPath> {
         // /tmp itself, not $TMPDIR: that path could be anything too.
-        let dir = tempfile::Builder::new().prefix("rumbench-path-").tempdir_in("/tmp").context("cannot create a directory under /tmp")?;
+        let dir = tempfile::Builder::new()
+            .prefix("rumbench-path-")
+            .tempdir_in("/tmp")
+            .context("cannot create a directory under /tmp")?;
         let path = dir.path().join("d");
-        std::os::unix::fs::symlink(target, &path).with_context(|| format!("cannot create symlink {}", path.display()))?;
+        std::os::unix::fs::symlink(target, &path)
+            .with_context(|| format!("cannot create symlink {}", path.display()))?;
         Ok(PlainPath { path, _dir: dir })
     }
 }

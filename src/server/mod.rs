@@ -375,7 +375,8 @@ impl RunningServer {
         let _ = registry_claim(self.reg_id);
         let mut tree: Vec<u32> = Vec::new();
         loop {
-            let new: Vec<u32> = self.process_tree_pids().into_iter().filter(|p| !tree.contains(p) && process_alive(*p)).collect();
+            let new: Vec<u32> =
+                self.process_tree_pids().into_iter().filter(|p| !tree.contains(p) && process_alive(*p)).collect();
             if new.is_empty() {
                 break;
             }
@@ -778,10 +779,15 @@ fn wait_reaped(pid: u32, timeout: Duration) -> bool {
         // SAFETY: signal 0 only checks for existence; waitpid with WNOHANG on
         // a child of ours that is a zombie.
         unsafe {
-            if libc::kill(pid as libc::pid_t, 0) != 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH) {
+            if libc::kill(pid as libc::pid_t, 0) != 0
+                && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH)
+            {
                 return true;
             }
-            let ours = fs::read_to_string(format!("/proc/{pid}/stat")).ok().and_then(|s| proc_stat_fields(&s)).is_some_and(|(state, ppid)| state == 'Z' && ppid == std::process::id());
+            let ours = fs::read_to_string(format!("/proc/{pid}/stat"))
+                .ok()
+                .and_then(|s| proc_stat_fields(&s))
+                .is_some_and(|(state, ppid)| state == 'Z' && ppid == std::process::id());
             if ours {
                 libc::waitpid(pid as libc::pid_t, std::ptr::null_mut(), libc::WNOHANG);
             }
@@ -907,7 +913,9 @@ fn server_bin_dir() -> Option<PathBuf> {
 /// or `dirs`; Err says where it was looked for.
 fn locate_server_program(name: &str, dirs: &[&str]) -> std::result::Result<PathBuf, String> {
     match server_bin_dir() {
-        Some(d) => Some(d.join(name)).filter(|p| p.is_file()).ok_or_else(|| format!("not in {SERVER_BIN_DIR_ENV}={}", d.display())),
+        Some(d) => Some(d.join(name))
+            .filter(|p| p.is_file())
+            .ok_or_else(|| format!("not in {SERVER_BIN_DIR_ENV}={}", d.display())),
         None => locate_program(name, dirs).ok_or_else(|| format!("not in PATH, {}", dirs.join(", "))),
     }
 }
@@ -1029,7 +1037,13 @@ fn remove_stale_socket_dirs(tmp: &Path) -> usize {
     let mut removed = 0;
     for e in entries.flatten() {
         let name = e.file_name().to_string_lossy().to_string();
-        let Some(pid) = name.strip_prefix(SOCKET_DIR_PREFIX).and_then(|r| r.split_once('-')).and_then(|(p, _)| p.parse::<u32>().ok()) else { continue };
+        let Some(pid) = name
+            .strip_prefix(SOCKET_DIR_PREFIX)
+            .and_then(|r| r.split_once('-'))
+            .and_then(|(p, _)| p.parse::<u32>().ok())
+        else {
+            continue;
+        };
         let owner_alive = Path::new(&format!("/proc/{pid}")).exists();
         if !owner_alive && e.file_type().is_ok_and(|t| t.is_dir()) && fs::remove_dir_all(e.path()).is_ok() {
             removed += 1;
@@ -1170,7 +1184,13 @@ fn check_config_lines(kind: ServerKind, lines: &[String]) -> Result<()> {
 /// has before anything starts. The server's defaults for the rest are small.
 pub fn memory_claims(kind: ServerKind, lines: &[String]) -> Vec<crate::engine::Claim> {
     const PG: &[&str] = &["shared_buffers", "wal_buffers"];
-    const MARIADB: &[&str] = &["innodb_buffer_pool_size", "innodb_log_buffer_size", "key_buffer_size", "rocksdb_block_cache_size", "rocksdb_db_write_buffer_size"];
+    const MARIADB: &[&str] = &[
+        "innodb_buffer_pool_size",
+        "innodb_log_buffer_size",
+        "key_buffer_size",
+        "rocksdb_block_cache_size",
+        "rocksdb_db_write_buffer_size",
+    ];
     let names = if kind == ServerKind::Postgres { PG } else { MARIADB };
     let mut out = Vec::new();
     for l in lines {

@@ -21,7 +21,9 @@ use std::time::Duration;
 use anyhow::{anyhow, bail, Context, Result};
 use mongodb::bson::{doc, Bson, Document};
 use mongodb::error::ErrorKind;
-use mongodb::options::{Acknowledgment, ClientOptions, DatabaseOptions, ReadPreference, SelectionCriteria, Tls, WriteConcern};
+use mongodb::options::{
+    Acknowledgment, ClientOptions, DatabaseOptions, ReadPreference, SelectionCriteria, Tls, WriteConcern,
+};
 
 use super::liveness::{Beat, Heart, Liveness, Registration};
 use super::wire::{sent_text, CONNECT_TIMEOUT};
@@ -184,8 +186,16 @@ impl Mongo {
         let options = client_options(endpoint, 2)?;
         let mut db_options = DatabaseOptions::default();
         db_options.write_concern = wc.map(WriteConcernSetting::driver);
-        let driver = ThreadDriver::new(options.clone(), &endpoint.database, &db_options, endpoint.liveness.as_ref(), &url)?;
-        Ok(Mongo { url, driver, options, db_options, database: endpoint.database.clone(), liveness: endpoint.liveness.clone() })
+        let driver =
+            ThreadDriver::new(options.clone(), &endpoint.database, &db_options, endpoint.liveness.as_ref(), &url)?;
+        Ok(Mongo {
+            url,
+            driver,
+            options,
+            db_options,
+            database: endpoint.database.clone(),
+            liveness: endpoint.liveness.clone(),
+        })
     }
 
     /// The benchmark's database, for actions given to `run`.
@@ -249,8 +259,17 @@ pub struct ThreadDriver {
 
 impl ThreadDriver {
     /// A driver on a current-thread runtime of its own, cut by `liveness`'s verdict.
-    fn new(options: ClientOptions, database: &str, db_options: &DatabaseOptions, liveness: Option<&Arc<Liveness>>, url: &str) -> Result<ThreadDriver> {
-        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().context("cannot start a driver's runtime")?;
+    fn new(
+        options: ClientOptions,
+        database: &str,
+        db_options: &DatabaseOptions,
+        liveness: Option<&Arc<Liveness>>,
+        url: &str,
+    ) -> Result<ThreadDriver> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .context("cannot start a driver's runtime")?;
         // The driver starts its monitors on the runtime it is made in.
         let client = {
             let _in_runtime = runtime.enter();
@@ -319,7 +338,8 @@ impl Drop for ThreadDriver {
         }
         if let Some(client) = self.client.take() {
             // The time-out's timer is made inside the runtime (it needs its clock).
-            let _ = self.runtime.block_on(async { tokio::time::timeout(Duration::from_secs(2), client.shutdown()).await });
+            let _ =
+                self.runtime.block_on(async { tokio::time::timeout(Duration::from_secs(2), client.shutdown()).await });
         }
     }
 }
@@ -334,12 +354,17 @@ fn client_options(endpoint: &Address, pool: u32) -> Result<ClientOptions> {
     };
     let host = url_without_password(endpoint);
     let after_scheme = host.strip_prefix("mongodb://").unwrap_or(&host);
-    let after_user = if endpoint.user.is_empty() { after_scheme } else { after_scheme.split_once('@').map_or(after_scheme, |(_, h)| h) };
+    let after_user = if endpoint.user.is_empty() {
+        after_scheme
+    } else {
+        after_scheme.split_once('@').map_or(after_scheme, |(_, h)| h)
+    };
     let full = format!("mongodb://{userinfo}{after_user}");
     let mut options = ClientOptions::parse(&full).run().map_err(|e| {
         // The driver's message quotes no URL, but make sure no password gets through.
         let text = e.to_string();
-        let text = endpoint.password.as_deref().filter(|p| !p.is_empty()).map_or(text.clone(), |p| text.replace(p, "***"));
+        let text =
+            endpoint.password.as_deref().filter(|p| !p.is_empty()).map_or(text.clone(), |p| text.replace(p, "***"));
         anyhow!("{}: {}", url_without_password(endpoint), one_line(&text))
     })?;
     options.connect_timeout.get_or_insert(CONNECT_TIMEOUT);
@@ -363,7 +388,8 @@ fn one_line(text: &str) -> String {
     match text.find("Error: ") {
         Some(i) if text.contains("Server selection timeout") => {
             let cause = &text[i + "Error: ".len()..];
-            let end = cause.find(" }, ").or_else(|| cause.find(", ] }")).or_else(|| cause.rfind(" }")).unwrap_or(cause.len());
+            let end =
+                cause.find(" }, ").or_else(|| cause.find(", ] }")).or_else(|| cause.rfind(" }")).unwrap_or(cause.len());
             cause[..end].trim_end_matches([' ', ',', '}']).to_string()
         }
         _ => text,
@@ -381,13 +407,17 @@ pub fn check_answers(endpoint: &Address) -> Result<()> {
 /// that runs while it waits for the answer; selection and connect time-outs
 /// of one beat.
 pub fn heart(endpoint: &Address) -> Result<Box<dyn Heart>> {
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().context("cannot start the liveness monitor's runtime")?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the liveness monitor's runtime")?;
     let mut options = client_options(endpoint, 2)?;
     options.server_selection_timeout = Some(super::liveness::BEAT_WAIT);
     options.connect_timeout = Some(super::liveness::BEAT_WAIT);
     let client = {
         let _in_runtime = runtime.enter();
-        mongodb::Client::with_options(options).map_err(|e| anyhow!("{}: {}", url_without_password(endpoint), one_line(&e.to_string())))?
+        mongodb::Client::with_options(options)
+            .map_err(|e| anyhow!("{}: {}", url_without_password(endpoint), one_line(&e.to_string())))?
     };
     Ok(Box::new(MongoHeart { db: client.database("admin"), _client: client, runtime }))
 }
@@ -403,7 +433,9 @@ impl Heart for MongoHeart {
     fn beat(&mut self, within: Duration) -> Beat {
         let nearest = SelectionCriteria::ReadPreference(ReadPreference::nearest(None));
         let ping = self.db.run_command(doc! {"ping": 1}).selection_criteria(nearest);
-        let answer = self.runtime.block_on(async { tokio::time::timeout(within, std::future::IntoFuture::into_future(ping)).await });
+        let answer = self
+            .runtime
+            .block_on(async { tokio::time::timeout(within, std::future::IntoFuture::into_future(ping)).await });
         match answer {
             Ok(Ok(_)) => Beat::Answered,
             Ok(Err(e)) => match e.kind.as_ref() {
@@ -421,7 +453,11 @@ impl Heart for MongoHeart {
 pub fn existing_collections(endpoint: &Address, names: &[String]) -> Result<Vec<String>> {
     let m = Mongo::connect(endpoint, None)?;
     // The driver's own error, for connect_error to look into.
-    let listed = m.driver.runtime.block_on(std::future::IntoFuture::into_future(m.db().list_collection_names())).map_err(|e| connect_error(endpoint, e))?;
+    let listed = m
+        .driver
+        .runtime
+        .block_on(std::future::IntoFuture::into_future(m.db().list_collection_names()))
+        .map_err(|e| connect_error(endpoint, e))?;
     Ok(names.iter().filter(|n| listed.contains(n)).cloned().collect())
 }
 
@@ -448,7 +484,9 @@ fn connect_error(endpoint: &Address, e: mongodb::error::Error) -> anyhow::Error 
     if plain && !endpoint.host.contains(',') {
         match probe(&endpoint.host, endpoint.port) {
             Answer::Other(sent) => return anyhow!("{cannot}: not a MongoDB server: it sent {}", sent_text(&sent)),
-            Answer::Nothing => return anyhow!("{cannot}: no MongoDB answer within {} s ({cause})", PROBE_WAIT.as_secs()),
+            Answer::Nothing => {
+                return anyhow!("{cannot}: no MongoDB answer within {} s ({cause})", PROBE_WAIT.as_secs())
+            }
             Answer::Mongodb | Answer::Unreachable => {}
         }
     }
@@ -549,20 +587,31 @@ impl ServerIdentity {
             (None, None) => Err("serverStatus could not be read".to_string()),
             (None, Some(_)) => Err(format!("{product}'s serverStatus names no storage engine")),
         };
-        ServerIdentity { product, version: own_version, claims_mongodb: claims, git_version: text(info, "gitVersion"), storage_engine }
+        ServerIdentity {
+            product,
+            version: own_version,
+            claims_mongodb: claims,
+            git_version: text(info, "gitVersion"),
+            storage_engine,
+        }
     }
 
     /// "MongoDB 7.0.14 (wiredTiger)", "FerretDB v1.24.2 (MongoDB wire protocol; reports version 7.0.42)".
     pub fn describe(&self) -> String {
         match (&self.claims_mongodb, &self.storage_engine) {
-            (Some(claims), _) => format!("{} {} (MongoDB wire protocol; reports version {claims})", self.product, self.version),
+            (Some(claims), _) => {
+                format!("{} {} (MongoDB wire protocol; reports version {claims})", self.product, self.version)
+            }
             (None, Ok(engine)) => format!("{} {} ({engine})", self.product, self.version),
             (None, Err(_)) => format!("{} {}", self.product, self.version),
         }
     }
 
     pub fn provenance(&self) -> Vec<(String, String)> {
-        let mut out = vec![("server.product".to_string(), self.product.clone()), ("server.version".to_string(), self.version.clone())];
+        let mut out = vec![
+            ("server.product".to_string(), self.product.clone()),
+            ("server.version".to_string(), self.version.clone()),
+        ];
         if let Some(c) = &self.claims_mongodb {
             out.push(("server.reports_mongodb_version".into(), c.clone()));
         }
@@ -613,7 +662,9 @@ fn number(b: &Bson) -> Option<String> {
     match b {
         Bson::Int32(v) => Some(v.to_string()),
         Bson::Int64(v) => Some(v.to_string()),
-        Bson::Double(v) => Some(if v.fract() == 0.0 && v.abs() < 1e15 { format!("{}", *v as i64) } else { v.to_string() }),
+        Bson::Double(v) => {
+            Some(if v.fract() == 0.0 && v.abs() < 1e15 { format!("{}", *v as i64) } else { v.to_string() })
+        }
         Bson::String(s) => Some(s.clone()),
         _ => None,
     }
@@ -628,7 +679,9 @@ pub fn server_status_figures(status: &Document, product: &str) -> Vec<(String, S
         .map(|(name, path)| {
             let found = lookup(status, path).or_else(|| {
                 // Older WiredTiger counts its checkpoints under transaction.
-                (*name == "checkpoints").then(|| lookup(status, "wiredTiger.transaction.transaction checkpoints")).flatten()
+                (*name == "checkpoints")
+                    .then(|| lookup(status, "wiredTiger.transaction.transaction checkpoints"))
+                    .flatten()
             });
             let value = match found.and_then(number) {
                 Some(v) => v,
@@ -661,7 +714,10 @@ pub fn stats(endpoint: &Address) -> Result<Vec<(String, String)>> {
     match m.command(doc! {"dbStats": 1}) {
         Ok(d) => {
             for k in ["collections", "objects", "dataSize", "storageSize", "indexes", "indexSize", "totalSize"] {
-                let v = d.get(k).and_then(number).unwrap_or_else(|| format!("missing: {}'s dbStats has no {k}", identity.product));
+                let v = d
+                    .get(k)
+                    .and_then(number)
+                    .unwrap_or_else(|| format!("missing: {}'s dbStats has no {k}", identity.product));
                 out.push((format!("dbStats.{k}"), v));
             }
         }
@@ -675,7 +731,12 @@ pub fn collection_figures(m: &Mongo, collection: &str) -> Vec<(String, String)> 
     match m.command(doc! {"collStats": collection}) {
         Ok(d) => ["count", "size", "storageSize", "totalIndexSize", "totalSize"]
             .iter()
-            .map(|k| (format!("collStats.{collection}.{k}"), d.get(*k).and_then(number).unwrap_or_else(|| format!("missing: collStats has no {k}"))))
+            .map(|k| {
+                (
+                    format!("collStats.{collection}.{k}"),
+                    d.get(*k).and_then(number).unwrap_or_else(|| format!("missing: collStats has no {k}")),
+                )
+            })
             .collect(),
         Err(e) => vec![(format!("collStats.{collection}"), format!("missing: {e}"))],
     }
@@ -700,10 +761,14 @@ mod tests {
         assert_eq!(url_without_password(&set), "mongodb://h1:27017,h2/bench?replicaSet=rs0");
         assert_eq!(url_without_password(&endpoint("mongodb://h/d")), "mongodb://h:27017/d");
         // The driver gets the password back, %-encoded.
-        let o = client_options(&endpoint("mongodb://u:a%40b%3Ac@127.0.0.1:1/d?authMechanism=SCRAM-SHA-256"), 8).unwrap();
+        let o =
+            client_options(&endpoint("mongodb://u:a%40b%3Ac@127.0.0.1:1/d?authMechanism=SCRAM-SHA-256"), 8).unwrap();
         let cred = o.credential.unwrap();
         assert_eq!((cred.username.as_deref(), cred.password.as_deref()), (Some("u"), Some("a@b:c")));
-        assert_eq!((o.server_selection_timeout, o.connect_timeout, o.max_pool_size), (Some(CONNECT_TIMEOUT), Some(CONNECT_TIMEOUT), Some(8)));
+        assert_eq!(
+            (o.server_selection_timeout, o.connect_timeout, o.max_pool_size),
+            (Some(CONNECT_TIMEOUT), Some(CONNECT_TIMEOUT), Some(8))
+        );
         let o = client_options(&endpoint("mongodb://127.0.0.1:1/d?serverSelectionTimeoutMS=1500"), 8).unwrap();
         assert_eq!(o.server_selection_timeout, Some(Duration::from_millis(1500)));
     }
@@ -719,15 +784,20 @@ mod tests {
 
     #[test]
     fn the_write_concern_is_read_described_and_judged() {
-        let opts = |kv: &[(&str, &str)]| kv.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect::<BTreeMap<_, _>>();
+        let opts =
+            |kv: &[(&str, &str)]| kv.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect::<BTreeMap<_, _>>();
         let d = WriteConcernSetting::from_options(&opts(&[])).unwrap();
         assert_eq!(d.describe(), "{w: 1, j: false, wtimeout: 0}");
         assert!(d.not_durable_reason().unwrap().contains("j=true"));
-        let j = WriteConcernSetting::from_options(&opts(&[("w", "majority"), ("j", "true"), ("wtimeout_ms", "500")])).unwrap();
+        let j = WriteConcernSetting::from_options(&opts(&[("w", "majority"), ("j", "true"), ("wtimeout_ms", "500")]))
+            .unwrap();
         assert_eq!(j.describe(), "{w: \"majority\", j: true, wtimeout: 500}");
         assert_eq!(j.not_durable_reason(), None);
         let wc = j.driver();
-        assert_eq!((wc.w, wc.journal, wc.w_timeout), (Some(Acknowledgment::Majority), Some(true), Some(Duration::from_millis(500))));
+        assert_eq!(
+            (wc.w, wc.journal, wc.w_timeout),
+            (Some(Acknowledgment::Majority), Some(true), Some(Duration::from_millis(500)))
+        );
         assert!(WriteConcernSetting::from_options(&opts(&[("w", "0")])).is_err());
         assert!(WriteConcernSetting::from_options(&opts(&[("j", "yes")])).is_err());
     }
@@ -744,7 +814,10 @@ mod tests {
         let mut reply = hello_message();
         reply[8..12].copy_from_slice(&PROBE_REQUEST_ID.to_le_bytes());
         assert_eq!(classify_answer(&reply), Answer::Mongodb);
-        assert_eq!(classify_answer(b"HTTP/1.1 400 Bad Request\r\n"), Answer::Other(b"HTTP/1.1 400 Bad Request\r\n".to_vec()));
+        assert_eq!(
+            classify_answer(b"HTTP/1.1 400 Bad Request\r\n"),
+            Answer::Other(b"HTTP/1.1 400 Bad Request\r\n".to_vec())
+        );
         assert_eq!(classify_answer(b""), Answer::Nothing);
         // The request itself is a well-formed OP_MSG: its length leads it.
         let m = hello_message();
@@ -773,7 +846,10 @@ mod tests {
         assert_eq!(f["serverStatus.opcounters.insert"], "5");
         assert_eq!(f["serverStatus.cache.bytes_read_into"], "4096");
         assert_eq!(f["serverStatus.cache.max_bytes"], "1000000000");
-        assert_eq!(f["serverStatus.journal.log_sync_operations"], "missing: MongoDB's serverStatus.wiredTiger has no log.log sync operations");
+        assert_eq!(
+            f["serverStatus.journal.log_sync_operations"],
+            "missing: MongoDB's serverStatus.wiredTiger has no log.log sync operations"
+        );
         assert_eq!(f["serverStatus.connections.current"], "3");
     }
 }

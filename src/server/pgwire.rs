@@ -21,8 +21,11 @@ use std::time::Duration;
 use anyhow::{anyhow, bail, Context, Result};
 use bytes::BytesMut;
 use fallible_iterator::FallibleIterator;
+use postgres_protocol::authentication::{
+    self,
+    sasl::{self, ScramSha256},
+};
 use postgres_protocol::message::backend::{DataRowBody, Message};
-use postgres_protocol::authentication::{self, sasl::{self, ScramSha256}};
 use postgres_protocol::message::frontend;
 use postgres_protocol::Oid;
 
@@ -246,7 +249,8 @@ impl PgConn {
         (connect_within, startup_within): (Duration, Duration),
         liveness: Option<&std::sync::Arc<Liveness>>,
     ) -> Result<PgConn> {
-        let stream = Stream::connect(addr, connect_within).with_context(|| format!("cannot connect to postgres at {addr:?}"))?;
+        let stream =
+            Stream::connect(addr, connect_within).with_context(|| format!("cannot connect to postgres at {addr:?}"))?;
         stream.set_timeouts(Some(startup_within))?;
         let mut c = PgConn {
             _cut: liveness.map(|l| l.guard_socket(stream.fd())),
@@ -262,7 +266,9 @@ impl PgConn {
         frontend::startup_message([("user", user), ("database", database), ("client_encoding", "UTF8")], &mut c.out)?;
         c.flush()?;
         c.expect_postgres_reply()?;
-        let need_password = || password.with_context(|| format!("postgres at {addr:?} asks user {user} for a password and none was given"));
+        let need_password = || {
+            password.with_context(|| format!("postgres at {addr:?} asks user {user} for a password and none was given"))
+        };
         let mut scram: Option<ScramSha256> = None;
         let mut error = None;
         loop {
@@ -334,7 +340,11 @@ impl PgConn {
             if n == 0 {
                 if self.inbuf.is_empty() {
                     let eof = std::io::ErrorKind::UnexpectedEof;
-                    return Err(std::io::Error::new(eof, "the server closed the connection without a PostgreSQL answer").into());
+                    return Err(std::io::Error::new(
+                        eof,
+                        "the server closed the connection without a PostgreSQL answer",
+                    )
+                    .into());
                 }
                 bail!("not a PostgreSQL server: it sent {} and closed the connection", sent_text(&self.inbuf));
             }
@@ -397,7 +407,9 @@ impl PgConn {
             }
             if self.read_chunk()? == 0 {
                 // An I/O error of its kind, so that a dead server is told from a refusal.
-                return Err(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "postgres closed the connection").into());
+                return Err(
+                    std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "postgres closed the connection").into()
+                );
             }
         }
     }
@@ -421,7 +433,8 @@ impl PgConn {
                 }
                 Message::CommandComplete(c) => {
                     // "UPDATE 1", "INSERT 0 1", "SELECT 10": the count is last.
-                    self.affected = c.tag().ok().and_then(|t| t.rsplit(' ').next()).and_then(|n| n.parse().ok()).unwrap_or(0);
+                    self.affected =
+                        c.tag().ok().and_then(|t| t.rsplit(' ').next()).and_then(|n| n.parse().ok()).unwrap_or(0);
                 }
                 // ParseComplete, BindComplete, CommandComplete, RowDescription,
                 // NoData, EmptyQueryResponse, notices: nothing to keep.

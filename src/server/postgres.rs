@@ -46,7 +46,9 @@ pub(super) fn find_bin_dir() -> Result<PathBuf> {
             best = Some((ver, bin));
         }
     }
-    best.map(|(_, b)| b).ok_or_else(|| super::not_installed("initdb", &format!("no {PG_ROOT}/<version>/bin with {}", PROGRAMS.join(", "))))
+    best.map(|(_, b)| b).ok_or_else(|| {
+        super::not_installed("initdb", &format!("no {PG_ROOT}/<version>/bin with {}", PROGRAMS.join(", ")))
+    })
 }
 
 /// First line of `<dir>/postmaster.pid`.
@@ -184,8 +186,10 @@ pub(super) fn start(cfg: &ServerConfig, bin_dir: Option<&Path>, init: Init) -> R
             .batch_execute(&format!("CREATE DATABASE {DB_NAME}"))
             .map_err(|e| fail(Some(format!("CREATE DATABASE {DB_NAME}: {e}")), &[]))?;
     }
-    let version: String =
-        client.query_one("SELECT version()", &[]).map_err(|e| fail(Some(format!("SELECT version(): {e}")), &[]))?.get(0);
+    let version: String = client
+        .query_one("SELECT version()", &[])
+        .map_err(|e| fail(Some(format!("SELECT version(): {e}")), &[]))?
+        .get(0);
     let mut provenance = build_provenance(&mut client, &bin, bin_dir.is_some());
     if let Some(cc) = compiler_of(&version) {
         provenance.push(("build.compiler".to_string(), cc));
@@ -253,7 +257,8 @@ fn initdb(cfg: &ServerConfig, bin: &Path, run_as: Option<&str>, dir: &Path) -> R
 /// its own refrain ("Examine the log output." points at a log that may not
 /// exist, and the caller names the log).
 fn pg_ctl_reason(lines: &[String]) -> Option<String> {
-    const REFRAIN: [&str; 4] = ["waiting for server", "stopped waiting", "could not start server", "Examine the log output"];
+    const REFRAIN: [&str; 4] =
+        ["waiting for server", "stopped waiting", "could not start server", "Examine the log output"];
     lines
         .iter()
         .map(|l| l.trim())
@@ -398,7 +403,10 @@ mod tests {
         assert_eq!(optimization_level("-Wall -O2 -Os -DMAP_HUGETLB=0x40000").as_deref(), Some("-Os"));
         assert_eq!(optimization_level("-Wall -g"), None);
         assert_eq!(
-            compiler_of("PostgreSQL 16.14 on x86_64-pc-linux-gnu, compiled by gcc (Ubuntu 7.5.0-3ubuntu1~18.04) 7.5.0, 64-bit").as_deref(),
+            compiler_of(
+                "PostgreSQL 16.14 on x86_64-pc-linux-gnu, compiled by gcc (Ubuntu 7.5.0-3ubuntu1~18.04) 7.5.0, 64-bit"
+            )
+            .as_deref(),
             Some("gcc (Ubuntu 7.5.0-3ubuntu1~18.04) 7.5.0")
         );
         assert_eq!(compiler_of("PostgreSQL 15.18 (Debian 15.18-0+deb12u1) on x86_64-pc-linux-gnu, compiled by gcc (Debian 12.2.0-14) 12.2.0, 64-bit").as_deref(), Some("gcc (Debian 12.2.0-14) 12.2.0"));
@@ -411,11 +419,19 @@ mod tests {
         // splits at commas unless the element is double-quoted.
         assert_eq!(pg_quote(r"/d/a\b's"), r"'/d/a\\b''s'");
         assert_eq!(pg_quote(&pg_list_element(r#"/d/a "q", $x"#)), r#"'"/d/a ""q"", $x"'"#);
-        let out: Vec<String> = ["waiting for server to start.... stopped waiting", "/bin/sh: 1: cannot create /x/server.log: Directory nonexistent", "pg_ctl: could not start server", "Examine the log output."]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
-        assert_eq!(pg_ctl_reason(&out).as_deref(), Some("/bin/sh: 1: cannot create /x/server.log: Directory nonexistent"));
+        let out: Vec<String> = [
+            "waiting for server to start.... stopped waiting",
+            "/bin/sh: 1: cannot create /x/server.log: Directory nonexistent",
+            "pg_ctl: could not start server",
+            "Examine the log output.",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        assert_eq!(
+            pg_ctl_reason(&out).as_deref(),
+            Some("/bin/sh: 1: cannot create /x/server.log: Directory nonexistent")
+        );
         assert_eq!(pg_ctl_reason(&out[2..]).as_deref(), Some("Examine the log output."));
     }
 

@@ -13,9 +13,9 @@ use crate::driver::{self, pacer, FinishedOp, Progress, Role, Thread};
 use crate::engine::{BatchOp, Engine, Session};
 use crate::measure::live::KeyBitmap;
 use crate::measure::{merge, new_histogram, LatencySummary, Recorder};
-use crate::result::{OpResult, ReadCounts, Status, StepResult, WriterResult};
 use crate::plan::steps::StepKind;
 use crate::plan::StepPlan;
+use crate::result::{OpResult, ReadCounts, Status, StepResult, WriterResult};
 
 /// What the threads of one step share.
 struct Ctx<'a> {
@@ -83,7 +83,11 @@ fn client_thread(cx: &Ctx<'_>, t: &Thread<'_>, session: &mut dyn Session) -> Res
     let entry_bytes = (s.key_size + s.value_size) as u64;
     let kind = cx.plan.kind;
     let mut op = t.recorder(match kind {
-        StepKind::Fill | StepKind::FillSeq | StepKind::FillRandom | StepKind::FillUniqueRandom | StepKind::Overwrite => {
+        StepKind::Fill
+        | StepKind::FillSeq
+        | StepKind::FillRandom
+        | StepKind::FillUniqueRandom
+        | StepKind::Overwrite => {
             if s.batch_size == 1 {
                 "put"
             } else {
@@ -99,7 +103,11 @@ fn client_thread(cx: &Ctx<'_>, t: &Thread<'_>, session: &mut dyn Session) -> Res
         _ => unreachable!("engine-wide and insert-benchmark steps do not run here"),
     });
     match kind {
-        StepKind::Fill | StepKind::FillSeq | StepKind::FillRandom | StepKind::FillUniqueRandom | StepKind::Overwrite => {
+        StepKind::Fill
+        | StepKind::FillSeq
+        | StepKind::FillRandom
+        | StepKind::FillUniqueRandom
+        | StepKind::Overwrite => {
             let order = match kind {
                 StepKind::FillSeq => KeyOrder::Seq,
                 StepKind::FillRandom => KeyOrder::Random,
@@ -141,7 +149,8 @@ fn client_thread(cx: &Ctx<'_>, t: &Thread<'_>, session: &mut dyn Session) -> Res
                     // One small allocation per batch: the entries borrow this call's buffers.
                     let mut batch_ops: Vec<BatchOp<'_>> = Vec::with_capacity(batch as usize);
                     for j in 0..batch as usize {
-                        batch_ops.push(BatchOp::Put(&keys[j * key_size..(j + 1) * key_size], &vals[j * vs..(j + 1) * vs]));
+                        batch_ops
+                            .push(BatchOp::Put(&keys[j * key_size..(j + 1) * key_size], &vals[j * vs..(j + 1) * vs]));
                     }
                     session.write_batch(&batch_ops)?;
                     Ok((batch, false))
@@ -241,7 +250,8 @@ fn writer_thread(cx: &Ctx<'_>, t: &Thread<'_>, session: &mut dyn Session) -> Res
     let mut keybuf = cx.keyspace.keybuf(s.key_size);
     // Each shard's writer its own streams (the same as before for a run that is not sharded).
     let shard = s.shard().index as u64;
-    let mut values = ValueGen::new(s.value_size, s.compression_ratio, stream_seed(s.seed, &[cx.step_index, 999 ^ (shard << 32), 7]));
+    let mut values =
+        ValueGen::new(s.value_size, s.compression_ratio, stream_seed(s.seed, &[cx.step_index, 999 ^ (shard << 32), 7]));
     let mut rng = cx.rng(shard, ROLE_WRITER);
     let mut op = t.recorder("put");
     let mut service = new_histogram();
@@ -271,7 +281,9 @@ pub fn run_client_step(
     let with_writer = matches!(plan.kind, StepKind::ReadWhileWriting | StepKind::FwdRangeWhileWriting);
     let threads = s.threads;
     let sampler = match plan.kind {
-        StepKind::FillSeq | StepKind::FillRandom | StepKind::FillUniqueRandom | StepKind::Fill | StepKind::ReadSeq => None,
+        StepKind::FillSeq | StepKind::FillRandom | StepKind::FillUniqueRandom | StepKind::Fill | StepKind::ReadSeq => {
+            None
+        }
         _ => Some(Sampler::new(s.distribution, s.num)),
     };
     let cx = Ctx { plan, keyspace, step_index: step_index as u64, sampler };
@@ -321,7 +333,8 @@ pub fn run_client_step(
     } else {
         work.queries = result.ops;
     }
-    if plan.kind.needs_data() && !matches!(plan.kind, StepKind::Overwrite | StepKind::DeleteRandom | StepKind::ReadSeq) {
+    if plan.kind.needs_data() && !matches!(plan.kind, StepKind::Overwrite | StepKind::DeleteRandom | StepKind::ReadSeq)
+    {
         // The runner says why lookups found no key (it knows what the fills did).
         result.reads = Some(ReadCounts { found, not_found });
     }
@@ -365,7 +378,9 @@ pub fn run_client_step(
 pub enum Waited {
     /// `polled`: by polling the engine's pending-work state every 100 ms,
     /// since it has no wait of its own (RocksDB before 8.8.1: no WaitForCompact in its C API; LevelDB).
-    Done { polled: bool },
+    Done {
+        polled: bool,
+    },
     /// The engine has no background work (lmdb, sqlite, null).
     NothingToWait,
     TimedOut,
@@ -421,11 +436,23 @@ pub fn settle(engine: &dyn Engine, timeout: Duration) -> Result<(String, bool)> 
     let waited = wait_for_background_work(engine, start, timeout)?;
     let secs = start.elapsed().as_secs_f64();
     Ok(match waited {
-        Waited::Done { polled } => (format!("settled before this point: flushed and waited for background work{} ({secs:.1} s)", if polled { " by polling its pending state" } else { "" }), false),
-        Waited::NothingToWait => (format!("settled before this point: flushed ({secs:.1} s); the engine has no background work to wait for"), false),
+        Waited::Done { polled } => (
+            format!(
+                "settled before this point: flushed and waited for background work{} ({secs:.1} s)",
+                if polled { " by polling its pending state" } else { "" }
+            ),
+            false,
+        ),
+        Waited::NothingToWait => (
+            format!("settled before this point: flushed ({secs:.1} s); the engine has no background work to wait for"),
+            false,
+        ),
         Waited::Stopped => ("settling before this point was cut short by a stop".into(), false),
         Waited::TimedOut => (
-            format!("not settled before this point: background work was still going after {:.0} s (--compaction-timeout)", timeout.as_secs_f64()),
+            format!(
+                "not settled before this point: background work was still going after {:.0} s (--compaction-timeout)",
+                timeout.as_secs_f64()
+            ),
             true,
         ),
     })

@@ -6,10 +6,10 @@ pub mod cli;
 
 use std::path::Path;
 
-use rumbench::planner::SettingsArgs;
-use rumbench::plan::Settings;
 use rumbench::measure::step_metrics::{IoMetrics, MemoryPoint, StepMetrics, SyncMetrics};
 use rumbench::measure::{IntervalStats, LatencySummary};
+use rumbench::plan::Settings;
+use rumbench::planner::SettingsArgs;
 use rumbench::report::Exporter;
 use rumbench::result::{ConfigResult, OpResult, ReadCounts, RunResult, Status, StepResult, WriterResult};
 
@@ -113,7 +113,13 @@ impl StepSpec {
         let wall_s = n as f64;
         let ops_s = ops as f64 / wall_s;
         let intervals: Vec<IntervalStats> = (0..n)
-            .map(|i| IntervalStats { index: i as u32, ops: self.rates[i], p99_us: self.p99[i], max_us: self.max[i], histogram: None })
+            .map(|i| IntervalStats {
+                index: i as u32,
+                ops: self.rates[i],
+                p99_us: self.p99[i],
+                max_us: self.max[i],
+                histogram: None,
+            })
             .collect();
         let p99 = self.p99.iter().cloned().fold(0.0, f64::max);
         let max = self.max.iter().cloned().fold(0.0, f64::max);
@@ -121,7 +127,11 @@ impl StepSpec {
         settings.seconds = Some(wall_s);
         let writes = self.op == "put";
         let memory: Vec<MemoryPoint> = (0..=n)
-            .map(|i| MemoryPoint { t_s: i as f64, rss_bytes: (self.rss_mb * 1048576) * (i as u64 + 4) / (n as u64 + 4), vsz_bytes: self.rss_mb * 4 * 1048576 })
+            .map(|i| MemoryPoint {
+                t_s: i as f64,
+                rss_bytes: (self.rss_mb * 1048576) * (i as u64 + 4) / (n as u64 + 4),
+                vsz_bytes: self.rss_mb * 4 * 1048576,
+            })
             .collect();
         let metrics = StepMetrics {
             io: Some(IoMetrics {
@@ -163,7 +173,15 @@ impl StepSpec {
                     op: "put".into(),
                     ops: w_ops,
                     latency: latency(w_ops, 30.0, 900.0, 20_000.0),
-                    intervals: (0..n).map(|i| IntervalStats { index: i as u32, ops: achieved as u64, p99_us: 900.0, max_us: 5000.0 + 1000.0 * i as f64, histogram: None }).collect(),
+                    intervals: (0..n)
+                        .map(|i| IntervalStats {
+                            index: i as u32,
+                            ops: achieved as u64,
+                            p99_us: 900.0,
+                            max_us: 5000.0 + 1000.0 * i as f64,
+                            histogram: None,
+                        })
+                        .collect(),
                     outcomes: None,
                     histogram: None,
                 },
@@ -191,7 +209,14 @@ impl StepSpec {
             ops,
             ops_s: Some(ops_s),
             mb_s: Some(ops_s * 116.0 / 1048576.0),
-            ops_by_type: vec![OpResult { op: self.op.into(), ops, latency: latency(ops, self.p50_us, p99, max), intervals, outcomes: None, histogram: None }],
+            ops_by_type: vec![OpResult {
+                op: self.op.into(),
+                ops,
+                latency: latency(ops, self.p50_us, p99, max),
+                intervals,
+                outcomes: None,
+                histogram: None,
+            }],
             reads: self.not_found_pct.map(|p| ReadCounts { found: ops * (100 - p) / 100, not_found: ops * p / 100 }),
             writer,
             engine_write_amp: None,
@@ -282,7 +307,18 @@ pub fn save(run: &RunResult, dir: &Path) {
 pub fn sample_run(started_at: &str, scale: f64) -> RunResult {
     let s = |v: u64| (v as f64 * scale) as u64;
     // A sawtooth with a stall in second 6 (rocksdb-like), a flat line (lmdb), a slow one (sqlite).
-    let saw: Vec<u64> = vec![s(150_000), s(140_000), s(120_000), s(150_000), s(135_000), s(2_000), s(150_000), s(138_000), s(121_000), s(149_000)];
+    let saw: Vec<u64> = vec![
+        s(150_000),
+        s(140_000),
+        s(120_000),
+        s(150_000),
+        s(135_000),
+        s(2_000),
+        s(150_000),
+        s(138_000),
+        s(121_000),
+        s(149_000),
+    ];
     let saw_max = vec![800.0, 1200.0, 3000.0, 900.0, 1500.0, 950_000.0, 700.0, 1100.0, 2800.0, 850.0];
     run(
         started_at,
@@ -292,9 +328,19 @@ pub fn sample_run(started_at: &str, scale: f64) -> RunResult {
                 "rocksdb",
                 "7.8.3",
                 &[
-                    StepSpec::new("fillrandom", "put", saw.clone()).max(saw_max.clone()).write_amp(3.2).cpu(6.0).rss(80).durable(false),
+                    StepSpec::new("fillrandom", "put", saw.clone())
+                        .max(saw_max.clone())
+                        .write_amp(3.2)
+                        .cpu(6.0)
+                        .rss(80)
+                        .durable(false),
                     StepSpec::steady("readrandom", "get", s(200_000), 10).p50(3.5).cpu(4.5).rss(90).not_found(37),
-                    StepSpec::steady("readwhilewriting", "get", s(110_000), 10).p50(4.0).cpu(7.0).rss(95).writer(18_000.0, 18_000.0).durable(false),
+                    StepSpec::steady("readwhilewriting", "get", s(110_000), 10)
+                        .p50(4.0)
+                        .cpu(7.0)
+                        .rss(95)
+                        .writer(18_000.0, 18_000.0)
+                        .durable(false),
                 ],
             ),
             config(
@@ -302,9 +348,23 @@ pub fn sample_run(started_at: &str, scale: f64) -> RunResult {
                 "lmdb",
                 "0.9.70",
                 &[
-                    StepSpec::steady("fillrandom", "put", s(200_000), 10).write_amp(0.4).cpu(3.9).rss(52).durable(false),
-                    StepSpec::steady("readrandom", "get", s(1_300_000), 10).p50(0.6).p99(vec![1.0; 10]).cpu(0.6).rss(53).not_found(37),
-                    StepSpec::steady("readwhilewriting", "get", s(850_000), 10).p50(0.65).cpu(1.2).rss(68).writer(18_000.0, 18_000.0).durable(false),
+                    StepSpec::steady("fillrandom", "put", s(200_000), 10)
+                        .write_amp(0.4)
+                        .cpu(3.9)
+                        .rss(52)
+                        .durable(false),
+                    StepSpec::steady("readrandom", "get", s(1_300_000), 10)
+                        .p50(0.6)
+                        .p99(vec![1.0; 10])
+                        .cpu(0.6)
+                        .rss(53)
+                        .not_found(37),
+                    StepSpec::steady("readwhilewriting", "get", s(850_000), 10)
+                        .p50(0.65)
+                        .cpu(1.2)
+                        .rss(68)
+                        .writer(18_000.0, 18_000.0)
+                        .durable(false),
                 ],
             ),
             config(
@@ -312,9 +372,19 @@ pub fn sample_run(started_at: &str, scale: f64) -> RunResult {
                 "sqlite",
                 "3.50.2",
                 &[
-                    StepSpec::steady("fillrandom", "put", s(25_000), 10).p50(7.0).write_amp(10.2).cpu(16.0).rss(31).durable(true),
+                    StepSpec::steady("fillrandom", "put", s(25_000), 10)
+                        .p50(7.0)
+                        .write_amp(10.2)
+                        .cpu(16.0)
+                        .rss(31)
+                        .durable(true),
                     StepSpec::steady("readrandom", "get", s(316_000), 10).p50(2.3).cpu(2.5).rss(33).not_found(37),
-                    StepSpec::steady("readwhilewriting", "get", s(122_000), 10).p50(3.1).cpu(5.3).rss(49).writer(18_000.0, 13_200.0).durable(true),
+                    StepSpec::steady("readwhilewriting", "get", s(122_000), 10)
+                        .p50(3.1)
+                        .cpu(5.3)
+                        .rss(49)
+                        .writer(18_000.0, 13_200.0)
+                        .durable(true),
                 ],
             ),
         ],
@@ -333,7 +403,11 @@ pub fn assert_snapshot(name: &str, actual: &str) {
     }
     let expected = std::fs::read_to_string(&path).unwrap();
     if expected != actual {
-        let first = expected.lines().zip(actual.lines()).position(|(a, b)| a != b).unwrap_or(expected.lines().count().min(actual.lines().count()));
+        let first = expected
+            .lines()
+            .zip(actual.lines())
+            .position(|(a, b)| a != b)
+            .unwrap_or(expected.lines().count().min(actual.lines().count()));
         panic!(
             "snapshot {name} differs at line {}:\n expected: {:?}\n   actual: {:?}\n(rerun with UPDATE_SNAPSHOTS=1 to accept; full output:\n{actual})",
             first + 1,

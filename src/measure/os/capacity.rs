@@ -34,11 +34,15 @@ fn memory_available_in(meminfo: &Path, cgroup_root: &Path, self_cgroup: &Path) -
 
 /// cgroup v2: this process's group's memory.max less memory.current, when it has a limit.
 fn cgroup_memory_left(root: &Path, self_cgroup: &Path) -> Option<(u64, String)> {
-    let rel = std::fs::read_to_string(self_cgroup).ok()?.lines().find_map(|l| l.strip_prefix("0::").map(str::to_string))?;
+    let rel =
+        std::fs::read_to_string(self_cgroup).ok()?.lines().find_map(|l| l.strip_prefix("0::").map(str::to_string))?;
     let dir = root.join(rel.trim_start_matches('/'));
     let max: u64 = std::fs::read_to_string(dir.join("memory.max")).ok()?.trim().parse().ok()?;
     let current: u64 = std::fs::read_to_string(dir.join("memory.current")).ok()?.trim().parse().ok()?;
-    Some((max.saturating_sub(current), format!("the cgroup's memory.max {} less its memory.current ({})", human_size(max), dir.display())))
+    Some((
+        max.saturating_sub(current),
+        format!("the cgroup's memory.max {} less its memory.current ({})", human_size(max), dir.display()),
+    ))
 }
 
 /// A size as a user writes it: 64M, 1.5G, 4096.
@@ -70,7 +74,8 @@ mod tests {
     fn memory_is_the_hosts_or_the_cgroups_whichever_is_less() {
         let t = tempfile::tempdir().unwrap();
         let meminfo = t.path().join("meminfo");
-        std::fs::write(&meminfo, "MemTotal:       24000000 kB\nMemFree:  100 kB\nMemAvailable:   20000000 kB\n").unwrap();
+        std::fs::write(&meminfo, "MemTotal:       24000000 kB\nMemFree:  100 kB\nMemAvailable:   20000000 kB\n")
+            .unwrap();
         let (host, why) = memory_available_in(&meminfo, t.path(), &t.path().join("none")).unwrap();
         assert_eq!(host, 20_000_000 * 1024);
         assert!(why.starts_with("MemAvailable in /proc/meminfo"), "{why}");

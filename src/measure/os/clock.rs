@@ -75,9 +75,19 @@ mod tests {
     fn the_kernel_answers_and_the_line_says_what_it_said() {
         let c = ClockSync::read();
         assert!(c.synchronized.is_some(), "adjtimex answers on Linux: {c:?}");
-        let unsynced = ClockSync { synchronized: Some(false), est_error_us: Some(16000000), max_error_us: Some(16000000), daemon: None };
+        let unsynced = ClockSync {
+            synchronized: Some(false),
+            est_error_us: Some(16000000),
+            max_error_us: Some(16000000),
+            daemon: None,
+        };
         assert_eq!(unsynced.describe(), "NOT synchronized");
-        let synced = ClockSync { synchronized: Some(true), est_error_us: Some(12), max_error_us: Some(400), daemon: Some("chronyd".into()) };
+        let synced = ClockSync {
+            synchronized: Some(true),
+            est_error_us: Some(12),
+            max_error_us: Some(400),
+            daemon: Some("chronyd".into()),
+        };
         assert_eq!(synced.describe(), "synchronized (chronyd), est. error 12 us");
     }
 }

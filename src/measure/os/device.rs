@@ -271,8 +271,9 @@ impl DataDirDevice {
     /// `space` is left unavailable.
     pub fn resolve_with(examined: &Path, dev: (u32, u32), roots: &Roots) -> DataDirDevice {
         let st_dev = format!("{}:{}", dev.0, dev.1);
-        let mounts =
-            std::fs::read_to_string(roots.proc.join("self/mountinfo")).map(|t| MountEntry::parse_all(&t)).unwrap_or_default();
+        let mounts = std::fs::read_to_string(roots.proc.join("self/mountinfo"))
+            .map(|t| MountEntry::parse_all(&t))
+            .unwrap_or_default();
         let mount = MountEntry::find(&mounts, examined).cloned();
         let mut d = DataDirDevice {
             path: examined.to_path_buf(),
@@ -312,8 +313,11 @@ impl DataDirDevice {
         leaves.retain(|p| seen.insert(p.clone()));
         d.counted_devices = leaves.iter().map(|p| file_name(p)).collect();
         d.disks = leaves.iter().map(|p| BlockDeviceInfo::read(p)).collect();
-        let in_memory: Vec<&String> =
-            d.counted_devices.iter().filter(|n| n.starts_with("zram") || n.starts_with("ram") || n.starts_with("loop")).collect();
+        let in_memory: Vec<&String> = d
+            .counted_devices
+            .iter()
+            .filter(|n| n.starts_with("zram") || n.starts_with("ram") || n.starts_with("loop"))
+            .collect();
         if !in_memory.is_empty() {
             d.io_not_meaningful = Some(format!(
                 "data dir is on {}: a RAM disk (zram/ram) or a loop device, whose IO does not reach storage as counted",

@@ -113,7 +113,9 @@ impl<T> Probe<T> {
 pub(crate) fn read_trimmed(path: &Path) -> Probe<String> {
     match std::fs::read_to_string(path) {
         Ok(s) => Probe::Value(s.trim().to_string()),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Probe::Unavailable(format!("{} not present", path.display())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            Probe::Unavailable(format!("{} not present", path.display()))
+        }
         Err(e) => Probe::Unavailable(format!("{}: {e}", path.display())),
     }
 }

@@ -83,8 +83,8 @@ impl ProcessCounters {
     /// Reads `<proc>/<pid>/{stat,io,status}`.
     pub fn read_at(roots: &Roots, pid: i32) -> Result<ProcessCounters> {
         let dir = roots.proc.join(pid.to_string());
-        let stat =
-            procfs::process::Stat::from_read(open(&dir.join("stat"))?).map_err(|e| anyhow!("{}/stat: {e}", dir.display()))?;
+        let stat = procfs::process::Stat::from_read(open(&dir.join("stat"))?)
+            .map_err(|e| anyhow!("{}/stat: {e}", dir.display()))?;
         let io = procfs::process::Io::from_buf_read(BufReader::new(open(&dir.join("io"))?))
             .map_err(|e| anyhow!("{}/io: {e}", dir.display()))?;
         let status = procfs::process::Status::from_buf_read(BufReader::new(open(&dir.join("status"))?))
@@ -138,11 +138,18 @@ impl ProcessCounters {
             for p in descendants(&roots.proc, pid)? {
                 // A process that exited but is not yet reaped (a zombie) may
                 // have no io or status left: its CPU still counts.
-                if let Some(c) = ProcessCounters::read_at(roots, p).ok().or_else(|| ProcessCounters::cpu_only_at(roots, p).ok()) {
+                if let Some(c) =
+                    ProcessCounters::read_at(roots, p).ok().or_else(|| ProcessCounters::cpu_only_at(roots, p).ok())
+                {
                     sum = sum.plus(&c);
                 }
             }
-            let reaped_now: u64 = sum.pids.iter().filter_map(|&p| ProcessCounters::cpu_only_at(roots, p).ok()).map(|c| c.reaped_children_cpu_us).sum();
+            let reaped_now: u64 = sum
+                .pids
+                .iter()
+                .filter_map(|&p| ProcessCounters::cpu_only_at(roots, p).ok())
+                .map(|c| c.reaped_children_cpu_us)
+                .sum();
             if reaped_now == sum.reaped_children_cpu_us || attempt == ATTEMPTS {
                 return Ok(sum);
             }
@@ -152,8 +159,8 @@ impl ProcessCounters {
     /// Only the CPU times of `pid`, from `<proc>/<pid>/stat` (the rest 0).
     fn cpu_only_at(roots: &Roots, pid: i32) -> Result<ProcessCounters> {
         let dir = roots.proc.join(pid.to_string());
-        let stat =
-            procfs::process::Stat::from_read(open(&dir.join("stat"))?).map_err(|e| anyhow!("{}/stat: {e}", dir.display()))?;
+        let stat = procfs::process::Stat::from_read(open(&dir.join("stat"))?)
+            .map_err(|e| anyhow!("{}/stat: {e}", dir.display()))?;
         let tps = roots.ticks_per_second;
         Ok(ProcessCounters {
             pids: vec![pid],
@@ -351,7 +358,8 @@ impl HostCpu {
         let ks = procfs::KernelStats::from_buf_read(BufReader::new(open(&path)?), &info)
             .map_err(|e| anyhow!("{}: {e}", path.display()))?;
         let uptime_path = roots.proc.join("uptime");
-        let uptime = std::fs::read_to_string(&uptime_path).with_context(|| format!("reading {}", uptime_path.display()))?;
+        let uptime =
+            std::fs::read_to_string(&uptime_path).with_context(|| format!("reading {}", uptime_path.display()))?;
         let uptime_s: f64 = uptime
             .split_whitespace()
             .next()
@@ -436,7 +444,8 @@ mod tests {
     /// A copy of the fixture /proc to change under a reader.
     fn scratch_proc() -> (tempfile::TempDir, Roots) {
         let dir = tempfile::tempdir().unwrap();
-        let status = std::process::Command::new("cp").arg("-a").arg(fixtures().join("proc")).arg(dir.path()).status().unwrap();
+        let status =
+            std::process::Command::new("cp").arg("-a").arg(fixtures().join("proc")).arg(dir.path()).status().unwrap();
         assert!(status.success());
         let roots = Roots::fixture(dir.path());
         (dir, roots)
@@ -516,7 +525,14 @@ mod tests {
 
     fn host(uptime_s: u64, ticked_s: u64, idle_s: u64, iowait_s: u64, steal_s: u64, cpus: usize) -> HostCpu {
         let us = |s: u64| s * 1_000_000;
-        HostCpu { uptime_us: us(uptime_s), ticked_busy_us: us(ticked_s), idle_us: us(idle_s), iowait_us: us(iowait_s), steal_us: us(steal_s), cpus }
+        HostCpu {
+            uptime_us: us(uptime_s),
+            ticked_busy_us: us(ticked_s),
+            idle_us: us(idle_s),
+            iowait_us: us(iowait_s),
+            steal_us: us(steal_s),
+            cpus,
+        }
     }
 
     #[test]

@@ -203,8 +203,14 @@ mod tests {
         f.sync_data().unwrap();
         // SAFETY: map 4096 bytes of a 4096-byte file, msync it, unmap.
         unsafe {
-            let p =
-                libc::mmap(std::ptr::null_mut(), 4096, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_SHARED, f.as_raw_fd(), 0);
+            let p = libc::mmap(
+                std::ptr::null_mut(),
+                4096,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED,
+                f.as_raw_fd(),
+                0,
+            );
             assert_ne!(p, libc::MAP_FAILED);
             *(p as *mut u8) = 1;
             assert_eq!(libc::msync(p, 4096, libc::MS_SYNC), 0);
@@ -236,7 +242,9 @@ mod tests {
         // librocksdb.so is a shared library: this only counts when the test
         // binary exports our wrappers dynamically (build.rs).
         let dir = tempfile::tempdir().unwrap();
-        let engine = crate::engine::conformance::open_with(&crate::engine::rocksdb::SPEC, dir.path(), &[("sync", "true")]).unwrap();
+        let engine =
+            crate::engine::conformance::open_with(&crate::engine::rocksdb::SPEC, dir.path(), &[("sync", "true")])
+                .unwrap();
         let mut session = engine.session().unwrap();
         let before = sync_calls();
         for i in 0..3u32 {

@@ -118,7 +118,9 @@ impl SystemInfo {
             .map_err(|e| e.to_string())
             .and_then(|f| procfs::Meminfo::from_buf_read(BufReader::new(f)).map_err(|e| e.to_string()));
         let memv = |f: fn(&procfs::Meminfo) -> Option<u64>, what: &str| match &mem {
-            Ok(m) => f(m).map(Probe::Value).unwrap_or_else(|| Probe::Unavailable(format!("{what} not in /proc/meminfo"))),
+            Ok(m) => {
+                f(m).map(Probe::Value).unwrap_or_else(|| Probe::Unavailable(format!("{what} not in /proc/meminfo")))
+            }
             Err(e) => Probe::Unavailable(format!("/proc/meminfo: {e}")),
         };
         let data_dir = data_dir.map(|p| Probe::from_result(DataDirDevice::resolve(p)));
@@ -140,10 +142,10 @@ impl SystemInfo {
             cpu_model,
             logical_cpus,
             physical_cores,
-            online_cpus: read_trimmed(&cpu.join("online"))
-                .value()
-                .and_then(|s| count_cpu_list(s))
-                .map_or_else(|| Probe::Unavailable(format!("cannot read {}", cpu.join("online").display())), Probe::Value),
+            online_cpus: read_trimmed(&cpu.join("online")).value().and_then(|s| count_cpu_list(s)).map_or_else(
+                || Probe::Unavailable(format!("cannot read {}", cpu.join("online").display())),
+                Probe::Value,
+            ),
             usable_cpus: Probe::from_result(std::thread::available_parallelism().map(|n| n.get())),
             governor: governor(&cpu),
             turbo: turbo(&cpu),
@@ -274,9 +276,9 @@ fn uname() -> (Probe<String>, Probe<String>, Probe<String>) {
 /// allocator is the system one (rumbench sets no #[global_allocator]).
 pub fn allocator(proc: &Path) -> String {
     let maps = std::fs::read_to_string(proc.join("self/maps")).unwrap_or_default();
-    let lib = ["libjemalloc", "libtcmalloc", "libmimalloc"]
-        .iter()
-        .find_map(|l| maps.lines().find(|m| m.contains(l)).and_then(|m| m.split_whitespace().nth(5)).map(str::to_string));
+    let lib = ["libjemalloc", "libtcmalloc", "libmimalloc"].iter().find_map(|l| {
+        maps.lines().find(|m| m.contains(l)).and_then(|m| m.split_whitespace().nth(5)).map(str::to_string)
+    });
     let mut s = match lib {
         Some(path) => format!("{path} (loaded into the process)"),
         None => {
@@ -348,13 +350,15 @@ pub fn parse_smartctl_json(json: &str, exit_status: Option<i32>) -> Probe<SmartW
     if code & 0b11 != 0 {
         let text = messages.join("; ");
         let lower = text.to_lowercase();
-        return Probe::Unavailable(if lower.contains("permission denied") || lower.contains("operation not permitted") {
-            format!("not permitted: {text}")
-        } else if text.is_empty() {
-            format!("smartctl failed with exit status {code}")
-        } else {
-            format!("smartctl could not read the device: {text}")
-        });
+        return Probe::Unavailable(
+            if lower.contains("permission denied") || lower.contains("operation not permitted") {
+                format!("not permitted: {text}")
+            } else if text.is_empty() {
+                format!("smartctl failed with exit status {code}")
+            } else {
+                format!("smartctl could not read the device: {text}")
+            },
+        );
     }
     let nvme = &v["nvme_smart_health_information_log"];
     let attrs: Vec<SmartAttribute> = v["ata_smart_attributes"]["table"]
@@ -381,7 +385,11 @@ pub fn parse_smartctl_json(json: &str, exit_status: Option<i32>) -> Probe<SmartW
         power_on_hours: v["power_on_time"]["hours"].as_u64().or_else(|| nvme["power_on_hours"].as_u64()),
         host_bytes_written: nvme["data_units_written"].as_u64().map(|u| u * 512_000),
         wear_leveling_count: attr(177),
-        ata_wear_attributes: attrs.iter().filter(|a| [5, 173, 187, 197, 202, 231, 233, 241].contains(&a.id)).cloned().collect(),
+        ata_wear_attributes: attrs
+            .iter()
+            .filter(|a| [5, 173, 187, 197, 202, 231, 233, 241].contains(&a.id))
+            .cloned()
+            .collect(),
     };
     if wear == (SmartWear { device_type: wear.device_type.clone(), ..SmartWear::default() }) {
         return Probe::Unavailable(format!(

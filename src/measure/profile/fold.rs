@@ -138,8 +138,11 @@ impl Folder {
 
     /// Add a sample to the window it fell in (none: between steps).
     pub fn add(&mut self, s: Sample) {
-        let Some(w) = self.windows.iter().position(|w| s.time_ns >= w.start_ns && s.time_ns <= w.end_ns) else { return };
-        let frames: Vec<(String, String)> = s.frames.iter().map(|(sym, dso)| (sym.clone(), library(sym, dso))).collect();
+        let Some(w) = self.windows.iter().position(|w| s.time_ns >= w.start_ns && s.time_ns <= w.end_ns) else {
+            return;
+        };
+        let frames: Vec<(String, String)> =
+            s.frames.iter().map(|(sym, dso)| (sym.clone(), library(sym, dso))).collect();
         let role = role(&s, self.pid, &frames);
         let mut line = String::from(role.name());
         if role == Role::Server || role == Role::EngineBackground {
@@ -160,15 +163,28 @@ mod tests {
     use super::*;
 
     fn sample(comm: &str, pid: u32, tid: u32, t: u64, frames: &[(&str, &str)]) -> Sample {
-        Sample { comm: comm.into(), pid, tid, time_ns: t, frames: frames.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect() }
+        Sample {
+            comm: comm.into(),
+            pid,
+            tid,
+            time_ns: t,
+            frames: frames.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect(),
+        }
     }
 
     #[test]
     fn libraries_are_told_apart_inside_rumbench() {
         assert_eq!(library("rocksdb::DBImpl::Get", "/x/target/release/rumbench"), "librocksdb");
         assert_eq!(library("rumbench::driver::run", "/x/target/release/rumbench"), "rumbench");
-        assert_eq!(library("non-virtual thunk to rocksdb::BytewiseComparatorImpl::Compare", "/x/rumbench"), "librocksdb");
-        assert_eq!(library("HUF_buildCTable_wksp", "/x/rumbench"), "libzstd", "zstd's entropy coder, linked in statically");
+        assert_eq!(
+            library("non-virtual thunk to rocksdb::BytewiseComparatorImpl::Compare", "/x/rumbench"),
+            "librocksdb"
+        );
+        assert_eq!(
+            library("HUF_buildCTable_wksp", "/x/rumbench"),
+            "libzstd",
+            "zstd's entropy coder, linked in statically"
+        );
         assert_eq!(library("__GI___libc_write", "/usr/lib/x86_64-linux-gnu/libc.so.6"), "libc");
         assert_eq!(library("vfs_write", "[kernel.kallsyms]"), "kernel");
         assert_eq!(library("ExecInsert", "/usr/lib/postgresql/16/bin/postgres"), "postgres");
@@ -177,10 +193,17 @@ mod tests {
     #[test]
     fn samples_fold_by_window_and_role() {
         let pid = 10;
-        let mut f = Folder::new(pid, vec![Window { start_ns: 100, end_ns: 200 }, Window { start_ns: 300, end_ns: 400 }]);
+        let mut f =
+            Folder::new(pid, vec![Window { start_ns: 100, end_ns: 200 }, Window { start_ns: 300, end_ns: 400 }]);
         let exe = "/x/rumbench";
         // A client in the null engine, a client in rumbench, a background thread, a server, one between steps.
-        f.add(sample("rb-client-0", pid, 11, 150, &[("rumbench::engine::null::burn", exe), ("rumbench::workload::dbbench::client_thread", exe)]));
+        f.add(sample(
+            "rb-client-0",
+            pid,
+            11,
+            150,
+            &[("rumbench::engine::null::burn", exe), ("rumbench::workload::dbbench::client_thread", exe)],
+        ));
         f.add(sample("rb-client-0", pid, 11, 160, &[("rumbench::workload::dbbench::client_thread", exe)]));
         f.add(sample("rocksdb:low", pid, 12, 170, &[("rocksdb::CompactionJob::Run", exe)]));
         f.add(sample("postgres", 99, 99, 350, &[("ExecInsert", "/usr/lib/postgresql/16/bin/postgres")]));
@@ -190,6 +213,10 @@ mod tests {
         assert_eq!(w0["client;rumbench!rumbench::workload::dbbench::client_thread"], 1);
         assert_eq!(w0["engine-background;[rocksdb:low];librocksdb!rocksdb::CompactionJob::Run"], 1);
         assert_eq!(f.stacks[1]["server;[postgres];postgres!ExecInsert"], 1);
-        assert_eq!(w0.values().sum::<u64>() + f.stacks[1].values().sum::<u64>(), 4, "the sample between steps is in no window");
+        assert_eq!(
+            w0.values().sum::<u64>() + f.stacks[1].values().sum::<u64>(),
+            4,
+            "the sample between steps is in no window"
+        );
     }
 }

@@ -114,7 +114,8 @@ impl Folded {
         for line in std::io::BufReader::new(flate2::read::GzDecoder::new(file)).lines() {
             let line = line.with_context(|| format!("reading {}", path.display()))?;
             if let Some((stack, n)) = line.rsplit_once(' ') {
-                *map.entry(stack.to_string()).or_insert(0) += n.parse::<u64>().with_context(|| format!("a bad line in {}: {line}", path.display()))?;
+                *map.entry(stack.to_string()).or_insert(0) +=
+                    n.parse::<u64>().with_context(|| format!("a bad line in {}: {line}", path.display()))?;
             }
         }
         Ok(Folded::from_map(map))
@@ -165,9 +166,19 @@ pub fn function_costs(folded: &Folded, us_per_sample: f64) -> Vec<FunctionCost> 
     }
     let mut v: Vec<FunctionCost> = by
         .into_iter()
-        .map(|((role, frame), (own, total))| FunctionCost { role, frame: frame.to_string(), self_us_op: own as f64 * us_per_sample, total_us_op: total as f64 * us_per_sample })
+        .map(|((role, frame), (own, total))| FunctionCost {
+            role,
+            frame: frame.to_string(),
+            self_us_op: own as f64 * us_per_sample,
+            total_us_op: total as f64 * us_per_sample,
+        })
         .collect();
-    v.sort_by(|a, b| b.self_us_op.total_cmp(&a.self_us_op).then_with(|| b.total_us_op.total_cmp(&a.total_us_op)).then_with(|| a.frame.cmp(&b.frame)));
+    v.sort_by(|a, b| {
+        b.self_us_op
+            .total_cmp(&a.self_us_op)
+            .then_with(|| b.total_us_op.total_cmp(&a.total_us_op))
+            .then_with(|| a.frame.cmp(&b.frame))
+    });
     v
 }
 
@@ -234,7 +245,9 @@ impl FunctionChange {
 /// function; with fewer, it is not tested.
 pub fn changes(base: &[HashMap<String, f64>], new: &[HashMap<String, f64>], top: usize) -> Vec<FunctionChange> {
     let keys: std::collections::BTreeSet<&String> = base.iter().chain(new).flat_map(|m| m.keys()).collect();
-    let values = |side: &[HashMap<String, f64>], k: &String| side.iter().map(|m| m.get(k).copied().unwrap_or(0.0)).collect::<Vec<f64>>();
+    let values = |side: &[HashMap<String, f64>], k: &String| {
+        side.iter().map(|m| m.get(k).copied().unwrap_or(0.0)).collect::<Vec<f64>>()
+    };
     let mean = |v: &[f64]| if v.is_empty() { 0.0 } else { v.iter().sum::<f64>() / v.len() as f64 };
     let range = |v: &[f64]| v.iter().copied().fold(f64::MIN, f64::max) - v.iter().copied().fold(f64::MAX, f64::min);
     let tested = base.len() >= 2 && new.len() >= 2;
@@ -269,9 +282,20 @@ mod tests {
 
     #[test]
     fn self_and_total_cost_per_op() {
-        let f = folded(&[("client;rumbench!main;rumbench!work", 30), ("engine-foreground;rumbench!main;librocksdb!rocksdb::Get", 70)]);
+        let f = folded(&[
+            ("client;rumbench!main;rumbench!work", 30),
+            ("engine-foreground;rumbench!main;librocksdb!rocksdb::Get", 70),
+        ]);
         // 100 Hz, 1000 ops: a sample is 10 ms / 1000 ops = 10 µs per op.
-        let p = StepProfile { file: String::new(), hz: 100, samples: 100, ops: 1000, unwinding: String::new(), scope: None, by_role: f.by_role() };
+        let p = StepProfile {
+            file: String::new(),
+            hz: 100,
+            samples: 100,
+            ops: 1000,
+            unwinding: String::new(),
+            scope: None,
+            by_role: f.by_role(),
+        };
         let u = p.us_per_sample_op().unwrap();
         assert_eq!(p.cpu_us_per_op(), Some(1000.0));
         let costs = function_costs(&f, u);
@@ -294,7 +318,12 @@ mod tests {
 
     #[test]
     fn changes_name_the_function_that_moved_beyond_the_repeats() {
-        let side = |burn: f64, other: f64| HashMap::from([("engine-foreground;rumbench!burn".to_string(), burn), ("client;rumbench!loop".to_string(), other)]);
+        let side = |burn: f64, other: f64| {
+            HashMap::from([
+                ("engine-foreground;rumbench!burn".to_string(), burn),
+                ("client;rumbench!loop".to_string(), other),
+            ])
+        };
         let base = [side(0.0, 1.0), side(0.0, 1.1)];
         let new = [side(2.0, 1.05), side(2.1, 1.0)];
         let c = changes(&base, &new, 5);

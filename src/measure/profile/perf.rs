@@ -4,10 +4,10 @@
 //! monotonic`), the clock the driver notes each step's window in, so the
 //! file that holds a step is cut to its window (see `fold`).
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::path::{Path, PathBuf};
 use std::collections::HashSet;
+use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -72,7 +72,10 @@ pub fn scope() -> Result<Scope> {
     let paranoid_path = Path::new("/proc/sys/kernel/perf_event_paranoid");
     let paranoid = match std::fs::read_to_string(paranoid_path) {
         Ok(s) => s.trim().parse::<i32>().unwrap_or(2),
-        Err(_) => bail!("--profile: this kernel has no perf events ({} is missing); use a kernel built with CONFIG_PERF_EVENTS", paranoid_path.display()),
+        Err(_) => bail!(
+            "--profile: this kernel has no perf events ({} is missing); use a kernel built with CONFIG_PERF_EVENTS",
+            paranoid_path.display()
+        ),
     };
     // SAFETY: geteuid has no preconditions.
     let root = unsafe { libc::geteuid() } == 0;
@@ -87,7 +90,9 @@ pub fn scope() -> Result<Scope> {
         None | Some("") => Ok(allowed),
         Some("per-thread") => Ok(Scope::PerThread),
         Some("per-cpu") if allowed == Scope::PerCpu => Ok(Scope::PerCpu),
-        Some("per-cpu") => bail!("--profile: ${SCOPE_ENV}=per-cpu needs root or kernel.perf_event_paranoid <= 0 (it is {paranoid})"),
+        Some("per-cpu") => {
+            bail!("--profile: ${SCOPE_ENV}=per-cpu needs root or kernel.perf_event_paranoid <= 0 (it is {paranoid})")
+        }
         Some(other) => bail!("--profile: ${SCOPE_ENV} is {other:?}; it may be per-cpu or per-thread"),
     }
 }
@@ -205,7 +210,20 @@ impl Recording {
         }
         let mut command = Command::new(&perf);
         command
-            .args(["record", "-q", "-e", "cpu-clock", "-F", &hz.to_string(), "-k", "monotonic", "--call-graph", CALL_GRAPH, "-D", "-1"])
+            .args([
+                "record",
+                "-q",
+                "-e",
+                "cpu-clock",
+                "-F",
+                &hz.to_string(),
+                "-k",
+                "monotonic",
+                "--call-graph",
+                CALL_GRAPH,
+                "-D",
+                "-1",
+            ])
             // The build ids are not needed: the files are read at once, on this
             // machine. Without BPF events perf has no side-band thread, whose
             // poll made it take 0.45 s to stop (5 ms without); what is lost is
@@ -236,9 +254,7 @@ impl Recording {
                 Ok(())
             })
         };
-        let mut child = command
-            .spawn()
-            .with_context(|| format!("cannot start {}", perf.display()))?;
+        let mut child = command.spawn().with_context(|| format!("cannot start {}", perf.display()))?;
         // Enabled once perf has attached: its ack says events are on. The
         // fifos open only when perf opened its ends; a perf that died
         // before that is seen by polling it. Both stay open: a step whose
@@ -371,7 +387,12 @@ pub fn switched_files(dir: &Path) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .map(|rd| {
             rd.flatten()
-                .filter(|e| e.file_name().to_str().and_then(|n| n.strip_prefix(&prefix)).is_some_and(|ts| !ts.is_empty() && ts.bytes().all(|b| b.is_ascii_digit())))
+                .filter(|e| {
+                    e.file_name()
+                        .to_str()
+                        .and_then(|n| n.strip_prefix(&prefix))
+                        .is_some_and(|ts| !ts.is_empty() && ts.bytes().all(|b| b.is_ascii_digit()))
+                })
                 .map(|e| e.path())
                 .collect()
         })
@@ -386,7 +407,8 @@ fn first_words(child: &mut Child) -> String {
     if let Some(mut e) = child.stderr.take() {
         let _ = e.read_to_string(&mut err);
     }
-    let line = err.lines().map(|l| l.trim().trim_start_matches('[').trim_end_matches(']').trim()).find(|l| !l.is_empty());
+    let line =
+        err.lines().map(|l| l.trim().trim_start_matches('[').trim_end_matches(']').trim()).find(|l| !l.is_empty());
     line.unwrap_or("no message").to_string()
 }
 
@@ -464,7 +486,12 @@ pub fn read_task_events(data: &Path, tree: &mut ProcessTree) -> Result<()> {
 
 /// The samples of `tree`'s processes in `perf script --show-task-events`
 /// output, less those of `profiler` (perf, forked by the root before it recorded).
-fn samples_of_tree(reader: impl BufRead, tree: &mut ProcessTree, profiler: u32, each: &mut impl FnMut(Sample)) -> Result<()> {
+fn samples_of_tree(
+    reader: impl BufRead,
+    tree: &mut ProcessTree,
+    profiler: u32,
+    each: &mut impl FnMut(Sample),
+) -> Result<()> {
     parse_script(reader, &mut |line| match line {
         Line::Sample(s) => {
             if tree.holds(s.pid) && s.pid != profiler {
@@ -499,7 +526,8 @@ impl ProcessTree {
     /// The processes in the tree now, the root first, less those that ended
     /// (by /proc: perf's exit records of a process it did not sample are not in its files).
     pub fn alive(&self, root: u32) -> Vec<u32> {
-        let mut pids: Vec<u32> = self.pids.iter().copied().filter(|p| *p != root && Path::new(&format!("/proc/{p}")).exists()).collect();
+        let mut pids: Vec<u32> =
+            self.pids.iter().copied().filter(|p| *p != root && Path::new(&format!("/proc/{p}")).exists()).collect();
         pids.sort_unstable();
         pids.insert(0, root);
         pids
@@ -525,9 +553,14 @@ impl ProcessTree {
 pub enum Line {
     Sample(Sample),
     /// A new process (not a thread: its pid differs from its parent's).
-    Fork { parent: u32, child: u32 },
+    Fork {
+        parent: u32,
+        child: u32,
+    },
     /// A process ended (its main thread's exit).
-    Exit { pid: u32 },
+    Exit {
+        pid: u32,
+    },
 }
 
 /// Parse `perf script --show-task-events -F comm,pid,tid,time,ip,sym,dso` output.
@@ -638,7 +671,10 @@ mod tests {
         })
         .unwrap();
         assert_eq!(got.len(), 2);
-        assert_eq!((got[0].comm.as_str(), got[0].pid, got[0].tid, got[0].time_ns), ("rumbench", 6735, 6740, 31_929_714_270_123));
+        assert_eq!(
+            (got[0].comm.as_str(), got[0].pid, got[0].tid, got[0].time_ns),
+            ("rumbench", 6735, 6740, 31_929_714_270_123)
+        );
         assert_eq!(got[0].frames[1], ("__GI___libc_write".into(), "/usr/lib/x86_64-linux-gnu/libc.so.6".into()));
         assert_eq!(got[1].time_ns, 1_500_000_000);
         assert_eq!(got[1].frames[0].0, "<rumbench::engine::null::NullSession as rumbench::engine::Session>::get");
@@ -651,7 +687,8 @@ mod tests {
         // process 100 (thread 101; perf, 150, its child), its server 200 forked by it and a backend
         // 300 forked by that; 400 is another process of the machine, and 300's
         // pid is used again by another one after the backend exited.
-        let sample = |comm: &str, pid: u32, tid: u32, t: &str| format!("{comm} {pid}/{tid} {t}: \n\t  1234 work (/bin/x)\n\n");
+        let sample =
+            |comm: &str, pid: u32, tid: u32, t: &str| format!("{comm} {pid}/{tid} {t}: \n\t  1234 work (/bin/x)\n\n");
         let text = [
             "rumbench 100/100 0.000000: PERF_RECORD_FORK(100:101):(100:100)\n".to_string(),
             // perf itself, the config process's child from before the recording.
@@ -673,7 +710,10 @@ mod tests {
         ]
         .concat();
         let mut kept = Vec::new();
-        samples_of_tree(text.as_bytes(), &mut ProcessTree::new(100), 150, &mut |s| kept.push((s.comm, s.pid, s.tid, s.frames.len()))).unwrap();
+        samples_of_tree(text.as_bytes(), &mut ProcessTree::new(100), 150, &mut |s| {
+            kept.push((s.comm, s.pid, s.tid, s.frames.len()))
+        })
+        .unwrap();
         assert_eq!(
             kept,
             vec![
@@ -691,13 +731,24 @@ mod tests {
         // its samples (in the second, which describes processes without
         // saying who forked them): the tree carried over keeps them.
         let sample = |comm: &str, pid: u32, t: &str| format!("{comm} {pid}/{pid} {t}: \n\t  1234 work (/bin/x)\n\n");
-        let first = ["rumbench 100/100 1.0: PERF_RECORD_FORK(200:200):(100:100)\n".to_string(), sample("postgres", 200, "1.1")].concat();
-        let second = [sample("postgres", 200, "2.0"), "postgres 200/200 2.1: PERF_RECORD_EXIT(200:200):(100:100)\n".into(), sample("bash", 200, "2.2")].concat();
+        let first =
+            ["rumbench 100/100 1.0: PERF_RECORD_FORK(200:200):(100:100)\n".to_string(), sample("postgres", 200, "1.1")]
+                .concat();
+        let second = [
+            sample("postgres", 200, "2.0"),
+            "postgres 200/200 2.1: PERF_RECORD_EXIT(200:200):(100:100)\n".into(),
+            sample("bash", 200, "2.2"),
+        ]
+        .concat();
         let mut tree = ProcessTree::new(100);
         let mut kept = Vec::new();
         samples_of_tree(first.as_bytes(), &mut tree, 0, &mut |s| kept.push(s.time_ns)).unwrap();
         samples_of_tree(second.as_bytes(), &mut tree, 0, &mut |s| kept.push(s.time_ns)).unwrap();
-        assert_eq!(kept, vec![1_100_000_000, 2_000_000_000], "the server's samples in both files, not those of the pid's next owner");
+        assert_eq!(
+            kept,
+            vec![1_100_000_000, 2_000_000_000],
+            "the server's samples in both files, not those of the pid's next owner"
+        );
         // A process that was running before its recording started is added from /proc.
         let mut late = ProcessTree::new(100);
         late.extend([300]);
@@ -709,10 +760,13 @@ mod tests {
     #[test]
     fn switched_files_are_perfs_timestamped_ones_and_a_recording_is_sized_by_its_rate() {
         let dir = tempfile::tempdir().unwrap();
-        for f in ["perf.data", "perf.data.2026112723090373", "perf.data.2026112723090243", "perf.data.old", ".perf-ctl.fifo"] {
+        for f in
+            ["perf.data", "perf.data.2026112723090373", "perf.data.2026112723090243", "perf.data.old", ".perf-ctl.fifo"]
+        {
             std::fs::write(dir.path().join(f), "").unwrap();
         }
-        let names: Vec<String> = switched_files(dir.path()).iter().map(|p| p.file_name().unwrap().to_string_lossy().into_owned()).collect();
+        let names: Vec<String> =
+            switched_files(dir.path()).iter().map(|p| p.file_name().unwrap().to_string_lossy().into_owned()).collect();
         assert_eq!(names, ["perf.data.2026112723090243", "perf.data.2026112723090373"], "oldest first, nothing else");
         // 99 Hz on 2 CPUs for 60 s: 11,880 samples of at most 9 KiB, and what perf writes besides.
         assert_eq!(recording_bytes(99, 2, 60.0), 11_880 * 9 * 1024 + FIXED_BYTES);

@@ -38,9 +38,12 @@ impl Store for MyStore {
             if !self.endpoint.remote {
                 c.query_drop(format!("DROP TABLE IF EXISTS {name}"))?;
             }
-            c.query_drop(format!("CREATE TABLE {name} (id BIGINT PRIMARY KEY, counter BIGINT NOT NULL, pad CHAR(92) NOT NULL)"))
-                .with_context(|| format!("creating {name}"))?;
-            c.query_drop(format!("INSERT INTO {name} SELECT seq, 0, 'x' FROM seq_1_to_{rows}")).with_context(|| format!("loading {name}"))?;
+            c.query_drop(format!(
+                "CREATE TABLE {name} (id BIGINT PRIMARY KEY, counter BIGINT NOT NULL, pad CHAR(92) NOT NULL)"
+            ))
+            .with_context(|| format!("creating {name}"))?;
+            c.query_drop(format!("INSERT INTO {name} SELECT seq, 0, 'x' FROM seq_1_to_{rows}"))
+                .with_context(|| format!("loading {name}"))?;
         }
         Ok(())
     }
@@ -50,7 +53,9 @@ impl Store for MyStore {
         if !self.endpoint.remote {
             c.query_drop(format!("DROP TABLE IF EXISTS {SETS_TABLE}"))?;
         }
-        c.query_drop(format!("CREATE TABLE {SETS_TABLE} (s INT NOT NULL, k BIGINT NOT NULL, v BIGINT NOT NULL, PRIMARY KEY (s, k))"))?;
+        c.query_drop(format!(
+            "CREATE TABLE {SETS_TABLE} (s INT NOT NULL, k BIGINT NOT NULL, v BIGINT NOT NULL, PRIMARY KEY (s, k))"
+        ))?;
         c.query_drop(format!(
             "INSERT INTO {SETS_TABLE} SELECT a.seq, b.seq, 0 FROM seq_0_to_{} a, seq_0_to_{} b",
             sets.saturating_sub(1),
@@ -77,7 +82,9 @@ impl Store for MyStore {
             Some(SetStatements {
                 lock: c.prep(format!("SELECT v FROM {SETS_TABLE} WHERE s = ? AND k = ? FOR UPDATE"))?,
                 set: c.prep(format!("UPDATE {SETS_TABLE} SET v = ? WHERE s = ? AND k = ?"))?,
-                sum: c.prep(format!("SELECT CAST(COALESCE(SUM(v), 0) AS SIGNED) FROM {SETS_TABLE} WHERE s = ? AND k < ?"))?,
+                sum: c.prep(format!(
+                    "SELECT CAST(COALESCE(SUM(v), 0) AS SIGNED) FROM {SETS_TABLE} WHERE s = ? AND k < ?"
+                ))?,
             })
         } else {
             None

@@ -31,9 +31,9 @@ use crate::datagen::Rng;
 use crate::driver::stop::{interrupted_text, stop_requested};
 use crate::driver::{self, FinishedOp, Progress, Thread};
 use crate::engine::TxnEnd;
-use crate::result::{Status, StepResult};
 use crate::plan::steps::StepKind;
 use crate::plan::StepPlan;
+use crate::result::{Status, StepResult};
 
 /// The hot tables' names (hot1, hot2, ...) and the sets' table on servers.
 pub fn hot_table(t: u32) -> String {
@@ -95,7 +95,13 @@ struct ThreadOut {
 }
 
 /// Run a hotrow or randomtransaction step.
-pub fn run_step(store: &dyn Store, plan: &StepPlan, index: usize, state: &mut ContentionState, mut result: StepResult) -> (StepResult, Work) {
+pub fn run_step(
+    store: &dyn Store,
+    plan: &StepPlan,
+    index: usize,
+    state: &mut ContentionState,
+    mut result: StepResult,
+) -> (StepResult, Work) {
     let s = &plan.settings;
     let c = &s.contention;
     let prepared = match plan.kind {
@@ -110,7 +116,11 @@ pub fn run_step(store: &dyn Store, plan: &StepPlan, index: usize, state: &mut Co
                 errln!("  loading {need} hot table(s) of {} rows (not timed)", c.hot_rows);
                 store.create_hot(need, c.hot_rows).map(|()| {
                     state.hot_tables = need;
-                    result.notes.push(format!("{need} hot table(s) of {} rows loaded in {:.1} s before the grid (not timed)", c.hot_rows, t0.elapsed().as_secs_f64()));
+                    result.notes.push(format!(
+                        "{need} hot table(s) of {} rows loaded in {:.1} s before the grid (not timed)",
+                        c.hot_rows,
+                        t0.elapsed().as_secs_f64()
+                    ));
                 })
             } else {
                 Ok(())
@@ -157,12 +167,21 @@ pub fn run_step(store: &dyn Store, plan: &StepPlan, index: usize, state: &mut Co
     result.ops_s = Some(result.ops as f64 / wall_s);
     let sets = c.transaction_sets as u64;
     let work = match plan.kind {
-        StepKind::HotRow => Work { queries: 0, writes: committed, commits: committed, logical_bytes_written: committed * COUNTER_BYTES },
-        _ => Work { queries: committed * sets, writes: committed * sets, commits: committed, logical_bytes_written: committed * sets * COUNTER_BYTES },
+        StepKind::HotRow => {
+            Work { queries: 0, writes: committed, commits: committed, logical_bytes_written: committed * COUNTER_BYTES }
+        }
+        _ => Work {
+            queries: committed * sets,
+            writes: committed * sets,
+            commits: committed,
+            logical_bytes_written: committed * sets * COUNTER_BYTES,
+        },
     };
     let conflicts: u64 = result.ops_by_type.iter().filter_map(|o| o.outcomes).map(|o| o.conflict).sum();
     if wall_s > 0.0 {
-        result.notes.push(format!("{committed} committed, {conflicts} conflicts retried ({:.1}/s)", conflicts as f64 / wall_s));
+        result
+            .notes
+            .push(format!("{committed} committed, {conflicts} conflicts retried ({:.1}/s)", conflicts as f64 / wall_s));
     }
     if !joined.errors.is_empty() {
         // Failed, or interrupted when the errors came after a stop.
@@ -231,7 +250,10 @@ pub fn check_sets(store: &dyn Store, sets: u32, keys: u64) -> Result<String> {
     let mut s = store.session()?;
     let sums: Vec<i64> = (0..sets).map(|set| s.set_sum(set, keys)).collect::<Result<_>>()?;
     if sums.windows(2).any(|w| w[0] != w[1]) {
-        bail!("randomtransaction check failed: the sets' sums differ ({}): a transaction was not atomic or isolated", sums.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(", "));
+        bail!(
+            "randomtransaction check failed: the sets' sums differ ({}): a transaction was not atomic or isolated",
+            sums.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(", ")
+        );
     }
     Ok(format!("check: all {sets} sets sum to {}", sums.first().copied().unwrap_or(0)))
 }
@@ -312,8 +334,12 @@ mod tests {
 
     #[test]
     fn every_engine_with_transactions_keeps_the_sets_equal_and_counts_every_hot_update() {
-        let engines: &[(&str, &[(&str, &str)])] =
-            &[("rocksdb", &[("transactions", "pessimistic")]), ("rocksdb", &[("transactions", "optimistic")]), ("lmdb", &[]), ("sqlite", &[])];
+        let engines: &[(&str, &[(&str, &str)])] = &[
+            ("rocksdb", &[("transactions", "pessimistic")]),
+            ("rocksdb", &[("transactions", "optimistic")]),
+            ("lmdb", &[]),
+            ("sqlite", &[]),
+        ];
         for (name, options) in engines {
             let dir = tempfile::tempdir().unwrap();
             let engine = open(name, options, dir.path());

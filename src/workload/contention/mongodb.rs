@@ -39,7 +39,8 @@ impl Store for MongoStore<'_> {
             let mut id = 1;
             while id <= rows {
                 let end = (id + LOAD_BATCH).min(rows + 1);
-                let docs: Vec<Document> = (id..end).map(|i| doc! {"_id": i as i64, "counter": 0i64, "pad": &pad}).collect();
+                let docs: Vec<Document> =
+                    (id..end).map(|i| doc! {"_id": i as i64, "counter": 0i64, "pad": &pad}).collect();
                 self.mongo.run(&format!("loading {name}"), c.insert_many(docs))?;
                 id = end;
             }
@@ -57,7 +58,10 @@ impl Store for MongoStore<'_> {
 
     fn session(&self) -> Result<Box<dyn Session + '_>> {
         let driver = self.mongo.thread_driver()?;
-        Ok(Box::new(MongoSession { hot: (0..self.tables).map(|t| driver.db.collection(&hot_table(t))).collect(), driver }))
+        Ok(Box::new(MongoSession {
+            hot: (0..self.tables).map(|t| driver.db.collection(&hot_table(t))).collect(),
+            driver,
+        }))
     }
 }
 
@@ -75,7 +79,9 @@ impl MongoSession {
 
 impl Session for MongoSession {
     fn hot_update(&mut self, table: u32) -> Result<TxnEnd> {
-        let r = self.driver.run("update", self.collection(table)?.update_one(doc! {"_id": 1i64}, doc! {"$inc": {"counter": 1i64}}))?;
+        let r = self
+            .driver
+            .run("update", self.collection(table)?.update_one(doc! {"_id": 1i64}, doc! {"$inc": {"counter": 1i64}}))?;
         if r.matched_count != 1 {
             bail!("{} has no document 1 (the update matched {})", hot_table(table), r.matched_count);
         }

@@ -39,8 +39,10 @@ impl Store for PgStore {
             if !self.endpoint.remote {
                 c.simple_query(&format!("DROP TABLE IF EXISTS {name}"))?;
             }
-            c.simple_query(&format!("CREATE TABLE {name} (id BIGINT PRIMARY KEY, counter BIGINT NOT NULL, pad CHAR(92) NOT NULL)"))
-                .with_context(|| format!("creating {name}"))?;
+            c.simple_query(&format!(
+                "CREATE TABLE {name} (id BIGINT PRIMARY KEY, counter BIGINT NOT NULL, pad CHAR(92) NOT NULL)"
+            ))
+            .with_context(|| format!("creating {name}"))?;
             c.simple_query(&format!("INSERT INTO {name} SELECT g, 0, 'x' FROM generate_series(1, {rows}) g"))
                 .with_context(|| format!("loading {name}"))?;
             c.simple_query(&format!("VACUUM ANALYZE {name}"))?;
@@ -53,7 +55,9 @@ impl Store for PgStore {
         if !self.endpoint.remote {
             c.simple_query(&format!("DROP TABLE IF EXISTS {SETS_TABLE}"))?;
         }
-        c.simple_query(&format!("CREATE TABLE {SETS_TABLE} (s INT NOT NULL, k BIGINT NOT NULL, v BIGINT NOT NULL, PRIMARY KEY (s, k))"))?;
+        c.simple_query(&format!(
+            "CREATE TABLE {SETS_TABLE} (s INT NOT NULL, k BIGINT NOT NULL, v BIGINT NOT NULL, PRIMARY KEY (s, k))"
+        ))?;
         c.simple_query(&format!(
             "INSERT INTO {SETS_TABLE} SELECT s, k, 0 FROM generate_series(0, {}) s, generate_series(0, {}) k",
             sets.saturating_sub(1),
@@ -75,9 +79,17 @@ impl Store for PgStore {
             c.prepare(&format!("get{t}"), &format!("SELECT counter FROM {name} WHERE id = 1"), &[])?;
         }
         if self.sets {
-            c.prepare("lock", &format!("SELECT v FROM {SETS_TABLE} WHERE s = $1 AND k = $2 FOR UPDATE"), &[INT4, INT8])?;
+            c.prepare(
+                "lock",
+                &format!("SELECT v FROM {SETS_TABLE} WHERE s = $1 AND k = $2 FOR UPDATE"),
+                &[INT4, INT8],
+            )?;
             c.prepare("set", &format!("UPDATE {SETS_TABLE} SET v = $3 WHERE s = $1 AND k = $2"), &[INT4, INT8, INT8])?;
-            c.prepare("sum", &format!("SELECT COALESCE(SUM(v), 0)::BIGINT FROM {SETS_TABLE} WHERE s = $1 AND k < $2"), &[INT4, INT8])?;
+            c.prepare(
+                "sum",
+                &format!("SELECT COALESCE(SUM(v), 0)::BIGINT FROM {SETS_TABLE} WHERE s = $1 AND k < $2"),
+                &[INT4, INT8],
+            )?;
         }
         Ok(Box::new(PgSession { c, names: (0..self.tables).map(|t| (format!("upd{t}"), format!("get{t}"))).collect() }))
     }
@@ -93,19 +105,27 @@ impl PgSession {
         self.c.simple_query("BEGIN")?;
         for (set, &k) in keys.iter().enumerate() {
             let mut old = None;
-            self.c.execute("lock", |p| {
-                p.i32(set as i32);
-                p.i64(k as i64);
-            }, &mut |r| {
-                old = Some(Columns::new(r).i64()?);
-                Ok(())
-            })?;
+            self.c.execute(
+                "lock",
+                |p| {
+                    p.i32(set as i32);
+                    p.i64(k as i64);
+                },
+                &mut |r| {
+                    old = Some(Columns::new(r).i64()?);
+                    Ok(())
+                },
+            )?;
             let old = old.with_context(|| format!("set {set} has no key {k}"))?;
-            self.c.execute("set", |p| {
-                p.i32(set as i32);
-                p.i64(k as i64);
-                p.i64(old + increment);
-            }, &mut |_| Ok(()))?;
+            self.c.execute(
+                "set",
+                |p| {
+                    p.i32(set as i32);
+                    p.i64(k as i64);
+                    p.i64(old + increment);
+                },
+                &mut |_| Ok(()),
+            )?;
         }
         self.c.simple_query("COMMIT")
     }
@@ -146,13 +166,17 @@ impl Session for PgSession {
 
     fn set_sum(&mut self, set: u32, keys: u64) -> Result<i64> {
         let mut v = 0;
-        self.c.execute("sum", |p| {
-            p.i32(set as i32);
-            p.i64(keys as i64);
-        }, &mut |r| {
-            v = Columns::new(r).i64()?;
-            Ok(())
-        })?;
+        self.c.execute(
+            "sum",
+            |p| {
+                p.i32(set as i32);
+                p.i64(keys as i64);
+            },
+            &mut |r| {
+                v = Columns::new(r).i64()?;
+                Ok(())
+            },
+        )?;
         Ok(v)
     }
 }

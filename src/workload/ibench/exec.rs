@@ -24,9 +24,9 @@ use crate::datagen::rng::{stream_seed, Rng};
 use crate::driver::stop::stop_requested;
 use crate::driver::{self, pacer, FinishedOp, Progress, Role, Thread};
 use crate::measure::{merge, new_histogram, LatencySummary, Recorder};
-use crate::result::{IbenchStepInfo, OpResult, StepResult, WriterResult};
 use crate::plan::steps::StepKind;
 use crate::plan::StepPlan;
+use crate::result::{IbenchStepInfo, OpResult, StepResult, WriterResult};
 
 /// Ids of one table: rows `min_live..next_id` exist (inserted and not deleted).
 #[derive(Debug)]
@@ -131,7 +131,10 @@ impl Ctx<'_> {
     }
     fn rng(&self, thread: usize, role: u64) -> Rng {
         // A shard's thread is seeded as the thread of all shards' it is.
-        Rng::new(stream_seed(self.plan.settings.seed, &[self.step_index, self.plan.settings.global_thread(thread), role, 0x1b]))
+        Rng::new(stream_seed(
+            self.plan.settings.seed,
+            &[self.step_index, self.plan.settings.global_thread(thread), role, 0x1b],
+        ))
     }
 }
 
@@ -149,7 +152,6 @@ struct ThreadOut {
     /// Writers: service times (actual start to end) of their commits.
     service: Option<Histogram<u64>>,
 }
-
 
 /// Test hook: `RUMBENCH_IBENCH_FAULT=panic@<step>` makes client 0 panic
 /// after its first call in that step (`error@<step>`: fail with an error),

@@ -114,7 +114,12 @@ pub struct KvTable {
 
 impl KvTable {
     pub fn new(engine: Box<dyn Engine>, name: &str, rows: RowGen) -> KvTable {
-        KvTable { engine, name: name.to_string(), rows, indexed: (0..MAX_TABLES).map(|_| AtomicBool::new(false)).collect() }
+        KvTable {
+            engine,
+            name: name.to_string(),
+            rows,
+            indexed: (0..MAX_TABLES).map(|_| AtomicBool::new(false)).collect(),
+        }
     }
 
     /// The key-value engine under the tables (YCSB runs on it directly).
@@ -174,7 +179,10 @@ impl Table for KvTable {
                     break;
                 }
                 Some(true) if start.elapsed() >= timeout => {
-                    notes.push(format!("background work still pending after the {:.0} s timeout (--compaction-timeout)", timeout.as_secs_f64()));
+                    notes.push(format!(
+                        "background work still pending after the {:.0} s timeout (--compaction-timeout)",
+                        timeout.as_secs_f64()
+                    ));
                     break;
                 }
                 Some(true) if stop() => break,

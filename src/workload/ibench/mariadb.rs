@@ -13,8 +13,8 @@ use mysql::prelude::Queryable;
 use mysql::{Conn, Params, Statement, Value};
 
 use super::table::{ServerSyncs, Table, TableSession};
-use crate::backend::servers::Transport;
 use super::{table_name, Index, Row};
+use crate::backend::servers::Transport;
 use crate::server::endpoint::MysqlConn;
 use crate::server::{Endpoint, RunningServer, ServerKind};
 
@@ -67,11 +67,15 @@ pub struct MyTable {
 /// compile target, and for MyRocks the RocksDB it bundles, as its own LOG
 /// file names it.
 fn provenance(c: &mut mysql::Conn, kind: ServerKind, server: Option<&RunningServer>) -> Result<Vec<(String, String)>> {
-    let row: Option<(String, String, String)> = c.query_first("SELECT @@version, @@version_comment, @@version_compile_machine")?;
+    let row: Option<(String, String, String)> =
+        c.query_first("SELECT @@version, @@version_comment, @@version_compile_machine")?;
     let (version, comment, machine) = row.unwrap_or_default();
     let mut p = vec![
         ("version".to_string(), version.clone()),
-        ("build.assertions".into(), if version.contains("-debug") { "on (a -debug server)".into() } else { "off".into() }),
+        (
+            "build.assertions".into(),
+            if version.contains("-debug") { "on (a -debug server)".into() } else { "off".into() },
+        ),
         ("build.version_comment".into(), comment),
         ("build.machine".into(), machine),
     ];
@@ -81,7 +85,9 @@ fn provenance(c: &mut mysql::Conn, kind: ServerKind, server: Option<&RunningServ
                 let log = server.data_dir().join("data").join("#rocksdb").join("LOG");
                 std::fs::read_to_string(&log)
                     .ok()
-                    .and_then(|t| t.lines().find_map(|l| l.split_once("RocksDB version:").map(|(_, v)| v.trim().to_string())))
+                    .and_then(|t| {
+                        t.lines().find_map(|l| l.split_once("RocksDB version:").map(|(_, v)| v.trim().to_string()))
+                    })
                     .unwrap_or_else(|| format!("unknown (no 'RocksDB version' line in {})", log.display()))
             }
             None => "unknown (the server's LOG file is on another machine)".into(),
@@ -107,8 +113,7 @@ impl MyTable {
             }
         }
         let list = names.iter().map(|n| format!("'{n}'")).collect::<Vec<_>>().join(",");
-        let vars: Vec<(String, String)> =
-            c.query(format!("SHOW GLOBAL VARIABLES WHERE Variable_name IN ({list})"))?;
+        let vars: Vec<(String, String)> = c.query(format!("SHOW GLOBAL VARIABLES WHERE Variable_name IN ({list})"))?;
         options.extend(vars.into_iter().map(|(k, v)| (format!("variables.{k}"), v)));
         let provenance = provenance(&mut c, endpoint.kind, server)?;
         let version = match server {
@@ -141,7 +146,10 @@ impl MyTable {
                 break format!("flushed all {start_dirty} dirty pages of the buffer pool");
             }
             if t0.elapsed() >= timeout {
-                break format!("{left} dirty pages left after the {:.0} s timeout (--compaction-timeout)", timeout.as_secs_f64());
+                break format!(
+                    "{left} dirty pages left after the {:.0} s timeout (--compaction-timeout)",
+                    timeout.as_secs_f64()
+                );
             }
             if stop() {
                 break format!("interrupted with {left} dirty pages left");
@@ -177,7 +185,10 @@ impl MyTable {
                 );
             }
             if t0.elapsed() >= timeout {
-                break format!("compaction still busy after the {:.0} s timeout (--compaction-timeout)", timeout.as_secs_f64());
+                break format!(
+                    "compaction still busy after the {:.0} s timeout (--compaction-timeout)",
+                    timeout.as_secs_f64()
+                );
             }
             if stop() {
                 break "interrupted while waiting for compaction".to_string();
@@ -253,7 +264,9 @@ impl Table for MyTable {
                  FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() ORDER BY TABLE_NAME",
             )?;
             let mut out = Vec::new();
-            for (name, data, index, rows) in rows.into_iter().filter(|r| names.iter().any(|n| n.eq_ignore_ascii_case(&r.0))) {
+            for (name, data, index, rows) in
+                rows.into_iter().filter(|r| names.iter().any(|n| n.eq_ignore_ascii_case(&r.0)))
+            {
                 out.push((format!("table.{name}.data_length"), data.to_string()));
                 out.push((format!("table.{name}.index_length"), index.to_string()));
                 out.push((format!("table.{name}.table_rows_estimate"), rows.to_string()));
@@ -272,7 +285,8 @@ impl Table for MyTable {
         };
         Some((|| {
             let mut c = self.endpoint.connect_mysql()?;
-            let count = status_value(&mut c, counter)?.with_context(|| format!("the server has no status variable {counter}"))?;
+            let count = status_value(&mut c, counter)?
+                .with_context(|| format!("the server has no status variable {counter}"))?;
             let includes_data_files = self.kind != ServerKind::MariadbMyrocks;
             Ok(ServerSyncs { count, counter: counter.into(), includes_data_files })
         })())
@@ -336,7 +350,8 @@ impl MySession {
             }
             StmtKey::Count { table } => format!("SELECT COUNT(*) FROM {}", table_name(table)),
         };
-        let s = self.c.prep(&sql).with_context(|| format!("preparing {}", sql.chars().take(120).collect::<String>()))?;
+        let s =
+            self.c.prep(&sql).with_context(|| format!("preparing {}", sql.chars().take(120).collect::<String>()))?;
         self.stmts.insert(key, s.clone());
         Ok(s)
     }

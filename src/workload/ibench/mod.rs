@@ -30,10 +30,9 @@ use std::ops::Range;
 
 use anyhow::{bail, Result};
 
-
-use crate::plan::RunPlan;
-use crate::plan::steps::StepKind;
 use crate::datagen::rng::{mix64, stream_seed};
+use crate::plan::steps::StepKind;
+use crate::plan::RunPlan;
 
 pub mod exec;
 pub mod kv;
@@ -78,7 +77,6 @@ pub fn query_step(kind: StepKind) -> Option<(bool, f64)> {
         _ => None,
     }
 }
-
 
 /// One row of a table `piN`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -263,8 +261,6 @@ impl RowGen {
     }
 }
 
-
-
 /// Refuse plans the insert benchmark cannot run, before anything runs.
 pub fn check_plan(plan: &RunPlan) -> Result<()> {
     let ib: Vec<_> = plan.steps.iter().filter(|s| s.kind.is_ibench()).collect();
@@ -279,7 +275,9 @@ pub fn check_plan(plan: &RunPlan) -> Result<()> {
     }
     if let Some(first) = ib.first() {
         for s in &ib {
-            if s.settings.threads != first.settings.threads || s.settings.ibench.one_table != first.settings.ibench.one_table {
+            if s.settings.threads != first.settings.threads
+                || s.settings.ibench.one_table != first.settings.ibench.one_table
+            {
                 bail!(
                     "insert-benchmark steps must all have the same --threads and --one-table (the tables are made by the first step): {} has {} threads, {} has {}",
                     first.kind,
@@ -327,8 +325,14 @@ mod tests {
 
     #[test]
     fn a_step_before_the_load_is_told_an_order_that_runs() {
-        assert_eq!(precheck(StepKind::CreateIndexes, false, false).unwrap(), "step l.x needs the tables loaded: run l.i0 before it (e.g. --steps l.i0,l.x)");
-        assert_eq!(precheck(StepKind::LoadI1, false, false).unwrap(), "step l.i1 needs the tables loaded: run l.i0 before it (e.g. --steps l.i0,l.x,l.i1)");
+        assert_eq!(
+            precheck(StepKind::CreateIndexes, false, false).unwrap(),
+            "step l.x needs the tables loaded: run l.i0 before it (e.g. --steps l.i0,l.x)"
+        );
+        assert_eq!(
+            precheck(StepKind::LoadI1, false, false).unwrap(),
+            "step l.i1 needs the tables loaded: run l.i0 before it (e.g. --steps l.i0,l.x,l.i1)"
+        );
         assert_eq!(precheck(StepKind::LoadI0, false, false), None);
     }
 

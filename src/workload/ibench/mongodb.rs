@@ -113,7 +113,9 @@ impl Table for MongoTable {
     fn stats(&self, tables: u32) -> Vec<(String, String)> {
         let own = super::own_table_names(tables);
         match self.mongo.run("listing collections", self.mongo.db().list_collection_names()) {
-            Ok(names) => own.iter().filter(|n| names.contains(n)).flat_map(|n| collection_figures(&self.mongo, n)).collect(),
+            Ok(names) => {
+                own.iter().filter(|n| names.contains(n)).flat_map(|n| collection_figures(&self.mongo, n)).collect()
+            }
             Err(e) => vec![("collStats".into(), format!("missing: {e}"))],
         }
     }
@@ -144,7 +146,10 @@ impl Table for MongoTable {
         Some((|| {
             let status = self.mongo.admin_command(doc! {"serverStatus": 1})?;
             let log = status.get_document("wiredTiger").and_then(|w| w.get_document("log")).map_err(|_| {
-                anyhow!("{}'s serverStatus has no wiredTiger.log section to count journal syncs from", self.identity.product)
+                anyhow!(
+                    "{}'s serverStatus has no wiredTiger.log section to count journal syncs from",
+                    self.identity.product
+                )
             })?;
             let count = match log.get("log sync operations") {
                 Some(mongodb::bson::Bson::Int64(v)) => *v as u64,
@@ -152,7 +157,11 @@ impl Table for MongoTable {
                 Some(mongodb::bson::Bson::Double(v)) => *v as u64,
                 _ => anyhow::bail!("serverStatus.wiredTiger.log has no \"log sync operations\""),
             };
-            Ok(ServerSyncs { count, counter: "serverStatus.wiredTiger.log.log sync operations".into(), includes_data_files: false })
+            Ok(ServerSyncs {
+                count,
+                counter: "serverStatus.wiredTiger.log.log sync operations".into(),
+                includes_data_files: false,
+            })
         })())
     }
 
@@ -190,7 +199,9 @@ impl TableSession for MongoSession {
         self.driver.run("insert", c.insert_many(rows.iter().map(row_document)))?;
         match delete {
             Some(d) => {
-                let r = self.driver.run("delete", c.delete_many(doc! {"_id": {"$gte": d.start as i64, "$lt": d.end as i64}}))?;
+                let r = self
+                    .driver
+                    .run("delete", c.delete_many(doc! {"_id": {"$gte": d.start as i64, "$lt": d.end as i64}}))?;
                 Ok(r.deleted_count)
             }
             None => Ok(0),

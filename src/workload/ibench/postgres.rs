@@ -12,10 +12,10 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 
-use crate::server::pgwire::{CancelKey, Columns, Params, PgConn, INT4, INT8, INT8_ARRAY, VARCHAR};
 use super::table::{ServerSyncs, Table, TableSession};
-use crate::backend::servers::Transport;
 use super::{table_name, Index, Row};
+use crate::backend::servers::Transport;
+use crate::server::pgwire::{CancelKey, Columns, Params, PgConn, INT4, INT8, INT8_ARRAY, VARCHAR};
 use crate::server::{Endpoint, RunningServer};
 
 const COLUMNS: &str = "id, dateandtime, cashregisterid, productid, customerid, price, data";
@@ -57,15 +57,27 @@ impl PgTable {
             None => c.query_one("SELECT version()", &[])?.get(0),
         };
         let mut provenance = vec![("version".to_string(), version.clone())];
-        let assertions: String = c.query_one("SELECT setting FROM pg_settings WHERE name = 'debug_assertions'", &[])?.get(0);
+        let assertions: String =
+            c.query_one("SELECT setting FROM pg_settings WHERE name = 'debug_assertions'", &[])?.get(0);
         provenance.push(("build.assertions".into(), assertions));
         // pg_config is readable by superusers and pg_read_all_settings only:
         // asked only when this role may, so the server logs no permission error.
-        let may_read_pg_config: bool = c.query_one("SELECT has_table_privilege('pg_catalog.pg_config', 'SELECT')", &[]).map(|r| r.get(0)).unwrap_or(false);
+        let may_read_pg_config: bool = c
+            .query_one("SELECT has_table_privilege('pg_catalog.pg_config', 'SELECT')", &[])
+            .map(|r| r.get(0))
+            .unwrap_or(false);
         let built = match may_read_pg_config {
-            true => c.query("SELECT name, setting FROM pg_config WHERE name IN ('VERSION', 'CONFIGURE', 'CC', 'CFLAGS')", &[]).unwrap_or_default(),
+            true => c
+                .query(
+                    "SELECT name, setting FROM pg_config WHERE name IN ('VERSION', 'CONFIGURE', 'CC', 'CFLAGS')",
+                    &[],
+                )
+                .unwrap_or_default(),
             false => {
-                provenance.push(("build.pg_config".into(), "not readable by this role (the pg_config view needs a superuser or pg_read_all_settings)".into()));
+                provenance.push((
+                    "build.pg_config".into(),
+                    "not readable by this role (the pg_config view needs a superuser or pg_read_all_settings)".into(),
+                ));
                 Vec::new()
             }
         };
@@ -130,7 +142,9 @@ impl Table for PgTable {
             c.simple_query(&format!("VACUUM (ANALYZE) {}", table_name(t))).context("VACUUM")?;
         }
         if self.endpoint.remote {
-            return Ok(vec![format!("VACUUM (ANALYZE) of {tables} table(s); no CHECKPOINT on a server rumbench did not start")]);
+            return Ok(vec![format!(
+                "VACUUM (ANALYZE) of {tables} table(s); no CHECKPOINT on a server rumbench did not start"
+            )]);
         }
         c.simple_query("CHECKPOINT").context("CHECKPOINT")?;
         Ok(vec![format!("VACUUM (ANALYZE) of {tables} table(s), then CHECKPOINT")])
@@ -186,13 +200,17 @@ impl Table for PgTable {
             let mut c = self.endpoint.connect_postgres()?;
             let version: i32 = c.query_one("SELECT current_setting('server_version_num')::int", &[])?.get(0);
             if version < 140000 {
-                anyhow::bail!("PostgreSQL {} has no pg_stat_wal (it came in 14), so its WAL syncs cannot be counted", version / 10000);
+                anyhow::bail!(
+                    "PostgreSQL {} has no pg_stat_wal (it came in 14), so its WAL syncs cannot be counted",
+                    version / 10000
+                );
             }
             // Backends report their WAL statistics up to a second late (and
             // on exit): read until the count holds still.
             let mut last: Option<i64> = None;
             for _ in 0..10 {
-                let n: i64 = c.query_one("SELECT wal_sync FROM pg_stat_wal", &[]).context("reading pg_stat_wal")?.get(0);
+                let n: i64 =
+                    c.query_one("SELECT wal_sync FROM pg_stat_wal", &[]).context("reading pg_stat_wal")?.get(0);
                 if last == Some(n) {
                     break;
                 }
@@ -270,11 +288,15 @@ impl PgSession {
                 );
                 (sql, vec![INT4])
             }
-            StmtKey::Point { table } => (format!("SELECT {COLUMNS} FROM {} WHERE id = ANY($1)", table_name(table)), vec![INT8_ARRAY]),
+            StmtKey::Point { table } => {
+                (format!("SELECT {COLUMNS} FROM {} WHERE id = ANY($1)", table_name(table)), vec![INT8_ARRAY])
+            }
             StmtKey::Count { table } => (format!("SELECT count(*) FROM {}", table_name(table)), vec![]),
         };
         let name = format!("s{}", self.stmts.len());
-        self.c.prepare(&name, &sql, &types).with_context(|| format!("preparing {}", sql.chars().take(120).collect::<String>()))?;
+        self.c
+            .prepare(&name, &sql, &types)
+            .with_context(|| format!("preparing {}", sql.chars().take(120).collect::<String>()))?;
         self.stmts.insert(key, name);
         Ok(())
     }
@@ -335,7 +357,12 @@ impl TableSession for PgSession {
 
     fn create_secondary_indexes(&mut self, table: u32) -> Result<()> {
         for ix in Index::ALL {
-            let sql = format!("CREATE INDEX {} ON {} ({})", index_name(table, ix), table_name(table), ix.columns().join(", "));
+            let sql = format!(
+                "CREATE INDEX {} ON {} ({})",
+                index_name(table, ix),
+                table_name(table),
+                ix.columns().join(", ")
+            );
             self.c.simple_query(&sql).with_context(|| sql.clone())?;
         }
         Ok(())

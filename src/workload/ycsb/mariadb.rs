@@ -61,7 +61,9 @@ impl Store for MyStore {
         let insert = c.prep(format!("INSERT INTO {TABLE} (YCSB_KEY, {}) VALUES ({marks})", fields.join(", ")))?;
         let read = c.prep(format!("SELECT * FROM {TABLE} WHERE YCSB_KEY = ?"))?;
         let scan = c.prep(format!("SELECT * FROM {TABLE} WHERE YCSB_KEY >= ? ORDER BY YCSB_KEY LIMIT ?"))?;
-        let update_one = (0..n).map(|i| c.prep(format!("UPDATE {TABLE} SET FIELD{i} = ? WHERE YCSB_KEY = ?"))).collect::<Result<Vec<_>, _>>()?;
+        let update_one = (0..n)
+            .map(|i| c.prep(format!("UPDATE {TABLE} SET FIELD{i} = ? WHERE YCSB_KEY = ?")))
+            .collect::<Result<Vec<_>, _>>()?;
         let sets: Vec<String> = fields.iter().map(|f| format!("{f} = ?")).collect();
         let update_all = c.prep(format!("UPDATE {TABLE} SET {} WHERE YCSB_KEY = ?", sets.join(", ")))?;
         Ok(Box::new(MySession { c, field_count: n, insert, read, scan, update_one, update_all, params: Vec::new() }))

@@ -23,14 +23,13 @@ pub mod postgres;
 
 use anyhow::{bail, Context, Result};
 
-
 use crate::datagen::rng::{mix64, stream_seed};
+use crate::datagen::ycsb::{self as gen, InsertSequence, KeyChooser, KeyName, RequestDistribution};
 use crate::datagen::Rng;
 use crate::driver::{self, FinishedOp, OpRecorder, Progress, Thread};
-use crate::result::{Status, StepResult};
 use crate::plan::steps::StepKind;
 use crate::plan::{StepPlan, YcsbSettings};
-use crate::datagen::ycsb::{self as gen, InsertSequence, KeyChooser, KeyName, RequestDistribution};
+use crate::result::{Status, StepResult};
 
 /// The table YCSB's JDBC binding uses, and rumbench's YCSB table on servers.
 pub const TABLE: &str = "usertable";
@@ -175,7 +174,8 @@ pub fn existing_records(store: &dyn Store, y: &YcsbSettings) -> Result<u64> {
         if columns.is_empty() {
             bail!("{place} has no table {TABLE} to run YCSB's workloads on: load it first (ycsb-load with --keep-db, or YCSB's load)");
         }
-        let want: Vec<String> = std::iter::once("ycsb_key".to_string()).chain((0..y.field_count).map(|i| format!("field{i}"))).collect();
+        let want: Vec<String> =
+            std::iter::once("ycsb_key".to_string()).chain((0..y.field_count).map(|i| format!("field{i}"))).collect();
         let mut have: Vec<String> = columns.iter().map(|c| c.to_lowercase()).collect();
         have.sort();
         let mut sorted = want.clone();
@@ -192,7 +192,8 @@ pub fn existing_records(store: &dyn Store, y: &YcsbSettings) -> Result<u64> {
     let mut session = store.session()?;
     let mut key = KeyName::new();
     let mut record = Vec::new();
-    let mut exists = |n: u64, record: &mut Vec<u8>| -> Result<bool> { session.read(key.build(n, y.ordered_inserts), record) };
+    let mut exists =
+        |n: u64, record: &mut Vec<u8>| -> Result<bool> { session.read(key.build(n, y.ordered_inserts), record) };
     if !exists(0, &mut record)? {
         let k = String::from_utf8_lossy(KeyName::new().build(0, y.ordered_inserts)).to_string();
         bail!(
@@ -349,7 +350,13 @@ fn thread_seed(plan: &StepPlan, index: usize, t: usize) -> u64 {
 }
 
 /// Run a YCSB step against `store`.
-pub fn run_step(store: &dyn Store, plan: &StepPlan, index: usize, state: &mut YcsbState, mut result: StepResult) -> (StepResult, Work) {
+pub fn run_step(
+    store: &dyn Store,
+    plan: &StepPlan,
+    index: usize,
+    state: &mut YcsbState,
+    mut result: StepResult,
+) -> (StepResult, Work) {
     let s = &plan.settings;
     let y = &s.ycsb;
     let kind = plan.kind;
@@ -381,7 +388,8 @@ pub fn run_step(store: &dyn Store, plan: &StepPlan, index: usize, state: &mut Yc
     let start_records = state.inserts.count();
     // Built once (zeta is O(records)); each thread takes a copy. YCSB's
     // operationcount: --ops, else (--seconds) the records.
-    let chooser = (kind != StepKind::YcsbLoad).then(|| KeyChooser::for_step(dist, start_records, total.unwrap_or(start_records), mix[2]));
+    let chooser = (kind != StepKind::YcsbLoad)
+        .then(|| KeyChooser::for_step(dist, start_records, total.unwrap_or(start_records), mix[2]));
     let inserts = &state.inserts;
     let base = state.base;
     let label = kind.to_string();
@@ -465,7 +473,13 @@ fn wait_for_table(store: &dyn Store, shard: crate::plan::shard::Shard) -> Result
 
 /// ycsb-load's client: records t, t + T, ... below `records` (a shard's
 /// thread as the thread of all shards' it is).
-fn load_client(t: &Thread<'_>, session: &mut dyn StoreSession, plan: &StepPlan, record_len: usize, batches: bool) -> Result<ThreadOut> {
+fn load_client(
+    t: &Thread<'_>,
+    session: &mut dyn StoreSession,
+    plan: &StepPlan,
+    record_len: usize,
+    batches: bool,
+) -> Result<ThreadOut> {
     let s = &plan.settings;
     let mut op = t.recorder(Op::Insert.name());
     let mut key = KeyName::new();
@@ -490,14 +504,19 @@ fn load_client(t: &Thread<'_>, session: &mut dyn StoreSession, plan: &StepPlan, 
                 keys[i].extend_from_slice(key.build(r, s.ycsb.ordered_inserts));
                 fill_record(s.seed, r, &mut records[i]);
             }
-            let pairs: Vec<(&[u8], &[u8])> = keys.iter().zip(&records).take(n as usize).map(|(k, r)| (k.as_slice(), r.as_slice())).collect();
+            let pairs: Vec<(&[u8], &[u8])> =
+                keys.iter().zip(&records).take(n as usize).map(|(k, r)| (k.as_slice(), r.as_slice())).collect();
             session.insert_batch(&pairs)?;
             Ok((n, false))
         })?
     };
     let written = op.rec.ops();
     let logical = written * record_len as u64;
-    Ok(ThreadOut { ops: vec![op.finish()], end_ns, work: Work { writes: written, logical_bytes_written: logical, ..Default::default() } })
+    Ok(ThreadOut {
+        ops: vec![op.finish()],
+        end_ns,
+        work: Work { writes: written, logical_bytes_written: logical, ..Default::default() },
+    })
 }
 
 /// A run step's client: YCSB's operation mix in a closed loop.
@@ -695,8 +714,15 @@ mod tests {
     }
 
     /// Run ycsb-load and then `kinds` on `engine`, returning each step's result.
-    fn run_steps(engine: &dyn crate::engine::Engine, kinds: &[StepKind], records: u64, ops: u64, trace: bool) -> (Vec<StepResult>, Vec<String>) {
-        let store = Traced { inner: Box::new(kv::KvStore::new(engine, 100)), trace: Mutex::new(Vec::new()), batches: false };
+    fn run_steps(
+        engine: &dyn crate::engine::Engine,
+        kinds: &[StepKind],
+        records: u64,
+        ops: u64,
+        trace: bool,
+    ) -> (Vec<StepResult>, Vec<String>) {
+        let store =
+            Traced { inner: Box::new(kv::KvStore::new(engine, 100)), trace: Mutex::new(Vec::new()), batches: false };
         let mut state = YcsbState::new();
         let mut out = Vec::new();
         for (i, &kind) in [StepKind::YcsbLoad].iter().chain(kinds).enumerate() {
@@ -738,7 +764,11 @@ mod tests {
         for (kind, write_all) in [(StepKind::YcsbA, false), (StepKind::YcsbA, true), (StepKind::YcsbF, false)] {
             let dir = tempfile::tempdir().unwrap();
             let engine = open("lmdb", dir.path());
-            let store = Traced { inner: Box::new(kv::KvStore::new(engine.as_ref(), 100)), trace: Mutex::new(Vec::new()), batches: false };
+            let store = Traced {
+                inner: Box::new(kv::KvStore::new(engine.as_ref(), 100)),
+                trace: Mutex::new(Vec::new()),
+                batches: false,
+            };
             let mut state = YcsbState::new();
             let (records, ops) = (1_000, 3_000);
             for (i, k) in [StepKind::YcsbLoad, kind].into_iter().enumerate() {
@@ -747,7 +777,8 @@ mod tests {
                 let (r, _) = run_step(&store, &p, i, &mut state, StepResult::new(&p));
                 assert_eq!(r.status, Status::Completed, "{k}: {:?}", r.error);
             }
-            let trace: Vec<String> = store.trace.into_inner().unwrap().into_iter().filter(|l| !l.starts_with("insert ")).collect();
+            let trace: Vec<String> =
+                store.trace.into_inner().unwrap().into_iter().filter(|l| !l.starts_with("insert ")).collect();
 
             let mut p = plan(kind, records, ops);
             p.settings.ycsb.write_all_fields = write_all;
@@ -779,7 +810,11 @@ mod tests {
         for batches in [false, true] {
             let dir = tempfile::tempdir().unwrap();
             let engine = open("lmdb", dir.path());
-            let store = Traced { inner: Box::new(kv::KvStore::new(engine.as_ref(), 100)), trace: Mutex::new(Vec::new()), batches };
+            let store = Traced {
+                inner: Box::new(kv::KvStore::new(engine.as_ref(), 100)),
+                trace: Mutex::new(Vec::new()),
+                batches,
+            };
             let mut p = plan(StepKind::YcsbLoad, 1_005, 0);
             p.settings.batch_size = 10;
             let (r, _) = run_step(&store, &p, 0, &mut YcsbState::new(), StepResult::new(&p));
@@ -807,7 +842,8 @@ mod tests {
     fn proportions_are_within_one_percent_over_100000_operations() {
         let dir = tempfile::tempdir().unwrap();
         let engine = open("null", dir.path());
-        let kinds = [StepKind::YcsbA, StepKind::YcsbB, StepKind::YcsbC, StepKind::YcsbD, StepKind::YcsbE, StepKind::YcsbF];
+        let kinds =
+            [StepKind::YcsbA, StepKind::YcsbB, StepKind::YcsbC, StepKind::YcsbD, StepKind::YcsbE, StepKind::YcsbF];
         let (results, _) = run_steps(engine.as_ref(), &kinds, 1_000, 100_000, false);
         for (kind, r) in kinds.iter().zip(&results[1..]) {
             let total: u64 = r.ops_by_type.iter().map(|o| o.ops).sum();
@@ -831,9 +867,12 @@ mod tests {
         assert_eq!(reads.outcomes.unwrap().not_found, 0);
         let mut key = KeyName::new();
         let newest = String::from_utf8(key.build(1_000 + inserted - 1, false).to_vec()).unwrap();
-        assert!(trace.iter().any(|l| l == &format!("insert {newest} 1000")), "the run's last insert is record {}", 1_000 + inserted - 1);
+        assert!(
+            trace.iter().any(|l| l == &format!("insert {newest} 1000")),
+            "the run's last insert is record {}",
+            1_000 + inserted - 1
+        );
     }
-
 
     #[test]
     fn existing_records_are_counted_and_checked() {
@@ -853,7 +892,8 @@ mod tests {
 
     #[test]
     fn proportions_are_ycsb_s() {
-        for k in [StepKind::YcsbA, StepKind::YcsbB, StepKind::YcsbC, StepKind::YcsbD, StepKind::YcsbE, StepKind::YcsbF] {
+        for k in [StepKind::YcsbA, StepKind::YcsbB, StepKind::YcsbC, StepKind::YcsbD, StepKind::YcsbE, StepKind::YcsbF]
+        {
             assert!((proportions(k).iter().sum::<f64>() - 1.0).abs() < 1e-12, "{k}");
         }
         assert_eq!(distribution(StepKind::YcsbD, &YcsbSettings::default()), RequestDistribution::Latest(0.99));

@@ -48,7 +48,8 @@ impl Store for MongoStore<'_> {
         if !names.iter().any(|n| n == TABLE) {
             return Ok(Some(Vec::new()));
         }
-        let one = self.mongo.run("reading usertable", self.mongo.db().collection::<Document>(TABLE).find_one(doc! {}))?;
+        let one =
+            self.mongo.run("reading usertable", self.mongo.db().collection::<Document>(TABLE).find_one(doc! {}))?;
         Ok(Some(match one {
             Some(d) => d.keys().map(|k| if k == "_id" { "YCSB_KEY".to_string() } else { k.clone() }).collect(),
             None => vec!["YCSB_KEY".to_string()],

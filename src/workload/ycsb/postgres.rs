@@ -61,11 +61,23 @@ impl Store for PgStore {
         let values: Vec<String> = (1..=n + 1).map(|i| format!("${i}")).collect();
         let mut types = vec![VARCHAR];
         types.extend(std::iter::repeat_n(TEXT, n));
-        c.prepare("ins", &format!("INSERT INTO {TABLE} (YCSB_KEY, {}) VALUES ({})", field_list(n), values.join(", ")), &types)?;
+        c.prepare(
+            "ins",
+            &format!("INSERT INTO {TABLE} (YCSB_KEY, {}) VALUES ({})", field_list(n), values.join(", ")),
+            &types,
+        )?;
         c.prepare("read", &format!("SELECT * FROM {TABLE} WHERE YCSB_KEY = $1"), &[VARCHAR])?;
-        c.prepare("scan", &format!("SELECT * FROM {TABLE} WHERE YCSB_KEY >= $1 ORDER BY YCSB_KEY LIMIT $2"), &[VARCHAR, INT8])?;
+        c.prepare(
+            "scan",
+            &format!("SELECT * FROM {TABLE} WHERE YCSB_KEY >= $1 ORDER BY YCSB_KEY LIMIT $2"),
+            &[VARCHAR, INT8],
+        )?;
         for i in 0..n {
-            c.prepare(&format!("upd{i}"), &format!("UPDATE {TABLE} SET FIELD{i} = $1 WHERE YCSB_KEY = $2"), &[TEXT, VARCHAR])?;
+            c.prepare(
+                &format!("upd{i}"),
+                &format!("UPDATE {TABLE} SET FIELD{i} = $1 WHERE YCSB_KEY = $2"),
+                &[TEXT, VARCHAR],
+            )?;
         }
         let sets: Vec<String> = (0..n).map(|i| format!("FIELD{i} = ${}", i + 1)).collect();
         let mut types = vec![TEXT; n];
@@ -121,18 +133,26 @@ impl StoreSession for PgSession {
         if fields.len() == 1 {
             let (i, v) = fields[0];
             let v = text(v)?;
-            self.c.execute(&self.update_names[i], |p| {
-                p.str(v);
-                p.str(key);
-            }, &mut |_| Ok(()))?;
+            self.c.execute(
+                &self.update_names[i],
+                |p| {
+                    p.str(v);
+                    p.str(key);
+                },
+                &mut |_| Ok(()),
+            )?;
         } else {
             let vs: Vec<&str> = fields.iter().map(|(_, v)| text(v)).collect::<Result<_>>()?;
-            self.c.execute("upd_all", |p| {
-                for v in &vs {
-                    p.str(v);
-                }
-                p.str(key);
-            }, &mut |_| Ok(()))?;
+            self.c.execute(
+                "upd_all",
+                |p| {
+                    for v in &vs {
+                        p.str(v);
+                    }
+                    p.str(key);
+                },
+                &mut |_| Ok(()),
+            )?;
         }
         Ok(self.c.affected_rows() > 0)
     }
@@ -140,14 +160,18 @@ impl StoreSession for PgSession {
     fn scan(&mut self, start: &[u8], count: usize) -> Result<usize> {
         let start = text(start)?;
         let mut rows = 0;
-        self.c.execute("scan", |p| {
-            p.str(start);
-            p.i64(count as i64);
-        }, &mut |r| {
-            rows += 1;
-            std::hint::black_box(r.buffer());
-            Ok(())
-        })?;
+        self.c.execute(
+            "scan",
+            |p| {
+                p.str(start);
+                p.i64(count as i64);
+            },
+            &mut |r| {
+                rows += 1;
+                std::hint::black_box(r.buffer());
+                Ok(())
+            },
+        )?;
         Ok(rows)
     }
 }
