@@ -42,4 +42,8 @@ if ! command -v cargo >/dev/null 2>&1; then
     exit 1
   fi
 fi
+# rustfmt and clippy: scripts/test.sh checks the tree with both.
+if command -v rustup >/dev/null 2>&1 && ! { cargo fmt --version && cargo clippy --version; } >/dev/null 2>&1; then
+  rustup component add rustfmt clippy
+fi
 echo "setup: ok ($(cargo --version))"

@@ -38,6 +38,8 @@ ferretdb_build=$!
 # A failure before the wait below stops the build (its own process group), go and all.
 trap 'kill -- -"$ferretdb_build" 2>/dev/null || true; kill -- -"$installs" 2>/dev/null || true' EXIT
 export PATH="$HOME/.cargo/bin:$PATH"
+# The house's habits (docs/contributing.md): formatted as rustfmt.toml says.
+cargo fmt --check >/dev/null || { echo "test.sh: cargo fmt --check found unformatted code: run cargo fmt" >&2; exit 1; }
 cargo build --release --locked
 phase "cargo build"
 # db_bench of the very RocksDB rumbench links, for tests/dbbench_defaults.rs
@@ -75,6 +77,10 @@ fi
 cat "$installs_log" >&2
 rm -f "$installs_log"
 phase "installs (waited for)"
+# clippy on every target, WiredTiger's engine included (its library is built
+# now): a warning fails the run; each allow in the code says why.
+cargo clippy --release --locked --all-targets --features wiredtiger -- -D warnings
+phase clippy
 # The tests measure: nothing else builds while they run.
 if ! wait "$ferretdb_build"; then
     cat "$ferretdb_err" >&2

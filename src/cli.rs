@@ -22,6 +22,7 @@ pub struct Cli {
 }
 
 #[derive(Subcommand, Debug)]
+#[allow(clippy::large_enum_variant, reason = "parsed once per process; boxing the run arguments buys nothing")]
 pub enum Command {
     /// Run benchmark steps against one or more engines
     #[command(

@@ -38,7 +38,7 @@ fn step<'a>(v: &'a Value, config: usize, name: &str) -> &'a Value {
 
 /// The last line of stderr that carries the error.
 fn error_line(o: &Output) -> String {
-    stderr(o).lines().filter(|l| l.starts_with("rumbench: error:")).last().unwrap_or_default().to_string()
+    stderr(o).lines().rfind(|l| l.starts_with("rumbench: error:")).unwrap_or_default().to_string()
 }
 
 const ALL_STEPS: &str = "fillseq,fillrandom,filluniquerandom,overwrite,readrandom,multireadrandom,readseq,fwdrange,revrange,deleterandom,flush,waitforcompaction";

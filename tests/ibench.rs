@@ -478,8 +478,7 @@ fn a_server_that_does_not_start_gives_one_line() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    let line =
-        stderr(&out).lines().filter(|l| l.starts_with("rumbench: error:")).next_back().unwrap_or_default().to_string();
+    let line = stderr(&out).lines().rfind(|l| l.starts_with("rumbench: error:")).unwrap_or_default().to_string();
     assert!(line.contains("postgres failed to start: ") && line.contains("nonsense_option"), "{line}");
     assert!(line.contains(&format!("(log: {}", dir.path().join("postgres.server.log").display())), "{line}");
     assert!(dir.path().join("postgres.server.log").exists());

@@ -208,7 +208,7 @@ fn another_process_writing_to_the_device_is_flagged_and_not_headlined() {
                 let mut f = std::fs::OpenOptions::new()
                     .create(true)
                     .write(true)
-                    .truncate(written % (512 << 20) == 0)
+                    .truncate(written.is_multiple_of(512 << 20))
                     .open(&noise_path)
                     .unwrap();
                 std::io::Seek::seek(&mut f, std::io::SeekFrom::End(0)).unwrap();

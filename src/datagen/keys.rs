@@ -165,7 +165,7 @@ impl Permutation {
         let half_bits = bits.div_ceil(2).max(1);
         let mut round_keys = [0; 4];
         for (i, k) in round_keys.iter_mut().enumerate() {
-            *k = stream_seed(seed, &[0xfe15_7e1, i as u64]);
+            *k = stream_seed(seed, &[0x0fe1_57e1, i as u64]);
         }
         Permutation { n, half_bits, half_mask: (1u64 << half_bits) - 1, round_keys }
     }

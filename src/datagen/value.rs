@@ -34,6 +34,10 @@ impl ValueGen {
     }
 
     #[inline]
+    #[allow(
+        clippy::should_implement_trait,
+        reason = "each value borrows the generator: a lending next, not Iterator's"
+    )]
     pub fn next(&mut self) -> &[u8] {
         if self.pos + self.size > self.data.len() {
             self.pos = 0;

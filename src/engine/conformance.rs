@@ -199,11 +199,14 @@ fn concurrent_writers(e: &dyn Engine, batches: bool) {
     assert_eq!(count(&mut *s), 660);
 }
 
+/// One rule of the contract: its name and its test.
+type ContractTest = (&'static str, fn(&dyn Engine));
+
 /// The contract of an engine without write batches (`Engine::write_batches`
 /// false: steps that need them are refused at plan time): every test but
 /// the batches', and the concurrent writers with puts only.
 pub fn run_all_without_batches(open: impl Fn(&Path) -> Box<dyn Engine>) {
-    let tests: &[(&str, fn(&dyn Engine))] = &[
+    let tests: &[ContractTest] = &[
         ("put_get_delete", put_get_delete),
         ("multi_get_counts_found_keys", multi_get_counts_found_keys),
         ("scans_forward_and_reverse", scans_forward_and_reverse),
@@ -214,7 +217,7 @@ pub fn run_all_without_batches(open: impl Fn(&Path) -> Box<dyn Engine>) {
 
 /// Run every contract test, each on a fresh engine from `open(dir)`.
 pub fn run_all(open: impl Fn(&Path) -> Box<dyn Engine>) {
-    let tests: &[(&str, fn(&dyn Engine))] = &[
+    let tests: &[ContractTest] = &[
         ("put_get_delete", put_get_delete),
         ("write_batch_is_visible", write_batch_is_visible),
         ("readers_never_see_half_a_batch", readers_never_see_half_a_batch),
@@ -227,7 +230,7 @@ pub fn run_all(open: impl Fn(&Path) -> Box<dyn Engine>) {
 
 /// Each test on a fresh engine from `open(dir)`; an engine run without the
 /// batch tests (`batches` false) must be one without write batches.
-fn run_each(tests: &[(&str, fn(&dyn Engine))], batches: bool, open: impl Fn(&Path) -> Box<dyn Engine>) {
+fn run_each(tests: &[ContractTest], batches: bool, open: impl Fn(&Path) -> Box<dyn Engine>) {
     for (name, test) in tests {
         let dir = tempfile::tempdir().unwrap();
         let e = open(dir.path());

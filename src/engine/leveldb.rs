@@ -457,7 +457,8 @@ impl Session for LevelDbSession<'_> {
             let it = ffi::leveldb_create_iterator(self.engine.db, self.read_opts);
             let key_of = |it: *mut ffi::leveldb_iterator_t| {
                 let mut len = 0usize;
-                let k = ffi::leveldb_iter_key(it, &mut len);
+                // leveldb-sys declares the out-parameter *const; C writes it.
+                let k = ffi::leveldb_iter_key(it, (&raw mut len).cast_const());
                 std::slice::from_raw_parts(k as *const u8, len)
             };
             ffi::leveldb_iter_seek(it, start.as_ptr().cast(), start.len());
@@ -472,7 +473,7 @@ impl Session for LevelDbSession<'_> {
             while ffi::leveldb_iter_valid(it) != 0 {
                 let k = key_of(it);
                 let mut vlen = 0usize;
-                let v = ffi::leveldb_iter_value(it, &mut vlen);
+                let v = ffi::leveldb_iter_value(it, (&raw mut vlen).cast_const());
                 let v = std::slice::from_raw_parts(v as *const u8, vlen);
                 n += 1;
                 if !visit(k, v) || n == max_entries {

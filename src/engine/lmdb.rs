@@ -191,7 +191,7 @@ impl LmdbEngine {
         // Every reading thread holds one reader slot (plus one for the thread
         // that reads stats); running out fails reads with MDB_READERS_FULL.
         // Plans are checked before they start (engine::check_sessions); this is for other callers.
-        super::check_sessions(&SPEC, &o, args.threads).with_context(|| path.display().to_string())?;
+        super::check_sessions(&SPEC, o, args.threads).with_context(|| path.display().to_string())?;
 
         let sync_mode = o.str("sync_mode").to_string();
         let mut flags = match sync_mode.as_str() {

@@ -1136,7 +1136,7 @@ mod tests {
         let mut it = db.iterator(&ro);
         it.seek(b"k");
         assert!(!it.valid());
-        let err = it.status().err().expect("an incomplete read");
+        let err = it.status().expect_err("an incomplete read");
         assert!(err.to_string().starts_with("Result incomplete"), "{err}");
     }
 

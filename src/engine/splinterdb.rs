@@ -115,7 +115,7 @@ fn check(o: &EngineOptions) -> Result<()> {
         bail!("splinterdb.page_size={page}: SplinterDB takes 4096 or 8192 (IO_MIN_PAGE_SIZE..IO_MAX_PAGE_SIZE)");
     }
     let extent = o.u64("extent_size");
-    if extent < page || extent % page != 0 || !(extent / page).is_power_of_two() || extent / page > 64 {
+    if extent < page || !extent.is_multiple_of(page) || !(extent / page).is_power_of_two() || extent / page > 64 {
         bail!("splinterdb.extent_size={extent}: SplinterDB takes a power-of-two multiple of page_size {page}, at most 64 pages");
     }
     let (cache, memtable) = (o.u64("cache_size"), o.u64("memtable_capacity"));
@@ -889,7 +889,7 @@ mod tests {
         let wa = e.write_amp_counters().expect("counters with use_stats");
         assert_eq!(wa.ingest_bytes, 20_000 * (conformance::KEY_SIZE as u64 + 1000));
         // 20 MB went through 4M memtables into branches: written at least once, page-aligned.
-        assert!(wa.written_bytes >= wa.ingest_bytes && wa.written_bytes % 4096 == 0, "{wa:?}");
+        assert!(wa.written_bytes >= wa.ingest_bytes && wa.written_bytes.is_multiple_of(4096), "{wa:?}");
         assert_eq!(wa.resolution_bytes, 1);
     }
 

@@ -133,7 +133,7 @@ fn check(o: &EngineOptions) -> Result<()> {
     }
     for name in ["leaf_page_max", "internal_page_max"] {
         let v = o.u64(name);
-        if v < 512 || v > (512 << 20) || v % 512 != 0 {
+        if !(512..=(512 << 20)).contains(&v) || !v.is_multiple_of(512) {
             bail!("wiredtiger.{name}={v} must be a multiple of 512 between 512 and 512M");
         }
     }
@@ -180,7 +180,7 @@ unsafe fn item_bytes<'a>(it: &ffi::WT_ITEM) -> &'a [u8] {
     if it.size == 0 {
         &[]
     } else {
-        std::slice::from_raw_parts(it.data as *const u8, it.size as usize)
+        std::slice::from_raw_parts(it.data as *const u8, it.size)
     }
 }
 

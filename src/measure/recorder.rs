@@ -216,7 +216,7 @@ pub fn merge(recorders: Vec<FinishedRecorder>, intervals: u32) -> MergedOps {
         .into_iter()
         .enumerate()
         .map(|(i, (iops, h))| {
-            let mut iv = h.as_ref().filter(|h| !h.is_empty()).map(|h| IntervalStats::of(h)).unwrap_or_default();
+            let mut iv = h.as_ref().filter(|h| !h.is_empty()).map(IntervalStats::of).unwrap_or_default();
             iv.index = i as u32;
             iv.ops = iops;
             iv

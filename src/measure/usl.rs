@@ -149,6 +149,7 @@ fn solve3(mut m: [[f64; 3]; 3], mut v: [f64; 3]) -> Option<[f64; 3]> {
         v.swap(col, pivot);
         for row in col + 1..3 {
             let k = m[row][col] / m[col][col];
+            #[allow(clippy::needless_range_loop, reason = "two rows of one matrix, read and written by index")]
             for c in col..3 {
                 m[row][c] -= k * m[col][c];
             }

@@ -365,7 +365,7 @@ pub fn describe_length(kind: StepKind, s: &Settings) -> String {
         let d = x.to_string();
         let mut out = String::new();
         for (i, c) in d.chars().enumerate() {
-            if i > 0 && (d.len() - i) % 3 == 0 {
+            if i > 0 && (d.len() - i).is_multiple_of(3) {
                 out.push(',');
             }
             out.push(c);

@@ -231,7 +231,9 @@ fn judge(conn: &Connection, path: &Path) -> Result<Kind> {
 
 /// How the database's schema differs from SCHEMA (said as what the file is), if it does.
 fn schema_difference(conn: &Connection) -> Result<Option<String>> {
-    fn objects(conn: &Connection) -> rusqlite::Result<BTreeSet<(String, String, String, Option<String>)>> {
+    /// sqlite_master's type, name, table name and SQL.
+    type SchemaObject = (String, String, String, Option<String>);
+    fn objects(conn: &Connection) -> rusqlite::Result<BTreeSet<SchemaObject>> {
         conn.prepare("SELECT type, name, tbl_name, sql FROM sqlite_master")?
             .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
             .collect()

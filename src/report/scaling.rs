@@ -170,7 +170,7 @@ pub fn chart(label: &str, sw: &Sweep) -> Chart {
     }
     let name = if sw.repeats > 1 { format!("measured ({} repeats)", sw.repeats) } else { "measured".into() };
     let over: Vec<f64> = sw.points.iter().filter(|p| p.oversubscribed).map(|p| p.threads as f64).collect();
-    let (busy, fits): (Vec<(f64, f64)>, Vec<(f64, f64)>) = measured.into_iter().partition(|p| over.contains(&p.0));
+    let (busy, fits): (Vec<_>, Vec<_>) = measured.into_iter().partition(|p| over.contains(&p.0));
     series.push(Series { name, color: svg::color(1).into(), style: Style::Points, points: fits });
     if !busy.is_empty() {
         series.push(Series {

@@ -111,7 +111,8 @@ pub fn benjamini_hochberg(p: &[f64], q: f64) -> usize {
 /// The two-sided t quantile for confidence `level` at `df` degrees of freedom.
 pub fn t_quantile(level: f64, df: f64) -> f64 {
     let p = 1.0 - (1.0 - level) / 2.0;
-    if !(df >= 1.0) {
+    // NaN degrees of freedom too.
+    if df.partial_cmp(&1.0).is_none_or(|o| o.is_lt()) {
         return f64::INFINITY;
     }
     // Beyond a million degrees of freedom t is the normal distribution

@@ -198,7 +198,7 @@ pub fn merge(shards: &[(String, RunResult)], command_line: Vec<String>) -> Resul
         "merged from {n} shards: the environment shown is shard 0's; each shard's device, memory and write-amp figures are in its own result"
     ));
     for (_, r) in shards {
-        if !r.sharding.as_ref().is_some_and(|s| s.clock.synchronized == Some(true)) {
+        if r.sharding.as_ref().is_none_or(|s| s.clock.synchronized != Some(true)) {
             run.warnings.push(format!(
                 "shard {}: its clock was not known to be synchronized: its per-second series may be misaligned by the clocks' offset",
                 r.settings.shard().index

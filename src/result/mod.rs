@@ -615,10 +615,7 @@ mod tests {
 
     #[test]
     fn parameters_are_the_settings_the_step_kind_uses() {
-        let mut s = Settings::default();
-        s.threads = 4;
-        s.ops = None;
-        s.seconds = Some(30.0);
+        let mut s = Settings { threads: 4, ops: None, seconds: Some(30.0), ..Settings::default() };
         let rww = parameters_of(StepKind::ReadWhileWriting, s.clone());
         assert_eq!(
             keys(&rww),

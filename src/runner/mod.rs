@@ -573,7 +573,7 @@ pub(crate) fn write_results(run: &RunResult, opts: &RunOptions) -> Result<()> {
 /// filesystem, at least 1 MiB.
 pub(crate) fn full_filesystem_note(dir: &Path, what: &str, opts: &RunOptions) -> Option<String> {
     let space = crate::measure::os::device::FsSpace::of(dir).ok()?;
-    let threshold = (space.size_bytes / 50).min(64 << 20).max(1 << 20);
+    let threshold = (space.size_bytes / 50).clamp(1 << 20, 64 << 20);
     (space.avail_bytes < threshold || space.percent_full >= 99.5).then(|| {
         format!(
             "the {what} filesystem is full: {} bytes free of {}{}",
@@ -883,6 +883,7 @@ fn not_found_note(result: &mut StepResult, state: &ConfigState, num: u64) {
     result.notes.push(format!("{head}: {why}"));
 }
 
+#[allow(clippy::too_many_arguments, reason = "the step's context, each part borrowed differently")]
 fn run_step(
     engine: &dyn Engine,
     config: &EngineConfig,

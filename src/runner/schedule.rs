@@ -90,9 +90,8 @@ mod tests {
     use crate::plan::Settings;
 
     fn step(kind: StepKind, seconds: Option<f64>) -> StepPlan {
-        let mut settings = Settings::default();
-        settings.seconds = seconds;
-        settings.ops = if seconds.is_some() { None } else { Some(1000) };
+        let settings =
+            Settings { seconds, ops: if seconds.is_some() { None } else { Some(1000) }, ..Settings::default() };
         StepPlan { kind, settings, sweep: false }
     }
 

@@ -419,13 +419,8 @@ fn make_usable(bin: &Path) -> Result<()> {
             return Ok(());
         }
         let mode = meta.permissions().mode() & 0o7777;
-        let want = if meta.is_dir() {
-            mode | 0o555
-        } else if mode & 0o100 != 0 {
-            mode | 0o555
-        } else {
-            mode | 0o444
-        };
+        // Directories and executables: readable and executable by all.
+        let want = if meta.is_dir() || mode & 0o100 != 0 { mode | 0o555 } else { mode | 0o444 };
         if want != mode {
             fs::set_permissions(p, fs::Permissions::from_mode(want))?;
         }
@@ -473,7 +468,7 @@ pub fn unknown_lines(lines: &[String], known: &[String]) -> Vec<String> {
     lines
         .iter()
         .filter(|l| match super::setting_name(l) {
-            Some(name) => !name.contains('.') && !known.iter().any(|k| *k == name),
+            Some(name) => !name.contains('.') && !known.contains(&name),
             None => false,
         })
         .cloned()

@@ -421,11 +421,9 @@ impl PgConn {
         loop {
             match self.read_message()? {
                 Message::ReadyForQuery(_) => break,
-                Message::DataRow(row) => {
-                    if error.is_none() {
-                        if let Err(e) = on_row(&row) {
-                            error = Some(e);
-                        }
+                Message::DataRow(row) if error.is_none() => {
+                    if let Err(e) = on_row(&row) {
+                        error = Some(e);
                     }
                 }
                 Message::ErrorResponse(e) => {

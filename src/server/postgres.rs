@@ -307,7 +307,7 @@ pub(super) fn compiler_of(version: &str) -> Option<String> {
 
 /// The last -O flag of a CFLAGS line ("-O2", "-Os"), as the compiler takes the last.
 pub(super) fn optimization_level(cflags: &str) -> Option<String> {
-    cflags.split_whitespace().filter(|f| f.starts_with("-O")).last().map(str::to_string)
+    cflags.split_whitespace().rfind(|f| f.starts_with("-O")).map(str::to_string)
 }
 
 impl PgProc {

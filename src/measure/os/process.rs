@@ -320,8 +320,8 @@ pub struct HostCpu {
 pub struct HostCpuUse {
     /// Wall-clock time between the readings (one CPU's).
     pub wall_us: u64,
-    /// Neither idle, waiting for IO nor stolen: cpus x wall - idle - iowait
-    /// - steal. The numerator of `host_cpu_us_op`. The tick's count when the
+    /// Neither idle, waiting for IO nor stolen: cpus x wall less idle,
+    /// iowait and steal. The numerator of `host_cpu_us_op`. The tick's count when the
     /// number of CPUs changed in between.
     pub busy_us: u64,
     /// The tick's count of the same (an undercount on tickless kernels).

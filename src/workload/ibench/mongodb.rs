@@ -233,7 +233,10 @@ impl TableSession for MongoSession {
             .limit(limit as i64)
             .batch_size(limit.clamp(1, u32::MAX as usize) as u32);
         let docs = self.driver.run("range query", async { all(find.await?).await })?;
-        docs.iter().try_for_each(|d| Ok(out.push(document_row(d)?)))
+        docs.iter().try_for_each(|d| {
+            out.push(document_row(d)?);
+            Ok(())
+        })
     }
 
     fn point_query(&mut self, table: u32, ids: &[u64], out: &mut Vec<Row>) -> Result<()> {
@@ -242,7 +245,10 @@ impl TableSession for MongoSession {
         let c = self.collection(table);
         let find = c.find(doc! {"_id": {"$in": ids}});
         let docs = self.driver.run("point query", async { all(find.await?).await })?;
-        docs.iter().try_for_each(|d| Ok(out.push(document_row(d)?)))
+        docs.iter().try_for_each(|d| {
+            out.push(document_row(d)?);
+            Ok(())
+        })
     }
 
     fn row_count(&mut self, table: u32) -> Result<u64> {

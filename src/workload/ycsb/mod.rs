@@ -448,13 +448,11 @@ pub fn run_step(
         if y.ordered_inserts { "ordered" } else { "hashed" }
     ));
     driver::settle_status(&mut result, &joined.errors);
-    if result.status == Status::Completed {
-        if kind == StepKind::YcsbLoad {
-            // Records 0..records exist; the run steps' inserts take the next numbers.
-            state.inserts = InsertSequence::new(y.records);
-            state.loaded = true;
-            state.base = y.records;
-        }
+    if result.status == Status::Completed && kind == StepKind::YcsbLoad {
+        // Records 0..records exist; the run steps' inserts take the next numbers.
+        state.inserts = InsertSequence::new(y.records);
+        state.loaded = true;
+        state.base = y.records;
     }
     (result, work)
 }
@@ -557,7 +555,7 @@ fn run_client(
     let mut last = timer.now_ns();
     let mut g = s.global_thread(t.index);
     let mut calls = 0u64;
-    while !total.is_some_and(|n| g >= n) && !t.should_stop() {
+    while total.is_none_or(|n| g < n) && !t.should_stop() {
         let u = rng.unit();
         // Branch-free (a count, not a search), and the record's key is built
         // before the branch on the operation type: that branch is a coin toss
