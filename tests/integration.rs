@@ -17,6 +17,7 @@ mod contention;
 mod crashtest;
 mod dbbench_defaults;
 mod dead_server;
+mod debt;
 mod deploy;
 mod device;
 mod history;

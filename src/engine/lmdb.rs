@@ -292,6 +292,13 @@ impl Engine for LmdbEngine {
         Ok(Box::new(LmdbSession { engine: self, value: Vec::new() }))
     }
 
+    /// A commit writes its pages in place (copy-on-write B+tree): nothing is
+    /// left for later work. Unsynced pages (nosync) are the kernel's, which
+    /// the step's syncfs writes before its figures are taken.
+    fn write_debt(&self) -> std::result::Result<Vec<(String, u64)>, String> {
+        Ok(Vec::new())
+    }
+
     fn flush(&self) -> Result<()> {
         self.env.force_sync().with_context(|| format!("lmdb: sync failed in {}", self.path().display()))
     }

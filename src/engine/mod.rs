@@ -323,6 +323,14 @@ pub trait Engine: Send + Sync {
     fn write_batches(&self) -> bool {
         true
     }
+    /// The work the engine still owes for the writes it accepted, when a
+    /// step ends (name, value): what later steps (a flush, a compaction
+    /// wait, a settle) will write on the step's behalf. RocksDB: memtable
+    /// bytes, pending compaction bytes, L0 files. Ok(empty): it owes nothing
+    /// (it writes in place at commit); Err: why it cannot say.
+    fn write_debt(&self) -> std::result::Result<Vec<(String, u64)>, String> {
+        Err("the engine does not say what work it still owes".into())
+    }
     /// Bytes in use of a store of fixed size and its capacity (SplinterDB's
     /// file), sampled while a step runs so that a crash of a full store is
     /// named; None for an engine whose files grow as they need.

@@ -459,6 +459,10 @@ impl Engine for RocksEngine {
     fn write_amp_counters(&self) -> Option<WriteAmpCounters> {
         self.common.write_amp_counters(&|p| self.property(p))
     }
+
+    fn write_debt(&self) -> std::result::Result<Vec<(String, u64)>, String> {
+        self.common.write_debt(&|p| self.property(p))
+    }
 }
 
 struct RocksSession<'a> {

@@ -87,6 +87,22 @@ impl Common {
         parse_stats_write_amp(&property("rocksdb.stats")?)
     }
 
+    /// What the engine still owes for the writes it took (see `Engine::write_debt`).
+    pub fn write_debt(
+        &self,
+        property: &dyn Fn(&str) -> Option<String>,
+    ) -> std::result::Result<Vec<(String, u64)>, String> {
+        WRITE_DEBT_PROPERTIES
+            .iter()
+            .map(|(name, property_name)| {
+                property(property_name)
+                    .and_then(|v| v.trim().parse::<u64>().ok())
+                    .map(|v| (name.to_string(), v))
+                    .ok_or_else(|| format!("RocksDB did not answer {property_name}"))
+            })
+            .collect()
+    }
+
     /// Whether flushes or compactions are pending or running.
     pub fn background_work_pending(&self, property: &dyn Fn(&str) -> Option<String>) -> bool {
         [
@@ -99,6 +115,18 @@ impl Common {
         .any(|p| property(p).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0) > 0)
     }
 }
+
+/// The figures of RocksDB's write debt: rumbench's name, RocksDB's property.
+const WRITE_DEBT_PROPERTIES: &[(&str, &str)] = &[
+    // Bytes in the memtables (active and immutable): the flushes still to come.
+    ("memtable_bytes", "rocksdb.cur-size-all-mem-tables"),
+    // RocksDB's estimate of the bytes compaction must rewrite to bring every
+    // level within its target size.
+    ("pending_compaction_bytes", "rocksdb.estimate-pending-compaction-bytes"),
+    ("l0_files", "rocksdb.num-files-at-level0"),
+    ("running_flushes", "rocksdb.num-running-flushes"),
+    ("running_compactions", "rocksdb.num-running-compactions"),
+];
 
 /// The newest OPTIONS-NNNNNN file RocksDB wrote: every option in force, as RocksDB sees it.
 pub(super) fn latest_options_file(dir: &Path) -> Option<PathBuf> {

@@ -122,6 +122,10 @@ impl Engine for RocksTxnEngine {
         Ok(Some(self.common.background_work_pending(&|p| self.property(p))))
     }
 
+    fn write_debt(&self) -> std::result::Result<Vec<(String, u64)>, String> {
+        self.common.write_debt(&|p| self.property(p))
+    }
+
     fn background_threads(&self) -> (usize, String) {
         self.common.background_threads()
     }

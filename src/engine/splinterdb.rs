@@ -537,6 +537,10 @@ impl Engine for SplinterEngine {
     /// No call flushes SplinterDB's memtable (it is incorporated into the trunk
     /// when full): this runs the queued background tasks and writes back the
     /// cache's dirty pages, what the library offers.
+    fn write_debt(&self) -> std::result::Result<Vec<(String, u64)>, String> {
+        Err("SplinterDB's library does not expose its dirty cache pages or pending compactions".into())
+    }
+
     fn flush(&self) -> Result<()> {
         self.db.perform_tasks();
         self.db.cache_flush();

@@ -319,7 +319,7 @@ pub fn planned_seconds(kind: StepKind, s: &Settings) -> Option<f64> {
     use StepKind::*;
     match kind {
         Qr100 | Qp100 | Qr500 | Qp500 | Qr1000 | Qp1000 => Some(s.ibench.query_seconds),
-        YcsbLoad | Flush | WaitForCompaction => None,
+        YcsbLoad | Flush | WaitForCompaction | Settle => None,
         _ if kind.is_ibench() || s.ops.is_some() => None,
         _ => s.seconds,
     }
@@ -375,6 +375,7 @@ pub fn describe_length(kind: StepKind, s: &Settings) -> String {
     match kind {
         Flush => "one flush".into(),
         WaitForCompaction => format!("until background work is done (at most {} s)", s.compaction_timeout_s),
+        Settle => format!("one flush, then until background work is done (at most {} s)", s.compaction_timeout_s),
         YcsbLoad => format!("{} records", n(s.ycsb.records)),
         LoadI0 => format!("{} rows per client", n(s.ibench.rows)),
         LoadI1 | LoadI2 => format!("{} rows inserted per client", n(s.ibench.insert_rows)),

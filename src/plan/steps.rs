@@ -23,6 +23,7 @@ pub enum StepKind {
     DeleteRandom,
     Flush,
     WaitForCompaction,
+    Settle,
     // The insert benchmark (src/ibench).
     #[serde(rename = "l.i0")]
     LoadI0,
@@ -75,6 +76,7 @@ pub const STEPS: &[(StepKind, &str, &str)] = &[
     (StepKind::DeleteRandom, "deleterandom", "delete random keys (with replacement)"),
     (StepKind::Flush, "flush", "flush memtables and buffers"),
     (StepKind::WaitForCompaction, "waitforcompaction", "wait until the engine has no pending background work (bounded by --compaction-timeout)"),
+    (StepKind::Settle, "settle", "flush, then wait until the engine has no pending background work: what the steps before it left, written and measured (bounded by --compaction-timeout)"),
     (StepKind::LoadI0, "l.i0", "insert benchmark: load --rows rows per client, no secondary indexes, 100 rows per commit"),
     (StepKind::CreateIndexes, "l.x", "insert benchmark: create the 3 secondary indexes"),
     (StepKind::LoadI1, "l.i1", "insert benchmark: insert --insert-rows rows per client, 50 per commit, with index maintenance (and tail deletes)"),
@@ -111,6 +113,12 @@ impl StepKind {
 
     pub fn names() -> Vec<&'static str> {
         STEPS.iter().map(|s| s.1).collect()
+    }
+
+    /// One engine-wide call, timed as a whole (flush, waitforcompaction,
+    /// settle): no clients, no rate of operations.
+    pub fn is_engine_call(self) -> bool {
+        matches!(self, StepKind::Flush | StepKind::WaitForCompaction | StepKind::Settle)
     }
 
     /// Steps that read or modify existing keys and so need a loaded database.

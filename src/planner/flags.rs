@@ -69,9 +69,14 @@ pub struct SettingsArgs {
     /// of key+value ("2MB", "512KB"), or "unlimited" [default: 2MB]
     #[arg(long)]
     pub writer_rate: Option<String>,
-    /// Upper bound in seconds on waitforcompaction [default: 600]
+    /// Upper bound in seconds on waitforcompaction and settle [default: 600]
     #[arg(long)]
     pub compaction_timeout: Option<f64>,
+    /// Add a settle step at the end of every config (flush, then wait for
+    /// background work), measured: the write debt the last write steps left
+    /// is paid and counted in their w-amp through the debt [default: off]
+    #[arg(long, num_args = 0..=1, default_missing_value = "true")]
+    pub settle: Option<bool>,
     /// cached, or io-bound: small engine cache, direct IO where the engine has
     /// it, page cache dropped before each read step [default: cached]
     #[arg(long)]
@@ -177,6 +182,7 @@ impl SettingsArgs {
             multiget_batch,
             writer_rate,
             compaction_timeout,
+            settle,
             mode,
             allocator,
             metrics,

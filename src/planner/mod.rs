@@ -254,6 +254,9 @@ impl RunPlan {
             if entry.settings.steps.is_some() {
                 bail!("[[step]] {name}: 'steps' is not a per-step setting");
             }
+            if entry.settings.settle.is_some() {
+                bail!("[[step]] {name}: 'settle' is not a per-step setting: in [settings] it adds a settle step at each config's end (or give a settle step)");
+            }
             let kind: StepKind = name.parse().map_err(anyhow::Error::msg)?;
             let mut layered = suite.settings.clone();
             layered.overlay(&entry.settings);
@@ -284,8 +287,7 @@ impl RunPlan {
                 steps.push(StepPlan { kind, settings: s, sweep: false });
             } else if kind.is_ibench() {
                 bail!("step {name}: a thread-count sweep does not apply to the insert benchmark (it has one table per client)");
-            } else if kind.loads() || matches!(kind, StepKind::YcsbLoad | StepKind::Flush | StepKind::WaitForCompaction)
-            {
+            } else if kind.loads() || kind == StepKind::YcsbLoad || kind.is_engine_call() {
                 // Loading is not what a sweep measures: once, as fast as asked.
                 let threads = counts.iter().copied().max().unwrap_or(1);
                 steps.push(StepPlan { kind, settings: Settings { threads, ..s }, sweep: false });
@@ -297,6 +299,17 @@ impl RunPlan {
         }
         if steps.is_empty() {
             bail!("no steps to run");
+        }
+        // settle = true: the config's last write debt paid, measured, in a step of its own.
+        let mut whole = suite.settings.clone();
+        whole.overlay(&inp.flags);
+        let tables = steps.iter().any(|s| s.kind.is_ibench() || s.kind.is_ycsb() || s.kind.is_contention());
+        if tables && (whole.settle == Some(true) || steps.iter().any(|s| s.kind.is_engine_call())) {
+            bail!("flush, waitforcompaction and settle (and settle = true) apply to db_bench-style steps, not with insert-benchmark, YCSB or contention steps");
+        }
+        if whole.settle == Some(true) && steps.last().is_some_and(|s| s.kind != StepKind::Settle) {
+            let settings = resolve_settings(&whole).context("settle")?;
+            steps.push(StepPlan { kind: StepKind::Settle, settings, sweep: false });
         }
         // rocksdb's transactions=auto: a TransactionDB when a step needs transactions.
         let needs_transactions = steps.iter().any(|s| s.kind.is_contention());

@@ -43,7 +43,7 @@ pub fn floor(key: &str) -> f64 {
     match key {
         "rpq" => 0.01,
         "wkbpi" => 0.01,
-        "write_amp" | "eng_write_amp" | "space_amp" => 0.01,
+        "write_amp" | "write_amp_debt" | "eng_write_amp" | "space_amp" => 0.01,
         "syncs_per_commit" => 0.001,
         "stall_pct" => 0.1,
         "n_stall" => 0.5,

@@ -19,6 +19,7 @@ pub const METRICS: &[(&str, &str)] = &[
     ("rpq", "rpq"),
     ("wkbpi", "wkbpi"),
     ("write_amp", "w-amp"),
+    ("write_amp_debt", "w-amp debt"),
 ];
 
 /// "max_subcompactions=4, cache_type=hyper_clock".

@@ -27,7 +27,8 @@ pub const COLUMNS: &[&str] = &[
     "inserts/s",
     "point/s",
     "range/s",
-    "w-amp",
+    "w-amp debt",
+    "w-amp step",
     "rpq point",
     "rpq range",
     "cpu us/op ins/pt/rng",
@@ -63,6 +64,9 @@ pub fn rows(run: &RunResult) -> Vec<Row> {
             // The process's own writes (/proc/self/io write_bytes, which counts libaio's) where
             // measured, else the device's.
             let wamp = ins.and_then(|s| s.metrics.write_amp_process.or(s.metrics.write_amp));
+            // Through the inserts' debt: with what the flush and the compaction
+            // wait after them wrote on their behalf (result::debt).
+            let wamp_debt = ins.and_then(|s| s.write_debt.as_ref()).and_then(|d| d.write_amp_process.or(d.write_amp));
             let space = c.steps.iter().rev().find_map(|s| s.metrics.db_size_bytes).map(|b| b as f64 / 1e6);
             let syncs = ins.and_then(|s| s.metrics.syncs.as_ref()).map(|sm| {
                 let per = num(sm.syncs_per_commit, 3);
@@ -79,6 +83,7 @@ pub fn rows(run: &RunResult) -> Vec<Row> {
                     num(ins.and_then(|s| s.ops_s), 0),
                     num(pt.and_then(|s| s.ops_s), 0),
                     num(rng.and_then(|s| s.ops_s), 0),
+                    num(wamp_debt, 2),
                     num(wamp, 2),
                     num(rpq(pt), 2),
                     num(rpq(rng), 2),
@@ -121,7 +126,9 @@ pub fn text(run: &RunResult) -> String {
         o.push_str(&line(r));
     }
     o.push_str(
-        "inserts/s and w-amp: fillrandom (w-amp: the process's storage writes, /proc/self/io write_bytes, which counts libaio's, / logical bytes); \
+        "inserts/s and w-amp: fillrandom (w-amp: the process's storage writes, /proc/self/io write_bytes, which counts libaio's, / logical bytes; \
+         w-amp debt: with the writes of the steps after it up to the next write step, the flush and the compaction wait, made on its behalf: what the inserts cost; \
+         w-amp step: during the step only); \
          point/s, range/s and rpq (storage reads per query): readrandom, fwdrange; cpu: of the process per operation; \
          space: the database's size at the end; syncs/commit of the inserts, ND = not durable as run. docs/splinterdb.md says what differs between the engines.\n",
     );

@@ -75,6 +75,7 @@ pub const METRICS: &[Metric] = &[
     m("rpq", "rpq", "reads/query", Better::Lower, "storage read requests per query (/proc/diskstats of the data dir's device)", |f| f.step.metrics.headline_rpq()),
     m("wkbpi", "wkbpi", "KB/write", Better::Lower, "KB written to storage per write operation (KB = 1024 bytes)", |f| f.step.metrics.headline_wkbpi()),
     m("write_amp", "w-amp", "ratio", Better::Lower, "bytes written to storage during the step / logical bytes the clients wrote", |f| f.step.metrics.headline_write_amp()),
+    m("write_amp_debt", "w-amp debt", "ratio", Better::Lower, "w-amp through the step's write debt: bytes written during the step and by the steps after it that write nothing of their own (flush, waitforcompaction, settle, reads), up to the next write step, / logical bytes the step's clients wrote", |f| f.step.write_debt.as_ref().and_then(|d| d.headline_write_amp())),
     m("eng_write_amp", "eng w-amp", "ratio", Better::Lower, "the engine's own write-amplification over the step (RocksDB: flush + compaction bytes / ingest bytes)", |f| f.step.engine_write_amp),
     m("space_amp", "space-amp", "ratio", Better::Lower, "bytes on disk under the data dir at step end / logical bytes of live data", |f| f.step.metrics.space_amp),
     m("db_mb", "db size", "MB", Better::Lower, "bytes on disk under the data dir at step end (allocated blocks), MB = 2^20 bytes", |f| f.step.metrics.db_size_bytes.map(mb)),

@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 pub mod crashtest;
+pub mod debt;
 pub mod merge;
 pub mod scaling;
 
@@ -333,6 +334,10 @@ pub struct StepResult {
     /// directory, referenced here). None when not profiled.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub profile: Option<crate::measure::profile::StepProfile>,
+    /// A step that wrote: what it left for later steps to write on its
+    /// behalf, and its w-amp through that debt (`debt::settle_accounts`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write_debt: Option<debt::WriteDebt>,
 }
 
 /// When a step's clients were released, and when the run's schedule
@@ -373,6 +378,7 @@ impl StepResult {
             ceilings: None,
             start: None,
             profile: None,
+            write_debt: None,
         }
     }
 
@@ -417,7 +423,7 @@ pub fn step_parameters(plan: &StepPlan) -> BTreeMap<String, Value> {
         .collect();
     match kind {
         Flush => {}
-        WaitForCompaction => set("compaction_timeout", json!(s.compaction_timeout_s)),
+        WaitForCompaction | Settle => set("compaction_timeout", json!(s.compaction_timeout_s)),
         HotRow | RandomTransaction => {
             let c = &s.contention;
             set("threads", json!(s.threads));

@@ -759,6 +759,19 @@ impl Settled {
     }
 }
 
+/// A step that wrote: what the engine still owes for it as it ends
+/// (`engine`: None for a server, which is not asked yet).
+pub(crate) fn note_write_debt(result: &mut StepResult, engine: Option<&dyn Engine>) {
+    if result.metrics.logical_bytes_written == 0 || result.status != Status::Completed {
+        return;
+    }
+    let owed = match engine {
+        Some(e) => e.write_debt(),
+        None => Err("a server's dirty buffers and checkpoint age are not read".to_string()),
+    };
+    result.write_debt = Some(crate::result::debt::WriteDebt::owed(owed));
+}
+
 /// Settle the engine before a concurrency sweep's point when the steps
 /// before it may have left background work: before the sweep's first point
 /// (after a fill or load) and after a point that changed data. `engine` is
@@ -923,7 +936,7 @@ fn run_step(
     let before = engine.write_amp_counters();
     let probe = plan.settings.metrics.then(|| probes.begin());
     let (mut result, work) = match plan.kind {
-        StepKind::Flush | StepKind::WaitForCompaction => {
+        kind if kind.is_engine_call() => {
             (crate::workload::dbbench::run_engine_step(engine, plan, result), Default::default())
         }
         _ => crate::workload::dbbench::run_client_step(engine, plan, index, keyspace, result),
@@ -1106,8 +1119,8 @@ pub(crate) fn record_step(
     }
     let server = config.engine.parse::<crate::plan::server_kind::ServerKind>().is_ok();
     let target = config.is_target().then(device::for_target);
-    // A flush or a wait for compaction is one call: no rate of operations to bound.
-    if !matches!(kind, StepKind::Flush | StepKind::WaitForCompaction) {
+    // A flush, a wait for compaction or a settle is one call: no rate of operations to bound.
+    if !kind.is_engine_call() {
         result.ceilings =
             ceilings::step_ceilings(&result, target.as_ref().unwrap_or(&opts.device), server, cores() as f64);
     }
@@ -1121,6 +1134,8 @@ pub(crate) fn record_step(
     let status = result.status;
     let error = result.error.clone();
     run.configs[ci].steps.push(result);
+    // Its write debt, and what this step paid of the steps' before it.
+    crate::result::debt::settle_accounts(&mut run.configs[ci].steps);
     let mut written = crate::report::write_all(run, &opts.output_dir);
     // The step's profile, cut from perf's recording now that the step is on
     // disk, and written with it (a kill after this keeps it).
@@ -1231,6 +1246,7 @@ fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut RunResu
         if let Some(s) = settled {
             s.record(&mut result);
         }
+        note_write_debt(&mut result, Some(engine.as_ref()));
         prev = Some(step);
         if !record_step(run, ci, config, step.kind, result, opts, &dir)? {
             break;
@@ -1344,11 +1360,7 @@ pub fn check_sharding(
 /// Whether the user's existing database (--use-existing-db) is opened
 /// read-only: when no step writes (or flushes, or waits for compactions).
 pub(crate) fn opens_read_only(plan: &RunPlan, opts: &RunOptions) -> bool {
-    opts.use_existing_db
-        && !plan
-            .steps
-            .iter()
-            .any(|s| s.kind.changes_data() || matches!(s.kind, StepKind::Flush | StepKind::WaitForCompaction))
+    opts.use_existing_db && !plan.steps.iter().any(|s| s.kind.changes_data() || s.kind.is_engine_call())
 }
 
 /// What became of the user's existing database: opened read-only, or
@@ -1366,7 +1378,7 @@ pub(crate) fn existing_db_note(plan: &RunPlan, opts: &RunOptions, engine: &dyn E
             let writer = plan
                 .steps
                 .iter()
-                .find(|s| s.kind.changes_data() || matches!(s.kind, StepKind::Flush | StepKind::WaitForCompaction))
+                .find(|s| s.kind.changes_data() || s.kind.is_engine_call())
                 .map(|s| s.kind.to_string())
                 .unwrap_or_default();
             format!("the existing database was opened read-write: step {writer} changes it")

@@ -745,6 +745,7 @@ pub fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut Run
         if let Some(s) = settled {
             s.record(&mut result);
         }
+        runner::note_write_debt(&mut result, backend.table.kv_engine());
         prev = Some(step);
         if !runner::record_step(run, ci, config, step.kind, result, opts, &dir)? {
             break;

@@ -99,7 +99,7 @@ fn client_thread(cx: &Ctx<'_>, t: &Thread<'_>, session: &mut dyn Session) -> Res
         StepKind::FwdRange | StepKind::RevRange | StepKind::FwdRangeWhileWriting => "seek",
         StepKind::ReadSeq => "next",
         StepKind::DeleteRandom => "delete",
-        // Flush and WaitForCompaction run in run_engine_step, insert-benchmark steps in their workload.
+        // Flush, WaitForCompaction and Settle run in run_engine_step, insert-benchmark steps in their workload.
         _ => unreachable!("engine-wide and insert-benchmark steps do not run here"),
     });
     match kind {
@@ -465,6 +465,26 @@ pub fn run_engine_step(engine: &dyn Engine, plan: &StepPlan, mut result: StepRes
     // The operation done, None when there was nothing to do.
     let outcome: Result<Option<&'static str>> = match plan.kind {
         StepKind::Flush => engine.flush().map(|_| Some("flush")),
+        // A flush, then the wait (what waitforcompaction does): the work the
+        // steps before it left, all of it written within this step.
+        StepKind::Settle => engine.flush().and_then(|()| {
+            let timeout = Duration::from_secs_f64(plan.settings.compaction_timeout_s);
+            Ok(match wait_for_background_work(engine, start, timeout)? {
+                Waited::TimedOut => {
+                    result.timed_out = true;
+                    result.warnings.push(format!(
+                        "settle timed out: background work was still going after {:.0} s (--compaction-timeout); the debt of the steps before it is not all counted",
+                        timeout.as_secs_f64()
+                    ));
+                    Some("settle")
+                }
+                Waited::NothingToWait => {
+                    result.notes.push("settle: flushed; the engine has no background work to wait for".into());
+                    Some("settle")
+                }
+                Waited::Done { .. } | Waited::Stopped => Some("settle"),
+            })
+        }),
         StepKind::WaitForCompaction => {
             let timeout = Duration::from_secs_f64(plan.settings.compaction_timeout_s);
             wait_for_background_work(engine, start, timeout).map(|waited| match waited {

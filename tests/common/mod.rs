@@ -231,6 +231,7 @@ impl StepSpec {
             ceilings: None,
             start: None,
             profile: None,
+            write_debt: None,
         }
     }
 }
