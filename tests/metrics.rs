@@ -255,26 +255,14 @@ fn another_process_writing_to_the_device_is_flagged_and_not_headlined() {
     // else this machine writes meanwhile (other builds), so it is not asserted.
 }
 
-/// The kernel's writeback of pages the engine dirtied in an earlier step is
-/// the engine's write, not another process's (issue 54): SplinterDB's flush
-/// writes its cache into the page cache, and the read step after it sees
-/// the device write them. The kernel is made to write dirty pages back
-/// within a second for the test (restored after it).
+/// Pages the engine dirtied in a step that wrote nothing of the clients'
+/// (SplinterDB's flush writes its cache into the page cache) are written
+/// back before that step's end figures, so the device's bytes are the
+/// flush's, and the read step after it is not told another process wrote
+/// (issue 54). What the kernel still writes back later is attributed to
+/// the processes too (`attribute_writeback`, unit-tested).
 #[test]
-fn writeback_of_an_earlier_steps_pages_is_not_another_processs() {
-    struct Sysctl(&'static str, String);
-    impl Drop for Sysctl {
-        fn drop(&mut self) {
-            let _ = std::fs::write(self.0, &self.1);
-        }
-    }
-    let set = |path: &'static str, v: &str| {
-        let old = std::fs::read_to_string(path).unwrap();
-        std::fs::write(path, v).expect("needs root");
-        Sysctl(path, old)
-    };
-    let _expire = set("/proc/sys/vm/dirty_expire_centisecs", "50");
-    let _writeback = set("/proc/sys/vm/dirty_writeback_centisecs", "20");
+fn a_flushs_page_cache_writes_are_the_flushs_not_another_processs() {
     let dir = tempfile::tempdir().unwrap();
     let v = run(
         &[
@@ -297,12 +285,13 @@ fn writeback_of_an_earlier_steps_pages_is_not_another_processs() {
     let read = step(&v, "readrandom");
     let dirtied = flush["metrics"]["process_write_bytes"].as_u64().unwrap();
     assert!(dirtied > 10 << 20, "the flush wrote the cache's pages into the page cache: {}", flush["metrics"]);
-    let back = read["metrics"]["process_writeback_bytes"].as_u64().unwrap_or(0);
-    let device = read["metrics"]["io"]["bytes_written"].as_u64().unwrap();
-    assert!(
-        back > 0 && back <= dirtied,
-        "written back during the read step: {back} of {dirtied} (the device wrote {device})"
-    );
+    assert_eq!(flush["metrics"]["dirty_pages_synced"], true, "{}", flush["metrics"]);
+    let device = flush["metrics"]["io"]["bytes_written"].as_u64().unwrap();
+    assert!(device as f64 >= dirtied as f64 * 0.9, "the device wrote the flush's pages during it: {device} of {dirtied}");
     let warnings = read["warnings"].to_string();
     assert!(!warnings.contains("other processes wrote"), "{warnings}");
+    // The fill's account: the flush (and the read after it) paid its debt.
+    let debt = &step(&v, "fillseq")["write_debt"];
+    assert_eq!(debt["paid_by"], serde_json::json!(["flush", "readrandom"]), "{debt}");
+    assert!(debt["paid_device_bytes"].as_u64().unwrap() >= device, "{debt}");
 }

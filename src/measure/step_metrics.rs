@@ -533,7 +533,19 @@ impl StepProbe {
         let workload_switches_end = super::thread_cpu::workload_threads_switches();
         let server_end = probes.server_pid.map(ProcessCounters::tree);
         // A remote server's dirty pages are not in this machine's page cache.
-        if work.logical_bytes_written > 0 && probes.remote.is_none() {
+        // Synced also when the processes dirtied pages without writing data of
+        // the clients' (a flush, a settle, a compaction during a read step):
+        // what they write on an earlier step's behalf counts in this step.
+        let dirtied = |b: &Result<ProcessCounters, String>, a: &anyhow::Result<ProcessCounters>| match (b, a) {
+            (Ok(b), Ok(a)) => a.write_bytes > b.write_bytes,
+            _ => false,
+        };
+        let server_dirtied = match (&self.server, &server_end) {
+            (Some(b), Some(a)) => dirtied(b, a),
+            _ => false,
+        };
+        let wrote = work.logical_bytes_written > 0 || dirtied(&self.process, &process_end) || server_dirtied;
+        if wrote && probes.remote.is_none() {
             match sync_filesystem(&probes.data_dir) {
                 Ok(()) => m.dirty_pages_synced = true,
                 Err(e) => missing(
