@@ -287,7 +287,10 @@ fn a_flushs_page_cache_writes_are_the_flushs_not_another_processs() {
     assert!(dirtied > 10 << 20, "the flush wrote the cache's pages into the page cache: {}", flush["metrics"]);
     assert_eq!(flush["metrics"]["dirty_pages_synced"], true, "{}", flush["metrics"]);
     let device = flush["metrics"]["io"]["bytes_written"].as_u64().unwrap();
-    assert!(device as f64 >= dirtied as f64 * 0.9, "the device wrote the flush's pages during it: {device} of {dirtied}");
+    assert!(
+        device as f64 >= dirtied as f64 * 0.9,
+        "the device wrote the flush's pages during it: {device} of {dirtied}"
+    );
     let warnings = read["warnings"].to_string();
     assert!(!warnings.contains("other processes wrote"), "{warnings}");
     // The fill's account: the flush (and the read after it) paid its debt.

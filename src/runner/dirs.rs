@@ -68,14 +68,32 @@ pub struct DirLock {
     _file: File,
 }
 
-/// Lock `dir`, or say that another process holds it.
+/// Another process holds a directory's lock (`lock`'s error, told apart
+/// from the others by its type).
+#[derive(Debug)]
+pub struct InUse(pub std::path::PathBuf);
+
+impl std::fmt::Display for InUse {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} is in use by another rumbench run", self.0.display())
+    }
+}
+
+impl std::error::Error for InUse {}
+
+/// Whether `lock`'s error says another process holds the directory.
+fn in_use(e: &anyhow::Error) -> bool {
+    e.downcast_ref::<InUse>().is_some()
+}
+
+/// Lock `dir`, or say that another process holds it (an [`InUse`] error).
 pub fn lock(dir: &Path) -> Result<DirLock> {
     let file = File::open(dir).with_context(|| format!("cannot open {}", dir.display()))?;
     // SAFETY: flock on a descriptor we own.
     if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
         let err = std::io::Error::last_os_error();
         if err.raw_os_error() == Some(libc::EWOULDBLOCK) {
-            bail!("{} is in use by another rumbench run", dir.display());
+            return Err(InUse(dir.to_path_buf()).into());
         }
         return Err(err).with_context(|| format!("cannot lock {}", dir.display()));
     }
@@ -103,7 +121,7 @@ fn lock_subdirs(dir: &Path, what: &str) -> Result<Vec<DirLock>> {
                 let sub = e.path();
                 match lock(&sub) {
                     Ok(l) => locks.push(l),
-                    Err(err) if err.to_string().contains("in use by another") => {
+                    Err(err) if in_use(&err) => {
                         bail!("{what} {} holds {}, which another rumbench run is using", dir.display(), sub.display())
                     }
                     // Unreadable: clearing will say what is wrong.
@@ -138,7 +156,7 @@ pub fn marker_field(dir: &Path, key: &str) -> Option<String> {
 
 /// Whether another process holds the lock on `dir` (false when it is free or missing).
 pub fn is_locked(dir: &Path) -> bool {
-    dir.is_dir() && lock(dir).is_err_and(|e| e.to_string().contains("in use by another"))
+    dir.is_dir() && lock(dir).is_err_and(|e| in_use(&e))
 }
 
 /// The refusal for a directory with someone else's files in it.
@@ -472,8 +490,11 @@ mod tests {
         std::fs::write(d.join("000001.log"), "x").unwrap();
         // flock locks are per open file description: a second open conflicts
         // even within one process, as it does between two runs.
-        let e = DataDir::fresh(&d).unwrap_err().to_string();
+        let e = DataDir::fresh(&d).unwrap_err();
+        assert!(in_use(&e), "told by its type, not its words: {e:#}");
+        let e = e.to_string();
         assert!(e.contains("in use by another rumbench run"), "{e}");
+        assert!(is_locked(&d));
         assert!(d.join("000001.log").exists());
         drop(first);
         let second = DataDir::fresh(&d).unwrap();
