@@ -281,3 +281,51 @@ fn a_known_cpu_slowdown_is_called_a_regression() {
         text.lines().find(|l| l.starts_with("readrandom") && l.contains("cpu/op")).unwrap_or_else(|| panic!("{text}"));
     assert!(cpu.contains("REGRESSION"), "{text}");
 }
+
+/// A RocksDB compression sweep on a fill that stays in the memtable never
+/// compared compression: compare, the sweep table and the HTML report say
+/// so beside the ratios. A sweep whose fill flushes carries no such note.
+#[test]
+fn a_setting_that_never_acted_is_said_beside_its_ratios() {
+    let sweep = |extra: &[&str]| {
+        let dir = tempfile::tempdir().unwrap();
+        let mut args = vec!["-e", "rocksdb", "-s", "fillrandom,readrandom", "-n", "30000", "--seconds", "0.5"];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&["--sweep", "rocksdb.compression=none,snappy"]);
+        let out = cli::run_ok(&args, dir.path());
+        (dir, String::from_utf8_lossy(&out.stdout).into_owned())
+    };
+    const NEVER: &str = "compression never acted: nothing was flushed or compacted in this step";
+    // 30000 entries of 116 bytes stay in the 64M memtable: nothing is flushed, there are no SST files.
+    let (dir, run_text) = sweep(&[]);
+    let (code, text) = compare_dir(dir.path(), &[]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.contains(&format!("* fillrandom: {NEVER}")), "{text}");
+    assert!(
+        text.contains("* readrandom: compression never acted: nothing was flushed and there are no SST files"),
+        "{text}"
+    );
+    assert!(
+        text.lines().any(|l| l.starts_with("fillrandom *") && l.contains("ops/s")),
+        "the step's rows are marked: {text}"
+    );
+    let summary = std::fs::read_to_string(dir.path().join("summary.txt")).unwrap();
+    for (what, t) in [("run output", &run_text), ("summary.txt", &summary)] {
+        assert!(t.contains(&format!("* fillrandom, c1 against base: {NEVER}")), "{what}: {t}");
+    }
+    let md = std::fs::read_to_string(dir.path().join("summary.md")).unwrap();
+    assert!(md.contains(&format!("\\* fillrandom, c1 against base: {NEVER}")), "{md}");
+    let html = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
+    assert!(html.contains(r#"<tr class="unexercised">"#) && html.contains(NEVER), "the sweep table's note");
+    assert!(
+        html.contains(r#"<th class="l" title="a setting the config differs from the base in"#),
+        "the step table's note column"
+    );
+    // A 256K memtable: the fill flushes, compression acted.
+    let (dir, _) = sweep(&["-o", "write_buffer_size=256K", "-o", "statistics=true"]);
+    let (code, text) = compare_dir(dir.path(), &[]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(!text.contains("never acted") && !text.contains("cannot tell"), "{text}");
+    let summary = std::fs::read_to_string(dir.path().join("summary.txt")).unwrap();
+    assert!(!summary.contains("never acted"), "{summary}");
+}

@@ -29,6 +29,7 @@
 
 use anyhow::Result;
 
+use super::exercised;
 use super::summary::{self, Better, NamedRun, RepeatFigures, Summary, METRICS};
 use super::verdict::{self, Interval, Position};
 use crate::measure::usl::{self, UslFit};
@@ -218,6 +219,10 @@ pub struct Pair {
     /// Concurrency sweeps of the pair's configs: the Universal Scalability
     /// Law fitted on each side (pooled over repeats), per swept step.
     pub scaling: Vec<ScalingPair>,
+    /// Per step, the settings the configs differ in that could not have
+    /// acted in it, or whose action rumbench cannot tell (`exercised`):
+    /// (step, note), one note per step, said beside its ratios.
+    pub unexercised: Vec<(String, String)>,
 }
 
 impl Pair {
@@ -234,7 +239,14 @@ impl Pair {
             discoveries: 0,
             secondary_level: 0.95,
             scaling,
+            unexercised: Vec::new(),
         }
+    }
+
+    /// The note on `step` when a setting the configs differ in could not
+    /// have acted in it (`exercised::note`).
+    pub fn unexercised(&self, step: &str) -> Option<&str> {
+        self.unexercised.iter().find(|(s, _)| s == step).map(|(_, n)| n.as_str())
     }
 
     /// Per step, the smallest change each primary line could have called:
@@ -417,6 +429,14 @@ impl Side {
     fn median(&self, mi: usize) -> Option<f64> {
         super::stats::median(&self.values(mi))
     }
+    /// The side as `exercised` judges it: engine, options, each repeat's facts.
+    fn exercised(&self) -> exercised::Side<'_> {
+        exercised::Side {
+            engine: &self.engine,
+            options: &self.options,
+            facts: self.repeats.iter().map(|(_, r)| &r.facts).collect(),
+        }
+    }
     /// Repeats of one run, by (run index, round): what a pairing matches.
     fn by_round(&self, mi: usize) -> Vec<((usize, u32), f64)> {
         self.repeats.iter().filter_map(|(run, r)| Some(((*run, r.round?), r.values[mi]?))).collect()
@@ -537,6 +557,9 @@ fn compare_sides(
         let rounds = |s: &Side| !s.repeats.is_empty() && s.repeats.iter().all(|(_, r)| r.round.is_some());
         let paired = same_run && rounds(a) && rounds(b);
         pair.run_notes.extend(noise_notes(key, (a, &pair.base), (b, &pair.new), paired, opts.threshold));
+        if let Some(n) = exercised::note(&a.exercised(), &b.exercised()) {
+            pair.unexercised.push((key.clone(), n));
+        }
         for (mi, m) in METRICS.iter().enumerate() {
             let is_control = control && m.key == control_key;
             if !wanted(m.key) && !is_control {

@@ -80,7 +80,8 @@ pub fn render(c: &Comparison) -> String {
                 let m = &METRICS[l.metric];
                 let f = |v: Option<f64>| v.map(summary::fmt_value).unwrap_or_else(|| "-".into());
                 vec![
-                    l.step.clone(),
+                    // A step where a setting the configs differ in never acted: marked, the note below.
+                    if p.unexercised(&l.step).is_some() { format!("{} *", l.step) } else { l.step.clone() },
                     if l.control { format!("{} (control)", m.title()) } else { m.title() },
                     f(l.base),
                     f(l.new),
@@ -99,6 +100,9 @@ pub fn render(c: &Comparison) -> String {
             &["step", "metric", "base", "new", "runs", "ratio", "interval", "verdict"],
             &rows,
         ));
+        for (step, note) in &p.unexercised {
+            o.push_str(&format!("* {step}: {note}\n"));
+        }
         for (step, text) in p.detectable() {
             o.push_str(&format!("{step}: could detect changes of {text} or more\n"));
         }

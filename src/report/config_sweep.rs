@@ -60,7 +60,7 @@ pub fn tables(s: &Summary, opts: &Options) -> Vec<Table> {
                 .enumerate()
                 .map(|(i, c)| format!("{} = {}: {}", label(i), c.name, values_text(&c.sweep)))
                 .collect();
-            let (rows, notes) = Table::build(s, METRICS, columns.clone(), opts);
+            let (rows, notes, unexercised) = Table::build(s, METRICS, columns.clone(), opts);
             let options: Vec<&str> = g[0].sweep.iter().map(|(k, _)| k.as_str()).collect();
             let heading = format!(
                 "per step, each config against the base (every swept option's first value): its value, then {}",
@@ -79,6 +79,7 @@ pub fn tables(s: &Summary, opts: &Options) -> Vec<Table> {
                 notes,
                 legend,
                 cpu,
+                unexercised,
             }
         })
         .collect()
@@ -173,5 +174,51 @@ mod tests {
             }])),
             ""
         );
+    }
+
+    #[test]
+    fn a_swept_setting_that_never_acted_is_noted_once_per_step() {
+        // rocksdb compression none vs snappy: a fill that flushed nothing, then a flush that wrote SSTs.
+        let mut configs = Vec::new();
+        for value in ["none", "snappy"] {
+            let mut fill =
+                fixtures::step(StepKind::FillRandom, 10.0, vec![fixtures::op("put", 300_000, 10.0, 0, 0, 0)]);
+            fill.metrics.logical_bytes_written = 300_000 * 116;
+            fill.engine_stats = vec![
+                ("write_amp.flush_and_compaction_bytes".into(), "0".into()),
+                ("write_amp.source".into(), "rocksdb.stats text (rounded to 0.01 GB)".into()),
+                ("rocksdb.total-sst-files-size".into(), "0".into()),
+            ];
+            let mut flush = fixtures::step(StepKind::Flush, 0.1, vec![fixtures::op("flush", 1, 10.0, 0, 0, 0)]);
+            flush.engine_stats = vec![
+                ("write_amp.flush_and_compaction_bytes".into(), "0".into()),
+                ("rocksdb.total-sst-files-size".into(), "20000000".into()),
+            ];
+            let mut c = fixtures::config(&format!("rocksdb-compression-{value}"), "rocksdb", vec![fill, flush]);
+            c.options = [("compression".to_string(), value.to_string()), ("block_size".into(), "4096".into())].into();
+            c.sweep = vec![("compression".into(), value.into())];
+            configs.push(c);
+        }
+        let run = fixtures::run(configs);
+        let s = Summary::build(&[NamedRun { label: "r".into(), dir: String::new(), run: &run }]);
+        let t = &tables(&s, &Options::default())[0];
+        assert_eq!(t.unexercised.len(), 1, "{:?}", t.unexercised);
+        let u = &t.unexercised[0];
+        assert_eq!((u.step.as_str(), u.column), ("fillrandom", 1));
+        assert_eq!(u.note, "compression never acted: nothing was flushed or compacted in this step");
+        let text = crate::report::table::config_sweep_text(&s);
+        assert!(
+            text.contains("* fillrandom, c1 against base: compression never acted: nothing was flushed or compacted"),
+            "{text}"
+        );
+        assert!(text.lines().any(|l| l.starts_with("fillrandom *")), "{text}");
+        assert!(!text.lines().any(|l| l.starts_with("flush *")), "the flush wrote SSTs: {text}");
+        let html = crate::report::html::config_sweep_html(&crate::report::sweep_tables::SweepTables::of(&s).configs);
+        assert_eq!(html.matches(r#"<tr class="unexercised">"#).count(), 1, "{html}");
+        // The report's own per-step table says it beside the row.
+        let fill = s.steps.iter().find(|st| st.key == "fillrandom").unwrap();
+        assert!(s.unexercised(fill, 1, 0).is_some_and(|n| n.starts_with("compression never acted")));
+        let flush = s.steps.iter().find(|st| st.key == "flush").unwrap();
+        assert_eq!(s.unexercised(flush, 1, 0), None);
     }
 }

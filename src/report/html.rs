@@ -113,9 +113,16 @@ fn summary_table(o: &mut String, step: &StepTable, cols: &[usize]) {
 
 fn relative_table(o: &mut String, s: &Summary, step: &StepTable, cols: &[usize], base: &Base) {
     let bases = s.base_rows(step, base);
+    // Beside a row's ratios: the settings its config differs from the base's in that never acted here.
+    let notes: Vec<Option<String>> = (0..step.rows.len())
+        .map(|ri| bases[ri].filter(|&b| b != ri).and_then(|b| s.unexercised(step, ri, b)))
+        .collect();
     o.push_str(r#"<div class="scroll"><table class="relative"><thead><tr><th class="l">config</th>"#);
     for &mi in cols {
         header_cell(o, mi);
+    }
+    if notes.iter().any(Option::is_some) {
+        o.push_str(r#"<th class="l" title="a setting the config differs from the base in that could not have acted in this step">note</th>"#);
     }
     o.push_str("</tr></thead><tbody>");
     for (ri, row) in step.rows.iter().enumerate() {
@@ -147,6 +154,9 @@ fn relative_table(o: &mut String, s: &Summary, step: &StepTable, cols: &[usize],
                 None => r#"<td title="no base row">-</td>"#.into(),
             };
             o.push_str(&cell);
+        }
+        if notes.iter().any(Option::is_some) {
+            let _ = write!(o, r#"<td class="l warn">{}</td>"#, esc(notes[ri].as_deref().unwrap_or("")));
         }
         o.push_str("</tr>");
     }
@@ -770,7 +780,7 @@ pub fn relative_html(t: &Table) -> String {
         }
     }
     o.push_str("</tr></thead><tbody>");
-    for r in &t.rows {
+    for (ri, r) in t.rows.iter().enumerate() {
         let _ = write!(
             o,
             r#"<tr><td class="l">{}</td><td class="l">{}</td><td class="base">{}</td>"#,
@@ -802,6 +812,17 @@ pub fn relative_html(t: &Table) -> String {
             );
         }
         o.push_str("</tr>");
+        // After a step's last row: its notes on settings that never acted, beside its ratios.
+        if t.rows.get(ri + 1).is_none_or(|next| next.step != r.step) {
+            for u in t.unexercised_in(&r.step) {
+                let _ = write!(
+                    o,
+                    r#"<tr class="unexercised"><td class="l warn" colspan="{}">{}</td></tr>"#,
+                    t.columns.len() + 2,
+                    esc(&t.unexercised_text(u))
+                );
+            }
+        }
     }
     o.push_str("</tbody></table></div>");
     if !t.notes.is_empty() {

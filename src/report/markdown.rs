@@ -129,7 +129,20 @@ pub fn render(s: &Summary, base: &Base) -> String {
         if st.rows.len() > 1 {
             let bases = s.base_rows(st, base);
             let _ = writeln!(o, "\nRelative to {} (value / base value):\n", s.describe_base(base));
-            o.push_str(&header(&cols));
+            // Beside a row's ratios: the settings its config differs from the base's in that never acted here.
+            let notes: Vec<Option<String>> = (0..st.rows.len())
+                .map(|ri| bases[ri].filter(|&b| b != ri).and_then(|b| s.unexercised(st, ri, b)))
+                .collect();
+            let noted = notes.iter().any(Option::is_some);
+            let head = header(&cols);
+            if noted {
+                // The header's two lines, each with one more column.
+                let mut lines = head.lines();
+                let _ = writeln!(o, "{} note |", lines.next().unwrap_or_default());
+                let _ = writeln!(o, "{}:--|", lines.next().unwrap_or_default());
+            } else {
+                o.push_str(&head);
+            }
             for (ri, row) in st.rows.iter().enumerate() {
                 let _ = write!(o, "| {} |", cell(&row.label));
                 for &mi in &cols {
@@ -141,6 +154,9 @@ pub fn render(s: &Summary, base: &Base) -> String {
                         None => "-".into(),
                     };
                     let _ = write!(o, " {text} |");
+                }
+                if noted {
+                    let _ = write!(o, " {} |", cell(notes[ri].as_deref().unwrap_or("")));
                 }
                 o.push('\n');
             }
@@ -215,7 +231,8 @@ pub fn relative_markdown(t: &Table) -> String {
     let _ = writeln!(o, "| {} |", header.join(" | "));
     let _ = writeln!(o, "|{}", "---|".repeat(header.len()));
     for r in &t.rows {
-        let mut cells = vec![r.step.clone(), t.metrics[r.metric].1.to_string(), relative::value_text(r.base)];
+        let step = if t.unexercised_in(&r.step).next().is_some() { format!("{} \\*", r.step) } else { r.step.clone() };
+        let mut cells = vec![step, t.metrics[r.metric].1.to_string(), relative::value_text(r.base)];
         cells.extend(r.cells.iter().map(|c| {
             let t = format!("{} {}", relative::value_text(c.value), relative::ratio_text(c));
             if c.verdict == Verdict::Regression {
@@ -227,10 +244,13 @@ pub fn relative_markdown(t: &Table) -> String {
         let _ = writeln!(o, "| {} |", cells.join(" | "));
     }
     o.push('\n');
+    for u in &t.unexercised {
+        let _ = writeln!(o, "- \\* {}", t.unexercised_text(u).replace('|', "\\|"));
+    }
     for n in &t.notes {
         let _ = writeln!(o, "- {}", n.replace('|', "\\|"));
     }
-    if !t.notes.is_empty() {
+    if !t.notes.is_empty() || !t.unexercised.is_empty() {
         o.push('\n');
     }
     o.push_str(&profile_changes_markdown(&t.cpu));

@@ -16,6 +16,7 @@ pub mod config_sweep;
 pub mod csv;
 pub mod durability;
 pub mod engine_comparison;
+pub mod exercised;
 pub mod flame;
 pub mod fmt;
 pub mod history;
@@ -236,6 +237,7 @@ mod tests {
             ("versions", include_str!("versions.rs")),
             ("hotrow", include_str!("hotrow.rs")),
             ("engine_comparison", include_str!("engine_comparison.rs")),
+            ("exercised", include_str!("exercised.rs")),
             ("limits", include_str!("limits.rs")),
             ("profiles", include_str!("profiles.rs")),
             ("profile_changes", include_str!("profile_changes.rs")),

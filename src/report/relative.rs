@@ -55,6 +55,18 @@ pub struct Table {
     /// Where the CPU per operation went, per config and profiled step that
     /// moved (`--profile`): what a CPU REGRESSION in the table links to.
     pub cpu: Vec<super::profile_changes::StepChanges>,
+    /// The steps in which a setting a config differs from the base in
+    /// could not have acted (`exercised`), said beside their ratios.
+    pub unexercised: Vec<Unexercised>,
+}
+
+/// A config's note in one step against the base (`compare::Pair::unexercised`).
+#[derive(Debug, Clone)]
+pub struct Unexercised {
+    pub step: String,
+    /// Index into `Table::columns` (never 0, the base).
+    pub column: usize,
+    pub note: String,
 }
 
 /// The profiled steps of `columns[1..]` whose CPU per operation moved
@@ -76,6 +88,16 @@ pub fn is_cpu_metric(key: &str) -> bool {
 }
 
 impl Table {
+    /// The notes of `step` (`unexercised`).
+    pub fn unexercised_in<'a>(&'a self, step: &'a str) -> impl Iterator<Item = &'a Unexercised> + 'a {
+        self.unexercised.iter().filter(move |u| u.step == step)
+    }
+
+    /// A note as a line: "fillrandom, c1 against base: compression never acted: ...".
+    pub fn unexercised_text(&self, u: &Unexercised) -> String {
+        format!("{}, {} against {}: {}", u.step, self.columns[u.column].label, self.columns[0].label, u.note)
+    }
+
     /// The explanation of `config`'s CPU change in `step`, if its profiles have one.
     pub fn cpu_change(&self, config: &str, step: &str) -> Option<&super::profile_changes::StepChanges> {
         self.cpu.iter().find(|c| c.new_config == config && c.step == step)
@@ -83,13 +105,14 @@ impl Table {
 
     /// Compare `columns[1..]` with `columns[0]` in every step any of them
     /// ran; rows without a value on any side are left out. The pairs'
-    /// notes (steps on one side only) join `notes`.
+    /// notes (steps on one side only) join `notes`; the steps where a
+    /// setting never acted are the third part.
     pub fn build(
         s: &Summary,
         metrics: &'static [(&'static str, &'static str)],
         columns: Vec<Column>,
         opts: &Options,
-    ) -> (Vec<Row>, Vec<String>) {
+    ) -> (Vec<Row>, Vec<String>, Vec<Unexercised>) {
         let opts = Options { metrics: Some(metrics.iter().map(|(k, _)| k.to_string()).collect()), ..opts.clone() };
         let others: Vec<String> = columns[1..].iter().map(|c| c.config.clone()).collect();
         let pairs = compare::compare_configs(s, &columns[0].config, &others, &opts);
@@ -128,7 +151,18 @@ impl Table {
                 notes.push(format!("{} vs {}, {step}: could detect changes of {text} or more", p.new, p.base));
             }
         }
-        (rows, notes)
+        let unexercised = pairs
+            .iter()
+            .enumerate()
+            .flat_map(|(i, p)| {
+                p.unexercised.iter().map(move |(step, note)| Unexercised {
+                    step: step.clone(),
+                    column: i + 1,
+                    note: note.clone(),
+                })
+            })
+            .collect();
+        (rows, notes, unexercised)
     }
 }
 

@@ -5,6 +5,7 @@
 
 use serde_json::Value;
 
+use super::exercised::{self, StepFacts};
 use super::fmt::num;
 use super::stats::median;
 use crate::measure::step_metrics::MemoryPoint;
@@ -227,6 +228,9 @@ pub struct RepeatFigures {
     pub cv_max: Option<f64>,
     /// How long the step ran.
     pub wall_s: Option<f64>,
+    /// What the run recorded that says whether a compared setting could
+    /// have acted in the step (`exercised`).
+    pub facts: StepFacts,
 }
 
 impl Row {
@@ -663,7 +667,7 @@ impl Summary {
                         repeats: Vec::new(),
                     };
                     let mut row = row;
-                    row.repeats.push(repeat_figures(&row, c.repeat));
+                    row.repeats.push(repeat_figures(&row, c.repeat, StepFacts::of(s, prev, &c.engine)));
                     match steps.iter_mut().find(|t| t.key == key) {
                         Some(t) => t.rows.push(row),
                         None => steps.push(StepTable { key, name: s.name.clone(), rows: vec![row] }),
@@ -808,6 +812,21 @@ impl Summary {
         }
     }
 
+    /// The note on row `ri` of `step` against row `bi` (its base) when a
+    /// setting their configs differ in could not have acted in the step
+    /// (`exercised::note`); None when every one could have.
+    pub fn unexercised(&self, step: &StepTable, ri: usize, bi: usize) -> Option<String> {
+        fn side<'a>(s: &'a Summary, r: &'a Row) -> Option<exercised::Side<'a>> {
+            let config = s.runs.get(r.run)?.configs.iter().find(|c| c.name == r.config)?;
+            Some(exercised::Side {
+                engine: &r.engine,
+                options: &config.options,
+                facts: r.repeats.iter().map(|x| &x.facts).collect(),
+            })
+        }
+        exercised::note(&side(self, step.rows.get(bi)?)?, &side(self, step.rows.get(ri)?)?)
+    }
+
     /// The default base: the first config of the first run.
     pub fn default_base(&self) -> Base {
         let first = self.runs.first().and_then(|r| r.configs.first());
@@ -884,7 +903,7 @@ pub fn outcome_notes(o: &Outcomes) -> Vec<String> {
 }
 
 /// A row's own figures as one repeat of its config.
-fn repeat_figures(row: &Row, round: Option<u32>) -> RepeatFigures {
+fn repeat_figures(row: &Row, round: Option<u32>, facts: StepFacts) -> RepeatFigures {
     let full = full_second_ops(&row.intervals, row.wall_s.unwrap_or(0.0));
     let series = |f: fn(&IntervalStats) -> f64| cv(&full.iter().map(|iv| f(iv)).collect::<Vec<_>>(), 3);
     RepeatFigures {
@@ -895,6 +914,7 @@ fn repeat_figures(row: &Row, round: Option<u32>) -> RepeatFigures {
         cv_p99: series(|iv| iv.p99_us),
         cv_max: series(|iv| iv.max_us),
         wall_s: row.wall_s,
+        facts,
     }
 }
 

@@ -796,7 +796,10 @@ pub fn relative_text(t: &Table) -> String {
         .rows
         .iter()
         .map(|r| {
-            let mut cells = vec![r.step.clone(), t.metrics[r.metric].1.to_string(), relative::value_text(r.base)];
+            // A step where a setting never acted: marked, its note below the table.
+            let step =
+                if t.unexercised_in(&r.step).next().is_some() { format!("{} *", r.step) } else { r.step.clone() };
+            let mut cells = vec![step, t.metrics[r.metric].1.to_string(), relative::value_text(r.base)];
             cells.extend(
                 r.cells.iter().map(|c| format!("{} {}", relative::value_text(c.value), relative::ratio_text(c))),
             );
@@ -804,6 +807,9 @@ pub fn relative_text(t: &Table) -> String {
         })
         .collect();
     o.push_str(&render_table(&header, &rows));
+    for u in &t.unexercised {
+        o.push_str(&super::fmt::wrap_text(&format!("* {}", t.unexercised_text(u)), 118));
+    }
     for n in &t.notes {
         o.push_str(&super::fmt::wrap_text(&format!("note: {n}"), 118));
     }

@@ -141,7 +141,7 @@ pub fn rocksdb_sweep(s: &Summary, opts: &Options) -> Option<Sweep> {
         .iter()
         .map(|v| Column { config: v.config.clone(), label: v.label(), detail: Some(v.server_version.clone()) })
         .collect();
-    let (rows, pair_notes) = Table::build(s, ROCKSDB_METRICS, columns.clone(), opts);
+    let (rows, pair_notes, unexercised) = Table::build(s, ROCKSDB_METRICS, columns.clone(), opts);
     let mut notes = build_notes(&configs, ROCKSDB_BUILD_KEYS);
     for c in &configs {
         let lacks: Vec<&str> = c
@@ -173,6 +173,7 @@ cpu = rumbench's process per operation, RocksDB's own threads included (the same
         notes,
         legend: Vec::new(),
         cpu,
+        unexercised,
     };
     Some(Sweep { versions, table })
 }
@@ -265,7 +266,7 @@ pub fn sweep(s: &Summary, opts: &Options) -> Option<Sweep> {
         .iter()
         .map(|v| Column { config: v.config.clone(), label: v.label(), detail: Some(v.server_version.clone()) })
         .collect();
-    let (rows, pair_notes) = Table::build(s, METRICS, columns.clone(), opts);
+    let (rows, pair_notes, unexercised) = Table::build(s, METRICS, columns.clone(), opts);
 
     let mut notes = build_notes(&configs, BUILD_KEYS);
     for c in &configs {
@@ -302,6 +303,7 @@ srv cpu = the server's processes, cli cpu = rumbench's client threads (the contr
         notes,
         legend: Vec::new(),
         cpu,
+        unexercised,
     };
     Some(Sweep { versions, table })
 }
