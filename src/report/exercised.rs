@@ -41,7 +41,7 @@ impl Reads {
         let Ok(kind) = base.parse::<StepKind>() else { return Reads::Unknown };
         match kind {
             Fill | FillSeq | FillRandom | FillUniqueRandom | Overwrite | DeleteRandom | Flush | WaitForCompaction
-            | YcsbLoad | LoadI0 => Reads::Nothing,
+            | Settle | YcsbLoad | LoadI0 => Reads::Nothing,
             ReadRandom | MultiReadRandom | ReadWhileWriting | YcsbA | YcsbB | YcsbC | YcsbD | YcsbF | Qp100 | Qp500
             | Qp1000 | HotRow | RandomTransaction | LoadI1 | LoadI2 => Reads::Point,
             ReadSeq | FwdRange | RevRange | FwdRangeWhileWriting | YcsbE | Qr100 | Qr500 | Qr1000 => Reads::Range,
