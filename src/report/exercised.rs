@@ -36,9 +36,13 @@ pub enum Reads {
 impl Reads {
     /// The reads of a step named `name` ("readrandom", "readrandom@t4", "fillseq#2").
     pub fn of_step(name: &str) -> Reads {
-        use StepKind::*;
         let base = name.split(['@', '#']).next().unwrap_or(name);
-        let Ok(kind) = base.parse::<StepKind>() else { return Reads::Unknown };
+        base.parse::<StepKind>().map(Reads::of_kind).unwrap_or(Reads::Unknown)
+    }
+
+    /// The reads of a step of `kind`.
+    pub fn of_kind(kind: StepKind) -> Reads {
+        use StepKind::*;
         match kind {
             Fill | FillSeq | FillRandom | FillUniqueRandom | Overwrite | DeleteRandom | Flush | WaitForCompaction
             | Settle | YcsbLoad | LoadI0 => Reads::Nothing,
@@ -106,7 +110,7 @@ impl StepFacts {
         };
         let tables_now = table_measure(s, engine);
         StepFacts {
-            reads: Reads::of_step(&s.name),
+            reads: s.step_kind().map(Reads::of_kind).unwrap_or(Reads::Unknown),
             writes: m.logical_bytes_written > 0 || s.writer.as_ref().is_some_and(|w| w.ops > 0),
             flushed: flushed(s, prev, engine, tables_now),
             tables: tables_now.map(|t| t > 0),

@@ -27,7 +27,7 @@ pub fn grids(run: &RunResult) -> Vec<Grid> {
     let mut out = Vec::new();
     for c in &run.configs {
         let mut g = Grid { config: c.name.clone(), tables: Vec::new(), clients: Vec::new(), cells: Vec::new() };
-        for s in c.steps.iter().filter(|s| s.name.starts_with("hotrow@")) {
+        for s in c.steps.iter().filter(|s| s.step_kind() == Some(crate::plan::steps::StepKind::HotRow)) {
             let (Some(t), Some(n)) = (
                 s.parameters.get("tables").and_then(|v| v.as_u64()),
                 s.parameters.get("threads").and_then(|v| v.as_u64()),

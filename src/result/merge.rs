@@ -27,7 +27,6 @@ use crate::measure::os::clock::ClockSync;
 use crate::measure::step_metrics::{Missing, StepMetrics};
 use crate::measure::{new_histogram, IntervalStats, LatencySummary};
 use crate::plan::shard::Shard;
-use crate::plan::steps::StepKind;
 use crate::plan::Settings;
 
 /// What a run made with `--shard` or `--start-at` records about itself.
@@ -296,11 +295,9 @@ fn merged_settings(s: &Settings) -> Settings {
 }
 
 /// Whether a step runs for a duration (its shards' common window is the
-/// measure) rather than to a count of operations or to its end. A step's
-/// name is its kind, with "@..." after it in a sweep or a hotrow cell.
+/// measure) rather than to a count of operations or to its end.
 fn runs_for_duration(s: &StepResult) -> bool {
-    let kind = s.name.split('@').next().and_then(|k| k.parse::<StepKind>().ok());
-    kind.is_some_and(|k| crate::plan::planned_seconds(k, &s.settings).is_some())
+    s.step_kind().is_some_and(|k| crate::plan::planned_seconds(k, &s.settings).is_some())
 }
 
 /// Operations of `iv` (shard released at `start`, ran `wall_s`) inside [lo, hi):

@@ -338,6 +338,10 @@ pub struct StepResult {
     /// behalf, and its w-amp through that debt (`debt::settle_accounts`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub write_debt: Option<debt::WriteDebt>,
+    /// What kind of step it is, recorded as it runs: `step_kind` reads it
+    /// (results from before it have only the name to go by).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<StepKind>,
 }
 
 /// When a step's clients were released, and when the run's schedule
@@ -379,7 +383,14 @@ impl StepResult {
             start: None,
             profile: None,
             write_debt: None,
+            kind: Some(plan.kind),
         }
+    }
+
+    /// The step's kind: as recorded, else from its name, whose kind is what
+    /// comes before a sweep point's or a grid cell's "@..." (older results).
+    pub fn step_kind(&self) -> Option<StepKind> {
+        self.kind.or_else(|| self.name.split(['@', '#']).next()?.parse().ok())
     }
 
     pub fn main_op(&self) -> Option<&OpResult> {
@@ -399,7 +410,7 @@ impl StepResult {
             [only] => Some(&only.latency),
             // The insert benchmark times commits, each with its inserts and
             // deletes: the main type's latency is every commit's.
-            [main, ..] if self.name.parse::<StepKind>().is_ok_and(|k| k.is_ibench()) => Some(&main.latency),
+            [main, ..] if self.step_kind().is_some_and(|k| k.is_ibench()) => Some(&main.latency),
             _ => None,
         }
     }
@@ -596,6 +607,22 @@ mod tests {
         std::fs::write(dir.path().join("result.json"), &json).unwrap();
         assert_eq!(file_in(dir.path()), Some(dir.path().join("result.json")));
         assert!(file_in(&dir.path().join("none")).is_none());
+    }
+
+    /// A step's kind is recorded as it runs; an older result's is read
+    /// from its name (a grid cell's, a sweep point's, a repeat's).
+    #[test]
+    fn a_steps_kind_is_recorded_or_read_from_its_name() {
+        let mut s = StepResult::new(&StepPlan { kind: StepKind::HotRow, settings: Settings::default(), sweep: true });
+        assert_eq!(s.step_kind(), Some(StepKind::HotRow));
+        assert!(serde_json::to_string(&s).unwrap().contains("\"kind\":\"hotrow\""));
+        s.kind = None;
+        for (name, kind) in
+            [("hotrow@T1@t4", Some(StepKind::HotRow)), ("readrandom#2", Some(StepKind::ReadRandom)), ("x", None)]
+        {
+            s.name = name.into();
+            assert_eq!(s.step_kind(), kind, "{name}");
+        }
     }
 
     #[test]

@@ -232,6 +232,7 @@ impl StepSpec {
             start: None,
             profile: None,
             write_debt: None,
+            kind: None,
         }
     }
 }
