@@ -10,6 +10,7 @@ use assert_cmd::cargo::CommandCargoExt;
 use serde_json::Value;
 
 use super::common::cli::{load, run_ok, text};
+use super::common::fs::Tmpfs;
 
 fn rumbench() -> Command {
     Command::cargo_bin("rumbench").unwrap()
@@ -41,31 +42,6 @@ fn assert_refused(o: &Output, expected: &[&str], out: &Path) {
 
 fn effective<'a>(config: &'a Value, name: &str) -> Option<&'a str> {
     config["effective_options"].as_array()?.iter().find(|p| p[0] == name).and_then(|p| p[1].as_str())
-}
-
-/// A tmpfs of `size` at a new temporary directory (the tests run as root), unmounted when dropped.
-struct Tmpfs(tempfile::TempDir);
-
-impl Tmpfs {
-    fn new(size: &str) -> Tmpfs {
-        let dir = tempfile::tempdir().unwrap();
-        let ok = Command::new("mount")
-            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
-            .arg(dir.path())
-            .status()
-            .unwrap();
-        assert!(ok.success(), "cannot mount a tmpfs: this test needs root");
-        Tmpfs(dir)
-    }
-    fn path(&self) -> &Path {
-        self.0.path()
-    }
-}
-
-impl Drop for Tmpfs {
-    fn drop(&mut self) {
-        let _ = Command::new("umount").arg("-l").arg(self.0.path()).status();
-    }
 }
 
 #[test]

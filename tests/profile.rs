@@ -12,6 +12,7 @@ use assert_cmd::cargo::CommandCargoExt;
 use rumbench::measure::profile::{self, Folded, StepProfile};
 
 use crate::common::cli::{load, run_ok};
+use crate::common::fs::{recordings_in, Tmpfs};
 
 const BURN: &str = "rumbench!rumbench::engine::null::burn";
 
@@ -331,45 +332,6 @@ fn a_servers_process_tree_is_profiled() {
         "samples from outside the config's process tree: {:?}",
         &foreign[..foreign.len().min(3)]
     );
-}
-
-/// A tmpfs of `size` (as mount's `size=`) on a directory of its own,
-/// unmounted when dropped (tests that mount need root, as safety.rs's).
-struct Tmpfs(tempfile::TempDir);
-
-impl Tmpfs {
-    fn new(size: &str) -> Tmpfs {
-        let dir = tempfile::tempdir().unwrap();
-        let ok = Command::new("mount")
-            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
-            .arg(dir.path())
-            .status()
-            .unwrap();
-        assert!(ok.success(), "cannot mount a tmpfs: this test needs root");
-        Tmpfs(dir)
-    }
-
-    fn path(&self) -> &Path {
-        self.0.path()
-    }
-}
-
-impl Drop for Tmpfs {
-    fn drop(&mut self) {
-        let _ = Command::new("umount").arg(self.0.path()).status();
-    }
-}
-
-/// perf's recording directories (`rumbench-perf.<pid>`) in `place`.
-fn recordings_in(place: &Path) -> Vec<String> {
-    std::fs::read_dir(place)
-        .map(|d| {
-            d.flatten()
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .filter(|n| n.starts_with("rumbench-perf."))
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 /// Every file under `dir` whose name says it is perf's raw recording.

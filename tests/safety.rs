@@ -13,6 +13,8 @@ use std::time::{Duration, Instant};
 use assert_cmd::cargo::CommandCargoExt;
 use serde_json::Value;
 
+use crate::common::fs::recordings_in;
+
 fn rumbench() -> Command {
     let mut c = Command::cargo_bin("rumbench").unwrap();
     c.arg("run").arg("--progress").arg("off").arg("--no-history");
@@ -460,18 +462,6 @@ fn wait_for_first_profile(out_dir: &Path, secs: u64) {
         assert!(Instant::now() < deadline, "the first step's profile was not written in time");
         std::thread::sleep(Duration::from_millis(50));
     }
-}
-
-/// perf's recording directories (`rumbench-perf.<pid>`) in `place`.
-fn recordings_in(place: &Path) -> Vec<String> {
-    std::fs::read_dir(place)
-        .map(|d| {
-            d.flatten()
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .filter(|n| n.starts_with("rumbench-perf."))
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 #[test]

@@ -235,6 +235,16 @@ fn others_dominate(device_bytes: u64, process_bytes: u64, allowance: u64) -> boo
     device_bytes > process_bytes.saturating_mul(2).saturating_add(allowance)
 }
 
+/// The figure a summary shows of a device figure and the measured
+/// processes' own: the device's, unless other processes' IO dominated it.
+pub fn headline_figure(device_by_others: bool, device: Option<f64>, process: Option<f64>) -> Option<f64> {
+    if device_by_others {
+        process
+    } else {
+        device
+    }
+}
+
 fn mb(bytes: u64) -> f64 {
     bytes as f64 / 1048576.0
 }
@@ -288,11 +298,7 @@ impl StepMetrics {
     /// The write-amplification the summary shows: the device's, or the
     /// processes' own when the device's is mostly other processes' writes.
     pub fn headline_write_amp(&self) -> Option<f64> {
-        if self.device_writes_by_others {
-            self.write_amp_process
-        } else {
-            self.write_amp
-        }
+        headline_figure(self.device_writes_by_others, self.write_amp, self.write_amp_process)
     }
 
     /// KB written per write the summary shows: the device's, or the

@@ -77,12 +77,8 @@ impl Default for StepFacts {
     }
 }
 
-fn stat<'a>(s: &'a StepResult, key: &str) -> Option<&'a str> {
-    s.engine_stats.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
-}
-
 fn stat_u64(s: &StepResult, key: &str) -> Option<u64> {
-    stat(s, key).and_then(|v| v.trim().parse().ok())
+    s.engine_stat(key).and_then(|v| v.trim().parse().ok())
 }
 
 /// The engine's table files at a step's end: RocksDB's SST bytes, LevelDB's
@@ -133,7 +129,7 @@ fn flushed(s: &StepResult, prev: Option<&StepResult>, engine: &str, tables_now: 
                 if now > before {
                     return Some(true);
                 }
-                if stat(s, "write_amp.source").is_some_and(|src| src.starts_with("statistics")) {
+                if s.engine_stat("write_amp.source").is_some_and(|src| src.starts_with("statistics")) {
                     return Some(false);
                 }
             }

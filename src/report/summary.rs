@@ -486,16 +486,12 @@ pub fn parse_rocksdb_stalls(text: &str) -> Option<RocksStalls> {
     (up && st).then_some(out)
 }
 
-fn stat<'a>(s: &'a StepResult, key: &str) -> Option<&'a str> {
-    s.engine_stats.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
-}
-
 /// Stall share, stall count and flush+compaction GB over one step, from the
 /// engine's cumulative counters after this step and after the previous one.
 fn engine_deltas(s: &StepResult, prev: Option<&StepResult>) -> (Option<f64>, Option<f64>, Option<f64>) {
-    let now = stat(s, "rocksdb.stats").and_then(parse_rocksdb_stalls);
+    let now = s.engine_stat("rocksdb.stats").and_then(parse_rocksdb_stalls);
     let before = match prev {
-        Some(p) => stat(p, "rocksdb.stats").and_then(parse_rocksdb_stalls),
+        Some(p) => p.engine_stat("rocksdb.stats").and_then(parse_rocksdb_stalls),
         None => Some(RocksStalls::default()),
     };
     let (stall_pct, n_stall) = match (now, before) {
@@ -505,7 +501,8 @@ fn engine_deltas(s: &StepResult, prev: Option<&StepResult>) -> (Option<f64>, Opt
         ),
         _ => (None, None),
     };
-    let written = |x: &StepResult| stat(x, "write_amp.flush_and_compaction_bytes").and_then(|v| v.parse::<f64>().ok());
+    let written =
+        |x: &StepResult| x.engine_stat("write_amp.flush_and_compaction_bytes").and_then(|v| v.parse::<f64>().ok());
     let c_wgb = match (written(s), prev.map(written)) {
         (Some(a), None) => Some(a),
         (Some(a), Some(Some(b))) => Some((a - b).max(0.0)),

@@ -11,6 +11,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{Status, StepResult};
+use crate::measure::os::capacity::megabytes as mb;
 
 /// The steps whose one purpose is to pay an earlier step's debt: after a
 /// completed one (not timed out) nothing is owed.
@@ -61,11 +62,11 @@ impl WriteDebt {
     /// The w-amp through the debt the summary shows: the device's, or the
     /// processes' own when other processes' writes dominate the device's.
     pub fn headline_write_amp(&self) -> Option<f64> {
-        if self.device_writes_by_others {
-            self.write_amp_process
-        } else {
-            self.write_amp
-        }
+        crate::measure::step_metrics::headline_figure(
+            self.device_writes_by_others,
+            self.write_amp,
+            self.write_amp_process,
+        )
     }
 
     /// One line for a step's notes: what was owed and who paid it.
@@ -95,10 +96,6 @@ impl WriteDebt {
         let unsettled = self.unsettled.as_ref().map(|u| format!(" ({u})")).unwrap_or_default();
         format!("{NOTE_PREFIX}{owed}; {paid}{amp}{unsettled}")
     }
-}
-
-fn mb(bytes: u64) -> String {
-    format!("{:.1} MB", bytes as f64 / 1e6)
 }
 
 /// Whether a step wrote data of its own (its clients' logical bytes).

@@ -393,6 +393,11 @@ impl StepResult {
         self.kind.or_else(|| self.name.split(['@', '#']).next()?.parse().ok())
     }
 
+    /// One of the engine's statistics recorded at the step's end, by name.
+    pub fn engine_stat(&self, key: &str) -> Option<&str> {
+        self.engine_stats.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+    }
+
     pub fn main_op(&self) -> Option<&OpResult> {
         self.ops_by_type.first()
     }

@@ -593,7 +593,7 @@ fn what_fills(dir: &Path, space: &crate::measure::os::device::FsSpace, opts: &Ru
     let dev = |p: &Path| p.ancestors().find_map(|a| std::fs::metadata(a).ok()).map(|m| m.dev());
     let Some(here) = dev(dir) else { return String::new() };
     let size = |p: &Path| crate::measure::os::space::allocated_bytes(p).unwrap_or(0);
-    let mb = |b: u64| format!("{:.1} MB", b as f64 / 1e6);
+    let mb = crate::measure::os::capacity::megabytes;
     let (results, db) = (opts.output_dir.clone(), opts.db_root());
     let on_it = |p: &Path| p.exists() && dev(p) == Some(here);
     let mut parts = Vec::new();

@@ -28,6 +28,7 @@ use crate::plan::{EngineConfig, RunPlan, StepPlan};
 use crate::result::{RunResult, StepResult};
 
 use super::{dirs, RunOptions};
+use crate::measure::os::capacity::megabytes as mb;
 
 /// A recording directory's name: this and the config process's pid.
 pub const DIR_PREFIX: &str = "rumbench-perf.";
@@ -125,10 +126,6 @@ fn writable(p: &Path) -> bool {
 /// it: 2% of it, at least 4 MiB and at most 1 GiB.
 pub fn reserve(space: &FsSpace) -> u64 {
     (space.size_bytes / 50).clamp(4 << 20, 1 << 30)
-}
-
-fn mb(bytes: u64) -> String {
-    format!("{:.1} MB", bytes as f64 / 1e6)
 }
 
 /// The recording a step needs room for: its planned length at `hz` on

@@ -458,51 +458,46 @@ pub fn settle(engine: &dyn Engine, timeout: Duration) -> Result<(String, bool)> 
     })
 }
 
-/// Run flush or waitforcompaction: one engine-wide call, timed.
+/// Run flush, waitforcompaction or settle: one engine-wide call, timed.
 pub fn run_engine_step(engine: &dyn Engine, plan: &StepPlan, mut result: StepResult) -> StepResult {
     let start = Instant::now();
     let mut rec = Recorder::new(None);
     // The operation done, None when there was nothing to do.
     let outcome: Result<Option<&'static str>> = match plan.kind {
         StepKind::Flush => engine.flush().map(|_| Some("flush")),
-        // A flush, then the wait (what waitforcompaction does): the work the
-        // steps before it left, all of it written within this step.
-        StepKind::Settle => engine.flush().and_then(|()| {
+        // A settle flushes first, then waits as waitforcompaction does: the
+        // work the steps before it left, all of it written within this step.
+        StepKind::WaitForCompaction | StepKind::Settle => {
+            let settle = plan.kind == StepKind::Settle;
+            let (op, unsettled) = if settle {
+                ("settle", "the debt of the steps before it is not all counted")
+            } else {
+                ("wait", "the steps after it ran on an unsettled database")
+            };
             let timeout = Duration::from_secs_f64(plan.settings.compaction_timeout_s);
-            Ok(match wait_for_background_work(engine, start, timeout)? {
-                Waited::TimedOut => {
-                    result.timed_out = true;
-                    result.warnings.push(format!(
-                        "settle timed out: background work was still going after {:.0} s (--compaction-timeout); the debt of the steps before it is not all counted",
-                        timeout.as_secs_f64()
-                    ));
-                    Some("settle")
-                }
-                Waited::NothingToWait => {
-                    result.notes.push("settle: flushed; the engine has no background work to wait for".into());
-                    Some("settle")
-                }
-                Waited::Done { .. } | Waited::Stopped => Some("settle"),
-            })
-        }),
-        StepKind::WaitForCompaction => {
-            let timeout = Duration::from_secs_f64(plan.settings.compaction_timeout_s);
-            wait_for_background_work(engine, start, timeout).map(|waited| match waited {
+            let flushed = if settle { engine.flush() } else { Ok(()) };
+            flushed.and_then(|()| wait_for_background_work(engine, start, timeout)).map(|waited| match waited {
                 Waited::Done { polled: true } => {
                     result.notes.push(
                         "waited by polling the engine's compaction-pending state every 100 ms: it has no wait of its own (LevelDB; RocksDB before 8.8.1, whose C API has no WaitForCompact)"
                             .into(),
                     );
-                    Some("wait")
+                    Some(op)
                 }
-                Waited::Done { polled: false } | Waited::Stopped => Some("wait"),
+                Waited::Done { polled: false } | Waited::Stopped => Some(op),
                 Waited::TimedOut => {
                     result.timed_out = true;
                     result.warnings.push(format!(
-                        "waitforcompaction timed out: background work was still going after {:.0} s (--compaction-timeout); the steps after it ran on an unsettled database",
+                        "{} timed out: background work was still going after {:.0} s (--compaction-timeout); {unsettled}",
+                        plan.kind.name(),
                         timeout.as_secs_f64()
                     ));
-                    Some("wait")
+                    Some(op)
+                }
+                // A settle's flush is its operation, with or without a wait.
+                Waited::NothingToWait if settle => {
+                    result.notes.push("settle: flushed; the engine has no background work to wait for".into());
+                    Some(op)
                 }
                 Waited::NothingToWait => {
                     result.notes.push("the engine has no background work to wait for: no operation, no rate".into());

@@ -45,6 +45,11 @@ fn cgroup_memory_left(root: &Path, self_cgroup: &Path) -> Option<(u64, String)> 
     ))
 }
 
+/// Bytes in decimal megabytes, one decimal: "14.1 MB".
+pub fn megabytes(bytes: u64) -> String {
+    format!("{:.1} MB", bytes as f64 / 1e6)
+}
+
 /// A size as a user writes it: 64M, 1.5G, 4096.
 pub fn human_size(b: u64) -> String {
     const UNITS: [(u64, &str); 4] = [(1 << 40, "T"), (1 << 30, "G"), (1 << 20, "M"), (1 << 10, "K")];
