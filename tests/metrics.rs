@@ -2,13 +2,24 @@
 
 use std::path::Path;
 use std::process::Command;
+use std::sync::RwLock;
 
 use assert_cmd::cargo::CommandCargoExt;
 use serde_json::Value;
 
 use crate::common::cli;
 
+/// The tests of this module run in parallel and write to the same device.
+/// Each run holds this lock shared; a test that asserts nothing else wrote
+/// to the device holds it alone.
+static DEVICE: RwLock<()> = RwLock::new(());
+
 fn run(args: &[&str], dir: &Path) -> Value {
+    let _shared = DEVICE.read().unwrap_or_else(|poisoned| poisoned.into_inner());
+    run_unlocked(args, dir)
+}
+
+fn run_unlocked(args: &[&str], dir: &Path) -> Value {
     cli::run_ok(args, dir);
     cli::load(dir)
 }
@@ -186,6 +197,8 @@ fn another_process_writing_to_the_device_is_flagged_and_not_headlined() {
     use std::io::Write;
     use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::Arc;
+    // Shared for as long as the extra writer writes, not only the run.
+    let _shared = DEVICE.read().unwrap_or_else(|poisoned| poisoned.into_inner());
     let dir = tempfile::tempdir().unwrap();
     // A paced writer keeps the step's own writes to a few MB, whatever the device's speed.
     let suite = dir.path().join("s.toml");
@@ -221,7 +234,7 @@ fn another_process_writing_to_the_device_is_flagged_and_not_headlined() {
         })
     };
     let out = dir.path().join("out");
-    let result = std::panic::catch_unwind(|| run(&["--config", suite.to_str().unwrap()], &out));
+    let result = std::panic::catch_unwind(|| run_unlocked(&["--config", suite.to_str().unwrap()], &out));
     stop.store(true, Ordering::Relaxed);
     let written = writer.join().unwrap();
     let v = result.unwrap();
@@ -263,8 +276,11 @@ fn another_process_writing_to_the_device_is_flagged_and_not_headlined() {
 /// the processes too (`attribute_writeback`, unit-tested).
 #[test]
 fn a_flushs_page_cache_writes_are_the_flushs_not_another_processs() {
+    // Alone: the read step must see no other writer, and this module's
+    // other tests are writers on the same device.
+    let _alone = DEVICE.write().unwrap_or_else(|poisoned| poisoned.into_inner());
     let dir = tempfile::tempdir().unwrap();
-    let v = run(
+    let v = run_unlocked(
         &[
             "-e",
             "splinterdb",
