@@ -1,6 +1,6 @@
 //! Build script for rumbench.
 //!
-//! 1. Exports the sync wrappers of `src/measure/os/syncs.rs` (fsync, fdatasync,
+//! 1. Exports the sync wrappers of `src/sync_interpose.rs` (fsync, fdatasync,
 //!    msync, sync_file_range) in the executable's dynamic symbol table, so
 //!    that dynamically linked C/C++ libraries (Debian's librocksdb.so) bind to
 //!    them instead of glibc's. Without this, only code linked statically into
@@ -37,7 +37,7 @@ use std::process::Command;
 #[allow(dead_code)] // what only the binary uses
 mod build_support;
 
-/// Must match the `#[no_mangle]` wrappers in src/measure/os/syncs.rs.
+/// Must match the `#[no_mangle]` wrappers in src/sync_interpose.rs.
 const SYNC_SYMBOLS: &[&str] = &["fsync", "fdatasync", "msync", "sync_file_range"];
 
 fn main() {

@@ -16,8 +16,9 @@ for manifest in rocksdb-versions/*/Cargo.toml; do
     dir=$(dirname "$manifest")
     if [ "${UPDATE:-0}" = 1 ] || [ ! -f "$dir/Cargo.lock" ]; then
         cp Cargo.lock "$dir/Cargo.lock"
-        # Resolves what changed (librocksdb-sys and what only it uses), keeps the rest.
-        cargo metadata --manifest-path "$manifest" --format-version 1 >/dev/null
-        echo "locked $dir/Cargo.lock"
+        echo "seeded $dir/Cargo.lock"
     fi
+    # Resolves what changed (librocksdb-sys and what only it uses, a crate
+    # the workspace gained), keeps the rest.
+    cargo metadata --manifest-path "$manifest" --format-version 1 >/dev/null
 done

@@ -10,9 +10,9 @@ PACKAGES=(
   libsnappy-dev liblz4-dev libzstd-dev libbz2-dev zlib1g-dev
   libjemalloc2                          # the alternative allocator a config can choose
   libgflags-dev                         # db_bench's flag parser (bench/build_dbbench.sh, tests/dbbench_defaults.rs)
-  fio                                   # the device baseline (src/measure/fio.rs: rumbench's ceilings)
+  fio                                   # the device baseline (crates/core/src/measure/fio.rs: rumbench's ceilings)
   fuse3                                 # the crash test's lazy filesystem (fusermount3; /dev/fuse itself is the kernel's)
-  linux-perf                            # --profile: perf samples each step's CPU (src/measure/profile/perf.rs)
+  linux-perf                            # --profile: perf samples each step's CPU (crates/core/src/measure/profile/perf.rs)
   libaio-dev libxxhash-dev llvm         # SplinterDB (vendor/splinterdb-sys): its IO and hash libraries; llvm-ar for its clang LTO archive
   openssl                               # the TLS certificate tests/mongodb.rs makes for its FerretDB
 )

@@ -39,7 +39,7 @@ ferretdb_build=$!
 trap 'kill -- -"$ferretdb_build" 2>/dev/null || true; kill -- -"$installs" 2>/dev/null || true' EXIT
 export PATH="$HOME/.cargo/bin:$PATH"
 # The house's habits (docs/contributing.md): formatted as rustfmt.toml says.
-cargo fmt --check >/dev/null || { echo "test.sh: cargo fmt --check found unformatted code: run cargo fmt" >&2; exit 1; }
+cargo fmt --all --check >/dev/null || { echo "test.sh: cargo fmt --check found unformatted code: run cargo fmt" >&2; exit 1; }
 cargo build --release --locked
 phase "cargo build"
 # db_bench of the very RocksDB rumbench links, for tests/dbbench_defaults.rs
@@ -79,7 +79,7 @@ rm -f "$installs_log"
 phase "installs (waited for)"
 # clippy on every target, WiredTiger's engine included (its library is built
 # now): a warning fails the run; each allow in the code says why.
-cargo clippy --release --locked --all-targets --features wiredtiger -- -D warnings
+cargo clippy --release --locked --workspace --all-targets --features wiredtiger -- -D warnings
 phase clippy
 # The tests measure: nothing else builds while they run.
 if ! wait "$ferretdb_build"; then
@@ -109,5 +109,5 @@ done
 # assertion-enabled build. One build of the unit tests instead of two (each is a
 # compile of the whole crate). target/release/rumbench is not relinked here; the
 # next `cargo build --release` builds LevelDB as Release again.
-RUMBENCH_LEVELDB_BUILD_TYPE=Debug cargo test --release --locked --features wiredtiger --lib
+RUMBENCH_LEVELDB_BUILD_TYPE=Debug cargo test --release --locked --workspace --features wiredtiger --lib
 phase "unit tests (build and run)"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerate tests/fixtures/ycsb/reference.txt: request sequences drawn by
 # YCSB 0.17.0's own CoreWorkload (the real jar from Maven Central), which
-# src/datagen/ycsb.rs's test replays. Needs a JDK 17 (the fixture's "U" lines
+# crates/core/src/datagen/ycsb.rs's test replays. Needs a JDK 17 (the fixture's "U" lines
 # pin its ThreadLocalRandom) and Maven.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -1,25 +1,38 @@
-//! docs/architecture.md stays the map: every folder and top-level file
-//! under src/ is in its layer list, and no layer it lists is gone.
+//! docs/architecture.md stays the map: every crate under crates/, every
+//! folder and top-level file under src/ and under the src/ of a crate of
+//! several layers, is in its layer list, and no layer it lists is gone.
 
 use std::collections::BTreeSet;
 use std::path::Path;
 
-/// `src/NAME/` and `src/NAME.rs` as the layer list names them.
+/// `crates/NAME/`, and `SRC/NAME/` and `SRC/NAME.rs` for src/ and every
+/// crate's src/, as the layer list names them.
 fn in_src() -> BTreeSet<String> {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    std::fs::read_dir(&src)
-        .unwrap()
-        .flatten()
-        .filter_map(|e| {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut sources = vec!["src".to_string()];
+    let mut out = BTreeSet::new();
+    for krate in std::fs::read_dir(root.join("crates")).unwrap().flatten() {
+        let name = krate.file_name().to_string_lossy().to_string();
+        out.insert(format!("crates/{name}/"));
+        // A crate of one layer (report) is its own line; a crate of several
+        // (core: folders under its src/) names each of them too.
+        let src = krate.path().join("src");
+        if std::fs::read_dir(&src).unwrap().flatten().any(|e| e.path().is_dir()) {
+            sources.push(format!("crates/{name}/src"));
+        }
+    }
+    for src in sources {
+        for e in std::fs::read_dir(root.join(&src)).unwrap().flatten() {
             let name = e.file_name().to_string_lossy().to_string();
             match e.path().is_dir() {
-                true => Some(format!("src/{name}/")),
+                true => out.insert(format!("{src}/{name}/")),
                 // Tests of the crate itself are not a layer.
-                false if name.ends_with("_tests.rs") || name == "lib.rs" => None,
-                false => name.ends_with(".rs").then(|| format!("src/{name}")),
-            }
-        })
-        .collect()
+                false if name.ends_with("_tests.rs") || name == "lib.rs" || !name.ends_with(".rs") => continue,
+                false => out.insert(format!("{src}/{name}")),
+            };
+        }
+    }
+    out
 }
 
 /// The paths the layer list (the first code block) of docs/architecture.md names.
@@ -29,7 +42,7 @@ fn in_the_map() -> BTreeSet<String> {
     block
         .lines()
         .filter_map(|l| l.split_whitespace().next())
-        .filter(|w| w.starts_with("src/"))
+        .filter(|w| w.starts_with("src/") || w.starts_with("crates/"))
         .map(str::to_string)
         .collect()
 }

@@ -1,6 +1,8 @@
 //! How this binary was built (recorded by build.rs): every result carries it,
 //! so a figure can always be traced to the build that produced it.
 
+use rumbench_core::binary::Binary;
+
 /// The target CPU the Rust code and the bundled C/C++ (RocksDB) were compiled for.
 pub const TARGET_CPU: &str = env!("RUMBENCH_TARGET_CPU");
 /// Cargo's optimisation level of the build ("3" for release).
@@ -13,17 +15,17 @@ pub const CXX_COMPILER: &str = env!("RUMBENCH_CXX");
 /// build ran it, paths left out ("" when its build did not log commands).
 pub const ROCKSDB_CXX_FLAGS: &str = env!("RUMBENCH_ROCKSDB_CXX_FLAGS");
 
+/// This binary, as the results record it.
+pub const THIS: Binary = Binary {
+    version: env!("CARGO_PKG_VERSION"),
+    git_commit: option_env!("RUMBENCH_GIT_COMMIT"),
+    profile: PROFILE,
+    opt_level: OPT_LEVEL,
+    target_cpu: TARGET_CPU,
+    cxx: CXX_COMPILER,
+};
+
 /// Whether this is an optimised build; a debug build's figures mean little.
 pub fn optimised() -> bool {
-    PROFILE == "release" && OPT_LEVEL != "0"
-}
-
-/// All of the above as (name, value) pairs, for results.
-pub fn summary() -> Vec<(String, String)> {
-    vec![
-        ("profile".into(), PROFILE.into()),
-        ("opt_level".into(), OPT_LEVEL.into()),
-        ("target_cpu".into(), TARGET_CPU.into()),
-        ("cxx".into(), CXX_COMPILER.into()),
-    ]
+    THIS.optimised()
 }

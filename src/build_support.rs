@@ -1,7 +1,7 @@
 //! What build.rs and the binary share (`#[path]` in build.rs, so std only).
 //!
 //! A fingerprint of rumbench's source: every file the binary is compiled
-//! from (Cargo.toml, Cargo.lock, build.rs, src/, vendor/), hashed by path
+//! from (Cargo.toml, Cargo.lock, build.rs, src/, crates/, vendor/), hashed by path
 //! and content. build.rs records it in the binary (RUMBENCH_SOURCE_HASH);
 //! a RocksDB version build (src/engine/rocksdb_build.rs) is made from the
 //! same source tree and must carry the same fingerprint, so its workload,
@@ -13,7 +13,7 @@
 use std::path::{Path, PathBuf};
 
 /// What is hashed, relative to the source root.
-pub const HASHED: &[&str] = &["Cargo.toml", "Cargo.lock", "build.rs", "src", "vendor"];
+pub const HASHED: &[&str] = &["Cargo.toml", "Cargo.lock", "build.rs", "src", "crates", "vendor"];
 
 /// FNV-1a, 64 bits: stable across Rust versions and builds (std's hashers are not promised to be).
 #[derive(Clone, Copy)]

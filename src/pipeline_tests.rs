@@ -2,7 +2,6 @@
 //! line builds it, run by the runner, written by the reports. They sit above
 //! every module they use, so no module imports another for a test.
 
-use crate::plan::RunPlan;
 use crate::planner::{PlanInputs, SettingsArgs};
 use crate::runner::{run_in_process, RunOptions};
 
@@ -16,7 +15,8 @@ fn an_engine_built_with_assertions_is_warned_about_in_the_run_and_the_report() {
     let on_purpose = std::env::var("RUMBENCH_LEVELDB_BUILD_TYPE").is_ok_and(|t| t == "Debug");
     let dir = tempfile::tempdir().unwrap();
     let flags = SettingsArgs { steps: Some(vec!["fillseq".into()]), num: Some(2000), ..Default::default() };
-    let plan = RunPlan::build(&PlanInputs { engines: vec!["leveldb".into()], flags, ..Default::default() }).unwrap();
+    let plan =
+        crate::planner::build(&PlanInputs { engines: vec!["leveldb".into()], flags, ..Default::default() }).unwrap();
     let out = dir.path().join("out");
     let opts = RunOptions {
         output_dir: out.clone(),

@@ -5,7 +5,6 @@
 use std::process::ExitCode;
 
 use anyhow::Result;
-use rumbench::plan::RunPlan;
 use rumbench::planner::{PlanInputs, SuiteFile};
 use rumbench::result::Status;
 use rumbench::{errln, outln, report, runner};
@@ -15,7 +14,7 @@ use super::{interrupted_exit_code, one_line, signals, EXIT_FAILED};
 pub fn run(a: rumbench::cli::CrashtestArgs) -> Result<ExitCode> {
     use rumbench::crashtest;
     let suite = a.config.as_deref().map(SuiteFile::load).transpose()?;
-    let plan = RunPlan::build(&PlanInputs {
+    let plan = rumbench::planner::build(&PlanInputs {
         suite,
         engines: a.engine.clone(),
         targets: Vec::new(),

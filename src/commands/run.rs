@@ -46,7 +46,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
 /// The plan from the flags and the suite file.
 fn make_plan(args: &RunArgs) -> Result<RunPlan> {
     let suite = args.config.as_deref().map(SuiteFile::load).transpose()?;
-    RunPlan::build(&PlanInputs {
+    rumbench::planner::build(&PlanInputs {
         suite,
         engines: args.engine.clone(),
         targets: args.target.clone(),

@@ -5,7 +5,7 @@ use rumbench::{measure, outln, report};
 
 pub fn run(data_dir: &std::path::Path, json: bool) -> Result<()> {
     use measure::os::sysinfo::{warnings, SystemInfo};
-    let info = SystemInfo::capture(Some(data_dir));
+    let info = SystemInfo::capture(&rumbench::build_info::THIS, Some(data_dir));
     let value = serde_json::to_value(&info)?;
     if json {
         outln!("{}", serde_json::to_string_pretty(&value)?);

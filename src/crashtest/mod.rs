@@ -603,8 +603,9 @@ pub fn execute(
         std::fs::create_dir_all(&o.work_root).with_context(|| format!("cannot create {}", o.work_root.display()))?;
         let _ = std::fs::write(o.work_root.join(dirs::MARKER), "made by rumbench; created=true\n");
     }
-    let system = crate::measure::os::sysinfo::SystemInfo::capture(None);
+    let system = crate::measure::os::sysinfo::SystemInfo::capture(&crate::build_info::THIS, None);
     let mut run = RunResult::starting(
+        &crate::build_info::THIS,
         command_line,
         None,
         Default::default(),

@@ -187,6 +187,9 @@ fn calibration_in(dir: &std::path::Path) -> Result<Calibration> {
         measured_at: crate::result::now_text(),
         path: path.clone(),
     };
+    // What every later process reads: the value as the file gives it back
+    // (serde_json's parse may differ from the measured f64 in its last bit).
+    let c = Calibration { path: path.clone(), ..serde_json::from_slice(&serde_json::to_vec(&c)?)? };
     let mut all: Vec<Calibration> = stored.into_iter().filter(|s| s.cpu_model != c.cpu_model).collect();
     all.push(c.clone());
     let tmp = path.with_extension("tmp");

@@ -385,6 +385,14 @@ pub fn manifest(release: &Release, main: &str) -> Result<String> {
     sys.insert("default-features".into(), Value::Boolean(false));
     sys.insert("features".into(), str_list(release.features));
     deps.insert("librocksdb-sys".into(), Value::Table(sys));
+    // The workspace's other crates (crates/core, crates/report), from two levels down.
+    for (_, dep) in deps.iter_mut() {
+        if let Some(path) = dep.get_mut("path") {
+            if let Some(p) = path.as_str() {
+                *path = Value::String(up(p));
+            }
+        }
+    }
     doc.remove("dev-dependencies");
     // The tests, benches and examples are the main package's (their paths are relative to it).
     for targets in ["test", "bench", "example"] {
@@ -517,6 +525,14 @@ mod tests {
                 r.manifest_dir(),
                 r.crate_version
             );
+            // The workspace's crates too: a build with --locked refuses a lock without them.
+            for krate in ["rumbench-core", "rumbench-report"] {
+                assert!(
+                    lock.contains(&format!("name = \"{krate}\"")),
+                    "{}/Cargo.lock does not lock {krate}: run scripts/rocksdb-versions.sh",
+                    r.manifest_dir()
+                );
+            }
         }
     }
 
@@ -538,10 +554,13 @@ mod tests {
         let main_doc: toml::Table = main.parse().unwrap();
         assert_eq!(doc["profile"], main_doc["profile"]);
         for (name, dep) in main_doc["dependencies"].as_table().unwrap() {
-            if name != "librocksdb-sys" {
+            if name != "librocksdb-sys" && dep.get("path").is_none() {
                 assert_eq!(&doc["dependencies"][name], dep, "{name}");
             }
         }
-        assert!(doc.contains_key("workspace"));
+        // The workspace's crates, from where the manifest lives; a workspace of its own.
+        assert_eq!(doc["dependencies"]["rumbench-core"]["path"].as_str(), Some("../../crates/core"));
+        assert_eq!(doc["dependencies"]["rumbench-report"]["path"].as_str(), Some("../../crates/report"));
+        assert_eq!(doc["workspace"], toml::Value::Table(toml::Table::new()));
     }
 }

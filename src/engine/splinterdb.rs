@@ -760,6 +760,21 @@ mod tests {
     use crate::engine::conformance::{self, key, load_even, opt};
     use crate::engine::resolve_options;
 
+    /// The same XXH64 as the libxxhash SplinterDB links (datagen's keys
+    /// hash with it: crates/core can not link the C to check itself).
+    #[test]
+    fn datagens_xxh64_is_libxxhashs() {
+        use crate::datagen::keys::xxh64_u64;
+        for (i, seed) in [(0u64, 42u64), (1, 42), (255, 42), (u64::MAX, 42), (123_456_789, 0), (7, 43)] {
+            assert_eq!(xxh64_u64(i, seed), sys::xxh64(&i.to_le_bytes(), seed), "{i} {seed}");
+        }
+        let mut x = 1u64;
+        for _ in 0..10_000 {
+            x = crate::datagen::rng::mix64(x);
+            assert_eq!(xxh64_u64(x, 42), sys::xxh64(&x.to_le_bytes(), 42));
+        }
+    }
+
     fn open_with(dir: &Path, opts: &[(&str, &str)]) -> Result<Box<dyn Engine>> {
         // Small enough for tests: a 4M memtable in a 64M cache, a 256M (sparse) file.
         let mut all = vec![("memtable_capacity", "4M"), ("cache_size", "64M"), ("disk_size", "256M")];

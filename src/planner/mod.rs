@@ -67,267 +67,265 @@ pub const MAX_REPEAT: u32 = 100;
 
 pub const DEFAULT_STEPS: &[&str] = &["fillseq", "readrandom"];
 
-impl RunPlan {
-    pub fn build(inp: &PlanInputs) -> Result<RunPlan> {
-        let suite = inp.suite.clone().unwrap_or_default();
-        // Engine configs: --engine and --target replace the suite's configs.
-        let entries: Vec<ConfigEntry> = if !inp.engines.is_empty() || !inp.targets.is_empty() {
-            let mut v: Vec<ConfigEntry> = inp.engines.iter().map(|e| ConfigEntry::of_engine(e)).collect();
-            for url in &inp.targets {
-                v.push(target_entry(url)?);
-            }
-            v
-        } else {
-            suite.configs.clone()
-        };
-        // "rocksdb:blob": engine rocksdb with its preset "blob", named rocksdb-blob by default.
-        let mut entries = entries;
-        for e in &mut entries {
-            if let Some((engine, preset)) = e.engine.clone().split_once(':') {
-                if e.preset.is_some() {
-                    bail!(
-                        "config {}: a preset is given twice ({} and preset = {:?})",
-                        e.engine,
-                        preset,
-                        e.preset.as_deref().unwrap_or("")
-                    );
-                }
-                e.engine = engine.to_string();
-                e.preset = Some(preset.to_string());
-            }
+/// The plan of a run: flags and the suite file, resolved.
+pub fn build(inp: &PlanInputs) -> Result<RunPlan> {
+    let suite = inp.suite.clone().unwrap_or_default();
+    // Engine configs: --engine and --target replace the suite's configs.
+    let entries: Vec<ConfigEntry> = if !inp.engines.is_empty() || !inp.targets.is_empty() {
+        let mut v: Vec<ConfigEntry> = inp.engines.iter().map(|e| ConfigEntry::of_engine(e)).collect();
+        for url in &inp.targets {
+            v.push(target_entry(url)?);
         }
-        // "postgres@16": engine postgres, version 16 (resolved below, named postgres-16.x by default).
-        for e in &mut entries {
-            if let Some((engine, version)) = e.engine.clone().split_once('@') {
-                if e.version.is_some() {
-                    bail!(
-                        "config {}: a version is given twice ({version} and version = {:?})",
-                        e.engine,
-                        e.version.as_deref().unwrap_or("")
-                    );
-                }
-                e.engine = engine.to_string();
-                e.version = Some(version.to_string());
-            }
-        }
-        // --sweep: one config per value (per combination of several sweeps).
-        let sweeps = if inp.sweeps.is_empty() { &suite.sweep } else { &inp.sweeps };
-        let sweeps: Vec<ConfigSweep> =
-            sweeps.iter().map(|s| s.parse().map_err(anyhow::Error::msg)).collect::<Result<_>>()?;
-        let entries = expand_sweeps(entries, &sweeps)?;
-        let versions = resolve_versions(&entries, inp.postgres_versions)?;
-        if entries.is_empty() {
-            bail!(
-                "no engine given: use --engine NAME or a suite file with [[config]] entries (engines: {})",
-                crate::backend::names().join(", ")
-            );
-        }
-        // -o options: "engine.key=value" targets one engine, "key=value" all of them.
-        let mut cli_opts: Vec<(Option<String>, String, String)> = Vec::new();
-        for o in &inp.options {
-            let (k, v) = o
-                .split_once('=')
-                .with_context(|| format!("invalid engine option '{o}' (expected KEY=VALUE or ENGINE.KEY=VALUE)"))?;
-            let (target, key) = match k.split_once('.') {
-                Some((eng, key)) => (Some(eng.to_string()), key.to_string()),
-                None => (None, k.to_string()),
-            };
-            if let Some(t) = &target {
-                crate::backend::find(t)?;
-                if !entries.iter().any(|e| &e.engine == t) {
-                    bail!("option '{o}' is for engine {t}, which is not in this run");
-                }
-            }
-            cli_opts.push((target, key, v.to_string()));
-        }
-        let mut base = suite.settings.clone();
-        base.overlay(&inp.flags);
-        let settings = resolve_settings(&base)?;
-
-        let mut configs = Vec::new();
-        for (entry, version) in entries.iter().zip(&versions) {
-            let spec = crate::backend::find(&entry.engine)?;
-            // io-bound mode's engine settings come first, so the user's options override them.
-            // A RocksDB release's own defaults where it cannot do the built-in one's (cache_type), under everything else.
-            let mut user: Vec<(String, String)> = match version {
-                Some(ResolvedVersion::Rocksdb(release)) => release.default_overrides(),
-                _ => Vec::new(),
-            };
-            if settings.mode == Mode::IoBound {
-                user.extend(spec.io_bound_options.iter().map(|(k, v)| (k.to_string(), v.to_string())));
-            }
-            if let Some(p) = &entry.preset {
-                let Some((_, opts)) = spec.presets.iter().find(|(n, _)| n == p) else {
-                    let names: Vec<&str> = spec.presets.iter().map(|(n, _)| *n).collect();
-                    bail!(
-                        "unknown preset '{p}' for engine {} (valid presets: {})",
-                        spec.name,
-                        if names.is_empty() { "none".to_string() } else { names.join(", ") }
-                    );
-                };
-                user.extend(opts.iter().map(|(k, v)| (k.to_string(), v.to_string())));
-            }
-            user.extend(entry.options.iter().map(|(k, v)| (k.clone(), toml_value_text(v))));
-            for (target, k, v) in &cli_opts {
-                if target.as_deref().is_none_or(|t| t == entry.engine) {
-                    if entry.sweep.iter().any(|(sk, _)| sk == k) {
-                        bail!("option {k} of engine {} is given both by -o and by --sweep: give it once", entry.engine);
-                    }
-                    user.push((k.clone(), v.clone()));
-                }
-            }
-            user.extend(entry.sweep.iter().filter(|(k, _)| k != "version").cloned());
-            let options = engine::resolve_options(spec, &user)?;
-            // --allocator overrides the suite's per-config choice.
-            let allocator =
-                inp.flags.allocator.as_deref().or(entry.allocator.as_deref()).or(suite.settings.allocator.as_deref());
-            let server_config = server_config_lines(&entry.engine, &entry.server_config, &options)?;
-            let mut options = options;
-            let target_password = take_target_password(&entry.engine, &mut options, &server_config, settings.mode)
-                .with_context(|| format!("config {}", entry.name.as_deref().unwrap_or(&entry.engine)))?;
-            (spec.check)(&options)
-                .with_context(|| format!("config {}", entry.name.as_deref().unwrap_or(&entry.engine)))?;
-            if version.is_some() && options.0.get("target").is_some_and(|t| !t.is_empty()) {
+        v
+    } else {
+        suite.configs.clone()
+    };
+    // "rocksdb:blob": engine rocksdb with its preset "blob", named rocksdb-blob by default.
+    let mut entries = entries;
+    for e in &mut entries {
+        if let Some((engine, preset)) = e.engine.clone().split_once(':') {
+            if e.preset.is_some() {
                 bail!(
-                    "config {}: a version is for a server rumbench starts, not for a target",
-                    entry.name.as_deref().unwrap_or(&entry.engine)
+                    "config {}: a preset is given twice ({} and preset = {:?})",
+                    e.engine,
+                    preset,
+                    e.preset.as_deref().unwrap_or("")
                 );
             }
-            if let Some(ResolvedVersion::Rocksdb(release)) = version {
-                release
-                    .check_options(&options)
-                    .with_context(|| format!("config {}", entry.name.as_deref().unwrap_or(&entry.engine)))?;
-            }
-            let name = entry.name.clone().unwrap_or_else(|| match (&entry.preset, version) {
-                (_, Some(ResolvedVersion::Postgres(v))) => format!("{}-{}", entry.engine, v.pg_version()),
-                (_, Some(ResolvedVersion::Rocksdb(r))) => format!("{}-{}", entry.engine, r.version),
-                (Some(p), None) => format!("{}-{p}", entry.engine),
-                (None, None) => entry.engine.clone(),
-            });
-            let name = sweep_name(name, entry);
-            check_config_name(&name)?;
-            configs.push(EngineConfig {
-                name,
-                engine: entry.engine.clone(),
-                allocator: allocator.unwrap_or("glibc").parse().map_err(anyhow::Error::msg)?,
-                options: options.0,
-                server_config,
-                server_version: match version {
-                    Some(ResolvedVersion::Postgres(v)) => Some(v.to_string()),
-                    _ => None,
-                },
-                engine_version: match version {
-                    Some(ResolvedVersion::Rocksdb(r)) => Some(r.version.to_string()),
-                    _ => None,
-                },
-                server_config_unknown: Vec::new(),
-                target_password,
-                sweep: entry.sweep.clone(),
-                repeat: None,
-            });
+            e.engine = engine.to_string();
+            e.preset = Some(preset.to_string());
         }
-        for (i, c) in configs.iter().enumerate() {
-            if configs[..i].iter().any(|p| p.name == c.name) {
-                bail!("two configs are named '{}': give each [[config]] a distinct name", c.name);
-            }
-        }
-
-        // Steps: --steps, else suite [settings].steps or [[step]] tables, else the default.
-        let step_entries: Vec<StepEntry> = if let Some(names) = &inp.flags.steps {
-            names.iter().map(|n| StepEntry { name: n.clone(), settings: Default::default() }).collect()
-        } else if let Some(names) = &suite.settings.steps {
-            if !suite.steps.is_empty() {
-                bail!("the suite gives steps both in [settings].steps and as [[step]] tables; use one");
-            }
-            names.iter().map(|n| StepEntry { name: n.clone(), settings: Default::default() }).collect()
-        } else if !suite.steps.is_empty() {
-            suite.steps.clone()
-        } else {
-            DEFAULT_STEPS.iter().map(|n| StepEntry { name: n.to_string(), settings: Default::default() }).collect()
-        };
-        let mut steps = Vec::new();
-        for entry in step_entries {
-            let name = entry.name.trim();
-            if name.is_empty() {
-                continue;
-            }
-            if entry.settings.steps.is_some() {
-                bail!("[[step]] {name}: 'steps' is not a per-step setting");
-            }
-            if entry.settings.settle.is_some() {
-                bail!("[[step]] {name}: 'settle' is not a per-step setting: in [settings] it adds a settle step at each config's end (or give a settle step)");
-            }
-            let kind: StepKind = name.parse().map_err(anyhow::Error::msg)?;
-            let mut layered = suite.settings.clone();
-            layered.overlay(&entry.settings);
-            layered.overlay(&inp.flags);
-            let s = resolve_settings(&layered).with_context(|| format!("step {name}"))?;
-            if matches!(kind, StepKind::ReadWhileWriting | StepKind::FwdRangeWhileWriting) {
-                check_writer_rate(&s, layered.writer_rate.as_deref().unwrap_or(DEFAULT_WRITER_RATE))
-                    .with_context(|| format!("step {name}"))?;
-            }
-            let counts = layered.threads.map(|t| t.0).unwrap_or_default();
-            if kind == StepKind::HotRow {
-                // The grid: one step per (tables, clients) cell with clients >= tables.
-                let clients = if counts.is_empty() { crate::plan::HOT_CLIENTS.to_vec() } else { counts };
-                let before = steps.len();
-                for &tables in &s.contention.hot_tables {
-                    for &threads in clients.iter().filter(|&&c| c >= tables as usize) {
-                        let mut cell = Settings { threads, ..s.clone() };
-                        cell.contention.tables = tables;
-                        steps.push(StepPlan { kind, settings: cell, sweep: true });
-                    }
-                }
-                if steps.len() == before {
-                    bail!("step hotrow: no cell of the grid has at least as many clients (--threads) as tables (--hot-tables)");
-                }
-                continue;
-            }
-            if counts.len() < 2 {
-                steps.push(StepPlan { kind, settings: s, sweep: false });
-            } else if kind.is_ibench() {
-                bail!("step {name}: a thread-count sweep does not apply to the insert benchmark (it has one table per client)");
-            } else if kind.loads() || kind == StepKind::YcsbLoad || kind.is_engine_call() {
-                // Loading is not what a sweep measures: once, as fast as asked.
-                let threads = counts.iter().copied().max().unwrap_or(1);
-                steps.push(StepPlan { kind, settings: Settings { threads, ..s }, sweep: false });
-            } else {
-                for threads in counts {
-                    steps.push(StepPlan { kind, settings: Settings { threads, ..s.clone() }, sweep: true });
-                }
-            }
-        }
-        if steps.is_empty() {
-            bail!("no steps to run");
-        }
-        // settle = true: the config's last write debt paid, measured, in a step of its own.
-        let mut whole = suite.settings.clone();
-        whole.overlay(&inp.flags);
-        let tables = steps.iter().any(|s| s.kind.is_ibench() || s.kind.is_ycsb() || s.kind.is_contention());
-        if tables && (whole.settle == Some(true) || steps.iter().any(|s| s.kind.is_engine_call())) {
-            bail!("flush, waitforcompaction and settle (and settle = true) apply to db_bench-style steps, not with insert-benchmark, YCSB or contention steps");
-        }
-        if whole.settle == Some(true) && steps.last().is_some_and(|s| s.kind != StepKind::Settle) {
-            let settings = resolve_settings(&whole).context("settle")?;
-            steps.push(StepPlan { kind: StepKind::Settle, settings, sweep: false });
-        }
-        // rocksdb's transactions=auto: a TransactionDB when a step needs transactions.
-        let needs_transactions = steps.iter().any(|s| s.kind.is_contention());
-        for c in configs.iter_mut() {
-            if c.options.get("transactions").map(String::as_str) == Some("auto") {
-                c.options.insert("transactions".into(), if needs_transactions { "pessimistic" } else { "none" }.into());
-            }
-        }
-        let repeat = inp.repeat.or(suite.repeat).unwrap_or(1);
-        if !(1..=MAX_REPEAT).contains(&repeat) {
-            bail!("repeat {repeat} is out of range: give 1 to {MAX_REPEAT} runs of each config");
-        }
-        if repeat > 1 && configs.len() as u64 * repeat as u64 > MAX_CONFIGS as u64 {
-            bail!("{} configs x {repeat} repeats is {} config runs, more than {MAX_CONFIGS}: repeat fewer or sweep fewer values", configs.len(), configs.len() as u64 * repeat as u64);
-        }
-        let configs = if repeat > 1 { crate::plan::interleave_rounds(&configs, repeat) } else { configs };
-        Ok(RunPlan { suite: suite.name.clone(), configs, steps, settings, repeat })
     }
+    // "postgres@16": engine postgres, version 16 (resolved below, named postgres-16.x by default).
+    for e in &mut entries {
+        if let Some((engine, version)) = e.engine.clone().split_once('@') {
+            if e.version.is_some() {
+                bail!(
+                    "config {}: a version is given twice ({version} and version = {:?})",
+                    e.engine,
+                    e.version.as_deref().unwrap_or("")
+                );
+            }
+            e.engine = engine.to_string();
+            e.version = Some(version.to_string());
+        }
+    }
+    // --sweep: one config per value (per combination of several sweeps).
+    let sweeps = if inp.sweeps.is_empty() { &suite.sweep } else { &inp.sweeps };
+    let sweeps: Vec<ConfigSweep> =
+        sweeps.iter().map(|s| s.parse().map_err(anyhow::Error::msg)).collect::<Result<_>>()?;
+    let entries = expand_sweeps(entries, &sweeps)?;
+    let versions = resolve_versions(&entries, inp.postgres_versions)?;
+    if entries.is_empty() {
+        bail!(
+            "no engine given: use --engine NAME or a suite file with [[config]] entries (engines: {})",
+            crate::backend::names().join(", ")
+        );
+    }
+    // -o options: "engine.key=value" targets one engine, "key=value" all of them.
+    let mut cli_opts: Vec<(Option<String>, String, String)> = Vec::new();
+    for o in &inp.options {
+        let (k, v) = o
+            .split_once('=')
+            .with_context(|| format!("invalid engine option '{o}' (expected KEY=VALUE or ENGINE.KEY=VALUE)"))?;
+        let (target, key) = match k.split_once('.') {
+            Some((eng, key)) => (Some(eng.to_string()), key.to_string()),
+            None => (None, k.to_string()),
+        };
+        if let Some(t) = &target {
+            crate::backend::find(t)?;
+            if !entries.iter().any(|e| &e.engine == t) {
+                bail!("option '{o}' is for engine {t}, which is not in this run");
+            }
+        }
+        cli_opts.push((target, key, v.to_string()));
+    }
+    let mut base = suite.settings.clone();
+    base.overlay(&inp.flags);
+    let settings = resolve_settings(&base)?;
+
+    let mut configs = Vec::new();
+    for (entry, version) in entries.iter().zip(&versions) {
+        let spec = crate::backend::find(&entry.engine)?;
+        // io-bound mode's engine settings come first, so the user's options override them.
+        // A RocksDB release's own defaults where it cannot do the built-in one's (cache_type), under everything else.
+        let mut user: Vec<(String, String)> = match version {
+            Some(ResolvedVersion::Rocksdb(release)) => release.default_overrides(),
+            _ => Vec::new(),
+        };
+        if settings.mode == Mode::IoBound {
+            user.extend(spec.io_bound_options.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+        }
+        if let Some(p) = &entry.preset {
+            let Some((_, opts)) = spec.presets.iter().find(|(n, _)| n == p) else {
+                let names: Vec<&str> = spec.presets.iter().map(|(n, _)| *n).collect();
+                bail!(
+                    "unknown preset '{p}' for engine {} (valid presets: {})",
+                    spec.name,
+                    if names.is_empty() { "none".to_string() } else { names.join(", ") }
+                );
+            };
+            user.extend(opts.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+        }
+        user.extend(entry.options.iter().map(|(k, v)| (k.clone(), toml_value_text(v))));
+        for (target, k, v) in &cli_opts {
+            if target.as_deref().is_none_or(|t| t == entry.engine) {
+                if entry.sweep.iter().any(|(sk, _)| sk == k) {
+                    bail!("option {k} of engine {} is given both by -o and by --sweep: give it once", entry.engine);
+                }
+                user.push((k.clone(), v.clone()));
+            }
+        }
+        user.extend(entry.sweep.iter().filter(|(k, _)| k != "version").cloned());
+        let options = engine::resolve_options(spec, &user)?;
+        // --allocator overrides the suite's per-config choice.
+        let allocator =
+            inp.flags.allocator.as_deref().or(entry.allocator.as_deref()).or(suite.settings.allocator.as_deref());
+        let server_config = server_config_lines(&entry.engine, &entry.server_config, &options)?;
+        let mut options = options;
+        let target_password = take_target_password(&entry.engine, &mut options, &server_config, settings.mode)
+            .with_context(|| format!("config {}", entry.name.as_deref().unwrap_or(&entry.engine)))?;
+        (spec.check)(&options).with_context(|| format!("config {}", entry.name.as_deref().unwrap_or(&entry.engine)))?;
+        if version.is_some() && options.0.get("target").is_some_and(|t| !t.is_empty()) {
+            bail!(
+                "config {}: a version is for a server rumbench starts, not for a target",
+                entry.name.as_deref().unwrap_or(&entry.engine)
+            );
+        }
+        if let Some(ResolvedVersion::Rocksdb(release)) = version {
+            release
+                .check_options(&options)
+                .with_context(|| format!("config {}", entry.name.as_deref().unwrap_or(&entry.engine)))?;
+        }
+        let name = entry.name.clone().unwrap_or_else(|| match (&entry.preset, version) {
+            (_, Some(ResolvedVersion::Postgres(v))) => format!("{}-{}", entry.engine, v.pg_version()),
+            (_, Some(ResolvedVersion::Rocksdb(r))) => format!("{}-{}", entry.engine, r.version),
+            (Some(p), None) => format!("{}-{p}", entry.engine),
+            (None, None) => entry.engine.clone(),
+        });
+        let name = sweep_name(name, entry);
+        check_config_name(&name)?;
+        configs.push(EngineConfig {
+            name,
+            engine: entry.engine.clone(),
+            allocator: allocator.unwrap_or("glibc").parse().map_err(anyhow::Error::msg)?,
+            options: options.0,
+            server_config,
+            server_version: match version {
+                Some(ResolvedVersion::Postgres(v)) => Some(v.to_string()),
+                _ => None,
+            },
+            engine_version: match version {
+                Some(ResolvedVersion::Rocksdb(r)) => Some(r.version.to_string()),
+                _ => None,
+            },
+            server_config_unknown: Vec::new(),
+            target_password,
+            sweep: entry.sweep.clone(),
+            repeat: None,
+        });
+    }
+    for (i, c) in configs.iter().enumerate() {
+        if configs[..i].iter().any(|p| p.name == c.name) {
+            bail!("two configs are named '{}': give each [[config]] a distinct name", c.name);
+        }
+    }
+
+    // Steps: --steps, else suite [settings].steps or [[step]] tables, else the default.
+    let step_entries: Vec<StepEntry> = if let Some(names) = &inp.flags.steps {
+        names.iter().map(|n| StepEntry { name: n.clone(), settings: Default::default() }).collect()
+    } else if let Some(names) = &suite.settings.steps {
+        if !suite.steps.is_empty() {
+            bail!("the suite gives steps both in [settings].steps and as [[step]] tables; use one");
+        }
+        names.iter().map(|n| StepEntry { name: n.clone(), settings: Default::default() }).collect()
+    } else if !suite.steps.is_empty() {
+        suite.steps.clone()
+    } else {
+        DEFAULT_STEPS.iter().map(|n| StepEntry { name: n.to_string(), settings: Default::default() }).collect()
+    };
+    let mut steps = Vec::new();
+    for entry in step_entries {
+        let name = entry.name.trim();
+        if name.is_empty() {
+            continue;
+        }
+        if entry.settings.steps.is_some() {
+            bail!("[[step]] {name}: 'steps' is not a per-step setting");
+        }
+        if entry.settings.settle.is_some() {
+            bail!("[[step]] {name}: 'settle' is not a per-step setting: in [settings] it adds a settle step at each config's end (or give a settle step)");
+        }
+        let kind: StepKind = name.parse().map_err(anyhow::Error::msg)?;
+        let mut layered = suite.settings.clone();
+        layered.overlay(&entry.settings);
+        layered.overlay(&inp.flags);
+        let s = resolve_settings(&layered).with_context(|| format!("step {name}"))?;
+        if matches!(kind, StepKind::ReadWhileWriting | StepKind::FwdRangeWhileWriting) {
+            check_writer_rate(&s, layered.writer_rate.as_deref().unwrap_or(DEFAULT_WRITER_RATE))
+                .with_context(|| format!("step {name}"))?;
+        }
+        let counts = layered.threads.map(|t| t.0).unwrap_or_default();
+        if kind == StepKind::HotRow {
+            // The grid: one step per (tables, clients) cell with clients >= tables.
+            let clients = if counts.is_empty() { crate::plan::HOT_CLIENTS.to_vec() } else { counts };
+            let before = steps.len();
+            for &tables in &s.contention.hot_tables {
+                for &threads in clients.iter().filter(|&&c| c >= tables as usize) {
+                    let mut cell = Settings { threads, ..s.clone() };
+                    cell.contention.tables = tables;
+                    steps.push(StepPlan { kind, settings: cell, sweep: true });
+                }
+            }
+            if steps.len() == before {
+                bail!("step hotrow: no cell of the grid has at least as many clients (--threads) as tables (--hot-tables)");
+            }
+            continue;
+        }
+        if counts.len() < 2 {
+            steps.push(StepPlan { kind, settings: s, sweep: false });
+        } else if kind.is_ibench() {
+            bail!("step {name}: a thread-count sweep does not apply to the insert benchmark (it has one table per client)");
+        } else if kind.loads() || kind == StepKind::YcsbLoad || kind.is_engine_call() {
+            // Loading is not what a sweep measures: once, as fast as asked.
+            let threads = counts.iter().copied().max().unwrap_or(1);
+            steps.push(StepPlan { kind, settings: Settings { threads, ..s }, sweep: false });
+        } else {
+            for threads in counts {
+                steps.push(StepPlan { kind, settings: Settings { threads, ..s.clone() }, sweep: true });
+            }
+        }
+    }
+    if steps.is_empty() {
+        bail!("no steps to run");
+    }
+    // settle = true: the config's last write debt paid, measured, in a step of its own.
+    let mut whole = suite.settings.clone();
+    whole.overlay(&inp.flags);
+    let tables = steps.iter().any(|s| s.kind.is_ibench() || s.kind.is_ycsb() || s.kind.is_contention());
+    if tables && (whole.settle == Some(true) || steps.iter().any(|s| s.kind.is_engine_call())) {
+        bail!("flush, waitforcompaction and settle (and settle = true) apply to db_bench-style steps, not with insert-benchmark, YCSB or contention steps");
+    }
+    if whole.settle == Some(true) && steps.last().is_some_and(|s| s.kind != StepKind::Settle) {
+        let settings = resolve_settings(&whole).context("settle")?;
+        steps.push(StepPlan { kind: StepKind::Settle, settings, sweep: false });
+    }
+    // rocksdb's transactions=auto: a TransactionDB when a step needs transactions.
+    let needs_transactions = steps.iter().any(|s| s.kind.is_contention());
+    for c in configs.iter_mut() {
+        if c.options.get("transactions").map(String::as_str) == Some("auto") {
+            c.options.insert("transactions".into(), if needs_transactions { "pessimistic" } else { "none" }.into());
+        }
+    }
+    let repeat = inp.repeat.or(suite.repeat).unwrap_or(1);
+    if !(1..=MAX_REPEAT).contains(&repeat) {
+        bail!("repeat {repeat} is out of range: give 1 to {MAX_REPEAT} runs of each config");
+    }
+    if repeat > 1 && configs.len() as u64 * repeat as u64 > MAX_CONFIGS as u64 {
+        bail!("{} configs x {repeat} repeats is {} config runs, more than {MAX_CONFIGS}: repeat fewer or sweep fewer values", configs.len(), configs.len() as u64 * repeat as u64);
+    }
+    let configs = if repeat > 1 { crate::plan::interleave_rounds(&configs, repeat) } else { configs };
+    Ok(RunPlan { suite: suite.name.clone(), configs, steps, settings, repeat })
 }
 
 #[cfg(test)]
@@ -372,7 +370,7 @@ mod tests {
                 continue;
             }
             let suite = SuiteFile::load(&path).unwrap_or_else(|e| panic!("{e:#}"));
-            let plan = RunPlan::build(&PlanInputs { suite: Some(suite), ..Default::default() })
+            let plan = super::build(&PlanInputs { suite: Some(suite), ..Default::default() })
                 .unwrap_or_else(|e| panic!("{}: {e:#}", path.display()));
             if name.starts_with("crashtest") {
                 // `rumbench crashtest -c` suites: their configs, not steps.
@@ -389,7 +387,7 @@ mod tests {
 
     #[test]
     fn defaults_resolve() {
-        let plan = RunPlan::build(&inputs(&["null"], Default::default())).unwrap();
+        let plan = super::build(&inputs(&["null"], Default::default())).unwrap();
         assert_eq!(plan.settings.num, 1_000_000);
         assert_eq!(plan.settings.key_size, 16);
         assert_eq!(plan.settings.value_size, 100);
@@ -424,7 +422,7 @@ mod tests {
         )
         .unwrap();
         let flags = SettingsArgs { num: Some(7000), ..Default::default() };
-        let plan = RunPlan::build(&PlanInputs { suite: Some(suite), flags, ..Default::default() }).unwrap();
+        let plan = super::build(&PlanInputs { suite: Some(suite), flags, ..Default::default() }).unwrap();
         assert_eq!(plan.suite.as_deref(), Some("demo"));
         assert_eq!(plan.configs.len(), 2);
         assert_eq!(plan.configs[0].name, "r1");
@@ -465,7 +463,7 @@ mod tests {
             .unwrap()
         };
         let lengths = |flags: SettingsArgs| {
-            let plan = RunPlan::build(&PlanInputs { suite: Some(suite()), flags, ..Default::default() }).unwrap();
+            let plan = super::build(&PlanInputs { suite: Some(suite()), flags, ..Default::default() }).unwrap();
             plan.steps.iter().map(|s| (s.settings.ops, s.settings.seconds)).collect::<Vec<_>>()
         };
         // The step's own ops over the suite's seconds; the suite's seconds where the step says nothing.
@@ -479,7 +477,7 @@ mod tests {
             [(None, Some(1.0)); 3]
         );
         // What the plan's printout says each step will do.
-        let plan = RunPlan::build(&PlanInputs { suite: Some(suite()), ..Default::default() }).unwrap();
+        let plan = super::build(&PlanInputs { suite: Some(suite()), ..Default::default() }).unwrap();
         let said: Vec<String> = plan.steps.iter().map(|s| crate::plan::describe_length(s.kind, &s.settings)).collect();
         assert_eq!(said, ["3,000 ops", "2 s", "5 s"]);
     }
@@ -487,7 +485,7 @@ mod tests {
     #[test]
     fn rocksdb_versions_make_configs_of_their_own_with_their_defaults() {
         let build = |engines: &[&str], sweeps: &[&str], options: &[&str]| {
-            RunPlan::build(&PlanInputs {
+            super::build(&PlanInputs {
                 engines: engines.iter().map(|s| s.to_string()).collect(),
                 sweeps: sweeps.iter().map(|s| s.to_string()).collect(),
                 options: options.iter().map(|s| s.to_string()).collect(),
@@ -516,7 +514,7 @@ mod tests {
     #[test]
     fn config_sweeps_make_one_config_per_value_named_after_it_base_first() {
         let build = |engines: &[&str], sweeps: &[&str], options: &[&str]| {
-            RunPlan::build(&PlanInputs {
+            super::build(&PlanInputs {
                 engines: engines.iter().map(|s| s.to_string()).collect(),
                 sweeps: sweeps.iter().map(|s| s.to_string()).collect(),
                 options: options.iter().map(|s| s.to_string()).collect(),
@@ -552,12 +550,12 @@ mod tests {
             "sweep = [\"rocksdb.max_subcompactions=2,3\"]\n[[config]]\nengine = \"rocksdb\"\nname = \"r\"",
         )
         .unwrap();
-        let plan = RunPlan::build(&PlanInputs { suite: Some(suite.clone()), ..Default::default() }).unwrap();
+        let plan = super::build(&PlanInputs { suite: Some(suite.clone()), ..Default::default() }).unwrap();
         assert_eq!(
             plan.configs.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(),
             ["r-max_subcompactions-2", "r-max_subcompactions-3"]
         );
-        let plan = RunPlan::build(&PlanInputs {
+        let plan = super::build(&PlanInputs {
             suite: Some(suite),
             sweeps: vec!["rocksdb.max_subcompactions=5,6".into()],
             ..Default::default()
@@ -602,7 +600,7 @@ mod tests {
             ..Default::default()
         };
         // (ycsb-load cannot follow fillseq in a real plan; the expansion is all this checks.)
-        let plan = RunPlan::build(&inputs(&["null"], flags)).unwrap();
+        let plan = super::build(&inputs(&["null"], flags)).unwrap();
         let named: Vec<(String, usize)> = plan.steps.iter().map(|s| (s.name(), s.settings.threads)).collect();
         let want = [("fillseq", 4), ("readrandom@t1", 1), ("readrandom@t2", 2), ("readrandom@t4", 4), ("ycsb-load", 4)];
         assert_eq!(named, want.map(|(n, t)| (n.to_string(), t)));
@@ -612,14 +610,14 @@ mod tests {
                 "[settings]\nthreads = {threads}\nsteps = [\"readrandom\"]\n[[config]]\nengine = \"null\""
             ))
             .unwrap();
-            let plan = RunPlan::build(&PlanInputs { suite: Some(suite), ..Default::default() }).unwrap();
+            let plan = super::build(&PlanInputs { suite: Some(suite), ..Default::default() }).unwrap();
             assert_eq!(plan.steps.iter().map(|s| s.name()).collect::<Vec<_>>(), ["readrandom@t1", "readrandom@t2"]);
         }
         let err = |t: &str| t.parse::<ThreadCounts>().unwrap_err();
         assert!(err("1,1").contains("twice"));
         assert!(err("0").contains("between 1 and 1024"));
         assert!(err("1,x").contains("invalid thread count 'x'"));
-        let e = RunPlan::build(&inputs(
+        let e = super::build(&inputs(
             &["rocksdb"],
             SettingsArgs { steps: steps(&["l.i0"]), threads: Some("1,2".parse().unwrap()), ..Default::default() },
         ))
@@ -631,7 +629,7 @@ mod tests {
     #[test]
     fn bad_input_is_named() {
         let err =
-            |flags: SettingsArgs, engines: &[&str]| RunPlan::build(&inputs(engines, flags)).unwrap_err().to_string();
+            |flags: SettingsArgs, engines: &[&str]| super::build(&inputs(engines, flags)).unwrap_err().to_string();
         assert!(err(Default::default(), &["nosuch"]).contains("valid engines"));
         let e = err(SettingsArgs { steps: Some(vec!["fillbogus".into()]), ..Default::default() }, &["null"]);
         assert!(e.contains("unknown step 'fillbogus'") && e.contains("readrandom"), "{e}");
@@ -640,7 +638,7 @@ mod tests {
             .contains("zipfian"));
         assert!(err(SettingsArgs { writer_rate: Some("fast".into()), ..Default::default() }, &["null"])
             .contains("writer rate"));
-        let e = RunPlan::build(&PlanInputs {
+        let e = super::build(&PlanInputs {
             engines: vec!["rocksdb".into()],
             options: vec!["lmdb.map_size=1G".into()],
             ..Default::default()
@@ -729,7 +727,7 @@ mod tests {
                 value_size: Some(value_size),
                 ..Default::default()
             };
-            RunPlan::build(&inputs(&["null"], flags)).map(|_| ()).map_err(|e| format!("{e:#}"))
+            super::build(&inputs(&["null"], flags)).map(|_| ()).map_err(|e| format!("{e:#}"))
         };
         let e = build(Some("0.01"), 100, &["fillseq", "readwhilewriting"]).unwrap_err();
         assert_eq!(e, "step readwhilewriting: --writer-rate 0.01 is 0.010 writes/s of 116-byte entries; at least 1 write/s (or unlimited)");
@@ -757,7 +755,7 @@ mod tests {
             ]
         };
         let plan = |engines: &[&str], sweeps: Vec<String>| {
-            RunPlan::build(&PlanInputs {
+            super::build(&PlanInputs {
                 engines: engines.iter().map(|s| s.to_string()).collect(),
                 sweeps,
                 ..Default::default()
@@ -784,7 +782,7 @@ mod tests {
     #[test]
     fn bad_versions_are_refused_before_the_registry_is_asked() {
         let err =
-            |engines: &[&str]| format!("{:#}", RunPlan::build(&inputs(engines, SettingsArgs::default())).unwrap_err());
+            |engines: &[&str]| format!("{:#}", super::build(&inputs(engines, SettingsArgs::default())).unwrap_err());
         assert!(err(&["postgres@sixteen"]).contains("invalid PostgreSQL version \"sixteen\""));
         // A malformed one anywhere is found before any valid one is looked up.
         assert!(err(&["postgres@16", "postgres@1.2.3.4"]).contains("invalid PostgreSQL version \"1.2.3.4\""));
@@ -794,7 +792,7 @@ mod tests {
         );
         assert!(err(&["mariadb-innodb@10"]).contains("only postgres and rocksdb take a version"));
         let suite = SuiteFile::parse("[[config]]\nengine = \"postgres@16\"\nversion = \"14\"").unwrap();
-        let e = RunPlan::build(&PlanInputs { suite: Some(suite), ..Default::default() }).unwrap_err().to_string();
+        let e = super::build(&PlanInputs { suite: Some(suite), ..Default::default() }).unwrap_err().to_string();
         assert!(e.contains("a version is given twice"), "{e}");
     }
 

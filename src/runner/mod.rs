@@ -383,8 +383,12 @@ fn start_run(plan: &RunPlan, opts: &RunOptions) -> Result<(dirs::DirLock, RunRes
     }
     // The data device only when some config keeps its data here: a --target's
     // is on its server, and this machine's disk says nothing about it.
-    let system = SystemInfo::capture(plan.configs.iter().any(|c| !c.is_target()).then_some(db_root.as_path()));
+    let system = SystemInfo::capture(
+        &crate::build_info::THIS,
+        plan.configs.iter().any(|c| !c.is_target()).then_some(db_root.as_path()),
+    );
     let mut run = RunResult::starting(
+        &crate::build_info::THIS,
         opts.command_line.clone(),
         plan.suite.clone(),
         plan.settings.clone(),

@@ -141,7 +141,14 @@ mod tests {
 
     #[test]
     fn only_a_comparison_suite_gets_the_table_and_missing_figures_are_dashes() {
-        let mut run = RunResult::starting(vec![], None, Default::default(), None, vec![]);
+        let mut run = RunResult::starting(
+            &rumbench_core::binary::Binary::UNRECORDED,
+            vec![],
+            None,
+            Default::default(),
+            None,
+            vec![],
+        );
         assert!(text(&run).is_empty());
         run.suite = Some("splinterdb-vs-rocksdb".into());
         assert!(applies(&run));

@@ -8,8 +8,8 @@ use anyhow::Result;
 use super::compare::Verdict;
 use super::relative::{self, Table};
 use super::{hotrow, table, Exporter};
-use crate::report::summary::{self, Base, Better, NamedRun, Rank, Summary, METRICS};
 use crate::result::RunResult;
+use crate::summary::{self, Base, Better, NamedRun, Rank, Summary, METRICS};
 
 pub struct Markdown;
 

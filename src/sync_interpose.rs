@@ -1,88 +1,18 @@
-//! Counting sync calls: fsync, fdatasync, msync and sync_file_range, made
-//! anywhere in the process.
-//!
-//! # How it works: symbol interposition
-//!
-//! The binary defines its own `fsync`, `fdatasync`, `msync` and
-//! `sync_file_range` (the `#[no_mangle] extern "C"` functions below). Each one
-//! bumps a global counter (a relaxed atomic add, no lock) and then calls the
-//! real glibc function, found once with `dlsym(RTLD_NEXT, name)` and cached.
-//!
-//! * Code linked statically into the executable (Rust, including std's
-//!   `File::sync_all`/`sync_data`; SQLite bundled by rusqlite; LMDB built by
-//!   heed's sys crate; `libc::fsync` called from Rust) has its reference to
-//!   `fsync` resolved by the static linker to the definition in the same
-//!   executable, i.e. to ours, before libc.so is even considered.
-//! * Shared libraries (Debian's librocksdb.so) call `fsync` through their PLT,
-//!   which the dynamic loader resolves by searching the global lookup scope
-//!   in order: the executable first, then its DT_NEEDED libraries (libc.so
-//!   among them). An executable's symbol is only visible to that search if it
-//!   is in the executable's dynamic symbol table; rustc does not export
-//!   symbols from executables, so build.rs passes
-//!   `-Wl,--export-dynamic-symbol=fsync` (and the others) to the linker.
-//!   Check with `nm -D target/debug/rumbench | grep sync` (the four should be
-//!   listed with type `T`).
-//! * `dlsym(RTLD_NEXT, ..)` called from the executable searches the objects
-//!   *after* the executable, so it returns glibc's function, never ours
-//!   (no recursion).
-//!
-//! Not counted: syncs glibc makes internally without going through its PLT
-//! (none of the four is used that way by anything we run), `syncfs`/`sync`,
-//! writes made durable by `O_SYNC`/`O_DSYNC` opens or `RWF_DSYNC` flags, and
-//! syncs issued by other processes (a server engine: count those on its side).
-//! Raw `syscall(SYS_fsync, ..)` also bypasses the wrappers.
+//! The interposed `fsync`, `fdatasync`, `msync` and `sync_file_range`
+//! (how it works: rumbench_core's measure/os/syncs.rs, where the counters
+//! are). They live in this crate, the one linked first into the binary, so
+//! that the static linker resolves the bundled C libraries' references to
+//! them; build.rs exports them for shared libraries.
 
 use std::ffi::{c_int, c_uint, c_void, CStr};
-use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicPtr, Ordering};
 
-use serde::Serialize;
-
-static FSYNC_CALLS: AtomicU64 = AtomicU64::new(0);
-static FDATASYNC_CALLS: AtomicU64 = AtomicU64::new(0);
-static MSYNC_CALLS: AtomicU64 = AtomicU64::new(0);
-static SYNC_FILE_RANGE_CALLS: AtomicU64 = AtomicU64::new(0);
+use crate::measure::os::syncs::{FDATASYNC_CALLS, FSYNC_CALLS, MSYNC_CALLS, SYNC_FILE_RANGE_CALLS};
 
 static REAL_FSYNC: AtomicPtr<c_void> = AtomicPtr::new(std::ptr::null_mut());
 static REAL_FDATASYNC: AtomicPtr<c_void> = AtomicPtr::new(std::ptr::null_mut());
 static REAL_MSYNC: AtomicPtr<c_void> = AtomicPtr::new(std::ptr::null_mut());
 static REAL_SYNC_FILE_RANGE: AtomicPtr<c_void> = AtomicPtr::new(std::ptr::null_mut());
-
-/// Counts of sync calls made by this process since it started (or, for a
-/// value returned by [`SyncCounts::since`], during an interval).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-pub struct SyncCounts {
-    pub fsync: u64,
-    pub fdatasync: u64,
-    pub msync: u64,
-    pub sync_file_range: u64,
-}
-
-impl SyncCounts {
-    /// All four kinds together: the numerator of `syncs_per_commit`.
-    pub fn total(&self) -> u64 {
-        self.fsync + self.fdatasync + self.msync + self.sync_file_range
-    }
-
-    /// Calls made between `earlier` and `self`.
-    pub fn since(&self, earlier: &SyncCounts) -> SyncCounts {
-        SyncCounts {
-            fsync: self.fsync.saturating_sub(earlier.fsync),
-            fdatasync: self.fdatasync.saturating_sub(earlier.fdatasync),
-            msync: self.msync.saturating_sub(earlier.msync),
-            sync_file_range: self.sync_file_range.saturating_sub(earlier.sync_file_range),
-        }
-    }
-}
-
-/// Snapshot of the process-wide sync call counters.
-pub fn sync_calls() -> SyncCounts {
-    SyncCounts {
-        fsync: FSYNC_CALLS.load(Ordering::Relaxed),
-        fdatasync: FDATASYNC_CALLS.load(Ordering::Relaxed),
-        msync: MSYNC_CALLS.load(Ordering::Relaxed),
-        sync_file_range: SYNC_FILE_RANGE_CALLS.load(Ordering::Relaxed),
-    }
-}
 
 /// The next definition of `name` after this executable (glibc's), cached in
 /// `slot`. Null when there is none.
@@ -161,7 +91,7 @@ pub extern "C" fn sync_file_range(fd: c_int, offset: libc::off64_t, nbytes: libc
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::measure::os::syncs::sync_calls;
     use std::io::Write;
     use std::os::fd::AsRawFd;
 

@@ -276,9 +276,9 @@ pub fn render_markdown(s: &Summary) -> String {
 mod tests {
     use super::*;
     use crate::measure::usl;
-    use crate::report::summary::NamedRun;
     use crate::result::fixtures;
     use crate::result::scaling::{Scaling, ScalingPoint};
+    use crate::summary::NamedRun;
 
     fn swept() -> crate::result::RunResult {
         let mut run = fixtures::realistic_run();

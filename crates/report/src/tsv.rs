@@ -10,8 +10,8 @@ use anyhow::Result;
 
 use super::{table, Exporter};
 use crate::measure::LatencySummary;
-use crate::report::summary::{NamedRun, OpTypeFigures, Row, Summary};
 use crate::result::{Outcomes, RunResult};
+use crate::summary::{NamedRun, OpTypeFigures, Row, Summary};
 
 pub struct BenchmarkTsv;
 

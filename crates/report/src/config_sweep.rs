@@ -88,10 +88,10 @@ pub fn tables(s: &Summary, opts: &Options) -> Vec<Table> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::compare::Verdict;
     use crate::plan::steps::StepKind;
-    use crate::report::compare::Verdict;
-    use crate::report::summary::NamedRun;
     use crate::result::fixtures;
+    use crate::summary::NamedRun;
 
     /// rocksdb swept over max_subcompactions 1, 4, 8 (4 is 20% faster) beside an lmdb config.
     fn swept_run() -> crate::result::RunResult {
@@ -127,7 +127,7 @@ mod tests {
         // One run: ratios without verdicts.
         assert_eq!(ops.cells[0].verdict, Verdict::OneRun);
         assert_eq!(ops.cells[1].verdict, Verdict::OneRun);
-        let text = crate::report::table::config_sweep_text(&s);
+        let text = crate::table::config_sweep_text(&s);
         assert!(
             text.starts_with("Config sweep: rocksdb max_subcompactions: per step, each config against the base"),
             "{text}"
@@ -139,7 +139,7 @@ mod tests {
             ops_line.contains("120000 1.20") && ops_line.contains("1.01") && !ops_line.contains("improvement"),
             "{text}"
         );
-        let html = crate::report::html::config_sweep_html(&crate::report::sweep_tables::SweepTables::of(&s).configs);
+        let html = crate::html::config_sweep_html(&crate::sweep_tables::SweepTables::of(&s).configs);
         assert!(
             html.contains(r#"<td class="above" title="interval -: no verdict (1 run)">120000 1.20</td>"#),
             "{html}"
@@ -150,7 +150,7 @@ mod tests {
         let t2 = tables(&s2, &Options::default());
         let ops = t2[0].rows.iter().find(|r| r.step == "fillrandom" && METRICS[r.metric].0 == "ops_s").unwrap();
         assert_eq!((ops.cells[0].verdict, ops.cells[1].verdict), (Verdict::Improvement, Verdict::Same));
-        let text2 = crate::report::table::config_sweep_text(&s2);
+        let text2 = crate::table::config_sweep_text(&s2);
         assert!(text2.contains("120000 1.20 improvement"), "{text2}");
         assert!(
             text2.contains(
@@ -158,16 +158,14 @@ mod tests {
             ),
             "{text2}"
         );
-        assert!(crate::report::html::config_sweep_html(&crate::report::sweep_tables::SweepTables::of(&s2).configs)
+        assert!(crate::html::config_sweep_html(&crate::sweep_tables::SweepTables::of(&s2).configs)
             .contains("fillrandom: could detect changes of"));
-        assert!(crate::report::markdown::config_sweep_markdown(
-            &crate::report::sweep_tables::SweepTables::of(&s).configs
-        )
-        .contains("## Config sweep: rocksdb max_subcompactions"));
+        assert!(crate::markdown::config_sweep_markdown(&crate::sweep_tables::SweepTables::of(&s).configs)
+            .contains("## Config sweep: rocksdb max_subcompactions"));
         // Without a sweep: nothing.
         let plain = fixtures::realistic_run();
         assert_eq!(
-            crate::report::table::config_sweep_text(&Summary::build(&[NamedRun {
+            crate::table::config_sweep_text(&Summary::build(&[NamedRun {
                 label: "r".into(),
                 dir: String::new(),
                 run: &plain
@@ -206,14 +204,14 @@ mod tests {
         let u = &t.unexercised[0];
         assert_eq!((u.step.as_str(), u.column), ("fillrandom", 1));
         assert_eq!(u.note, "compression never acted: nothing was flushed or compacted in this step");
-        let text = crate::report::table::config_sweep_text(&s);
+        let text = crate::table::config_sweep_text(&s);
         assert!(
             text.contains("* fillrandom, c1 against base: compression never acted: nothing was flushed or compacted"),
             "{text}"
         );
         assert!(text.lines().any(|l| l.starts_with("fillrandom *")), "{text}");
         assert!(!text.lines().any(|l| l.starts_with("flush *")), "the flush wrote SSTs: {text}");
-        let html = crate::report::html::config_sweep_html(&crate::report::sweep_tables::SweepTables::of(&s).configs);
+        let html = crate::html::config_sweep_html(&crate::sweep_tables::SweepTables::of(&s).configs);
         assert_eq!(html.matches(r#"<tr class="unexercised">"#).count(), 1, "{html}");
         // The report's own per-step table says it beside the row.
         let fill = s.steps.iter().find(|st| st.key == "fillrandom").unwrap();

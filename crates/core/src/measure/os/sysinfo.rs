@@ -4,6 +4,7 @@
 //! Nothing here is fatal: a value the machine does not expose (no cpufreq in
 //! a VM, no smartctl, no permission) is a [`Probe::Unavailable`] with the reason.
 
+use crate::binary::Binary;
 use std::io::{BufReader, Read};
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -104,13 +105,13 @@ impl SystemInfo {
     /// Captures the running system's environment, and the data dir's device
     /// and SMART wear when `data_dir` is given. Takes up to a few seconds
     /// (smartctl); never fails.
-    pub fn capture(data_dir: Option<&Path>) -> SystemInfo {
-        SystemInfo::capture_at(&Roots::live(), data_dir)
+    pub fn capture(binary: &Binary, data_dir: Option<&Path>) -> SystemInfo {
+        SystemInfo::capture_at(binary, &Roots::live(), data_dir)
     }
 
     /// As [`SystemInfo::capture`], reading /proc and /sys under `roots`
     /// (uname, the data dir's stat and smartctl are always the live system's).
-    pub fn capture_at(roots: &Roots, data_dir: Option<&Path>) -> SystemInfo {
+    pub fn capture_at(binary: &Binary, roots: &Roots, data_dir: Option<&Path>) -> SystemInfo {
         let cpu = roots.sys.join("devices/system/cpu");
         let (cpu_model, logical_cpus, physical_cores) = cpuinfo(&roots.proc);
         let (kernel_release, kernel_version, hostname) = uname();
@@ -131,8 +132,8 @@ impl SystemInfo {
             _ => Vec::new(),
         };
         SystemInfo {
-            rumbench_version: env!("CARGO_PKG_VERSION").to_string(),
-            git_commit: match option_env!("RUMBENCH_GIT_COMMIT") {
+            rumbench_version: binary.version.to_string(),
+            git_commit: match binary.git_commit {
                 Some(c) => Probe::Value(c.to_string()),
                 None => Probe::Unavailable("not built from a git checkout (or git was missing at build time)".into()),
             },
@@ -489,7 +490,7 @@ mod tests {
     }
 
     fn info_with(clocksource: &str, turbo: Option<bool>, dir: Option<DataDirDevice>) -> SystemInfo {
-        let mut i = SystemInfo::capture_at(&Roots::fixture(&fixtures()), None);
+        let mut i = SystemInfo::capture_at(&Binary::UNRECORDED, &Roots::fixture(&fixtures()), None);
         i.clocksource = Probe::Value(clocksource.to_string());
         i.turbo = match turbo {
             Some(e) => Probe::Value(TurboState { enabled: e, source: "x".into() }),
@@ -522,7 +523,7 @@ mod tests {
 
     #[test]
     fn live_capture() {
-        let i = SystemInfo::capture(Some(Path::new("/tmp")));
+        let i = SystemInfo::capture(&Binary::UNRECORDED, Some(Path::new("/tmp")));
         assert!(i.cpu_model.value().is_some(), "{i:?}");
         assert!(i.logical_cpus.value().copied().unwrap_or(0) >= 1);
         assert!(i.mem_total_bytes.value().copied().unwrap_or(0) > 0);

@@ -323,10 +323,10 @@ impl Version {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::compare::Verdict;
     use crate::plan::steps::StepKind;
-    use crate::report::compare::Verdict;
-    use crate::report::summary::NamedRun;
     use crate::result::fixtures;
+    use crate::summary::NamedRun;
 
     /// A run of two PostgreSQL versions: 16 runs l.i0 as fast with 30% more server CPU.
     pub(crate) fn two_versions() -> crate::result::RunResult {
@@ -389,7 +389,7 @@ mod tests {
         assert!((srv.cells[0].ratio.unwrap() - 1.3).abs() < 1e-9);
         assert_eq!(row("thr_cpu_us_op").cells[0].verdict, Verdict::Same);
         assert_eq!(row("ops_s").cells[0].verdict, Verdict::Same);
-        let text = crate::report::table::versions_text(&s);
+        let text = crate::table::versions_text(&s);
         assert!(text.contains("against postgres-12.22 (PostgreSQL 12.22, the oldest)"), "{text}");
         let line = text.lines().find(|l| l.contains("srv cpu us/op")).unwrap();
         assert!(line.contains("10.00") && line.contains("13.00 1.30 REGRESSION"), "{line}");
@@ -399,17 +399,17 @@ mod tests {
         let srv = sw.table.rows.iter().find(|r| r.step == "l.i0" && METRICS[r.metric].0 == "srv_cpu_us_op").unwrap();
         assert_eq!(srv.cells[0].verdict, Verdict::OneRun);
         assert!(
-            crate::report::table::versions_text(&once)
+            crate::table::versions_text(&once)
                 .lines()
                 .any(|l| l.contains("srv cpu us/op") && l.trim_end().ends_with("13.00 1.30")),
             "{}",
-            crate::report::table::versions_text(&once)
+            crate::table::versions_text(&once)
         );
         // Built the same: no note.
         assert!(!text.contains("built differently"), "{text}");
-        let md = crate::report::markdown::versions_markdown(&crate::report::sweep_tables::SweepTables::of(&s).versions);
+        let md = crate::markdown::versions_markdown(&crate::sweep_tables::SweepTables::of(&s).versions);
         assert!(md.contains("| l.i0 | srv cpu us/op | 10.00 | **13.00 1.30 REGRESSION** |"), "{md}");
-        let html = crate::report::html::versions_html(&crate::report::sweep_tables::SweepTables::of(&s).versions);
+        let html = crate::html::versions_html(&crate::sweep_tables::SweepTables::of(&s).versions);
         assert!(html.contains("<b>13.00 1.30 REGRESSION</b>") && html.contains("class=\"above\""), "{html}");
         // What each comparison could have seen, under the table in every format.
         let could = "postgres-16.14 vs postgres-12.22, l.i0: could detect changes of 5.0% in ops/s";
@@ -424,7 +424,7 @@ mod tests {
         run.configs[1].provenance.push(("server_config.unknown".into(), "io_combine_limit = 128kB".into()));
         run.configs[0].provenance.retain(|(k, _)| k != "build.assertions");
         run.configs[0].provenance.push(("build.assertions".into(), "on".into()));
-        let text = crate::report::table::versions_text(&summary(&run));
+        let text = crate::table::versions_text(&summary(&run));
         assert!(text.contains("built differently, optimisation: postgres-12.22 -O2; postgres-16.14 -Os"), "{text}");
         assert!(
             text.contains("postgres-12.22: server settings not applied, unknown to PostgreSQL 12.22: io_combine_limit"),
@@ -434,8 +434,8 @@ mod tests {
         assert!(text.contains("postgres-16.14 was built with assertions on"), "{text}");
         // One version: no table.
         run.configs.truncate(1);
-        assert_eq!(crate::report::table::versions_text(&summary(&run)), "");
-        assert_eq!(crate::report::table::versions_text(&summary(&fixtures::realistic_run())), "");
+        assert_eq!(crate::table::versions_text(&summary(&run)), "");
+        assert_eq!(crate::table::versions_text(&summary(&fixtures::realistic_run())), "");
         let v = |config: &str, version: &str| Version { config: config.into(), server_version: version.into() }.label();
         assert_eq!(v("postgres-16.14", "16.14"), "postgres-16.14");
         assert_eq!(v("postgres", "15.18 (Debian 15.18-0+deb12u1)"), "postgres (15.18)");
@@ -498,7 +498,7 @@ mod tests {
             .find(|r| r.step == "fillrandom" && ROCKSDB_METRICS[r.metric].0 == "cpu_us_op")
             .expect("cpu row");
         assert_eq!(cpu.cells[0].verdict, Verdict::Regression);
-        let text = crate::report::table::versions_text(&s);
+        let text = crate::table::versions_text(&s);
         assert!(text.contains("against rocksdb-6.28.2 (RocksDB 6.28.2, the oldest)"), "{text}");
         // The C++ standard differs by source, not by build: no note for it.
         assert!(!text.contains("built differently"), "{text}");
@@ -514,7 +514,7 @@ mod tests {
         ));
         // The text wraps long notes: compared with single spaces.
         let flat = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
-        let text = flat(&crate::report::table::versions_text(&summary(&other)));
+        let text = flat(&crate::table::versions_text(&summary(&other)));
         assert!(
             text.contains("built differently, compile flags (the C++ standard aside), beyond the flags all share: rocksdb-6.28.2 nothing more; rocksdb-11.8.1 -DROCKSDB_FALLOCATE_PRESENT"),
             "only the flag that differs: {text}"
@@ -527,11 +527,11 @@ mod tests {
         };
         set_flags(&mut other, 0, "c++ -O3 -m64 -march=native -std=c++20 -DNDEBUG=1");
         set_flags(&mut other, 1, "c++ -O3 -m64 -march=native -std=c++11 -DNDEBUG=1 -DHAVE_AVX2=1 -DHAVE_BMI=1");
-        let text = flat(&crate::report::table::versions_text(&summary(&other)));
+        let text = flat(&crate::table::versions_text(&summary(&other)));
         assert!(text.contains("rocksdb-6.28.2 -DHAVE_AVX2=1 -DHAVE_BMI=1; rocksdb-11.8.1 nothing more (HAVE_AVX2, HAVE_BMI, HAVE_LZCNT: read by 6.x and 7.x"), "{text}");
         // One RocksDB version (the built-in beside a name): no table.
         other.configs.truncate(1);
-        assert_eq!(crate::report::table::versions_text(&summary(&other)), "");
+        assert_eq!(crate::table::versions_text(&summary(&other)), "");
     }
 
     #[test]

@@ -1,8 +1,10 @@
 //! The result schema: one struct (`RunResult`) from which every output
 //! format is rendered (by the report module), and reading result.json back.
 
-#[cfg(test)]
-pub(crate) mod fixtures;
+/// For the unit tests of this crate and of the crates above it (their
+/// dev-dependency on this one turns the feature on).
+#[cfg(any(test, feature = "fixtures"))]
+pub mod fixtures;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -16,6 +18,7 @@ pub mod debt;
 pub mod merge;
 pub mod scaling;
 
+use crate::binary::Binary;
 use crate::measure::step_metrics::StepMetrics;
 use crate::measure::{IntervalStats, LatencySummary, RatePercentiles};
 use crate::plan::steps::StepKind;
@@ -85,6 +88,7 @@ pub struct RunResult {
 impl RunResult {
     /// A run this binary starts now: nothing measured yet.
     pub fn starting(
+        binary: &Binary,
         command_line: Vec<String>,
         suite: Option<String>,
         settings: Settings,
@@ -93,9 +97,9 @@ impl RunResult {
     ) -> RunResult {
         RunResult {
             schema: SCHEMA.into(),
-            rumbench_version: env!("CARGO_PKG_VERSION").into(),
-            git_commit: option_env!("RUMBENCH_GIT_COMMIT").map(String::from),
-            build: crate::build_info::summary(),
+            rumbench_version: binary.version.into(),
+            git_commit: binary.git_commit.map(String::from),
+            build: binary.summary(),
             command_line,
             started_at: now_text(),
             finished_at: None,
@@ -597,8 +601,14 @@ mod tests {
     fn a_run_directory_loads_from_result_json_or_its_gzip() {
         use std::io::Write;
         let dir = tempfile::tempdir().unwrap();
-        let run =
-            RunResult::starting(vec!["rumbench".into(), "run".into()], None, Settings::default(), None, Vec::new());
+        let run = RunResult::starting(
+            &Binary::UNRECORDED,
+            vec!["rumbench".into(), "run".into()],
+            None,
+            Settings::default(),
+            None,
+            Vec::new(),
+        );
         let json = serde_json::to_vec(&run).unwrap();
         let mut gz = flate2::write::GzEncoder::new(
             std::fs::File::create(dir.path().join("result.json.gz")).unwrap(),

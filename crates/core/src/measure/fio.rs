@@ -315,7 +315,7 @@ mod tests {
 
     #[test]
     fn a_real_fio_output_is_read() {
-        let json = include_str!("../../tests/fixtures/fio-3.33-device.json");
+        let json = include_str!("../../../../tests/fixtures/fio-3.33-device.json");
         let b = parse(json, 1 << 28, 2).unwrap();
         assert_eq!(b.fio_version, "fio-3.33");
         assert_eq!(b.random_reads.len(), 12);
@@ -327,7 +327,7 @@ mod tests {
 
     #[test]
     fn a_failed_or_empty_job_is_an_error_not_a_zero() {
-        let json = include_str!("../../tests/fixtures/fio-3.33-device.json");
+        let json = include_str!("../../../../tests/fixtures/fio-3.33-device.json");
         let mut v: serde_json::Value = serde_json::from_str(json).unwrap();
         v["jobs"][3]["read"]["iops"] = 0.0.into();
         assert!(parse(&v.to_string(), 1, 1).unwrap_err().to_string().contains("measured nothing"));

@@ -23,7 +23,7 @@ pub struct Column {
 pub struct Cell {
     pub value: Option<f64>,
     pub ratio: Option<f64>,
-    pub interval: Option<crate::report::verdict::Interval>,
+    pub interval: Option<crate::verdict::Interval>,
     pub verdict: Verdict,
 }
 
@@ -187,7 +187,7 @@ pub fn verdict_legend(opts: &Options) -> String {
 confidence interval lies beyond +-{t:.0}%, '=' = it lies within +-{t:.0}%, '?' = inconclusive (more repeats needed), \
 'withheld' = the step's control ({c}) moved (a noisy machine, or rumbench's own cost changed: `rumbench compare` says which); without repeats: ratios only, no verdict; '-' = not measured",
         t = opts.threshold * 100.0,
-        c = crate::report::summary::METRICS[crate::report::summary::metric_index(compare::CONTROL_METRIC).expect("a metric")].title()
+        c = crate::summary::METRICS[crate::summary::metric_index(compare::CONTROL_METRIC).expect("a metric")].title()
     )
 }
 

@@ -585,7 +585,7 @@ mod tests {
         // zipfian and latest, inserts acknowledged in between, and how many
         // uniform numbers each request took (requests past the last record
         // are drawn again). Replayed here from the same uniform numbers.
-        let reference = include_str!("../../tests/fixtures/ycsb/reference.txt");
+        let reference = include_str!("../../../../tests/fixtures/ycsb/reference.txt");
         let mut scenario: Option<(String, KeyChooser, InsertSequence, JavaThreadLocalRandom)> = None;
         let (mut requests, mut redrawn, mut mismatches) = (0, 0, Vec::new());
         for line in reference.lines() {

@@ -939,7 +939,7 @@ pub fn cv(xs: &[f64], min_n: usize) -> Option<f64> {
 
 /// The environment as (key, value) lines.
 pub fn environment_lines(system: &Value) -> Vec<(String, String)> {
-    crate::report::sysinfo_text::lines(system)
+    crate::sysinfo_text::lines(system)
 }
 
 #[cfg(test)]

@@ -148,7 +148,7 @@ pub(crate) fn bracketed(s: &str) -> Option<String> {
 
 #[cfg(test)]
 pub(crate) fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures")
 }
 
 #[cfg(test)]

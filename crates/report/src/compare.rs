@@ -884,7 +884,7 @@ mod tests {
         let d = all.pairs[0].detectable();
         assert_eq!(d.len(), 1);
         assert!(d[0].0 == "readrandom" && d[0].1.contains("in ops/s") && d[0].1.contains("in cpu/op us"), "{d:?}");
-        let text = crate::report::compare_text::render(&all);
+        let text = crate::compare_text::render(&all);
         assert!(text.contains("readrandom: could detect changes of "), "{text}");
         let dl = line(&all, 0, "ops_s").detectable.unwrap();
         assert!(dl > 0.05 && dl < 0.5, "{dl}");
@@ -961,7 +961,7 @@ mod tests {
         let l = line(&c, 0, "ops_s");
         assert_eq!((l.ratio, l.verdict), (Some(2.0), Verdict::OneRun));
         assert!(c.pairs[0].lines.iter().all(|l| !l.verdict.is_change()));
-        assert!(crate::report::compare_text::render(&c).contains("no verdicts: one run per side"));
+        assert!(crate::compare_text::render(&c).contains("no verdicts: one run per side"));
     }
 
     #[test]
@@ -1014,7 +1014,7 @@ mod tests {
             })
             .collect();
         let c = compare(&one_group(repeated_run(&rounds)), &Options::default()).unwrap();
-        assert!(c.pairs[0].lines.iter().all(|l| !l.verdict.is_change()), "{}", crate::report::compare_text::render(&c));
+        assert!(c.pairs[0].lines.iter().all(|l| !l.verdict.is_change()), "{}", crate::compare_text::render(&c));
         assert_eq!(line(&c, 0, "ops_s").verdict, Verdict::Same);
     }
 
@@ -1133,7 +1133,7 @@ mod tests {
         let (a, b) = (sp.base.as_ref().unwrap(), sp.new.as_ref().unwrap());
         assert!((a.sigma - 0.05).abs() < 1e-3 && (a.kappa - 0.001).abs() < 1e-5, "{a:?}");
         assert!((b.sigma - 0.10).abs() < 1e-3 && b.kappa < 1e-6, "{b:?}");
-        let text = crate::report::compare_text::render(&c);
+        let text = crate::compare_text::render(&c);
         assert!(text.contains("Universal Scalability Law fitted on each side"), "{text}");
         let row = |side: &str| {
             text.lines()
@@ -1148,7 +1148,7 @@ mod tests {
             &Options::default(),
         )
         .unwrap();
-        let text = crate::report::compare_text::render(&c);
+        let text = crate::compare_text::render(&c);
         assert!(text.contains("readrandom new: no fit: 3 concurrency levels measured"), "{text}");
     }
 }

@@ -11,8 +11,8 @@ use super::relative::{self, Table};
 use super::summary::{self, Base, Better, Rank, RatioClass, StepTable, Summary, METRICS};
 use super::svg::{self, esc, Chart, Series, Unit};
 use crate::measure::LatencySummary;
-use crate::report::table;
 use crate::result::Status;
+use crate::table;
 
 pub struct HtmlOptions {
     pub base: Base,
@@ -1076,8 +1076,8 @@ pub fn hotrow_html(grids: &[hotrow::Grid]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::summary::NamedRun;
     use crate::result::fixtures;
+    use crate::summary::NamedRun;
 
     #[test]
     fn step_sections_show_parameters_and_operation_types() {

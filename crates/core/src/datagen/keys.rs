@@ -240,19 +240,6 @@ mod tests {
         assert_eq!(KeyBuf::decode(&out), 7);
     }
 
-    /// The same XXH64 as the libxxhash SplinterDB links (splinterdb_sys::xxh64).
-    #[test]
-    fn xxh64_is_libxxhashs() {
-        for (i, seed) in [(0u64, 42u64), (1, 42), (255, 42), (u64::MAX, 42), (123_456_789, 0), (7, 43)] {
-            assert_eq!(xxh64_u64(i, seed), splinterdb_sys::xxh64(&i.to_le_bytes(), seed), "{i} {seed}");
-        }
-        let mut x = 1u64;
-        for _ in 0..10_000 {
-            x = mix64(x);
-            assert_eq!(xxh64_u64(x, 42), splinterdb_sys::xxh64(&x.to_le_bytes(), 42));
-        }
-    }
-
     #[test]
     fn permutation_is_a_bijection() {
         for n in [1u64, 2, 3, 10, 1000, 4097] {

@@ -672,7 +672,7 @@ impl History {
     /// matching `f`: every completed step with a figure, read from the runs'
     /// result.json. Also returns the runs that could not be read, with why.
     pub fn series(&self, f: &Filter, metrics: &[&'static str]) -> Result<(Vec<Series>, Vec<String>)> {
-        use crate::report::summary::{metric_index, parameter_texts, step_values};
+        use crate::summary::{metric_index, parameter_texts, step_values};
         let mut out: Vec<Series> = Vec::new();
         let mut skipped = Vec::new();
         for e in self.list(f)? {
@@ -745,7 +745,7 @@ impl History {
                 }
             }
             for (m, v) in merged.iter_mut().zip(&values) {
-                m.value = crate::report::stats::median(v).unwrap_or(m.value);
+                m.value = crate::stats::median(v).unwrap_or(m.value);
             }
             series.points = merged;
         }
@@ -756,9 +756,9 @@ impl History {
 /// The change points of every series, as text: for each change the runs
 /// around it, the medians of the segments either side and what differed
 /// between the two runs. Returns the text and the number of changes.
-pub fn render_changes(series: &[Series], o: &crate::report::changes::Options) -> (String, usize) {
-    use crate::report::changes::{change_points, median};
-    use crate::report::table::num;
+pub fn render_changes(series: &[Series], o: &crate::changes::Options) -> (String, usize) {
+    use crate::changes::{change_points, median};
+    use crate::table::num;
     let mut text = String::new();
     let mut found = 0;
     let mut short = 0;
@@ -775,7 +775,7 @@ pub fn render_changes(series: &[Series], o: &crate::report::changes::Options) ->
             continue;
         }
         found += changes.len();
-        let unit = crate::report::summary::METRICS.iter().find(|m| m.key == s.metric).map(|m| m.unit).unwrap_or("");
+        let unit = crate::summary::METRICS.iter().find(|m| m.key == s.metric).map(|m| m.unit).unwrap_or("");
         text.push_str(&format!(
             "{} {} {}: config {}, machine {}, {} runs (#{} .. #{})\n  settings: {}\n",
             s.engine,
@@ -903,7 +903,7 @@ pub fn render_list(entries: &[Entry], step: Option<&str>) -> String {
                 r.push(
                     e.step_rates
                         .iter()
-                        .map(|(c, v)| format!("{c} {}", v.map(crate::report::table::num).unwrap_or_else(|| "-".into())))
+                        .map(|(c, v)| format!("{c} {}", v.map(crate::table::num).unwrap_or_else(|| "-".into())))
                         .collect::<Vec<_>>()
                         .join(", "),
                 );
@@ -912,7 +912,7 @@ pub fn render_list(entries: &[Entry], step: Option<&str>) -> String {
             r
         })
         .collect();
-    crate::report::table::render_table(&header, &rows)
+    crate::table::render_table(&header, &rows)
 }
 
 #[cfg(test)]
@@ -985,7 +985,8 @@ mod tests {
         );
         let mut h = History::open(&path).unwrap();
         let fio: crate::measure::fio::FioBaseline =
-            crate::measure::fio::parse(include_str!("../../tests/fixtures/fio-3.33-device.json"), 1 << 28, 2).unwrap();
+            crate::measure::fio::parse(include_str!("../../../tests/fixtures/fio-3.33-device.json"), 1 << 28, 2)
+                .unwrap();
         let b = |key: &str, at: &str| StoredBaseline {
             device_key: key.into(),
             measured_at: at.into(),

@@ -508,7 +508,7 @@ impl Default for YcsbSettings {
 }
 
 /// A step of `kind` at `threads` clients, a concurrency sweep's point or not (tests).
-#[cfg(test)]
+#[cfg(any(test, feature = "fixtures"))]
 pub fn test_step(kind: steps::StepKind, threads: usize, sweep: bool) -> StepPlan {
     StepPlan { kind, settings: Settings { threads, ..Settings::default() }, sweep }
 }

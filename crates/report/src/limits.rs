@@ -112,8 +112,8 @@ pub fn rooflines(s: &Summary) -> Vec<Roofline> {
 mod tests {
     use super::*;
     use crate::measure::ceiling::Ceiling;
-    use crate::report::summary::NamedRun;
     use crate::result::fixtures;
+    use crate::summary::NamedRun;
 
     #[test]
     fn rows_and_rooflines_carry_each_ceiling_and_leave_the_irrelevant_off_the_chart() {
