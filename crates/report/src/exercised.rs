@@ -34,12 +34,6 @@ pub enum Reads {
 }
 
 impl Reads {
-    /// The reads of a step named `name` ("readrandom", "readrandom@t4", "fillseq#2").
-    pub fn of_step(name: &str) -> Reads {
-        let base = name.split(['@', '#']).next().unwrap_or(name);
-        base.parse::<StepKind>().map(Reads::of_kind).unwrap_or(Reads::Unknown)
-    }
-
     /// The reads of a step of `kind`.
     pub fn of_kind(kind: StepKind) -> Reads {
         use StepKind::*;
@@ -503,8 +497,7 @@ mod tests {
         let l0 = with(&st, &[("leveldb.num-files-at-level0", "0"), ("leveldb.num-files-at-level1", "0")]);
         let f = StepFacts::of(&l0, None, "leveldb");
         assert_eq!((f.flushed, f.tables), (Some(false), Some(false)));
-        assert_eq!(Reads::of_step("readrandom@t4"), Reads::Point);
-        assert_eq!(Reads::of_step("fwdrange#2"), Reads::Range);
-        assert_eq!(Reads::of_step("something"), Reads::Unknown);
+        assert_eq!(Reads::of_kind(StepKind::ReadRandom), Reads::Point);
+        assert_eq!(Reads::of_kind(StepKind::FwdRange), Reads::Range);
     }
 }

@@ -132,8 +132,8 @@ fn opt(v: Option<f64>, f: impl Fn(f64) -> String) -> String {
 }
 
 /// Whether a step of the result is an insert-benchmark step.
-fn is_ibench_step(name: &str) -> bool {
-    name.parse::<crate::plan::steps::StepKind>().is_ok_and(|k| k.is_ibench())
+fn is_ibench_step(step: &StepResult) -> bool {
+    step.step_kind().is_some_and(|k| k.is_ibench())
 }
 
 /// Whether a config runs on a database server (its rows go to the insert-benchmark table).
@@ -252,7 +252,7 @@ fn repeat_rows(s: &super::summary::Summary) -> Vec<Vec<String>> {
 pub fn summary_rows(run: &RunResult) -> Vec<Vec<String>> {
     let mut rows = Vec::new();
     for c in &run.configs {
-        for s in c.steps.iter().filter(|s| !is_ibench_step(&s.name)) {
+        for s in c.steps.iter().filter(|s| !is_ibench_step(s)) {
             // No latency for a step without measured operations (a failed step): '-', not 0.
             let lat = s.step_latency().filter(|l| l.count > 0).cloned();
             let notes = step_notes(s);
@@ -346,7 +346,7 @@ const IBENCH_HELP: &[(&str, &str)] = &[
 pub fn ibench_rows(run: &RunResult) -> Vec<Vec<String>> {
     let mut rows = Vec::new();
     for c in &run.configs {
-        for s in c.steps.iter().filter(|s| is_ibench_step(&s.name)) {
+        for s in c.steps.iter().filter(|s| is_ibench_step(s)) {
             // No latency for a step without measured operations (a failed step): '-', not 0.
             let lat = s.main_op().filter(|o| o.latency.count > 0).map(|o| o.latency.clone());
             let m = &s.metrics;

@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{ConfigResult, Status};
+use super::{ConfigResult, Status, StepResult};
 use crate::measure::usl::{self, UslFit};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -128,8 +128,8 @@ pub fn judge(points: &[Judged], fit: Option<&UslFit>, machine: Option<&Machine>)
 
 /// Whether a swept step writes (a fill, overwrite, delete, a YCSB or
 /// insert-benchmark mix with writes, or a background writer).
-fn writes(step: &str, has_writer: bool) -> bool {
-    has_writer || step.parse::<crate::plan::steps::StepKind>().is_ok_and(|k| k.changes_data())
+fn writes(step: &StepResult) -> bool {
+    step.writer.is_some() || step.step_kind().is_some_and(|k| k.changes_data())
 }
 
 /// The sweeps among a config's steps, in the order they first ran.
@@ -157,8 +157,7 @@ pub fn sweeps(config: &ConfigResult, machine: Option<&Machine>) -> Vec<Scaling> 
                 threads: s.settings.threads,
                 ops_s: x,
                 efficiency: None,
-                oversubscribed: machine
-                    .is_some_and(|m| m.demand(s.settings.threads, writes(step, s.writer.is_some())) > m.cores),
+                oversubscribed: machine.is_some_and(|m| m.demand(s.settings.threads, writes(s)) > m.cores),
             }),
             _ => failed.push((step.to_string(), s.name.clone())),
         }
