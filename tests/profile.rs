@@ -310,7 +310,7 @@ fn a_servers_process_tree_is_profiled() {
     let dir = tempfile::tempdir().unwrap();
     run_ok(&["-e", "postgres", "-s", "l.i0", "--rows", "20000", "--profile", "--profile-hz", "1999"], dir.path());
     let p = step_profile(dir.path(), 0, "l.i0");
-    let server = p.by_role.get("server").copied().unwrap_or(0);
+    let server = p.by_role.get(&rumbench::measure::profile::Role::Server).copied().unwrap_or(0);
     assert!(server > p.samples / 2, "the server's processes hold most of the CPU: {p:?}");
     let folded = profile::load(dir.path(), &p).unwrap();
     assert!(
@@ -320,7 +320,7 @@ fn a_servers_process_tree_is_profiled() {
     // Sampled per CPU where allowed (as root): the rest of the machine is left out.
     // SAFETY: geteuid has no preconditions.
     let root = unsafe { libc::geteuid() } == 0;
-    assert_eq!(p.scope.as_deref(), Some(if root { "per-cpu" } else { "per-thread" }));
+    assert_eq!(p.scope.map(|s| s.name()), Some(if root { "per-cpu" } else { "per-thread" }));
     let foreign: Vec<&String> = folded
         .stacks
         .iter()

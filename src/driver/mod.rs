@@ -47,38 +47,10 @@ pub enum Role {
 /// released (seconds since the epoch), set by the runner around each step.
 /// A process runs one step at a time, so one slot serves.
 static RELEASE_AT: std::sync::Mutex<Option<f64>> = std::sync::Mutex::new(None);
-/// When the last step's clients were released, and when they were meant to be.
-static LAST_RELEASE: std::sync::Mutex<Option<crate::result::StepStart>> = std::sync::Mutex::new(None);
 
 /// Release the next step's clients at `unix_s` (None: as soon as they are ready).
 pub fn release_next_at(unix_s: Option<f64>) {
     *RELEASE_AT.lock().unwrap_or_else(|e| e.into_inner()) = unix_s;
-    *LAST_RELEASE.lock().unwrap_or_else(|e| e.into_inner()) = None;
-}
-
-/// When the step that just ran released its clients (None: it ran none).
-pub fn last_release() -> Option<crate::result::StepStart> {
-    *LAST_RELEASE.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// The last step's timed window on the monotonic clock (from the release
-/// of its clients to the end of the last one), what its profile is cut by;
-/// a step that runs its clients more than once spans all of them.
-static LAST_WINDOW: std::sync::Mutex<Option<crate::measure::profile::Window>> = std::sync::Mutex::new(None);
-
-/// The window of the step that just ran (None: it ran no clients), cleared.
-pub fn take_last_window() -> Option<crate::measure::profile::Window> {
-    LAST_WINDOW.lock().unwrap_or_else(|e| e.into_inner()).take()
-}
-
-fn note_window(start_ns: u64, end_ns: u64) {
-    let mut w = LAST_WINDOW.lock().unwrap_or_else(|e| e.into_inner());
-    *w = Some(match *w {
-        Some(prev) => {
-            crate::measure::profile::Window { start_ns: prev.start_ns.min(start_ns), end_ns: prev.end_ns.max(end_ns) }
-        }
-        None => crate::measure::profile::Window { start_ns, end_ns },
-    });
 }
 
 /// The wall clock, seconds since the epoch.
@@ -357,6 +329,19 @@ pub struct Joined<O> {
     pub background: Vec<O>,
     /// Errors and panics of any thread (a background thread's say so).
     pub errors: Vec<anyhow::Error>,
+    /// When the clients were released, and when they were meant to be.
+    pub released: Option<crate::result::StepStart>,
+    /// From the release of the clients to the end of the last one, on the
+    /// monotonic clock: what the step's profile is cut by.
+    pub window: Option<crate::measure::profile::Window>,
+}
+
+impl<O> Joined<O> {
+    /// Records in the step's result when its clients ran.
+    pub fn stamp(&self, result: &mut crate::result::StepResult) {
+        result.start = self.released;
+        result.window = self.window;
+    }
 }
 
 /// How a step's progress is shown: a total of operations, or a duration.
@@ -473,14 +458,16 @@ pub fn run<S, O: Send>(
         (c, b)
     });
     display.finish();
-    if let (Some(&start), Some(&end)) = (released_mono.get(), ended_mono.get()) {
-        note_window(start, end);
-    }
-    if let Some(&unix_s) = released.get() {
-        *LAST_RELEASE.lock().unwrap_or_else(|e| e.into_inner()) =
-            Some(crate::result::StepStart { unix_s, scheduled_unix_s: release_at });
-    }
-    let mut joined = Joined { clients: Vec::new(), background: Vec::new(), errors: Vec::new() };
+    let mut joined = Joined {
+        clients: Vec::new(),
+        background: Vec::new(),
+        errors: Vec::new(),
+        released: released.get().map(|&unix_s| crate::result::StepStart { unix_s, scheduled_unix_s: release_at }),
+        window: match (released_mono.get(), ended_mono.get()) {
+            (Some(&start_ns), Some(&end_ns)) => Some(crate::measure::profile::Window { start_ns, end_ns }),
+            _ => None,
+        },
+    };
     for r in client_results {
         joined.clients.extend(r.output);
         joined.errors.extend(r.error);

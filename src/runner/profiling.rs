@@ -64,7 +64,7 @@ struct Active {
     tree: perf::ProcessTree,
     /// perf's pid (its samples are not the config's), and its scope's name.
     profiler: u32,
-    scope: Option<&'static str>,
+    scope: Option<crate::measure::profile::perf::Scope>,
     /// Why the running step is not profiled, decided before it or while it ran.
     skip: Option<String>,
     pending: Option<Pending>,
@@ -260,7 +260,7 @@ fn start_recording(a: &mut Active, room: u64) {
             // Whose files these are, for a run that finds them left behind.
             let _ = std::fs::write(a.dir.join("perf.pid"), r.profiler_pid().to_string());
             a.profiler = r.profiler_pid();
-            a.scope = Some(r.scope.name());
+            a.scope = Some(r.scope);
             a.recording = Some(r);
             a.broken = None;
         }
@@ -358,7 +358,7 @@ fn guard() {
 /// Note a step about to be recorded as the `position`-th of its config:
 /// its window, or why it has no profile.
 pub(crate) fn note_step(position: usize, result: &mut StepResult) {
-    let window = crate::driver::take_last_window();
+    let window = result.window;
     let mut held = slot();
     let (Some(a), Some(hz)) = (held.as_mut(), result.settings.profile_hz) else { return };
     a.guard_armed = false;
@@ -410,7 +410,7 @@ pub(crate) fn cut(run: &mut RunResult, ci: usize, opts: &RunOptions) -> (bool, V
         let _ = perf::read_task_events(d, &mut a.tree);
     }
     if let Some(p) = pending {
-        let (profiler, scope) = (a.profiler, a.scope.map(str::to_string));
+        let (profiler, scope) = (a.profiler, a.scope);
         let folded = data.map_err(anyhow::Error::msg).and_then(|d| {
             let mut folder = Folder::new(a.root, vec![p.window]);
             perf::read_samples(&d, &mut a.tree, profiler, |s| folder.add(s))?;

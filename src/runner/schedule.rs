@@ -47,8 +47,8 @@ impl Schedule {
             errln!("  {}: clients released at {when} (--start-at), in {:.1} s", step.name(), at - unix_now());
         }
         crate::driver::release_next_at(next);
+        // The driver stamps the result with when it released the clients.
         let mut result = f();
-        result.start = crate::driver::last_release();
         crate::driver::release_next_at(None);
         if let Some(s) = this {
             if let Some(late) =

@@ -300,6 +300,7 @@ pub fn run_client_step(
         },
         || {},
     );
+    joined.stamp(&mut result);
     let writer = joined.background.into_iter().next();
     let outputs = joined.clients;
     let errors = joined.errors;

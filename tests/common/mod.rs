@@ -234,6 +234,7 @@ impl StepSpec {
             profile: None,
             write_debt: None,
             kind: None,
+            window: None,
         }
     }
 }

@@ -942,7 +942,7 @@ pub fn profiles_html(s: &Summary) -> String {
             r#"<p class="meta">{} samples at {} Hz ({}{} unwinding) over {} operations: {} µs of CPU per operation{}{}</p>"#,
             v.samples,
             v.hz,
-            v.scope.as_ref().map(|s| format!("{} events, ", esc(s))).unwrap_or_default(),
+            v.scope.map(|s| format!("{} events, ", s.name())).unwrap_or_default(),
             esc(&v.unwinding),
             v.ops,
             v.cpu_us_op.map(us).unwrap_or_else(|| "-".into()),

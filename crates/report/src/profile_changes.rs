@@ -37,8 +37,8 @@ pub struct StepChanges {
     pub new_stacks: Vec<(String, f64)>,
     /// How perf's events were attached on each side's repeats
     /// (`perf::Scope`'s names; "per-thread" for results from before it was kept).
-    pub base_scopes: BTreeSet<String>,
-    pub new_scopes: BTreeSet<String>,
+    pub base_scopes: BTreeSet<profile::perf::Scope>,
+    pub new_scopes: BTreeSet<profile::perf::Scope>,
 }
 
 impl StepChanges {
@@ -52,7 +52,7 @@ impl StepChanges {
     /// cost every context switch of a sampled thread; docs/profiles.md).
     pub fn caveat(&self) -> Option<String> {
         (self.base_scopes != self.new_scopes).then(|| {
-            let names = |s: &BTreeSet<String>| s.iter().cloned().collect::<Vec<_>>().join(" and ");
+            let names = |s: &BTreeSet<profile::perf::Scope>| s.iter().map(|s| s.name()).collect::<Vec<_>>().join(" and ");
             format!(
                 "the sides were sampled differently ({} events against {}): per-thread events cost a thread CPU at every context switch, so part of a switch-heavy thread's difference may be the profiler's",
                 names(&self.base_scopes),
@@ -83,17 +83,17 @@ struct Repeat {
     /// Its stacks' CPU per op.
     stacks: HashMap<String, f64>,
     /// perf's events per CPU or per thread.
-    scope: String,
+    scope: profile::perf::Scope,
 }
 
 impl Repeat {
-    fn of(folded: &profile::Folded, us_per_sample: f64, total: f64, scope: Option<&String>) -> Repeat {
+    fn of(folded: &profile::Folded, us_per_sample: f64, total: f64, scope: Option<profile::perf::Scope>) -> Repeat {
         Repeat {
             functions: profile::self_costs(folded, us_per_sample),
             total,
             stacks: profile::stack_costs(folded, us_per_sample),
             // Results from before the scope was kept were all sampled per thread.
-            scope: scope.cloned().unwrap_or_else(|| profile::perf::Scope::PerThread.name().to_string()),
+            scope: scope.unwrap_or(profile::perf::Scope::PerThread),
         }
     }
 }
@@ -110,7 +110,7 @@ fn side(g: &Group, name: &str) -> BTreeMap<String, Vec<Repeat>> {
                 else {
                     continue;
                 };
-                by_step.entry(s.name.clone()).or_default().push(Repeat::of(&folded, us, total, p.scope.as_ref()));
+                by_step.entry(s.name.clone()).or_default().push(Repeat::of(&folded, us, total, p.scope));
             }
         }
     }
@@ -125,12 +125,7 @@ fn side_of_run(run: &RunInfo, name: &str, only: Option<&str>) -> BTreeMap<String
         v.config_name == name && only.is_none_or(|s| v.step == s) && v.ops > 0 && !v.folded.stacks.is_empty()
     }) {
         let Some(total) = v.cpu_us_op else { continue };
-        by_step.entry(v.step.clone()).or_default().push(Repeat::of(
-            &v.folded,
-            v.us_per_sample,
-            total,
-            v.scope.as_ref(),
-        ));
+        by_step.entry(v.step.clone()).or_default().push(Repeat::of(&v.folded, v.us_per_sample, total, v.scope));
     }
     by_step
 }
@@ -164,8 +159,8 @@ fn step_changes(
             changes: profile::changes(&functions(ra), &functions(rb), TOP),
             base_stacks: pooled_stacks(ra),
             new_stacks: pooled_stacks(rb),
-            base_scopes: ra.iter().map(|r| r.scope.clone()).collect(),
-            new_scopes: rb.iter().map(|r| r.scope.clone()).collect(),
+            base_scopes: ra.iter().map(|r| r.scope).collect(),
+            new_scopes: rb.iter().map(|r| r.scope).collect(),
         });
     }
 }

@@ -25,7 +25,7 @@ pub struct ProfileView {
     pub ops: u64,
     pub unwinding: String,
     /// perf's events per CPU or per thread (None: a result from before it was kept).
-    pub scope: Option<String>,
+    pub scope: Option<profile::perf::Scope>,
     /// The step's sampled CPU per operation (µs).
     pub cpu_us_op: Option<f64>,
     /// Why the profile says little or nothing (too few samples, its file unreadable).
@@ -60,7 +60,7 @@ pub fn build(label: &str, dir: &Path, run: &RunResult) -> Vec<ProfileView> {
                 let by_role = folded.by_role();
                 let roles = Role::ALL
                     .into_iter()
-                    .filter_map(|role| by_role.get(role.name()).map(|n| (role, *n as f64 * us)))
+                    .filter_map(|role| by_role.get(&role).map(|n| (role, *n as f64 * us)))
                     .collect();
                 let all = profile::function_costs(&folded, us);
                 let functions = Role::ALL
@@ -78,7 +78,7 @@ pub fn build(label: &str, dir: &Path, run: &RunResult) -> Vec<ProfileView> {
                     samples: p.samples,
                     ops: p.ops,
                     unwinding: p.unwinding.clone(),
-                    scope: p.scope.clone(),
+                    scope: p.scope,
                     cpu_us_op: p.cpu_us_per_op(),
                     warning,
                     roles,

@@ -158,6 +158,7 @@ pub fn run_step(
         },
         || {},
     );
+    joined.stamp(&mut result);
     let wall_ns = driver::wall_ns(joined.clients.iter().map(|o| o.end_ns));
     let committed: u64 = joined.clients.iter().map(|o| o.committed).sum();
     result.ops_by_type = driver::merge_ops(joined.clients.into_iter().map(|o| o.ops), driver::intervals(wall_ns));

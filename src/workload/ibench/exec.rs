@@ -381,6 +381,7 @@ pub fn run_step(
         },
         || cancel_watch.poll(table),
     );
+    joined.stamp(&mut result);
     let mut errors = joined.errors;
     let mut outs = joined.clients;
     let mut wouts = joined.background;

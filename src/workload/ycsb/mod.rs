@@ -409,6 +409,7 @@ pub fn run_step(
         },
         || {},
     );
+    joined.stamp(&mut result);
     let wall_ns = driver::wall_ns(joined.clients.iter().map(|o| o.end_ns));
     let mut work = Work::default();
     let mut ops = Vec::new();

@@ -279,7 +279,7 @@ pub fn merge_profiles(shards: &[(String, RunResult)], run: &mut RunResult, out_d
                 samples: folded.samples(),
                 ops: parts.iter().flatten().map(|p| p.ops).sum(),
                 unwinding: first.unwinding.clone(),
-                scope: first.scope.clone(),
+                scope: first.scope,
                 by_role: folded.by_role(),
             });
         }

@@ -346,6 +346,11 @@ pub struct StepResult {
     /// (results from before it have only the name to go by).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kind: Option<StepKind>,
+    /// The step's timed window on the monotonic clock, from the release of
+    /// its clients to the end of the last one (the driver's): what its CPU
+    /// profile is cut by. Not written: it means nothing outside the process.
+    #[serde(skip)]
+    pub window: Option<crate::measure::profile::fold::Window>,
 }
 
 /// When a step's clients were released, and when the run's schedule
@@ -388,6 +393,7 @@ impl StepResult {
             profile: None,
             write_debt: None,
             kind: Some(plan.kind),
+            window: None,
         }
     }
 

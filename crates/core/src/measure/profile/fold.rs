@@ -5,8 +5,9 @@ use std::collections::HashMap;
 
 use super::perf::Sample;
 
-/// Who spent a sample's CPU.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// Who spent a sample's CPU (in result.json and folded stacks: its [`Role::name`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Role {
     /// rumbench's client threads outside the engine, and its main thread.
     Client,

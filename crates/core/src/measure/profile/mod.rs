@@ -42,9 +42,9 @@ pub struct StepProfile {
     /// What perf's events were attached to: `per-cpu` or `per-thread`
     /// (`perf::Scope`; absent in results from before it was kept: per-thread).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub scope: Option<String>,
+    pub scope: Option<perf::Scope>,
     /// Samples by role (client, engine-foreground, engine-background, server).
-    pub by_role: BTreeMap<String, u64>,
+    pub by_role: BTreeMap<fold::Role, u64>,
 }
 
 impl StepProfile {
@@ -86,10 +86,14 @@ impl Folded {
         self.stacks.iter().map(|(_, n)| n).sum()
     }
 
-    pub fn by_role(&self) -> BTreeMap<String, u64> {
+    /// Samples by the role of each stack's root frame (a root that names
+    /// no role, in a folded file edited by hand, counts for none).
+    pub fn by_role(&self) -> BTreeMap<fold::Role, u64> {
         let mut m = BTreeMap::new();
         for (stack, n) in &self.stacks {
-            *m.entry(stack.split(';').next().unwrap_or("").to_string()).or_insert(0) += n;
+            if let Some(role) = fold::Role::from_name(stack.split(';').next().unwrap_or("")) {
+                *m.entry(role).or_insert(0) += n;
+            }
         }
         m
     }

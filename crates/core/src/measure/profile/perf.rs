@@ -41,8 +41,9 @@ pub fn perf_program() -> Result<PathBuf> {
 /// user may use: to measure what the other costs (bench/profile_overhead.sh).
 pub const SCOPE_ENV: &str = "RUMBENCH_PROFILE_SCOPE";
 
-/// What perf's events are attached to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What perf's events are attached to (in result.json: its [`Scope::name`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Scope {
     /// One event per CPU (`perf record -a`), samples of the config's process
     /// tree kept: nothing happens at a thread's context switch. Chosen for
