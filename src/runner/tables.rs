@@ -724,33 +724,9 @@ pub fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut Run
         }
     }
 
-    let order = crate::plan::run_order(&plan.steps, config.repeat);
-    let mut prev: Option<&StepPlan> = None;
-    let mut schedule = opts.schedule.map(runner::schedule::Schedule::new);
-    for &i in &order {
-        let step = &plan.steps[i];
-        if crate::driver::stop::stop_requested() {
-            break;
-        }
-        let settled = runner::settle_point(step, prev, backend.table.kv_engine());
-        runner::profiling::before_step(step);
-        let engine = backend.table.kv_engine();
-        let (mut result, _checkpoint) =
-            runner::checkpoint::keep(&opts.output_dir, index, i, run.configs[ci].steps.len(), engine, || {
-                runner::schedule::Schedule::run(&mut schedule, step, || {
-                    run_step(&backend, step, i, &mut state, &probes, &dir)
-                })
-            });
-        runner::note_sweep_order(&mut result, plan, &order, i, config.repeat);
-        if let Some(s) = settled {
-            s.record(&mut result);
-        }
-        runner::note_write_debt(&mut result, backend.table.kv_engine());
-        prev = Some(step);
-        if !runner::record_step(run, ci, config, step.kind, result, opts, &dir)? {
-            break;
-        }
-    }
+    runner::steps::run_steps(plan, opts, index, ci, run, backend.table.kv_engine(), |step, i| {
+        run_step(&backend, step, i, &mut state, &probes, &dir)
+    })?;
     run.configs[ci].engine_stats = backend.stats(tables);
     // Each client of a server rumbench started has a server process on this machine.
     let machine = match &backend.server {

@@ -1,0 +1,389 @@
+//! The config process (`rumbench internal-run-config`): it opens the
+//! engine, runs a db_bench-style config's steps (the table workloads'
+//! configs are tables.rs's) and writes what it measured after each.
+
+#[allow(unused_imports)]
+use super::*;
+
+/// The child side: run config `index` of the task in `task_path`. Its exit
+/// code is its own config's outcome: 0 completed, 1 failed, 130 interrupted.
+pub fn run_config_child(task_path: &Path, index: usize) -> ExitCode {
+    // SAFETY: getppid has no preconditions.
+    let parent = unsafe { libc::getppid() };
+    let outcome = (|| -> Result<Status> {
+        let task: ChildTask = serde_json::from_slice(&std::fs::read(task_path)?)?;
+        progress::set_mode(task.opts.progress);
+        let mut run = crate::result::load(&task.opts.output_dir.join("result.json"))?;
+        let config = task.plan.configs.get(index).ok_or_else(|| anyhow::anyhow!("no config {index} in the task"))?;
+        check_engine_version(config)?;
+        profiling::start(&task.plan, &task.opts, index);
+        let ran = run_config(&task.plan, &task.opts, index, &mut run);
+        // Each step's profile was cut as it ended: the recording goes, also when the config failed.
+        profiling::finish();
+        ran?;
+        let status = run.configs.get(index).map(|c| c.status).unwrap_or(Status::Failed);
+        // SAFETY: as above.
+        if unsafe { libc::getppid() } != parent {
+            // The main process died (we were stopped by PR_SET_PDEATHSIG):
+            // nobody else will end the run, so end it here.
+            for c in &task.plan.configs[index + 1..] {
+                run.configs.push(ended_config(
+                    c,
+                    &task.opts,
+                    Status::NotRun,
+                    "not run: the main rumbench process died",
+                ));
+            }
+            crate::driver::stop::request_stop(libc::SIGTERM);
+            finish_run(&mut run, &task.opts, Some("interrupted: the main rumbench process died"))?;
+        }
+        Ok(status)
+    })();
+    match outcome {
+        Ok(Status::Running) | Ok(Status::Completed) => ExitCode::SUCCESS,
+        Ok(Status::Interrupted) => ExitCode::from(130),
+        Ok(Status::Failed) | Ok(Status::NotRun) => ExitCode::from(1),
+        Err(e) => {
+            errln!("rumbench: error: {}", format!("{e:#}").replace('\n', " "));
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// Whether the database holds no key at all (a step that reads would measure nothing).
+pub(crate) fn database_is_empty(engine: &dyn Engine, key_size: usize) -> Result<bool> {
+    let mut session = engine.session()?;
+    let first = vec![0u8; key_size];
+    Ok(session.scan(&first, false, 1, &mut |_, _| false)? == 0)
+}
+
+/// Write back and drop the page cache, so an io-bound read step starts cold.
+pub(crate) fn drop_page_cache(dir: &Path) -> Result<(), String> {
+    crate::measure::os::device::sync_filesystem(dir).map_err(|e| format!("syncfs failed: {e}"))?;
+    std::fs::write("/proc/sys/vm/drop_caches", "1").map_err(|e| format!("cannot drop the page cache (needs root): {e}"))
+}
+
+/// Per-config state carried from step to step.
+pub(crate) struct ConfigState {
+    /// Key indexes present; None when unknown (an existing database was opened).
+    live: Option<KeyBitmap>,
+    /// The last fill step, and how it ended when that explains missing keys.
+    last_fill: Option<FillEnd>,
+}
+
+/// How the last fill step left the key space.
+pub(crate) struct FillEnd {
+    kind: StepKind,
+    /// "fillseq stopped at its time limit (--seconds 2) after 227,058 of 500,000 keys".
+    time_limited: Option<String>,
+}
+
+pub(crate) fn is_fill(kind: StepKind) -> bool {
+    matches!(kind, StepKind::Fill | StepKind::FillSeq | StepKind::FillRandom | StepKind::FillUniqueRandom)
+}
+
+use crate::report::fmt::thousands;
+
+/// A fill that ended at --seconds before writing its keys: a warning of its
+/// own (the run's warnings list it), and what later reads are told.
+pub(crate) fn note_fill_end(plan: &StepPlan, result: &mut StepResult, state: &mut ConfigState) {
+    let s = &plan.settings;
+    let planned = s.ops.unwrap_or(s.num);
+    let time_limited = match (s.seconds, result.status) {
+        (Some(secs), Status::Completed) if result.ops < planned && !crate::driver::stop::stop_requested() => {
+            let text = format!(
+                "{} stopped at its time limit (--seconds {secs}) after {} of {} keys",
+                plan.kind,
+                thousands(result.ops),
+                thousands(planned)
+            );
+            let filled = state.live.as_ref().map(|l| {
+                format!(
+                    ": {:.0}% of the key space exists for the steps after it",
+                    100.0 * l.count() as f64 / s.num.max(1) as f64
+                )
+            });
+            result.warnings.push(format!("{text}{}", filled.unwrap_or_default()));
+            Some(text)
+        }
+        _ => None,
+    };
+    state.last_fill = Some(FillEnd { kind: plan.kind, time_limited });
+}
+
+/// Why a read step's lookups found no key, from what the fills did.
+pub(crate) fn not_found_note(result: &mut StepResult, state: &ConfigState, num: u64) {
+    let Some(reads) = result.reads.as_ref() else { return };
+    let total = reads.found + reads.not_found;
+    if reads.not_found == 0 || total == 0 {
+        return;
+    }
+    let head = format!(
+        "{} of {total} lookups ({:.1}%) found no key",
+        reads.not_found,
+        100.0 * reads.not_found as f64 / total as f64
+    );
+    let exists = state.live.as_ref().map(|l| 100.0 * l.count() as f64 / num.max(1) as f64);
+    let why = match (&state.last_fill, exists) {
+        (Some(FillEnd { time_limited: Some(t), .. }), Some(p)) => format!("{t}, so {p:.0}% of the key space exists"),
+        (Some(FillEnd { time_limited: Some(t), .. }), None) => t.clone(),
+        (Some(FillEnd { kind: StepKind::FillRandom, .. }), Some(p)) => {
+            format!("fillrandom inserts with replacement, so {p:.0}% of the key space exists (about 63% after --num inserts); fillseq or filluniquerandom fill it all")
+        }
+        (_, Some(p)) => format!("{p:.0}% of the key space exists"),
+        (_, None) => {
+            "the database was opened as it was (--use-existing-db): rumbench does not know which keys it holds".into()
+        }
+    };
+    result.notes.push(format!("{head}: {why}"));
+}
+
+#[allow(clippy::too_many_arguments, reason = "the step's context, each part borrowed differently")]
+pub(crate) fn run_step(
+    engine: &dyn Engine,
+    config: &EngineConfig,
+    plan: &StepPlan,
+    index: usize,
+    keyspace: KeySpace,
+    probes: &Probes,
+    state: &mut ConfigState,
+    dir: &Path,
+) -> StepResult {
+    let mut result = StepResult::new(plan);
+    result.notes.extend(engine.step_notes(plan.kind.name(), plan.kind.changes_data()));
+    if plan.kind.needs_data() {
+        match database_is_empty(engine, plan.settings.key_size) {
+            Ok(false) => {}
+            Ok(true) => {
+                result.status = Status::Failed;
+                result.error = Some(format!(
+                    "step {} needs data but the {} database is empty: run a fill step before it (e.g. --steps fillseq,{})",
+                    plan.kind, config.name, plan.kind
+                ));
+                return result;
+            }
+            Err(e) => {
+                result.status = Status::Failed;
+                result.error = Some(format!("{e:#}"));
+                return result;
+            }
+        }
+        if plan.settings.mode == Mode::IoBound {
+            match drop_page_cache(dir) {
+                Ok(()) => result.notes.push("io-bound mode: page cache dropped before the step".into()),
+                Err(why) => result.warnings.push(format!("io-bound mode: {why}")),
+            }
+        }
+    }
+    let before = engine.write_amp_counters();
+    let probe = plan.settings.metrics.then(|| probes.begin());
+    let (mut result, work) = match plan.kind {
+        kind if kind.is_engine_call() => {
+            (crate::workload::dbbench::run_engine_step(engine, plan, result), Default::default())
+        }
+        _ => crate::workload::dbbench::run_client_step(engine, plan, index, keyspace, result),
+    };
+    if let Some(live) = &mut state.live {
+        live.union_with(&work.written);
+        live.subtract(&work.deleted);
+    }
+    if is_fill(plan.kind) {
+        note_fill_end(plan, &mut result, state);
+    }
+    not_found_note(&mut result, state, plan.settings.num);
+    let s = &plan.settings;
+    let step_work = StepWork {
+        ops: result.ops + result.writer.as_ref().map(|w| w.ops).unwrap_or(0),
+        queries: work.queries,
+        writes: work.writes,
+        commits: work.commits,
+        logical_bytes_written: work.logical_bytes_written,
+        writer_threads: work.writer_threads,
+        live_keys: state.live.as_ref().map(|l| l.count()),
+        entry_bytes: (s.key_size + s.value_size) as u64,
+        wall_s: result.wall_s.unwrap_or(0.0),
+    };
+    match probe {
+        Some(p) => result.metrics = p.end(probes, &step_work),
+        None => result.metrics.missing.push(crate::measure::step_metrics::Missing {
+            metric: "all".into(),
+            reason: "efficiency metrics turned off (--metrics off)".into(),
+        }),
+    }
+    result.rates = result
+        .main_op()
+        .zip(result.wall_s)
+        .and_then(|(o, wall_s)| crate::measure::rate_percentiles(&o.intervals, wall_s));
+    if let Some(after) = engine.write_amp_counters() {
+        result.engine_write_amp = after.amp_since(before);
+        result.engine_write_amp_cumulative = after.amp_since(None);
+        let ingested = after.ingest_bytes.saturating_sub(before.map(|b| b.ingest_bytes).unwrap_or(0));
+        let written = after.written_bytes.saturating_sub(before.map(|b| b.written_bytes).unwrap_or(0));
+        if work.logical_bytes_written > 0 && result.engine_write_amp.is_none() && after.resolution_bytes > 1 {
+            result.notes.push(
+                "engine write-amp not shown: the engine's counters are too coarse for this little ingest (rocksdb: set statistics=true for exact counters)".into(),
+            );
+        }
+        if ingested > 0 && written == 0 && result.status == Status::Completed {
+            result.warnings.push(format!(
+                "the step ({:.1} s) was shorter than the engine's flush/compaction cycle: nothing was flushed, so it measured the memtable only; run longer or use a smaller write buffer",
+                result.wall_s.unwrap_or(0.0)
+            ));
+        }
+    }
+    if let Some(w) = result.metrics.syncs.as_ref().and_then(SyncMetrics::not_durable_warning) {
+        result.warnings.push(w);
+    }
+    let device_warnings = result.metrics.judge_device_io();
+    result.warnings.extend(device_warnings);
+    if result.writer.as_ref().is_some_and(|w| w.missed_target) {
+        let w = result.writer.as_ref().unwrap();
+        result.warnings.push(format!(
+            "background writer missed its rate: {:.0} of {:.0} ops/s",
+            w.achieved_ops_s,
+            w.target_ops_s.unwrap_or(0.0)
+        ));
+    }
+    if s.mode == Mode::IoBound
+        && matches!(plan.kind, StepKind::ReadRandom | StepKind::MultiReadRandom | StepKind::ReadWhileWriting)
+    {
+        if let Some(rpq) = result.metrics.io.as_ref().and_then(|io| io.rpq) {
+            if rpq < 0.5 {
+                result.warnings.push(format!(
+                    "io-bound mode, but point queries averaged {rpq:.2} storage reads each: the run was not IO-bound (the data fits in a cache)"
+                ));
+            }
+        }
+    }
+    result.engine_stats = engine.stats();
+    result
+}
+
+/// Run one config's steps, appending to `run` and writing after each step.
+pub(crate) fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut RunResult) -> Result<()> {
+    let config = plan.configs.get(index).context("config index out of range")?;
+    if plan.steps.iter().any(|s| s.kind.is_ibench() || s.kind.is_ycsb() || s.kind.is_contention()) {
+        return tables::run_config(plan, opts, index, run);
+    }
+    let spec = crate::backend::find(&config.engine)?;
+    let dir = opts.data_dir(config);
+    let keyspace = KeySpace { n: plan.settings.num, hashed: plan.settings.key_order == KeyOrder::Hash };
+    let mut cres = new_config_result(config, dir.clone());
+    cres.allocator_in_use = Some(sysinfo::allocator(Path::new("/proc")));
+    let opened = (|| -> Result<(DataDir, Box<dyn Engine>)> {
+        let data = DataDir::open(&dir, opts.use_existing_db)?;
+        let args = OpenArgs {
+            dir: dir.clone(),
+            options: EngineOptions(config.options.clone()),
+            key_size: plan.settings.key_size,
+            value_size: plan.settings.value_size,
+            num_keys: plan.settings.num,
+            threads: sessions_opened(plan),
+            space_needed: crate::engine::splinterdb::run_space_needed(plan).ok(),
+            create: !opts.use_existing_db,
+            read_only: opens_read_only(plan, opts),
+        };
+        match (spec.open)(&args) {
+            Ok(engine) => Ok((data, engine)),
+            Err(e) => {
+                let e = e.context(format!("cannot open {} in {}", config.engine, dir.display()));
+                if !opts.keep_db {
+                    data.remove();
+                }
+                Err(e)
+            }
+        }
+    })();
+    let (data, engine) = match opened {
+        Ok(e) => e,
+        Err(e) => {
+            cres.status = Status::Failed;
+            cres.error = Some(format!("{e:#}"));
+            run.configs.push(cres);
+            write_results(run, opts)?;
+            return Ok(());
+        }
+    };
+    cres.engine_version = Some(engine.version());
+    cres.effective_options = engine.effective_options();
+    if let Some(note) = existing_db_note(plan, opts, engine.as_ref(), &config.engine) {
+        cres.notes.push(note);
+    }
+    run.configs.push(cres);
+    let ci = run.configs.len() - 1;
+    record_provenance(run, ci, spec, engine.version(), engine.provenance());
+    let probes = engine_probes(&dir, spec);
+    let mut state = ConfigState {
+        live: (!opts.use_existing_db).then(|| KeyBitmap::with_capacity(plan.settings.num)),
+        last_fill: None,
+    };
+
+    steps::run_steps(plan, opts, index, ci, run, Some(engine.as_ref()), |step, i| {
+        run_step(engine.as_ref(), config, step, i, keyspace, &probes, &mut state, &dir)
+    })?;
+    run.configs[ci].engine_stats = engine.stats();
+    let (background, what) = engine.background_threads();
+    settle_config_status(run, ci, plan.steps.len(), Machine { cores: cores(), background, per_client: 0, what });
+    drop(engine);
+    // Only what rumbench created is removed (never --use-existing-db data).
+    if !opts.keep_db {
+        data.remove();
+    }
+    write_results(run, opts)?;
+    Ok(())
+}
+
+/// Record what ran in config `ci` (see `engine::provenance`) and warn when
+/// it was built with assertions.
+pub(crate) fn record_provenance(
+    run: &mut RunResult,
+    ci: usize,
+    spec: &engine::EngineSpec,
+    version: String,
+    runtime: Vec<(String, String)>,
+) {
+    let c = &mut run.configs[ci];
+    c.provenance = engine::provenance(spec, version, runtime);
+    // Printed once, with the run's other warnings at its end.
+    if let Some(w) = engine::assertion_warning(&c.engine, &c.provenance) {
+        let w = format!("{}: {w}", c.name);
+        run.warnings.push(w);
+    }
+}
+
+/// Probes for an engine in this process; one that keeps nothing (null) has
+/// no durability to measure.
+pub(crate) fn engine_probes(dir: &Path, spec: &engine::EngineSpec) -> Probes {
+    match spec.stores_data {
+        true => Probes::new(dir),
+        false => Probes::new(dir).keeps_nothing(spec.name),
+    }
+}
+
+/// The cores this process may run on (its affinity), 1 when unknown.
+pub(crate) fn cores() -> usize {
+    std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+}
+
+/// What became of the user's existing database: opened read-only, or
+/// read-write and why.
+pub(crate) fn existing_db_note(plan: &RunPlan, opts: &RunOptions, engine: &dyn Engine, name: &str) -> Option<String> {
+    if !opts.use_existing_db {
+        return None;
+    }
+    Some(match (engine.read_only(), opens_read_only(plan, opts)) {
+        (true, _) => "the existing database was opened read-only: nothing the run did wrote to it".into(),
+        (false, true) => {
+            format!("the existing database was opened read-write: {name} has no read-only open (the steps only read)")
+        }
+        (false, false) => {
+            let writer = plan
+                .steps
+                .iter()
+                .find(|s| s.kind.changes_data() || s.kind.is_engine_call())
+                .map(|s| s.kind.to_string())
+                .unwrap_or_default();
+            format!("the existing database was opened read-write: step {writer} changes it")
+        }
+    })
+}
