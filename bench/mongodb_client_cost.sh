@@ -77,7 +77,7 @@ for r in $(seq "$REPEATS"); do
     done
     for s in "${RUN_STEPS[@]}"; do
         mops=$(step_field mongo "$s" ops_s); mc=$(metric mongo "$s" client_cpu_us_op); mt=$(metric mongo "$s" client_threads_cpu_us_op)
-        pops=$(step_field pg "$s" ops_s); pc=$(metric pg "$s" client_cpu_us_op); pt=$(metric pg "$s" client_threads_cpu_us_op); ps=$(metric pg "$s" engine_cpu_us_op)
+        pops=$(step_field pg "$s" ops_s); pc=$(metric pg "$s" client_cpu_us_op); pt=$(metric pg "$s" client_threads_cpu_us_op); ps=$(metric pg "$s" srv_cpu_us_op)
         ratio=$(python3 -c "print(f'{$mc/$pc:.2f}x' if '$mc' != '-' and '$pc' != '-' else '-')")
         echo "| $r | $s | ${mops%.*} | $mc | $mt | ${pops%.*} | $pc | $pt | $ps | $ratio |" >>"$OUT"
     done

@@ -20,7 +20,7 @@ run() {
   local rate cli srv
   rate=$(jget "$out" 'step("l.i0")["ops_s"]')
   cli=$(jget "$out" 'step("l.i0")["metrics"]["client_cpu_us_op"]')
-  srv=$(jget "$out" 'step("l.i0")["metrics"]["engine_cpu_us_op"]')
+  srv=$(jget "$out" 'step("l.i0")["metrics"]["srv_cpu_us_op"]')
   python3 -c "print(f'| $label | {$rate:.0f} | {$cli:.3f} | {$srv:.2f} | {100*$cli/$srv:.1f}% |')"
 }
 for i in $(seq "$REPEATS"); do run "$i" env; done

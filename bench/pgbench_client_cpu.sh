@@ -90,7 +90,7 @@ print(f'| $i | pgbench -S | {tx / $SECONDS_PER_RUN:.0f} | {cli / tx:.2f} | {srv 
     "$RUMBENCH" run -e postgres -s ycsb-load,ycsb-c --records 100000 --seconds "$SECONDS_PER_RUN" --progress off --no-history -d "$out" >/dev/null 2>&1
     rate=$(jget "$out" 'step("ycsb-c")["ops_s"]')
     cli=$(jget "$out" 'step("ycsb-c")["metrics"]["client_cpu_us_op"]')
-    srv=$(jget "$out" 'step("ycsb-c")["metrics"]["engine_cpu_us_op"]')
+    srv=$(jget "$out" 'step("ycsb-c")["metrics"]["srv_cpu_us_op"]')
     python3 -c "print(f'| $i | rumbench ycsb-c | {$rate:.0f} | {$cli:.2f} | {$srv:.2f} | {100 * $cli / $srv:.1f}% |')"
     if [ "$PROFILE" = 1 ]; then
         out="$SCRATCH/pgbench-cpu-rb-perf"; rm -rf "$out"

@@ -76,7 +76,7 @@ echo "|---|---|---|---|---|---|"
 for r in $(seq "$REPEATS"); do
     run pg -e postgres -s "$STEPS" --seconds "$SECONDS_PER_STEP"
     for s in "${RUN_STEPS[@]}"; do
-        ops=$(step_field pg "$s" ops_s); c=$(metric pg "$s" client_cpu_us_op); sv=$(metric pg "$s" engine_cpu_us_op)
+        ops=$(step_field pg "$s" ops_s); c=$(metric pg "$s" client_cpu_us_op); sv=$(metric pg "$s" srv_cpu_us_op)
         share=$(python3 -c "print(f'{100*$c/$sv:.1f}%' if '$c' != '-' and '$sv' != '-' else '-')")
         echo "| $r | $s | ${ops%.*} | $c | $sv | $share |" >>"$OUT"
     done

@@ -135,7 +135,7 @@ fn every_step(engine: &str, config: &str) {
                 .iter()
                 .any(|x| x["metric"] == metric && x["reason"].as_str().unwrap().starts_with("below resolution"))
         };
-        assert_eq!(m["engine_cpu_us_op"].as_f64().is_some() || below("engine_cpu_us_op"), server, "{engine} {name}");
+        assert_eq!(m["srv_cpu_us_op"].as_f64().is_some() || below("srv_cpu_us_op"), server, "{engine} {name}");
         assert!(m["db_size_bytes"].as_u64().unwrap() > 0);
         assert!(m["rss_peak_bytes"].as_u64().unwrap() > 0);
         assert!(!s["engine_stats"].as_array().unwrap().is_empty());

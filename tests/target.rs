@@ -136,13 +136,13 @@ fn ycsb_and_insert_benchmark_on_a_password_server() {
     for s in c["steps"].as_array().unwrap() {
         assert_eq!(s["status"], "completed", "{}: {}", s["name"], s["error"]);
         // The server's own figures cannot be seen from here: missing with the reason, never 0.
-        for metric in ["engine_cpu_us_op", "io", "rss_peak", "db_size", "host_cpu_us_op"] {
+        for metric in ["srv_cpu_us_op", "io", "rss_peak", "db_size", "host_cpu_us_op"] {
             let why =
                 missing_reason(s, metric).unwrap_or_else(|| panic!("{} {metric} not reported missing", s["name"]));
             assert!(why.contains("did not start"), "{why}");
         }
         assert!(
-            s["metrics"]["engine_cpu_us_op"].is_null()
+            s["metrics"]["srv_cpu_us_op"].is_null()
                 && s["metrics"]["io"].is_null()
                 && s["metrics"]["rss_peak_bytes"].is_null()
         );
@@ -342,7 +342,7 @@ fn ycsb_on_a_mariadb_server_with_a_password() {
     assert_eq!(c["name"], format!("mariadb-innodb-127.0.0.1-{}", s.port()));
     assert_eq!(c["status"], "completed", "{}", c["error"]);
     assert_eq!(c["steps"][1]["ops"], 2000);
-    assert!(missing_reason(&c["steps"][1], "engine_cpu_us_op").unwrap().contains("did not start"));
+    assert!(missing_reason(&c["steps"][1], "srv_cpu_us_op").unwrap().contains("did not start"));
     let left: Vec<String> = root
         .query("SELECT table_name FROM information_schema.TABLES WHERE table_schema = 'benchdb' ORDER BY 1")
         .unwrap();

@@ -144,7 +144,7 @@ fn the_host_s_busy_cpu_covers_the_client_and_the_server() {
     let step = &v["configs"][0]["steps"][1];
     let m = &step["metrics"];
     let f = |k: &str| m[k].as_f64().unwrap_or_else(|| panic!("{k} missing: {m}"));
-    let (client, server, host) = (f("client_cpu_us_op"), f("engine_cpu_us_op"), f("host_cpu_us_op"));
+    let (client, server, host) = (f("client_cpu_us_op"), f("srv_cpu_us_op"), f("host_cpu_us_op"));
     // The processes' CPU may include time the hypervisor stole from them;
     // the host's busy time does not.
     let cpus = std::thread::available_parallelism().unwrap().get() as f64;

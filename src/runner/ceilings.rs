@@ -58,13 +58,13 @@ pub(crate) fn step_ceilings(s: &StepResult, device: &DeviceContext, server: bool
         }
     }
     let client = m.client_cpu_us_op;
-    d.cpu_s_per_op = match (server, client, m.engine_cpu_us_op) {
+    d.cpu_s_per_op = match (server, client, m.srv_cpu_us_op) {
         (false, Some(c), _) => Some(c / 1e6),
         (true, Some(c), Some(e)) => Some((c + e) / 1e6),
         (true, Some(c), None) => {
             unknown.push(format!(
                 "cpu: the server's CPU was not measured ({}): the cpu ceiling is the client's only",
-                missing("engine_cpu_us_op").unwrap_or_else(|| "no reason recorded".into())
+                missing("srv_cpu_us_op").unwrap_or_else(|| "no reason recorded".into())
             ));
             Some(c / 1e6)
         }
@@ -161,7 +161,7 @@ mod tests {
         let mut s = step(1_000, 1.0);
         s.metrics.client_cpu_us_op = Some(100.0);
         s.metrics.missing.push(Missing {
-            metric: "engine_cpu_us_op".into(),
+            metric: "srv_cpu_us_op".into(),
             reason: "a server rumbench did not start (--target)".into(),
         });
         let c = step_ceilings(&s, &DeviceContext::without(None, "--target: the server's device is unknown"), true, 4.0)

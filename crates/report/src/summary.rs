@@ -82,7 +82,7 @@ pub const METRICS: &[Metric] = &[
     m("db_mb", "db size", "MB", Better::Lower, "bytes on disk under the data dir at step end (allocated blocks), MB = 2^20 bytes", |f| f.step.metrics.db_size_bytes.map(mb)),
     m("cpu_us_op", "cpu/op", "us/op", Better::Lower, "CPU of the benchmark process, every thread (engine included when embedded), per operation", |f| f.step.metrics.client_cpu_us_op),
     m("thr_cpu_us_op", "thread cpu/op", "us/op", Better::Lower, "CPU of the threads that issued the step's operations (clients, background writer) per operation, without the measurement's own threads: rumbench's own work against a server", |f| f.step.metrics.client_threads_cpu_us_op),
-    m("srv_cpu_us_op", "srv cpu/op", "us/op", Better::Lower, "user + system CPU of the server's process tree per operation (servers rumbench started; exited backends included)", |f| f.step.metrics.engine_cpu_us_op),
+    m("srv_cpu_us_op", "srv cpu/op", "us/op", Better::Lower, "user + system CPU of the server's process tree per operation (servers rumbench started; exited backends included)", |f| f.step.metrics.srv_cpu_us_op),
     m("host_cpu_us_op", "host cpu/op", "us/op", Better::Lower, "busy CPU of the whole host per operation (CPUs x wall less idle, iowait and steal)", |f| f.step.metrics.host_cpu_us_op),
     m("rss_mb", "peak rss", "MB", Better::Lower, "peak resident memory of the process during the step, sampled every second (MB = 2^20 bytes)", |f| f.step.metrics.rss_peak_bytes.map(mb)),
     m("syncs_per_commit", "syncs/commit", "calls/commit", Better::Neither, "fsync + fdatasync + msync + sync_file_range calls per commit; 0 means not durable as run", |f| f.step.metrics.syncs.as_ref().and_then(|y| y.syncs_per_commit)),

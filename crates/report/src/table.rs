@@ -389,7 +389,7 @@ pub fn ibench_rows(run: &RunResult) -> Vec<Vec<String>> {
                 opt(io.and_then(|i| i.rkbpq).filter(|_| !m.device_reads_by_others), |v| format!("{v:.3}")),
                 opt(m.headline_wkbpi(), |v| format!("{v:.3}")),
                 opt(m.client_cpu_us_op, num),
-                opt(m.engine_cpu_us_op, num),
+                opt(m.srv_cpu_us_op, num),
                 opt(m.db_size_bytes.map(|b| b as f64 / 1048576.0), |v| format!("{v:.0}")),
                 opt(m.rss_peak_bytes.map(|b| b as f64 / 1048576.0), |v| format!("{v:.0}")),
                 table_rows.map(|r| r.to_string()).unwrap_or_else(|| "-".into()),

@@ -352,7 +352,7 @@ mod tests {
             ];
             let mut st = fixtures::step(StepKind::LoadI0, 10.0, vec![fixtures::op("insert", 100_000, 200.0, 0, 0, 0)]);
             st.ops_s = Some(ops_s);
-            st.metrics.engine_cpu_us_op = Some(srv_cpu);
+            st.metrics.srv_cpu_us_op = Some(srv_cpu);
             st.metrics.client_cpu_us_op = Some(4.0);
             st.metrics.client_threads_cpu_us_op = Some(3.5);
             c.steps = vec![st];

@@ -18,8 +18,18 @@ use super::os::Roots;
 /// A metric that could not be measured, and why.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Missing {
+    /// The figure's name in result.json (a field of [`StepMetrics`]).
+    #[serde(deserialize_with = "current_name")]
     pub metric: String,
     pub reason: String,
+}
+
+/// Figures renamed since, by their names in older results: one figure, one name.
+const RENAMED: &[(&str, &str)] = &[("engine_cpu_us_op", "srv_cpu_us_op")];
+
+fn current_name<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    let name = String::deserialize(d)?;
+    Ok(RENAMED.iter().find(|(old, _)| *old == name).map_or(name, |(_, new)| new.to_string()))
 }
 
 /// Storage IO of the data dir's device(s) over the step.
@@ -196,8 +206,9 @@ pub struct StepMetrics {
     pub client_threads_switches_op: Option<f64>,
     /// Server engines: CPU of the server's process tree (exited workers
     /// included) per operation. The client's share is `client_cpu_us_op`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub engine_cpu_us_op: Option<f64>,
+    /// (`engine_cpu_us_op` in results before it had the reports' name.)
+    #[serde(default, skip_serializing_if = "Option::is_none", alias = "engine_cpu_us_op")]
+    pub srv_cpu_us_op: Option<f64>,
     pub host_cpu_us_op: Option<f64>,
     /// The share of the host's CPU time a hypervisor gave to other guests
     /// during the step (steal), percent: high values mean noisy figures.
@@ -651,8 +662,8 @@ impl StepProbe {
             (Some(Ok(b)), Some(Ok(a))) => {
                 let cpu = tree_cpu_us(a).saturating_sub(tree_cpu_us(b));
                 match below_cpu_resolution(cpu, work.wall_s) {
-                    None => m.engine_cpu_us_op = per(cpu as f64, work.ops),
-                    Some(why) => missing("engine_cpu_us_op", why),
+                    None => m.srv_cpu_us_op = per(cpu as f64, work.ops),
+                    Some(why) => missing("srv_cpu_us_op", why),
                 }
                 let d = a.since(b);
                 m.process_read_bytes = Some(d.read_bytes);
@@ -663,8 +674,8 @@ impl StepProbe {
                 m.process_cancelled_write_bytes = Some(d.cancelled_write_bytes);
                 m.write_amp_process = per(written as f64, work.logical_bytes_written);
             }
-            (Some(Err(e)), _) => missing("engine_cpu_us_op", e.clone()),
-            (_, Some(Err(e))) => missing("engine_cpu_us_op", format!("server process tree: {e:#}")),
+            (Some(Err(e)), _) => missing("srv_cpu_us_op", e.clone()),
+            (_, Some(Err(e))) => missing("srv_cpu_us_op", format!("server process tree: {e:#}")),
         }
         // The device's writes of pages the processes dirtied in earlier
         // steps are theirs (the kernel writes back when it chooses).
@@ -675,7 +686,7 @@ impl StepProbe {
             m.process_writeback_bytes = (written_back > 0).then_some(written_back);
         }
         if let Some(why) = &probes.remote {
-            missing("engine_cpu_us_op", why.clone());
+            missing("srv_cpu_us_op", why.clone());
             missing("process_io", why.clone());
         }
         match (&self.host, &host_end) {
@@ -746,6 +757,23 @@ impl StepProbe {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A result from before the server's CPU had one name loads under it,
+    /// the figure and the reason it was missing alike.
+    #[test]
+    fn the_old_name_of_the_servers_cpu_loads_as_the_new() {
+        let mut json = serde_json::to_value(StepMetrics::default()).unwrap();
+        json["engine_cpu_us_op"] = serde_json::json!(12.5);
+        json["missing"] = serde_json::json!([
+            {"metric": "engine_cpu_us_op", "reason": "r"},
+            {"metric": "rss_peak", "reason": "s"}
+        ]);
+        let old: StepMetrics = serde_json::from_value(json).unwrap();
+        assert_eq!(old.srv_cpu_us_op, Some(12.5));
+        assert_eq!(old.missing.iter().map(|m| m.metric.as_str()).collect::<Vec<_>>(), ["srv_cpu_us_op", "rss_peak"]);
+        let written = serde_json::to_value(&old).unwrap();
+        assert!(written.get("engine_cpu_us_op").is_none() && written["srv_cpu_us_op"] == 12.5, "{written}");
+    }
 
     /// Pages a flush dirtied and the kernel wrote back during the read step
     /// after it are the engine's writes, not another process's.

@@ -212,7 +212,7 @@ pub fn realistic_run() -> RunResult {
     );
     let mut l_i1 =
         step(LoadI1, 20.0, vec![op("insert", 1_000_000, 349.4, 0, 0, 0), op("delete", 1_000_000, 349.4, 0, 12, 0)]);
-    l_i1.metrics.engine_cpu_us_op = Some(51.5);
+    l_i1.metrics.srv_cpu_us_op = Some(51.5);
     let ibench = vec![step(LoadI0, 40.0, vec![op("insert", 20_000_000, 43.5, 0, 0, 0)]), l_i1];
     run(vec![
         config("rocksdb-universal-compaction-zstd-block-cache-4G", "rocksdb", kv_steps()),
