@@ -2,7 +2,6 @@
 //! order, sessions, versions, shards) and the machine (directories, data,
 //! servers, targets). Bad input exits 2 with one line, nothing created.
 
-#[allow(unused_imports)]
 use super::*;
 
 /// Check everything about the run's directories that can be known before

@@ -2,7 +2,6 @@
 //! engine, runs a db_bench-style config's steps (the table workloads'
 //! configs are tables.rs's) and writes what it measured after each.
 
-#[allow(unused_imports)]
 use super::*;
 
 /// The child side: run config `index` of the task in `task_path`. Its exit

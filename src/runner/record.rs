@@ -1,7 +1,6 @@
 //! A step's result recorded: its ceilings, warnings and printed line, the
 //! run's files rewritten, and the config's status when its steps are done.
 
-#[allow(unused_imports)]
 use super::*;
 
 pub(crate) fn print_step_line(config: &str, s: &StepResult) {

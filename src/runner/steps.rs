@@ -8,7 +8,6 @@ use crate::engine::Engine;
 use crate::plan::{RunPlan, StepPlan};
 use crate::result::{RunResult, StepResult};
 
-#[allow(unused_imports)]
 use super::*;
 
 /// Runs config `index`'s steps (its result is `run.configs[ci]`) in their

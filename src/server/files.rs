@@ -2,7 +2,6 @@
 //! free port, the addresses a server listens on, the settings rumbench
 //! manages and the memory they claim, log tails.
 
-#[allow(unused_imports)]
 use super::*;
 
 /// Create the data dir (must be empty if it exists).

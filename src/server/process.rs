@@ -2,7 +2,6 @@
 //! commands a server's start runs (as the server's user) and where its
 //! programs are installed.
 
-#[allow(unused_imports)]
 use super::*;
 
 /// Whether `pid` exists and is not a zombie.

@@ -2,7 +2,6 @@
 //! from the moment its process exists, so that a signal, a panic or a
 //! failed start stops it (`stop_all_servers`, `install_panic_hook`).
 
-#[allow(unused_imports)]
 use super::*;
 
 #[derive(Clone, Debug)]
