@@ -23,7 +23,7 @@ ENVIRONMENT = ("other processes wrote to the data dir's device", "other processe
 # Provenance and option entries (pairs) that name the build or the place.
 VOLATILE_PAIRS = re.compile(r"^(build\.rumbench_source|build\.git_commit|build\.rumbench|path|DBOptions\.db_host_id|.*identity.*)$", re.I)
 # Subtrees whose whole figures (integers too) come from timing or the machine.
-MEASURED = {"metrics", "ceilings", "rates", "intervals", "engine_stats", "writer", "scaling", "start", "latency", "service_time", "ibench"}
+MEASURED = {"metrics", "ceilings", "rates", "intervals", "engine_stats", "writer", "scaling", "start", "latency", "service_time", "ibench", "write_debt"}
 NUMBER = re.compile(r"\d+(\.\d+)?(e[+-]?\d+)?")
 PATHS = re.compile(r"/tmp/[^\s\"'<>),;]*")
 
