@@ -6,7 +6,7 @@
 //! # How it works: symbol interposition
 //!
 //! The binary defines its own `fsync`, `fdatasync`, `msync` and
-//! `sync_file_range` (the `#[no_mangle] extern "C"` functions below). Each one
+//! `sync_file_range` (`#[no_mangle] extern "C"`, src/sync_interpose.rs). Each one
 //! bumps a global counter (a relaxed atomic add, no lock) and then calls the
 //! real glibc function, found once with `dlsym(RTLD_NEXT, name)` and cached.
 //!
