@@ -385,14 +385,16 @@ pub fn manifest(release: &Release, main: &str) -> Result<String> {
     sys.insert("default-features".into(), Value::Boolean(false));
     sys.insert("features".into(), str_list(release.features));
     deps.insert("librocksdb-sys".into(), Value::Table(sys));
-    // The workspace's other crates (crates/core, crates/report), from two levels down.
-    for (_, dep) in deps.iter_mut() {
+    // A path dependency's path, from two levels down.
+    let rebase = |dep: &mut Value| {
         if let Some(path) = dep.get_mut("path") {
             if let Some(p) = path.as_str() {
                 *path = Value::String(up(p));
             }
         }
-    }
+    };
+    // The workspace's other crates (crates/core, crates/report).
+    deps.iter_mut().for_each(|(_, dep)| rebase(dep));
     doc.remove("dev-dependencies");
     // The tests, benches and examples are the main package's (their paths are relative to it).
     for targets in ["test", "bench", "example"] {
@@ -401,13 +403,7 @@ pub fn manifest(release: &Release, main: &str) -> Result<String> {
 
     if let Some(patches) = doc.get_mut("patch").and_then(Value::as_table_mut) {
         for (_, registry) in patches.iter_mut() {
-            for (_, dep) in registry.as_table_mut().into_iter().flatten() {
-                if let Some(path) = dep.get_mut("path") {
-                    if let Some(p) = path.as_str() {
-                        *path = Value::String(up(p));
-                    }
-                }
-            }
+            registry.as_table_mut().into_iter().flatten().for_each(|(_, dep)| rebase(dep));
         }
     }
     doc.insert("workspace".into(), Value::Table(Table::new()));
