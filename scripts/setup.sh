@@ -13,6 +13,7 @@ PACKAGES=(
   fio                                   # the device baseline (crates/core/src/measure/fio.rs: rumbench's ceilings)
   fuse3                                 # the crash test's lazy filesystem (fusermount3; /dev/fuse itself is the kernel's)
   linux-perf                            # --profile: perf samples each step's CPU (crates/core/src/measure/profile/perf.rs)
+  liblmdb-dev                           # the example C plugin (plugins/lmdb): Debian's LMDB
   libaio-dev libxxhash-dev llvm         # SplinterDB (vendor/splinterdb-sys): its IO and hash libraries; llvm-ar for its clang LTO archive
   openssl                               # the TLS certificate tests/mongodb.rs makes for its FerretDB
 )

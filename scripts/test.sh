@@ -41,6 +41,9 @@ export PATH="$HOME/.cargo/bin:$PATH"
 # The house's habits (docs/contributing.md): formatted as rustfmt.toml says.
 cargo fmt --all --check >/dev/null || { echo "test.sh: cargo fmt --check found unformatted code: run cargo fmt" >&2; exit 1; }
 cargo build --release --locked
+# The Rust example plugin (plugins/rust-example) that tests/plugins.rs runs;
+# the C plugins are built by that test itself.
+cargo build --release --locked -p rumbench-plugin-example
 phase "cargo build"
 # db_bench of the very RocksDB rumbench links, for tests/dbbench_defaults.rs
 # (about 40 s the first time on 2 cores, kept in target/dbbench after); with

@@ -128,6 +128,13 @@ Needs FUSE (/dev/fuse; scripts/setup.sh installs fuse3). Its write rates are tho
 Exit codes: 0; 1 when a config could not be tested to the end (an engine that did not recover counts), or with\n\
 --fail-on-loss when one lost acknowledged commits; 2 bad input; 128 + signal when stopped.")]
     Crashtest(CrashtestArgs),
+    /// Check an engine against the contract every engine keeps (a plugin's
+    /// before benchmarking it): every rule it breaks, with what broke
+    #[command(after_help = "Examples:\n  rumbench conform -e plugin:target/release/librumbench_plugin_example.so\n  \
+rumbench conform -e plugin:./librumbench_lmdb.so -o sync_mode=sync\n  rumbench conform -e sqlite\n\n\
+Each rule runs on a fresh database in a directory of its own under --dir (removed after).\n\
+Exit codes: 0 every rule kept (or skipped, saying why); 1 a rule broken; 2 bad input.")]
+    Conform(ConformArgs),
     /// Runs one config of a plan in a child process (used by `run`)
     #[command(hide = true)]
     InternalRunConfig { task: PathBuf, index: usize },
@@ -274,6 +281,19 @@ pub struct MergeArgs {
     /// Replace an earlier merge in --output-dir (only a directory rumbench made)
     #[arg(long)]
     pub replace_output: bool,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct ConformArgs {
+    /// The engine: a name from `rumbench engines`, NAME:PRESET, or plugin:/path/libfoo.so
+    #[arg(long, short = 'e')]
+    pub engine: String,
+    /// Engine option KEY=VALUE; repeatable
+    #[arg(long = "option", short = 'o', value_name = "KEY=VALUE")]
+    pub options: Vec<String>,
+    /// Where the rules' databases go (a directory of its own is made in it) [default: the system's temporary directory]
+    #[arg(long)]
+    pub dir: Option<PathBuf>,
 }
 
 #[derive(clap::Args, Debug)]

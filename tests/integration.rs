@@ -27,6 +27,7 @@ mod metrics;
 mod mongodb;
 mod pg_versions;
 mod pgwire;
+mod plugins;
 mod profile;
 mod report_browser;
 mod report_render;

@@ -7,6 +7,7 @@
 //! when a signal stopped the run (130 SIGINT, 143 SIGTERM, 129 SIGHUP).
 
 mod compare;
+mod conform;
 mod crashtest;
 mod device;
 mod engines;
@@ -63,6 +64,7 @@ pub fn dispatch(command: Command) -> (Result<ExitCode>, bool) {
         Command::Export(a) => export::run(a),
         Command::RocksdbVersions { build } => rocksdb_versions::run(&build),
         Command::Crashtest(a) => crashtest::run(a),
+        Command::Conform(a) => conform::run(a),
         Command::InternalBuildInfo => internal::build_info(),
         Command::InternalRocksdbManifests { root, check } => internal::rocksdb_manifests(root, check),
         Command::InternalCrashChild { role, task } => return (Ok(internal::crash_child(&role, &task)), true),

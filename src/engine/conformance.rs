@@ -1,11 +1,13 @@
 //! The contract every engine keeps, as tests any engine's test module can run
-//! on a freshly opened instance (`run_all`).
+//! on a freshly opened instance (`run_all`), and as rules `rumbench conform`
+//! checks any engine against, a plugin above all (`check`): each rule runs
+//! on a fresh engine, and every rule broken is reported with what broke.
 
 use std::path::Path;
 
 use anyhow::Result;
 
-use super::{resolve_options, BatchOp, Engine, EngineSpec, OpenArgs, Session};
+use super::{resolve_options, BatchOp, Engine, EngineSpec, OpenArgs, Session, TxnEnd};
 
 pub const KEY_SIZE: usize = 16;
 
@@ -127,9 +129,13 @@ pub fn multi_get_counts_found_keys(e: &dyn Engine) {
 }
 
 pub fn scans_forward_and_reverse(e: &dyn Engine) {
-    let mut s = e.session().unwrap();
-    load_even(&mut *s);
-    let mut scan = |start: u64, reverse: bool, max: usize, stop_after: usize| {
+    scans_forward(e);
+    scans_reverse(e);
+}
+
+/// Visits of `scan` from key `start`, each checked against its value, stopping after `stop_after`.
+fn scanned(s: &mut dyn Session) -> impl FnMut(u64, bool, usize, usize) -> Vec<u64> + '_ {
+    move |start: u64, reverse: bool, max: usize, stop_after: usize| {
         let mut ids = Vec::new();
         let n = s
             .scan(&key(start), reverse, max, &mut |k, v| {
@@ -139,26 +145,46 @@ pub fn scans_forward_and_reverse(e: &dyn Engine) {
                 ids.len() < stop_after
             })
             .unwrap();
-        assert_eq!(n, ids.len());
+        assert_eq!(n, ids.len(), "scan returned a count other than the entries it visited");
         ids
-    };
-    // Forward from a present key and from a missing key (next greater).
-    assert_eq!(scan(100, false, 3, usize::MAX), vec![100, 102, 104]);
-    assert_eq!(scan(101, false, 3, usize::MAX), vec![102, 104, 106]);
-    // Reverse from a present key and from a missing key (next smaller).
-    assert_eq!(scan(100, true, 3, usize::MAX), vec![100, 98, 96]);
-    assert_eq!(scan(101, true, 3, usize::MAX), vec![100, 98, 96]);
-    // Early stop by visit.
-    assert_eq!(scan(100, false, 50, 2), vec![100, 102]);
-    assert_eq!(scan(100, true, 50, 1), vec![100]);
-    // Running off either end, and max_entries = 0.
-    assert_eq!(scan(195, false, 10, usize::MAX), vec![196, 198]);
-    assert_eq!(scan(3, true, 10, usize::MAX), vec![2, 0]);
-    assert!(scan(199, false, 10, usize::MAX).is_empty());
-    assert_eq!(scan(u64::MAX, true, 1, usize::MAX), vec![198]);
-    assert!(scan(100, false, 0, usize::MAX).is_empty());
-    // Unbounded length.
-    assert_eq!(scan(0, false, usize::MAX, usize::MAX).len(), 100);
+    }
+}
+
+pub fn scans_forward(e: &dyn Engine) {
+    let mut s = e.session().unwrap();
+    load_even(&mut *s);
+    let mut scan = scanned(&mut *s);
+    // From a present key and from a missing key (next greater).
+    assert_eq!(scan(100, false, 3, usize::MAX), vec![100, 102, 104], "forward scan from a present key");
+    assert_eq!(scan(101, false, 3, usize::MAX), vec![102, 104, 106], "forward scan from a missing key");
+    assert_eq!(scan(100, false, 50, 2), vec![100, 102], "a scan whose visitor stops after 2");
+    assert_eq!(scan(195, false, 10, usize::MAX), vec![196, 198], "a forward scan running off the end");
+    assert!(scan(199, false, 10, usize::MAX).is_empty(), "a forward scan from past the last key");
+    assert!(scan(100, false, 0, usize::MAX).is_empty(), "a scan of at most 0 entries");
+    assert_eq!(scan(0, false, usize::MAX, usize::MAX).len(), 100, "a scan of the whole database");
+    drop(scan);
+    let mut first = None;
+    s.scan(&[], false, 1, &mut |k, _| {
+        first = Some(k.to_vec());
+        true
+    })
+    .unwrap();
+    assert_eq!(first, Some(key(0)), "a forward scan from an empty start begins at the first key");
+}
+
+pub fn scans_reverse(e: &dyn Engine) {
+    let mut s = e.session().unwrap();
+    load_even(&mut *s);
+    let mut scan = scanned(&mut *s);
+    // From a present key and from a missing key (next smaller).
+    assert_eq!(scan(100, true, 3, usize::MAX), vec![100, 98, 96], "reverse scan from a present key");
+    assert_eq!(scan(101, true, 3, usize::MAX), vec![100, 98, 96], "reverse scan from a missing key");
+    assert_eq!(scan(100, true, 50, 1), vec![100], "a reverse scan whose visitor stops after 1");
+    assert_eq!(scan(3, true, 10, usize::MAX), vec![2, 0], "a reverse scan running off the start");
+    assert_eq!(scan(u64::MAX, true, 1, usize::MAX), vec![198], "a reverse scan from past the last key");
+    drop(scan);
+    let n = s.scan(&[], true, 10, &mut |_, _| true).unwrap();
+    assert_eq!(n, 0, "a reverse scan from an empty start (before every key) finds nothing");
 }
 
 pub fn concurrent_writers_from_two_threads(e: &dyn Engine) {
@@ -239,5 +265,256 @@ fn run_each(tests: &[ContractTest], batches: bool, open: impl Fn(&Path) -> Box<d
         }
         eprintln!("engine contract: {name}");
         test(&*e);
+    }
+}
+
+/// A value read back is the value written, byte for byte, short and long.
+pub fn values_read_back_as_written(e: &dyn Engine) {
+    let mut s = e.session().unwrap();
+    let long: Vec<u8> = (0..4000u32).map(|i| (i * 7 % 251) as u8).collect();
+    s.put(&key(1), b"a").unwrap();
+    s.put(&key(2), &long).unwrap();
+    let mut out = Vec::new();
+    assert!(s.get_value(&key(1), &mut out).unwrap(), "a key just written is not found");
+    assert_eq!(out, b"a", "a 1-byte value read back differs");
+    assert!(s.get_value(&key(2), &mut out).unwrap(), "a key just written is not found");
+    assert!(out == long, "a 4000-byte value read back differs ({} bytes read)", out.len());
+    assert!(!s.get_value(&key(3), &mut out).unwrap(), "a key never written is found");
+}
+
+/// What was written is there after the engine is closed and opened again.
+pub fn reopened_keeps_what_was_written(subject: &Subject) {
+    {
+        let e = subject.open(true);
+        let mut s = e.session().unwrap();
+        load_even(&mut *s);
+        s.delete(&key(10)).unwrap();
+        s.put(&key(12), b"twelve").unwrap();
+    }
+    let e = subject.open(false);
+    let mut s = e.session().unwrap();
+    assert_eq!(count(&mut *s), 99, "entries after closing and opening again (100 written, 1 deleted)");
+    let mut out = Vec::new();
+    assert!(!s.get(&key(10)).unwrap(), "a deleted key is back after opening again");
+    assert!(
+        s.get_value(&key(12), &mut out).unwrap() && out == b"twelve",
+        "an overwritten value is lost after opening again"
+    );
+}
+
+/// A flush loses nothing, and reads after it see everything.
+pub fn a_flush_keeps_everything(e: &dyn Engine) {
+    let mut s = e.session().unwrap();
+    load_even(&mut *s);
+    e.flush().unwrap();
+    assert_eq!(count(&mut *s), 100, "entries after a flush");
+    s.put(&key(1), b"1").unwrap();
+    e.flush().unwrap();
+    assert!(s.get(&key(1)).unwrap(), "a key written between two flushes is lost");
+}
+
+/// A committed transaction's writes are seen; a rolled-back one's are not.
+/// Skipped by an engine without transactions.
+pub fn transactions_commit_and_roll_back(e: &dyn Engine) -> Verdict {
+    let mut s = e.session().unwrap();
+    s.put(&key(1), b"0").unwrap();
+    let committed = s.transaction(&mut |t| {
+        let mut v = Vec::new();
+        assert!(t.get_for_update(&key(1), &mut v)?, "a transaction does not see a key written before it");
+        assert_eq!(v, b"0", "a transaction reads another value than the one written before it");
+        assert!(!t.get_for_update(&key(2), &mut v)?, "a transaction finds a key never written");
+        t.put(&key(1), b"1")?;
+        t.put(&key(2), b"2")
+    });
+    let Some(committed) = committed else { return Verdict::Skipped("no transactions".into()) };
+    assert_eq!(committed.unwrap(), TxnEnd::Committed, "a transaction without a rival did not commit");
+    let mut out = Vec::new();
+    assert!(s.get_value(&key(1), &mut out).unwrap() && out == b"1", "a committed write is not seen");
+    assert!(s.get(&key(2)).unwrap(), "a committed insert is not seen");
+    let rolled = s.transaction(&mut |t| {
+        t.put(&key(3), b"3")?;
+        Err(super::Conflict("rumbench conform: this transaction gives up".into()).into())
+    });
+    assert_eq!(
+        rolled.unwrap().unwrap(),
+        TxnEnd::Conflict,
+        "a transaction whose body conflicts did not end in a conflict"
+    );
+    assert!(!s.get(&key(3)).unwrap(), "a rolled-back transaction's write is seen");
+    Verdict::Kept
+}
+
+/// The engine says what it is: a version and its options as in effect.
+pub fn says_what_it_is(e: &dyn Engine) {
+    assert!(!e.version().trim().is_empty(), "the engine reports no version");
+    assert!(!e.effective_options().is_empty(), "the engine reports no effective options");
+    for (k, _) in e.stats() {
+        assert!(!k.trim().is_empty(), "a statistic has an empty name");
+    }
+}
+
+/// Opens an engine in a directory: creating its database (true) or
+/// opening the one there (false).
+pub type Opener<'a> = dyn Fn(&Path, bool) -> Result<Box<dyn Engine>> + 'a;
+
+/// What opens an engine for a rule: in a directory of its own, creating
+/// the database or opening the one there.
+pub struct Subject<'a> {
+    dir: &'a Path,
+    open: &'a Opener<'a>,
+}
+
+impl Subject<'_> {
+    pub fn open(&self, create: bool) -> Box<dyn Engine> {
+        (self.open)(self.dir, create).unwrap()
+    }
+}
+
+/// How a rule ended when it did not break.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    Kept,
+    /// It does not apply to this engine, and why.
+    Skipped(String),
+}
+
+/// A rule of `rumbench conform`: its name and its check.
+pub struct Rule {
+    pub name: &'static str,
+    pub check: fn(&Subject) -> Verdict,
+}
+
+macro_rules! on_fresh {
+    ($test:path) => {
+        |s: &Subject| {
+            $test(&*s.open(true));
+            Verdict::Kept
+        }
+    };
+}
+
+/// Every rule `rumbench conform` checks, in order.
+pub const RULES: &[Rule] = &[
+    Rule { name: "says_what_it_is", check: on_fresh!(says_what_it_is) },
+    Rule { name: "put_get_delete", check: on_fresh!(put_get_delete) },
+    Rule { name: "values_read_back_as_written", check: on_fresh!(values_read_back_as_written) },
+    Rule {
+        name: "write_batch_is_visible",
+        check: |s| batches(s).unwrap_or_else(|| on_fresh!(write_batch_is_visible)(s)),
+    },
+    Rule {
+        name: "readers_never_see_half_a_batch",
+        check: |s| batches(s).unwrap_or_else(|| on_fresh!(readers_never_see_half_a_batch)(s)),
+    },
+    Rule { name: "multi_get_counts_found_keys", check: on_fresh!(multi_get_counts_found_keys) },
+    Rule { name: "scans_forward", check: on_fresh!(scans_forward) },
+    Rule {
+        name: "scans_reverse",
+        check: |s| {
+            let e = s.open(true);
+            if !e.reverse_scans() {
+                return Verdict::Skipped("no reverse scans".into());
+            }
+            scans_reverse(&*e);
+            Verdict::Kept
+        },
+    },
+    Rule {
+        name: "concurrent_writers_from_two_threads",
+        check: |s| {
+            let e = s.open(true);
+            concurrent_writers(&*e, e.write_batches());
+            Verdict::Kept
+        },
+    },
+    Rule { name: "a_flush_keeps_everything", check: on_fresh!(a_flush_keeps_everything) },
+    Rule { name: "transactions_commit_and_roll_back", check: |s| transactions_commit_and_roll_back(&*s.open(true)) },
+    Rule {
+        name: "reopened_keeps_what_was_written",
+        check: |s| {
+            reopened_keeps_what_was_written(s);
+            Verdict::Kept
+        },
+    },
+];
+
+/// Skipped when the engine has no write batches.
+fn batches(s: &Subject) -> Option<Verdict> {
+    (!s.open(true).write_batches()).then(|| Verdict::Skipped("no write batches".into()))
+}
+
+/// A failed check in words: "what: got 0, expected 99" for an assert_eq
+/// with a message, without the backtrace an error's Debug adds.
+fn plain_words(msg: &str) -> String {
+    let msg = msg.split("\n\nStack backtrace:").next().unwrap_or_default().trim();
+    let eq = msg.strip_prefix("assertion `left == right` failed").and_then(|rest| {
+        let (what, sides) = rest.split_once("\n  left: ")?;
+        let (left, right) = sides.split_once("\n right: ")?;
+        let what = what.trim_start_matches(':').trim();
+        Some(format!(
+            "{}got {left}, expected {right}",
+            if what.is_empty() { String::new() } else { format!("{what}: ") }
+        ))
+    });
+    eq.unwrap_or_else(|| msg.to_string()).replace('\n', " ")
+}
+
+/// Check every rule, each on a fresh engine from `open(dir, create)` in a
+/// directory of its own under `root`; `each` hears every rule as it
+/// starts (a crash then names the rule it happened in). A broken rule is
+/// Err with what broke.
+pub fn check(
+    root: &Path,
+    open: &Opener<'_>,
+    each: &mut dyn FnMut(&str),
+) -> Vec<(&'static str, std::result::Result<Verdict, String>)> {
+    use std::sync::Mutex;
+    // The first panic's message and place: a broken rule's words. Nothing
+    // is printed while the rules run (a scoped thread's panic comes first).
+    static FIRST: Mutex<Option<String>> = Mutex::new(None);
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|info| {
+        let mut first = FIRST.lock().unwrap_or_else(|p| p.into_inner());
+        if first.is_none() {
+            let msg = info
+                .payload()
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| info.payload().downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "a panic".into());
+            *first = Some(plain_words(&msg));
+        }
+    }));
+    let mut out = Vec::new();
+    for (i, rule) in RULES.iter().enumerate() {
+        each(rule.name);
+        let dir = root.join(format!("{i:02}-{}", rule.name));
+        let outcome = match std::fs::create_dir_all(&dir) {
+            Err(e) => Err(format!("cannot create {}: {e}", dir.display())),
+            Ok(()) => {
+                *FIRST.lock().unwrap_or_else(|p| p.into_inner()) = None;
+                let subject = Subject { dir: &dir, open };
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (rule.check)(&subject))).map_err(|_| {
+                    FIRST.lock().unwrap_or_else(|p| p.into_inner()).take().unwrap_or_else(|| "it panicked".into())
+                })
+            }
+        };
+        let _ = std::fs::remove_dir_all(&dir);
+        out.push((rule.name, outcome));
+    }
+    std::panic::set_hook(previous);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_broken_rule_is_said_in_words() {
+        let eq = "assertion `left == right` failed: entries after a flush\n  left: 0\n right: 100";
+        assert_eq!(super::plain_words(eq), "entries after a flush: got 0, expected 100");
+        let bare = "assertion `left == right` failed\n  left: 1\n right: 2";
+        assert_eq!(super::plain_words(bare), "got 1, expected 2");
+        let err = "called `Result::unwrap()` on an `Err` value: x: y\n\nStack backtrace:\n 0: a";
+        assert_eq!(super::plain_words(err), "called `Result::unwrap()` on an `Err` value: x: y");
     }
 }

@@ -378,8 +378,12 @@ impl Session for LmdbSession<'_> {
         let e = self.engine;
         Some((|| {
             let mut wtxn = e.env.write_txn().with_context(|| self.ctx("begin write txn"))?;
-            // On error the transaction is dropped, which aborts it.
-            body(&mut LmdbTxnOps { db: &e.db, wtxn: &mut wtxn })?;
+            // On error the transaction is dropped, which aborts it; a conflict
+            // the body gives up on ends as one (LMDB's own never conflict).
+            match body(&mut LmdbTxnOps { db: &e.db, wtxn: &mut wtxn }) {
+                Err(err) if super::is_conflict(&err) => return Ok(TxnEnd::Conflict),
+                other => other?,
+            }
             wtxn.commit().with_context(|| self.ctx("commit"))?;
             Ok(TxnEnd::Committed)
         })())

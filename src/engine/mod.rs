@@ -10,11 +10,11 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Result};
 
-#[cfg(test)]
 pub mod conformance;
 pub mod leveldb;
 pub mod lmdb;
 pub mod null;
+pub mod plugin;
 pub mod rocksdb;
 pub mod rocksdb_build;
 mod rocksdb_common;
@@ -56,6 +56,10 @@ pub struct OptionSpec {
     pub kind: OptKind,
     pub help: &'static str,
 }
+
+/// The name of an `OptionSpec` that stands for options of any other name,
+/// taken as text and validated by the engine's `check` (a plugin's own).
+pub const ANY_OPTION: &str = "*";
 
 /// Validated engine options: every declared option is present (defaults filled
 /// in), values are in canonical form (bools are "true"/"false", sizes in bytes).
@@ -317,6 +321,11 @@ pub trait Engine: Send + Sync {
     fn write_amp_counters(&self) -> Option<WriteAmpCounters> {
         None
     }
+    /// Whether `Session::scan` runs in reverse (a plugin may not: RevRange is
+    /// refused at plan time).
+    fn reverse_scans(&self) -> bool {
+        true
+    }
     /// Whether `Session::write_batch` applies a batch atomically (false:
     /// SplinterDB; steps that need batches are refused at plan time, and
     /// untimed loads write entry by entry).
@@ -505,6 +514,7 @@ pub fn registry() -> &'static [EngineSpec] {
         sqlite::SPEC,
         splinterdb::SPEC,
         null::SPEC,
+        plugin::SPEC,
         #[cfg(feature = "wiredtiger")]
         wiredtiger::SPEC,
         testlog::SPEC,
@@ -596,12 +606,13 @@ pub fn describe_kind(kind: OptKind) -> String {
 /// defaults. Unknown names and bad values give an error naming the valid ones.
 pub fn resolve_options(spec: &EngineSpec, user: &[(String, String)]) -> Result<EngineOptions> {
     let mut out = BTreeMap::new();
-    for opt in spec.options {
+    for opt in spec.options.iter().filter(|o| o.name != ANY_OPTION) {
         let canon = canonical_value(opt, opt.default).expect("engine option default must be valid");
         out.insert(opt.name.to_string(), canon);
     }
+    let any = spec.options.iter().find(|o| o.name == ANY_OPTION);
     for (name, value) in user {
-        let Some(opt) = spec.options.iter().find(|o| o.name == name) else {
+        let Some(opt) = spec.options.iter().find(|o| o.name == name && o.name != ANY_OPTION).or(any) else {
             let names: Vec<_> = spec.options.iter().map(|o| o.name).collect();
             bail!(
                 "unknown option '{}' for engine {} (valid options: {})",

@@ -84,6 +84,19 @@ pub fn build(inp: &PlanInputs) -> Result<RunPlan> {
     let mut entries = entries;
     for e in &mut entries {
         if let Some((engine, preset)) = e.engine.clone().split_once(':') {
+            if engine == crate::engine::plugin::NAME {
+                // "plugin:/path/libfoo.so": the library, not a preset.
+                if e.library.is_some() {
+                    bail!(
+                        "config {}: a plugin's library is given twice ({preset} and library = {:?})",
+                        e.engine,
+                        e.library.as_deref().unwrap_or("")
+                    );
+                }
+                e.engine = engine.to_string();
+                e.library = Some(preset.to_string());
+                continue;
+            }
             if e.preset.is_some() {
                 bail!(
                     "config {}: a preset is given twice ({} and preset = {:?})",
@@ -167,6 +180,16 @@ pub fn build(inp: &PlanInputs) -> Result<RunPlan> {
             };
             user.extend(opts.iter().map(|(k, v)| (k.to_string(), v.to_string())));
         }
+        if let Some(library) = &entry.library {
+            if entry.engine != crate::engine::plugin::NAME {
+                bail!(
+                    "config {}: library = is for engine = \"plugin\", not {}",
+                    entry.name.as_deref().unwrap_or(&entry.engine),
+                    entry.engine
+                );
+            }
+            user.push((crate::engine::plugin::LIBRARY.to_string(), library.clone()));
+        }
         user.extend(entry.options.iter().map(|(k, v)| (k.clone(), toml_value_text(v))));
         for (target, k, v) in &cli_opts {
             if target.as_deref().is_none_or(|t| t == entry.engine) {
@@ -197,7 +220,10 @@ pub fn build(inp: &PlanInputs) -> Result<RunPlan> {
                 .check_options(&options)
                 .with_context(|| format!("config {}", entry.name.as_deref().unwrap_or(&entry.engine)))?;
         }
-        let name = entry.name.clone().unwrap_or_else(|| match (&entry.preset, version) {
+        let plugin_name = (entry.engine == crate::engine::plugin::NAME)
+            .then(|| crate::engine::plugin::config_name(&options))
+            .flatten();
+        let name = entry.name.clone().or(plugin_name).unwrap_or_else(|| match (&entry.preset, version) {
             (_, Some(ResolvedVersion::Postgres(v))) => format!("{}-{}", entry.engine, v.pg_version()),
             (_, Some(ResolvedVersion::Rocksdb(r))) => format!("{}-{}", entry.engine, r.version),
             (Some(p), None) => format!("{}-{p}", entry.engine),

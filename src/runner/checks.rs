@@ -222,6 +222,7 @@ pub fn check_plan(plan: &RunPlan) -> Result<()> {
         }
         check_release(c, plan)?;
         crate::engine::splinterdb::check_plan(c, plan)?;
+        crate::engine::plugin::check_plan(c, plan)?;
     }
     resources::check_sizes(plan)?;
     // YCSB's run steps without ycsb-load: checked with the run's options

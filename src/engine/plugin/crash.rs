@@ -1,0 +1,220 @@
+//! Which call a plugin crashed in. Each call into a plugin marks its thread
+//! with the call's name; a fatal signal (SIGSEGV, SIGBUS, SIGILL, SIGFPE,
+//! SIGABRT) on a marked thread writes "the plugin crashed in put (signal
+//! 11)" to a file in the data dir before the process dies as it would have.
+//! The parent reads it back as the config's crash cause (`crash_cause`).
+
+use std::cell::Cell;
+use std::ffi::CString;
+use std::path::Path;
+use std::sync::atomic::{AtomicPtr, Ordering};
+use std::sync::Once;
+
+/// The note a crash leaves in the plugin's data dir.
+pub const CRASH_NOTE: &str = "plugin-crash.txt";
+
+/// The calls a thread can be in, by index (0: none).
+pub const CALLS: &[&str] = &[
+    "",
+    "open",
+    "close",
+    "put",
+    "delete",
+    "get",
+    "write_batch",
+    "multi_get",
+    "scan_seek",
+    "scan_next",
+    "scan_end",
+    "txn_begin",
+    "txn_get_for_update",
+    "txn_put",
+    "txn_commit",
+    "txn_rollback",
+    "session_open",
+    "session_close",
+    "flush",
+    "sync",
+    "wait_idle",
+    "stats",
+    "effective_options",
+    "syncs_writes",
+    "check_options",
+];
+
+/// The call index of `name` (a compile-time constant where it is used).
+pub const fn call(name: &str) -> u8 {
+    let mut i = 1;
+    while i < CALLS.len() {
+        if str_eq(CALLS[i], name) {
+            return i as u8;
+        }
+        i += 1;
+    }
+    panic!("not a plugin call");
+}
+
+const fn str_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+thread_local! {
+    // Const-initialised and without a destructor: reading it is one TLS
+    // load, safe in a signal handler.
+    static IN_CALL: Cell<u8> = const { Cell::new(0) };
+}
+
+/// Marks the thread as inside a plugin call until dropped.
+pub struct InCall(u8);
+
+impl InCall {
+    #[inline]
+    pub fn enter(call: u8) -> InCall {
+        let before = IN_CALL.with(|c| c.replace(call));
+        InCall(before)
+    }
+}
+
+impl Drop for InCall {
+    #[inline]
+    fn drop(&mut self) {
+        IN_CALL.with(|c| c.set(self.0));
+    }
+}
+
+/// The note's path (a leaked C string), set by each open.
+static NOTE_PATH: AtomicPtr<libc::c_char> = AtomicPtr::new(std::ptr::null_mut());
+
+const FATAL: [libc::c_int; 5] = [libc::SIGSEGV, libc::SIGBUS, libc::SIGILL, libc::SIGFPE, libc::SIGABRT];
+
+/// Where a crash of the plugin just opened in `dir` is noted, and the
+/// handlers that note it (installed once per process).
+pub fn watch(dir: &Path) {
+    if let Ok(path) = CString::new(dir.join(CRASH_NOTE).into_os_string().into_encoded_bytes()) {
+        // One path per open engine; the few a process opens are leaked.
+        NOTE_PATH.store(path.into_raw(), Ordering::SeqCst);
+    }
+    static INSTALL: Once = Once::new();
+    INSTALL.call_once(|| {
+        for sig in FATAL {
+            // SAFETY: a plain sigaction install; the previous action is kept
+            // in PREVIOUS for the handler to restore (written before the
+            // handler can run for this signal).
+            unsafe {
+                let mut action: libc::sigaction = std::mem::zeroed();
+                action.sa_sigaction = on_fatal as *const () as usize;
+                action.sa_flags = libc::SA_SIGINFO | libc::SA_ONSTACK;
+                libc::sigemptyset(&mut action.sa_mask);
+                let mut old: libc::sigaction = std::mem::zeroed();
+                if libc::sigaction(sig, &action, &mut old) == 0 {
+                    PREVIOUS[slot(sig)] = old;
+                }
+            }
+        }
+    });
+}
+
+static mut PREVIOUS: [libc::sigaction; 5] = unsafe { std::mem::zeroed() };
+
+fn slot(sig: libc::c_int) -> usize {
+    FATAL.iter().position(|&s| s == sig).unwrap_or(0)
+}
+
+/// Write the note when the thread is in a plugin call, then put back the
+/// previous action and return: the faulting instruction runs again (or
+/// abort raises again) and the process dies as it would have without us.
+extern "C" fn on_fatal(sig: libc::c_int, _info: *mut libc::siginfo_t, _ctx: *mut libc::c_void) {
+    let call = IN_CALL.with(|c| c.get()) as usize;
+    let path = NOTE_PATH.load(Ordering::SeqCst);
+    if call != 0 && call < CALLS.len() && !path.is_null() {
+        // Only async-signal-safe calls: open, write, close, on a stack buffer.
+        let mut buf = [0u8; 96];
+        let mut n = 0;
+        for part in [b"the plugin crashed in ".as_slice(), CALLS[call].as_bytes(), b" (signal ".as_slice()] {
+            buf[n..n + part.len()].copy_from_slice(part);
+            n += part.len();
+        }
+        n += write_decimal(&mut buf[n..], sig as u32);
+        buf[n] = b')';
+        n += 1;
+        // SAFETY: path is a valid C string (leaked, never freed); buf holds n bytes.
+        unsafe {
+            let fd = libc::open(path, libc::O_WRONLY | libc::O_CREAT | libc::O_TRUNC | libc::O_CLOEXEC, 0o644);
+            if fd >= 0 {
+                libc::write(fd, buf.as_ptr().cast(), n);
+                libc::close(fd);
+            }
+        }
+    }
+    // SAFETY: restores the action saved at install (SIG_DFL at worst).
+    unsafe {
+        let previous = std::ptr::addr_of!(PREVIOUS[slot(sig)]);
+        if libc::sigaction(sig, previous, std::ptr::null_mut()) != 0 || (*previous).sa_sigaction == 0 {
+            libc::signal(sig, libc::SIG_DFL);
+        }
+    }
+}
+
+fn write_decimal(out: &mut [u8], mut v: u32) -> usize {
+    let mut digits = [0u8; 10];
+    let mut n = 0;
+    loop {
+        digits[n] = b'0' + (v % 10) as u8;
+        n += 1;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    for i in 0..n {
+        out[i] = digits[n - 1 - i];
+    }
+    n
+}
+
+/// What a crash left in data dir `dir`: "the plugin crashed in put (signal 11)".
+pub fn cause(dir: &Path) -> Option<String> {
+    std::fs::read_to_string(dir.join(CRASH_NOTE)).ok().map(|s| s.trim().to_string()).filter(|s| !s.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn calls_are_found_by_name_and_decimals_written() {
+        assert_eq!(CALLS[call("put") as usize], "put");
+        assert_eq!(CALLS[call("check_options") as usize], "check_options");
+        let mut b = [0u8; 10];
+        let n = write_decimal(&mut b, 11);
+        assert_eq!(&b[..n], b"11");
+        let n = write_decimal(&mut b, 0);
+        assert_eq!(&b[..n], b"0");
+    }
+
+    #[test]
+    fn a_call_marks_its_thread_until_it_returns() {
+        assert_eq!(IN_CALL.with(|c| c.get()), 0);
+        {
+            let _put = InCall::enter(call("put"));
+            assert_eq!(IN_CALL.with(|c| c.get()), call("put"));
+            {
+                let _inner = InCall::enter(call("stats"));
+                assert_eq!(IN_CALL.with(|c| c.get()), call("stats"));
+            }
+            assert_eq!(IN_CALL.with(|c| c.get()), call("put"));
+        }
+        assert_eq!(IN_CALL.with(|c| c.get()), 0);
+    }
+}

@@ -1,0 +1,905 @@
+//! Engines rumbench was not built with: a shared library that implements
+//! the C ABI of include/rumbench_engine.h, loaded with libloading
+//! (`-e plugin:/path/libfoo.so`, or `engine = "plugin"` with `library =`
+//! in a suite). Its options are its own: it validates them before anything
+//! runs. Its optional parts are capabilities that the plan is checked
+//! against, as native engines' are. This module is the only place that
+//! calls into a plugin; every call is marked for the crash note (`crash`).
+
+pub mod abi;
+pub mod crash;
+
+use std::collections::HashMap;
+use std::ffi::{c_char, c_void, CStr, CString};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use anyhow::{bail, Context, Result};
+
+use self::abi::*;
+use self::crash::{call, InCall};
+use super::{BatchOp, Engine, EngineOptions, EngineSpec, OpenArgs, OptKind, OptionSpec, Session, TxnEnd, TxnOps};
+use crate::plan::steps::StepKind;
+
+pub const NAME: &str = "plugin";
+
+/// The option that names the library; every other option is the plugin's.
+pub const LIBRARY: &str = "library";
+
+pub const SPEC: EngineSpec = EngineSpec {
+    name: NAME,
+    description: "an engine from a shared library, through rumbench's C ABI (include/rumbench_engine.h): -e plugin:/path/libfoo.so",
+    options: &[
+        OptionSpec {
+            name: LIBRARY,
+            default: "",
+            kind: OptKind::Text,
+            help: "the plugin's shared library (-e plugin:PATH sets it; a relative path is from the current directory)",
+        },
+        OptionSpec {
+            name: super::ANY_OPTION,
+            default: "",
+            kind: OptKind::Text,
+            help: "any option of the plugin's own, as it documents them: it validates them before the run starts",
+        },
+    ],
+    io_bound_options: &[],
+    presets: &[],
+    open,
+    stores_data: true,
+    // Whose database a directory holds only the plugin could tell.
+    existing_database: None,
+    check,
+    build_info: super::no_build_info,
+    transactions: |o| {
+        Plugin::of(o).ok().filter(|p| p.caps & CAP_TRANSACTIONS != 0).map(|_| "the plugin's own (RB_CAP_TRANSACTIONS)")
+    },
+    max_sessions: super::any_sessions,
+    claims: super::no_claims,
+    crash_cause: crash::cause,
+    size_limits: super::no_size_limits,
+};
+
+/// A loaded plugin: its library (kept loaded for the process's life) and
+/// its table of functions.
+pub struct Plugin {
+    pub path: PathBuf,
+    pub sha256: String,
+    api: &'static RbEngineApi,
+    pub caps: u64,
+    pub name: String,
+    pub version: String,
+    pub build: String,
+    _library: libloading::Library,
+}
+
+// SAFETY: the table is immutable static data of a library that stays
+// loaded; the header requires its engine-level calls to be thread-safe.
+unsafe impl Send for Plugin {}
+unsafe impl Sync for Plugin {}
+
+fn text(p: *const c_char) -> String {
+    if p.is_null() {
+        String::new()
+    } else {
+        // SAFETY: the plugin hands out NUL-terminated static strings (header).
+        unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
+    }
+}
+
+/// The plugin's words in an rb_error.
+fn error_text(e: &RbError) -> String {
+    let bytes: Vec<u8> = e.text.iter().take_while(|&&c| c != 0).map(|&c| c as u8).collect();
+    let t = String::from_utf8_lossy(&bytes).trim().to_string();
+    if t.is_empty() {
+        "(the plugin gave no error text)".into()
+    } else {
+        t
+    }
+}
+
+fn new_error() -> Box<RbError> {
+    Box::new(RbError { text: [0; ERROR_TEXT] })
+}
+
+/// A session's error buffer, cleared before every call: on cache lines of
+/// its own, so that two client threads' clears never share a line.
+#[repr(C, align(64))]
+struct SessionError(RbError);
+
+impl SessionError {
+    #[inline]
+    fn ptr(&mut self) -> *mut RbError {
+        &mut self.0
+    }
+}
+
+impl std::ops::Deref for SessionError {
+    type Target = RbError;
+    fn deref(&self) -> &RbError {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for SessionError {
+    fn deref_mut(&mut self) -> &mut RbError {
+        &mut self.0
+    }
+}
+
+impl Plugin {
+    /// Load the library at `path` (once per process) and check its ABI.
+    pub fn load(path: &Path) -> Result<Arc<Plugin>> {
+        static LOADED: OnceLock<Mutex<HashMap<PathBuf, Arc<Plugin>>>> = OnceLock::new();
+        let path = std::fs::canonicalize(path).with_context(|| format!("plugin {}", path.display()))?;
+        let mut loaded = LOADED.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(p) = loaded.get(&path) {
+            return Ok(p.clone());
+        }
+        let p = Arc::new(Self::load_uncached(&path)?);
+        loaded.insert(path, p.clone());
+        Ok(p)
+    }
+
+    fn load_uncached(path: &Path) -> Result<Plugin> {
+        let bytes = std::fs::read(path).with_context(|| format!("cannot read plugin {}", path.display()))?;
+        let sha256 = {
+            use sha2::Digest;
+            format!("{:x}", sha2::Sha256::digest(&bytes))
+        };
+        // SAFETY: loading a library runs its initialisers: the user named it
+        // as the engine to run, which is trusting it with this process.
+        let library = unsafe { libloading::Library::new(path) }
+            .map_err(|e| anyhow::anyhow!("cannot load plugin {}: {e}", path.display()))?;
+        // SAFETY: the entry's type is the header's rb_engine_entry_fn.
+        let entry: libloading::Symbol<unsafe extern "C" fn() -> *const RbEngineApi> = unsafe { library.get(ENTRY) }
+            .map_err(|_| {
+                anyhow::anyhow!(
+                    "{} is not a rumbench engine plugin: it exports no rumbench_engine_api (include/rumbench_engine.h)",
+                    path.display()
+                )
+            })?;
+        // SAFETY: the entry returns a pointer to static data (header), or null.
+        let api = unsafe { entry() };
+        if api.is_null() {
+            bail!("plugin {}: rumbench_engine_api returned no table", path.display());
+        }
+        // Only the first two fields are read before the version is known.
+        // SAFETY: every version of the table starts with abi_version and struct_size.
+        let (abi_version, struct_size) = unsafe { ((*api).abi_version, (*api).struct_size) };
+        if abi_version != ABI_VERSION {
+            bail!(
+                "plugin {} is built for rumbench engine ABI version {abi_version}, and this rumbench speaks version {ABI_VERSION}: rebuild it against this rumbench's include/rumbench_engine.h",
+                path.display()
+            );
+        }
+        if (struct_size as usize) < std::mem::size_of::<RbEngineApi>() {
+            bail!(
+                "plugin {}: its function table is {struct_size} bytes, smaller than ABI version {ABI_VERSION}'s {} bytes: it was built against another include/rumbench_engine.h",
+                path.display(),
+                std::mem::size_of::<RbEngineApi>()
+            );
+        }
+        // SAFETY: checked above: a version-1 table of at least our size, static.
+        let api: &'static RbEngineApi = unsafe { &*api };
+        let plugin = Plugin {
+            path: path.to_path_buf(),
+            sha256,
+            api,
+            caps: api.capabilities,
+            name: text(api.name),
+            version: text(api.version),
+            build: text(api.build),
+            _library: library,
+        };
+        plugin.check_table()?;
+        Ok(plugin)
+    }
+
+    /// Every required function is there, and every announced optional one.
+    fn check_table(&self) -> Result<()> {
+        let a = self.api;
+        let required = [
+            ("check_options", a.check_options.is_some()),
+            ("open", a.open.is_some()),
+            ("close", a.close.is_some()),
+            ("effective_options", a.effective_options.is_some()),
+            ("stats", a.stats.is_some()),
+            ("syncs_writes", a.syncs_writes.is_some()),
+            ("sync", a.sync.is_some()),
+            ("session_open", a.session_open.is_some()),
+            ("session_close", a.session_close.is_some()),
+            ("put", a.put.is_some()),
+            ("del", a.del.is_some()),
+            ("get", a.get.is_some()),
+            ("scan_seek", a.scan_seek.is_some()),
+            ("scan_next", a.scan_next.is_some()),
+            ("scan_end", a.scan_end.is_some()),
+        ];
+        let optional = [
+            (CAP_WRITE_BATCH, "write_batch", a.write_batch.is_some()),
+            (CAP_MULTI_GET, "multi_get", a.multi_get.is_some()),
+            (CAP_FLUSH, "flush", a.flush.is_some()),
+            (CAP_WAIT_IDLE, "wait_idle", a.wait_idle.is_some()),
+            (
+                CAP_TRANSACTIONS,
+                "txn_begin, txn_get_for_update, txn_put, txn_commit and txn_rollback",
+                a.txn_begin.is_some()
+                    && a.txn_get_for_update.is_some()
+                    && a.txn_put.is_some()
+                    && a.txn_commit.is_some()
+                    && a.txn_rollback.is_some(),
+            ),
+        ];
+        let mut missing: Vec<&str> = required.iter().filter(|(_, there)| !there).map(|(n, _)| *n).collect();
+        missing.extend(optional.iter().filter(|(cap, _, there)| self.caps & cap != 0 && !there).map(|(_, n, _)| *n));
+        if !missing.is_empty() {
+            bail!(
+                "plugin {} ({}) lacks {} in its function table{}",
+                self.path.display(),
+                self.name,
+                missing.join(", "),
+                if self.caps != 0 { format!(" (it announces {})", capability_names(self.caps)) } else { String::new() }
+            );
+        }
+        Ok(())
+    }
+
+    /// The plugin a config's options name.
+    pub fn of(o: &EngineOptions) -> Result<Arc<Plugin>> {
+        match o.0.get(LIBRARY).map(String::as_str) {
+            Some(path) if !path.is_empty() => Plugin::load(Path::new(path)),
+            _ => bail!("engine plugin needs its library: -e plugin:/path/libfoo.so (or library = \"...\" in a suite's [[config]])"),
+        }
+    }
+
+    /// The options that are the plugin's own, as C strings (every option but `library`).
+    fn own_options(o: &EngineOptions) -> Result<Vec<(CString, CString)>> {
+        o.0.iter()
+            .filter(|(k, _)| k.as_str() != LIBRARY)
+            .map(|(k, v)| Ok((CString::new(k.as_str())?, CString::new(v.as_str())?)))
+            .collect::<std::result::Result<_, std::ffi::NulError>>()
+            .context("a plugin option holds a NUL byte")
+    }
+
+    /// Its own validation of these options.
+    pub fn check_options(&self, o: &EngineOptions) -> Result<()> {
+        let owned = Self::own_options(o)?;
+        let pairs: Vec<RbPair> = owned.iter().map(|(k, v)| RbPair { name: k.as_ptr(), value: v.as_ptr() }).collect();
+        let mut err = new_error();
+        let _in = InCall::enter(const { call("check_options") });
+        // SAFETY: pairs point into `owned`, alive for the call; err is ours.
+        let rc = unsafe { (self.api.check_options.expect("checked at load"))(pairs.as_ptr(), pairs.len(), &mut *err) };
+        match rc {
+            RB_OK => Ok(()),
+            _ => bail!("{}: {}", self.name, error_text(&err)),
+        }
+    }
+
+    fn has(&self, cap: u64) -> bool {
+        self.caps & cap != 0
+    }
+}
+
+/// The option name a native engine never has: `OptionSpec` of an engine
+/// that takes options of any name (a plugin's, validated by it).
+pub(super) fn check(o: &EngineOptions) -> Result<()> {
+    let plugin = Plugin::of(o)?;
+    plugin.check_options(o)
+}
+
+/// The config's name when the user gives none: the plugin's own name.
+pub fn config_name(o: &EngineOptions) -> Option<String> {
+    let p = Plugin::of(o).ok()?;
+    let name: String =
+        p.name.chars().map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) { c } else { '-' }).collect();
+    (!name.is_empty()).then(|| format!("plugin-{name}"))
+}
+
+/// Refuse, before anything runs, a step that needs a capability the
+/// plugin does not announce.
+pub fn check_plan(c: &crate::plan::EngineConfig, plan: &crate::plan::RunPlan) -> Result<()> {
+    if c.engine != NAME {
+        return Ok(());
+    }
+    let p = Plugin::of(&EngineOptions(c.options.clone()))?;
+    let lacks = |cap: u64, what: &str, kind: StepKind| -> Result<()> {
+        match p.has(cap) {
+            true => Ok(()),
+            false => bail!(
+                "config {}: step {kind} needs {what}, which plugin {} does not announce (its capabilities: {})",
+                c.name,
+                p.name,
+                capability_names(p.caps)
+            ),
+        }
+    };
+    for s in &plan.steps {
+        let k = s.kind;
+        if k.is_ibench() {
+            lacks(CAP_WRITE_BATCH, "write batches (RB_CAP_WRITE_BATCH: a row and its index entries in one commit)", k)?;
+        }
+        if k == StepKind::RevRange {
+            lacks(CAP_REVERSE_SCAN, "reverse scans (RB_CAP_REVERSE_SCAN)", k)?;
+        }
+        if s.settings.batch_size > 1 && k.loads() {
+            lacks(CAP_WRITE_BATCH, "write batches (RB_CAP_WRITE_BATCH) with --batch-size above 1", k)?;
+        }
+    }
+    Ok(())
+}
+
+fn open(args: &OpenArgs) -> Result<Box<dyn Engine>> {
+    let plugin = Plugin::of(&args.options)?;
+    if args.read_only && !plugin.has(CAP_READ_ONLY) {
+        bail!("plugin {} cannot open a database read-only (no RB_CAP_READ_ONLY)", plugin.name);
+    }
+    let owned = Plugin::own_options(&args.options)?;
+    let pairs: Vec<RbPair> = owned.iter().map(|(k, v)| RbPair { name: k.as_ptr(), value: v.as_ptr() }).collect();
+    let dir = CString::new(args.dir.as_os_str().as_encoded_bytes()).context("the data dir's path holds a NUL byte")?;
+    let open_args = RbOpenArgs {
+        struct_size: std::mem::size_of::<RbOpenArgs>() as u32,
+        dir: dir.as_ptr(),
+        key_size: args.key_size as u32,
+        value_size: args.value_size as u32,
+        num_keys: args.num_keys,
+        threads: args.threads as u32,
+        create: args.create as i32,
+        read_only: args.read_only as i32,
+    };
+    crash::watch(&args.dir);
+    let mut raw: *mut RbEngine = std::ptr::null_mut();
+    let mut err = new_error();
+    let rc = {
+        let _in = InCall::enter(const { call("open") });
+        // SAFETY: every pointer is alive for the call; raw receives the engine.
+        unsafe {
+            (plugin.api.open.expect("checked at load"))(&open_args, pairs.as_ptr(), pairs.len(), &mut raw, &mut *err)
+        }
+    };
+    if rc != RB_OK || raw.is_null() {
+        bail!("{}: {}", plugin.name, error_text(&err));
+    }
+    let mut engine = PluginEngine { plugin, raw, syncs: false, dir: args.dir.clone() };
+    engine.syncs = {
+        let _in = InCall::enter(const { call("syncs_writes") });
+        // SAFETY: raw is the open engine.
+        unsafe { (engine.plugin.api.syncs_writes.expect("checked at load"))(engine.raw) != 0 }
+    };
+    Ok(Box::new(engine))
+}
+
+pub struct PluginEngine {
+    plugin: Arc<Plugin>,
+    raw: *mut RbEngine,
+    syncs: bool,
+    dir: PathBuf,
+}
+
+// SAFETY: the header requires engine-level calls to be safe from any thread
+// while sessions run.
+unsafe impl Send for PluginEngine {}
+unsafe impl Sync for PluginEngine {}
+
+impl Drop for PluginEngine {
+    fn drop(&mut self) {
+        let _in = InCall::enter(const { call("close") });
+        // SAFETY: raw is the open engine; every session borrowed self and is gone.
+        unsafe { (self.plugin.api.close.expect("checked at load"))(self.raw) }
+    }
+}
+
+/// Collects name=value pairs from an emit callback.
+unsafe extern "C" fn collect(ctx: *mut c_void, name: *const c_char, value: *const c_char) {
+    // SAFETY: ctx is the Vec passed by `pairs` below, alive for the call.
+    let out = unsafe { &mut *(ctx as *mut Vec<(String, String)>) };
+    out.push((text(name), text(value)));
+}
+
+impl PluginEngine {
+    /// The plugin's sync: everything acknowledged made durable.
+    pub fn sync(&self) -> Result<()> {
+        let mut err = new_error();
+        let _in = InCall::enter(const { call("sync") });
+        // SAFETY: the engine is open; err is ours.
+        let rc = unsafe { (self.plugin.api.sync.expect("checked at load"))(self.raw, &mut *err) };
+        self.status(rc, &err, "sync")
+    }
+
+    fn pairs(
+        &self,
+        f: Option<unsafe extern "C" fn(*mut RbEngine, EmitFn, *mut c_void)>,
+        which: u8,
+    ) -> Vec<(String, String)> {
+        let mut out: Vec<(String, String)> = Vec::new();
+        let _in = InCall::enter(which);
+        // SAFETY: raw is the open engine; the callback's ctx is `out`, alive for the call.
+        unsafe { (f.expect("checked at load"))(self.raw, collect, &mut out as *mut _ as *mut c_void) };
+        out
+    }
+
+    fn status(&self, rc: i32, err: &RbError, what: &str) -> Result<()> {
+        match rc {
+            RB_OK => Ok(()),
+            _ => bail!("{}: {what} failed in {}: {}", self.plugin.name, self.dir.display(), error_text(err)),
+        }
+    }
+}
+
+impl Engine for PluginEngine {
+    fn version(&self) -> String {
+        self.plugin.version.clone()
+    }
+
+    fn read_only(&self) -> bool {
+        false
+    }
+
+    fn effective_options(&self) -> Vec<(String, String)> {
+        let mut o = self.pairs(self.plugin.api.effective_options, const { call("effective_options") });
+        o.push((LIBRARY.into(), self.plugin.path.display().to_string()));
+        o
+    }
+
+    fn provenance(&self) -> Vec<(String, String)> {
+        let p = &self.plugin;
+        vec![
+            ("plugin.name".into(), p.name.clone()),
+            ("plugin.library".into(), p.path.display().to_string()),
+            ("plugin.sha256".into(), p.sha256.clone()),
+            ("plugin.abi_version".into(), ABI_VERSION.to_string()),
+            ("plugin.capabilities".into(), capability_names(p.caps)),
+            ("build".into(), p.build.clone()),
+        ]
+    }
+
+    fn session(&self) -> Result<Box<dyn Session + '_>> {
+        let mut raw: *mut RbSession = std::ptr::null_mut();
+        let mut err = new_error();
+        let rc = {
+            let _in = InCall::enter(const { call("session_open") });
+            // SAFETY: raw receives the session; the engine is open.
+            unsafe { (self.plugin.api.session_open.expect("checked at load"))(self.raw, &mut raw, &mut *err) }
+        };
+        self.status(rc, &err, "session_open")?;
+        if raw.is_null() {
+            bail!("{}: session_open returned no session", self.plugin.name);
+        }
+        let err = Box::new(SessionError(RbError { text: [0; ERROR_TEXT] }));
+        Ok(Box::new(PluginSession { engine: self, api: self.plugin.api, raw, err, batch: Vec::new() }))
+    }
+
+    /// The plugin's flush (RB_CAP_FLUSH), else its sync: what a flush step
+    /// asks is that nothing is left in buffers, as LMDB's native flush syncs.
+    fn flush(&self) -> Result<()> {
+        let mut err = new_error();
+        if self.plugin.has(CAP_FLUSH) {
+            let _in = InCall::enter(const { call("flush") });
+            // SAFETY: the engine is open; err is ours.
+            let rc = unsafe { (self.plugin.api.flush.expect("checked at load"))(self.raw, &mut *err) };
+            return self.status(rc, &err, "flush");
+        }
+        self.sync()
+    }
+
+    fn wait_for_background_work(&self, timeout: std::time::Duration) -> Result<Option<bool>> {
+        if !self.plugin.has(CAP_WAIT_IDLE) {
+            return Ok(None);
+        }
+        let mut idle = 0i32;
+        let mut err = new_error();
+        let _in = InCall::enter(const { call("wait_idle") });
+        // SAFETY: the engine is open; idle and err are ours.
+        let rc = unsafe {
+            (self.plugin.api.wait_idle.expect("checked at load"))(
+                self.raw,
+                timeout.as_millis() as u64,
+                &mut idle,
+                &mut *err,
+            )
+        };
+        self.status(rc, &err, "wait_idle")?;
+        Ok(Some(idle != 0))
+    }
+
+    fn background_work_pending(&self) -> Result<Option<bool>> {
+        Ok(self.wait_for_background_work(std::time::Duration::ZERO)?.map(|idle| !idle))
+    }
+
+    fn stats(&self) -> Vec<(String, String)> {
+        self.pairs(self.plugin.api.stats, const { call("stats") })
+    }
+
+    /// From the statistics the header names: ingest_bytes and written_bytes.
+    fn write_amp_counters(&self) -> Option<super::WriteAmpCounters> {
+        let stats = self.stats();
+        let get = |n: &str| stats.iter().find(|(k, _)| k == n).and_then(|(_, v)| v.parse::<u64>().ok());
+        Some(super::WriteAmpCounters {
+            ingest_bytes: get("ingest_bytes")?,
+            written_bytes: get("written_bytes")?,
+            resolution_bytes: 1,
+        })
+    }
+
+    fn write_batches(&self) -> bool {
+        self.plugin.has(CAP_WRITE_BATCH)
+    }
+
+    fn reverse_scans(&self) -> bool {
+        self.plugin.has(CAP_REVERSE_SCAN)
+    }
+
+    /// The statistics named "debt.NAME" (header), when the plugin gives any.
+    fn write_debt(&self) -> std::result::Result<Vec<(String, u64)>, String> {
+        let debt: Vec<(String, u64)> = self
+            .stats()
+            .into_iter()
+            .filter_map(|(k, v)| Some((k.strip_prefix("debt.")?.to_string(), v.parse().ok()?)))
+            .collect();
+        match debt.is_empty() {
+            true => Err(format!("plugin {} reports no debt.* statistics", self.plugin.name)),
+            false => Ok(debt),
+        }
+    }
+
+    fn step_notes(&self, _step: &str, writes: bool) -> Vec<String> {
+        match writes && !self.syncs {
+            true => vec![format!(
+                "plugin {} says its acknowledged writes are not synced as configured (syncs_writes = 0): a machine crash may lose them",
+                self.plugin.name
+            )],
+            false => Vec::new(),
+        }
+    }
+}
+
+struct PluginSession<'a> {
+    engine: &'a PluginEngine,
+    api: &'static RbEngineApi,
+    raw: *mut RbSession,
+    err: Box<SessionError>,
+    /// A write batch's entries, reused: no allocation per batch once grown.
+    batch: Vec<RbBatchOp>,
+}
+
+impl Drop for PluginSession<'_> {
+    fn drop(&mut self) {
+        let _in = InCall::enter(const { call("session_close") });
+        // SAFETY: raw is this session, used by no one after this.
+        unsafe { (self.api.session_close.expect("checked at load"))(self.raw) }
+    }
+}
+
+impl PluginSession<'_> {
+    #[inline]
+    fn fail(&self, what: &str) -> anyhow::Error {
+        anyhow::anyhow!(
+            "{}: {what} failed in {}: {}",
+            self.engine.plugin.name,
+            self.engine.dir.display(),
+            error_text(&self.err)
+        )
+    }
+
+    #[inline]
+    fn ok(&self, rc: i32, what: &str) -> Result<()> {
+        match rc {
+            RB_OK => Ok(()),
+            _ => Err(self.fail(what)),
+        }
+    }
+
+    /// RB_OK: true, RB_NOT_FOUND: false.
+    #[inline]
+    fn found(&self, rc: i32, what: &str) -> Result<bool> {
+        match rc {
+            RB_OK => Ok(true),
+            RB_NOT_FOUND => Ok(false),
+            _ => Err(self.fail(what)),
+        }
+    }
+
+    fn get_raw(&mut self, key: &[u8]) -> Result<Option<&[u8]>> {
+        let (mut v, mut vl): (*const u8, usize) = (std::ptr::null(), 0);
+        self.err.text[0] = 0;
+        let rc = {
+            let _in = InCall::enter(const { call("get") });
+            // SAFETY: key is alive for the call; v/vl receive a value valid
+            // until this session's next call (header), which the borrow of
+            // self below outlives only as long as no other call is made.
+            unsafe {
+                (self.api.get.expect("checked at load"))(
+                    self.raw,
+                    key.as_ptr(),
+                    key.len(),
+                    &mut v,
+                    &mut vl,
+                    self.err.ptr(),
+                )
+            }
+        };
+        match self.found(rc, "get")? {
+            // SAFETY: the plugin returned vl bytes at v (empty when null).
+            true => Ok(Some(if v.is_null() { &[] } else { unsafe { std::slice::from_raw_parts(v, vl) } })),
+            false => Ok(None),
+        }
+    }
+}
+
+impl Session for PluginSession<'_> {
+    fn transaction(&mut self, body: &mut dyn FnMut(&mut dyn TxnOps) -> Result<()>) -> Option<Result<TxnEnd>> {
+        if !self.engine.plugin.has(CAP_TRANSACTIONS) {
+            return None;
+        }
+        Some((|| {
+            self.err.text[0] = 0;
+            let rc = {
+                let _in = InCall::enter(const { call("txn_begin") });
+                // SAFETY: the session is ours; err is ours.
+                unsafe { (self.api.txn_begin.expect("checked at load"))(self.raw, self.err.ptr()) }
+            };
+            self.ok(rc, "txn_begin")?;
+            let outcome = body(&mut PluginTxn { s: self });
+            let rollback = |s: &mut Self| {
+                let _in = InCall::enter(const { call("txn_rollback") });
+                // SAFETY: a transaction is open on this session.
+                unsafe { (s.api.txn_rollback.expect("checked at load"))(s.raw) }
+            };
+            match outcome {
+                Err(e) if super::is_conflict(&e) => {
+                    rollback(self);
+                    return Ok(TxnEnd::Conflict);
+                }
+                Err(e) => {
+                    rollback(self);
+                    return Err(e);
+                }
+                Ok(()) => {}
+            }
+            self.err.text[0] = 0;
+            let rc = {
+                let _in = InCall::enter(const { call("txn_commit") });
+                // SAFETY: a transaction is open on this session.
+                unsafe { (self.api.txn_commit.expect("checked at load"))(self.raw, self.err.ptr()) }
+            };
+            match rc {
+                RB_OK => Ok(TxnEnd::Committed),
+                RB_CONFLICT => Ok(TxnEnd::Conflict),
+                _ => Err(self.fail("txn_commit")),
+            }
+        })())
+    }
+
+    #[inline]
+    fn put(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
+        self.err.text[0] = 0;
+        let rc = {
+            let _in = InCall::enter(const { call("put") });
+            // SAFETY: key and value are alive for the call.
+            unsafe {
+                (self.api.put.expect("checked at load"))(
+                    self.raw,
+                    key.as_ptr(),
+                    key.len(),
+                    value.as_ptr(),
+                    value.len(),
+                    self.err.ptr(),
+                )
+            }
+        };
+        self.ok(rc, "put")
+    }
+
+    fn delete(&mut self, key: &[u8]) -> Result<()> {
+        self.err.text[0] = 0;
+        let rc = {
+            let _in = InCall::enter(const { call("delete") });
+            // SAFETY: key is alive for the call.
+            unsafe { (self.api.del.expect("checked at load"))(self.raw, key.as_ptr(), key.len(), self.err.ptr()) }
+        };
+        self.ok(rc, "delete")
+    }
+
+    fn write_batch(&mut self, ops: &[BatchOp<'_>]) -> Result<()> {
+        if !self.engine.plugin.has(CAP_WRITE_BATCH) {
+            bail!("plugin {} has no write batches (RB_CAP_WRITE_BATCH)", self.engine.plugin.name);
+        }
+        self.batch.clear();
+        self.batch.extend(ops.iter().map(|op| match *op {
+            BatchOp::Put(k, v) => {
+                RbBatchOp { kind: RB_PUT, key: k.as_ptr(), key_len: k.len(), value: v.as_ptr(), value_len: v.len() }
+            }
+            BatchOp::Delete(k) => {
+                RbBatchOp { kind: RB_DELETE, key: k.as_ptr(), key_len: k.len(), value: std::ptr::null(), value_len: 0 }
+            }
+        }));
+        self.err.text[0] = 0;
+        let rc = {
+            let _in = InCall::enter(const { call("write_batch") });
+            // SAFETY: batch points into `ops`, alive for the call.
+            unsafe {
+                (self.api.write_batch.expect("checked at load"))(
+                    self.raw,
+                    self.batch.as_ptr(),
+                    self.batch.len(),
+                    self.err.ptr(),
+                )
+            }
+        };
+        self.ok(rc, "write_batch")
+    }
+
+    #[inline]
+    fn get(&mut self, key: &[u8]) -> Result<bool> {
+        Ok(self.get_raw(key)?.is_some())
+    }
+
+    fn get_value(&mut self, key: &[u8], out: &mut Vec<u8>) -> Result<bool> {
+        out.clear();
+        match self.get_raw(key)? {
+            Some(v) => {
+                out.extend_from_slice(v);
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
+    fn multi_get(&mut self, keys: &[u8], key_size: usize) -> Result<usize> {
+        if !self.engine.plugin.has(CAP_MULTI_GET) || key_size == 0 {
+            let mut found = 0;
+            for key in keys.chunks_exact(key_size.max(1)) {
+                found += self.get(key)? as usize;
+            }
+            return Ok(found);
+        }
+        let mut found = 0usize;
+        self.err.text[0] = 0;
+        let rc = {
+            let _in = InCall::enter(const { call("multi_get") });
+            // SAFETY: keys is alive for the call; found is ours.
+            unsafe {
+                (self.api.multi_get.expect("checked at load"))(
+                    self.raw,
+                    keys.as_ptr(),
+                    key_size,
+                    keys.len() / key_size,
+                    &mut found,
+                    self.err.ptr(),
+                )
+            }
+        };
+        self.ok(rc, "multi_get")?;
+        Ok(found)
+    }
+
+    fn scan(
+        &mut self,
+        start: &[u8],
+        reverse: bool,
+        max_entries: usize,
+        visit: &mut dyn FnMut(&[u8], &[u8]) -> bool,
+    ) -> Result<usize> {
+        if max_entries == 0 {
+            return Ok(0);
+        }
+        if reverse && !self.engine.plugin.has(CAP_REVERSE_SCAN) {
+            bail!("plugin {} has no reverse scans (RB_CAP_REVERSE_SCAN)", self.engine.plugin.name);
+        }
+        self.err.text[0] = 0;
+        let rc = {
+            let _in = InCall::enter(const { call("scan_seek") });
+            // SAFETY: start is alive for the call.
+            unsafe {
+                (self.api.scan_seek.expect("checked at load"))(
+                    self.raw,
+                    start.as_ptr(),
+                    start.len(),
+                    reverse as i32,
+                    self.err.ptr(),
+                )
+            }
+        };
+        let mut visited = 0;
+        let outcome = self.ok(rc, "scan_seek").and_then(|()| loop {
+            let (mut k, mut kl, mut v, mut vl): (*const u8, usize, *const u8, usize) =
+                (std::ptr::null(), 0, std::ptr::null(), 0);
+            self.err.text[0] = 0;
+            let rc = {
+                let _in = InCall::enter(const { call("scan_next") });
+                // SAFETY: a cursor is open on this session; the out pointers are ours.
+                unsafe {
+                    (self.api.scan_next.expect("checked at load"))(
+                        self.raw,
+                        &mut k,
+                        &mut kl,
+                        &mut v,
+                        &mut vl,
+                        self.err.ptr(),
+                    )
+                }
+            };
+            if !self.found(rc, "scan_next")? {
+                break Ok(visited);
+            }
+            // SAFETY: the entry's bytes, valid until the session's next call.
+            let (key, value) = unsafe {
+                (
+                    if k.is_null() { &[][..] } else { std::slice::from_raw_parts(k, kl) },
+                    if v.is_null() { &[][..] } else { std::slice::from_raw_parts(v, vl) },
+                )
+            };
+            visited += 1;
+            if !visit(key, value) || visited >= max_entries {
+                break Ok(visited);
+            }
+        });
+        // Always, after a seek (header), whatever happened.
+        let _in = InCall::enter(const { call("scan_end") });
+        // SAFETY: the session's cursor, released once.
+        unsafe { (self.api.scan_end.expect("checked at load"))(self.raw) };
+        outcome
+    }
+}
+
+/// The operations of an open transaction on a plugin's session.
+struct PluginTxn<'s, 'e> {
+    s: &'s mut PluginSession<'e>,
+}
+
+impl TxnOps for PluginTxn<'_, '_> {
+    fn get_for_update(&mut self, key: &[u8], out: &mut Vec<u8>) -> Result<bool> {
+        out.clear();
+        let s = &mut *self.s;
+        let (mut v, mut vl): (*const u8, usize) = (std::ptr::null(), 0);
+        s.err.text[0] = 0;
+        let rc = {
+            let _in = InCall::enter(const { call("txn_get_for_update") });
+            // SAFETY: a transaction is open; key is alive for the call.
+            unsafe {
+                (s.api.txn_get_for_update.expect("checked at load"))(
+                    s.raw,
+                    key.as_ptr(),
+                    key.len(),
+                    &mut v,
+                    &mut vl,
+                    s.err.ptr(),
+                )
+            }
+        };
+        if rc == RB_CONFLICT {
+            return Err(super::Conflict(error_text(&s.err)).into());
+        }
+        if s.found(rc, "txn_get_for_update")? {
+            if !v.is_null() {
+                // SAFETY: the plugin returned vl bytes at v.
+                out.extend_from_slice(unsafe { std::slice::from_raw_parts(v, vl) });
+            }
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
+    fn put(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
+        let s = &mut *self.s;
+        s.err.text[0] = 0;
+        let rc = {
+            let _in = InCall::enter(const { call("txn_put") });
+            // SAFETY: a transaction is open; key and value are alive for the call.
+            unsafe {
+                (s.api.txn_put.expect("checked at load"))(
+                    s.raw,
+                    key.as_ptr(),
+                    key.len(),
+                    value.as_ptr(),
+                    value.len(),
+                    s.err.ptr(),
+                )
+            }
+        };
+        match rc {
+            RB_CONFLICT => Err(super::Conflict(error_text(&s.err)).into()),
+            rc => s.ok(rc, "txn_put"),
+        }
+    }
+}

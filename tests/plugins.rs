@@ -1,0 +1,317 @@
+//! Engines from plugins (include/rumbench_engine.h): the example plugins
+//! in C (LMDB) and Rust keep the engine contract, a plugin is run, profiled
+//! and recorded like a native engine, and a plugin that crashes, speaks
+//! another ABI or refuses an option is handled as the issue asks.
+//! The C plugins are built here (tests/plugins/faulty.c, plugins/lmdb);
+//! the Rust example by scripts/test.sh (cargo build -p rumbench-plugin-example).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+use assert_cmd::cargo::CommandCargoExt;
+
+use crate::common::cli::{self, load, run_ok};
+
+struct Built {
+    _dir: tempfile::TempDir,
+    lmdb: PathBuf,
+    faulty: PathBuf,
+    wrong_abi: PathBuf,
+}
+
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+/// The C plugins, built once for this module's process.
+fn built() -> &'static Built {
+    static BUILT: OnceLock<Built> = OnceLock::new();
+    BUILT.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let make = Command::new("make")
+            .args(["-s", "-C", &format!("{ROOT}/plugins/lmdb")])
+            .arg(format!("OUT={}", dir.path().display()))
+            .status()
+            .unwrap();
+        assert!(make.success(), "make -C plugins/lmdb (liblmdb-dev from scripts/setup.sh)");
+        let cc = |out: &str, extra: &[&str]| {
+            let path = dir.path().join(out);
+            let ok = Command::new("cc")
+                .args([
+                    "-std=c11",
+                    "-O2",
+                    "-g",
+                    "-fPIC",
+                    "-shared",
+                    "-Wall",
+                    "-Wextra",
+                    "-Werror",
+                    "-fvisibility=hidden",
+                ])
+                .arg(format!("-I{ROOT}/include"))
+                .args(extra)
+                .arg("-o")
+                .arg(&path)
+                .arg(format!("{ROOT}/tests/plugins/faulty.c"))
+                .status()
+                .unwrap();
+            assert!(ok.success(), "cc {out}");
+            path
+        };
+        let faulty = cc("libfaulty.so", &[]);
+        let wrong_abi = cc("libwrongabi.so", &["-DRB_FAULTY_WRONG_ABI"]);
+        Built { lmdb: dir.path().join("librumbench_lmdb.so"), faulty, wrong_abi, _dir: dir }
+    })
+}
+
+/// The Rust example plugin, beside the rumbench binary under test.
+fn rust_example() -> PathBuf {
+    let bin = assert_cmd::cargo::cargo_bin("rumbench");
+    let lib = bin.parent().unwrap().join("librumbench_plugin_example.so");
+    assert!(
+        lib.is_file(),
+        "{} is missing: cargo build --release -p rumbench-plugin-example (scripts/test.sh builds it)",
+        lib.display()
+    );
+    lib
+}
+
+fn engine(lib: &Path) -> String {
+    format!("plugin:{}", lib.display())
+}
+
+fn rumbench(args: &[&str]) -> std::process::Output {
+    Command::cargo_bin("rumbench").unwrap().args(args).output().unwrap()
+}
+
+#[test]
+fn the_example_plugins_keep_the_engine_contract() {
+    for lib in [built().lmdb.clone(), rust_example()] {
+        let out = rumbench(&["conform", "-e", &engine(&lib)]);
+        let text = cli::text(&out);
+        assert!(out.status.success(), "{}: {text}", lib.display());
+        assert!(text.contains(" 0 broken") && text.contains("ok      reopened_keeps_what_was_written"), "{text}");
+        assert!(text.contains("ok      unknown_options_are_refused"), "{text}");
+    }
+    // The Rust example has transactions of its own kind (optimistic): kept, not skipped.
+    let text = cli::text(&rumbench(&["conform", "-e", &engine(&rust_example())]));
+    assert!(text.contains("ok      transactions_commit_and_roll_back"), "{text}");
+}
+
+/// conform reports every rule broken, with what broke, and exits 1: the
+/// faulty plugin keeps no data across a reopen and has no reverse scans.
+#[test]
+fn conform_names_each_rule_a_plugin_breaks() {
+    let out = rumbench(&["conform", "-e", &engine(&built().faulty)]);
+    let text = cli::text(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("BROKEN  reopened_keeps_what_was_written: entries after closing and opening again"),
+        "{text}"
+    );
+    assert!(text.contains("skipped scans_reverse: no reverse scans"), "{text}");
+    assert!(text.contains("ok      put_get_delete"), "{text}");
+}
+
+/// A plugin that segfaults in its 1000th put ends its config with the call
+/// it crashed in; the next config runs, and the run exits non-zero.
+#[test]
+fn a_plugin_that_crashes_ends_its_config_and_the_next_one_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let e = format!("{},null", engine(&built().faulty));
+    let out = cli::run_into(
+        Command::cargo_bin("rumbench").unwrap().args([
+            "run",
+            "--progress",
+            "off",
+            "--no-history",
+            "-e",
+            &e,
+            "-o",
+            "plugin.segfault_at_put=1000",
+            "-s",
+            "fillseq,readrandom",
+            "-n",
+            "5000",
+        ]),
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", cli::text(&out));
+    let v = load(dir.path());
+    let (crashed, next) = (&v["configs"][0], &v["configs"][1]);
+    assert_eq!(crashed["status"], "failed");
+    let error = crashed["error"].as_str().unwrap();
+    assert!(error.starts_with("the plugin crashed in put (signal 11)"), "{error}");
+    assert!(error.contains("killed by signal 11 (SIGSEGV)"), "{error}");
+    assert_eq!(next["name"], "null");
+    assert_eq!(next["status"], "completed");
+    assert_eq!(next["steps"].as_array().unwrap().len(), 2);
+
+    // An abort is named as well.
+    let dir = tempfile::tempdir().unwrap();
+    let e = engine(&built().faulty);
+    let out = cli::run_into(
+        Command::cargo_bin("rumbench").unwrap().args([
+            "run",
+            "--progress",
+            "off",
+            "--no-history",
+            "-e",
+            &e,
+            "-o",
+            "abort_at_put=10",
+            "-s",
+            "fillseq",
+            "-n",
+            "100",
+        ]),
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let error = load(dir.path())["configs"][0]["error"].as_str().unwrap().to_string();
+    assert!(error.starts_with("the plugin crashed in put (signal 6)") && error.contains("SIGABRT"), "{error}");
+}
+
+/// A plugin built for another ABI version, an option it refuses, and a
+/// step that needs a capability it lacks: each refused with exit 2 before
+/// anything runs (no output directory), in one line.
+#[test]
+fn what_a_plugin_cannot_do_is_refused_before_anything_runs() {
+    let b = built();
+    let cases: [(Vec<String>, &str); 4] = [
+        (
+            vec!["-e".into(), engine(&b.wrong_abi)],
+            "is built for rumbench engine ABI version 99, and this rumbench speaks version 1",
+        ),
+        (
+            vec!["-e".into(), engine(&b.lmdb), "-o".into(), "sync_mode=sometimes".into()],
+            "lmdb-c: invalid value 'sometimes' for sync_mode",
+        ),
+        (vec!["-e".into(), engine(&b.faulty), "-o".into(), "speed=11".into()], "faulty: unknown option 'speed'"),
+        (
+            vec!["-e".into(), engine(&b.faulty), "-s".into(), "fillseq,revrange".into()],
+            "step revrange needs reverse scans (RB_CAP_REVERSE_SCAN), which plugin faulty does not announce",
+        ),
+    ];
+    for (args, says) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let out_dir = dir.path().join("out");
+        let mut cmd = Command::cargo_bin("rumbench").unwrap();
+        cmd.args(["run", "--progress", "off", "--no-history"]).args(&args);
+        let out = cli::run_into(&mut cmd, &out_dir);
+        let err = String::from_utf8_lossy(&out.stderr).to_string();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+        assert!(!out_dir.exists(), "{args:?} created its output directory");
+    }
+}
+
+/// A suite's `engine = "plugin"` with `library =`: the result records the
+/// plugin's file and sha256, its version and build, its options as in
+/// effect, and its write debt; a profile names the plugin's own functions.
+#[test]
+fn a_plugin_is_recorded_and_profiled_like_a_native_engine() {
+    let b = built();
+    let dir = tempfile::tempdir().unwrap();
+    let suite = dir.path().join("suite.toml");
+    std::fs::write(
+        &suite,
+        format!(
+            "[[config]]\nname = \"lmdb-plugin\"\nengine = \"plugin\"\nlibrary = \"{}\"\noptions = {{ sync_mode = \"nometasync\" }}\n",
+            b.lmdb.display()
+        ),
+    )
+    .unwrap();
+    let out_dir = dir.path().join("out");
+    run_ok(
+        &[
+            "-c",
+            suite.to_str().unwrap(),
+            "-s",
+            "fillseq,readrandom",
+            "-n",
+            "200000",
+            "--profile",
+            "--profile-hz",
+            "1999",
+        ],
+        &out_dir,
+    );
+    let v = load(&out_dir);
+    let c = &v["configs"][0];
+    assert_eq!(c["name"], "lmdb-plugin");
+    let provenance: std::collections::BTreeMap<String, String> = c["provenance"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p[0].as_str().unwrap().to_string(), p[1].as_str().unwrap().to_string()))
+        .collect();
+    let sha = {
+        use sha2::Digest;
+        format!("{:x}", sha2::Sha256::digest(std::fs::read(&b.lmdb).unwrap()))
+    };
+    assert_eq!(provenance["plugin.sha256"], sha);
+    assert_eq!(provenance["plugin.name"], "lmdb-c");
+    assert_eq!(provenance["plugin.abi_version"], "1");
+    assert!(provenance["build"].contains("LMDB"), "{provenance:?}");
+    assert!(!provenance["version"].is_empty());
+    let effective = c["effective_options"].to_string();
+    assert!(
+        effective.contains("\"sync_mode\",\"nometasync\"") && effective.contains("\"max_readers\",\"126\""),
+        "{effective}"
+    );
+    let fill = &c["steps"][0];
+    assert_eq!(
+        fill["write_debt"]["owed_at_end"],
+        serde_json::json!([["unwritten_bytes", 0]]),
+        "{}",
+        fill["write_debt"]
+    );
+    assert!(
+        fill["notes"].to_string().contains("plugin lmdb-c says its acknowledged writes are not synced"),
+        "{}",
+        fill["notes"]
+    );
+    // The profile: the plugin's functions by name (its library was built with -g).
+    let read = &c["steps"][1];
+    let profile: rumbench::measure::profile::StepProfile = serde_json::from_value(read["profile"].clone()).unwrap();
+    let folded: String = rumbench::measure::profile::load(&out_dir, &profile)
+        .unwrap()
+        .stacks
+        .iter()
+        .map(|(stack, n)| format!("{stack} {n}\n"))
+        .collect();
+    assert!(folded.contains("librumbench_lmdb!lm_get"), "{}", &folded[..folded.len().min(2000)]);
+}
+
+/// The crash test gives a plugin its durability verdict, and a sweep over
+/// the plugin's own option names its configs: the Rust example with
+/// sync=true keeps every acknowledged commit (under journaled semantics a
+/// later fsync makes its log's name durable), without it a kill loses what
+/// its log buffer held.
+#[test]
+fn the_crash_test_gives_a_plugin_its_durability_verdict() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let lib = engine(&rust_example());
+    let o = Command::cargo_bin("rumbench")
+        .unwrap()
+        .args(["crashtest", "-e", &lib, "--sweep", "sync=true,false", "--crashes", "3", "--fs-semantics", "journaled"])
+        .args(["--kill-after", "100,400", "--seed", "7", "-d"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let text = cli::text(&o);
+    assert!(o.status.success(), "{text}");
+    let r: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("result.json")).unwrap()).unwrap();
+    let configs = r["crashtest"]["configs"].as_array().unwrap();
+    let config =
+        |name: &str| configs.iter().find(|c| c["name"] == name).unwrap_or_else(|| panic!("no config {name}: {text}"));
+    let synced = config("plugin-rust-example-sync-true");
+    assert_eq!(synced["totals"]["lost"], 0, "{synced}");
+    assert!(synced["totals"]["acknowledged"].as_u64().unwrap() > 0, "{synced}");
+    assert!(synced["totals"]["verdict"].as_str().unwrap().starts_with("durable as run: 0 of "), "{synced}");
+    let unsynced = config("plugin-rust-example-sync-false");
+    assert!(unsynced["totals"]["lost"].as_u64().unwrap() > 0, "{unsynced}");
+    assert!(unsynced["totals"]["verdict"].as_str().unwrap().starts_with("not durable: lost "), "{unsynced}");
+}
