@@ -28,7 +28,7 @@ pub fn preflight(plan: &RunPlan, opts: &RunOptions) -> Result<()> {
                 bail!("--use-existing-db runs YCSB's workloads on records loaded before: leave ycsb-load out of the steps");
             }
             let started_server = |c: &&EngineConfig| {
-                crate::server::kind_of(&c.engine).is_some() && !tables::target_endpoint(c).is_ok_and(|t| t.is_some())
+                crate::server::kind_of(&c.engine).is_some() && !backends::target_endpoint(c).is_ok_and(|t| t.is_some())
             };
             if let Some(c) = plan.configs.iter().find(started_server) {
                 bail!("--use-existing-db with YCSB is for key-value engines, not {} (config {}): run on a server's records with --target", c.engine, c.name);
@@ -37,7 +37,7 @@ pub fn preflight(plan: &RunPlan, opts: &RunOptions) -> Result<()> {
     }
     // YCSB's run steps need records: loaded by an earlier step, or before this run.
     for c in &plan.configs {
-        let existing = opts.use_existing_db || tables::target_endpoint(c)?.is_some();
+        let existing = opts.use_existing_db || backends::target_endpoint(c)?.is_some();
         let mut loaded = existing;
         for s in plan.steps.iter().filter(|s| s.kind.is_ycsb()) {
             if let Some(why) = crate::workload::ycsb::precheck(s.kind, loaded) {
@@ -84,9 +84,9 @@ pub fn preflight(plan: &RunPlan, opts: &RunOptions) -> Result<()> {
     }
     // Servers the user runs: reachable, and without tables of the names rumbench would create.
     for c in &plan.configs {
-        tables::check_target(plan, c)?;
+        backends::check_target(plan, c)?;
         // YCSB's records loaded before this run: their shape and count.
-        tables::check_existing_ycsb(plan, opts, c)?;
+        backends::check_existing_ycsb(plan, opts, c)?;
     }
     // No option may take memory or disk the machine does not have.
     resources::check(plan, opts)?;

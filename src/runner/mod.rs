@@ -7,6 +7,7 @@
 //! that crashes the process takes only its own unfinished step with it: the
 //! parent records the crash and keeps everything measured before it.
 
+mod backends;
 mod ceilings;
 mod checkpoint;
 mod checks;
