@@ -239,7 +239,7 @@ fn a_fill_stopped_by_its_time_limit_is_named_by_the_reads_after_it() {
 #[test]
 fn bad_input_gets_one_line_and_exit_code_2() {
     let cases: &[(&[&str], &str)] = &[
-        (&["-e", "mongo"], "unknown engine 'mongo' (valid engines: rocksdb, leveldb, lmdb, sqlite, splinterdb, null, postgres, mariadb-innodb, mariadb-myrocks, mongodb)"),
+        (&["-e", "mongo"], "unknown engine 'mongo' (valid engines: rocksdb, leveldb, lmdb, sqlite, splinterdb, null, plugin, postgres, mariadb-innodb, mariadb-myrocks, mongodb)"),
         (&["-e", "null", "-s", "fillseq,readrandm"], "unknown step 'readrandm' (valid steps: fillseq,"),
         (&["-e", "rocksdb", "-o", "cache=1G"], "unknown option 'cache' for engine rocksdb (valid options: compaction_style,"),
         (&["-e", "rocksdb", "-o", "compaction_style=fifo"], "invalid value 'fifo' for rocksdb.compaction_style (expected leveled|universal)"),

@@ -281,8 +281,7 @@ impl Plugin {
     }
 }
 
-/// The option name a native engine never has: `OptionSpec` of an engine
-/// that takes options of any name (a plugin's, validated by it).
+/// `EngineSpec::check`: the plugin loaded, and its own validation of the options.
 pub(super) fn check(o: &EngineOptions) -> Result<()> {
     let plugin = Plugin::of(o)?;
     plugin.check_options(o)
@@ -360,7 +359,7 @@ fn open(args: &OpenArgs) -> Result<Box<dyn Engine>> {
     if rc != RB_OK || raw.is_null() {
         bail!("{}: {}", plugin.name, error_text(&err));
     }
-    let mut engine = PluginEngine { plugin, raw, syncs: false, dir: args.dir.clone() };
+    let mut engine = PluginEngine { plugin, raw, syncs: false, read_only: args.read_only, dir: args.dir.clone() };
     engine.syncs = {
         let _in = InCall::enter(const { call("syncs_writes") });
         // SAFETY: raw is the open engine.
@@ -373,6 +372,8 @@ pub struct PluginEngine {
     plugin: Arc<Plugin>,
     raw: *mut RbEngine,
     syncs: bool,
+    /// Opened read-only (asked, and the plugin announces RB_CAP_READ_ONLY).
+    read_only: bool,
     dir: PathBuf,
 }
 
@@ -432,7 +433,7 @@ impl Engine for PluginEngine {
     }
 
     fn read_only(&self) -> bool {
-        false
+        self.read_only
     }
 
     fn effective_options(&self) -> Vec<(String, String)> {
