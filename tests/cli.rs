@@ -41,7 +41,7 @@ fn error_line(o: &Output) -> String {
     stderr(o).lines().rfind(|l| l.starts_with("rumbench: error:")).unwrap_or_default().to_string()
 }
 
-const ALL_STEPS: &str = "fillseq,fillrandom,filluniquerandom,overwrite,readrandom,multireadrandom,readseq,fwdrange,revrange,deleterandom,flush,waitforcompaction";
+const ALL_STEPS: &str = "fillseq,fillrandom,filluniquerandom,overwrite,readrandom,multireadrandom,readseq,fwdrange,revrange,deleterandom,mixgraph,flush,waitforcompaction";
 
 #[test]
 fn every_engine_runs_every_step_and_writes_results() {

@@ -158,6 +158,12 @@ impl Thread<'_> {
         self.step.clock.delta_as_nanos(start_raw, self.step.clock.raw())
     }
 
+    /// The moment the step started, for sleeping until an intended start
+    /// (`pacer::Pacer::wait_until`) in a client's own paced loop.
+    pub fn start_instant(&self) -> Instant {
+        self.step.start.get().expect("clock started").0
+    }
+
     /// The step's clock for a hot loop (after the start barrier).
     pub fn timer(&self) -> Timer {
         Timer { clock: self.step.clock.clone(), start_raw: self.step.start.get().expect("clock started").1 }
@@ -247,6 +253,67 @@ impl Thread<'_> {
         Ok(last)
     }
 
+    /// The clients' loop of a step: closed (`closed_loop`) when
+    /// `calls_per_s` is None, otherwise open (`open_loop`) at that rate.
+    #[inline]
+    pub fn client_loop(
+        &self,
+        rec: &mut Recorder<'_>,
+        calls: Option<u64>,
+        first: u64,
+        stride: u64,
+        calls_per_s: Option<f64>,
+        op: impl FnMut(u64) -> Result<(u64, bool)>,
+    ) -> Result<u64> {
+        match calls_per_s {
+            None => self.closed_loop(rec, calls, first, stride, op),
+            Some(rate) => self.open_loop(rec, calls, first, stride, rate, op),
+        }
+    }
+
+    /// The open loop: as `closed_loop`, but call i is meant to start at
+    /// i / `calls_per_s` seconds after the step started, and waits for that
+    /// moment when ahead of it. Each call's response time is measured from
+    /// its intended start, so a call queued behind a slow one counts its wait
+    /// (no coordinated omission). The loop ends at the deadline, a stop, or
+    /// the last call.
+    pub fn open_loop(
+        &self,
+        rec: &mut Recorder<'_>,
+        calls: Option<u64>,
+        first: u64,
+        stride: u64,
+        calls_per_s: f64,
+        mut op: impl FnMut(u64) -> Result<(u64, bool)>,
+    ) -> Result<u64> {
+        pacer::set_precise_timer_slack();
+        let mut pacer = Pacer::new(calls_per_s);
+        let deadline = self.step.deadline_ns;
+        let start = self.start_instant();
+        let timer = self.timer();
+        let mut last = timer.now_ns();
+        let mut g = first;
+        loop {
+            if calls.is_some_and(|t| g >= t) || self.should_stop() {
+                break;
+            }
+            let intended = pacer.next_intended();
+            if deadline.is_some_and(|d| intended >= d) || !Pacer::wait_until(start, intended, || !self.should_stop()) {
+                break;
+            }
+            let began = timer.now_ns();
+            let Some((n, done)) = self.ok(op(g)) else { break };
+            let now = timer.now_ns();
+            rec.record_n(now, now - intended.min(began), n);
+            last = now;
+            if done || deadline.is_some_and(|d| now >= d) {
+                break;
+            }
+            g += stride;
+        }
+        Ok(last)
+    }
+
     /// A background role's loop: calls paced smoothly at `calls_per_s` (as
     /// fast as possible when None) while a client runs. `call` makes one
     /// call; `record(end_ns, response_ns, result)` records it, its response
@@ -263,7 +330,7 @@ impl Thread<'_> {
         if pacer.is_some() {
             pacer::set_precise_timer_slack();
         }
-        let start = self.step.start.get().expect("clock started").0;
+        let start = self.start_instant();
         let mut last_end = self.now_ns();
         while self.clients_running() && !self.should_stop() {
             let intended = match &mut pacer {
@@ -545,6 +612,42 @@ pub fn merge_ops(threads: impl IntoIterator<Item = Vec<FinishedOp>>, intervals: 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An open loop keeps its schedule: a call that stalls makes the calls
+    /// queued behind it count their wait from their intended starts.
+    #[test]
+    fn open_loop_paces_and_counts_the_queue_behind_a_stall() {
+        let joined = run(
+            1,
+            0,
+            None,
+            Progress { label: "test", total_ops: Some(40), seconds: None },
+            |_, _| Ok(()),
+            |t, ()| {
+                let mut ops = t.recorder("get");
+                let end = t.client_loop(&mut ops.rec, Some(40), 0, 1, Some(200.0), |g| {
+                    // Call 10 stalls for 50 ms: 10 calls' worth at 5 ms apart.
+                    if g == 10 {
+                        std::thread::sleep(Duration::from_millis(50));
+                    }
+                    Ok((1, false))
+                })?;
+                Ok((vec![ops.finish()], end))
+            },
+            || {},
+        );
+        assert!(joined.errors.is_empty());
+        let (ops, end) = joined.clients.into_iter().next().unwrap();
+        // 40 calls at 200/s: the last is due at 195 ms, and the stall is caught up.
+        assert!((190_000_000..400_000_000).contains(&end), "ended at {end} ns");
+        let merged = merge_ops([ops], 1);
+        let l = &merged[0].latency;
+        assert_eq!(merged[0].ops, 40);
+        assert!(l.max_us >= 50_000.0, "the stalled call took 50 ms: {l:?}");
+        // The 9 calls due during the stall started 45, 40, ... 5 ms late.
+        assert!(l.p90_us >= 20_000.0, "queued calls count their wait: {l:?}");
+        assert!(l.p50_us < 5_000.0, "the rest ran on time: {l:?}");
+    }
 
     #[test]
     fn clients_and_a_background_role_run_and_merge() {

@@ -69,6 +69,23 @@ pub struct SettingsArgs {
     /// of key+value ("2MB", "512KB"), or "unlimited" [default: 2MB]
     #[arg(long)]
     pub writer_rate: Option<String>,
+    /// Open loop: the clients' operations per second over all of them,
+    /// paced, each operation's latency from its intended start (YCSB's
+    /// -target, without coordinated omission). Given for the run, it paces
+    /// the steps that read or change loaded data, not the fills (a fill's
+    /// own [[step]] rate paces it) [default: closed loop, as fast as they go]
+    #[arg(long)]
+    pub rate: Option<f64>,
+    /// Throughput under latency targets: search for the highest open-loop
+    /// rate at which each percentile stays under its limit ("p99=2ms",
+    /// "p99=2ms,p999=10ms"), by probes of --seconds each (10 s when not
+    /// given); applies to the steps --rate applies to
+    #[arg(long)]
+    pub slo: Option<String>,
+    /// The SLO search stops when its interval on the rate is narrower than
+    /// this fraction of the rate ("0.05" or "5%") [default: 5%]
+    #[arg(long)]
+    pub slo_width: Option<String>,
     /// Upper bound in seconds on waitforcompaction and settle [default: 600]
     #[arg(long)]
     pub compaction_timeout: Option<f64>,
@@ -143,6 +160,12 @@ pub struct SettingsArgs {
     /// randomtransaction: key sets, one key of each read and written per transaction [default: 2]
     #[arg(long)]
     pub transaction_sets: Option<u32>,
+    /// mixgraph: db_bench's parameters as KEY=VALUE,... under db_bench's names
+    /// (mix_get_ratio, key_dist_a, keyrange_num, value_k, sine_mix_rate, ...),
+    /// and preset=all_random, all_dist or prefix_dist for the paper's sets;
+    /// a suite's layers add to each other [default: db_bench's defaults]
+    #[arg(long)]
+    pub mixgraph: Option<String>,
 }
 
 macro_rules! overlay_fields {
@@ -163,6 +186,12 @@ impl SettingsArgs {
             self.ops = None;
             self.seconds = None;
         }
+        // mixgraph's settings add up: a step's `mix_put_ratio=0.5` over the
+        // suite's `preset=prefix_dist` keeps the preset (a later key wins).
+        let mixgraph = match (&self.mixgraph, &other.mixgraph) {
+            (Some(under), Some(over)) => Some(format!("{under},{over}")),
+            (under, over) => over.clone().or_else(|| under.clone()),
+        };
         overlay_fields!(
             self,
             other,
@@ -181,6 +210,9 @@ impl SettingsArgs {
             batch_size,
             multiget_batch,
             writer_rate,
+            rate,
+            slo,
+            slo_width,
             compaction_timeout,
             settle,
             mode,
@@ -204,6 +236,7 @@ impl SettingsArgs {
             hot_rows,
             transaction_sets
         );
+        self.mixgraph = mixgraph;
     }
 }
 
@@ -360,6 +393,24 @@ pub fn resolve_settings(a: &SettingsArgs) -> Result<Settings> {
         multiget_batch: a.multiget_batch.unwrap_or(d.multiget_batch),
         // The default is bytes/s: its rate in ops depends on the entry size.
         writer_rate: WriterRate::parse(a.writer_rate.as_deref().unwrap_or(DEFAULT_WRITER_RATE), key_size + value_size)?,
+        rate: a.rate,
+        slo: match &a.slo {
+            None => Vec::new(),
+            Some(text) => crate::plan::slo::SloTarget::parse_list(text).map_err(anyhow::Error::msg)?,
+        },
+        slo_width: match a.slo_width.as_deref() {
+            None => d.slo_width,
+            Some(text) => {
+                let t = text.trim();
+                let v = match t.strip_suffix('%') {
+                    Some(pct) => pct.trim().parse::<f64>().map(|x| x / 100.0),
+                    None => t.parse::<f64>(),
+                };
+                v.ok().filter(|w| (0.001..=0.5).contains(w)).ok_or_else(|| {
+                    anyhow::anyhow!("--slo-width must be between 0.1% and 50% (0.001 to 0.5), got '{t}'")
+                })?
+            }
+        },
         compaction_timeout_s: a.compaction_timeout.unwrap_or(d.compaction_timeout_s),
         mode: parse(&a.mode)?.unwrap_or(d.mode),
         metrics: match a.metrics.as_deref() {
@@ -378,6 +429,14 @@ pub fn resolve_settings(a: &SettingsArgs) -> Result<Settings> {
         ibench: resolve_ibench(a, num)?,
         ycsb: resolve_ycsb(a, num)?,
         contention: resolve_contention(a)?,
+        mixgraph: match &a.mixgraph {
+            None => Default::default(),
+            Some(text) => {
+                let p = crate::datagen::mixgraph::MixgraphParams::parse(text).map_err(anyhow::Error::msg)?;
+                p.check(num).map_err(anyhow::Error::msg)?;
+                p
+            }
+        },
         shard: None,
     };
     if let Some(al) = &a.allocator {
@@ -400,6 +459,11 @@ pub fn resolve_settings(a: &SettingsArgs) -> Result<Settings> {
     check_batch("--multiget-batch", s.multiget_batch, entry_bytes)?;
     check_range("--range-len", s.range_len, 0..=MAX_BATCH, "")?;
     check_seconds("--compaction-timeout", s.compaction_timeout_s)?;
+    if let Some(rate) = s.rate {
+        // Below one operation a second there is nothing to pace; above a
+        // billion no clock here can.
+        check_range("--rate", rate, 1.0..=1e9, " operations per second")?;
+    }
     if let Some(hz) = s.profile_hz {
         // perf's own ceiling is kernel.perf_event_max_sample_rate (often 100000); a profile under 1 Hz says nothing.
         check_range("--profile-hz", hz, 1..=10_000, " (the cost of sampling grows with the rate)")?;

@@ -286,7 +286,19 @@ pub fn build(inp: &PlanInputs) -> Result<RunPlan> {
         let mut layered = suite.settings.clone();
         layered.overlay(&entry.settings);
         layered.overlay(&inp.flags);
-        let s = resolve_settings(&layered).with_context(|| format!("step {name}"))?;
+        let mut s = resolve_settings(&layered).with_context(|| format!("step {name}"))?;
+        s.rate = step_rate(kind, s.rate, entry.settings.rate.is_some()).with_context(|| format!("step {name}"))?;
+        if !s.slo.is_empty()
+            && !pacing_applies(kind, entry.settings.slo.is_some(), "--slo").with_context(|| format!("step {name}"))?
+        {
+            s.slo.clear();
+        }
+        if kind == StepKind::MixGraph && s.rate.is_some() && s.mixgraph.sine_mix_rate {
+            bail!("step {name}: --rate and mixgraph's sine_mix_rate=true both pace it: give one");
+        }
+        if !s.slo.is_empty() && (s.rate.is_some() || (kind == StepKind::MixGraph && s.mixgraph.sine_mix_rate)) {
+            bail!("step {name}: --slo searches for the rate to pace it at: give it without --rate or a sine rate");
+        }
         if matches!(kind, StepKind::ReadWhileWriting | StepKind::FwdRangeWhileWriting) {
             check_writer_rate(&s, layered.writer_rate.as_deref().unwrap_or(DEFAULT_WRITER_RATE))
                 .with_context(|| format!("step {name}"))?;
@@ -352,6 +364,35 @@ pub fn build(inp: &PlanInputs) -> Result<RunPlan> {
     }
     let configs = if repeat > 1 { crate::plan::interleave_rounds(&configs, repeat) } else { configs };
     Ok(RunPlan { suite: suite.name.clone(), configs, steps, settings, repeat })
+}
+
+/// Whether a pacing setting (`--rate`, `--slo`, named by `flag`) applies to
+/// a step of `kind`: given for the whole run it applies to the steps that
+/// read or change loaded data and leaves fills and engine calls alone; given
+/// in the step's own [[step]] (`own`), it applies to that step, a fill too.
+/// A step whose clients cannot be paced refuses it.
+fn pacing_applies(kind: StepKind, own: bool, flag: &str) -> Result<bool> {
+    if kind.is_engine_call() || (kind.loads() && !own) {
+        if own {
+            bail!("{flag} does not apply to {kind}: it is one call to the engine");
+        }
+        return Ok(false);
+    }
+    if kind == StepKind::ReadSeq {
+        bail!("{flag} does not apply to readseq: each of its threads scans the whole database once");
+    }
+    if !(kind.needs_data() || kind.loads()) {
+        bail!("{flag} applies to db_bench-style steps and mixgraph (not to {kind}, the {} workload)", kind.workload());
+    }
+    Ok(true)
+}
+
+/// The rate a step of `kind` is paced at (`pacing_applies`).
+fn step_rate(kind: StepKind, rate: Option<f64>, own: bool) -> Result<Option<f64>> {
+    match rate {
+        Some(r) if pacing_applies(kind, own, "--rate")? => Ok(Some(r)),
+        _ => Ok(None),
+    }
 }
 
 #[cfg(test)]
@@ -829,5 +870,19 @@ mod tests {
         assert_eq!(WriterRate::parse("1160KB", 116).unwrap().ops_per_s, Some(1160.0 * 1024.0 / 116.0));
         assert_eq!(WriterRate::parse("2MB/s", 100).unwrap().ops_per_s, Some(20971.52));
         assert!(WriterRate::parse("-5", 100).is_err());
+    }
+
+    #[test]
+    fn a_runs_rate_paces_reads_and_a_steps_own_paces_its_fill() {
+        use StepKind::*;
+        assert_eq!(step_rate(ReadRandom, Some(10.0), false).unwrap(), Some(10.0));
+        assert_eq!(step_rate(MixGraph, Some(10.0), false).unwrap(), Some(10.0));
+        assert_eq!(step_rate(FillSeq, Some(10.0), false).unwrap(), None, "the run's rate leaves fills alone");
+        assert_eq!(step_rate(FillSeq, Some(10.0), true).unwrap(), Some(10.0), "a fill's own rate paces it");
+        assert_eq!(step_rate(Flush, Some(10.0), false).unwrap(), None);
+        assert!(step_rate(Flush, Some(10.0), true).is_err());
+        assert!(step_rate(ReadSeq, Some(10.0), false).is_err());
+        assert!(step_rate(YcsbA, Some(10.0), false).is_err());
+        assert_eq!(step_rate(YcsbA, None, false).unwrap(), None);
     }
 }

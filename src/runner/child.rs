@@ -176,11 +176,16 @@ pub(crate) fn run_step(
     }
     let before = engine.write_amp_counters();
     let probe = plan.settings.metrics.then(|| probes.begin());
+    let run_clients = |plan: &StepPlan, result: StepResult| match plan.kind {
+        StepKind::MixGraph => crate::workload::mixgraph::run_mixgraph_step(engine, plan, index, keyspace, result),
+        _ => crate::workload::dbbench::run_client_step(engine, plan, index, keyspace, result),
+    };
     let (mut result, work) = match plan.kind {
         kind if kind.is_engine_call() => {
             (crate::workload::dbbench::run_engine_step(engine, plan, result), Default::default())
         }
-        _ => crate::workload::dbbench::run_client_step(engine, plan, index, keyspace, result),
+        _ if !plan.settings.slo.is_empty() => super::slo::search(plan, &result, run_clients),
+        _ => run_clients(plan, result),
     };
     if let Some(live) = &mut state.live {
         live.union_with(&work.written);
@@ -191,8 +196,13 @@ pub(crate) fn run_step(
     }
     not_found_note(&mut result, state, plan.settings.num);
     let s = &plan.settings;
+    // An SLO search's efficiency figures cover all of its probes.
+    let (ops, wall_s) = match &result.slo {
+        Some(search) => (search.total_ops, search.total_seconds),
+        None => (result.ops + result.writer.as_ref().map(|w| w.ops).unwrap_or(0), result.wall_s.unwrap_or(0.0)),
+    };
     let step_work = StepWork {
-        ops: result.ops + result.writer.as_ref().map(|w| w.ops).unwrap_or(0),
+        ops,
         queries: work.queries,
         writes: work.writes,
         commits: work.commits,
@@ -200,7 +210,7 @@ pub(crate) fn run_step(
         writer_threads: work.writer_threads,
         live_keys: state.live.as_ref().map(|l| l.count()),
         entry_bytes: (s.key_size + s.value_size) as u64,
-        wall_s: result.wall_s.unwrap_or(0.0),
+        wall_s,
     };
     match probe {
         Some(p) => result.metrics = p.end(probes, &step_work),

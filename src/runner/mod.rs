@@ -19,6 +19,7 @@ pub mod profiling;
 mod record;
 mod resources;
 pub mod schedule;
+mod slo;
 mod steps;
 mod tables;
 

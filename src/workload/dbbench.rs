@@ -126,35 +126,45 @@ fn client_thread(cx: &Ctx<'_>, t: &Thread<'_>, session: &mut dyn Session) -> Res
             };
             let written = &mut out.written;
             if batch == 1 {
-                out.end_ns = t.closed_loop(&mut op.rec, total_calls(cx.plan, 1), first, stride, |g| {
-                    let index = next_index(g, &mut rng);
-                    written.set(index);
-                    session.put(keybuf.encode(ks.id(index)), values.next())?;
-                    Ok((1, false))
-                })?;
+                out.end_ns =
+                    t.client_loop(&mut op.rec, total_calls(cx.plan, 1), first, stride, s.client_calls_per_s(1), |g| {
+                        let index = next_index(g, &mut rng);
+                        written.set(index);
+                        session.put(keybuf.encode(ks.id(index)), values.next())?;
+                        Ok((1, false))
+                    })?;
                 out.commits = op.rec.ops();
             } else {
                 let key_size = s.key_size;
                 let mut keys = vec![0u8; key_size * batch as usize];
                 let mut vals: Vec<u8> = Vec::with_capacity(s.value_size * batch as usize);
-                out.end_ns = t.closed_loop(&mut op.rec, total_calls(cx.plan, batch), first, stride, |g| {
-                    vals.clear();
-                    for j in 0..batch {
-                        let index = next_index(g * batch + j, &mut rng);
-                        written.set(index);
-                        ks.encode_into(index, &mut keys[j as usize * key_size..(j as usize + 1) * key_size]);
-                        vals.extend_from_slice(values.next());
-                    }
-                    let vs = s.value_size;
-                    // One small allocation per batch: the entries borrow this call's buffers.
-                    let mut batch_ops: Vec<BatchOp<'_>> = Vec::with_capacity(batch as usize);
-                    for j in 0..batch as usize {
-                        batch_ops
-                            .push(BatchOp::Put(&keys[j * key_size..(j + 1) * key_size], &vals[j * vs..(j + 1) * vs]));
-                    }
-                    session.write_batch(&batch_ops)?;
-                    Ok((batch, false))
-                })?;
+                out.end_ns = t.client_loop(
+                    &mut op.rec,
+                    total_calls(cx.plan, batch),
+                    first,
+                    stride,
+                    s.client_calls_per_s(batch),
+                    |g| {
+                        vals.clear();
+                        for j in 0..batch {
+                            let index = next_index(g * batch + j, &mut rng);
+                            written.set(index);
+                            ks.encode_into(index, &mut keys[j as usize * key_size..(j as usize + 1) * key_size]);
+                            vals.extend_from_slice(values.next());
+                        }
+                        let vs = s.value_size;
+                        // One small allocation per batch: the entries borrow this call's buffers.
+                        let mut batch_ops: Vec<BatchOp<'_>> = Vec::with_capacity(batch as usize);
+                        for j in 0..batch as usize {
+                            batch_ops.push(BatchOp::Put(
+                                &keys[j * key_size..(j + 1) * key_size],
+                                &vals[j * vs..(j + 1) * vs],
+                            ));
+                        }
+                        session.write_batch(&batch_ops)?;
+                        Ok((batch, false))
+                    },
+                )?;
                 out.commits = op.rec.ops().div_ceil(batch);
             }
             out.bytes = op.rec.ops() * entry_bytes;
@@ -162,11 +172,12 @@ fn client_thread(cx: &Ctx<'_>, t: &Thread<'_>, session: &mut dyn Session) -> Res
         StepKind::ReadRandom | StepKind::ReadWhileWriting => {
             let sampler = cx.sampler.as_ref().expect("sampler");
             let mut not_found = 0u64;
-            out.end_ns = t.closed_loop(&mut op.rec, total_calls(cx.plan, 1), first, stride, |_| {
-                let id = ks.id(sampler.point(&mut rng));
-                not_found += !session.get(keybuf.encode(id))? as u64;
-                Ok((1, false))
-            })?;
+            out.end_ns =
+                t.client_loop(&mut op.rec, total_calls(cx.plan, 1), first, stride, s.client_calls_per_s(1), |_| {
+                    let id = ks.id(sampler.point(&mut rng));
+                    not_found += !session.get(keybuf.encode(id))? as u64;
+                    Ok((1, false))
+                })?;
             out.not_found = not_found;
             out.found = op.rec.ops() - not_found;
             out.bytes = out.found * entry_bytes;
@@ -176,13 +187,20 @@ fn client_thread(cx: &Ctx<'_>, t: &Thread<'_>, session: &mut dyn Session) -> Res
             let batch = s.multiget_batch;
             let mut keys = vec![0u8; s.key_size * batch];
             let mut found = 0u64;
-            out.end_ns = t.closed_loop(&mut op.rec, total_calls(cx.plan, batch as u64), first, stride, |_| {
-                for chunk in keys.chunks_exact_mut(s.key_size) {
-                    ks.encode_into(sampler.point(&mut rng), chunk);
-                }
-                found += session.multi_get(&keys, s.key_size)? as u64;
-                Ok((batch as u64, false))
-            })?;
+            out.end_ns = t.client_loop(
+                &mut op.rec,
+                total_calls(cx.plan, batch as u64),
+                first,
+                stride,
+                s.client_calls_per_s(batch as u64),
+                |_| {
+                    for chunk in keys.chunks_exact_mut(s.key_size) {
+                        ks.encode_into(sampler.point(&mut rng), chunk);
+                    }
+                    found += session.multi_get(&keys, s.key_size)? as u64;
+                    Ok((batch as u64, false))
+                },
+            )?;
             out.found = found;
             out.not_found = op.rec.ops() - found;
             out.bytes = found * entry_bytes;
@@ -192,15 +210,16 @@ fn client_thread(cx: &Ctx<'_>, t: &Thread<'_>, session: &mut dyn Session) -> Res
             let sampler = cx.sampler.as_ref().expect("sampler");
             let entries = s.range_len + 1; // the entry the seek lands on, then range_len next/prev calls
             let (mut not_found, mut bytes) = (0u64, 0u64);
-            out.end_ns = t.closed_loop(&mut op.rec, total_calls(cx.plan, 1), first, stride, |_| {
-                let id = ks.id(sampler.range_start(&mut rng));
-                let n = session.scan(keybuf.encode(id), reverse, entries, &mut |k, v| {
-                    bytes += (k.len() + v.len()) as u64;
-                    true
+            out.end_ns =
+                t.client_loop(&mut op.rec, total_calls(cx.plan, 1), first, stride, s.client_calls_per_s(1), |_| {
+                    let id = ks.id(sampler.range_start(&mut rng));
+                    let n = session.scan(keybuf.encode(id), reverse, entries, &mut |k, v| {
+                        bytes += (k.len() + v.len()) as u64;
+                        true
+                    })?;
+                    not_found += (n == 0) as u64;
+                    Ok((1, false))
                 })?;
-                not_found += (n == 0) as u64;
-                Ok((1, false))
-            })?;
             out.not_found = not_found;
             out.found = op.rec.ops() - not_found;
             out.bytes = bytes;
@@ -226,12 +245,13 @@ fn client_thread(cx: &Ctx<'_>, t: &Thread<'_>, session: &mut dyn Session) -> Res
         StepKind::DeleteRandom => {
             let sampler = cx.sampler.as_ref().expect("sampler");
             let deleted = &mut out.deleted;
-            out.end_ns = t.closed_loop(&mut op.rec, total_calls(cx.plan, 1), first, stride, |_| {
-                let index = sampler.point(&mut rng);
-                deleted.set(index);
-                session.delete(keybuf.encode(ks.id(index)))?;
-                Ok((1, false))
-            })?;
+            out.end_ns =
+                t.client_loop(&mut op.rec, total_calls(cx.plan, 1), first, stride, s.client_calls_per_s(1), |_| {
+                    let index = sampler.point(&mut rng);
+                    deleted.set(index);
+                    session.delete(keybuf.encode(ks.id(index)))?;
+                    Ok((1, false))
+                })?;
             out.commits = op.rec.ops();
             out.bytes = op.rec.ops() * s.key_size as u64;
         }
@@ -325,6 +345,9 @@ pub fn run_client_step(
     result.ops = result.ops_by_type.first().map(|o| o.ops).unwrap_or(0);
     result.ops_s = Some(result.ops as f64 / wall_s);
     result.mb_s = Some(bytes as f64 / wall_s / (1 << 20) as f64);
+    if let Some(rate) = s.rate {
+        paced_note(&mut result, rate);
+    }
     let entry_bytes = (s.key_size + s.value_size) as u64;
     if plan.kind.writes() {
         work.writes = result.ops;
@@ -372,6 +395,21 @@ pub fn run_client_step(
     }
     driver::settle_status(&mut result, &errors);
     (result, work)
+}
+
+/// The note of a step whose clients were paced at `rate` (`--rate`), and
+/// the warning when they fell more than 5% behind it.
+pub fn paced_note(result: &mut StepResult, rate: f64) {
+    let achieved = result.ops_s.unwrap_or(0.0);
+    result.notes.push(format!(
+        "open loop: the clients paced at {rate:.0} ops/s (--rate), latency from each operation's intended start"
+    ));
+    if result.ops > 0 && pacer::missed_rate(rate, achieved) {
+        result.warnings.push(format!(
+            "the clients fell behind --rate: {achieved:.0} of {rate:.0} ops/s ({:.1}%): the engine could not keep up, and the latencies count the queueing",
+            100.0 * achieved / rate
+        ));
+    }
 }
 
 /// How a wait for background work ended.

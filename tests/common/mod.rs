@@ -233,6 +233,8 @@ impl StepSpec {
             start: None,
             profile: None,
             write_debt: None,
+            mixgraph: None,
+            slo: None,
             kind: None,
             window: None,
         }

@@ -25,7 +25,8 @@ use crate::result::StepResult;
 pub enum Reads {
     /// Nothing: loads, overwrites, deletes, flush, wait for compaction.
     Nothing,
-    /// Point reads (gets; a mix of gets and scans counts as point reads).
+    /// Point reads (gets; a mix of gets and scans counts as point reads:
+    /// YCSB's, mixgraph's).
     Point,
     /// Range scans only.
     Range,
@@ -40,8 +41,8 @@ impl Reads {
         match kind {
             Fill | FillSeq | FillRandom | FillUniqueRandom | Overwrite | DeleteRandom | Flush | WaitForCompaction
             | Settle | YcsbLoad | LoadI0 => Reads::Nothing,
-            ReadRandom | MultiReadRandom | ReadWhileWriting | YcsbA | YcsbB | YcsbC | YcsbD | YcsbF | Qp100 | Qp500
-            | Qp1000 | HotRow | RandomTransaction | LoadI1 | LoadI2 => Reads::Point,
+            ReadRandom | MultiReadRandom | ReadWhileWriting | MixGraph | YcsbA | YcsbB | YcsbC | YcsbD | YcsbF
+            | Qp100 | Qp500 | Qp1000 | HotRow | RandomTransaction | LoadI1 | LoadI2 => Reads::Point,
             ReadSeq | FwdRange | RevRange | FwdRangeWhileWriting | YcsbE | Qr100 | Qr500 | Qr1000 => Reads::Range,
             CreateIndexes => Reads::Unknown,
         }

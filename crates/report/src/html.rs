@@ -743,6 +743,7 @@ pub fn render(s: &Summary, opts: &HtmlOptions) -> String {
     }
     for r in &s.runs {
         o.push_str(&hotrow_html(&r.hot_grids));
+        o.push_str(&slo_html(&r.slo));
     }
     for st in &s.steps {
         step_section(&mut o, s, st, &opts.base, &sweep_tables);
@@ -1041,6 +1042,60 @@ pub fn durability_html(m: &super::durability::Matrix) -> String {
         });
     for n in &m.notes {
         let _ = write!(o, "<p>{}</p>", esc(n));
+    }
+    o.push_str("</section>");
+    o
+}
+
+/// The SLO searches: a table, and per search a chart of its first
+/// target's percentile against the offered rate with the limit drawn; "".
+pub fn slo_html(rows: &[super::slo::Row]) -> String {
+    if rows.is_empty() {
+        return String::new();
+    }
+    let mut o = format!(r#"<section class="step" id="slo"><h2>{}</h2><table><thead><tr>"#, super::slo::TITLE);
+    for c in super::slo::COLUMNS {
+        let _ = write!(o, "<th>{c}</th>");
+    }
+    o.push_str("</tr></thead><tbody>");
+    for r in rows {
+        o.push_str("<tr>");
+        for c in r.cells() {
+            let _ = write!(o, "<td>{}</td>", esc(&c));
+        }
+        o.push_str("</tr>");
+    }
+    o.push_str("</tbody></table>");
+    for (i, r) in rows.iter().enumerate() {
+        let curve = r.curve();
+        let Some(target) = r.targets.first() else { continue };
+        if curve.is_empty() {
+            continue;
+        }
+        let (lo, hi) = (curve.first().unwrap().0, curve.last().unwrap().0);
+        let chart = super::svg::Chart {
+            title: format!("{} {}: {} against the offered rate", r.config, r.step, target.name()),
+            x_label: "offered ops/s".into(),
+            y_label: format!("{} us", target.name()),
+            y_unit: super::svg::Unit::Micros,
+            y_log: true,
+            x_categories: None,
+            series: vec![
+                super::svg::Series {
+                    name: "probes".into(),
+                    color: super::svg::color(i).into(),
+                    style: super::svg::Style::Line,
+                    points: curve,
+                },
+                super::svg::Series {
+                    name: format!("limit {} us", target.limit_us),
+                    color: "#7f7f7f".into(),
+                    style: super::svg::Style::Dashed,
+                    points: vec![(lo, target.limit_us), (hi, target.limit_us)],
+                },
+            ],
+        };
+        o.push_str(&chart.render());
     }
     o.push_str("</section>");
     o

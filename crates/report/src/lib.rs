@@ -36,6 +36,7 @@ pub mod profiles;
 pub mod relative;
 pub mod scaling;
 pub mod shards;
+pub mod slo;
 pub mod stats;
 pub mod summary;
 pub mod svg;
@@ -241,6 +242,7 @@ mod tests {
             ("versions", include_str!("versions.rs")),
             ("hotrow", include_str!("hotrow.rs")),
             ("engine_comparison", include_str!("engine_comparison.rs")),
+            ("slo", include_str!("slo.rs")),
             ("exercised", include_str!("exercised.rs")),
             ("limits", include_str!("limits.rs")),
             ("profiles", include_str!("profiles.rs")),

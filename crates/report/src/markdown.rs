@@ -76,6 +76,7 @@ pub fn render(s: &Summary, base: &Base) -> String {
     o.push('\n');
     for r in &s.runs {
         o.push_str(&hotrow_markdown(&r.hot_grids));
+        o.push_str(&slo_markdown(&r.slo));
     }
     let sweep_tables = super::sweep_tables::SweepTables::of(s);
     for st in &s.steps {
@@ -308,6 +309,24 @@ pub fn versions_markdown(tables: &[Table]) -> String {
 /// The config-sweep tables in markdown, or "".
 pub fn config_sweep_markdown(tables: &[Table]) -> String {
     tables.iter().map(relative_markdown).collect()
+}
+
+/// The SLO searches as a markdown table, or "".
+pub fn slo_markdown(rows: &[super::slo::Row]) -> String {
+    if rows.is_empty() {
+        return String::new();
+    }
+    let mut o = format!("### {}\n\n| {} |\n|", super::slo::TITLE, super::slo::COLUMNS.join(" | "));
+    for c in super::slo::COLUMNS {
+        o.push_str(if matches!(*c, "rate found" | "closed loop" | "probes") { "--:|" } else { "---|" });
+    }
+    o.push('\n');
+    for r in rows {
+        let cells: Vec<String> = r.cells().iter().map(|c| cell(c)).collect();
+        let _ = writeln!(o, "| {} |", cells.join(" | "));
+    }
+    o.push('\n');
+    o
 }
 
 /// The grids as markdown tables, or "".

@@ -416,6 +416,8 @@ pub struct RunInfo {
     pub configs: Vec<ConfigInfo>,
     /// The hot-row grids (hotrow steps), per config.
     pub hot_grids: Vec<super::hotrow::Grid>,
+    /// The SLO searches (`--slo`), per config and step.
+    pub slo: Vec<super::slo::Row>,
     /// Concurrency sweeps, per config and swept step (repeats merged).
     pub scaling: Vec<super::concurrency::Sweep>,
     /// A crash test's durability matrix.
@@ -605,6 +607,7 @@ impl Summary {
                 system: run.system.clone(),
                 warnings: run.all_warnings(),
                 hot_grids: super::hotrow::grids(run),
+                slo: super::slo::rows(run),
                 durability: super::durability::matrix(run),
                 shards: super::shards::table(run),
                 device: run.device.as_ref().map(device_line),

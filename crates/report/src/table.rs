@@ -669,7 +669,12 @@ pub fn render_summary_in(run: &RunResult, view: Columns, dir: &std::path::Path) 
         out.push_str(&medians.render(view));
     }
     // Several PostgreSQL versions: each against the oldest; config sweeps: each against the base.
-    for extra in [versions_text(&summary), config_sweep_text(&summary), super::engine_comparison::text(run)] {
+    for extra in [
+        versions_text(&summary),
+        config_sweep_text(&summary),
+        super::engine_comparison::text(run),
+        super::slo::text(run),
+    ] {
         if !extra.is_empty() {
             out.push('\n');
             out.push_str(&extra);

@@ -4,7 +4,9 @@
 
 pub mod dist;
 pub mod keys;
+pub mod mixgraph;
 pub mod rng;
+pub mod rocksdb_trace;
 pub mod value;
 pub mod ycsb;
 

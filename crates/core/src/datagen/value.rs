@@ -47,6 +47,19 @@ impl ValueGen {
         v
     }
 
+    /// A value of `len` bytes (at most the size the generator was made
+    /// with): for workloads whose value sizes vary (mixgraph).
+    #[inline]
+    pub fn next_sized(&mut self, len: usize) -> &[u8] {
+        let len = len.min(self.size);
+        if self.pos + len > self.data.len() {
+            self.pos = 0;
+        }
+        let v = &self.data[self.pos..self.pos + len];
+        self.pos += len;
+        v
+    }
+
     pub fn size(&self) -> usize {
         self.size
     }

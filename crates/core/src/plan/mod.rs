@@ -3,6 +3,7 @@
 
 pub mod server_kind;
 pub mod shard;
+pub mod slo;
 pub mod steps;
 
 use anyhow::Result;
@@ -77,6 +78,10 @@ impl std::str::FromStr for Allocator {
     }
 }
 
+fn default_slo_width() -> f64 {
+    0.05
+}
+
 /// Fully resolved settings of one step.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Settings {
@@ -95,6 +100,18 @@ pub struct Settings {
     pub batch_size: usize,
     pub multiget_batch: usize,
     pub writer_rate: WriterRate,
+    /// `--rate`: the clients' operations per second, over all of them (all
+    /// shards'), paced open-loop; None: as fast as they go (closed loop).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<f64>,
+    /// `--slo`: search for the highest open-loop rate at which each of these
+    /// percentiles stays under its limit (empty: no search).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub slo: Vec<slo::SloTarget>,
+    /// `--slo-width`: the search stops when its interval on the rate is
+    /// narrower than this fraction of the rate.
+    #[serde(default = "default_slo_width")]
+    pub slo_width: f64,
     pub compaction_timeout_s: f64,
     pub mode: Mode,
     pub metrics: bool,
@@ -110,6 +127,9 @@ pub struct Settings {
     /// hotrow and randomtransaction settings.
     #[serde(default)]
     pub contention: ContentionSettings,
+    /// mixgraph's model (db_bench's parameters; used by the mixgraph step only).
+    #[serde(default)]
+    pub mixgraph: crate::datagen::mixgraph::MixgraphParams,
     /// `--shard I/N`: this run's part of a run on N client machines.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<shard::Shard>,
@@ -127,6 +147,11 @@ impl Settings {
     /// The client threads of all shards.
     pub fn global_threads(&self) -> u64 {
         self.shard().global_threads(self.threads)
+    }
+    /// With `--rate`: the calls per second of one client, whose calls make
+    /// `ops_per_call` operations each (a write batch's puts).
+    pub fn client_calls_per_s(&self, ops_per_call: u64) -> Option<f64> {
+        self.rate.map(|r| r / self.global_threads() as f64 / ops_per_call.max(1) as f64)
     }
 }
 
@@ -175,6 +200,9 @@ impl Default for Settings {
             batch_size: 1,
             multiget_batch: 10,
             writer_rate: WriterRate::parse(DEFAULT_WRITER_RATE, key_size + value_size).expect("a valid rate"),
+            rate: None,
+            slo: Vec::new(),
+            slo_width: default_slo_width(),
             compaction_timeout_s: 600.0,
             mode: Mode::Cached,
             metrics: true,
@@ -182,6 +210,7 @@ impl Default for Settings {
             ibench: IbenchSettings::default(),
             ycsb: YcsbSettings::default(),
             contention: ContentionSettings::default(),
+            mixgraph: Default::default(),
             shard: None,
         }
     }
@@ -353,6 +382,18 @@ pub fn planned_write_bytes(kind: StepKind, s: &Settings) -> std::result::Result<
             (_, None) => return Err(format!("{kind}'s background writer writes for as long as its readers run")),
         },
         _ if kind.is_ibench() => return Err(format!("{kind} writes rows and index entries for as long as it runs")),
+        // Its puts' share of the operations (db_bench's slots), each of at
+        // most the largest value the model draws.
+        MixGraph => {
+            let m = &s.mixgraph;
+            let share = m.mix_put_ratio / (m.mix_get_ratio + m.mix_put_ratio + m.mix_seek_ratio);
+            let largest = s.key_size as u64 + m.mix_max_value_size.clamp(10, crate::datagen::mixgraph::MAX_VALUE);
+            match s.ops {
+                None if m.mix_put_ratio == 0.0 => 0,
+                None => return Err(format!("{kind} puts for --seconds {}", s.seconds.unwrap_or(0.0))),
+                Some(n) => ((n as f64 * share).ceil() as u64).saturating_mul(largest),
+            }
+        }
         _ => ops("writes")?.saturating_mul(entry),
     })
 }
@@ -380,11 +421,25 @@ pub fn describe_length(kind: StepKind, s: &Settings) -> String {
         LoadI0 => format!("{} rows per client", n(s.ibench.rows)),
         LoadI1 | LoadI2 => format!("{} rows inserted per client", n(s.ibench.insert_rows)),
         CreateIndexes => "once".into(),
-        _ => match (planned_seconds(kind, s), s.ops) {
-            (Some(secs), _) => format!("{secs} s"),
-            (None, Some(ops)) => format!("{} ops", n(ops)),
-            (None, None) => "until done".into(),
-        },
+        _ => {
+            let length = match (planned_seconds(kind, s), s.ops) {
+                (Some(secs), _) => format!("{secs} s"),
+                (None, Some(ops)) => format!("{} ops", n(ops)),
+                (None, None) => "until done".into(),
+            };
+            if !s.slo.is_empty() {
+                return format!(
+                    "the highest rate with {}, by probes of {} s or more",
+                    slo::SloTarget::list_text(&s.slo),
+                    s.seconds.unwrap_or(slo::DEFAULT_PROBE_SECONDS)
+                );
+            }
+            match s.rate {
+                Some(rate) => format!("{length} paced at {} ops/s", n(rate.round() as u64)),
+                None if kind == MixGraph && s.mixgraph.sine_mix_rate => format!("{length} paced by its sine rate"),
+                None => length,
+            }
+        }
     }
 }
 

@@ -21,6 +21,8 @@ pub enum StepKind {
     ReadWhileWriting,
     FwdRangeWhileWriting,
     DeleteRandom,
+    /// db_bench's mixgraph: gets, puts and seeks by the FAST'20 models.
+    MixGraph,
     Flush,
     WaitForCompaction,
     Settle,
@@ -74,6 +76,11 @@ pub const STEPS: &[(StepKind, &str, &str)] = &[
     (StepKind::ReadWhileWriting, "readwhilewriting", "readrandom by --threads clients plus one background writer at --writer-rate"),
     (StepKind::FwdRangeWhileWriting, "fwdrangewhilewriting", "fwdrange plus one background writer at --writer-rate"),
     (StepKind::DeleteRandom, "deleterandom", "delete random keys (with replacement)"),
+    (
+        StepKind::MixGraph,
+        "mixgraph",
+        "db_bench's mixgraph: gets, puts and seeks by the FAST'20 models of keys, value sizes, scan lengths and a sine arrival rate (--mixgraph)",
+    ),
     (StepKind::Flush, "flush", "flush memtables and buffers"),
     (StepKind::WaitForCompaction, "waitforcompaction", "wait until the engine has no pending background work (bounded by --compaction-timeout)"),
     (StepKind::Settle, "settle", "flush, then wait until the engine has no pending background work: what the steps before it left, written and measured (bounded by --compaction-timeout)"),
@@ -135,6 +142,7 @@ impl StepKind {
                 | ReadWhileWriting
                 | FwdRangeWhileWriting
                 | DeleteRandom
+                | MixGraph
         )
     }
 
@@ -186,7 +194,7 @@ impl StepKind {
     pub fn changes_data(self) -> bool {
         use StepKind::*;
         self.writes()
-            || matches!(self, ReadWhileWriting | FwdRangeWhileWriting)
+            || matches!(self, ReadWhileWriting | FwdRangeWhileWriting | MixGraph)
             || self.is_ibench()
             || self.is_contention()
             || (self.is_ycsb() && self != YcsbC)

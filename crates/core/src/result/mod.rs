@@ -16,7 +16,9 @@ use serde_json::{json, Value};
 pub mod crashtest;
 pub mod debt;
 pub mod merge;
+pub mod mixgraph;
 pub mod scaling;
+pub mod slo;
 
 use crate::binary::Binary;
 use crate::measure::step_metrics::StepMetrics;
@@ -342,6 +344,14 @@ pub struct StepResult {
     /// behalf, and its w-amp through that debt (`debt::settle_accounts`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub write_debt: Option<debt::WriteDebt>,
+    /// mixgraph: what the model drew (op mix, key ranges, value sizes,
+    /// scan lengths) and the arrival rate it was paced at.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mixgraph: Option<mixgraph::MixgraphStats>,
+    /// `--slo`: the search for the highest rate under the latency targets.
+    /// The step's other figures are its probe at the rate found.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slo: Option<slo::SloSearch>,
     /// What kind of step it is, recorded as it runs: `step_kind` reads it
     /// (results from before it have only the name to go by).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -392,6 +402,8 @@ impl StepResult {
             start: None,
             profile: None,
             write_debt: None,
+            mixgraph: None,
+            slo: None,
             kind: Some(plan.kind),
             window: None,
         }
@@ -506,6 +518,23 @@ pub fn step_parameters(plan: &StepPlan) -> BTreeMap<String, Value> {
                 }
             }
         }
+        // Value sizes and the key distribution are the model's.
+        MixGraph => {
+            set("threads", json!(s.threads));
+            set("mode", json!(s.mode));
+            set("num", json!(s.num));
+            extent.into_iter().for_each(|(k, v)| set(k, v));
+            set("key_size", json!(s.key_size));
+            set("key_order", json!(s.key_order.to_string()));
+            set("compression_ratio", json!(s.compression_ratio));
+            set("mixgraph", json!(s.mixgraph.to_text()));
+            if let Some(r) = s.rate {
+                set("rate", json!(r));
+            }
+            if !s.slo.is_empty() {
+                set("slo", json!(crate::plan::slo::SloTarget::list_text(&s.slo)));
+            }
+        }
         // The db_bench-style client steps.
         _ => {
             let with_writer = matches!(kind, ReadWhileWriting | FwdRangeWhileWriting);
@@ -532,6 +561,12 @@ pub fn step_parameters(plan: &StepPlan) -> BTreeMap<String, Value> {
             }
             if kind == MultiReadRandom {
                 set("multiget_batch", json!(s.multiget_batch));
+            }
+            if let Some(r) = s.rate {
+                set("rate", json!(r));
+            }
+            if !s.slo.is_empty() {
+                set("slo", json!(crate::plan::slo::SloTarget::list_text(&s.slo)));
             }
             if with_writer {
                 set("writer_rate", s.writer_rate.ops_per_s.map(|r| json!(r)).unwrap_or_else(|| json!("unlimited")));
