@@ -44,6 +44,33 @@ struct Counts {
     logical_bytes_written: u64,
 }
 
+impl Counts {
+    /// Nothing counted yet, over the step's ranges and the model's sizes.
+    fn new(cx: &Ctx<'_>) -> Counts {
+        Counts {
+            ranges: vec![0; cx.ranges],
+            value_sizes: vec![0; cx.model.value_max() as usize + 1],
+            scan_lengths: vec![0; cx.plan.settings.mixgraph.mix_max_scan_len as usize],
+            gets_found: 0,
+            gets_not_found: 0,
+            seeks_not_found: 0,
+            logical_bytes_written: 0,
+        }
+    }
+
+    /// Add another client's counts.
+    fn add(&mut self, c: &Counts) {
+        let sum = |into: &mut Vec<u64>, from: &[u64]| into.iter_mut().zip(from).for_each(|(a, b)| *a += b);
+        sum(&mut self.ranges, &c.ranges);
+        sum(&mut self.value_sizes, &c.value_sizes);
+        sum(&mut self.scan_lengths, &c.scan_lengths);
+        self.gets_found += c.gets_found;
+        self.gets_not_found += c.gets_not_found;
+        self.seeks_not_found += c.seeks_not_found;
+        self.logical_bytes_written += c.logical_bytes_written;
+    }
+}
+
 struct ThreadOut {
     ops: Vec<FinishedOp>,
     end_ns: u64,
@@ -74,15 +101,7 @@ fn client(cx: &Ctx<'_>, t: &Thread<'_>, session: &mut dyn Session) -> Result<Thr
     if schedule.is_some() || steady.is_some() {
         pacer::set_precise_timer_slack();
     }
-    let mut counts = Counts {
-        ranges: vec![0; cx.ranges],
-        value_sizes: vec![0; model.value_max() as usize + 1],
-        scan_lengths: vec![0; s.mixgraph.mix_max_scan_len as usize],
-        gets_found: 0,
-        gets_not_found: 0,
-        seeks_not_found: 0,
-        logical_bytes_written: 0,
-    };
+    let mut counts = Counts::new(cx);
     let mut written = KeyBitmap::default();
     let start = t.start_instant();
     let timer = t.timer();
@@ -208,26 +227,10 @@ pub fn run_mixgraph_step(
     let intervals = driver::intervals(wall_ns);
 
     let mut work = ClientWork::default();
-    let mut total = Counts {
-        ranges: vec![0; ranges],
-        value_sizes: vec![0; cx.model.value_max() as usize + 1],
-        scan_lengths: vec![0; p.mix_max_scan_len as usize],
-        gets_found: 0,
-        gets_not_found: 0,
-        seeks_not_found: 0,
-        logical_bytes_written: 0,
-    };
+    let mut total = Counts::new(&cx);
     let mut ops = Vec::new();
     for o in joined.clients {
-        let c = o.counts;
-        let add = |into: &mut Vec<u64>, from: &[u64]| into.iter_mut().zip(from).for_each(|(a, b)| *a += b);
-        add(&mut total.ranges, &c.ranges);
-        add(&mut total.value_sizes, &c.value_sizes);
-        add(&mut total.scan_lengths, &c.scan_lengths);
-        total.gets_found += c.gets_found;
-        total.gets_not_found += c.gets_not_found;
-        total.seeks_not_found += c.seeks_not_found;
-        total.logical_bytes_written += c.logical_bytes_written;
+        total.add(&o.counts);
         work.written.union_with(&o.written);
         ops.push(o.ops);
     }
