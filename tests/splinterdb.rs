@@ -12,6 +12,8 @@ use std::process::{Command, Output};
 use assert_cmd::cargo::CommandCargoExt;
 use serde_json::Value;
 
+use crate::common::cli::refused;
+
 fn rumbench() -> Command {
     let mut c = Command::cargo_bin("rumbench").unwrap();
     c.env("XDG_DATA_HOME", std::env::temp_dir().join("rumbench-splinterdb-xdg"));
@@ -37,18 +39,6 @@ fn run_ok(args: &[&str], out: &Path) -> Value {
     let o = run(args, out);
     assert!(o.status.success(), "rumbench run {args:?} failed:\n{}", text(&o));
     serde_json::from_slice(&std::fs::read(out.join("result.json")).unwrap()).unwrap()
-}
-
-/// Refused before anything starts: exit code 2, one line on stderr, nothing written.
-fn refused(args: &[&str]) -> String {
-    let t = tempfile::tempdir().unwrap();
-    let out = t.path().join("run");
-    let o = run(args, &out);
-    assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o));
-    let err = String::from_utf8_lossy(&o.stderr).to_string();
-    assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
-    assert!(!out.exists(), "nothing written");
-    err
 }
 
 fn steps(r: &Value) -> &Vec<Value> {

@@ -22,6 +22,27 @@ pub fn run_ok(args: &[&str], dir: &Path) -> Output {
     out
 }
 
+/// `rumbench run --progress off --no-history ARGS` refused before anything
+/// starts: exit code 2, one line on stderr, no output directory written.
+/// Returns stderr, for what the line says.
+pub fn refused(args: &[&str]) -> String {
+    let t = tempfile::tempdir().unwrap();
+    let out = t.path().join("run");
+    let o = Command::cargo_bin("rumbench")
+        .unwrap()
+        .args(["run", "--progress", "off", "--no-history"])
+        .args(args)
+        .arg("--output-dir")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr).to_string();
+    assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: one line: {err}");
+    assert!(!out.exists(), "{args:?}: nothing written");
+    err
+}
+
 /// A run directory's result.json.
 pub fn load(dir: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(dir.join("result.json")).unwrap()).unwrap()
