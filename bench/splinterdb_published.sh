@@ -15,6 +15,8 @@
 #            (default 12G: the 5.8 GB of keys and values fit in both)
 #   EXTRA    more `rumbench run` arguments, for a run that changes one thing
 #            (e.g. -o splinterdb.num_normal_bg_threads=1)
+#   CONFIGS  (environment) the suite's configs to run, comma separated
+#            (default: all), e.g. CONFIGS=splinterdb for a one-change run of it
 # Writes bench/results/splinterdb_published-VARIANT-STAMP.md and the run's
 # summary.txt beside it; the run itself stays in $SCRATCH.
 set -euo pipefail
@@ -33,6 +35,18 @@ stamp=$(date -u +%Y%m%d-%H%M)
 out="$SCRATCH/published-$VARIANT"; rm -rf "$out"
 sized="$SCRATCH/published-$VARIANT.toml"
 sed -e "s/^ops = [0-9]*$/ops = $NUM/" -e "s/^seconds = [0-9.]*$/seconds = $READ_SECONDS/" "$suite" >"$sized"
+if [ -n "${CONFIGS:-}" ]; then
+  # Keep the [[config]] tables whose name is listed; the [[step]]s stay.
+  python3 - "$sized" "$CONFIGS" <<'PY'
+import re, sys
+path, keep = sys.argv[1], set(sys.argv[2].split(","))
+text = open(path).read()
+head, *tables = re.split(r"(?m)^(?=\[\[(?:config|step)\]\])", text)
+kept = [t for t in tables if not t.startswith("[[config]]")
+        or re.search(r'(?m)^name = "([^"]*)"', t).group(1) in keep]
+open(path, "w").write(head + "".join(kept))
+PY
+fi
 cmd=("$RUMBENCH" run -c "$sized" -n "$NUM" --repeat "$REPEAT" "${sizes[@]}" "$@"
      --progress lines --no-history -d "$out")
 echo "# ${cmd[*]}" >&2
@@ -44,7 +58,7 @@ table="$keep.md"
   echo "# The published tables, $VARIANT variant ($stamp UTC)"
   echo
   echo '```sh'
-  echo "READ_SECONDS=$READ_SECONDS bench/splinterdb_published.sh $VARIANT $NUM $REPEAT $CACHE $*"
+  echo "${CONFIGS:+CONFIGS=$CONFIGS }READ_SECONDS=$READ_SECONDS bench/splinterdb_published.sh $VARIANT $NUM $REPEAT $CACHE $*"
   echo '```'
   echo
   python3 - "$out/result.json" "$VARIANT" "$NUM" <<'PY'
