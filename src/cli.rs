@@ -33,6 +33,20 @@ rumbench run --engine rocksdb --steps fillrandom,readrandom --sweep rocksdb.max_
 rumbench run --config suite.toml --output-dir results/nightly\n\nList steps with `rumbench steps`, engines and their options with `rumbench engines`."
     )]
     Run(RunArgs),
+    /// Replay a trace on engines: rumbench's own (`run --trace FILE`) or
+    /// RocksDB's (DB::StartTrace, db_bench --trace_file); `run --steps
+    /// replay --replay FILE` with every run flag
+    #[command(
+        after_help = "Examples:\n  rumbench run -e rocksdb -s fillseq,readrandom --trace t.rtrace   (records t.rocksdb.1-fillseq.rtrace, ...)\n  \
+rumbench replay t.rocksdb.2-readrandom.rtrace -e lmdb --steps fillseq,replay\n  \
+rumbench replay db_bench.trace -e rocksdb,lmdb --replay-speed 2\n  \
+rumbench replay t.rtrace -e wiredtiger --replay-speed max --threads 8\n\n\
+By default each recorded thread replays on a thread of its own, at the recorded timing (open loop: a call's\n\
+latency counts from its scheduled start); --threads N deals the calls to N threads in the order of their starts.\n\
+The result records the trace's sha256, calls and span, how late calls started, and whether the calls made are\n\
+the recorded ones (a checksum over them). docs/replay.md says more."
+    )]
+    Replay(ReplayArgs),
     /// List engines and each one's options with defaults
     Engines {
         /// Show only this engine
@@ -158,6 +172,15 @@ Exit codes: 0 every rule kept (or skipped, saying why); 1 a rule broken; 2 bad i
         #[arg(long)]
         check: bool,
     },
+}
+
+/// `rumbench replay FILE`: a run whose step is the trace's replay.
+#[derive(clap::Args, Debug)]
+pub struct ReplayArgs {
+    /// The trace to replay
+    pub file: PathBuf,
+    #[command(flatten)]
+    pub run: RunArgs,
 }
 
 #[derive(clap::Args, Debug)]

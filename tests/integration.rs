@@ -30,6 +30,7 @@ mod pg_versions;
 mod pgwire;
 mod plugins;
 mod profile;
+mod replay;
 mod report_browser;
 mod report_render;
 mod rocksdb_versions;

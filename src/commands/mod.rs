@@ -15,6 +15,7 @@ mod export;
 mod history;
 mod internal;
 mod merge;
+mod replay;
 mod report;
 mod rocksdb_versions;
 mod run;
@@ -48,6 +49,7 @@ pub fn interrupted_exit_code() -> u8 {
 pub fn dispatch(command: Command) -> (Result<ExitCode>, bool) {
     let outcome = match command {
         Command::Run(a) => run::run(a),
+        Command::Replay(a) => replay::run(a),
         Command::Engines { name } => engines::run(name.as_deref()).map(|_| ExitCode::SUCCESS),
         Command::Steps => {
             steps::run();

@@ -20,6 +20,7 @@
 pub mod pacer;
 pub mod progress;
 pub mod stop;
+pub mod trace;
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Barrier, OnceLock};
@@ -131,6 +132,9 @@ pub struct Thread<'a> {
     /// returns what it recorded up to it (a step that fails keeps the
     /// operations its clients completed).
     failure: std::cell::RefCell<Option<anyhow::Error>>,
+    /// The intended start of the call a paced loop is making (ns after the
+    /// step's start; u64::MAX in a closed loop): what a recording keeps.
+    intended: std::cell::Cell<u64>,
 }
 
 /// A thread's own copy of the step's clock: in a hot loop it stays in the
@@ -156,6 +160,19 @@ impl Thread<'_> {
     pub fn now_ns(&self) -> u64 {
         let start_raw = self.step.start.get().expect("clock started").1;
         self.step.clock.delta_as_nanos(start_raw, self.step.clock.raw())
+    }
+
+    /// The intended start of the call being made, when a paced loop made it.
+    #[inline]
+    pub fn intended_ns(&self) -> Option<u64> {
+        Some(self.intended.get()).filter(|&at| at != u64::MAX)
+    }
+
+    /// Say the call about to be made was meant to start at `at_ns` (a
+    /// workload's own paced loop).
+    #[inline]
+    pub fn set_intended(&self, at_ns: u64) {
+        self.intended.set(at_ns);
     }
 
     /// The moment the step started, for sleeping until an intended start
@@ -302,6 +319,7 @@ impl Thread<'_> {
                 break;
             }
             let began = timer.now_ns();
+            self.intended.set(intended);
             let Some((n, done)) = self.ok(op(g)) else { break };
             let now = timer.now_ns();
             rec.record_n(now, now - intended.min(began), n);
@@ -345,6 +363,7 @@ impl Thread<'_> {
                 None => last_end,
             };
             let began = self.now_ns();
+            self.intended.set(if pacer.is_some() { intended } else { u64::MAX });
             let Some(r) = self.ok(call()) else { break };
             let end = self.now_ns();
             record(end, end - intended.min(began), r);
@@ -476,7 +495,14 @@ pub fn run<S, O: Send>(
                     while step.start.get().is_none() {
                         std::hint::spin_loop();
                     }
-                    let thread = Thread { step, index, role, progress: counter, failure: Default::default() };
+                    let thread = Thread {
+                        step,
+                        index,
+                        role,
+                        progress: counter,
+                        failure: Default::default(),
+                        intended: std::cell::Cell::new(u64::MAX),
+                    };
                     let cpu_start = crate::measure::thread_cpu::this_thread_ns();
                     let switches_start = crate::measure::thread_cpu::this_thread_switches();
                     let outcome = session.and_then(|s| body(&thread, s));

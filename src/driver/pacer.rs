@@ -64,6 +64,36 @@ impl Pacer {
 
 /// Ask the kernel for precise sleeps in this thread (the default 50 us timer
 /// slack would make a writer at tens of thousands of ops/s bursty).
+/// A sleep here overshoots by tens of microseconds (timer slack 1 ns):
+/// `wait_exactly` wakes this long before the moment, and spins the rest.
+pub const SPIN_NS: u64 = 60_000;
+
+/// Wait until `intended_ns` after `start`, to within a clock read: sleep
+/// until shortly before it, then spin on `timer` (the clock the call's
+/// start is read on). For a replay, whose every call is meant to start at
+/// its recorded moment; `Pacer::wait_until` lets a call start up to
+/// SLEEP_THRESHOLD early, which a steady rate's spacing absorbs. False when
+/// `keep_waiting` said stop.
+pub fn wait_exactly(start: Instant, timer: &super::Timer, intended_ns: u64, keep_waiting: impl Fn() -> bool) -> bool {
+    loop {
+        let now = timer.now_ns();
+        if now >= intended_ns {
+            return true;
+        }
+        let left = intended_ns - now;
+        if left > SPIN_NS {
+            let wake = start + Duration::from_nanos(intended_ns - SPIN_NS);
+            let nap = wake.saturating_duration_since(Instant::now()).min(WAIT_SLICE);
+            std::thread::sleep(nap);
+            if !keep_waiting() {
+                return false;
+            }
+        } else {
+            std::hint::spin_loop();
+        }
+    }
+}
+
 pub fn set_precise_timer_slack() {
     // SAFETY: prctl with PR_SET_TIMERSLACK takes a plain integer argument.
     unsafe {

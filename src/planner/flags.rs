@@ -4,6 +4,8 @@
 //! Precedence: built-in defaults < suite [settings] < suite [[step]] < flags
 //! (docs/settings.md has the table; a step's length, ops or seconds, is one setting).
 
+use std::path::PathBuf;
+
 use anyhow::{bail, Result};
 use serde::Deserialize;
 
@@ -86,6 +88,20 @@ pub struct SettingsArgs {
     /// this fraction of the rate ("0.05" or "5%") [default: 5%]
     #[arg(long)]
     pub slo_width: Option<String>,
+    /// Record every call of the steps' clients into FILE: type, key, value
+    /// size, thread and intended start (rumbench's trace format, docs/replay.md);
+    /// with several steps or configs, one file each named after FILE
+    /// (t.rtrace -> t.<config>.<n>-<step>.rtrace). Refused if the file exists
+    #[arg(long, value_name = "FILE")]
+    pub trace: Option<PathBuf>,
+    /// The trace the replay step replays: one rumbench wrote (--trace), or
+    /// RocksDB's own (DB::StartTrace, db_bench --trace_file)
+    #[arg(long, value_name = "FILE")]
+    pub replay: Option<PathBuf>,
+    /// The replay's timing: 1 the recorded one (open loop), 2 or 0.5 scaled,
+    /// max as fast as possible [default: 1]
+    #[arg(long, value_name = "FACTOR|max")]
+    pub replay_speed: Option<String>,
     /// Upper bound in seconds on waitforcompaction and settle [default: 600]
     #[arg(long)]
     pub compaction_timeout: Option<f64>,
@@ -213,6 +229,9 @@ impl SettingsArgs {
             rate,
             slo,
             slo_width,
+            trace,
+            replay,
+            replay_speed,
             compaction_timeout,
             settle,
             mode,
@@ -438,6 +457,21 @@ pub fn resolve_settings(a: &SettingsArgs) -> Result<Settings> {
             }
         },
         shard: None,
+        trace: a.trace.clone().map(|path| crate::plan::trace::TraceTarget { path, per_step: false }),
+        replay: match &a.replay {
+            None => {
+                if a.replay_speed.is_some() {
+                    bail!("--replay-speed without --replay: give the trace to replay (or run `rumbench replay FILE`)");
+                }
+                None
+            }
+            Some(path) => Some(crate::plan::trace::ReplayPlan {
+                path: path.clone(),
+                speed: crate::plan::trace::ReplayPlan::parse_speed(a.replay_speed.as_deref().unwrap_or("1"))
+                    .map_err(anyhow::Error::msg)?,
+                threads: a.threads.as_ref().map(|t| t.0[0]),
+            }),
+        },
     };
     if let Some(al) = &a.allocator {
         al.parse::<Allocator>().map_err(anyhow::Error::msg)?;

@@ -293,6 +293,25 @@ pub fn build(inp: &PlanInputs) -> Result<RunPlan> {
         {
             s.slo.clear();
         }
+        if s.trace.is_some() && !traceable(kind) {
+            if entry.settings.trace.is_some() {
+                bail!("step {name}: --trace records the calls of db_bench-style steps, mixgraph and replay (not of {kind}, the {} workload)", kind.workload());
+            }
+            s.trace = None;
+        }
+        if s.trace.is_some() && !s.slo.is_empty() {
+            bail!("step {name}: --trace with --slo would record every probe of the search: record the step at a --rate instead");
+        }
+        if kind == StepKind::Replay {
+            if s.replay.is_none() {
+                bail!("step replay: give the trace to replay (--replay FILE, or `rumbench replay FILE`)");
+            }
+            // The trace gives the calls; a duration (--seconds) may cut it short.
+            s.ops = None;
+            if s.rate.is_some() || !s.slo.is_empty() {
+                bail!("step replay: its timing is the trace's (--replay-speed), not --rate or --slo");
+            }
+        }
         if kind == StepKind::MixGraph && s.rate.is_some() && s.mixgraph.sine_mix_rate {
             bail!("step {name}: --rate and mixgraph's sine_mix_rate=true both pace it: give one");
         }
@@ -337,6 +356,31 @@ pub fn build(inp: &PlanInputs) -> Result<RunPlan> {
     if steps.is_empty() {
         bail!("no steps to run");
     }
+    if steps.iter().any(|s| s.settings.replay.is_some()) && !steps.iter().any(|s| s.kind == StepKind::Replay) {
+        bail!("--replay gives the replay step its trace, and no step is replay: add it (--steps replay) or run `rumbench replay FILE`");
+    }
+    for step in steps.iter_mut() {
+        // A sweep's point replays on its own thread count.
+        let threads = step.settings.threads;
+        if let Some(r) = step.settings.replay.as_mut().filter(|r| r.threads.is_some()) {
+            r.threads = Some(threads);
+        }
+    }
+    let traced = steps.iter().filter(|s| s.settings.trace.is_some()).count();
+    if traced == 0 && (inp.flags.trace.is_some() || suite.settings.trace.is_some()) {
+        bail!("--trace records the calls of db_bench-style steps, mixgraph and replay, and no step here is one");
+    }
+    if traced > 0 {
+        if inp.repeat.or(suite.repeat).unwrap_or(1) > 1 {
+            bail!("--trace records one run: give it without --repeat");
+        }
+        let per_step = traced * configs.len() > 1;
+        for step in steps.iter_mut() {
+            if let Some(t) = &mut step.settings.trace {
+                t.per_step = per_step;
+            }
+        }
+    }
     // settle = true: the config's last write debt paid, measured, in a step of its own.
     let mut whole = suite.settings.clone();
     whole.overlay(&inp.flags);
@@ -345,7 +389,9 @@ pub fn build(inp: &PlanInputs) -> Result<RunPlan> {
         bail!("flush, waitforcompaction and settle (and settle = true) apply to db_bench-style steps, not with insert-benchmark, YCSB or contention steps");
     }
     if whole.settle == Some(true) && steps.last().is_some_and(|s| s.kind != StepKind::Settle) {
-        let settings = resolve_settings(&whole).context("settle")?;
+        let mut settings = resolve_settings(&whole).context("settle")?;
+        // One call to the engine: nothing to record.
+        settings.trace = None;
         steps.push(StepPlan { kind: StepKind::Settle, settings, sweep: false });
     }
     // rocksdb's transactions=auto: a TransactionDB when a step needs transactions.
@@ -385,6 +431,12 @@ fn pacing_applies(kind: StepKind, own: bool, flag: &str) -> Result<bool> {
         bail!("{flag} applies to db_bench-style steps and mixgraph (not to {kind}, the {} workload)", kind.workload());
     }
     Ok(true)
+}
+
+/// Whether `--trace` can record a step of `kind`: its clients make the
+/// key-value calls of a session (db_bench-style steps, mixgraph, replay).
+fn traceable(kind: StepKind) -> bool {
+    !(kind.is_engine_call() || kind.is_ibench() || kind.is_ycsb() || kind.is_contention())
 }
 
 /// The rate a step of `kind` is paced at (`pacing_applies`).
@@ -450,6 +502,41 @@ mod tests {
             checked += 1;
         }
         assert!(checked >= 4, "only {checked} suites in {}", dir.display());
+    }
+
+    #[test]
+    fn a_trace_goes_to_the_steps_it_can_record_and_a_sweep_replays_on_each_count() {
+        let flags = SettingsArgs {
+            steps: Some(vec!["fillseq".into(), "flush".into(), "readrandom".into()]),
+            trace: Some("t.rtrace".into()),
+            settle: Some(true),
+            ..Default::default()
+        };
+        let plan = super::build(&inputs(&["rocksdb"], flags)).unwrap();
+        let traced: Vec<_> = plan.steps.iter().map(|s| s.settings.trace.as_ref().map(|t| t.per_step)).collect();
+        // fillseq and readrandom, each to a file of its own; flush and the added settle record nothing.
+        assert_eq!(traced, [Some(true), None, Some(true), None]);
+        let flags = SettingsArgs {
+            steps: Some(vec!["readrandom".into()]),
+            trace: Some("t.rtrace".into()),
+            ..Default::default()
+        };
+        let plan = super::build(&inputs(&["rocksdb"], flags)).unwrap();
+        assert_eq!(plan.steps[0].settings.trace.as_ref().map(|t| t.per_step), Some(false), "one step: FILE itself");
+
+        let flags = SettingsArgs {
+            steps: Some(vec!["replay".into()]),
+            replay: Some("t.rtrace".into()),
+            threads: Some(ThreadCounts(vec![1, 4])),
+            ..Default::default()
+        };
+        let plan = super::build(&inputs(&["rocksdb"], flags)).unwrap();
+        let threads: Vec<_> = plan.steps.iter().map(|s| s.settings.replay.as_ref().unwrap().threads).collect();
+        assert_eq!(threads, [Some(1), Some(4)]);
+        assert!(plan.steps.iter().all(|s| s.settings.ops.is_none()), "the trace gives the calls");
+        let flags = SettingsArgs { steps: Some(vec!["replay".into()]), replay: Some("t".into()), ..Default::default() };
+        let plan = super::build(&inputs(&["rocksdb"], flags)).unwrap();
+        assert_eq!(plan.steps[0].settings.replay.as_ref().unwrap().threads, None, "the recording's threads");
     }
 
     #[test]

@@ -35,6 +35,7 @@ pub fn preflight(plan: &RunPlan, opts: &RunOptions) -> Result<()> {
             }
         }
     }
+    check_traces(plan)?;
     // YCSB's run steps need records: loaded by an earlier step, or before this run.
     for c in &plan.configs {
         let existing = opts.use_existing_db || backends::target_endpoint(c)?.is_some();
@@ -132,6 +133,44 @@ pub fn describe_steps(plan: &RunPlan) -> Vec<String> {
         .collect()
 }
 
+/// `--trace`: every file a step would record into is new, in a directory
+/// that exists (rumbench writes over nothing). `--replay`: the trace is a
+/// trace rumbench reads.
+fn check_traces(plan: &RunPlan) -> Result<()> {
+    let mut seen = std::collections::BTreeSet::new();
+    for c in &plan.configs {
+        for (i, s) in plan.steps.iter().enumerate() {
+            let Some(t) = &s.settings.trace else { continue };
+            let path = t.file(&c.name, i, &StepResult::new(s).name);
+            if path.exists() {
+                bail!(
+                    "--trace: {} exists: rumbench writes over nothing it did not make; give a new file",
+                    path.display()
+                );
+            }
+            let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+            if !dir.is_dir() {
+                bail!("--trace: the directory of {} does not exist", path.display());
+            }
+            if !seen.insert(path.clone()) {
+                bail!("--trace: two steps would record into {}", path.display());
+            }
+        }
+    }
+    for s in plan.steps.iter().filter(|s| s.kind == StepKind::Replay) {
+        let Some(r) = &s.settings.replay else { continue };
+        let mut head = Vec::new();
+        std::fs::File::open(&r.path)
+            .and_then(|f| std::io::Read::read_to_end(&mut std::io::Read::take(f, 1 << 16), &mut head))
+            .map_err(|e| anyhow::anyhow!("--replay: cannot read {}: {e}", r.path.display()))?;
+        crate::datagen::trace::check_head(&head).map_err(|e| anyhow::anyhow!("--replay: {}: {e}", r.path.display()))?;
+        if plan.steps.iter().any(|t| t.settings.trace.as_ref().is_some_and(|t| t.path == r.path)) {
+            bail!("--trace and --replay name the same file {}", r.path.display());
+        }
+    }
+    Ok(())
+}
+
 /// Refuse plans that cannot work before anything runs.
 /// `--shard I/N` and `--start-at`: set the shard on the plan's settings
 /// (every step's), and refuse what cannot be sharded or scheduled, before
@@ -151,6 +190,9 @@ pub fn check_sharding(
             && !plan.steps.iter().any(|s| s.kind == StepKind::YcsbLoad)
         {
             bail!("--shard with YCSB on records loaded before is not supported: load them in the sharded run (ycsb-load first), so every shard knows the records");
+        }
+        if plan.steps.iter().any(|s| s.settings.trace.is_some()) {
+            bail!("--trace records one machine's run: give it without --shard");
         }
         plan.settings.shard = Some(shard);
         for s in &mut plan.steps {

@@ -137,6 +137,53 @@ pub(crate) fn not_found_note(result: &mut StepResult, state: &ConfigState, num: 
     result.notes.push(format!("{head}: {why}"));
 }
 
+/// `--trace`: the file step `index` of `config` records into, created with
+/// its header (None: the step records nothing).
+fn open_recording(
+    config: &EngineConfig,
+    plan: &StepPlan,
+    index: usize,
+    step: &str,
+) -> Result<Option<(PathBuf, crate::datagen::trace::TraceFile)>> {
+    let Some(target) = &plan.settings.trace else { return Ok(None) };
+    let path = target.file(&config.name, index, step);
+    let header = crate::datagen::trace::TraceHeader {
+        rumbench: env!("CARGO_PKG_VERSION").into(),
+        config: config.name.clone(),
+        engine: config.engine.clone(),
+        step: step.into(),
+        threads: plan.settings.threads as u32,
+        started_unix: crate::driver::unix_now(),
+    };
+    let file = crate::datagen::trace::TraceFile::create(&path, &header)
+        .with_context(|| format!("--trace: cannot create {}", path.display()))?;
+    Ok(Some((path, file)))
+}
+
+/// Close a step's recording: what it holds in the result, or the step
+/// failed when the file could not be written (the figures measured stay).
+fn finish_recording(path: &Path, file: crate::datagen::trace::TraceFile, result: &mut StepResult) {
+    match file.finish() {
+        Ok(t) => {
+            result.trace = Some(crate::result::trace::TraceRecording {
+                path: path.display().to_string(),
+                calls: t.calls,
+                bytes: std::fs::metadata(path).map(|m| m.len()).unwrap_or(0),
+                checksum: format!("{:016x}", t.checksum),
+                span_s: t.span_ns as f64 / 1e9,
+            });
+        }
+        Err(e) => {
+            result.status = Status::Failed;
+            let why = format!("--trace: writing {} failed: {e}", path.display());
+            result.error = Some(match result.error.take() {
+                Some(before) => format!("{before}; {why}"),
+                None => why,
+            });
+        }
+    }
+}
+
 #[allow(clippy::too_many_arguments, reason = "the step's context, each part borrowed differently")]
 pub(crate) fn run_step(
     engine: &dyn Engine,
@@ -174,11 +221,22 @@ pub(crate) fn run_step(
             }
         }
     }
+    // --trace: the file opens before the step, so that one that cannot be made fails it unrun.
+    let recording = match open_recording(config, plan, index, &result.name) {
+        Ok(r) => r,
+        Err(e) => {
+            result.status = Status::Failed;
+            result.error = Some(format!("{e:#}"));
+            return result;
+        }
+    };
+    let file = recording.as_ref().map(|(_, f)| f);
     let before = engine.write_amp_counters();
     let probe = plan.settings.metrics.then(|| probes.begin());
     let run_clients = |plan: &StepPlan, result: StepResult| match plan.kind {
-        StepKind::MixGraph => crate::workload::mixgraph::run_mixgraph_step(engine, plan, index, keyspace, result),
-        _ => crate::workload::dbbench::run_client_step(engine, plan, index, keyspace, result),
+        StepKind::MixGraph => crate::workload::mixgraph::run_mixgraph_step(engine, plan, index, keyspace, file, result),
+        StepKind::Replay => crate::workload::replay::run_replay_step(engine, plan, file, result),
+        _ => crate::workload::dbbench::run_client_step(engine, plan, index, keyspace, file, result),
     };
     let (mut result, work) = match plan.kind {
         kind if kind.is_engine_call() => {
@@ -187,9 +245,16 @@ pub(crate) fn run_step(
         _ if !plan.settings.slo.is_empty() => super::slo::search(plan, &result, run_clients),
         _ => run_clients(plan, result),
     };
+    if let Some((path, file)) = recording {
+        finish_recording(&path, file, &mut result);
+    }
     if let Some(live) = &mut state.live {
         live.union_with(&work.written);
         live.subtract(&work.deleted);
+    }
+    if plan.kind == StepKind::Replay && work.writes > 0 {
+        // A trace's keys are its own: which of the key space's exist is not known after it wrote.
+        state.live = None;
     }
     if is_fill(plan.kind) {
         note_fill_end(plan, &mut result, state);

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Result;
 
+use crate::datagen::trace::TraceFile;
 use crate::datagen::{rng::stream_seed, KeyOrder, KeySpace, LoadSequence, Rng, Sampler, ValueGen};
 use crate::driver::stop::stop_requested;
 use crate::driver::{self, pacer, FinishedOp, Progress, Role, Thread};
@@ -23,6 +24,8 @@ struct Ctx<'a> {
     keyspace: KeySpace,
     step_index: u64,
     sampler: Option<Sampler>,
+    /// `--trace`: where the threads' calls are recorded.
+    recording: Option<&'a TraceFile>,
 }
 
 impl Ctx<'_> {
@@ -70,6 +73,8 @@ fn total_calls(plan: &StepPlan, ops_per_call: u64) -> Option<u64> {
 }
 
 fn client_thread(cx: &Ctx<'_>, t: &Thread<'_>, session: &mut dyn Session) -> Result<ThreadOutput> {
+    let mut slot = None;
+    let session = driver::trace::traced(t, cx.recording, t.index as u32, session, &mut slot);
     let s = &cx.plan.settings;
     let ks = cx.keyspace;
     // A shard's thread is a thread of all shards' (plan::shard): fills
@@ -267,6 +272,9 @@ fn client_thread(cx: &Ctx<'_>, t: &Thread<'_>, session: &mut dyn Session) -> Res
 /// clients finish.
 fn writer_thread(cx: &Ctx<'_>, t: &Thread<'_>, session: &mut dyn Session) -> Result<ThreadOutput> {
     let s = &cx.plan.settings;
+    // The writer records as the thread after the clients.
+    let mut slot = None;
+    let session = driver::trace::traced(t, cx.recording, (s.threads + t.index) as u32, session, &mut slot);
     let mut keybuf = cx.keyspace.keybuf(s.key_size);
     // Each shard's writer its own streams (the same as before for a run that is not sharded).
     let shard = s.shard().index as u64;
@@ -295,6 +303,7 @@ pub fn run_client_step(
     plan: &StepPlan,
     step_index: usize,
     keyspace: KeySpace,
+    recording: Option<&TraceFile>,
     mut result: StepResult,
 ) -> (StepResult, ClientWork) {
     let s = &plan.settings;
@@ -306,7 +315,7 @@ pub fn run_client_step(
         }
         _ => Some(Sampler::new(s.distribution, s.num)),
     };
-    let cx = Ctx { plan, keyspace, step_index: step_index as u64, sampler };
+    let cx = Ctx { plan, keyspace, step_index: step_index as u64, sampler, recording };
     let label = plan.kind.to_string();
     let joined = driver::run(
         threads,

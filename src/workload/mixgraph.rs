@@ -9,6 +9,7 @@ use anyhow::Result;
 use super::dbbench::ClientWork;
 use crate::datagen::mixgraph::{Mixgraph, MixgraphParams, Query, SineSchedule};
 use crate::datagen::rng::stream_seed;
+use crate::datagen::trace::TraceFile;
 use crate::datagen::{KeySpace, Rng, ValueGen};
 use crate::driver::pacer::{self, Pacer};
 use crate::driver::{self, FinishedOp, OpRecorder, Progress, Thread};
@@ -30,6 +31,8 @@ struct Ctx<'a> {
     /// Accesses are counted per `range_width` keys, in `ranges` ranges.
     range_width: u64,
     ranges: usize,
+    /// `--trace`: where the clients' calls are recorded.
+    recording: Option<&'a TraceFile>,
 }
 
 /// What one client counted besides its timings.
@@ -79,6 +82,8 @@ struct ThreadOut {
 }
 
 fn client(cx: &Ctx<'_>, t: &Thread<'_>, session: &mut dyn Session) -> Result<ThreadOut> {
+    let mut slot = None;
+    let session = driver::trace::traced(t, cx.recording, t.index as u32, session, &mut slot);
     let s = &cx.plan.settings;
     let model = &cx.model;
     let ks = cx.keyspace;
@@ -120,6 +125,7 @@ fn client(cx: &Ctx<'_>, t: &Thread<'_>, session: &mut dyn Session) -> Result<Thr
             if deadline.is_some_and(|d| at >= d) || !Pacer::wait_until(start, at, || !t.should_stop()) {
                 break;
             }
+            t.set_intended(at);
         }
         let intended = planned;
         let d = model.draw(rng.next_u64());
@@ -192,6 +198,7 @@ pub fn run_mixgraph_step(
     plan: &StepPlan,
     step_index: usize,
     keyspace: KeySpace,
+    recording: Option<&TraceFile>,
     mut result: StepResult,
 ) -> (StepResult, ClientWork) {
     let s = &plan.settings;
@@ -210,7 +217,7 @@ pub fn run_mixgraph_step(
         None => (s.num.div_ceil(EVEN_RANGES).max(1), EVEN_RANGES.min(s.num) as usize),
     };
     let model_range_shares = model.key_ranges().map(|kr| kr.shares());
-    let cx = Ctx { plan, model, keyspace, step_index: step_index as u64, range_width, ranges };
+    let cx = Ctx { plan, model, keyspace, step_index: step_index as u64, range_width, ranges, recording };
     let label = plan.kind.to_string();
     let joined = driver::run(
         s.threads,

@@ -235,6 +235,8 @@ impl StepSpec {
             write_debt: None,
             mixgraph: None,
             slo: None,
+            trace: None,
+            replay: None,
             kind: None,
             window: None,
         }

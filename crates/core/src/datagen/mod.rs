@@ -7,6 +7,7 @@ pub mod keys;
 pub mod mixgraph;
 pub mod rng;
 pub mod rocksdb_trace;
+pub mod trace;
 pub mod value;
 pub mod ycsb;
 

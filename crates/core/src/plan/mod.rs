@@ -5,6 +5,7 @@ pub mod server_kind;
 pub mod shard;
 pub mod slo;
 pub mod steps;
+pub mod trace;
 
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
@@ -133,6 +134,12 @@ pub struct Settings {
     /// `--shard I/N`: this run's part of a run on N client machines.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<shard::Shard>,
+    /// `--trace FILE`: every call of the step's clients recorded (None: none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<trace::TraceTarget>,
+    /// `--replay FILE`: the trace the replay step replays, and how.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replay: Option<trace::ReplayPlan>,
 }
 
 impl Settings {
@@ -212,6 +219,8 @@ impl Default for Settings {
             contention: ContentionSettings::default(),
             mixgraph: Default::default(),
             shard: None,
+            trace: None,
+            replay: None,
         }
     }
 }

@@ -23,6 +23,8 @@ pub enum StepKind {
     DeleteRandom,
     /// db_bench's mixgraph: gets, puts and seeks by the FAST'20 models.
     MixGraph,
+    /// A trace's calls replayed (--replay FILE).
+    Replay,
     Flush,
     WaitForCompaction,
     Settle,
@@ -80,6 +82,11 @@ pub const STEPS: &[(StepKind, &str, &str)] = &[
         StepKind::MixGraph,
         "mixgraph",
         "db_bench's mixgraph: gets, puts and seeks by the FAST'20 models of keys, value sizes, scan lengths and a sine arrival rate (--mixgraph)",
+    ),
+    (
+        StepKind::Replay,
+        "replay",
+        "replay the calls of a trace (--replay FILE: rumbench's --trace or RocksDB's own), at the recorded timing, scaled (--replay-speed) or as fast as possible",
     ),
     (StepKind::Flush, "flush", "flush memtables and buffers"),
     (StepKind::WaitForCompaction, "waitforcompaction", "wait until the engine has no pending background work (bounded by --compaction-timeout)"),
@@ -194,7 +201,7 @@ impl StepKind {
     pub fn changes_data(self) -> bool {
         use StepKind::*;
         self.writes()
-            || matches!(self, ReadWhileWriting | FwdRangeWhileWriting | MixGraph)
+            || matches!(self, ReadWhileWriting | FwdRangeWhileWriting | MixGraph | Replay)
             || self.is_ibench()
             || self.is_contention()
             || (self.is_ycsb() && self != YcsbC)

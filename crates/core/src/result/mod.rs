@@ -19,6 +19,7 @@ pub mod merge;
 pub mod mixgraph;
 pub mod scaling;
 pub mod slo;
+pub mod trace;
 
 use crate::binary::Binary;
 use crate::measure::step_metrics::StepMetrics;
@@ -352,6 +353,12 @@ pub struct StepResult {
     /// The step's other figures are its probe at the rate found.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slo: Option<slo::SloSearch>,
+    /// `--trace FILE`: what the step recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<trace::TraceRecording>,
+    /// The replay step: the trace it replayed and how faithfully.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replay: Option<trace::Replay>,
     /// What kind of step it is, recorded as it runs: `step_kind` reads it
     /// (results from before it have only the name to go by).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -404,6 +411,8 @@ impl StepResult {
             write_debt: None,
             mixgraph: None,
             slo: None,
+            trace: None,
+            replay: None,
             kind: Some(plan.kind),
             window: None,
         }
@@ -517,6 +526,20 @@ pub fn step_parameters(plan: &StepPlan) -> BTreeMap<String, Value> {
                     set("deletes", json!(ib.deletes));
                 }
             }
+        }
+        // The trace gives the calls, their keys and sizes, and (by default) the threads.
+        Replay => {
+            if let Some(r) = &s.replay {
+                set("replay", json!(r.path.display().to_string()));
+                set("replay_speed", json!(r.speed.map_or("max".to_string(), |v| v.to_string())));
+                if let Some(t) = r.threads {
+                    set("threads", json!(t));
+                }
+            }
+            if let Some(sec) = s.seconds {
+                set("seconds", json!(sec));
+            }
+            set("mode", json!(s.mode));
         }
         // Value sizes and the key distribution are the model's.
         MixGraph => {
