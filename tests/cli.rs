@@ -73,7 +73,8 @@ fn every_engine_runs_every_step_and_writes_results() {
         // 3000 ops split over 2 threads.
         assert_eq!(step(&v, 0, "fillseq")["ops"], 3000);
         let csv = std::fs::read_to_string(dir.path().join("intervals.csv")).unwrap();
-        assert!(csv.starts_with("config,engine,step,role,op,second,ops,ops_per_s,p99_us,max_us,rss_bytes,vsz_bytes\n"));
+        assert!(csv
+            .starts_with("config,engine,step,role,op,second,ops,ops_per_s,p99_us,max_us,rss_bytes,vsz_bytes,value\n"));
         assert!(csv.contains(&format!("{engine},{engine},readrandom,client,get,1,")));
         let summary = std::fs::read_to_string(dir.path().join("summary.txt")).unwrap();
         assert!(summary.contains("fwdrange"));

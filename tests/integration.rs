@@ -22,6 +22,7 @@ mod deploy;
 mod device;
 mod history;
 mod ibench;
+mod internals;
 mod limits;
 mod metrics;
 mod mixgraph;

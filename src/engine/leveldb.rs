@@ -306,6 +306,24 @@ impl Engine for LevelDbEngine {
         })
     }
 
+    fn internals(&self) -> std::result::Result<Vec<super::Internal>, String> {
+        // LevelDB says little while it runs: its level-0 files (writes slow
+        // at 8 and stop at 12) and the memory its memtables and cache hold.
+        let int = |name: &'static str, p: &str| {
+            let value = self.property(p)?.trim().parse::<f64>().ok()?;
+            Some(super::Internal { name, value, cumulative: false })
+        };
+        let out: Vec<super::Internal> =
+            [int("l0_files", "leveldb.num-files-at-level0"), int("memory_bytes", "leveldb.approximate-memory-usage")]
+                .into_iter()
+                .flatten()
+                .collect();
+        if out.is_empty() {
+            return Err("LevelDB answered none of its counters' properties".into());
+        }
+        Ok(out)
+    }
+
     fn stats(&self) -> Vec<(String, String)> {
         let mut names: Vec<String> = ["leveldb.stats", "leveldb.sstables", "leveldb.approximate-memory-usage"]
             .iter()

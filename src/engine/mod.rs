@@ -340,6 +340,13 @@ pub trait Engine: Send + Sync {
     fn write_debt(&self) -> std::result::Result<Vec<(String, u64)>, String> {
         Err("the engine does not say what work it still owes".into())
     }
+    /// The engine's own counters now, sampled once a second while a step
+    /// runs (`--internals`): Err(why) when it exposes none rumbench reads.
+    /// Called from a thread of its own beside the clients: it must not wait
+    /// on their calls.
+    fn internals(&self) -> std::result::Result<Vec<Internal>, String> {
+        Err("rumbench samples no counters of this engine while it runs".into())
+    }
     /// Bytes in use of a store of fixed size and its capacity (SplinterDB's
     /// file), sampled while a step runs so that a crash of a full store is
     /// named; None for an engine whose files grow as they need.
@@ -407,6 +414,16 @@ impl WriteAmpCounters {
         (ingest > 0 && ingest >= 50 * self.resolution_bytes)
             .then(|| self.written_bytes.saturating_sub(b_written) as f64 / ingest as f64)
     }
+}
+
+/// One of an engine's own counters (`Engine::internals`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Internal {
+    pub name: &'static str,
+    pub value: f64,
+    /// A running total (stall microseconds so far): the sampler keeps its
+    /// rate over each second, under `name` (which ends in `_per_s`).
+    pub cumulative: bool,
 }
 
 /// One entry of a write batch: a put (with value) or a delete.

@@ -463,6 +463,10 @@ impl Engine for RocksEngine {
     fn write_debt(&self) -> std::result::Result<Vec<(String, u64)>, String> {
         self.common.write_debt(&|p| self.property(p))
     }
+
+    fn internals(&self) -> std::result::Result<Vec<super::Internal>, String> {
+        self.common.internals(&|p| self.property(p))
+    }
 }
 
 struct RocksSession<'a> {

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 
 use super::rocksdb_ffi::{self as ffi, Cache, DbHandle, DbIterator, Options};
-use super::WriteAmpCounters;
+use super::{Internal, WriteAmpCounters};
 
 /// What a plain and a transactional RocksDB share: options, cache, where it lives.
 pub(super) struct Common {
@@ -103,6 +103,25 @@ impl Common {
             .collect()
     }
 
+    /// The counters sampled each second: INTERNAL_PROPERTIES and the
+    /// cumulative stall time (its rate: stall microseconds per second).
+    pub fn internals(&self, property: &dyn Fn(&str) -> Option<String>) -> std::result::Result<Vec<Internal>, String> {
+        let mut out: Vec<Internal> = INTERNAL_PROPERTIES
+            .iter()
+            .filter_map(|(name, p)| {
+                let value = property(p)?.trim().parse::<f64>().ok()?;
+                Some(Internal { name, value, cumulative: false })
+            })
+            .collect();
+        if let Some(us) = property("rocksdb.dbstats").as_deref().and_then(parse_cumulative_stall_us) {
+            out.push(Internal { name: "stall_us_per_s", value: us, cumulative: true });
+        }
+        if out.is_empty() {
+            return Err("RocksDB answered none of its counters' properties".into());
+        }
+        Ok(out)
+    }
+
     /// Whether flushes or compactions are pending or running.
     pub fn background_work_pending(&self, property: &dyn Fn(&str) -> Option<String>) -> bool {
         [
@@ -114,6 +133,32 @@ impl Common {
         .iter()
         .any(|p| property(p).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0) > 0)
     }
+}
+
+/// RocksDB's counters sampled each second (`Engine::internals`): rumbench's
+/// name, RocksDB's integer property.
+const INTERNAL_PROPERTIES: &[(&str, &str)] = &[
+    ("pending_compaction_bytes", "rocksdb.estimate-pending-compaction-bytes"),
+    ("l0_files", "rocksdb.num-files-at-level0"),
+    ("memtable_bytes", "rocksdb.cur-size-all-mem-tables"),
+    ("immutable_memtables", "rocksdb.num-immutable-mem-table"),
+    ("running_flushes", "rocksdb.num-running-flushes"),
+    ("running_compactions", "rocksdb.num-running-compactions"),
+    // Bytes/s writes are slowed to (0: not slowed), and whether they are stopped.
+    ("delayed_write_rate", "rocksdb.actual-delayed-write-rate"),
+    ("write_stopped", "rocksdb.is-write-stopped"),
+];
+
+/// "Cumulative stall: 00:00:1.234 H:M:S, 0.3 percent" of rocksdb.dbstats:
+/// the time writes have stalled since the DB opened, in microseconds.
+pub fn parse_cumulative_stall_us(dbstats: &str) -> Option<f64> {
+    let line = dbstats.lines().find(|l| l.trim_start().starts_with("Cumulative stall:"))?;
+    let hms = line.split(':').skip(1).collect::<Vec<_>>().join(":");
+    let hms = hms.split_whitespace().next()?;
+    let mut parts = hms.split(':');
+    let (h, m, s) = (parts.next()?, parts.next()?, parts.next()?);
+    let seconds = h.parse::<f64>().ok()? * 3600.0 + m.parse::<f64>().ok()? * 60.0 + s.parse::<f64>().ok()?;
+    Some(seconds * 1e6)
 }
 
 /// The figures of RocksDB's write debt: rumbench's name, RocksDB's property.
@@ -275,6 +320,16 @@ pub(super) fn scan_with(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_cumulative_stall_is_read_from_dbstats() {
+        let dbstats = "\n** DB Stats **\nUptime(secs): 12.3 total, 1.0 interval\n\
+Cumulative writes: 1000 writes, 1000 keys, 1000 commit groups, 1.0 writes per commit group, ingest: 0.00 GB, 0.10 MB/s\n\
+Cumulative stall: 00:01:2.500 H:M:S, 8.3 percent\n\
+Interval stall: 00:00:0.000 H:M:S, 0.0 percent\n";
+        assert_eq!(parse_cumulative_stall_us(dbstats), Some(62.5e6));
+        assert_eq!(parse_cumulative_stall_us("no stall line"), None);
+    }
 
     #[test]
     fn stats_text_parses() {

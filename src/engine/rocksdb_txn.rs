@@ -126,6 +126,10 @@ impl Engine for RocksTxnEngine {
         self.common.write_debt(&|p| self.property(p))
     }
 
+    fn internals(&self) -> std::result::Result<Vec<super::Internal>, String> {
+        self.common.internals(&|p| self.property(p))
+    }
+
     fn background_threads(&self) -> (usize, String) {
         self.common.background_threads()
     }

@@ -121,6 +121,12 @@ pub struct SettingsArgs {
     /// to measure what measuring costs [default: on]
     #[arg(long)]
     pub metrics: Option<String>,
+    /// The engine's own counters sampled once a second while a step runs
+    /// (RocksDB: pending compaction bytes, L0 files, memtable bytes, stall
+    /// time, running flushes and compactions), into intervals.csv and the
+    /// report: on or off [default: on]
+    #[arg(long)]
+    pub internals: Option<String>,
     /// A CPU profile of each step's timed window (perf, cpu-clock): folded
     /// stacks in the run directory, flame graphs and top functions in the report
     #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "true")]
@@ -237,6 +243,7 @@ impl SettingsArgs {
             mode,
             allocator,
             metrics,
+            internals,
             profile,
             profile_hz,
             rows,
@@ -437,6 +444,12 @@ pub fn resolve_settings(a: &SettingsArgs) -> Result<Settings> {
             Some("on" | "true") => true,
             Some("off" | "false") => false,
             Some(other) => bail!("invalid --metrics '{other}' (valid: on, off)"),
+        },
+        internals: match a.internals.as_deref() {
+            None => d.internals,
+            Some("on" | "true") => true,
+            Some("off" | "false") => false,
+            Some(other) => bail!("invalid --internals '{other}' (valid: on, off)"),
         },
         profile_hz: match (a.profile, a.profile_hz) {
             (Some(true), hz) => Some(hz.unwrap_or(crate::measure::profile::DEFAULT_HZ)),

@@ -238,12 +238,16 @@ pub(crate) fn run_step(
         StepKind::Replay => crate::workload::replay::run_replay_step(engine, plan, file, result),
         _ => crate::workload::dbbench::run_client_step(engine, plan, index, keyspace, file, result),
     };
-    let (mut result, work) = match plan.kind {
+    let run = || match plan.kind {
         kind if kind.is_engine_call() => {
             (crate::workload::dbbench::run_engine_step(engine, plan, result), Default::default())
         }
         _ if !plan.settings.slo.is_empty() => super::slo::search(plan, &result, run_clients),
         _ => run_clients(plan, result),
+    };
+    let ((mut result, work), internals) = match plan.settings.internals {
+        true => super::internals::sample_during(engine, run),
+        false => (run(), Err("not sampled (--internals off)".into())),
     };
     if let Some((path, file)) = recording {
         finish_recording(&path, file, &mut result);
@@ -282,6 +286,13 @@ pub(crate) fn run_step(
         None => result.metrics.missing.push(crate::measure::step_metrics::Missing {
             metric: "all".into(),
             reason: "efficiency metrics turned off (--metrics off)".into(),
+        }),
+    }
+    match internals {
+        Ok(series) => result.internals = Some(series),
+        Err(why) => result.metrics.missing.push(crate::measure::step_metrics::Missing {
+            metric: "internals".into(),
+            reason: format!("{}: {why}", config.engine),
         }),
     }
     result.rates = result

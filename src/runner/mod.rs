@@ -14,6 +14,7 @@ mod checks;
 mod child;
 pub mod device;
 pub mod dirs;
+mod internals;
 pub mod prepare;
 pub mod profiling;
 mod record;

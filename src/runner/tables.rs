@@ -140,6 +140,12 @@ fn run_step(
             .missing
             .push(Missing { metric: "all".into(), reason: "efficiency metrics turned off (--metrics off)".into() }),
     }
+    if plan.settings.internals {
+        result.metrics.missing.push(Missing {
+            metric: "internals".into(),
+            reason: "not sampled yet in the table workloads (insert benchmark, YCSB, hot rows): docs/metrics.md".into(),
+        });
+    }
     if server && plan.settings.metrics {
         // The server syncs in its own processes: take its own count.
         let why_missing = match (syncs_before, backend.table.server_syncs()) {

@@ -235,6 +235,7 @@ impl StepSpec {
             write_debt: None,
             mixgraph: None,
             slo: None,
+            internals: None,
             trace: None,
             replay: None,
             kind: None,

@@ -1,4 +1,6 @@
-//! intervals.csv: one row per config, step, operation type and second.
+//! intervals.csv: one row per config, step, operation type and second, and
+//! per engine counter and second (role `engine`, the counter in `op`, its
+//! value in `value`: `--internals`).
 
 use std::fmt::Write;
 
@@ -6,11 +8,12 @@ use anyhow::Result;
 
 use super::Exporter;
 use crate::measure::step_metrics::MemoryPoint;
+use crate::result::internals::EngineInternals;
 use crate::result::{OpResult, RunResult};
 
 pub struct IntervalsCsv;
 
-pub const HEADER: &str = "config,engine,step,role,op,second,ops,ops_per_s,p99_us,max_us,rss_bytes,vsz_bytes";
+pub const HEADER: &str = "config,engine,step,role,op,second,ops,ops_per_s,p99_us,max_us,rss_bytes,vsz_bytes,value";
 
 /// The memory sample taken closest to the end of second `second` (1-based), within half a second.
 fn memory_at(memory: &[MemoryPoint], second: u32) -> Option<&MemoryPoint> {
@@ -30,9 +33,22 @@ fn rows(out: &mut String, config: &str, engine: &str, step: &str, role: &str, op
         // Each interval is one second long; the rate equals the count.
         let _ = writeln!(
             out,
-            "{config},{engine},{step},{role},{},{second},{},{},{:.3},{:.3},{rss},{vsz}",
+            "{config},{engine},{step},{role},{},{second},{},{},{:.3},{:.3},{rss},{vsz},",
             op.op, iv.ops, iv.ops, iv.p99_us, iv.max_us
         );
+    }
+}
+
+/// The engine's counters: a row per counter and sample (its second the one
+/// the sample ends, 0 for the one at the step's start).
+fn internal_rows(out: &mut String, config: &str, engine: &str, step: &str, internals: &EngineInternals) {
+    for sample in &internals.samples {
+        let second = sample.t_s.round() as u64;
+        for (name, v) in internals.names.iter().zip(&sample.values) {
+            if let Some(v) = v {
+                let _ = writeln!(out, "{config},{engine},{step},engine,{name},{second},,,,,,,{v}");
+            }
+        }
     }
 }
 
@@ -54,6 +70,9 @@ impl Exporter for IntervalsCsv {
                     if let Some(d) = &w.deletes {
                         rows(&mut out, &c.instance_name(), &c.engine, &s.name, "writer", d, mem);
                     }
+                }
+                if let Some(i) = &s.internals {
+                    internal_rows(&mut out, &c.instance_name(), &c.engine, &s.name, i);
                 }
             }
         }

@@ -449,6 +449,24 @@ fn step_charts(o: &mut String, step: &StepTable) {
             series(&|r| r.memory.iter().map(|m| (m.t_s, m.rss_bytes as f64 / 1048576.0)).collect()),
         ));
     }
+    // The engine's own counters (--internals), on the same time axis; those
+    // that stayed 0 in every config say nothing and are left out.
+    let mut counters: Vec<&str> = Vec::new();
+    for i in step.rows.iter().filter_map(|r| r.internals.as_ref()) {
+        for n in &i.names {
+            if !counters.contains(&n.as_str()) && i.points(n).iter().any(|p| p.1 != 0.0) {
+                counters.push(n);
+            }
+        }
+    }
+    for name in counters {
+        charts.push(per_second(
+            format!("{}: engine's {name}", step.name),
+            name,
+            Unit::Count,
+            series(&|r| r.internals.as_ref().map(|i| i.points(name)).unwrap_or_default()),
+        ));
+    }
     o.push_str(r#"<div class="legend">"#);
     for r in &step.rows {
         let _ = write!(
@@ -744,6 +762,7 @@ pub fn render(s: &Summary, opts: &HtmlOptions) -> String {
     for r in &s.runs {
         o.push_str(&hotrow_html(&r.hot_grids));
         o.push_str(&slo_html(&r.slo));
+        o.push_str(&stalls_html(&r.stalls));
     }
     for st in &s.steps {
         step_section(&mut o, s, st, &opts.base, &sweep_tables);
@@ -1044,6 +1063,27 @@ pub fn durability_html(m: &super::durability::Matrix) -> String {
         let _ = write!(o, "<p>{}</p>", esc(n));
     }
     o.push_str("</section>");
+    o
+}
+
+/// The stalled seconds, with the engine's counters at each; "".
+pub fn stalls_html(rows: &[super::stalls::Row]) -> String {
+    if rows.is_empty() {
+        return String::new();
+    }
+    let mut o = format!(r#"<section class="step" id="stalls"><h2>{}</h2><table><thead><tr>"#, super::stalls::TITLE);
+    for c in super::stalls::COLUMNS {
+        let _ = write!(o, "<th>{c}</th>");
+    }
+    o.push_str("</tr></thead><tbody>");
+    for r in rows {
+        o.push_str("<tr>");
+        for c in r.cells() {
+            let _ = write!(o, "<td>{}</td>", esc(&c));
+        }
+        o.push_str("</tr>");
+    }
+    o.push_str("</tbody></table></section>");
     o
 }
 

@@ -37,6 +37,7 @@ pub mod relative;
 pub mod scaling;
 pub mod shards;
 pub mod slo;
+pub mod stalls;
 pub mod stats;
 pub mod summary;
 pub mod svg;

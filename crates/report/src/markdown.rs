@@ -77,6 +77,7 @@ pub fn render(s: &Summary, base: &Base) -> String {
     for r in &s.runs {
         o.push_str(&hotrow_markdown(&r.hot_grids));
         o.push_str(&slo_markdown(&r.slo));
+        o.push_str(&stalls_markdown(&r.stalls));
     }
     let sweep_tables = super::sweep_tables::SweepTables::of(s);
     for st in &s.steps {
@@ -319,6 +320,24 @@ pub fn slo_markdown(rows: &[super::slo::Row]) -> String {
     let mut o = format!("### {}\n\n| {} |\n|", super::slo::TITLE, super::slo::COLUMNS.join(" | "));
     for c in super::slo::COLUMNS {
         o.push_str(if matches!(*c, "rate found" | "closed loop" | "probes") { "--:|" } else { "---|" });
+    }
+    o.push('\n');
+    for r in rows {
+        let cells: Vec<String> = r.cells().iter().map(|c| cell(c)).collect();
+        let _ = writeln!(o, "| {} |", cells.join(" | "));
+    }
+    o.push('\n');
+    o
+}
+
+/// The stalled seconds as a markdown table, or "".
+pub fn stalls_markdown(rows: &[super::stalls::Row]) -> String {
+    if rows.is_empty() {
+        return String::new();
+    }
+    let mut o = format!("### {}\n\n| {} |\n|", super::stalls::TITLE, super::stalls::COLUMNS.join(" | "));
+    for c in super::stalls::COLUMNS {
+        o.push_str(if matches!(*c, "second" | "max us" | "x p99") { "--:|" } else { "---|" });
     }
     o.push('\n');
     for r in rows {

@@ -204,6 +204,8 @@ pub struct Row {
     pub intervals: Vec<IntervalStats>,
     pub writer: Option<WriterInfo>,
     pub memory: Vec<MemoryPoint>,
+    /// The engine's own counters each second (`--internals`).
+    pub internals: Option<crate::result::internals::EngineInternals>,
     /// The step's ceilings (None without a measured rate, or in older results).
     pub ceilings: Option<crate::measure::ceiling::Ceilings>,
     /// Every run of this config in this step: one without `--repeat`, one
@@ -418,6 +420,8 @@ pub struct RunInfo {
     pub hot_grids: Vec<super::hotrow::Grid>,
     /// The SLO searches (`--slo`), per config and step.
     pub slo: Vec<super::slo::Row>,
+    /// Seconds whose slowest operation stalled, with the engine's counters then.
+    pub stalls: Vec<super::stalls::Row>,
     /// Concurrency sweeps, per config and swept step (repeats merged).
     pub scaling: Vec<super::concurrency::Sweep>,
     /// A crash test's durability matrix.
@@ -608,6 +612,7 @@ impl Summary {
                 warnings: run.all_warnings(),
                 hot_grids: super::hotrow::grids(run),
                 slo: super::slo::rows(run),
+                stalls: super::stalls::rows(run),
                 durability: super::durability::matrix(run),
                 shards: super::shards::table(run),
                 device: run.device.as_ref().map(device_line),
@@ -663,6 +668,7 @@ impl Summary {
                             intervals: w.latency.intervals.clone(),
                         }),
                         memory: s.metrics.memory.clone(),
+                        internals: s.internals.clone(),
                         ceilings: s.ceilings.clone(),
                         repeats: Vec::new(),
                     };

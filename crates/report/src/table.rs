@@ -674,6 +674,7 @@ pub fn render_summary_in(run: &RunResult, view: Columns, dir: &std::path::Path) 
         config_sweep_text(&summary),
         super::engine_comparison::text(run),
         super::slo::text(run),
+        super::stalls::text(run),
     ] {
         if !extra.is_empty() {
             out.push('\n');

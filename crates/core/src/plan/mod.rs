@@ -79,6 +79,10 @@ impl std::str::FromStr for Allocator {
     }
 }
 
+fn yes() -> bool {
+    true
+}
+
 fn default_slo_width() -> f64 {
     0.05
 }
@@ -116,6 +120,9 @@ pub struct Settings {
     pub compaction_timeout_s: f64,
     pub mode: Mode,
     pub metrics: bool,
+    /// `--internals`: sample the engine's own counters once a second.
+    #[serde(default = "yes")]
+    pub internals: bool,
     /// `--profile`: the sampling rate of each step's CPU profile (None: no profile).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub profile_hz: Option<u32>,
@@ -213,6 +220,7 @@ impl Default for Settings {
             compaction_timeout_s: 600.0,
             mode: Mode::Cached,
             metrics: true,
+            internals: true,
             profile_hz: None,
             ibench: IbenchSettings::default(),
             ycsb: YcsbSettings::default(),

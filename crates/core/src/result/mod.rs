@@ -15,6 +15,7 @@ use serde_json::{json, Value};
 
 pub mod crashtest;
 pub mod debt;
+pub mod internals;
 pub mod merge;
 pub mod mixgraph;
 pub mod scaling;
@@ -353,6 +354,10 @@ pub struct StepResult {
     /// The step's other figures are its probe at the rate found.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slo: Option<slo::SloSearch>,
+    /// The engine's own counters, once a second while the step ran (None:
+    /// not sampled; `metrics.missing` says why).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub internals: Option<internals::EngineInternals>,
     /// `--trace FILE`: what the step recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trace: Option<trace::TraceRecording>,
@@ -411,6 +416,7 @@ impl StepResult {
             write_debt: None,
             mixgraph: None,
             slo: None,
+            internals: None,
             trace: None,
             replay: None,
             kind: Some(plan.kind),
