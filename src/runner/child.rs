@@ -131,7 +131,7 @@ pub(crate) fn not_found_note(result: &mut StepResult, state: &ConfigState, num: 
         }
         (_, Some(p)) => format!("{p:.0}% of the key space exists"),
         (_, None) => {
-            "the database was opened as it was (--use-existing-db): rumbench does not know which keys it holds".into()
+            "rumbench does not know which keys the database holds (it was opened as it was, --use-existing-db, or a replay wrote a trace's keys)".into()
         }
     };
     result.notes.push(format!("{head}: {why}"));
