@@ -674,7 +674,9 @@ pub fn render_summary_in(run: &RunResult, view: Columns, dir: &std::path::Path) 
         config_sweep_text(&summary),
         super::engine_comparison::text(run),
         super::slo::text(run),
-        super::stalls::text(run),
+        // The stall seconds are summary.txt's and the report's: on a
+        // terminal they would bury the table.
+        if view == Columns::All { super::stalls::text(run) } else { String::new() },
     ] {
         if !extra.is_empty() {
             out.push('\n');
