@@ -20,7 +20,6 @@
 pub mod pacer;
 pub mod progress;
 pub mod stop;
-pub mod trace;
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Barrier, OnceLock};

@@ -74,7 +74,7 @@ fn total_calls(plan: &StepPlan, ops_per_call: u64) -> Option<u64> {
 
 fn client_thread(cx: &Ctx<'_>, t: &Thread<'_>, session: &mut dyn Session) -> Result<ThreadOutput> {
     let mut slot = None;
-    let session = driver::trace::traced(t, cx.recording, t.index as u32, session, &mut slot);
+    let session = super::trace::traced(t, cx.recording, t.index as u32, session, &mut slot);
     let s = &cx.plan.settings;
     let ks = cx.keyspace;
     // A shard's thread is a thread of all shards' (plan::shard): fills
@@ -274,7 +274,7 @@ fn writer_thread(cx: &Ctx<'_>, t: &Thread<'_>, session: &mut dyn Session) -> Res
     let s = &cx.plan.settings;
     // The writer records as the thread after the clients.
     let mut slot = None;
-    let session = driver::trace::traced(t, cx.recording, (s.threads + t.index) as u32, session, &mut slot);
+    let session = super::trace::traced(t, cx.recording, (s.threads + t.index) as u32, session, &mut slot);
     let mut keybuf = cx.keyspace.keybuf(s.key_size);
     // Each shard's writer its own streams (the same as before for a run that is not sharded).
     let shard = s.shard().index as u64;

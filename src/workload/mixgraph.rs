@@ -83,7 +83,7 @@ struct ThreadOut {
 
 fn client(cx: &Ctx<'_>, t: &Thread<'_>, session: &mut dyn Session) -> Result<ThreadOut> {
     let mut slot = None;
-    let session = driver::trace::traced(t, cx.recording, t.index as u32, session, &mut slot);
+    let session = super::trace::traced(t, cx.recording, t.index as u32, session, &mut slot);
     let s = &cx.plan.settings;
     let model = &cx.model;
     let ks = cx.keyspace;

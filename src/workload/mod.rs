@@ -12,4 +12,5 @@ pub mod dbbench;
 pub mod ibench;
 pub mod mixgraph;
 pub mod replay;
+pub mod trace;
 pub mod ycsb;

@@ -75,7 +75,7 @@ fn client(
     let mut values =
         ValueGen::new(loaded.max_value.max(1) as usize, plan.settings.compression_ratio, plan.settings.seed);
     let mut slot = None;
-    let session = driver::trace::traced(t, recording, t.index as u32, session, &mut slot);
+    let session = super::trace::traced(t, recording, t.index as u32, session, &mut slot);
     let mut recs: Vec<OpRecorder<'_>> = CallKind::ALL.iter().map(|k| t.quiet_recorder(k.name())).collect();
     if speed.is_some() {
         pacer::set_precise_timer_slack();

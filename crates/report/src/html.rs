@@ -1066,25 +1066,31 @@ pub fn durability_html(m: &super::durability::Matrix) -> String {
     o
 }
 
+/// A view's table in a section of its own, left open for what follows it.
+fn titled_table_html(id: &str, title: &str, columns: &[&str], cells: Vec<Vec<String>>) -> String {
+    let mut o = format!(r#"<section class="step" id="{id}"><h2>{title}</h2><table><thead><tr>"#);
+    for c in columns {
+        let _ = write!(o, "<th>{c}</th>");
+    }
+    o.push_str("</tr></thead><tbody>");
+    for r in cells {
+        o.push_str("<tr>");
+        for c in r {
+            let _ = write!(o, "<td>{}</td>", esc(&c));
+        }
+        o.push_str("</tr>");
+    }
+    o.push_str("</tbody></table>");
+    o
+}
+
 /// The stalled seconds, with the engine's counters at each; "".
 pub fn stalls_html(rows: &[super::stalls::Row]) -> String {
     if rows.is_empty() {
         return String::new();
     }
-    let mut o = format!(r#"<section class="step" id="stalls"><h2>{}</h2><table><thead><tr>"#, super::stalls::TITLE);
-    for c in super::stalls::COLUMNS {
-        let _ = write!(o, "<th>{c}</th>");
-    }
-    o.push_str("</tr></thead><tbody>");
-    for r in rows {
-        o.push_str("<tr>");
-        for c in r.cells() {
-            let _ = write!(o, "<td>{}</td>", esc(&c));
-        }
-        o.push_str("</tr>");
-    }
-    o.push_str("</tbody></table></section>");
-    o
+    let cells = rows.iter().map(super::stalls::Row::cells).collect();
+    titled_table_html("stalls", super::stalls::TITLE, super::stalls::COLUMNS, cells) + "</section>"
 }
 
 /// The SLO searches: a table, and per search a chart of its first
@@ -1093,19 +1099,8 @@ pub fn slo_html(rows: &[super::slo::Row]) -> String {
     if rows.is_empty() {
         return String::new();
     }
-    let mut o = format!(r#"<section class="step" id="slo"><h2>{}</h2><table><thead><tr>"#, super::slo::TITLE);
-    for c in super::slo::COLUMNS {
-        let _ = write!(o, "<th>{c}</th>");
-    }
-    o.push_str("</tr></thead><tbody>");
-    for r in rows {
-        o.push_str("<tr>");
-        for c in r.cells() {
-            let _ = write!(o, "<td>{}</td>", esc(&c));
-        }
-        o.push_str("</tr>");
-    }
-    o.push_str("</tbody></table>");
+    let cells = rows.iter().map(super::slo::Row::cells).collect();
+    let mut o = titled_table_html("slo", super::slo::TITLE, super::slo::COLUMNS, cells);
     for (i, r) in rows.iter().enumerate() {
         let curve = r.curve();
         let Some(target) = r.targets.first() else { continue };

@@ -4,8 +4,6 @@
 //! rate, each target's percentile) for the chart of the percentile against
 //! the offered rate.
 
-use std::fmt::Write;
-
 use crate::plan::slo::SloTarget;
 use crate::result::slo::SloProbe;
 use crate::result::RunResult;
@@ -94,33 +92,8 @@ impl Row {
     }
 }
 
-/// The table as text, or "" when the run searched nothing.
-pub fn text(run: &RunResult) -> String {
-    let rows = rows(run);
-    if rows.is_empty() {
-        return String::new();
-    }
-    let cells: Vec<Vec<String>> = rows.iter().map(Row::cells).collect();
-    let widths: Vec<usize> = (0..COLUMNS.len())
-        .map(|i| cells.iter().map(|r| r[i].len()).chain([COLUMNS[i].len()]).max().unwrap_or(0))
-        .collect();
-    let mut o = String::new();
-    let _ = writeln!(o, "{TITLE}:");
-    let line = |o: &mut String, r: &[String]| {
-        let parts: Vec<String> = r.iter().zip(&widths).map(|(c, w)| format!("{c:<w$}")).collect();
-        let _ = writeln!(o, "{}", parts.join("  ").trim_end());
-    };
-    line(&mut o, &COLUMNS.iter().map(|c| c.to_string()).collect::<Vec<_>>());
-    line(&mut o, &widths.iter().map(|w| "-".repeat(*w)).collect::<Vec<_>>());
-    for r in &cells {
-        line(&mut o, r);
-    }
-    let _ = writeln!(
-        o,
-        "rate found: the highest offered rate (ops/s, open loop, latency from each operation's intended start) at which every percentile stayed under its limit and the clients kept up; interval: that rate and the lowest that missed; closed loop: the rate as fast as the clients go. Every probe is in result.json (slo.probes)."
-    );
-    o
-}
+/// Under the table: what its figures mean.
+pub const FOOTER: &str = "rate found: the highest offered rate (ops/s, open loop, latency from each operation's intended start) at which every percentile stayed under its limit and the clients kept up; interval: that rate and the lowest that missed; closed loop: the rate as fast as the clients go. Every probe is in result.json (slo.probes).";
 
 #[cfg(test)]
 mod tests {

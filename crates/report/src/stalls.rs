@@ -3,8 +3,6 @@
 //! at least MIN_STALL_US), with the engine's own counters at that second
 //! (`--internals`): a stall seen beside its cause.
 
-use std::fmt::Write;
-
 use crate::result::{OpResult, RunResult, StepResult};
 
 pub const STALL_FACTOR: f64 = 10.0;
@@ -92,32 +90,9 @@ pub fn rows(run: &RunResult) -> Vec<Row> {
     out
 }
 
-/// The table as text, or "" when no second stalled.
-pub fn text(run: &RunResult) -> String {
-    let rows = rows(run);
-    if rows.is_empty() {
-        return String::new();
-    }
-    let cells: Vec<Vec<String>> = rows.iter().map(Row::cells).collect();
-    let widths: Vec<usize> = (0..COLUMNS.len())
-        .map(|i| cells.iter().map(|r| r[i].len()).chain([COLUMNS[i].len()]).max().unwrap_or(0))
-        .collect();
-    let mut o = String::new();
-    let _ = writeln!(o, "{TITLE}:");
-    let line = |o: &mut String, r: &[String]| {
-        let parts: Vec<String> = r.iter().zip(&widths).map(|(c, w)| format!("{c:<w$}")).collect();
-        let _ = writeln!(o, "{}", parts.join("  ").trim_end());
-    };
-    line(&mut o, &COLUMNS.iter().map(|c| c.to_string()).collect::<Vec<_>>());
-    line(&mut o, &widths.iter().map(|w| "-".repeat(*w)).collect::<Vec<_>>());
-    for r in &cells {
-        line(&mut o, r);
-    }
-    let _ = writeln!(
-        o,
-        "second: of the step (1-based, as in intervals.csv); the {MAX_PER_STEP} worst per step and operation, at least {MIN_STALL_US:.0} us; the engine's counters are sampled each second (intervals.csv, role engine)."
-    );
-    o
+/// Under the table: what its rows are.
+pub fn footer() -> String {
+    format!("second: of the step (1-based, as in intervals.csv); the {MAX_PER_STEP} worst per step and operation, at least {MIN_STALL_US:.0} us; the engine's counters are sampled each second (intervals.csv, role engine).")
 }
 
 #[cfg(test)]
@@ -157,6 +132,5 @@ mod tests {
         assert_eq!(stalled("rocksdb", &s, &s.ops_by_type[0])[0].counters, "not sampled");
         let run = fixtures::run(vec![fixtures::config("rocksdb", "rocksdb", vec![s])]);
         assert_eq!(super::rows(&run).len(), 2);
-        assert!(text(&run).starts_with(TITLE));
     }
 }

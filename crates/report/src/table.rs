@@ -673,10 +673,15 @@ pub fn render_summary_in(run: &RunResult, view: Columns, dir: &std::path::Path) 
         versions_text(&summary),
         config_sweep_text(&summary),
         super::engine_comparison::text(run),
-        super::slo::text(run),
+        titled_text(
+            super::slo::TITLE,
+            super::slo::COLUMNS,
+            super::slo::rows(run).iter().map(super::slo::Row::cells).collect(),
+            super::slo::FOOTER,
+        ),
         // The stall seconds are summary.txt's and the report's: on a
         // terminal they would bury the table.
-        if view == Columns::All { super::stalls::text(run) } else { String::new() },
+        if view == Columns::All { stalls_text(run) } else { String::new() },
     ] {
         if !extra.is_empty() {
             out.push('\n');
@@ -774,6 +779,35 @@ pub fn shards_text(run: &RunResult) -> String {
         &t.rows,
         &[0, 1, 3, super::shards::HEADER.len() - 1],
     )
+}
+
+/// A view's table under its title, columns padded, `footer` below; "" without rows.
+fn titled_text(title: &str, columns: &[&str], cells: Vec<Vec<String>>, footer: &str) -> String {
+    if cells.is_empty() {
+        return String::new();
+    }
+    let widths: Vec<usize> = (0..columns.len())
+        .map(|i| cells.iter().map(|r| r[i].len()).chain([columns[i].len()]).max().unwrap_or(0))
+        .collect();
+    let mut o = String::new();
+    let _ = writeln!(o, "{title}:");
+    let line = |o: &mut String, r: &[String]| {
+        let parts: Vec<String> = r.iter().zip(&widths).map(|(c, w)| format!("{c:<w$}")).collect();
+        let _ = writeln!(o, "{}", parts.join("  ").trim_end());
+    };
+    line(&mut o, &columns.iter().map(|c| c.to_string()).collect::<Vec<_>>());
+    line(&mut o, &widths.iter().map(|w| "-".repeat(*w)).collect::<Vec<_>>());
+    for r in &cells {
+        line(&mut o, r);
+    }
+    let _ = writeln!(o, "{footer}");
+    o
+}
+
+/// The stall seconds of a run, or "".
+pub fn stalls_text(run: &RunResult) -> String {
+    let cells = super::stalls::rows(run).iter().map(super::stalls::Row::cells).collect();
+    titled_text(super::stalls::TITLE, super::stalls::COLUMNS, cells, &super::stalls::footer())
 }
 
 /// The crash test's durability matrix, or "".

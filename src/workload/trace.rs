@@ -1,12 +1,12 @@
 //! The recording decorator (`--trace FILE`): a session whose every call is
-//! appended to its thread's trace, with the call's intended start, before
-//! it goes to the engine. The workloads wrap their sessions in it; the
-//! engines and the workloads' loops do not change.
+//! appended to its thread's trace, with the call's intended start (from the
+//! driver's thread), before it goes to the engine. The workloads wrap their
+//! sessions in it; the engines and the workloads' loops do not change.
 
 use anyhow::Result;
 
-use super::{Thread, Timer};
 use crate::datagen::trace::{CallKind, ThreadTrace, TraceFile};
+use crate::driver::{Thread, Timer};
 use crate::engine::{BatchOp, Session, TxnEnd, TxnOps};
 
 /// A session that records each call before making it.
