@@ -299,6 +299,20 @@ impl Engine for LmdbEngine {
         Ok(Vec::new())
     }
 
+    /// What LMDB's environment says without a transaction: the pages its
+    /// map uses (its high-water mark: freed pages are reused, not returned),
+    /// its commits, and the reader slots held (a reader held long keeps
+    /// freed pages from reuse).
+    fn internals(&self) -> std::result::Result<Vec<super::Internal>, String> {
+        let info = self.env.info();
+        let pages = info.last_page_number as f64 + 1.0;
+        Ok(vec![
+            super::Internal { name: "map_used_bytes", value: pages * os_page_size() as f64, cumulative: false },
+            super::Internal { name: "commits_per_s", value: info.last_txn_id as f64, cumulative: true },
+            super::Internal { name: "readers", value: info.number_of_readers as f64, cumulative: false },
+        ])
+    }
+
     fn flush(&self) -> Result<()> {
         self.env.force_sync().with_context(|| format!("lmdb: sync failed in {}", self.path().display()))
     }

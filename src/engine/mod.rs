@@ -24,6 +24,7 @@ mod rocksdb_txn;
 pub mod rocksdb_versions;
 pub mod splinterdb;
 pub mod sqlite;
+mod sqlite_wal;
 pub mod testlog;
 /// GPL: only in builds with the cargo feature `wiredtiger`.
 #[cfg(feature = "wiredtiger")]
@@ -425,6 +426,11 @@ pub struct Internal {
     /// rate over each second, under `name` (which ends in `_per_s`).
     pub cumulative: bool,
 }
+
+/// Reads a backend's counters now, once a second from the sampler's thread
+/// (`--internals`): an engine's `internals`, or a server's statistics over a
+/// connection of its own.
+pub type InternalsProbe<'a> = Box<dyn FnMut() -> std::result::Result<Vec<Internal>, String> + Send + 'a>;
 
 /// One entry of a write batch: a put (with value) or a delete.
 #[derive(Debug, Clone, Copy)]

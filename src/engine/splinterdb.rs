@@ -586,6 +586,20 @@ impl Engine for SplinterEngine {
         Some(self.db.space())
     }
 
+    /// What the library lets a caller read while it runs: the file's extents
+    /// in use and, with use_stats, its cache's reads and writes.
+    fn internals(&self) -> std::result::Result<Vec<super::Internal>, String> {
+        let (in_use, _) = self.db.space();
+        let mut out = vec![super::Internal { name: "file_in_use_bytes", value: in_use as f64, cumulative: false }];
+        if self.use_stats {
+            let (r, w) = self.db.cache_io_bytes();
+            let bytes = |pages: u64| (pages / sys::IO_STATS_PAGE_BYTES * self.page_size) as f64;
+            out.push(super::Internal { name: "cache_read_bytes_per_s", value: bytes(r), cumulative: true });
+            out.push(super::Internal { name: "cache_write_bytes_per_s", value: bytes(w), cumulative: true });
+        }
+        Ok(out)
+    }
+
     fn step_notes(&self, step: &str, writes: bool) -> Vec<String> {
         let mut notes = Vec::new();
         if writes {

@@ -305,13 +305,33 @@ impl Engine for SqliteEngine {
     }
 
     /// With a rollback journal a commit writes the database in place;
-    /// in WAL mode the frames not yet checkpointed are owed, and SQLite
-    /// does not count them without checkpointing.
+    /// in WAL mode the frames not yet checkpointed are owed (read from the
+    /// wal-index: engine/sqlite_wal.rs).
     fn write_debt(&self) -> std::result::Result<Vec<(String, u64)>, String> {
         match self.journal_mode.as_str() {
-            "wal" => Err("SQLite does not count its WAL frames not yet checkpointed without checkpointing them".into()),
+            "wal" => match super::sqlite_wal::read(&self.path)? {
+                Some(wal) => Ok(vec![("wal_pending_bytes".into(), wal.pending_bytes())]),
+                None => Ok(Vec::new()),
+            },
             _ => Ok(Vec::new()),
         }
+    }
+
+    /// The database file's size and, in WAL mode, the WAL's pages not yet
+    /// checkpointed (what a checkpoint still has to copy).
+    fn internals(&self) -> std::result::Result<Vec<super::Internal>, String> {
+        let file = std::fs::metadata(&self.path).map_err(|e| format!("{}: {e}", self.path.display()))?;
+        let mut out = vec![super::Internal { name: "db_file_bytes", value: file.len() as f64, cumulative: false }];
+        if self.journal_mode == "wal" {
+            if let Some(wal) = super::sqlite_wal::read(&self.path)? {
+                out.push(super::Internal {
+                    name: "wal_pending_bytes",
+                    value: wal.pending_bytes() as f64,
+                    cumulative: false,
+                });
+            }
+        }
+        Ok(out)
     }
 
     fn flush(&self) -> Result<()> {

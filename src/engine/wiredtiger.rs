@@ -369,6 +369,20 @@ impl Drop for WtEngine {
     }
 }
 
+/// WiredTiger's counters sampled each second (`Engine::internals`):
+/// rumbench's name, whether it is a running total, the statistic's description.
+const INTERNAL_STATS: &[(&str, bool, &str)] = &[
+    ("cache_bytes", false, "cache: bytes currently in the cache"),
+    ("dirty_bytes", false, "cache: tracked dirty bytes in the cache"),
+    ("cache_read_bytes_per_s", true, "cache: bytes read into cache"),
+    ("cache_write_bytes_per_s", true, "cache: bytes written from cache"),
+    // Client threads made to evict, or to wait for room: the cache's stalls.
+    ("app_evict_us_per_s", true, "cache: application thread time evicting (usecs)"),
+    ("cache_wait_us_per_s", true, "thread-yield: application thread time waiting for cache (usecs)"),
+    ("log_bytes_per_s", true, "log: log bytes written"),
+    ("checkpoint_ms_per_s", true, "checkpoint: total time (msecs)"),
+];
+
 const CONN_STATS: &[&str] = &[
     "cache: bytes currently in the cache",
     "cache: maximum bytes configured",
@@ -473,6 +487,21 @@ impl Engine for WtEngine {
             written_bytes: get(WRITTEN)?,
             resolution_bytes: 1,
         })
+    }
+
+    /// WiredTiger's connection statistics (statistics=(fast)), on a session
+    /// of the sampler's own.
+    fn internals(&self) -> std::result::Result<Vec<super::Internal>, String> {
+        let descriptions: Vec<&str> = INTERNAL_STATS.iter().map(|(_, _, d)| *d).collect();
+        let mut found = Vec::new();
+        self.statistics("statistics:", "", &descriptions, &mut found).map_err(|e| format!("{e:#}"))?;
+        Ok(INTERNAL_STATS
+            .iter()
+            .filter_map(|&(name, cumulative, description)| {
+                let (_, v) = found.iter().find(|(d, _)| d == description)?;
+                Some(super::Internal { name, value: v.parse().ok()?, cumulative })
+            })
+            .collect())
     }
 
     fn stats(&self) -> Vec<(String, String)> {
@@ -750,6 +779,11 @@ mod tests {
         assert!(stat(&*e, "cache: maximum bytes configured").is_some(), "{:?}", e.stats());
         assert!(stat(&*e, "checkpoint: total succeed number of checkpoints").unwrap().parse::<u64>().unwrap() >= 1);
         assert!(e.stats().iter().any(|(k, _)| k.starts_with("table.btree: ")), "{:?}", e.stats());
+        // Every counter sampled each second is one this version has.
+        let internals = e.internals().unwrap();
+        let names: Vec<&str> = internals.iter().map(|i| i.name).collect();
+        assert_eq!(names, INTERNAL_STATS.iter().map(|s| s.0).collect::<Vec<_>>());
+        assert!(internals.iter().any(|i| i.name == "log_bytes_per_s" && i.value > 0.0), "{internals:?}");
     }
 
     /// An existing table keeps the settings it was created with: those are recorded.

@@ -78,9 +78,11 @@ pub(crate) fn step_ceilings(s: &StepResult, device: &DeviceContext, server: bool
     Some(c)
 }
 
-/// The step's concurrency: its client threads, and its background writer.
+/// The step's concurrency: its client threads (a replay's, which follow the
+/// trace unless --threads was given), and its background writer.
 fn step_threads(s: &StepResult) -> u32 {
-    (s.settings.threads + usize::from(s.writer.is_some())).max(1) as u32
+    let clients = s.replay.as_ref().map_or(s.settings.threads, |r| r.threads as usize);
+    (clients + usize::from(s.writer.is_some())).max(1) as u32
 }
 
 #[cfg(test)]
@@ -114,6 +116,15 @@ mod tests {
         );
         s.metrics.client_cpu_us_op = None;
         s
+    }
+
+    #[test]
+    fn a_replay_runs_at_the_traces_threads_not_the_runs() {
+        let mut s = step(10_000, 2.0);
+        s.settings.threads = 1;
+        assert_eq!(step_threads(&s), 1);
+        s.replay = Some(crate::result::trace::Replay { threads: 4, ..Default::default() });
+        assert_eq!(step_threads(&s), 4);
     }
 
     #[test]

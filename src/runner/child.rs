@@ -246,7 +246,7 @@ pub(crate) fn run_step(
         _ => run_clients(plan, result),
     };
     let ((mut result, work), internals) = match plan.settings.internals {
-        true => super::internals::sample_during(engine, run),
+        true => super::internals::sample_during(|| engine.internals(), run),
         false => (run(), Err("not sampled (--internals off)".into())),
     };
     if let Some((path, file)) = recording {

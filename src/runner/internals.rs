@@ -6,14 +6,18 @@
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-use crate::engine::{Engine, Internal};
+use crate::engine::Internal;
 use crate::result::internals::{EngineInternals, InternalSample};
 
-/// Run `body` while sampling `engine`'s counters every second: what `body`
-/// returned, and the samples (Err: why there are none).
-pub fn sample_during<R>(engine: &dyn Engine, body: impl FnOnce() -> R) -> (R, Result<EngineInternals, String>) {
+/// Run `body` while sampling a backend's counters with `probe` every second
+/// (an engine's `internals`, a server's statistics): what `body` returned,
+/// and the samples (Err: why there are none).
+pub fn sample_during<R>(
+    mut probe: impl FnMut() -> Result<Vec<Internal>, String> + Send,
+    body: impl FnOnce() -> R,
+) -> (R, Result<EngineInternals, String>) {
     let asked = Instant::now();
-    let first = match engine.internals() {
+    let first = match probe() {
         Ok(v) => v,
         Err(why) => return (body(), Err(why)),
     };
@@ -33,7 +37,7 @@ pub fn sample_during<R>(engine: &dyn Engine, body: impl FnOnce() -> R) -> (R, Re
                         Ok(()) | Err(RecvTimeoutError::Disconnected) => true,
                     };
                     let asked = Instant::now();
-                    let values = engine.internals();
+                    let values = probe();
                     series.done.sampling_us += asked.elapsed().as_secs_f64() * 1e6;
                     if let Ok(values) = values {
                         series.add(start.elapsed().as_secs_f64(), &values);

@@ -82,54 +82,63 @@ fn run_step(
     }
     let syncs_before = backend.table.server_syncs();
     let probe = plan.settings.metrics.then(|| probes.begin());
-    let (mut result, step_work, commits, info) = if plan.kind.is_contention() {
-        let (result, work) = with_store(backend.contention_store(plan), result, |store, r| {
-            contention::run_step(store, plan, index, &mut state.contention, r)
-        });
-        let step_work = StepWork {
-            ops: result.ops,
-            queries: work.queries,
-            writes: work.writes,
-            commits: if server { 0 } else { work.commits },
-            logical_bytes_written: work.logical_bytes_written,
-            writer_threads: if work.writes > 0 { plan.settings.threads as u64 } else { 0 },
-            live_keys: None,
-            entry_bytes: 8,
-            wall_s: result.wall_s.unwrap_or(0.0),
-        };
-        (result, step_work, work.commits, None)
-    } else if plan.kind.is_ycsb() {
-        let y = &plan.settings.ycsb;
-        let (result, work) = with_store(backend.ycsb_store(plan), result, |store, r| {
-            ycsb::run_step(store, plan, index, &mut state.ycsb, r)
-        });
-        let step_work = StepWork {
-            ops: result.ops,
-            queries: work.queries,
-            writes: work.writes,
-            // A server's syncs are made in its own processes, not counted here.
-            commits: if server { 0 } else { work.writes },
-            logical_bytes_written: work.logical_bytes_written,
-            writer_threads: if work.writes > 0 { plan.settings.threads as u64 } else { 0 },
-            live_keys: Some(state.ycsb.inserts.count()),
-            entry_bytes: (y.field_count * y.field_length + 23) as u64,
-            wall_s: result.wall_s.unwrap_or(0.0),
-        };
-        (result, step_work, work.writes, None)
-    } else {
-        let (result, work, info) = exec::run_step(backend.table.as_ref(), plan, index, &state.ibench, result);
-        let step_work = StepWork {
-            ops: work.main_ops,
-            queries: work.queries,
-            writes: work.rows_inserted,
-            commits: if server { 0 } else { work.commits },
-            logical_bytes_written: work.logical_bytes_written,
-            writer_threads: work.writer_threads,
-            live_keys: Some(state.ibench.expected_rows()),
-            entry_bytes: ROW_LOGICAL_BYTES,
-            wall_s: result.wall_s.unwrap_or(0.0) + info.settle_s.unwrap_or(0.0),
-        };
-        (result, step_work, work.commits, Some(info))
+    let run = || {
+        if plan.kind.is_contention() {
+            let (result, work) = with_store(backend.contention_store(plan), result, |store, r| {
+                contention::run_step(store, plan, index, &mut state.contention, r)
+            });
+            let step_work = StepWork {
+                ops: result.ops,
+                queries: work.queries,
+                writes: work.writes,
+                commits: if server { 0 } else { work.commits },
+                logical_bytes_written: work.logical_bytes_written,
+                writer_threads: if work.writes > 0 { plan.settings.threads as u64 } else { 0 },
+                live_keys: None,
+                entry_bytes: 8,
+                wall_s: result.wall_s.unwrap_or(0.0),
+            };
+            (result, step_work, work.commits, None)
+        } else if plan.kind.is_ycsb() {
+            let y = &plan.settings.ycsb;
+            let (result, work) = with_store(backend.ycsb_store(plan), result, |store, r| {
+                ycsb::run_step(store, plan, index, &mut state.ycsb, r)
+            });
+            let step_work = StepWork {
+                ops: result.ops,
+                queries: work.queries,
+                writes: work.writes,
+                // A server's syncs are made in its own processes, not counted here.
+                commits: if server { 0 } else { work.writes },
+                logical_bytes_written: work.logical_bytes_written,
+                writer_threads: if work.writes > 0 { plan.settings.threads as u64 } else { 0 },
+                live_keys: Some(state.ycsb.inserts.count()),
+                entry_bytes: (y.field_count * y.field_length + 23) as u64,
+                wall_s: result.wall_s.unwrap_or(0.0),
+            };
+            (result, step_work, work.writes, None)
+        } else {
+            let (result, work, info) = exec::run_step(backend.table.as_ref(), plan, index, &state.ibench, result);
+            let step_work = StepWork {
+                ops: work.main_ops,
+                queries: work.queries,
+                writes: work.rows_inserted,
+                commits: if server { 0 } else { work.commits },
+                logical_bytes_written: work.logical_bytes_written,
+                writer_threads: work.writer_threads,
+                live_keys: Some(state.ibench.expected_rows()),
+                entry_bytes: ROW_LOGICAL_BYTES,
+                wall_s: result.wall_s.unwrap_or(0.0) + info.settle_s.unwrap_or(0.0),
+            };
+            (result, step_work, work.commits, Some(info))
+        }
+    };
+    let ((mut result, step_work, commits, info), internals) = match plan.settings.internals {
+        true => match backend.table.internals_probe() {
+            Ok(probe) => super::internals::sample_during(probe, run),
+            Err(why) => (run(), Err(why)),
+        },
+        false => (run(), Err("not sampled (--internals off)".into())),
     };
     // Before the figures below: a server that is gone is not asked for them.
     backend.name_a_gone_server(&mut result);
@@ -140,11 +149,9 @@ fn run_step(
             .missing
             .push(Missing { metric: "all".into(), reason: "efficiency metrics turned off (--metrics off)".into() }),
     }
-    if plan.settings.internals {
-        result.metrics.missing.push(Missing {
-            metric: "internals".into(),
-            reason: "not sampled yet in the table workloads (insert benchmark, YCSB, hot rows): docs/metrics.md".into(),
-        });
+    match internals {
+        Ok(series) => result.internals = Some(series),
+        Err(reason) => result.metrics.missing.push(Missing { metric: "internals".into(), reason }),
     }
     if server && plan.settings.metrics {
         // The server syncs in its own processes: take its own count.

@@ -431,18 +431,8 @@ impl Endpoint {
     pub fn connect_mysql(&self) -> Result<MysqlConn> {
         self.alive()?;
         let conn = ::mysql::Conn::new(self.mysql_opts()).map_err(|e| self.mysql_connect_error(e))?;
-        {
-            use std::os::fd::{AsRawFd, FromRawFd};
-            // The mysql crate sets time-outs only when it connects; the
-            // socket's own setting is lifted here (SO_RCVTIMEO and
-            // SO_SNDTIMEO are the same for TCP and Unix sockets). The
-            // borrowed descriptor is not closed: the connection owns it.
-            let socket = std::mem::ManuallyDrop::new(unsafe { std::net::TcpStream::from_raw_fd(conn.as_raw_fd()) });
-            socket
-                .set_read_timeout(None)
-                .and_then(|_| socket.set_write_timeout(None))
-                .context("clearing the handshake time-out")?;
-        }
+        // The mysql crate sets time-outs only when it connects: lifted here.
+        set_socket_wait(&conn, None).context("clearing the handshake time-out")?;
         use std::os::fd::AsRawFd;
         Ok(MysqlConn { _cut: self.liveness.as_ref().map(|l| l.guard_socket(conn.as_raw_fd())), conn })
     }
@@ -565,6 +555,25 @@ impl std::ops::DerefMut for MysqlConn {
     fn deref_mut(&mut self) -> &mut ::mysql::Conn {
         &mut self.conn
     }
+}
+
+impl MysqlConn {
+    /// How long a read or write may wait (None: as long as its statement runs).
+    pub fn set_wait(&mut self, wait: Option<Duration>) -> Result<()> {
+        set_socket_wait(&self.conn, wait)
+    }
+}
+
+/// The socket's own read and write time-outs (SO_RCVTIMEO and SO_SNDTIMEO,
+/// the same for TCP and Unix sockets), which the mysql crate sets only when
+/// it connects.
+fn set_socket_wait(conn: &::mysql::Conn, wait: Option<Duration>) -> Result<()> {
+    use std::os::fd::{AsRawFd, FromRawFd};
+    // SAFETY: the descriptor is the connection's, open while `conn` lives;
+    // the borrowed stream is never dropped, so it is not closed here.
+    let socket = std::mem::ManuallyDrop::new(unsafe { std::net::TcpStream::from_raw_fd(conn.as_raw_fd()) });
+    socket.set_read_timeout(wait).and_then(|_| socket.set_write_timeout(wait))?;
+    Ok(())
 }
 
 /// The liveness monitor's ping of a PostgreSQL server: an empty query on

@@ -528,6 +528,18 @@ impl<'a> Columns<'a> {
         Ok(i32::from_be_bytes(b))
     }
 
+    /// A float8, or None for NULL.
+    pub fn f64_or_null(&mut self) -> Result<Option<f64>> {
+        match self.ranges.next().context("reading a result row")? {
+            Some(Some(r)) => {
+                let b: [u8; 8] = self.row.buffer()[r].try_into().map_err(|_| anyhow!("expected an 8-byte float"))?;
+                Ok(Some(f64::from_be_bytes(b)))
+            }
+            Some(None) => Ok(None),
+            None => bail!("result row has fewer columns than expected"),
+        }
+    }
+
     pub fn string(&mut self) -> Result<String> {
         Ok(std::str::from_utf8(self.next_bytes()?).context("text column is not UTF-8")?.to_owned())
     }

@@ -276,6 +276,10 @@ impl Table for MyTable {
         r.unwrap_or_else(|e| vec![("table_stats_error".into(), format!("{e:#}"))])
     }
 
+    fn internals_probe(&self) -> std::result::Result<crate::engine::InternalsProbe<'_>, String> {
+        super::server_internals::mariadb(&self.endpoint, self.kind)
+    }
+
     fn server_syncs(&self) -> Option<Result<ServerSyncs>> {
         let counter = match self.kind {
             ServerKind::MariadbMyrocks => "rocksdb_wal_synced",

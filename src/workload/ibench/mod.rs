@@ -39,6 +39,7 @@ pub mod kv;
 pub mod mariadb;
 pub mod mongodb;
 pub mod postgres;
+pub mod server_internals;
 pub mod table;
 
 /// Rows per commit of l.i0, l.i1, l.i2.

@@ -195,6 +195,10 @@ impl Table for PgTable {
         r.unwrap_or_else(|e| vec![("table_stats_error".into(), format!("{e:#}"))])
     }
 
+    fn internals_probe(&self) -> std::result::Result<crate::engine::InternalsProbe<'_>, String> {
+        super::server_internals::postgres(&self.endpoint)
+    }
+
     fn server_syncs(&self) -> Option<Result<ServerSyncs>> {
         Some((|| {
             let mut c = self.endpoint.connect_postgres()?;

@@ -12,6 +12,7 @@ use std::time::Duration;
 use anyhow::Result;
 
 use super::{Index, Row};
+use crate::engine::InternalsProbe;
 
 /// The database of one engine config.
 pub trait Table: Send + Sync {
@@ -54,6 +55,15 @@ pub trait Table: Send + Sync {
     /// The key-value engine under a key-value table (None on a server).
     fn kv_engine(&self) -> Option<&dyn crate::engine::Engine> {
         None
+    }
+    /// What reads the backend's own counters each second while a step runs
+    /// (`--internals`): the key-value engine's, or the server's statistics
+    /// over a connection of the probe's own; Err(why) when there are none.
+    fn internals_probe(&self) -> std::result::Result<InternalsProbe<'_>, String> {
+        match self.kv_engine() {
+            Some(engine) => Ok(Box::new(move || engine.internals())),
+            None => Err("rumbench samples no counters of this server while it runs".into()),
+        }
     }
     /// Cancel the statements running on this table's sessions, so that a
     /// long call (an index build, a vacuum) returns soon after Ctrl-C.
