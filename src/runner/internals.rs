@@ -31,7 +31,14 @@ pub fn sample_during<R>(
             .spawn_scoped(scope, move || {
                 let mut next = start;
                 loop {
+                    // The next whole second after now: a sample that took
+                    // longer than a second (a server that was slow to
+                    // answer) skips the seconds it missed, not bunches them.
                     next += Duration::from_secs(1);
+                    let now = Instant::now();
+                    if next < now {
+                        next += Duration::from_secs((now - next).as_secs() + 1);
+                    }
                     let last = match stopped.recv_timeout(next.saturating_duration_since(Instant::now())) {
                         Err(RecvTimeoutError::Timeout) => false,
                         Ok(()) | Err(RecvTimeoutError::Disconnected) => true,

@@ -69,29 +69,57 @@ fn postgres_query(counters: &[PgCounter]) -> String {
     format!("SELECT {}", columns.join(", "))
 }
 
+/// A probe that reads over a connection of its own and, after a failed
+/// read (a time-out leaves a reply on its way), drops that connection and
+/// makes a new one at the next sample.
+fn reconnecting<C: Send + 'static>(
+    mut connect: impl FnMut() -> Result<C, String> + Send + 'static,
+    mut read: impl FnMut(&mut C) -> Result<Vec<Internal>, String> + Send + 'static,
+) -> Result<InternalsProbe<'static>, String> {
+    let mut conn = Some(connect()?);
+    Ok(Box::new(move || {
+        let c = match &mut conn {
+            Some(c) => c,
+            None => conn.insert(connect()?),
+        };
+        let r = read(c);
+        if r.is_err() {
+            conn = None;
+        }
+        r
+    }))
+}
+
+fn failed(what: &str, e: anyhow::Error) -> String {
+    format!("the server's counters: {what}: {e:#}")
+}
+
 /// PostgreSQL's counters over a connection of the probe's own: the lean
 /// client's, which a verdict that the server is gone cuts, and whose reads
 /// wait at most PROBE_WAIT (a server that stopped answering must not hold
 /// the step's end).
 pub fn postgres(endpoint: &Endpoint) -> Result<InternalsProbe<'static>, String> {
-    let failed = |what: &str, e: anyhow::Error| format!("the server's counters: {what}: {e:#}");
-    let mut c = endpoint.connect_pgwire().map_err(|e| failed("connecting", e))?;
-    c.set_wait(Some(PROBE_WAIT)).map_err(|e| failed("setting its time-out", e))?;
-    c.prepare("version", "SELECT current_setting('server_version_num')::int", &[])
+    let endpoint = endpoint.clone();
+    let connect = move || {
+        let mut c = endpoint.connect_pgwire().map_err(|e| failed("connecting", e))?;
+        c.set_wait(Some(PROBE_WAIT)).map_err(|e| failed("setting its time-out", e))?;
+        c.prepare("version", "SELECT current_setting('server_version_num')::int", &[])
+            .map_err(|e| failed("asking the version", e))?;
+        let mut version_num = 0;
+        c.execute("version", |_| {}, &mut |row| {
+            version_num = Columns::new(row).i32()?;
+            Ok(())
+        })
         .map_err(|e| failed("asking the version", e))?;
-    let mut version_num = 0;
-    c.execute("version", |_| {}, &mut |row| {
-        version_num = Columns::new(row).i32()?;
-        Ok(())
-    })
-    .map_err(|e| failed("asking the version", e))?;
-    let counters = postgres_counters(version_num);
-    c.prepare("counters", &postgres_query(&counters), &[]).map_err(|e| failed("preparing the query", e))?;
-    Ok(Box::new(move || {
+        let counters = postgres_counters(version_num);
+        c.prepare("counters", &postgres_query(&counters), &[]).map_err(|e| failed("preparing the query", e))?;
+        Ok((c, counters))
+    };
+    reconnecting(connect, |(c, counters)| {
         let mut out = Vec::with_capacity(counters.len());
         c.execute("counters", |_| {}, &mut |row| {
             let mut columns = Columns::new(row);
-            for &(name, cumulative, _) in &counters {
+            for &(name, cumulative, _) in counters.iter() {
                 if let Some(value) = columns.f64_or_null()? {
                     out.push(Internal { name, value, cumulative });
                 }
@@ -100,7 +128,7 @@ pub fn postgres(endpoint: &Endpoint) -> Result<InternalsProbe<'static>, String> 
         })
         .map_err(|e| failed("reading", e))?;
         Ok(out)
-    }))
+    })
 }
 
 /// MariaDB's counters for a server of `kind`: rumbench's name, whether it is
@@ -138,12 +166,16 @@ pub fn mariadb(endpoint: &Endpoint, kind: ServerKind) -> Result<InternalsProbe<'
     let counters = mariadb_counters(kind);
     let variables: Vec<String> = counters.iter().map(|(_, _, v)| format!("'{v}'")).collect();
     let query = format!("SHOW GLOBAL STATUS WHERE Variable_name IN ({})", variables.join(", "));
-    let mut c = endpoint.connect_mysql().map_err(|e| format!("the server's counters: connecting: {e:#}"))?;
-    Ok(Box::new(move || {
-        let rows: Vec<(String, String)> =
-            c.query(&query).map_err(|e| format!("the server's counters: reading: {e}"))?;
+    let endpoint = endpoint.clone();
+    let connect = move || {
+        let mut c = endpoint.connect_mysql().map_err(|e| failed("connecting", e))?;
+        c.set_wait(Some(PROBE_WAIT)).map_err(|e| failed("setting its time-out", e))?;
+        Ok(c)
+    };
+    reconnecting(connect, move |c| {
+        let rows: Vec<(String, String)> = c.query(&query).map_err(|e| failed("reading", e.into()))?;
         Ok(mariadb_values(counters, &rows))
-    }))
+    })
 }
 
 /// The counters among SHOW STATUS's `rows` (name, value); status names are
