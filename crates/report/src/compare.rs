@@ -166,7 +166,8 @@ fn cost_metric(a: &Side, b: &Side) -> &'static str {
 /// The role of metric `key` in a comparison whose engine cost is `cost`.
 pub fn role(key: &str, cost: &str) -> Role {
     match key {
-        "ops_s" => Role::Primary,
+        // The rate found under --slo answers the same question for its step.
+        "ops_s" | "slo_ops_s" => Role::Primary,
         k if k == cost => Role::Primary,
         // ops/s times the entry size; ops/s over a ceiling; one operation.
         "mb_s" | "limit_pct" | "max_us" => Role::Reported,
@@ -835,6 +836,25 @@ mod tests {
         // Beyond the threshold with 4 repeats: not yet a change.
         let four = i(1.10, 1.20).map(|x| Interval { n: 4, ..x });
         assert_eq!(judge(Better::Higher, four.as_ref(), 0.05), Verdict::Inconclusive(Some(5)));
+    }
+
+    #[test]
+    fn the_rate_found_under_latency_targets_is_compared_and_judged() {
+        // b's searches found 20% more in every round.
+        let rounds: Vec<Vec<(&str, &str, f64, f64)>> = [1.0f64, 1.01, 0.99, 1.02, 0.98]
+            .iter()
+            .map(|&k| vec![("a", "rocksdb", 1000.0 * k, 5.0), ("b", "rocksdb", 1000.0 * k, 5.0)])
+            .collect();
+        let mut run = repeated_run(&rounds);
+        for (i, c) in run.configs.iter_mut().enumerate() {
+            let found =
+                c.steps[0].ops_s.unwrap() * if c.name.starts_with('b') { 1.2 } else { 1.0 } * (1.0 + i as f64 * 1e-3);
+            c.steps[0].slo = Some(crate::result::slo::SloSearch { rate_ops_s: Some(found), ..Default::default() });
+        }
+        let c = compare(&one_group(run), &Options::default()).unwrap();
+        let l = line(&c, 0, "slo_ops_s");
+        assert_eq!(role("slo_ops_s", "cpu_us_op"), Role::Primary);
+        assert_eq!(l.verdict, Verdict::Improvement, "{l:?}");
     }
 
     #[test]

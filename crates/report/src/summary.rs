@@ -90,6 +90,7 @@ pub const METRICS: &[Metric] = &[
     m("n_stall", "stalls", "count", Better::Lower, "write stalls and slowdowns the engine counted during the step (RocksDB only)", |f| f.engine.1),
     m("c_wgb", "c_wgb", "GB", Better::Lower, "GB written by flush and compaction during the step, from the engine's counters (RocksDB only; GB = 2^30 bytes)", |f| f.engine.2),
     m("limit_pct", "% of limit", "%", Better::Neither, "the step's rate as a percentage of its lowest ceiling, named by it: read, write and sync from the device's fio baseline (`rumbench device`) and the step's reads, bytes written and syncs per operation; cpu from the cores and the CPU per operation", |f| f.step.ceilings.as_ref().and_then(|c| c.pct_of_limit)),
+    m("slo_ops_s", "slo rate", "ops/s", Better::Higher, "the highest open-loop rate at which every --slo target held: the search's rate found (its interval and probes are in the latency-target table)", |f| f.step.slo.as_ref().and_then(|s| s.rate_ops_s)),
 ];
 
 impl Metric {
