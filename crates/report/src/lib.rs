@@ -24,9 +24,13 @@ pub mod exercised;
 pub mod flame;
 pub mod fmt;
 pub mod history;
+mod history_db;
+mod history_store;
 pub mod hlog;
 pub mod hotrow;
 pub mod html;
+mod html_charts;
+mod html_views;
 pub mod json;
 pub mod limits;
 pub mod markdown;
@@ -44,6 +48,8 @@ pub mod svg;
 pub mod sweep_tables;
 pub mod sysinfo_text;
 pub mod table;
+mod text_table;
+mod text_views;
 pub mod tsv;
 pub mod verdict;
 pub mod versions;
@@ -254,8 +260,23 @@ mod tests {
             ("fmt", include_str!("fmt.rs")),
             ("sysinfo_text", include_str!("sysinfo_text.rs")),
         ];
-        const FORMATS: &[&str] =
-            &["flame", "table", "compare_text", "markdown", "html", "svg", "scaling", "tsv", "csv", "json", "hlog"];
+        const FORMATS: &[&str] = &[
+            "flame",
+            "table",
+            "text_table",
+            "text_views",
+            "compare_text",
+            "markdown",
+            "html",
+            "html_charts",
+            "html_views",
+            "svg",
+            "scaling",
+            "tsv",
+            "csv",
+            "json",
+            "hlog",
+        ];
         for (view, source) in VIEWS {
             // Tests may render what they check.
             let code = source.split("#[cfg(test)]").next().unwrap_or_default();
