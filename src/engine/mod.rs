@@ -427,6 +427,25 @@ pub struct Internal {
     pub cumulative: bool,
 }
 
+/// One counter a backend names in its own terms: rumbench's name, whether it
+/// is a running total (shown as its rate, the name ending in `_per_s`), and
+/// the backend's own name for it (a status variable, a statistic's
+/// description, an SQL expression).
+pub type Counter = (&'static str, bool, &'static str);
+
+/// The `counters` among a backend's (own name, value) pairs, matched
+/// without regard to case (as MariaDB treats status names), values parsed
+/// as numbers; one missing or unparsable is left out.
+pub fn internals_by_source(counters: &[Counter], found: &[(String, String)]) -> Vec<Internal> {
+    counters
+        .iter()
+        .filter_map(|&(name, cumulative, source)| {
+            let (_, v) = found.iter().find(|(n, _)| n.eq_ignore_ascii_case(source))?;
+            Some(Internal { name, value: v.trim().parse().ok()?, cumulative })
+        })
+        .collect()
+}
+
 /// Reads a backend's counters now, once a second from the sampler's thread
 /// (`--internals`): an engine's `internals`, or a server's statistics over a
 /// connection of its own.

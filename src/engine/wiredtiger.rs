@@ -371,7 +371,7 @@ impl Drop for WtEngine {
 
 /// WiredTiger's counters sampled each second (`Engine::internals`):
 /// rumbench's name, whether it is a running total, the statistic's description.
-const INTERNAL_STATS: &[(&str, bool, &str)] = &[
+const INTERNAL_STATS: &[super::Counter] = &[
     ("cache_bytes", false, "cache: bytes currently in the cache"),
     ("dirty_bytes", false, "cache: tracked dirty bytes in the cache"),
     ("cache_read_bytes_per_s", true, "cache: bytes read into cache"),
@@ -495,13 +495,7 @@ impl Engine for WtEngine {
         let descriptions: Vec<&str> = INTERNAL_STATS.iter().map(|(_, _, d)| *d).collect();
         let mut found = Vec::new();
         self.statistics("statistics:", "", &descriptions, &mut found).map_err(|e| format!("{e:#}"))?;
-        Ok(INTERNAL_STATS
-            .iter()
-            .filter_map(|&(name, cumulative, description)| {
-                let (_, v) = found.iter().find(|(d, _)| d == description)?;
-                Some(super::Internal { name, value: v.parse().ok()?, cumulative })
-            })
-            .collect())
+        Ok(super::internals_by_source(INTERNAL_STATS, &found))
     }
 
     fn stats(&self) -> Vec<(String, String)> {

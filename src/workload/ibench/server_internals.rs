@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use mysql::prelude::Queryable;
 
-use crate::engine::{Internal, InternalsProbe};
+use crate::engine::{internals_by_source, Counter, Internal, InternalsProbe};
 use crate::server::pgwire::Columns;
 use crate::server::{Endpoint, ServerKind};
 
@@ -17,15 +17,11 @@ use crate::server::{Endpoint, ServerKind};
 /// waits for its last sample, and a stopped server must not hold it.
 const PROBE_WAIT: Duration = Duration::from_secs(5);
 
-/// One counter: rumbench's name, whether it is a running total, and the SQL
-/// expression that reads it as float8.
-type PgCounter = (&'static str, bool, &'static str);
-
 /// PostgreSQL's counters for server version `version_num` (150004 for 15.4):
 /// 17 moved the checkpointer's figures out of pg_stat_bgwriter into
 /// pg_stat_checkpointer, and the backends' own writes to pg_stat_io (16+).
-fn postgres_counters(version_num: i32) -> Vec<PgCounter> {
-    let mut c: Vec<PgCounter> = vec![
+fn postgres_counters(version_num: i32) -> Vec<Counter> {
+    let mut c: Vec<Counter> = vec![
         // The WAL position: bytes of WAL written, whoever wrote them.
         ("wal_bytes_per_s", true, "pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::float8"),
         // In the benchmark's database (pg_stat_user_tables is per database).
@@ -64,7 +60,7 @@ fn postgres_counters(version_num: i32) -> Vec<PgCounter> {
 }
 
 /// The one SELECT that reads `counters`, in their order.
-fn postgres_query(counters: &[PgCounter]) -> String {
+fn postgres_query(counters: &[Counter]) -> String {
     let columns: Vec<&str> = counters.iter().map(|(_, _, sql)| *sql).collect();
     format!("SELECT {}", columns.join(", "))
 }
@@ -133,7 +129,7 @@ pub fn postgres(endpoint: &Endpoint) -> Result<InternalsProbe<'static>, String> 
 
 /// MariaDB's counters for a server of `kind`: rumbench's name, whether it is
 /// a running total, and the global status variable.
-fn mariadb_counters(kind: ServerKind) -> &'static [(&'static str, bool, &'static str)] {
+fn mariadb_counters(kind: ServerKind) -> &'static [Counter] {
     match kind {
         ServerKind::MariadbMyrocks => &[
             ("stall_us_per_s", true, "Rocksdb_stall_micros"),
@@ -174,20 +170,8 @@ pub fn mariadb(endpoint: &Endpoint, kind: ServerKind) -> Result<InternalsProbe<'
     };
     reconnecting(connect, move |c| {
         let rows: Vec<(String, String)> = c.query(&query).map_err(|e| failed("reading", e.into()))?;
-        Ok(mariadb_values(counters, &rows))
+        Ok(internals_by_source(counters, &rows))
     })
-}
-
-/// The counters among SHOW STATUS's `rows` (name, value); status names are
-/// matched without regard to case, as the server treats them.
-fn mariadb_values(counters: &[(&'static str, bool, &'static str)], rows: &[(String, String)]) -> Vec<Internal> {
-    counters
-        .iter()
-        .filter_map(|&(name, cumulative, variable)| {
-            let (_, v) = rows.iter().find(|(n, _)| n.eq_ignore_ascii_case(variable))?;
-            Some(Internal { name, value: v.trim().parse().ok()?, cumulative })
-        })
-        .collect()
 }
 
 #[cfg(test)]
@@ -219,7 +203,7 @@ mod tests {
             ("Innodb_row_lock_waits".to_string(), "7".to_string()),
             ("Innodb_checkpoint_age".to_string(), "not a number".to_string()),
         ];
-        let got = mariadb_values(mariadb_counters(ServerKind::MariadbInnodb), &rows);
+        let got = internals_by_source(mariadb_counters(ServerKind::MariadbInnodb), &rows);
         assert_eq!(
             got,
             vec![
