@@ -14,7 +14,9 @@ extern crate rumbench_core;
 pub(crate) use rumbench_core::{datagen, measure, plan, result};
 pub mod changes;
 pub mod compare;
+mod compare_sides;
 pub mod compare_text;
+mod compare_verdicts;
 pub mod concurrency;
 pub mod config_sweep;
 pub mod csv;
@@ -34,10 +36,14 @@ mod html_views;
 pub mod json;
 pub mod limits;
 pub mod markdown;
+mod metrics;
+mod notes;
 pub mod output;
 pub mod profile_changes;
 pub mod profiles;
+mod rank;
 pub mod relative;
+mod rocksdb_stalls;
 pub mod scaling;
 pub mod shards;
 pub mod slo;
@@ -241,7 +247,13 @@ mod tests {
     fn views_do_not_import_formats() {
         const VIEWS: &[(&str, &str)] = &[
             ("summary", include_str!("summary.rs")),
+            ("metrics", include_str!("metrics.rs")),
+            ("rank", include_str!("rank.rs")),
+            ("notes", include_str!("notes.rs")),
+            ("rocksdb_stalls", include_str!("rocksdb_stalls.rs")),
             ("compare", include_str!("compare.rs")),
+            ("compare_verdicts", include_str!("compare_verdicts.rs")),
+            ("compare_sides", include_str!("compare_sides.rs")),
             ("concurrency", include_str!("concurrency.rs")),
             ("verdict", include_str!("verdict.rs")),
             ("relative", include_str!("relative.rs")),

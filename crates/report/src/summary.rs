@@ -2,135 +2,27 @@
 //! TSV, compare): per step, one row per run and config, each step metric with
 //! its unit and direction. Nothing here is measured; everything is derived
 //! from result.json, so the formats can never disagree.
+//!
+//! Here: the summary's rows and tables and how they are built (repeats
+//! merged into medians). Its parts have files of their own, re-exported
+//! here: the metric table (`metrics`), ranks and ratios (`rank`), the texts
+//! beside the figures (`notes`), RocksDB's stall counters (`rocksdb_stalls`).
 
 use serde_json::Value;
 
 use super::exercised::{self, StepFacts};
-use super::fmt::num;
 use super::stats::median;
 use crate::measure::step_metrics::MemoryPoint;
 use crate::measure::{IntervalStats, LatencySummary};
 use crate::result::{Outcomes, RunResult, Status, StepResult};
 
-/// Whether a larger value of a metric is better, worse, or neither.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Better {
-    Higher,
-    Lower,
-    /// Not ranked: a change is reported, never called good or bad.
-    Neither,
-}
-
-/// One column of the summary.
-#[derive(Debug, Clone, Copy)]
-pub struct Metric {
-    /// Stable name (compare --metrics, markdown, docs).
-    pub key: &'static str,
-    /// Column header.
-    pub label: &'static str,
-    pub unit: &'static str,
-    pub better: Better,
-    /// One line for the legend.
-    pub help: &'static str,
-    /// Its value in a step (None: not measured, or not meaningful there).
-    pub of: fn(&StepFigures) -> Option<f64>,
-}
-
-const fn m(
-    key: &'static str,
-    label: &'static str,
-    unit: &'static str,
-    better: Better,
-    help: &'static str,
-    of: fn(&StepFigures) -> Option<f64>,
-) -> Metric {
-    Metric { key, label, unit, better, help, of }
-}
-
-/// What a metric's value is read from: a step, its own latency where it
-/// has one, and the engine counters' change since the step before it.
-pub struct StepFigures<'a> {
-    pub step: &'a StepResult,
-    /// The step's latency, when it has one (a mixed step has not: its rows per type have theirs).
-    latency: Option<&'a LatencySummary>,
-    /// RocksDB's stall share, stall count and flush + compaction GB over the step.
-    engine: (Option<f64>, Option<f64>, Option<f64>),
-}
-
-impl StepFigures<'_> {
-    fn latency(&self, f: fn(&LatencySummary) -> f64) -> Option<f64> {
-        self.latency.map(f)
-    }
-}
-
-/// Every step metric, in column order.
-pub const METRICS: &[Metric] = &[
-    m("ops_s", "ops/s", "ops/s", Better::Higher, "operations completed by the step's clients / wall seconds (the background writer's are separate)", |f| f.step.ops_s),
-    m("mb_s", "MB/s", "MB/s", Better::Higher, "logical MB/s: key + value bytes of the clients' operations per second (MB = 2^20 bytes)", |f| f.step.mb_s),
-    m("p50_us", "p50", "us", Better::Lower, "median response time of the step's main operation (per call; a batch for batched calls)", |f| f.latency(|l| l.p50_us)),
-    m("p90_us", "p90", "us", Better::Lower, "90th percentile response time of the main operation", |f| f.latency(|l| l.p90_us)),
-    m("p99_us", "p99", "us", Better::Lower, "99th percentile response time of the main operation", |f| f.latency(|l| l.p99_us)),
-    m("p999_us", "p99.9", "us", Better::Lower, "99.9th percentile response time of the main operation", |f| f.latency(|l| l.p999_us)),
-    m("p9999_us", "p99.99", "us", Better::Lower, "99.99th percentile response time of the main operation", |f| f.latency(|l| l.p9999_us)),
-    m("max_us", "max", "us", Better::Lower, "largest response time of the main operation in the step", |f| f.latency(|l| l.max_us)),
-    m("rpq", "rpq", "reads/query", Better::Lower, "storage read requests per query (/proc/diskstats of the data dir's device)", |f| f.step.metrics.headline_rpq()),
-    m("wkbpi", "wkbpi", "KB/write", Better::Lower, "KB written to storage per write operation (KB = 1024 bytes)", |f| f.step.metrics.headline_wkbpi()),
-    m("write_amp", "w-amp", "ratio", Better::Lower, "bytes written to storage during the step / logical bytes the clients wrote", |f| f.step.metrics.headline_write_amp()),
-    m("write_amp_debt", "w-amp debt", "ratio", Better::Lower, "w-amp through the step's write debt: bytes written during the step and by the steps after it that write nothing of their own (flush, waitforcompaction, settle, reads), up to the next write step, / logical bytes the step's clients wrote", |f| f.step.write_debt.as_ref().and_then(|d| d.headline_write_amp())),
-    m("eng_write_amp", "eng w-amp", "ratio", Better::Lower, "the engine's own write-amplification over the step (RocksDB: flush + compaction bytes / ingest bytes)", |f| f.step.engine_write_amp),
-    m("space_amp", "space-amp", "ratio", Better::Lower, "bytes on disk under the data dir at step end / logical bytes of live data", |f| f.step.metrics.space_amp),
-    m("db_mb", "db size", "MB", Better::Lower, "bytes on disk under the data dir at step end (allocated blocks), MB = 2^20 bytes", |f| f.step.metrics.db_size_bytes.map(mb)),
-    m("cpu_us_op", "cpu/op", "us/op", Better::Lower, "CPU of the benchmark process, every thread (engine included when embedded), per operation", |f| f.step.metrics.client_cpu_us_op),
-    m("thr_cpu_us_op", "thread cpu/op", "us/op", Better::Lower, "CPU of the threads that issued the step's operations (clients, background writer) per operation, without the measurement's own threads: rumbench's own work against a server", |f| f.step.metrics.client_threads_cpu_us_op),
-    m("srv_cpu_us_op", "srv cpu/op", "us/op", Better::Lower, "user + system CPU of the server's process tree per operation (servers rumbench started; exited backends included)", |f| f.step.metrics.srv_cpu_us_op),
-    m("host_cpu_us_op", "host cpu/op", "us/op", Better::Lower, "busy CPU of the whole host per operation (CPUs x wall less idle, iowait and steal)", |f| f.step.metrics.host_cpu_us_op),
-    m("rss_mb", "peak rss", "MB", Better::Lower, "peak resident memory of the process during the step, sampled every second (MB = 2^20 bytes)", |f| f.step.metrics.rss_peak_bytes.map(mb)),
-    m("syncs_per_commit", "syncs/commit", "calls/commit", Better::Neither, "fsync + fdatasync + msync + sync_file_range calls per commit; 0 means not durable as run", |f| f.step.metrics.syncs.as_ref().and_then(|y| y.syncs_per_commit)),
-    m("stall_pct", "stall%", "%", Better::Lower, "share of the step's time writes were stalled, from the engine's counters (RocksDB only)", |f| f.engine.0),
-    m("n_stall", "stalls", "count", Better::Lower, "write stalls and slowdowns the engine counted during the step (RocksDB only)", |f| f.engine.1),
-    m("c_wgb", "c_wgb", "GB", Better::Lower, "GB written by flush and compaction during the step, from the engine's counters (RocksDB only; GB = 2^30 bytes)", |f| f.engine.2),
-    m("limit_pct", "% of limit", "%", Better::Neither, "the step's rate as a percentage of its lowest ceiling, named by it: read, write and sync from the device's fio baseline (`rumbench device`) and the step's reads, bytes written and syncs per operation; cpu from the cores and the CPU per operation", |f| f.step.ceilings.as_ref().and_then(|c| c.pct_of_limit)),
-    m("slo_ops_s", "slo rate", "ops/s", Better::Higher, "the highest open-loop rate at which every --slo target held: the search's rate found (its interval and probes are in the latency-target table)", |f| f.step.slo.as_ref().and_then(|s| s.rate_ops_s)),
-];
-
-impl Metric {
-    /// Label with its unit where the unit adds something: "p99 us", "peak rss MB", "ops/s".
-    pub fn title(&self) -> String {
-        match self.unit {
-            "ratio" | "count" | "%" | "reads/query" | "calls/commit" | "KB/write" => self.label.to_string(),
-            u if u == self.label => self.label.to_string(),
-            "us/op" => format!("{} us", self.label),
-            u => format!("{} {u}", self.label),
-        }
-    }
-}
-
-pub fn metric_index(key: &str) -> Option<usize> {
-    METRICS.iter().position(|m| m.key == key)
-}
-
-/// Format a metric value for a table: 3-4 significant digits, tiny values in
-/// scientific notation (an rpq of 0.0000077 is not "0.00").
-pub fn fmt_value(v: f64) -> String {
-    if v != 0.0 && v.abs() < 0.001 {
-        format!("{v:.1e}")
-    } else {
-        num(v)
-    }
-}
-
-/// Format a ratio: two decimals, more digits when tiny (500 us vs 950 ms is not "0.00").
-pub fn fmt_ratio(r: f64) -> String {
-    if r == 0.0 || r >= 0.01 {
-        if r >= 1000.0 {
-            format!("{r:.0}")
-        } else {
-            format!("{r:.2}")
-        }
-    } else {
-        format!("{r:.1e}")
-    }
-}
+// The summary's parts, each in a file of its own, under the paths the formats use.
+pub use super::metrics::{fmt_ratio, fmt_value, metric_index, step_values, Better, Metric, StepFigures, METRICS};
+pub use super::notes::{
+    device_line, environment_lines, outcome_notes, outcomes_text, parameter_texts, step_notes, MIXED_LATENCY_NOTE,
+};
+pub use super::rank::{rank_values, ratio, ratio_class, Base, Rank, RatioClass, RATIO_HIGH, RATIO_LOW};
+pub use super::rocksdb_stalls::{parse_rocksdb_stalls, RocksStalls};
 
 /// A background writer's figures in a step.
 #[derive(Debug, Clone)]
@@ -153,22 +45,6 @@ pub struct OpTypeFigures {
     pub latency: LatencySummary,
     /// None in results from before outcomes were counted.
     pub outcomes: Option<Outcomes>,
-}
-
-/// The device a run's ceilings used, in a line.
-pub fn device_line(d: &crate::measure::device_baseline::DeviceContext) -> String {
-    let key = d.device_key.as_deref().unwrap_or("unknown device");
-    match (&d.baseline, &d.missing) {
-        (Some(b), _) => format!(
-            "{key}; fio baseline measured {} ({}): {:.0} random 4 KB reads/s at depth 1, {:.0} MB/s sequential writes, {:.0} write+fdatasync/s",
-            b.measured_at,
-            d.source.as_deref().unwrap_or("stored"),
-            b.fio.read_iops(4096, 1).unwrap_or(0.0),
-            b.fio.seq_write_mb_s,
-            b.fio.fdatasync_per_s
-        ),
-        (None, why) => format!("{key}; no fio baseline: {}", why.as_deref().unwrap_or("not recorded")),
-    }
 }
 
 /// One run and config in one step.
@@ -450,87 +326,6 @@ pub struct NamedRun<'a> {
     pub run: &'a RunResult,
 }
 
-fn mb(bytes: u64) -> f64 {
-    bytes as f64 / 1048576.0
-}
-
-/// RocksDB's stats text: (uptime s, cumulative stall s, stall count) since the DB was opened.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct RocksStalls {
-    pub uptime_s: f64,
-    pub stall_s: f64,
-    pub stalls: u64,
-}
-
-/// Parse "Uptime(secs): 20.3 total", "Cumulative stall: 00:00:1.500 H:M:S"
-/// and the "Stalls(count): N name, M name, ..." line of rocksdb.stats.
-pub fn parse_rocksdb_stalls(text: &str) -> Option<RocksStalls> {
-    let mut out = RocksStalls::default();
-    let (mut up, mut st) = (false, false);
-    for line in text.lines() {
-        let line = line.trim();
-        if let Some(rest) = line.strip_prefix("Uptime(secs):") {
-            if let Some(v) = rest.split_whitespace().next().and_then(|v| v.parse::<f64>().ok()) {
-                out.uptime_s = v;
-                up = true;
-            }
-        } else if let Some(rest) = line.strip_prefix("Cumulative stall:") {
-            let hms = rest.split_whitespace().next()?;
-            let parts: Vec<f64> = hms.split(':').filter_map(|p| p.parse().ok()).collect();
-            if parts.len() == 3 {
-                out.stall_s = parts[0] * 3600.0 + parts[1] * 60.0 + parts[2];
-                st = true;
-            }
-        } else if let Some(rest) = line.strip_prefix("Stalls(count):") {
-            // "0 level0_slowdown, 0 level0_numfiles, ..., interval 0 total count"
-            out.stalls = rest
-                .split(',')
-                .filter(|part| !part.contains("interval") && !part.contains("total"))
-                .filter_map(|part| part.split_whitespace().next()?.parse::<u64>().ok())
-                .sum();
-        }
-    }
-    (up && st).then_some(out)
-}
-
-/// Stall share, stall count and flush+compaction GB over one step, from the
-/// engine's cumulative counters after this step and after the previous one.
-fn engine_deltas(s: &StepResult, prev: Option<&StepResult>) -> (Option<f64>, Option<f64>, Option<f64>) {
-    let now = s.engine_stat("rocksdb.stats").and_then(parse_rocksdb_stalls);
-    let before = match prev {
-        Some(p) => p.engine_stat("rocksdb.stats").and_then(parse_rocksdb_stalls),
-        None => Some(RocksStalls::default()),
-    };
-    let (stall_pct, n_stall) = match (now, before) {
-        (Some(a), Some(b)) if a.uptime_s > b.uptime_s => (
-            Some(100.0 * ((a.stall_s - b.stall_s).max(0.0) / (a.uptime_s - b.uptime_s)).min(1.0)),
-            Some(a.stalls.saturating_sub(b.stalls) as f64),
-        ),
-        _ => (None, None),
-    };
-    let written =
-        |x: &StepResult| x.engine_stat("write_amp.flush_and_compaction_bytes").and_then(|v| v.parse::<f64>().ok());
-    let c_wgb = match (written(s), prev.map(written)) {
-        (Some(a), None) => Some(a),
-        (Some(a), Some(Some(b))) => Some((a - b).max(0.0)),
-        _ => None,
-    }
-    .map(|b| b / 1073741824.0);
-    (stall_pct, n_stall, c_wgb)
-}
-
-/// Every metric of one step, in `METRICS` order.
-pub fn step_values(s: &StepResult, prev: Option<&StepResult>) -> Vec<Option<f64>> {
-    if s.status == Status::Failed {
-        // Its figures are partial: the notes say it failed, no cell competes.
-        return vec![None; METRICS.len()];
-    }
-    // A mixed step has no latency of its own: its rows per type have theirs.
-    let latency = s.step_latency().filter(|l| s.ops > 0 && l.count > 0);
-    let figures = StepFigures { step: s, latency, engine: engine_deltas(s, prev) };
-    METRICS.iter().map(|m| (m.of)(&figures)).collect()
-}
-
 /// Each operation type of a step with its rate over the step's wall time.
 pub fn op_type_figures(s: &StepResult) -> Vec<OpTypeFigures> {
     let wall_s = s.wall_s.filter(|&w| s.ops_s.is_some() && w > 0.0);
@@ -543,30 +338,6 @@ pub fn op_type_figures(s: &StepResult) -> Vec<OpTypeFigures> {
             latency: o.latency.clone(),
             outcomes: o.outcomes,
         })
-        .collect()
-}
-
-/// How an operation type's operations ended, in a few words: "all ok",
-/// "12 not found; 1 error", or "-" when the result did not count outcomes.
-pub fn outcomes_text(o: Option<&Outcomes>) -> String {
-    match o {
-        None => "-".into(),
-        Some(o) => {
-            let notes = outcome_notes(o);
-            if notes.is_empty() {
-                "all ok".into()
-            } else {
-                notes.join("; ")
-            }
-        }
-    }
-}
-
-/// A step's parameters as "name=value", strings unquoted.
-pub fn parameter_texts(s: &StepResult) -> Vec<String> {
-    s.parameters
-        .iter()
-        .map(|(k, v)| format!("{k}={}", v.as_str().map(String::from).unwrap_or_else(|| v.to_string())))
         .collect()
 }
 
@@ -693,16 +464,6 @@ impl Summary {
     }
 }
 
-/// Colour class of a cell from its rank within the step.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Rank {
-    /// Top quarter.
-    Top,
-    /// Bottom quarter, and the worst is not within 80% of the best.
-    Bottom,
-    Middle,
-}
-
 /// Rank every cell of a step per metric: the best value is rank 0; a cell is
 /// Top when its rank / (n - 1) <= 0.25, Bottom when >= 0.75 (equal values
 /// share the better rank). No Bottom when the worst is within 80% of the
@@ -723,82 +484,6 @@ pub fn rank_step(step: &StepTable) -> Vec<Vec<Option<Rank>>> {
         }
     }
     out
-}
-
-/// The ranking rule of `rank_step` on one list of values.
-pub fn rank_values(vals: &[f64], better: Better) -> Vec<Option<Rank>> {
-    let n = vals.len();
-    if n < 2 || better == Better::Neither {
-        return vec![None; n];
-    }
-    let higher = better == Better::Higher;
-    let best = if higher {
-        vals.iter().cloned().fold(f64::MIN, f64::max)
-    } else {
-        vals.iter().cloned().fold(f64::MAX, f64::min)
-    };
-    let worst = if higher {
-        vals.iter().cloned().fold(f64::MAX, f64::min)
-    } else {
-        vals.iter().cloned().fold(f64::MIN, f64::max)
-    };
-    if best == worst {
-        return vec![None; n];
-    }
-    let close = if higher { best > 0.0 && worst / best >= 0.8 } else { worst > 0.0 && best / worst >= 0.8 };
-    vals.iter()
-        .map(|&v| {
-            // Rank = number of strictly better values.
-            let rank = vals.iter().filter(|&&o| if higher { o > v } else { o < v }).count();
-            let pos = rank as f64 / (n - 1) as f64;
-            Some(if pos <= 0.25 {
-                Rank::Top
-            } else if pos >= 0.75 && !close {
-                Rank::Bottom
-            } else {
-                Rank::Middle
-            })
-        })
-        .collect()
-}
-
-/// What the relative table divides by.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Base {
-    /// Every row against the same row: a row label (`run/config`) or config name
-    /// (its first row in each step).
-    Row(String),
-    /// Each row against the row of the same config in this run (index into runs).
-    Run(usize),
-}
-
-/// Ratio cell class: below 0.95, above 1.05 or in between.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RatioClass {
-    Below,
-    Within,
-    Above,
-}
-
-pub const RATIO_LOW: f64 = 0.95;
-pub const RATIO_HIGH: f64 = 1.05;
-
-pub fn ratio_class(r: f64) -> RatioClass {
-    if r < RATIO_LOW {
-        RatioClass::Below
-    } else if r > RATIO_HIGH {
-        RatioClass::Above
-    } else {
-        RatioClass::Within
-    }
-}
-
-pub fn ratio(value: Option<f64>, base: Option<f64>) -> Option<f64> {
-    match (value, base) {
-        (Some(v), Some(b)) if b != 0.0 => Some(v / b),
-        (Some(v), Some(b)) if b == 0.0 && v == 0.0 => Some(1.0),
-        _ => None,
-    }
 }
 
 impl Summary {
@@ -853,62 +538,6 @@ impl Summary {
     }
 }
 
-/// The observations shown beside a step's figures: status, keys not found,
-/// the background writer's rate (shared by every format).
-pub fn step_notes(s: &StepResult) -> Vec<String> {
-    let mut notes = Vec::new();
-    if s.status != Status::Completed {
-        notes.push(format!("{:?}", s.status).to_lowercase());
-        // Why, as the insert benchmark's table says it (the whole text is in result.json).
-        if let Some(e) = &s.error {
-            notes.push(e.clone());
-        }
-    }
-    if s.timed_out {
-        notes.push("TIMED OUT".into());
-    }
-    if let Some(r) = &s.reads {
-        let total = r.found + r.not_found;
-        if r.not_found > 0 && total > 0 {
-            let pct = 100.0 * r.not_found as f64 / total as f64;
-            notes.push(if pct < 1.0 { format!("{pct:.2}% not found") } else { format!("{pct:.0}% not found") });
-        }
-    }
-    if let Some(w) = &s.writer {
-        let target = w.target_ops_s.map(|t| format!("/{}", num(t))).unwrap_or_default();
-        notes.push(format!(
-            "writer {}{} ops/s{}",
-            num(w.achieved_ops_s),
-            target,
-            if w.missed_target { " MISSED" } else { "" }
-        ));
-    }
-    if s.mixes_op_types() && s.step_latency().is_none() {
-        notes.push(MIXED_LATENCY_NOTE.into());
-    }
-    notes
-}
-
-/// Said on a mixed step's row, whose latency cells stay empty.
-pub const MIXED_LATENCY_NOTE: &str = "latency per operation type below";
-
-/// How operations ended other than ok: "3 not found", "1 conflict", "2 errors"
-/// (empty when all were ok; shared by every format).
-pub fn outcome_notes(o: &Outcomes) -> Vec<String> {
-    let plural = |n: u64, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
-    let mut notes = Vec::new();
-    if o.not_found > 0 {
-        notes.push(format!("{} not found", o.not_found));
-    }
-    if o.conflict > 0 {
-        notes.push(plural(o.conflict, "conflict", "conflicts"));
-    }
-    if o.error > 0 {
-        notes.push(plural(o.error, "error", "errors"));
-    }
-    notes
-}
-
 /// A row's own figures as one repeat of its config.
 fn repeat_figures(row: &Row, round: Option<u32>, facts: StepFacts) -> RepeatFigures {
     let full = full_second_ops(&row.intervals, row.wall_s.unwrap_or(0.0));
@@ -947,44 +576,9 @@ pub fn cv(xs: &[f64], min_n: usize) -> Option<f64> {
     Some(var.sqrt() / mean.abs())
 }
 
-/// The environment as (key, value) lines.
-pub fn environment_lines(system: &Value) -> Vec<(String, String)> {
-    crate::sysinfo_text::lines(system)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn ranks_by_quarter_with_the_80_percent_rule() {
-        use Rank::*;
-        // Higher is better: 100 best, 10 worst (far apart).
-        assert_eq!(rank_values(&[100.0, 10.0, 50.0], Better::Higher), vec![Some(Top), Some(Bottom), Some(Middle)]);
-        // Worst within 80% of the best: no red.
-        assert_eq!(rank_values(&[100.0, 85.0, 90.0], Better::Higher), vec![Some(Top), Some(Middle), Some(Middle)]);
-        // Lower is better.
-        assert_eq!(
-            rank_values(&[1.0, 5.0, 2.0, 3.0, 4.0], Better::Lower),
-            vec![Some(Top), Some(Bottom), Some(Top), Some(Middle), Some(Bottom)]
-        );
-        assert_eq!(rank_values(&[1.0, 1.1], Better::Lower), vec![Some(Top), Some(Middle)]);
-        // Ties share the better rank; all equal: no colour.
-        assert_eq!(rank_values(&[3.0, 3.0, 1.0], Better::Higher), vec![Some(Top), Some(Top), Some(Bottom)]);
-        assert_eq!(rank_values(&[2.0, 2.0], Better::Higher), vec![None, None]);
-        assert_eq!(rank_values(&[2.0], Better::Higher), vec![None]);
-        assert_eq!(rank_values(&[2.0, 1.0], Better::Neither), vec![None, None]);
-    }
-
-    #[test]
-    fn parses_rocksdb_stall_lines() {
-        let text = "** DB Stats **\nUptime(secs): 20.3 total, 0.0 interval\n\
-Stalls(count): 2 level0_slowdown, 0 level0_slowdown_with_compaction, 1 level0_numfiles, 3 memtable_slowdown, interval 0 total count\n\
-Cumulative stall: 00:01:2.500 H:M:S, 3.1 percent\nInterval stall: 00:00:0.000 H:M:S, 0.0 percent\n";
-        let s = parse_rocksdb_stalls(text).unwrap();
-        assert_eq!(s, RocksStalls { uptime_s: 20.3, stall_s: 62.5, stalls: 6 });
-        assert!(parse_rocksdb_stalls("nothing").is_none());
-    }
 
     #[test]
     fn coefficient_of_variation() {
