@@ -15,6 +15,8 @@ use super::{data_path, io_errno, FsResult, Ino, Kind, LazyState, Meta, Node, Sem
 
 const DURABLE_FILE: &str = "durable.json";
 
+/// The durable namespace, as durable.json holds it: every directory's
+/// durable entries and every reachable inode's kind, mode and owner.
 #[derive(Debug, Default, Serialize, Deserialize)]
 pub(super) struct Durable {
     next_ino: Ino,
