@@ -14,6 +14,7 @@
 # version. A db_bench newer than the library and this script, built with the same
 # flags, is kept (about 40 s to build on 2 cores).
 set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/cc_log.sh"
 
 REPO_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 VERSION=${1:-}
@@ -49,19 +50,7 @@ SRC=$(ls -d ~/.cargo/registry/src/*/librocksdb-sys-$CRATE 2>/dev/null | head -n1
 # One logged compile of a library source: the compiler and its flags.
 CMDLINE=$(grep -h 'running: ' "$BUILD_DIR/output" "$BUILD_DIR/stderr" 2>/dev/null | grep -m1 'rocksdb/db/db_impl/db_impl.cc' || true)
 [ -n "$CMDLINE" ] || { echo "build_dbbench: the build log has no compiler command; build with CC_ENABLE_DEBUG_OUTPUT=1 (.cargo/config.toml sets it)" >&2; exit 1; }
-# running: cd "..." && env ... "c++" "-O3" ... "-o" "X.o" "-c" "Y.cc"  -> the quoted words
-mapfile -t WORDS < <(printf '%s\n' "${CMDLINE#*running: }" | grep -o '"[^"]*"' | sed 's/^"//; s/"$//')
-CXX=""
-FLAGS=()
-skip=0
-for w in "${WORDS[@]}"; do
-    if [ $skip -eq 1 ]; then skip=0; continue; fi
-    case "$w" in
-        -o|-c) skip=1 ;;
-        *=*) [ -z "$CXX" ] && continue || FLAGS+=("$w") ;;   # env assignments before the compiler
-        *) if [ -z "$CXX" ]; then CXX=$w; else FLAGS+=("$w"); fi ;;
-    esac
-done
+cc_log_command "$CMDLINE"
 [ -n "$CXX" ] || { echo "build_dbbench: could not parse: $CMDLINE" >&2; exit 1; }
 # Include paths in the log are relative to the crate's directory.
 ABS_FLAGS=()

@@ -11,6 +11,7 @@
 # Prints one line per source (user+system seconds at -O2 and -O3, ratio),
 # then the summed CPU at each level and its ratio.
 set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/cc_log.sh"
 REPO_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 FILES=${1:-24}
 TARGET_DIR=${CARGO_TARGET_DIR:-$REPO_DIR/target}
@@ -29,20 +30,13 @@ echo "# $TOTAL C++ sources in $BUILD_DIR; every ${STRIDE}th, $FILES in all"
 echo "# source  O2_cpu_s  O3_cpu_s  O2/O3"
 
 compile() {   # compile LINE LEVEL -> user+system seconds
-    local line=$1 level=$2 words=() w args=() skip=0
-    mapfile -t words < <(printf '%s\n' "${line#*running: }" | grep -o '"[^"]*"' | sed 's/^"//; s/"$//')
-    local cxx=""
-    for w in "${words[@]}"; do
-        if (( skip )); then skip=0; args+=("$WORK/out.o"); continue; fi
-        case "$w" in
-            *=*) [ -z "$cxx" ] && continue; args+=("$w") ;;   # env assignments before the compiler
-            -o) skip=1; args+=("$w") ;;
-            -O[0-3s]) args+=("$level") ;;
-            *) if [ -z "$cxx" ]; then cxx=$w; else args+=("$w"); fi ;;
-        esac
+    local level=$2 f args=()
+    cc_log_command "$1"
+    for f in "${FLAGS[@]}"; do
+        case "$f" in -O[0-3s]) args+=("$level") ;; *) args+=("$f") ;; esac
     done
-    (cd "$SRC" && /usr/bin/time -f "%U %S" -o "$WORK/time" "$cxx" "${args[@]}") >/dev/null 2>"$WORK/err" \
-        || { echo "compile failed: $cxx ${args[*]}" >&2; cat "$WORK/err" >&2; exit 1; }
+    (cd "$SRC" && /usr/bin/time -f "%U %S" -o "$WORK/time" "$CXX" "${args[@]}" -o "$WORK/out.o" -c "$SOURCE") >/dev/null 2>"$WORK/err" \
+        || { echo "compile failed: $CXX ${args[*]} -c $SOURCE" >&2; cat "$WORK/err" >&2; exit 1; }
     read -r u s < "$WORK/time"
     python3 -c "print(round($u + $s, 2))"
 }
@@ -53,7 +47,7 @@ while IFS= read -r line; do
     (( (i - 1) % STRIDE == 0 )) || continue
     (( n < FILES )) || break
     n=$((n + 1))
-    src=$(printf '%s\n' "$line" | grep -o '"[^"]*\.cc"' | tail -n1 | tr -d '"')
+    cc_log_command "$line"; src=$SOURCE
     if (( n % 2 )); then
         o2=$(compile "$line" -O2); o3=$(compile "$line" -O3)
     else
