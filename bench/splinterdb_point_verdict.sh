@@ -6,12 +6,10 @@
 # A round of the whole cached suite at 50M rows takes about 19 minutes, so the
 # 12 rounds a verdict needs would take hours. The point queries do not need
 # the fills repeated: each engine loads once (the suite's fills, settle, flush
-# and wait, as bench/splinterdb_published.sh runs them, kept with --keep-db),
-# then every round reopens that database (--use-existing-db), warms the
-# engine's cache with a full scan (readseq: every key read once) and measures
-# readrandom, as db_bench users run `--use_existing_db=1
-# --benchmarks=readseq,readrandom`. Rounds are interleaved (a b c, then b c a,
-# ...) and each is a fresh process.
+# and wait, as bench/splinterdb_published.sh runs them), then every round
+# reopens that database, warms the engine's cache with a full scan (readseq:
+# every key read once) and measures readrandom, as db_bench users run
+# `--use_existing_db=1 --benchmarks=readseq,readrandom` (bench/kept_db.sh).
 #
 # Usage: bench/splinterdb_point_verdict.sh [NUM] [REPEAT] [CACHE]
 #   NUM      keys (default 50000000), loaded by fillrandom then fillseq
@@ -20,21 +18,19 @@
 #   READ_SECONDS (environment) readrandom's duration per round (default 30)
 #   CONFIGS  (environment) the cached suite's configs to compare, comma
 #            separated, the first the base (default: all three)
-# Writes bench/results/splinterdb_point_verdict-STAMP.md (the verdicts, the
-# rounds' rates and the cached check) and the runs' summary.txt files beside
-# it; the databases are removed at the end.
+# Writes bench/results/splinterdb_point_verdict-STAMP.md (every round's rate
+# and storage reads per query, and compare's verdicts) and the runs'
+# summaries beside it.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/kept_db.sh"
 NUM=${1:-50000000}; REPEAT=${2:-12}; CACHE=${3:-12G}
 READ_SECONDS=${READ_SECONDS:-30}
 CONFIGS=${CONFIGS:-splinterdb,rocksdb-leveled,rocksdb-universal}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-stamp=$(date -u +%Y%m%d-%H%M)
 work="$SCRATCH/point-verdict"; rm -rf "$work"; mkdir -p "$work"
-db="$work/db"
-trap 'rm -rf "$db"' EXIT
 
-# The suite's settings and configs (those in CONFIGS, in its order), with the
+# The suite's settings and configs (those in CONFIGS, in that order), with the
 # load's steps in one file and the reads' in another.
 python3 - "$ROOT/suites/splinterdb-vs-rocksdb.toml" "$CONFIGS" "$NUM" "$READ_SECONDS" "$work" <<'PY'
 import re, sys
@@ -48,41 +44,12 @@ if missing:
 head = re.sub(r"(?m)^num = [0-9]+$", f"num = {num}", head)
 chosen = "".join(configs[c] for c in keep)
 load = [re.sub(r"(?m)^ops = [0-9]+$", f"ops = {num}", t) for t in tables
-        if t.startswith("[[step]]") and name(t) not in ("readrandom", "fwdrange")]
-open(f"{work}/load.toml", "w").write(head + chosen + "".join(load))
+        if t.startswith("[[step]]") and name(t) not in ("readseq", "readrandom", "fwdrange")]
+open(f"{work}/load-suite.toml", "w").write(head + chosen + "".join(load))
 reads = f'[[step]]\nname = "readseq"\n\n[[step]]\nname = "readrandom"\nseconds = {seconds}\n'
 open(f"{work}/reads.toml", "w").write(head + chosen + reads)
 PY
 
-sizes=(-o "splinterdb.cache_size=$CACHE" -o "rocksdb.block_cache_size=$CACHE")
-common=("${sizes[@]}" --db-dir "$db" --progress lines --no-history)
-load=("$RUMBENCH" run -c "$work/load.toml" --keep-db -d "$work/load" "${common[@]}")
-reads=("$RUMBENCH" run -c "$work/reads.toml" --use-existing-db --repeat "$REPEAT" -d "$work/reads" "${common[@]}")
-logged() {  # logged NAME COMMAND...: run it, its output in $work/NAME.log
-  local name=$1; shift
-  echo "# $*" >&2
-  "$@" >"$work/$name.log" 2>&1 || { tail -20 "$work/$name.log" >&2; exit 1; }
-}
-logged load "${load[@]}"
-logged reads "${reads[@]}"
-"$RUMBENCH" compare "$work/reads" >"$work/compare.txt"
-
-keep="$ROOT/bench/results/splinterdb_point_verdict-$stamp"
-mkdir -p "$keep"
-cp "$work/load/summary.txt" "$keep/load-summary.txt"
-cp "$work/reads/summary.txt" "$keep/reads-summary.txt"
-cp "$work/compare.txt" "$keep/compare.txt"
-table="$keep.md"
-{
-  echo "# The cached point-query verdict ($stamp UTC)"
-  echo
-  echo '```sh'
-  echo "CONFIGS=$CONFIGS READ_SECONDS=$READ_SECONDS bench/splinterdb_point_verdict.sh $NUM $REPEAT $CACHE"
-  echo "# load:  ${load[*]#$ROOT/}"
-  echo "# reads: ${reads[*]#$ROOT/}"
-  echo '```'
-  echo
-  python3 "$ROOT/bench/rounds_table.py" "$work/reads" "$work/compare.txt" readrandom
-} >"$table"
-cat "$table"
-echo "wrote $table" >&2
+kept_db_reads splinterdb_point_verdict "The cached point-query verdict" \
+  "CONFIGS=$CONFIGS READ_SECONDS=$READ_SECONDS bench/splinterdb_point_verdict.sh $NUM $REPEAT $CACHE" \
+  "$REPEAT" readrandom -o "splinterdb.cache_size=$CACHE" -o "rocksdb.block_cache_size=$CACHE"
