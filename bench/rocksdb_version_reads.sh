@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# RocksDB's cached reads in the version the write-up ran beside the one
+# rumbench builds in (docs/splinterdb.md, conclusions 5 and 7): one change,
+# the RocksDB version. Warm, SplinterDB's point and range rates here are 0.8
+# to 1.1 of the published ones and leveled RocksDB's 1.5 to 2.2: the question
+# is whether the RocksDB side moved with its version (published: 7.6.0).
+#
+# Two databases, each loaded as the cached suite loads leveled RocksDB (WAL
+# off; fillrandom, settle, fillseq, flush, waitforcompaction), each with an
+# LRU block cache of CACHE (RocksDB before 8.8.1 has no self-sizing
+# HyperClockCache, db_bench's default since, so both use LRU):
+#   rocksdb-<VERSION>  rocksdb@VERSION, built once by `rumbench rocksdb-versions`
+#   rocksdb-11.8.1     the built-in RocksDB
+# then interleaved rounds on both (bench/kept_db.sh): a full scan that warms
+# the caches, READ_SECONDS of point queries and of ranges of 10.
+#
+# Usage: bench/rocksdb_version_reads.sh [VERSION] [NUM] [REPEAT] [CACHE]
+#   VERSION  default 7.4 (7.4.4, the nearest built version before 7.6.0)
+#   NUM      keys (default 50000000); REPEAT rounds (default 5); CACHE 12G
+#   READ_SECONDS (environment) each read step's duration (default 30)
+# Build the version first (10-20 minutes): rumbench rocksdb-versions --build 7.4
+# Writes bench/results/rocksdb_version_reads-STAMP.md and the runs' summaries.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/kept_db.sh"
+VERSION=${1:-7.4}; NUM=${2:-50000000}; REPEAT=${3:-5}; CACHE=${4:-12G}
+READ_SECONDS=${READ_SECONDS:-30}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+work="$SCRATCH/version-reads"; rm -rf "$work"; mkdir -p "$work"
+
+settings=$(sed -e '/^\[\[/,$d' -e "s/^num = [0-9]*$/num = $NUM/" "$ROOT/suites/splinterdb-vs-rocksdb.toml")
+rocksdb() {  # rocksdb NAME ENGINE: the suite's leveled config, an LRU cache
+  printf '[[config]]\nname = "%s"\nengine = "%s"\noptions = { wal = false, compaction_style = "leveled", block_cache_size = "%s", cache_type = "lru" }\n\n' "$1" "$2" "$CACHE"
+}
+step() { printf '[[step]]\nname = "%s"\n%s\n' "$1" "${2:+$2
+}"; }
+configs=$(rocksdb "rocksdb-$VERSION" "rocksdb@$VERSION"; rocksdb rocksdb-11.8.1 rocksdb)
+{ echo "$settings"; echo "$configs"
+  step fillrandom "ops = $NUM"; step settle; step fillseq "ops = $NUM"; step flush; step waitforcompaction
+} >"$work/load-suite.toml"
+{ echo "$settings"; echo "$configs"
+  step readseq; step readrandom "seconds = $READ_SECONDS"; step fwdrange "seconds = $READ_SECONDS"
+} >"$work/reads.toml"
+
+kept_db_reads rocksdb_version_reads "RocksDB $VERSION beside 11.8.1, cached reads" \
+  "READ_SECONDS=$READ_SECONDS bench/rocksdb_version_reads.sh $VERSION $NUM $REPEAT $CACHE" \
+  "$REPEAT" "readrandom fwdrange"
