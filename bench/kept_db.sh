@@ -13,12 +13,19 @@
 # bench/results/NAME-STAMP.md (COMMAND, then bench/rounds_table.py's tables of
 # STEPS) with the runs' summaries and compare's output beside it. RUN_ARGS go
 # to every `rumbench run`. The databases are removed at the end.
+#
+# The TOML pieces the callers write their files with:
+#   suite_settings NUM     the cached suite's settings (key and value sizes,
+#                          seed, range length), num set to NUM
+#   toml_config NAME ENGINE OPTIONS   a [[config]] (OPTIONS: the inline table's body)
+#   toml_step NAME [LINE]  a [[step]], with one more line (e.g. "ops = 5")
 
-logged() {  # logged NAME COMMAND...: run it, its output in $work/NAME.log
-  local name=$1; shift
-  echo "# $*" >&2
-  "$@" >"$work/$name.log" 2>&1 || { tail -20 "$work/$name.log" >&2; exit 1; }
+suite_settings() {
+  sed -e '/^\[\[/,$d' -e "s/^num = [0-9]*$/num = $1/" "$(dirname "${BASH_SOURCE[0]}")/../suites/splinterdb-vs-rocksdb.toml"
 }
+toml_config() { printf '[[config]]\nname = "%s"\nengine = "%s"\noptions = { %s }\n\n' "$1" "$2" "$3"; }
+toml_step() { printf '[[step]]\nname = "%s"\n%s\n' "$1" "${2:+$2
+}"; }
 
 kept_db_reads() {
   local name=$1 title=$2 command=$3 repeat=$4 steps=$5; shift 5
@@ -29,9 +36,9 @@ kept_db_reads() {
   local common=(--db-dir "$work/db" --progress lines --no-history "$@")
   for load in "$work"/load-*.toml; do
     base=$(basename "$load" .toml)
-    logged "$base" "$RUMBENCH" run -c "$load" --keep-db -d "$work/$base" "${common[@]}"
+    logged "$work/$base.log" "$RUMBENCH" run -c "$load" --keep-db -d "$work/$base" "${common[@]}"
   done
-  logged reads "$RUMBENCH" run -c "$work/reads.toml" --use-existing-db --repeat "$repeat" -d "$work/reads" "${common[@]}"
+  logged "$work/reads.log" "$RUMBENCH" run -c "$work/reads.toml" --use-existing-db --repeat "$repeat" -d "$work/reads" "${common[@]}"
   "$RUMBENCH" compare "$work/reads" >"$work/compare.txt"
   keep="$root/bench/results/$name-$stamp"
   mkdir -p "$keep"

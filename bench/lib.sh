@@ -16,3 +16,11 @@ print("-" if v is None else (f"{v:.3f}" if isinstance(v, float) else v))
 PY
 }
 export XDG_DATA_HOME="$SCRATCH/xdg"   # keep benchmark runs out of the user's history
+
+# logged LOG COMMAND...: print the command, run it with its output in LOG;
+# on failure show LOG's tail and exit.
+logged() {
+  local log=$1; shift
+  echo "# $*" >&2
+  "$@" >"$log" 2>&1 || { tail -20 "$log" >&2; exit 1; }
+}

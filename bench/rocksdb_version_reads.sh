@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # RocksDB's cached reads in the version the write-up ran beside the one
 # rumbench builds in (docs/splinterdb.md, conclusions 5 and 7): one change,
-# the RocksDB version. Warm, SplinterDB's point and range rates here are 0.8
-# to 1.1 of the published ones and leveled RocksDB's 1.5 to 2.2: the question
+# the RocksDB version. Warm, SplinterDB's point and range rates here are 0.67
+# to 1.14 of the published ones and leveled RocksDB's 1.5 to 2.1: the question
 # is whether the RocksDB side moved with its version (published: 7.6.0).
 #
 # Two databases, each loaded as the cached suite loads leveled RocksDB (WAL
@@ -25,21 +25,18 @@ set -euo pipefail
 . "$(dirname "$0")/kept_db.sh"
 VERSION=${1:-7.4}; NUM=${2:-50000000}; REPEAT=${3:-5}; CACHE=${4:-12G}
 READ_SECONDS=${READ_SECONDS:-30}
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
 work="$SCRATCH/version-reads"; rm -rf "$work"; mkdir -p "$work"
 
-settings=$(sed -e '/^\[\[/,$d' -e "s/^num = [0-9]*$/num = $NUM/" "$ROOT/suites/splinterdb-vs-rocksdb.toml")
+settings=$(suite_settings "$NUM")
 rocksdb() {  # rocksdb NAME ENGINE: the suite's leveled config, an LRU cache
-  printf '[[config]]\nname = "%s"\nengine = "%s"\noptions = { wal = false, compaction_style = "leveled", block_cache_size = "%s", cache_type = "lru" }\n\n' "$1" "$2" "$CACHE"
+  toml_config "$1" "$2" "wal = false, compaction_style = \"leveled\", block_cache_size = \"$CACHE\", cache_type = \"lru\""
 }
-step() { printf '[[step]]\nname = "%s"\n%s\n' "$1" "${2:+$2
-}"; }
 configs=$(rocksdb "rocksdb-$VERSION" "rocksdb@$VERSION"; rocksdb rocksdb-11.8.1 rocksdb)
 { echo "$settings"; echo "$configs"
-  step fillrandom "ops = $NUM"; step settle; step fillseq "ops = $NUM"; step flush; step waitforcompaction
+  toml_step fillrandom "ops = $NUM"; toml_step settle; toml_step fillseq "ops = $NUM"; toml_step flush; toml_step waitforcompaction
 } >"$work/load-suite.toml"
 { echo "$settings"; echo "$configs"
-  step readseq; step readrandom "seconds = $READ_SECONDS"; step fwdrange "seconds = $READ_SECONDS"
+  toml_step readseq; toml_step readrandom "seconds = $READ_SECONDS"; toml_step fwdrange "seconds = $READ_SECONDS"
 } >"$work/reads.toml"
 
 kept_db_reads rocksdb_version_reads "RocksDB $VERSION beside 11.8.1, cached reads" \

@@ -1,6 +1,5 @@
 """Markdown tables of a run's rounds, for the bench scripts that repeat reads
-on loaded databases (bench/splinterdb_point_verdict.sh,
-bench/splinterdb_load_history.sh).
+on loaded databases (bench/kept_db.sh and the scripts that source it).
 
 Usage: python3 bench/rounds_table.py RESULT_DIR COMPARE_TXT STEP...
 Prints, per step, every round's ops/s and storage reads per query for each

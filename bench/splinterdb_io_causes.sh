@@ -56,10 +56,8 @@ ops = $NUM
 [[step]]
 name = "settle"
 EOF
-cmd=("$RUMBENCH" run -c "$suite" --repeat "$REPEAT" --progress lines --no-history
-     --db-dir "$SCRATCH/splinterdb-io-causes-db" -d "$out")
-echo "# ${cmd[*]}" >&2
-"${cmd[@]}" >"$SCRATCH/splinterdb-io-causes.log" 2>&1 || { tail -20 "$SCRATCH/splinterdb-io-causes.log" >&2; exit 1; }
+logged "$SCRATCH/splinterdb-io-causes.log" "$RUMBENCH" run -c "$suite" --repeat "$REPEAT" --progress lines --no-history \
+  --db-dir "$SCRATCH/splinterdb-io-causes-db" -d "$out"
 keep="$ROOT/bench/results/splinterdb_io_causes-$stamp"
 mkdir -p "$keep"; cp "$out/summary.txt" "$keep/"
 {

@@ -30,23 +30,19 @@ set -euo pipefail
 . "$(dirname "$0")/kept_db.sh"
 NUM=${1:-50000000}; REPEAT=${2:-5}; CACHE=${3:-12G}
 READ_SECONDS=${READ_SECONDS:-30}
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
 work="$SCRATCH/load-history"; rm -rf "$work"; mkdir -p "$work"
 
-# The cached suite's settings (key and value sizes, seed, range length).
-settings=$(sed -e '/^\[\[/,$d' -e "s/^num = [0-9]*$/num = $NUM/" "$ROOT/suites/splinterdb-vs-rocksdb.toml")
-splinterdb() { printf '[[config]]\nname = "%s"\nengine = "splinterdb"\noptions = { cache_size = "%s" }\n\n' "$1" "$CACHE"; }
+settings=$(suite_settings "$NUM")
+splinterdb() { toml_config "$1" splinterdb "cache_size = \"$CACHE\""; }
 rocksdb() {  # the suite's leveled config
-  printf '[[config]]\nname = "rocksdb-leveled"\nengine = "rocksdb"\noptions = { wal = false, compaction_style = "leveled", block_cache_size = "%s" }\n\n' "$CACHE"
+  toml_config rocksdb-leveled rocksdb "wal = false, compaction_style = \"leveled\", block_cache_size = \"$CACHE\""
 }
-step() { printf '[[step]]\nname = "%s"\n%s\n' "$1" "${2:+$2
-}"; }
-{ echo "$settings"; splinterdb splinterdb-once; step filluniquerandom "ops = $NUM"; step settle; } >"$work/load-1-once.toml"
+{ echo "$settings"; splinterdb splinterdb-once; toml_step filluniquerandom "ops = $NUM"; toml_step settle; } >"$work/load-1-once.toml"
 { echo "$settings"; splinterdb splinterdb-twice; rocksdb
-  step fillrandom "ops = $NUM"; step settle; step fillseq "ops = $NUM"; step flush; step waitforcompaction
+  toml_step fillrandom "ops = $NUM"; toml_step settle; toml_step fillseq "ops = $NUM"; toml_step flush; toml_step waitforcompaction
 } >"$work/load-2-twice.toml"
 { echo "$settings"; splinterdb splinterdb-once; splinterdb splinterdb-twice; rocksdb
-  step readseq; step fwdrange "seconds = $READ_SECONDS"; step readrandom "seconds = $READ_SECONDS"
+  toml_step readseq; toml_step fwdrange "seconds = $READ_SECONDS"; toml_step readrandom "seconds = $READ_SECONDS"
 } >"$work/reads.toml"
 
 kept_db_reads splinterdb_load_history "SplinterDB's cached reads and the keys' history" \

@@ -47,10 +47,8 @@ kept = [t for t in tables if not t.startswith("[[config]]")
 open(path, "w").write(head + "".join(kept))
 PY
 fi
-cmd=("$RUMBENCH" run -c "$sized" -n "$NUM" --repeat "$REPEAT" "${sizes[@]}" "$@"
-     --progress lines --no-history -d "$out")
-echo "# ${cmd[*]}" >&2
-"${cmd[@]}" >"$SCRATCH/published-$VARIANT.log" 2>&1 || { tail -20 "$SCRATCH/published-$VARIANT.log" >&2; exit 1; }
+logged "$SCRATCH/published-$VARIANT.log" "$RUMBENCH" run -c "$sized" -n "$NUM" --repeat "$REPEAT" "${sizes[@]}" "$@" \
+  --progress lines --no-history -d "$out"
 keep="$ROOT/bench/results/splinterdb_published-$VARIANT-$stamp"
 mkdir -p "$keep"; cp "$out/summary.txt" "$keep/"
 table="$keep.md"
