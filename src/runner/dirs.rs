@@ -267,17 +267,19 @@ fn clear_contents(dir: &Path) -> Result<()> {
 /// Remove `dir` if, and only if, it carries rumbench's marker: the whole dir
 /// when rumbench created it, its contents when it was found empty. Returns
 /// whether anything was removed.
+///
+/// The marker goes last, and only once everything else has: a removal that
+/// fails half-way (a dead mount, a file in use) leaves a dir the next run
+/// still knows as its own and clears, not one it must refuse as foreign.
 pub fn remove_owned(dir: &Path) -> bool {
     if !dir.join(MARKER).is_file() {
         return false;
     }
-    if created_by_us(dir) {
-        std::fs::remove_dir_all(dir).is_ok()
-    } else {
-        let ok = clear_contents(dir).is_ok();
-        let _ = std::fs::remove_file(dir.join(MARKER));
-        ok
+    let created = created_by_us(dir);
+    if clear_contents(dir).is_err() || std::fs::remove_file(dir.join(MARKER)).is_err() {
+        return false;
     }
+    !created || std::fs::remove_dir(dir).is_ok()
 }
 
 /// The run (output) directory: created and marked, or taken over empty; an
@@ -480,6 +482,65 @@ mod tests {
         dd.remove();
         assert!(found.is_dir(), "a directory rumbench found empty is kept");
         assert_eq!(std::fs::read_dir(&found).unwrap().count(), 0);
+    }
+
+    /// Makes `file` impossible to remove until dropped: immutable as root
+    /// (chattr +i), its directory read-only otherwise.
+    struct Unremovable(PathBuf);
+
+    impl Unremovable {
+        fn new(file: &Path) -> Unremovable {
+            // SAFETY: geteuid has no preconditions.
+            let ok = if unsafe { libc::geteuid() } == 0 {
+                std::process::Command::new("chattr").arg("+i").arg(file).status().is_ok_and(|s| s.success())
+            } else {
+                use std::os::unix::fs::PermissionsExt;
+                std::fs::set_permissions(file.parent().unwrap(), std::fs::Permissions::from_mode(0o555)).is_ok()
+            };
+            assert!(ok, "cannot make {} unremovable to test a failed removal", file.display());
+            Unremovable(file.to_path_buf())
+        }
+    }
+
+    impl Drop for Unremovable {
+        fn drop(&mut self) {
+            use std::os::unix::fs::PermissionsExt;
+            let _ = std::process::Command::new("chattr")
+                .arg("-i")
+                .arg(&self.0)
+                .stderr(std::process::Stdio::null())
+                .status();
+            let _ = std::fs::set_permissions(self.0.parent().unwrap(), std::fs::Permissions::from_mode(0o755));
+        }
+    }
+
+    #[test]
+    fn a_removal_that_fails_half_way_keeps_the_dir_ours() {
+        let t = tempfile::tempdir().unwrap();
+        for (name, pre_exists) in [("made", false), ("found", true)] {
+            let d = t.path().join(name);
+            if pre_exists {
+                std::fs::create_dir(&d).unwrap();
+            }
+            let dd = DataDir::fresh(&d).unwrap();
+            // Many entries, so some come before the stuck one in any order.
+            for i in 0..20 {
+                std::fs::write(d.join(format!("sst{i}")), "x").unwrap();
+            }
+            std::fs::create_dir(d.join("mnt")).unwrap();
+            std::fs::write(d.join("mnt/stuck"), "x").unwrap();
+            let stuck = Unremovable::new(&d.join("mnt/stuck"));
+            assert!(!remove_owned(&d), "{name}: the removal failed");
+            drop(dd);
+            assert!(d.join(MARKER).is_file(), "{name}: the marker outlives a failed removal");
+            assert_eq!(state(&d).unwrap(), DirState::Owned, "{name}");
+            drop(stuck);
+            // The next run clears what the failed removal left.
+            let next = DataDir::fresh(&d).unwrap();
+            assert!(!has_content(&d), "{name}");
+            next.remove();
+            assert_eq!(d.exists(), pre_exists, "{name}");
+        }
     }
 
     #[test]
