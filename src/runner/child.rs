@@ -81,6 +81,23 @@ pub(crate) fn is_fill(kind: StepKind) -> bool {
     matches!(kind, StepKind::Fill | StepKind::FillSeq | StepKind::FillRandom | StepKind::FillUniqueRandom)
 }
 
+/// A read-only step whose rate climbed from its start to its end measured a
+/// cache while it warmed: its average depends on its length. Not readseq: it
+/// reads each key once, and is what users warm a cache with.
+fn warming_warning(kind: StepKind, result: &StepResult) -> Option<String> {
+    let repeats_reads = !kind.changes_data() && !kind.is_engine_call() && kind != StepKind::ReadSeq;
+    if !repeats_reads || result.status != Status::Completed {
+        return None;
+    }
+    let (o, wall_s) = result.main_op().zip(result.wall_s)?;
+    let (first, last) = crate::measure::rising_rate(&o.intervals, wall_s)?;
+    Some(format!(
+        "still warming: the rate climbed through the step ({} ops/s over its first third, {} over its last), so its average depends on its length; warm the cache first (a readseq step) or run longer",
+        thousands(first.round() as u64),
+        thousands(last.round() as u64)
+    ))
+}
+
 use crate::report::fmt::thousands;
 
 /// A fill that ended at --seconds before writing its keys: a warning of its
@@ -299,6 +316,9 @@ pub(crate) fn run_step(
         .main_op()
         .zip(result.wall_s)
         .and_then(|(o, wall_s)| crate::measure::rate_percentiles(&o.intervals, wall_s));
+    if let Some(w) = warming_warning(plan.kind, &result) {
+        result.warnings.push(w);
+    }
     if let Some(after) = engine.write_amp_counters() {
         result.engine_write_amp = after.amp_since(before);
         result.engine_write_amp_cumulative = after.amp_since(None);
@@ -471,4 +491,48 @@ pub(crate) fn existing_db_note(plan: &RunPlan, opts: &RunOptions, engine: &dyn E
             format!("the existing database was opened read-write: step {writer} changes it")
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::measure::IntervalStats;
+    use crate::result::OpResult;
+
+    fn step(kind: StepKind, rates: &[u64]) -> StepResult {
+        let mut r = StepResult::new(&crate::plan::test_step(kind, 1, false));
+        r.status = Status::Completed;
+        r.wall_s = Some(rates.len() as f64);
+        r.ops = rates.iter().sum();
+        let intervals = rates
+            .iter()
+            .enumerate()
+            .map(|(i, &ops)| IntervalStats { index: i as u32, ops, p99_us: 1.0, max_us: 1.0, histogram: None })
+            .collect();
+        r.ops_by_type = vec![OpResult {
+            op: "get".into(),
+            ops: r.ops,
+            latency: Default::default(),
+            intervals,
+            outcomes: None,
+            histogram: None,
+        }];
+        r
+    }
+
+    #[test]
+    fn a_read_step_whose_rate_climbs_is_said_to_be_still_warming() {
+        let climbing: Vec<u64> = (0..30).map(|i| 130_000 + i * 6_000).collect();
+        let w = warming_warning(StepKind::ReadRandom, &step(StepKind::ReadRandom, &climbing)).expect("warned");
+        assert!(w.starts_with("still warming") && w.contains("157,000 ops/s") && w.contains("277,000"), "{w}");
+        assert!(warming_warning(StepKind::YcsbC, &step(StepKind::YcsbC, &climbing)).is_some());
+        assert!(warming_warning(StepKind::ReadRandom, &step(StepKind::ReadRandom, &[170_000; 30])).is_none());
+        // Writes, the scan users warm with, and a failed step: not judged.
+        for kind in [StepKind::FillRandom, StepKind::ReadWhileWriting, StepKind::ReadSeq, StepKind::WaitForCompaction] {
+            assert!(warming_warning(kind, &step(kind, &climbing)).is_none(), "{kind}");
+        }
+        let mut failed = step(StepKind::ReadRandom, &climbing);
+        failed.status = Status::Failed;
+        assert!(warming_warning(StepKind::ReadRandom, &failed).is_none());
+    }
 }

@@ -18,4 +18,4 @@ pub mod thread_cpu;
 pub mod usl;
 
 pub use latency::{new_histogram, LatencySummary};
-pub use recorder::{merge, rate_percentiles, IntervalStats, ProgressCounter, RatePercentiles, Recorder};
+pub use recorder::{merge, rate_percentiles, rising_rate, IntervalStats, ProgressCounter, RatePercentiles, Recorder};

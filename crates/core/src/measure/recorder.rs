@@ -178,6 +178,28 @@ pub fn rate_percentiles(intervals: &[IntervalStats], wall_s: f64) -> Option<Rate
     })
 }
 
+/// A rate that climbed through the whole step, as a cache warms: the mean
+/// rates (ops/s) of the first and the last third of its full 1-second
+/// intervals, when the middle third lies between them and the last is at
+/// least [`WARMING_RISE`] times the first. A step's average then mixes cold
+/// and warm seconds. None for a flat or falling rate, or under 9 seconds.
+pub fn rising_rate(intervals: &[IntervalStats], wall_s: f64) -> Option<(f64, f64)> {
+    let rates: Vec<f64> =
+        intervals.iter().filter(|iv| (iv.index as f64 + 1.0) <= wall_s + 1e-9).map(|iv| iv.ops as f64).collect();
+    if rates.len() < 9 {
+        return None;
+    }
+    let third = rates.len() / 3;
+    let mean = |xs: &[f64]| xs.iter().sum::<f64>() / xs.len() as f64;
+    let (first, middle, last) =
+        (mean(&rates[..third]), mean(&rates[third..rates.len() - third]), mean(&rates[rates.len() - third..]));
+    (first < middle && middle < last && last >= WARMING_RISE * first).then_some((first, last))
+}
+
+/// How much faster a step's last third must run than its first to count as
+/// still warming: more than a shared machine's second-to-second spread.
+pub const WARMING_RISE: f64 = 1.25;
+
 /// All threads' recordings of one operation type, merged.
 pub struct MergedOps {
     pub histogram: Histogram<u64>,
@@ -230,6 +252,39 @@ mod tests {
     use super::*;
 
     const MS: u64 = 1_000_000;
+
+    fn seconds(rates: &[u64]) -> Vec<IntervalStats> {
+        rates
+            .iter()
+            .enumerate()
+            .map(|(i, &ops)| IntervalStats { index: i as u32, ops, p99_us: 1.0, max_us: 1.0, histogram: None })
+            .collect()
+    }
+
+    #[test]
+    fn a_rate_that_climbs_through_the_step_is_warming_a_flat_one_is_not() {
+        // A block cache filling over 30 s (2026-11-29's cached RocksDB reads).
+        let climbing: Vec<u64> = (0..30).map(|i| 130_000 + i * 6_000).collect();
+        let (first, last) = rising_rate(&seconds(&climbing), 30.0).expect("warming");
+        assert!((first - 157_000.0).abs() < 1.0 && (last - 277_000.0).abs() < 1.0, "{first} {last}");
+        // Flat with a shared machine's noise: no.
+        let flat: Vec<u64> = (0..30).map(|i| 170_000 + (i * 7_919 % 13) * 2_000).collect();
+        assert_eq!(rising_rate(&seconds(&flat), 30.0), None);
+        // One slow second at the start does not make a climb: the middle is not between.
+        let mut dip = vec![200_000; 30];
+        dip[0] = 10_000;
+        dip[10..20].fill(260_000);
+        assert_eq!(rising_rate(&seconds(&dip), 30.0), None);
+        // A falling rate, a rise under the threshold, a short step: no.
+        let falling: Vec<u64> = climbing.iter().rev().copied().collect();
+        assert_eq!(rising_rate(&seconds(&falling), 30.0), None);
+        let gentle: Vec<u64> = (0..30).map(|i| 200_000 + i * 1_000).collect();
+        assert_eq!(rising_rate(&seconds(&gentle), 30.0), None);
+        assert_eq!(rising_rate(&seconds(&climbing[..8]), 8.0), None);
+        // A partial last second does not count.
+        assert!(rising_rate(&seconds(&climbing[..9]), 8.5).is_none());
+        assert!(rising_rate(&seconds(&climbing[..9]), 9.0).is_some());
+    }
 
     #[test]
     fn per_thread_recordings_merge_into_step_and_interval_stats() {
