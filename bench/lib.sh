@@ -24,3 +24,22 @@ logged() {
   echo "# $*" >&2
   "$@" >"$log" 2>&1 || { tail -20 "$log" >&2; exit 1; }
 }
+
+# keep_configs SUITE_TOML NAMES: keep only the [[config]] tables whose name is
+# in NAMES (comma separated); the settings and [[step]]s stay. Empty NAMES: all.
+keep_configs() {
+  [ -n "$2" ] || return 0
+  python3 - "$1" "$2" <<'PY'
+import re, sys
+path, keep = sys.argv[1], set(sys.argv[2].split(","))
+text = open(path).read()
+head, *tables = re.split(r"(?m)^(?=\[\[(?:config|step)\]\])", text)
+names = {re.search(r'(?m)^name = "([^"]*)"', t).group(1) for t in tables if t.startswith("[[config]]")}
+unknown = keep - names
+if unknown:
+    sys.exit(f"CONFIGS names {', '.join(sorted(unknown))}: not a config of {path} ({', '.join(sorted(names))})")
+kept = [t for t in tables if not t.startswith("[[config]]")
+        or re.search(r'(?m)^name = "([^"]*)"', t).group(1) in keep]
+open(path, "w").write(head + "".join(kept))
+PY
+}

@@ -8,14 +8,26 @@
 #                        0 background threads (SplinterDB's default: clients compact)
 #   splinterdb-bg1       one memtable and one normal background thread
 #   splinterdb-buffered  direct_io=false: through the OS page cache
+#   splinterdb-bg1-mt8m  splinterdb-bg1 with 8M memtables (the 24M cache holds 3)
+#   splinterdb-bg1-cache96m  splinterdb-bg1 with a 96M cache (its memtables 4M)
+#   splinterdb-bg1-mt24m splinterdb-bg1-cache96m with 24M memtables, splinter_test's
+#   splinterdb-cache136m     a 136M cache: the memory leveled RocksDB inserts with in
+#                            io-bound mode (2 x 64M memtables and an 8M block cache)
+#   splinterdb-bg1-cache136m splinterdb-bg1 with that 136M cache
+#   splinterdb-bg1-scaled    splinterdb-bg1 with the published ratio of data to memory:
+#                            2B rows of 116 bytes (232 GB) on 16 GB is 14.5 to 1, so a
+#                            cache of 8 bytes per key (80M at 10M keys; at least 24M)
 #   rocksdb-leveled      the suite's (WAL off, leveled)
 # Usage: bench/splinterdb_io_causes.sh [NUM] [REPEAT]   (NUM=10000000, REPEAT=1)
+#   CONFIGS  (environment) the configs to run, comma separated (default: the
+#            first three and rocksdb-leveled, the set of the first runs)
 # Writes bench/results/splinterdb_io_causes-STAMP.md (the table and the
 # command) and the run's summary.txt beside it; the run stays in $SCRATCH.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 NUM=${1:-10000000}; REPEAT=${2:-1}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
+SCALED_CACHE=$(( NUM * 8 / 1048576 > 24 ? NUM * 8 / 1048576 : 24 ))M
 stamp=$(date -u +%Y%m%d-%H%M)
 out="$SCRATCH/splinterdb-io-causes"; rm -rf "$out" "$SCRATCH/splinterdb-io-causes-db"
 suite="$SCRATCH/splinterdb-io-causes.toml"
@@ -45,6 +57,36 @@ engine = "splinterdb"
 options = { direct_io = false }
 
 [[config]]
+name = "splinterdb-bg1-mt8m"
+engine = "splinterdb"
+options = { num_normal_bg_threads = 1, num_memtable_bg_threads = 1, memtable_capacity = "8M" }
+
+[[config]]
+name = "splinterdb-bg1-cache96m"
+engine = "splinterdb"
+options = { num_normal_bg_threads = 1, num_memtable_bg_threads = 1, cache_size = "96M" }
+
+[[config]]
+name = "splinterdb-bg1-mt24m"
+engine = "splinterdb"
+options = { num_normal_bg_threads = 1, num_memtable_bg_threads = 1, cache_size = "96M", memtable_capacity = "24M" }
+
+[[config]]
+name = "splinterdb-cache136m"
+engine = "splinterdb"
+options = { cache_size = "136M" }
+
+[[config]]
+name = "splinterdb-bg1-cache136m"
+engine = "splinterdb"
+options = { num_normal_bg_threads = 1, num_memtable_bg_threads = 1, cache_size = "136M" }
+
+[[config]]
+name = "splinterdb-bg1-scaled"
+engine = "splinterdb"
+options = { num_normal_bg_threads = 1, num_memtable_bg_threads = 1, cache_size = "$SCALED_CACHE" }
+
+[[config]]
 name = "rocksdb-leveled"
 engine = "rocksdb"
 options = { wal = false, compaction_style = "leveled" }
@@ -56,6 +98,8 @@ ops = $NUM
 [[step]]
 name = "settle"
 EOF
+CONFIGS=${CONFIGS:-splinterdb,splinterdb-bg1,splinterdb-buffered,rocksdb-leveled}
+keep_configs "$suite" "$CONFIGS"
 logged "$SCRATCH/splinterdb-io-causes.log" "$RUMBENCH" run -c "$suite" --repeat "$REPEAT" --progress lines --no-history \
   --db-dir "$SCRATCH/splinterdb-io-causes-db" -d "$out"
 keep="$ROOT/bench/results/splinterdb_io_causes-$stamp"
@@ -64,7 +108,7 @@ mkdir -p "$keep"; cp "$out/summary.txt" "$keep/"
   echo "# The io-bound inserts, one thing changed at a time ($stamp UTC)"
   echo
   echo '```sh'
-  echo "bench/splinterdb_io_causes.sh $NUM $REPEAT"
+  echo "CONFIGS=$CONFIGS bench/splinterdb_io_causes.sh $NUM $REPEAT"
   echo '```'
   echo
   python3 - "$out/result.json" <<'PY'

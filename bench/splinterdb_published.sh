@@ -35,18 +35,7 @@ stamp=$(date -u +%Y%m%d-%H%M)
 out="$SCRATCH/published-$VARIANT"; rm -rf "$out"
 sized="$SCRATCH/published-$VARIANT.toml"
 sed -e "s/^ops = [0-9]*$/ops = $NUM/" -e "s/^seconds = [0-9.]*$/seconds = $READ_SECONDS/" "$suite" >"$sized"
-if [ -n "${CONFIGS:-}" ]; then
-  # Keep the [[config]] tables whose name is listed; the [[step]]s stay.
-  python3 - "$sized" "$CONFIGS" <<'PY'
-import re, sys
-path, keep = sys.argv[1], set(sys.argv[2].split(","))
-text = open(path).read()
-head, *tables = re.split(r"(?m)^(?=\[\[(?:config|step)\]\])", text)
-kept = [t for t in tables if not t.startswith("[[config]]")
-        or re.search(r'(?m)^name = "([^"]*)"', t).group(1) in keep]
-open(path, "w").write(head + "".join(kept))
-PY
-fi
+keep_configs "$sized" "${CONFIGS:-}"
 logged "$SCRATCH/published-$VARIANT.log" "$RUMBENCH" run -c "$sized" -n "$NUM" --repeat "$REPEAT" "${sizes[@]}" "$@" \
   --progress lines --no-history -d "$out"
 keep="$ROOT/bench/results/splinterdb_published-$VARIANT-$stamp"
