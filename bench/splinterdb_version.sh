@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# SplinterDB's version, one change: the commit the published comparison ran
+# (a1833060, 2022-09-01) beside the vendored one rumbench builds (d2173e0e,
+# 2026-06-29), each through its own benchmark client, `driver_test
+# splinter_test --perf`, built with the same make command and flags
+# (bench/splinterdb_build.sh), on the same keys, values, cache, memtable and
+# threads (both clients' default of 0 background threads: the flag that sets
+# them was renamed between the two). Run alternately (the old first on odd
+# pairs), each on a fresh database; ratios old/new per pair, then their
+# median and range. Both clients take the same flags; each version keeps its
+# own defaults for the rest (filters, fanout), as the write-up's ran with its
+# own.
+#
+# What it answers (docs/splinterdb.md, "Cached and warm"): whether the
+# SplinterDB of 2022 answers point and range queries, or inserts, faster than
+# the one measured here. splinter_test looks up right after its inserts, in
+# the same process: its cache holds what the inserts and their compactions
+# went through, as in the write-up's runs.
+#
+# Usage: bench/splinterdb_version.sh [VAR=value ...]
+#   N=10000000        records (inserts; lookups of each; N/128 small ranges)
+#   KEY_SIZE=24       splinter_test --key-size
+#   DATA_SIZE=100     splinter_test --data-size (values of 9..DATA_SIZE+1 bytes)
+#   CACHE_MIB=4096    --cache-capacity-mib: the data fits (cached, as published)
+#   MEMTABLE_MIB=24   --memtable-capacity-mib (splinter_test's default)
+#   REPEATS=3         alternating pairs
+#   OLD=a1833060      the older commit
+#   SPLINTERDB_GIT=https://github.com/vmware/splinterdb.git  where to clone it from
+#   DIR=/tmp/rumbench-splinterdb-version  scratch (emptied at start)
+#   OUT=bench/results/splinterdb_version-<date>.md
+set -euo pipefail
+cd "$(dirname "$0")/.."
+for arg in "$@"; do
+    case "$arg" in
+        -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *=*) export "${arg?}" ;;
+        *) echo "unknown argument: $arg (use VAR=value; --help)" >&2; exit 2 ;;
+    esac
+done
+N=${N:-10000000}
+KEY_SIZE=${KEY_SIZE:-24}
+DATA_SIZE=${DATA_SIZE:-100}
+CACHE_MIB=${CACHE_MIB:-4096}
+MEMTABLE_MIB=${MEMTABLE_MIB:-24}
+REPEATS=${REPEATS:-3}
+OLD=${OLD:-a1833060}
+SPLINTERDB_GIT=${SPLINTERDB_GIT:-https://github.com/vmware/splinterdb.git}
+DIR=${DIR:-/tmp/rumbench-splinterdb-version}
+OUT=${OUT:-bench/results/splinterdb_version-$(date +%Y%m%d-%H%M).md}
+
+old_src=$PWD/target/splinterdb-$OLD/splinterdb
+if [ ! -d "$old_src/.git" ]; then
+    rm -rf "$old_src"; mkdir -p "$(dirname "$old_src")"
+    git clone -q "$SPLINTERDB_GIT" "$old_src"
+fi
+git -C "$old_src" checkout -q "$OLD"
+OLD_BUILD=$(SPLINTERDB_SRC="$old_src" bench/splinterdb_build.sh)
+NEW_BUILD=$(bench/splinterdb_build.sh)
+rm -rf "$DIR" && mkdir -p "$DIR/logs"
+
+run() { # $1 = old|new, $2 = pair
+    local build; build=$([ "$1" = old ] && echo "$OLD_BUILD" || echo "$NEW_BUILD")
+    rm -f "$DIR/splinter.db"
+    # splinter_test reads its perf flags in one fixed order (bench/splinterdb_compare.sh).
+    ( cd "$DIR" && flock /tmp/rumbench-heavy.lock "$build/release/bin/driver_test" splinter_test --perf \
+        --max-async-inflight 0 --num-insert-threads 1 --num-lookup-threads 1 --num-range-lookup-threads 1 \
+        --num-inserts "$N" --key-size "$KEY_SIZE" --data-size "$DATA_SIZE" \
+        --cache-capacity-mib "$CACHE_MIB" --memtable-capacity-mib "$MEMTABLE_MIB" --db-capacity-gib 60 \
+        --db-location "$DIR/splinter.db" ) > "$DIR/logs/$1-$2.log" 2>&1 \
+        || { tail -20 "$DIR/logs/$1-$2.log" >&2; exit 1; }
+    rm -f "$DIR/splinter.db"
+    python3 - "$DIR/logs/$1-$2.log" <<'PY'
+import re, sys
+t = open(sys.argv[1]).read()
+ins = re.search(r"splinter total insertion rate: (\d+)", t)
+lk = re.search(r"splinter total lookup rate: (\d+)", t)
+rg = re.search(r"Small range.*?range rate: (\d+) ops/second", t, re.S)
+if not (ins and lk and rg):
+    sys.exit("cannot read splinter_test's rates from " + sys.argv[1])
+print(ins.group(1), lk.group(1), rg.group(1))
+PY
+}
+
+{
+    echo "# SplinterDB $OLD beside d2173e0e, each through its own splinter_test ($(date -u +%Y-%m-%dT%H:%MZ))"
+    echo
+    echo '```sh'
+    echo "bench/splinterdb_version.sh N=$N KEY_SIZE=$KEY_SIZE DATA_SIZE=$DATA_SIZE CACHE_MIB=$CACHE_MIB MEMTABLE_MIB=$MEMTABLE_MIB REPEATS=$REPEATS OLD=$OLD"
+    echo '```'
+    echo
+    echo "Built with: $(sed -n 's/^CFLAGS = //p' "$NEW_BUILD"/release/build-config.*) (d2173e0e);"
+    echo "$(sed -n 's/^CFLAGS = //p' "$OLD_BUILD"/release/build-config.*) ($OLD)."
+    echo "Machine: $(nproc) cores, $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1), data in $DIR ($(df -T "$DIR" | awk 'NR==2{print $2}'))"
+    echo
+    echo "| pair | order | old inserts/s | new inserts/s | old/new | old lookups/s | new lookups/s | old/new | old ranges/s | new ranges/s | old/new |"
+    echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+} > "$OUT"
+: > "$DIR/ratios.tsv"
+for r in $(seq 1 "$REPEATS"); do
+    if [ $((r % 2)) -eq 1 ]; then
+        old=$(run old "$r"); new=$(run new "$r"); order="old, new"
+    else
+        new=$(run new "$r"); old=$(run old "$r"); order="new, old"
+    fi
+    read -r oi ol orr <<< "$old"
+    read -r ni nl nr <<< "$new"
+    line=$(python3 -c "print('\t'.join(f'{a/b:.3f}' for a, b in (($oi, $ni), ($ol, $nl), ($orr, $nr))))")
+    echo "$line" >> "$DIR/ratios.tsv"
+    read -r qi ql qr <<< "$line"
+    echo "| $r | $order | $oi | $ni | $qi | $ol | $nl | $ql | $orr | $nr | $qr |" >> "$OUT"
+    echo "pair $r ($order): old/new inserts $qi, lookups $ql, small ranges $qr" >&2
+done
+python3 - "$DIR/ratios.tsv" >> "$OUT" <<'PY'
+import statistics, sys
+rows = [list(map(float, l.split())) for l in open(sys.argv[1]) if l.strip()]
+print()
+print("old / new, median of the pairs [min, max]:")
+print()
+for i, name in enumerate(["inserts/s (with draining the queued tasks)", "point lookups/s", "small range queries/s (1..100 tuples)"]):
+    col = [r[i] for r in rows]
+    print(f"- {name}: {statistics.median(col):.3f} [{min(col):.3f}, {max(col):.3f}]")
+PY
+echo "logs: $DIR/logs" >> "$OUT"
+cat "$OUT"
