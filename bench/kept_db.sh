@@ -14,18 +14,13 @@
 # STEPS) with the runs' summaries and compare's output beside it. RUN_ARGS go
 # to every `rumbench run`. The databases are removed at the end.
 #
-# The TOML pieces the callers write their files with:
-#   suite_settings NUM     the cached suite's settings (key and value sizes,
-#                          seed, range length), num set to NUM
-#   toml_config NAME ENGINE OPTIONS   a [[config]] (OPTIONS: the inline table's body)
-#   toml_step NAME [LINE]  a [[step]], with one more line (e.g. "ops = 5")
+# suite_settings NUM: the cached suite's settings (key and value sizes, seed,
+# range length), num set to NUM; with bench/lib.sh's toml_config and
+# toml_step, the pieces the callers write their files with.
 
 suite_settings() {
   sed -e '/^\[\[/,$d' -e "s/^num = [0-9]*$/num = $1/" "$(dirname "${BASH_SOURCE[0]}")/../suites/splinterdb-vs-rocksdb.toml"
 }
-toml_config() { printf '[[config]]\nname = "%s"\nengine = "%s"\noptions = { %s }\n\n' "$1" "$2" "$3"; }
-toml_step() { printf '[[step]]\nname = "%s"\n%s\n' "$1" "${2:+$2
-}"; }
 
 kept_db_reads() {
   local name=$1 title=$2 command=$3 repeat=$4 steps=$5; shift 5

@@ -43,3 +43,14 @@ kept = [t for t in tables if not t.startswith("[[config]]")
 open(path, "w").write(head + "".join(kept))
 PY
 }
+
+# TOML pieces for the scripts that write their own suites:
+#   toml_config NAME ENGINE [OPTIONS]  a [[config]] (OPTIONS: the inline table's body)
+#   toml_step NAME [LINE]              a [[step]], with one more line (e.g. "ops = 5")
+toml_config() {
+  printf '[[config]]\nname = "%s"\nengine = "%s"\n' "$1" "$2"
+  [ -z "${3:-}" ] || printf 'options = { %s }\n' "$3"
+  echo
+}
+toml_step() { printf '[[step]]\nname = "%s"\n%s\n' "$1" "${2:+$2
+}"; }

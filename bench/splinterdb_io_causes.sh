@@ -42,62 +42,22 @@ key_size = 16
 value_size = 100
 mode = "io-bound"
 
-[[config]]
-name = "splinterdb"
-engine = "splinterdb"
-
-[[config]]
-name = "splinterdb-bg1"
-engine = "splinterdb"
-options = { num_normal_bg_threads = 1, num_memtable_bg_threads = 1 }
-
-[[config]]
-name = "splinterdb-buffered"
-engine = "splinterdb"
-options = { direct_io = false }
-
-[[config]]
-name = "splinterdb-bg1-mt8m"
-engine = "splinterdb"
-options = { num_normal_bg_threads = 1, num_memtable_bg_threads = 1, memtable_capacity = "8M" }
-
-[[config]]
-name = "splinterdb-bg1-cache96m"
-engine = "splinterdb"
-options = { num_normal_bg_threads = 1, num_memtable_bg_threads = 1, cache_size = "96M" }
-
-[[config]]
-name = "splinterdb-bg1-mt24m"
-engine = "splinterdb"
-options = { num_normal_bg_threads = 1, num_memtable_bg_threads = 1, cache_size = "96M", memtable_capacity = "24M" }
-
-[[config]]
-name = "splinterdb-cache136m"
-engine = "splinterdb"
-options = { cache_size = "136M" }
-
-[[config]]
-name = "splinterdb-bg1-cache136m"
-engine = "splinterdb"
-options = { num_normal_bg_threads = 1, num_memtable_bg_threads = 1, cache_size = "136M" }
-
-[[config]]
-name = "splinterdb-bg1-scaled"
-engine = "splinterdb"
-options = { num_normal_bg_threads = 1, num_memtable_bg_threads = 1, cache_size = "$SCALED_CACHE" }
-
-[[config]]
-name = "rocksdb-leveled"
-engine = "rocksdb"
-options = { wal = false, compaction_style = "leveled" }
-
-[[step]]
-name = "fillrandom"
-ops = $NUM
-
-[[step]]
-name = "settle"
 EOF
+bg1="num_normal_bg_threads = 1, num_memtable_bg_threads = 1"
+{
+  toml_config splinterdb splinterdb
+  toml_config splinterdb-bg1 splinterdb "$bg1"
+  toml_config splinterdb-buffered splinterdb "direct_io = false"
+  toml_config splinterdb-bg1-mt8m splinterdb "$bg1, memtable_capacity = \"8M\""
+  toml_config splinterdb-bg1-cache96m splinterdb "$bg1, cache_size = \"96M\""
+  toml_config splinterdb-bg1-mt24m splinterdb "$bg1, cache_size = \"96M\", memtable_capacity = \"24M\""
+  toml_config splinterdb-cache136m splinterdb "cache_size = \"136M\""
+  toml_config splinterdb-bg1-cache136m splinterdb "$bg1, cache_size = \"136M\""
+  toml_config splinterdb-bg1-scaled splinterdb "$bg1, cache_size = \"$SCALED_CACHE\""
+  toml_config rocksdb-leveled rocksdb 'wal = false, compaction_style = "leveled"'
+  toml_step fillrandom "ops = $NUM"
+  toml_step settle
+} >>"$suite"
 CONFIGS=${CONFIGS:-splinterdb,splinterdb-bg1,splinterdb-buffered,rocksdb-leveled}
 keep_configs "$suite" "$CONFIGS"
 logged "$SCRATCH/splinterdb-io-causes.log" "$RUMBENCH" run -c "$suite" --repeat "$REPEAT" --progress lines --no-history \
