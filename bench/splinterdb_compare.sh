@@ -26,8 +26,7 @@
 #   then 50 next calls: db_bench's seek_nexts), counted from the bytes read.
 #   splinter_test's medium and large ranges (512-1024 and 114688-131072
 #   tuples) have no rumbench step and are not compared;
-# (splinter_test reads its perf flags in one fixed order: --max-async-inflight,
-# --num-insert-threads, --num-lookup-threads, --num-range-lookup-threads.)
+# (splinter_test's command line and output: bench/splinter_test.sh.)
 # - settings: cache 1 GiB, memtable 24 MiB, 0 background threads, queue scale
 #   100, filter_log_index_size 8 (splinter_test's defaults, set on rumbench).
 # splinter_test times itself (its own clock around each phase, thread start and
@@ -44,6 +43,7 @@
 #   OUT=bench/results/splinterdb_compare-<date>.md
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/splinter_test.sh
 for arg in "$@"; do
     case "$arg" in
         -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
@@ -91,23 +91,8 @@ ops = $RANGES
 EOF
 
 run_splinter_test() { # $1 = run id
-    rm -f "$DIR/splinter.db"
-    ( cd "$DIR" && flock /tmp/rumbench-heavy.lock "$DRIVER" splinter_test --perf \
-        --max-async-inflight 0 --num-insert-threads 1 --num-lookup-threads 1 --num-range-lookup-threads 1 \
-        --num-inserts "$N" --key-size "$KEY_SIZE" --data-size "$DATA_SIZE" \
-        --cache-capacity-mib 1024 --memtable-capacity-mib 24 --db-capacity-gib 30 \
-        --db-location "$DIR/splinter.db" ) > "$DIR/logs/splinter_test-$1.log" 2>&1
-    rm -f "$DIR/splinter.db"
-    python3 - "$DIR/logs/splinter_test-$1.log" <<'PY'
-import re, sys
-t = open(sys.argv[1]).read()
-ins = re.search(r"splinter total insertion rate: (\d+)", t)
-lk = re.search(r"splinter total lookup rate: (\d+)", t)
-rg = re.search(r"Small range.*?range rate: (\d+) ops/second, tuple rate: (\d+)", t, re.S)
-if not (ins and lk and rg):
-    sys.exit("cannot read splinter_test's rates from " + sys.argv[1])
-print(ins.group(1), lk.group(1), rg.group(1), rg.group(2))
-PY
+    splinter_test_perf "$DRIVER" "$DIR" "$DIR/logs/splinter_test-$1.log" \
+        "$N" "$KEY_SIZE" "$DATA_SIZE" 1024 24 30
 }
 
 run_rumbench() { # $1 = run id
@@ -146,6 +131,7 @@ for r in $(seq 1 "$REPEATS"); do
         rb=$(run_rumbench "$r"); st=$(run_splinter_test "$r"); order="rb, st"
     fi
     read -r si sl sr stp <<< "$st"
+    [ "$stp" != - ] || { echo "splinter_test printed no tuple rate (logs: $DIR/logs)" >&2; exit 1; }
     read -r ri rl rr rtp <<< "$rb"
     line=$(python3 -c "
 si,sl,sr,stp,ri,rl,rr,rtp=map(float,'$si $sl $sr $stp $ri $rl $rr $rtp'.split())

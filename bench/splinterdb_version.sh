@@ -30,6 +30,7 @@
 #   OUT=bench/results/splinterdb_version-<date>.md
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/splinter_test.sh
 for arg in "$@"; do
     case "$arg" in
         -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
@@ -60,25 +61,8 @@ rm -rf "$DIR" && mkdir -p "$DIR/logs"
 
 run() { # $1 = old|new, $2 = pair
     local build; build=$([ "$1" = old ] && echo "$OLD_BUILD" || echo "$NEW_BUILD")
-    rm -f "$DIR/splinter.db"
-    # splinter_test reads its perf flags in one fixed order (bench/splinterdb_compare.sh).
-    ( cd "$DIR" && flock /tmp/rumbench-heavy.lock "$build/release/bin/driver_test" splinter_test --perf \
-        --max-async-inflight 0 --num-insert-threads 1 --num-lookup-threads 1 --num-range-lookup-threads 1 \
-        --num-inserts "$N" --key-size "$KEY_SIZE" --data-size "$DATA_SIZE" \
-        --cache-capacity-mib "$CACHE_MIB" --memtable-capacity-mib "$MEMTABLE_MIB" --db-capacity-gib 60 \
-        --db-location "$DIR/splinter.db" ) > "$DIR/logs/$1-$2.log" 2>&1 \
-        || { tail -20 "$DIR/logs/$1-$2.log" >&2; exit 1; }
-    rm -f "$DIR/splinter.db"
-    python3 - "$DIR/logs/$1-$2.log" <<'PY'
-import re, sys
-t = open(sys.argv[1]).read()
-ins = re.search(r"splinter total insertion rate: (\d+)", t)
-lk = re.search(r"splinter total lookup rate: (\d+)", t)
-rg = re.search(r"Small range.*?range rate: (\d+) ops/second", t, re.S)
-if not (ins and lk and rg):
-    sys.exit("cannot read splinter_test's rates from " + sys.argv[1])
-print(ins.group(1), lk.group(1), rg.group(1))
-PY
+    splinter_test_perf "$build/release/bin/driver_test" "$DIR" "$DIR/logs/$1-$2.log" \
+        "$N" "$KEY_SIZE" "$DATA_SIZE" "$CACHE_MIB" "$MEMTABLE_MIB" 60
 }
 
 {
@@ -102,8 +86,8 @@ for r in $(seq 1 "$REPEATS"); do
     else
         new=$(run new "$r"); old=$(run old "$r"); order="new, old"
     fi
-    read -r oi ol orr <<< "$old"
-    read -r ni nl nr <<< "$new"
+    read -r oi ol orr _ <<< "$old"
+    read -r ni nl nr _ <<< "$new"
     line=$(python3 -c "print('\t'.join(f'{a/b:.3f}' for a, b in (($oi, $ni), ($ol, $nl), ($orr, $nr))))")
     echo "$line" >> "$DIR/ratios.tsv"
     read -r qi ql qr <<< "$line"
