@@ -162,8 +162,7 @@ pub struct RatePercentiles {
 
 /// Rate percentiles of an interval series; None when the step had no full second.
 pub fn rate_percentiles(intervals: &[IntervalStats], wall_s: f64) -> Option<RatePercentiles> {
-    let mut rates: Vec<f64> =
-        intervals.iter().filter(|iv| (iv.index as f64 + 1.0) <= wall_s + 1e-9).map(|iv| iv.ops as f64).collect();
+    let mut rates = full_second_rates(intervals, wall_s);
     if rates.is_empty() {
         return None;
     }
@@ -178,14 +177,19 @@ pub fn rate_percentiles(intervals: &[IntervalStats], wall_s: f64) -> Option<Rate
     })
 }
 
+/// The ops of each whole second of a step that ran `wall_s` seconds, in
+/// order: its last, partial second would understate the rate.
+fn full_second_rates(intervals: &[IntervalStats], wall_s: f64) -> Vec<f64> {
+    intervals.iter().filter(|iv| (iv.index as f64 + 1.0) <= wall_s + 1e-9).map(|iv| iv.ops as f64).collect()
+}
+
 /// A rate that climbed through the whole step, as a cache warms: the mean
 /// rates (ops/s) of the first and the last third of its full 1-second
 /// intervals, when the middle third lies between them and the last is at
 /// least [`WARMING_RISE`] times the first. A step's average then mixes cold
 /// and warm seconds. None for a flat or falling rate, or under 9 seconds.
 pub fn rising_rate(intervals: &[IntervalStats], wall_s: f64) -> Option<(f64, f64)> {
-    let rates: Vec<f64> =
-        intervals.iter().filter(|iv| (iv.index as f64 + 1.0) <= wall_s + 1e-9).map(|iv| iv.ops as f64).collect();
+    let rates = full_second_rates(intervals, wall_s);
     if rates.len() < 9 {
         return None;
     }
