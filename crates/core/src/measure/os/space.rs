@@ -8,7 +8,9 @@ use std::path::Path;
 /// Allocated bytes (st_blocks * 512, not apparent size) of `dir` and
 /// everything under it, directories included, as `du -s --block-size=1`.
 ///
-/// Symlinks are not followed (their own blocks count). A file with several
+/// Symlinks under `dir` are not followed (their own blocks count); `dir`
+/// itself is, as `du -H`: a data dir that is a symlink to another disk is
+/// that disk's data, not the link's 0 blocks. A file with several
 /// hard links (RocksDB checkpoints, backups) counts once. Files and
 /// directories that vanish during the walk (engines delete files
 /// concurrently) are skipped; other errors (permission) are returned.
@@ -18,7 +20,7 @@ pub fn allocated_bytes(dir: &Path) -> std::io::Result<u64> {
     let mut stack = vec![dir.to_path_buf()];
     let mut first = true;
     while let Some(d) = stack.pop() {
-        let md = match std::fs::symlink_metadata(&d) {
+        let md = match if first { std::fs::metadata(&d) } else { std::fs::symlink_metadata(&d) } {
             Ok(m) => m,
             Err(e) if e.kind() == ErrorKind::NotFound && !first => continue,
             Err(e) => return Err(e),
@@ -78,6 +80,20 @@ mod tests {
         assert!(n >= 1 << 20, "{n}");
         // Not 2 MiB (hard link once), not 1 GiB (sparse), not /usr (symlink).
         assert!(n < (1 << 20) + (1 << 18), "{n}");
+    }
+
+    #[test]
+    fn a_data_dir_that_is_a_symlink_is_measured_through_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("real");
+        std::fs::create_dir(&real).unwrap();
+        let mut f = std::fs::File::create(real.join("data")).unwrap();
+        f.write_all(&vec![7u8; 1 << 20]).unwrap();
+        f.sync_all().unwrap();
+        std::os::unix::fs::symlink("real", dir.path().join("link")).unwrap();
+        let through_link = allocated_bytes(&dir.path().join("link")).unwrap();
+        assert!(through_link >= 1 << 20, "{through_link}");
+        assert_eq!(through_link, allocated_bytes(&real).unwrap());
     }
 
     #[test]
