@@ -2,6 +2,7 @@
 on loaded databases (bench/kept_db.sh and the scripts that source it).
 
 Usage: python3 bench/rounds_table.py RESULT_DIR COMPARE_TXT STEP...
+RESULT_DIR is a run with --repeat, or DIR1,DIR2,... one run per round.
 Prints, per step, every round's ops/s and storage reads per query for each
 config (the cached check), each config's medians (ops/s, host CPU per
 operation, database size), then `rumbench compare`'s lines for those steps.
@@ -12,14 +13,17 @@ import statistics
 import sys
 
 
-def main(result_dir, compare_txt, steps):
-    r = json.load(open(f"{result_dir}/result.json"))
+def main(result_dirs, compare_txt, steps):
+    dirs = result_dirs.split(",")
     rounds = {}  # config -> round -> {step name: step}
-    for c in r["configs"]:
-        if c["status"] != "completed":
-            print(f"- {c['name']} round {c.get('repeat')}: {c['status']}: {c.get('error')}")
-            continue
-        rounds.setdefault(c["name"], {})[c.get("repeat") or 1] = {s["name"]: s for s in c["steps"]}
+    for i, result_dir in enumerate(dirs):
+        r = json.load(open(f"{result_dir}/result.json"))
+        for c in r["configs"]:
+            rd = (c.get("repeat") or 1) if len(dirs) == 1 else i + 1
+            if c["status"] != "completed":
+                print(f"- {c['name']} round {rd}: {c['status']}: {c.get('error')}")
+                continue
+            rounds.setdefault(c["name"], {})[rd] = {s["name"]: s for s in c["steps"]}
     names = list(rounds)
     every = sorted({rd for v in rounds.values() for rd in v})
     for step in steps:
