@@ -38,14 +38,8 @@ set -euo pipefail
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO_DIR=$(cd "$SCRIPT_DIR/.." && pwd)
 
-usage() { sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d' | sed 's/^# \{0,1\}//'; }
-for arg in "$@"; do
-    case "$arg" in
-        -h|--help) usage; exit 0 ;;
-        *=*) export "${arg?}" ;;
-        *) echo "unknown argument: $arg (use VAR=value; --help)" >&2; exit 2 ;;
-    esac
-done
+. "$SCRIPT_DIR/var_args.sh"
+var_args "${BASH_SOURCE[0]}" "$@"
 
 NUMS=${NUMS:-"1000000 10000000"}
 THREADS=${THREADS:-"1 2"}

@@ -44,13 +44,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/splinter_test.sh
-for arg in "$@"; do
-    case "$arg" in
-        -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
-        *=*) export "${arg?}" ;;
-        *) echo "unknown argument: $arg (use VAR=value; --help)" >&2; exit 2 ;;
-    esac
-done
+. bench/var_args.sh
+var_args "$0" "$@"
 N=${N:-2000000}
 DATA_SIZE=${DATA_SIZE:-100}
 VALUE_SIZE=${VALUE_SIZE:-$(( (DATA_SIZE + 10) / 2 ))}
