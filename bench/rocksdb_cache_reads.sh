@@ -10,8 +10,8 @@
 #                --benchmarks=readseq,readrandom,seekrandom)
 #   the cache    "the data fits the engine's cache", its size not given:
 #                block caches of CACHES, the rest of the data in the OS page
-#                cache (a cache sized by the database's size on disk holds
-#                its compressed blocks, not the uncompressed ones it caches)
+#                cache (a block cache holds blocks uncompressed: one of the
+#                database's size on disk holds only part of them)
 #
 # One load as the cached suite loads leveled RocksDB (WAL off; fillrandom,
 # settle, fillseq, flush, waitforcompaction), then REPEAT rounds, each a
@@ -61,7 +61,8 @@ logged "$work/load.log" "$RUMBENCH" run -c "$work/load.toml" --keep-db -d "$work
 for c in "${caches[@]:1}"; do ln -s rocksdb-leveled "$work/db/$(name "$c")"; done
 
 # db_bench with rumbench's RocksDB options (rumbench's defaults are
-# db_bench's, docs/rocksdb.md; the suite sets the WAL off and the cache).
+# db_bench's: src/engine/rocksdb.rs, bench/README.md; the suite sets the WAL
+# off and the cache).
 dbb=("$DB_BENCH" --db="$work/db/rocksdb-leveled" --use_existing_db=1 --num="$NUM"
      --key_size="$key_size" --value_size="$value_size" --compaction_style=0 --disable_wal=1
      --cache_size="$(bytes "${caches[0]}")" --benchmarks=readseq,readrandom,seekrandom --seek_nexts="$range_len"
