@@ -554,11 +554,10 @@ fn repeat_figures(row: &Row, round: Option<u32>, facts: StepFacts) -> RepeatFigu
     }
 }
 
-/// Per-second rates of the full seconds of a step: interval `i` counts when
-/// the step lasted at least until i + 1 s (the partial last second is left
-/// out, it would read as a drop).
+/// The full seconds of a step (`measure::full_seconds`: the partial last
+/// second is left out, it would read as a drop).
 pub fn full_second_ops(intervals: &[IntervalStats], wall_s: f64) -> Vec<&IntervalStats> {
-    intervals.iter().filter(|iv| (iv.index as f64 + 1.0) <= wall_s + 0.01).collect()
+    crate::measure::full_seconds(intervals, wall_s).collect()
 }
 
 /// Coefficient of variation (sample standard deviation / mean) of at least

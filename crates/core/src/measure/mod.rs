@@ -18,4 +18,6 @@ pub mod thread_cpu;
 pub mod usl;
 
 pub use latency::{new_histogram, LatencySummary};
-pub use recorder::{merge, rate_percentiles, rising_rate, IntervalStats, ProgressCounter, RatePercentiles, Recorder};
+pub use recorder::{
+    full_seconds, merge, rate_percentiles, rising_rate, IntervalStats, ProgressCounter, RatePercentiles, Recorder,
+};

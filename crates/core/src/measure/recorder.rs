@@ -177,10 +177,22 @@ pub fn rate_percentiles(intervals: &[IntervalStats], wall_s: f64) -> Option<Rate
     })
 }
 
-/// The ops of each whole second of a step that ran `wall_s` seconds, in
-/// order: its last, partial second would understate the rate.
+/// How far short of a whole second a step's last interval may end and still
+/// count as whole: the step's wall time and its interval boundaries are
+/// taken a few milliseconds apart.
+const FULL_SECOND_SLACK_S: f64 = 0.01;
+
+/// The whole seconds of a step that ran `wall_s` seconds, in order: interval
+/// `i` counts when the step lasted until i + 1 s; its last, partial second
+/// would understate the rate. Every reader of per-second rates (rate
+/// percentiles, the warming check, the report's spread and charts) uses it.
+pub fn full_seconds(intervals: &[IntervalStats], wall_s: f64) -> impl Iterator<Item = &IntervalStats> {
+    intervals.iter().filter(move |iv| (iv.index as f64 + 1.0) <= wall_s + FULL_SECOND_SLACK_S)
+}
+
+/// The ops of each whole second of a step (`full_seconds`).
 fn full_second_rates(intervals: &[IntervalStats], wall_s: f64) -> Vec<f64> {
-    intervals.iter().filter(|iv| (iv.index as f64 + 1.0) <= wall_s + 1e-9).map(|iv| iv.ops as f64).collect()
+    full_seconds(intervals, wall_s).map(|iv| iv.ops as f64).collect()
 }
 
 /// A rate that climbed through the whole step, as a cache warms: the mean
@@ -331,6 +343,15 @@ mod tests {
         let ops: Vec<u64> = merged.intervals.iter().map(|i| i.ops).collect();
         assert_eq!(ops, vec![1, 0, 0, 1]);
         assert_eq!(merged.intervals[1].max_us, 0.0);
+    }
+
+    #[test]
+    fn a_last_second_short_by_a_few_milliseconds_is_whole() {
+        let iv = |index| IntervalStats { index, ops: 10, p99_us: 0.0, max_us: 0.0, histogram: None };
+        let series: Vec<IntervalStats> = (0..4).map(iv).collect();
+        assert_eq!(full_seconds(&series, 2.995).count(), 3);
+        assert_eq!(full_seconds(&series, 2.9).count(), 2);
+        assert_eq!(full_seconds(&series, 4.0).count(), 4);
     }
 
     #[test]
