@@ -16,6 +16,7 @@
 # Writes bench/results/splinterdb_bg_stats-STAMP.md.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/splinter_test.sh"
 N=${1:-10000000}; REPEATS=${2:-1}; CACHE_MIB=${3:-24}; MEMTABLE_MIB=${4:-4}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 build=$("$ROOT/bench/splinterdb_build.sh")
@@ -24,17 +25,10 @@ work="$SCRATCH/splinterdb-bg-stats"; rm -rf "$work"; mkdir -p "$work"
 trap 'rm -f "$work/splinter.db"' EXIT
 stamp=$(date -u +%Y%m%d-%H%M)
 
-run() {  # run LOG BG_THREADS
-  rm -f "$work/splinter.db"
+run() {  # run LOG BG_THREADS: inserts only (0 readers)
   echo "# splinter_test --perf, $2 background threads of each kind" >&2
-  ( cd "$work" && flock /tmp/rumbench-heavy.lock "$driver" splinter_test --perf \
-      --max-async-inflight 0 --num-insert-threads 1 --num-lookup-threads 0 --num-range-lookup-threads 0 \
-      --num-inserts "$N" --key-size 24 --data-size 100 \
-      --cache-capacity-mib "$CACHE_MIB" --memtable-capacity-mib "$MEMTABLE_MIB" --db-capacity-gib 60 \
-      --db-location "$work/splinter.db" --stats \
-      --num-normal-bg-threads "$2" --num-memtable-bg-threads "$2" ) >"$1" 2>&1 \
-    || { tail -20 "$1" >&2; exit 1; }
-  rm -f "$work/splinter.db"
+  splinter_test_run "$driver" "$work" "$1" "$N" 24 100 "$CACHE_MIB" "$MEMTABLE_MIB" 60 0 \
+    --stats --num-normal-bg-threads "$2" --num-memtable-bg-threads "$2"
 }
 logs=()
 for r in $(seq "$REPEATS"); do

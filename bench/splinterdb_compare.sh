@@ -136,15 +136,7 @@ print('\t'.join(f'{x:.3f}' for x in (ri/si, rl/sl, rr/sr, rtp/stp)))")
     echo "| $r | $order | $si | $ri | $qi | $sl | $rl | $ql | $sr | $rr | $qr | $stp | $rtp | $qt |" >> "$OUT"
     echo "pair $r ($order): inserts $qi, lookups $ql, ranges $qr, tuples $qt" >&2
 done
-python3 - "$DIR/ratios.tsv" >> "$OUT" <<'PY'
-import statistics, sys
-rows = [list(map(float, l.split())) for l in open(sys.argv[1]) if l.strip()]
-print()
-print("rumbench / splinter_test, median of the pairs [min, max]:")
-print()
-for i, name in enumerate(["inserts/s (matched: fill + waitforcompaction)", "point lookups/s", "range queries/s (rb fixed length vs st 1..100)", "range tuples/s"]):
-    col = [r[i] for r in rows]
-    print(f"- {name}: {statistics.median(col):.3f} [{min(col):.3f}, {max(col):.3f}]")
-PY
+pair_medians "$DIR/ratios.tsv" "rumbench / splinter_test" "inserts/s (matched: fill + waitforcompaction)" \
+    "point lookups/s" "range queries/s (rb fixed length vs st 1..100)" "range tuples/s" >> "$OUT"
 echo "logs: $DIR/logs" >> "$OUT"
 cat "$OUT"

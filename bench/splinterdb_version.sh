@@ -89,15 +89,7 @@ for r in $(seq 1 "$REPEATS"); do
     echo "| $r | $order | $oi | $ni | $qi | $ol | $nl | $ql | $orr | $nr | $qr |" >> "$OUT"
     echo "pair $r ($order): old/new inserts $qi, lookups $ql, small ranges $qr" >&2
 done
-python3 - "$DIR/ratios.tsv" >> "$OUT" <<'PY'
-import statistics, sys
-rows = [list(map(float, l.split())) for l in open(sys.argv[1]) if l.strip()]
-print()
-print("old / new, median of the pairs [min, max]:")
-print()
-for i, name in enumerate(["inserts/s (with draining the queued tasks)", "point lookups/s", "small range queries/s (1..100 tuples)"]):
-    col = [r[i] for r in rows]
-    print(f"- {name}: {statistics.median(col):.3f} [{min(col):.3f}, {max(col):.3f}]")
-PY
+pair_medians "$DIR/ratios.tsv" "old / new" "inserts/s (with draining the queued tasks)" \
+    "point lookups/s" "small range queries/s (1..100 tuples)" >> "$OUT"
 echo "logs: $DIR/logs" >> "$OUT"
 cat "$OUT"
