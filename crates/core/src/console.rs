@@ -116,8 +116,13 @@ fn write_to(fd: i32, args: std::fmt::Arguments, newline: bool) {
         let mut s = std::io::stdout().lock();
         s.write_fmt(args).and_then(|_| if newline { s.write_all(b"\n") } else { Ok(()) }).and_then(|_| s.flush())
     } else {
-        let mut s = std::io::stderr().lock();
-        s.write_fmt(args).and_then(|_| if newline { s.write_all(b"\n") } else { Ok(()) })
+        // One write per line: the lines of two processes at once (a duet's
+        // sides) do not cut into each other.
+        let mut line = args.to_string();
+        if newline {
+            line.push('\n');
+        }
+        std::io::stderr().lock().write_all(line.as_bytes())
     };
     if let Err(e) = r {
         if is_gone(&e) {

@@ -34,7 +34,7 @@
 
 use anyhow::Result;
 
-use super::compare_sides::{compare_sides, side_of, Side};
+use super::compare_sides::{compare_sides, side_of, Pairing, Side};
 use super::summary::{self, NamedRun, Summary, METRICS};
 use crate::measure::usl::{self, UslFit};
 use crate::result::RunResult;
@@ -193,9 +193,20 @@ pub fn compare(groups: &[Group], opts: &Options) -> Result<Comparison> {
         let scaling = scaling_pairs((&groups[ga], &a), (&groups[gb], &b));
         jobs.push((label(ga, &a), side_of(&sums[ga], &a), label(gb, &b), side_of(&sums[gb], &b), scaling, same_run));
     }
-    for (a_label, a, b_label, b, scaling, same_run) in jobs {
+    let runs: Vec<&RunResult> = groups.iter().flat_map(|g| g.runs.iter().map(|(_, r)| r)).collect();
+    let pairing = Pairing::of(&runs, same_run);
+    out.notes.extend(pairing.notes());
+    let builds: Vec<Vec<String>> = matched_configs(groups)
+        .into_iter()
+        .map(|(ga, a, gb, b)| match (config_info(&sums[ga], &a), config_info(&sums[gb], &b)) {
+            (Some(x), Some(y)) => super::versions::build_differences(x, y),
+            _ => Vec::new(),
+        })
+        .collect();
+    for ((a_label, a, b_label, b, scaling, same_run), built) in jobs.into_iter().zip(builds) {
         let mut pair = Pair::new(a_label, b_label, scaling);
-        compare_sides(&a, &b, same_run, opts, &mut pair);
+        compare_sides(&a, &b, &Pairing { same_run, ..pairing }, opts, &mut pair);
+        pair.notes.extend(built);
         out.pairs.push(pair);
     }
     for g in groups {
@@ -210,6 +221,11 @@ pub fn compare(groups: &[Group], opts: &Options) -> Result<Comparison> {
     Ok(out)
 }
 
+/// A config's facts (engine, provenance) in a group's summaries.
+fn config_info<'a>(sums: &'a [Summary], name: &str) -> Option<&'a summary::ConfigInfo> {
+    sums.iter().flat_map(|s| s.runs.iter()).flat_map(|r| r.configs.iter()).find(|c| c.name == name)
+}
+
 /// Configs of one run (one summary) against one of them, as [`compare`]
 /// does with a single group: one pair per config of `others`, base first.
 pub fn compare_configs(s: &Summary, base: &str, others: &[String], opts: &Options) -> Vec<Pair> {
@@ -219,7 +235,7 @@ pub fn compare_configs(s: &Summary, base: &str, others: &[String], opts: &Option
         .iter()
         .map(|o| {
             let mut pair = Pair::new(base.to_string(), o.clone(), Vec::new());
-            compare_sides(&a, &side_of(one, o), true, opts, &mut pair);
+            compare_sides(&a, &side_of(one, o), &Pairing::of_info(s.runs.first()), opts, &mut pair);
             pair
         })
         .collect()
@@ -590,5 +606,73 @@ mod tests {
         .unwrap();
         let text = crate::compare_text::render(&c);
         assert!(text.contains("readrandom new: no fit: 3 concurrency levels measured"), "{text}");
+    }
+
+    /// Two null configs alike (so the control applies), six rounds: b's
+    /// ops/s the same as a's, its client CPU per op `cpu_ratios` of a's.
+    fn control_run(cpu_ratios: [f64; 6], duet: bool) -> RunResult {
+        let rounds: Vec<Vec<(&str, &str, f64, f64)>> = cpu_ratios
+            .iter()
+            .enumerate()
+            .map(|(r, &k)| {
+                let wobble = 1.0 + 0.004 * (r as f64 - 2.5);
+                vec![
+                    ("a", "null", 1000.0 * wobble, 5.0),
+                    ("b", "null", 1000.0 * wobble * (1.0 + 0.001 * r as f64), 5.0 * k),
+                ]
+            })
+            .collect();
+        let mut run = repeated_run(&rounds);
+        if duet {
+            run.duet = Some(crate::result::repeats::DuetRun {
+                placement: Default::default(),
+                cpus: vec![0, 1],
+                halves: [vec![0], vec![1]],
+            });
+        }
+        run
+    }
+
+    #[test]
+    fn a_duet_withholds_only_an_established_control_move() {
+        // The control's ratio moved past 5% (1.07) within its own noise: its interval crosses 1.05.
+        let noisy = [1.02, 1.12, 1.01, 1.13, 1.03, 1.11];
+        let opts = Options { metrics: Some(vec!["ops_s".into()]), ..Options::default() };
+        let sequential = compare(&one_group(control_run(noisy, false)), &opts).unwrap();
+        let control = sequential.pairs[0].lines.iter().find(|l| l.control).unwrap();
+        assert_eq!(control.verdict, Verdict::ControlMoved { established: false });
+        assert_eq!(line(&sequential, 0, "ops_s").verdict, Verdict::Withheld { established: false });
+        // In a duet the same figures leave the verdict standing: pairing carried the noise.
+        let duet = compare(&one_group(control_run(noisy, true)), &opts).unwrap();
+        let control = duet.pairs[0].lines.iter().find(|l| l.control).unwrap();
+        assert!(matches!(control.verdict, Verdict::Inconclusive(_)), "{:?}", control.verdict);
+        assert_eq!(line(&duet, 0, "ops_s").verdict, Verdict::Same);
+        assert!(duet.notes.iter().any(|n| n.starts_with("duets:")), "{:?}", duet.notes);
+        // A control whose whole interval lies beyond: withheld in a duet too.
+        let moved = [1.20, 1.21, 1.19, 1.20, 1.22, 1.18];
+        for duet in [false, true] {
+            let c = compare(&one_group(control_run(moved, duet)), &opts).unwrap();
+            assert_eq!(line(&c, 0, "ops_s").verdict, Verdict::Withheld { established: true }, "duet {duet}");
+        }
+    }
+
+    #[test]
+    fn an_adaptive_run_widens_every_interval_for_its_looks() {
+        let rounds: Vec<Vec<(&str, &str, f64, f64)>> = [1.0f64, 1.02, 0.99, 1.01, 0.98, 1.0]
+            .iter()
+            .map(|&k| vec![("a", "rocksdb", 1000.0 * k, 5.0), ("b", "rocksdb", 1100.0 * k * (2.0 - k).sqrt(), 5.5)])
+            .collect();
+        let fixed = compare(&one_group(repeated_run(&rounds)), &Options::default()).unwrap();
+        let mut run = repeated_run(&rounds);
+        let design = crate::plan::repeats::Adaptive { max_rounds: 20, first_look: 3, threshold: 0.05 };
+        run.adaptive =
+            Some(crate::result::repeats::AdaptiveRepeats { design, rounds: 6, decided: true, undecided: Vec::new() });
+        let adaptive = compare(&one_group(run), &Options::default()).unwrap();
+        let (f, a) = (line(&fixed, 0, "ops_s"), line(&adaptive, 0, "ops_s"));
+        let (fi, ai) = (f.interval.unwrap(), a.interval.unwrap());
+        assert!(ai.level > fi.level && ai.lo < fi.lo && ai.hi > fi.hi, "{fi:?} {ai:?}");
+        assert_eq!(fi.ratio, ai.ratio);
+        assert!(adaptive.notes.iter().any(|n| n.contains("--repeat auto")), "{:?}", adaptive.notes);
+        assert!(adaptive.pairs[0].level > fixed.pairs[0].level);
     }
 }

@@ -6,8 +6,11 @@
 
 use super::compare_verdicts::{judge, percent, role, Line, Options, Pair, Role, Verdict};
 use super::exercised;
+use super::sequential::Design;
 use super::summary::{self, Better, RepeatFigures, Summary, METRICS};
 use super::verdict::{self, Interval, Position};
+use crate::plan::repeats::Placement;
+use crate::result::RunResult;
 
 /// Values below this on both sides are the same (absolute, in the metric's
 /// unit). Metrics with a floor are compared as ln(value + floor), so a 0
@@ -150,6 +153,73 @@ impl Side {
     }
 }
 
+/// How the two sides of a comparison's pairs ran, which sets how they are judged.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Pairing {
+    /// Both sides are configs of one run: paired by round where both ran in every round.
+    pub same_run: bool,
+    /// That run ran its pairs as duets (`--duet`), placed so: at the same
+    /// time, so a noisy machine moved both sides alike; its control then
+    /// withholds a verdict only when its own interval lies wholly beyond the threshold.
+    pub duet: Option<Placement>,
+    /// A run compared stopped its rounds once they decided (`--repeat
+    /// auto`): every interval at the per-look level of its design.
+    pub design: Option<Design>,
+}
+
+impl Pairing {
+    /// How the runs of a comparison ran (`same_run`: one group, whose
+    /// configs are paired within it).
+    pub(crate) fn of(runs: &[&RunResult], same_run: bool) -> Pairing {
+        Pairing {
+            same_run,
+            duet: match runs.first().and_then(|r| r.duet.as_ref()) {
+                Some(d) if same_run && runs.iter().all(|r| r.duet.is_some()) => Some(d.placement),
+                _ => None,
+            },
+            design: runs.iter().find_map(|r| r.adaptive.as_ref()).map(|a| Design::of(&a.design)),
+        }
+    }
+
+    /// The configs of one run.
+    pub(crate) fn of_info(info: Option<&summary::RunInfo>) -> Pairing {
+        Pairing {
+            same_run: true,
+            duet: info.and_then(|i| i.duet),
+            design: info.and_then(|i| i.adaptive.as_ref()).map(Design::of),
+        }
+    }
+
+    /// What a reader of the comparison needs to know of how it was judged.
+    pub(crate) fn notes(&self) -> Vec<String> {
+        let mut notes = Vec::new();
+        if let Some(d) = &self.design {
+            notes.push(format!(
+                "rounds stopped once decided (--repeat auto, looks after rounds {} to {}): every interval is widened for the looks (repeated confidence intervals), so the verdicts hold at the stated levels whichever round it stopped at",
+                d.first, d.last
+            ));
+        }
+        if let Some(placement) = self.duet {
+            let where_ = match placement {
+                Placement::Split => "each on its own half of the CPUs",
+                Placement::Shared => "both on the same CPUs, which the scheduler divided between them",
+            };
+            notes.push(format!("duets: each pair's two configs ran at the same time, {where_}; rounds pair them, and the control withholds a verdict only when its own interval lies wholly beyond the threshold"));
+        }
+        notes
+    }
+
+    /// The level an interval takes for a fixed-design `level`.
+    fn level(&self, level: f64) -> f64 {
+        self.design.map_or(level, |d| d.per_look_level(level))
+    }
+
+    /// A one-sided p-value of "beyond the threshold" for this design.
+    fn p_beyond(&self, p: f64) -> f64 {
+        self.design.map_or(p, |d| d.adjust_p(2.0 * p) / 2.0)
+    }
+}
+
 /// Per step key: the side of `config` in every run of a group.
 pub(crate) fn side_of(group: &[Summary], config: &str) -> Vec<(String, Side)> {
     let mut out: Vec<(String, Side)> = Vec::new();
@@ -219,7 +289,7 @@ fn interval(a: &Side, b: &Side, mi: usize, paired: bool, level: f64) -> Option<I
 pub(crate) fn compare_sides(
     step_sides_a: &[(String, Side)],
     step_sides_b: &[(String, Side)],
-    same_run: bool,
+    pairing: &Pairing,
     opts: &Options,
     pair: &mut Pair,
 ) {
@@ -245,7 +315,7 @@ pub(crate) fn compare_sides(
         let control_key = control_metric(a, b);
         let cost = cost_metric(a, b);
         let rounds = |s: &Side| !s.repeats.is_empty() && s.repeats.iter().all(|(_, r)| r.round.is_some());
-        let paired = same_run && rounds(a) && rounds(b);
+        let paired = pairing.same_run && rounds(a) && rounds(b);
         pair.run_notes.extend(noise_notes(key, (a, &pair.base), (b, &pair.new), paired, opts.threshold));
         if let Some(n) = exercised::note(&a.exercised(), &b.exercised()) {
             pair.unexercised.push((key.clone(), n));
@@ -271,15 +341,17 @@ pub(crate) fn compare_sides(
     // their intervals at the level that makes exactly the discoveries lie
     // beyond it. The control is one check of its own, at 95%.
     let judged = |t: &Todo, role: Role| t.role == role && !t.tiny && interval(t.a, t.b, t.mi, t.paired, 0.95).is_some();
+    // A run that stopped once it decided widens every level for its looks.
     let family = todo.iter().filter(|t| judged(t, Role::Primary)).count();
-    let level = verdict::simultaneous_level(family);
+    let level = pairing.level(verdict::simultaneous_level(family));
     let p_values: Vec<f64> = todo
         .iter()
         .filter(|t| judged(t, Role::Secondary))
-        .filter_map(|t| interval(t.a, t.b, t.mi, t.paired, 0.95).map(|i| i.p_beyond(opts.threshold)))
+        .filter_map(|t| interval(t.a, t.b, t.mi, t.paired, 0.95).map(|i| pairing.p_beyond(i.p_beyond(opts.threshold))))
         .collect();
     let discoveries = verdict::benjamini_hochberg(&p_values, verdict::ALPHA);
-    let secondary_level = 1.0 - verdict::ALPHA * discoveries.max(1) as f64 / p_values.len().max(1) as f64;
+    let secondary_level =
+        pairing.level(1.0 - verdict::ALPHA * discoveries.max(1) as f64 / p_values.len().max(1) as f64);
     pair.family = family;
     pair.level = level;
     pair.secondary = p_values.len();
@@ -292,7 +364,7 @@ pub(crate) fn compare_sides(
         let line_level = match t.role {
             Role::Primary => level,
             Role::Secondary => secondary_level,
-            Role::Control | Role::Reported => 0.95,
+            Role::Control | Role::Reported => pairing.level(0.95),
         };
         let (interval, verdict) = if base.is_none() || new.is_none() {
             (None, Verdict::Missing)
@@ -309,11 +381,14 @@ pub(crate) fn compare_sides(
         };
         let ratio = interval.map(|i| i.ratio).or_else(|| summary::ratio(new, base));
         let control = t.role == Role::Control;
+        let established = interval
+            .is_some_and(|i| matches!(verdict::position(&i, opts.threshold), Position::Above | Position::Below));
         let verdict = match ratio {
+            // A duet's sides shared the machine's noise as it came: a control
+            // whose ratio moved within its own noise is that noise, which
+            // every paired interval of the step carries already.
+            Some(_) if control && pairing.duet.is_some() && !established => verdict,
             Some(r) if control && (r - 1.0).abs() > opts.threshold => {
-                let established = interval.is_some_and(|i| {
-                    matches!(verdict::position(&i, opts.threshold), Position::Above | Position::Below)
-                });
                 moved_steps.push((t.step, established));
                 Verdict::ControlMoved { established }
             }

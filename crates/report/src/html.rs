@@ -19,8 +19,8 @@ use crate::result::Status;
 use crate::table;
 
 pub use super::html_views::{
-    config_sweep_html, durability_html, hotrow_html, profile_changes_html, profiles_html, relative_html, shards_html,
-    slo_html, stalls_html, versions_html,
+    config_sweep_html, durability_html, hotrow_html, overview_html, profile_changes_html, profiles_html, relative_html,
+    shards_html, slo_html, stalls_html, versions_html,
 };
 
 pub struct HtmlOptions {
@@ -516,7 +516,11 @@ pub fn render(s: &Summary, opts: &HtmlOptions) -> String {
             r.warnings.len()
         );
     }
-    o.push_str("</tbody></table><nav>steps: ");
+    o.push_str("</tbody></table><nav>");
+    if !s.steps.is_empty() {
+        o.push_str(r##"<a href="#overview">summary</a> &middot; "##);
+    }
+    o.push_str("steps: ");
     for st in &s.steps {
         let _ = write!(o, r##"<a href="#{}">{}</a>"##, anchor(&st.key), esc(&st.key));
     }
@@ -546,6 +550,8 @@ pub fn render(s: &Summary, opts: &HtmlOptions) -> String {
     if s.steps.is_empty() && crash_tests.is_empty() {
         o.push_str("<p>No step results in these runs.</p>");
     }
+    // What a reader wants first: every step and config side by side.
+    o.push_str(&overview_html(s, &opts.base));
     for m in crash_tests {
         o.push_str(&durability_html(m));
     }
@@ -555,10 +561,13 @@ pub fn render(s: &Summary, opts: &HtmlOptions) -> String {
     for r in &s.runs {
         o.push_str(&hotrow_html(&r.hot_grids));
         o.push_str(&slo_html(&r.slo));
-        o.push_str(&stalls_html(&r.stalls));
     }
     for st in &s.steps {
         step_section(&mut o, s, st, &opts.base, &sweep_tables);
+    }
+    // The seconds that stalled, after the steps they belong to.
+    for r in &s.runs {
+        o.push_str(&stalls_html(&r.stalls));
     }
     o.push_str(&limits);
     o.push_str(&scaling);

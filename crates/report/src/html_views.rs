@@ -377,6 +377,52 @@ fn titled_table_html(id: &str, title: &str, columns: &[&str], cells: Vec<Vec<Str
     o
 }
 
+/// The report's first section: every step and config in one table, the
+/// figures a reader compares first (ops/s and its ratio to the base, p99,
+/// CPU per operation, write-amp), each step's section linked; "" without steps.
+pub fn overview_html(s: &Summary, base: &summary::Base) -> String {
+    use super::summary::METRICS;
+    if s.steps.is_empty() {
+        return String::new();
+    }
+    let metric = |key: &str| METRICS.iter().position(|m| m.key == key);
+    let (Some(ops), Some(p99), Some(cpu), Some(wamp)) =
+        (metric("ops_s"), metric("p99_us"), metric("cpu_us_op"), metric("write_amp"))
+    else {
+        return String::new();
+    };
+    let mut o = String::from(
+        r#"<section class="step" id="overview"><h2>summary</h2><p class="meta">every step and config; vs base: ops/s over the base config's in the same step (compare gives intervals and verdicts: <code>rumbench compare DIR</code>)</p><div class="scroll"><table class="overview"><thead><tr><th class="l">step</th><th class="l">config</th><th>ops/s</th><th>vs base</th><th>p99 us</th><th>cpu us/op</th><th>w-amp</th></tr></thead><tbody>"#,
+    );
+    for st in &s.steps {
+        let bases = s.base_rows(st, base);
+        for (ri, row) in st.rows.iter().enumerate() {
+            let ratio = match (bases[ri], row.values[ops]) {
+                (Some(b), _) if b == ri => "base".to_string(),
+                (Some(b), Some(v)) => match st.rows[b].values[ops] {
+                    Some(bv) if bv > 0.0 => format!("{:.2}x", v / bv),
+                    _ => "-".into(),
+                },
+                _ => "-".into(),
+            };
+            let mark = if row.not_durable { format!(" {}", crate::table::NOT_DURABLE_MARK) } else { String::new() };
+            let _ = write!(
+                o,
+                r##"<tr><td class="l"><a href="#{}">{}</a></td><td class="l">{}</td><td>{}{mark}</td><td>{ratio}</td><td>{}</td><td>{}</td><td>{}</td></tr>"##,
+                anchor(&st.key),
+                esc(&st.key),
+                esc(&row.label),
+                esc(&row.cell_text(ops)),
+                esc(&row.cell_text(p99)),
+                esc(&row.cell_text(cpu)),
+                esc(&row.cell_text(wamp))
+            );
+        }
+    }
+    o.push_str("</tbody></table></div></section>");
+    o
+}
+
 /// The stalled seconds, with the engine's counters at each; "".
 pub fn stalls_html(rows: &[super::stalls::Row]) -> String {
     if rows.is_empty() {

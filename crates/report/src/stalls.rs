@@ -1,6 +1,8 @@
 //! Stall seconds: per config, step and operation type, the seconds whose
 //! slowest operation took more than STALL_FACTOR times the step's p99 (and
-//! at least MIN_STALL_US), with the engine's own counters at that second
+//! at least MIN_STALL_US) while the second's rate fell below DIP of the
+//! step's median second (the clients waited: one slow operation among
+//! millions is not a stall), with the engine's own counters at that second
 //! (`--internals`): a stall seen beside its cause.
 
 use crate::result::{OpResult, RunResult, StepResult};
@@ -10,10 +12,13 @@ pub const STALL_FACTOR: f64 = 10.0;
 pub const MIN_STALL_US: f64 = 1000.0;
 /// The worst seconds shown per step and operation type.
 pub const MAX_PER_STEP: usize = 5;
+/// A stalled second's rate is below this share of the step's median second.
+pub const DIP: f64 = 0.75;
 
-pub const TITLE: &str = "stall seconds: the slowest operation over 10x the step's p99";
+pub const TITLE: &str = "stall seconds: the slowest operation over 10x the step's p99, in a second whose rate fell below 75% of the step's median";
 
-pub const COLUMNS: &[&str] = &["config", "step", "op", "second", "max us", "x p99", "engine counters at that second"];
+pub const COLUMNS: &[&str] =
+    &["config", "step", "op", "second", "max us", "x p99", "rate vs median", "engine counters at that second"];
 
 /// One stalled second.
 #[derive(Debug, Clone, PartialEq)]
@@ -25,6 +30,8 @@ pub struct Row {
     pub second: u32,
     pub max_us: f64,
     pub p99_us: f64,
+    /// The second's operations over the step's median second's.
+    pub rate_ratio: f64,
     /// "name=value, ..." at that second, or why there are none.
     pub counters: String,
 }
@@ -39,6 +46,7 @@ impl Row {
             self.second.to_string(),
             format!("{:.0}", self.max_us),
             format!("{:.0}", self.max_us / self.p99_us),
+            format!("{:.2}", self.rate_ratio),
             self.counters.clone(),
         ]
     }
@@ -50,10 +58,18 @@ fn stalled(config: &str, s: &StepResult, op: &OpResult) -> Vec<Row> {
     if p99 <= 0.0 {
         return Vec::new();
     }
-    let mut rows: Vec<Row> = op
-        .intervals
+    // The last second is often a part of one: its low count says nothing.
+    let n = op.intervals.len();
+    let full = if n > 2 { &op.intervals[..n - 1] } else { &op.intervals[..] };
+    let mut counts: Vec<u64> = full.iter().map(|iv| iv.ops).collect();
+    counts.sort_unstable();
+    let Some(&median) = counts.get(counts.len() / 2).filter(|&&m| m > 0) else {
+        return Vec::new();
+    };
+    let mut rows: Vec<Row> = full
         .iter()
         .filter(|iv| iv.max_us > STALL_FACTOR * p99 && iv.max_us >= MIN_STALL_US)
+        .filter(|iv| (iv.ops as f64) < DIP * median as f64)
         .map(|iv| {
             let second = iv.index + 1;
             let counters = match &s.internals {
@@ -67,6 +83,7 @@ fn stalled(config: &str, s: &StepResult, op: &OpResult) -> Vec<Row> {
                 second,
                 max_us: iv.max_us,
                 p99_us: p99,
+                rate_ratio: iv.ops as f64 / median as f64,
                 counters,
             }
         })
@@ -103,15 +120,24 @@ mod tests {
     use crate::result::fixtures;
     use crate::result::internals::{EngineInternals, InternalSample};
 
-    fn iv(index: u32, max_us: f64) -> IntervalStats {
-        IntervalStats { index, ops: 100, p99_us: 50.0, max_us, histogram: None }
+    fn iv(index: u32, ops: u64, max_us: f64) -> IntervalStats {
+        IntervalStats { index, ops, p99_us: 50.0, max_us, histogram: None }
     }
 
     #[test]
     fn a_second_far_over_the_p99_is_shown_with_the_counters_then() {
         let mut op = fixtures::op("put", 400, 20.0, 0, 0, 0);
         op.latency.p99_us = 200.0;
-        op.intervals = vec![iv(0, 900.0), iv(1, 50_000.0), iv(2, 1500.0), iv(3, 3000.0)];
+        op.intervals = vec![
+            iv(0, 100, 900.0),
+            iv(1, 10, 50_000.0),
+            iv(2, 100, 1500.0),
+            iv(3, 50, 3000.0),
+            // One slow operation, the rate as every other second's: not a stall.
+            iv(4, 100, 90_000.0),
+            // The step's last, partial second: its count says nothing.
+            iv(5, 20, 80_000.0),
+        ];
         let mut s = fixtures::step(StepKind::FillRandom, 4.0, vec![op]);
         s.internals = Some(EngineInternals {
             names: vec!["l0_files".into(), "stall_us_per_s".into()],
@@ -127,7 +153,7 @@ mod tests {
         assert_eq!(seconds, [2, 4], "worst first");
         assert_eq!(rows[0].counters, "l0_files=20, stall_us_per_s=350k");
         assert_eq!(rows[1].counters, "no sample at that second");
-        assert_eq!(rows[0].cells()[4..6], ["50000".to_string(), "250".to_string()]);
+        assert_eq!(rows[0].cells()[4..7], ["50000".to_string(), "250".to_string(), "0.10".to_string()]);
         s.internals = None;
         assert_eq!(stalled("rocksdb", &s, &s.ops_by_type[0])[0].counters, "not sampled");
         let run = fixtures::run(vec![fixtures::config("rocksdb", "rocksdb", vec![s])]);

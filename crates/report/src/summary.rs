@@ -309,6 +309,10 @@ pub struct RunInfo {
     pub device: Option<String>,
     /// `--profile`: the steps' CPU profiles, per config and step.
     pub profiles: Vec<super::profiles::ProfileView>,
+    /// `--repeat auto`: the stopping rule's design, which widens the intervals.
+    pub adaptive: Option<crate::plan::repeats::Adaptive>,
+    /// `--duet`: each pair of configs ran at the same time, placed so.
+    pub duet: Option<crate::plan::repeats::Placement>,
 }
 
 #[derive(Debug, Clone)]
@@ -391,6 +395,8 @@ impl Summary {
                 scaling: super::concurrency::sweeps(run),
                 configs: config_infos(run),
                 profiles: super::profiles::build(&nr.label, std::path::Path::new(&nr.dir), run),
+                adaptive: run.adaptive.as_ref().map(|a| a.design),
+                duet: run.duet.as_ref().map(|d| d.placement),
             });
             for c in &run.configs {
                 let label = if multi { format!("{}/{}", nr.label, c.name) } else { c.name.clone() };

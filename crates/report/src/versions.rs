@@ -31,7 +31,8 @@ pub const ROCKSDB_METRICS: &[(&str, &str)] =
 
 /// RocksDB builds: what must not differ between versions beyond their source.
 const ROCKSDB_BUILD_KEYS: &[(&str, &str)] = &[
-    ("build.ndebug", "assertions"),
+    ("build.origin", "origin (RocksDB's own release binary or compiled here)"),
+    ("build.ndebug", "NDEBUG (assertions off)"),
     ("build.opt_level", "optimisation"),
     ("build.target_cpu", "target CPU"),
     ("build.compiler", "compiler"),
@@ -176,6 +177,23 @@ cpu = rumbench's process per operation, RocksDB's own threads included (the same
         unexercised,
     };
     Some(Sweep { versions, table })
+}
+
+/// What two configs of one engine were built differently in (the keys a
+/// version sweep notes), for `rumbench compare`: a pair of RocksDB's release
+/// binary and a source build, or of two compilers, says so beside its verdicts.
+pub fn build_differences(a: &ConfigInfo, b: &ConfigInfo) -> Vec<String> {
+    if a.engine != b.engine {
+        return Vec::new();
+    }
+    // Every build key either side records (a key neither records is no difference).
+    let mut keys: Vec<(&str, &str)> = Vec::new();
+    for (k, what) in ROCKSDB_BUILD_KEYS.iter().chain(BUILD_KEYS) {
+        if (prov(a, k).is_some() || prov(b, k).is_some()) && !keys.iter().any(|(seen, _)| seen == k) {
+            keys.push((k, what));
+        }
+    }
+    build_notes(&[a, b], &keys)
 }
 
 /// "built differently, <what>: ..." for every key whose value differs between configs.
@@ -532,6 +550,33 @@ mod tests {
         // One RocksDB version (the built-in beside a name): no table.
         other.configs.truncate(1);
         assert_eq!(crate::table::versions_text(&summary(&other)), "");
+    }
+
+    #[test]
+    fn a_sweep_that_mixes_release_binaries_and_source_builds_says_so() {
+        let mut run = two_rocksdb_versions();
+        for (c, origin) in run.configs.iter_mut().zip(["source build", "official release build"]) {
+            c.provenance.push(("build.origin".into(), origin.into()));
+        }
+        let flat = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
+        let text = flat(&crate::table::versions_text(&summary(&run)));
+        assert!(
+            text.contains("built differently, origin (RocksDB's own release binary or compiled here): rocksdb-6.28.2 official release build; rocksdb-11.8.1 source build"),
+            "{text}"
+        );
+        // compare says it of a pair too; of two engines, nothing.
+        let sm = summary(&run);
+        let (a, b) = (&sm.runs[0].configs[0], &sm.runs[0].configs[1]);
+        let notes = build_differences(a, b);
+        assert!(notes.iter().any(|n| n.starts_with("built differently, origin")), "{notes:?}");
+        let mut other_engine = b.clone();
+        other_engine.engine = "lmdb".into();
+        assert!(build_differences(a, &other_engine).is_empty());
+        for c in &mut run.configs {
+            c.provenance.retain(|(k, _)| k != "build.origin");
+            c.provenance.push(("build.origin".into(), "source build".into()));
+        }
+        assert!(!flat(&crate::table::versions_text(&summary(&run))).contains("origin ("), "alike: no note");
     }
 
     #[test]

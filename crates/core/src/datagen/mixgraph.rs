@@ -284,7 +284,9 @@ impl MixgraphParams {
     /// What would make the model fail or divide by zero, for `num` keys.
     pub fn check(&self, num: u64) -> Result<(), String> {
         let ratios = [self.mix_get_ratio, self.mix_put_ratio, self.mix_seek_ratio];
-        if ratios.iter().any(|&r| r < 0.0) || ratios.iter().sum::<f64>() <= 0.0 {
+        // A sum that overflows (1e308 each) makes every share 0: no query could be drawn.
+        let sum: f64 = ratios.iter().sum();
+        if ratios.iter().any(|&r| r < 0.0 || !r.is_finite()) || sum <= 0.0 || !sum.is_finite() {
             return Err(format!(
                 "mixgraph ratios must be at least 0 with a positive sum, got get {} put {} seek {}",
                 self.mix_get_ratio, self.mix_put_ratio, self.mix_seek_ratio
@@ -301,6 +303,18 @@ impl MixgraphParams {
         }
         if self.uses_key_ranges() {
             KeyRanges::new(self, num)?;
+        }
+        // The generalized Pareto draws of value sizes and scan lengths need a positive scale.
+        for (name, sigma, k, theta) in [
+            ("value", self.value_sigma, self.value_k, self.value_theta),
+            ("iter", self.iter_sigma, self.iter_k, self.iter_theta),
+        ] {
+            if !(sigma > 0.0 && sigma.is_finite()) {
+                return Err(format!("mixgraph {name}_sigma must be a positive number, got {sigma}"));
+            }
+            if !k.is_finite() || !theta.is_finite() {
+                return Err(format!("mixgraph {name}_k and {name}_theta must be numbers, got {k} and {theta}"));
+            }
         }
         if self.mix_max_value_size == 0 || self.mix_max_value_size > MAX_VALUE {
             return Err(format!(
@@ -328,6 +342,13 @@ impl MixgraphParams {
             if r0 < 1.0 {
                 return Err(format!(
                     "mixgraph's sine rate at the start is {r0:.3} ops/s (sine_a*sin(sine_c)+sine_d): at least 1 op/s is needed to pace by it"
+                ));
+            }
+            // The sine's trough, where it has one: a negative rate is no rate to pace by.
+            let low = if self.sine_b != 0.0 { self.sine_d - self.sine_a.abs() } else { r0 };
+            if !low.is_finite() || low < 1.0 {
+                return Err(format!(
+                    "mixgraph's sine rate falls to {low:.3} ops/s (sine_d - |sine_a|): it must stay at least 1 op/s to pace by it"
                 ));
             }
         }
@@ -708,6 +729,15 @@ mod tests {
         assert!(check("mix_max_scan_len=0").is_err());
         assert!(check("sine_mix_rate=true,sine_d=0,sine_a=0").is_err());
         assert!(check("sine_mix_rate=true,sine_d=100").is_ok());
+        // Ratios whose sum overflows left no share to any query (a panic of a client once).
+        let e = check("mix_get_ratio=1e308,mix_put_ratio=1e308,mix_seek_ratio=1e308").unwrap_err();
+        assert!(e.contains("mixgraph ratios"), "{e}");
+        assert!(check("value_sigma=-3").unwrap_err().contains("value_sigma must be a positive number"));
+        assert!(check("iter_sigma=0").unwrap_err().contains("iter_sigma"));
+        // A sine that dips below zero (a target of -534 ops/s once).
+        let e = check("sine_mix_rate=true,sine_a=1000,sine_b=0.1,sine_d=466").unwrap_err();
+        assert!(e.contains("falls to -534.000 ops/s"), "{e}");
+        assert!(check("sine_mix_rate=true,sine_a=100,sine_b=0.1,sine_d=466").is_ok());
         // Key ranges without the power model are ignored, as db_bench ignores them.
         assert!(!MixgraphParams::parse("keyrange_dist_a=1,keyrange_num=5").unwrap().uses_key_ranges());
     }

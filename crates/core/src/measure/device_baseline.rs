@@ -97,8 +97,8 @@ pub fn device_key(dev: &DataDirDevice, kernel: &str) -> String {
 /// The key of the directory `dir` (or of its nearest existing ancestor:
 /// a data dir a run is about to create is on its parent's filesystem).
 pub fn key_of(dir: &Path) -> anyhow::Result<(String, DataDirDevice)> {
-    let existing = dir.ancestors().find(|a| a.exists()).unwrap_or(Path::new("/"));
-    let dev = DataDirDevice::resolve(existing)?;
+    let existing = super::os::capacity::existing_ancestor(dir).unwrap_or_else(|| "/".into());
+    let dev = DataDirDevice::resolve(&existing)?;
     Ok((device_key(&dev, &kernel_release()), dev))
 }
 

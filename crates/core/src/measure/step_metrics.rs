@@ -226,6 +226,11 @@ pub struct StepMetrics {
     /// The same for reads.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub device_reads_by_others: bool,
+    /// The step ran as one side of a duet: the other side used the same
+    /// device at the same time, so the device's figures are both sides'
+    /// and the summary shows the process figures.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub device_shared: bool,
     /// Metrics that could not be measured, with the reason (never shown as 0).
     pub missing: Vec<Missing>,
 }
@@ -266,6 +271,12 @@ impl StepMetrics {
     /// return the step's warnings for the figures that are other processes'.
     pub fn judge_device_io(&mut self) -> Vec<String> {
         let Some(io) = &self.io else { return Vec::new() };
+        if self.device_shared {
+            // Known to be both sides' of a duet: not a surprise to warn about.
+            self.device_writes_by_others = true;
+            self.device_reads_by_others = true;
+            return Vec::new();
+        }
         let syncs = self.syncs.as_ref().map(SyncMetrics::total).unwrap_or(0);
         if let Some(written) = self.process_write_bytes {
             let allowance = DEVICE_SLACK_BYTES.saturating_add(syncs.saturating_mul(JOURNAL_BYTES_PER_SYNC));
@@ -375,6 +386,9 @@ pub struct Probes {
     /// "null keeps nothing": an engine with no data of its own, for which
     /// durability and storage figures do not apply.
     keeps_nothing: Option<String>,
+    /// One side of a duet: why the host's CPU and the device's IO are not
+    /// this side's alone.
+    shared: Option<String>,
     /// Bytes the measured processes dirtied in earlier steps that the
     /// device has not written yet (see [`attribute_writeback`]).
     unwritten: std::sync::atomic::AtomicU64,
@@ -396,8 +410,15 @@ impl Probes {
             server_pid: None,
             remote: None,
             keeps_nothing: None,
+            shared: None,
             unwritten: Default::default(),
         }
+    }
+
+    /// One side of a duet (`why`: beside what): the host's CPU and the
+    /// data dir's device are both sides', so neither is this side's figure.
+    pub fn shared(self, why: String) -> Probes {
+        Probes { shared: Some(why), ..self }
     }
 
     /// For an engine that keeps nothing (null): syncs per commit are not a
@@ -421,6 +442,7 @@ impl Probes {
             server_pid: None,
             remote: Some(why),
             keeps_nothing: None,
+            shared: None,
             unwritten: Default::default(),
         }
     }
@@ -538,7 +560,11 @@ impl StepProbe {
     /// Snapshot again and compute the step's metrics. For steps that wrote,
     /// dirty pages are written back first so buffered writes are counted.
     pub fn end(self, probes: &Probes, work: &StepWork) -> StepMetrics {
-        let mut m = StepMetrics { logical_bytes_written: work.logical_bytes_written, ..Default::default() };
+        let mut m = StepMetrics {
+            logical_bytes_written: work.logical_bytes_written,
+            device_shared: probes.shared.is_some(),
+            ..Default::default()
+        };
         let mut missing = |metric: &str, reason: String| m.missing.push(Missing { metric: metric.into(), reason });
         let syncs = sync_calls().since(&self.syncs);
         // The processes' CPU before the syncfs below: writing back the
@@ -692,6 +718,10 @@ impl StepProbe {
         match (&self.host, &host_end) {
             // This host runs only the client: its CPU is not the server's.
             _ if probes.remote.is_some() => missing("host_cpu_us_op", probes.remote.clone().unwrap_or_default()),
+            _ if probes.shared.is_some() => missing(
+                "host_cpu_us_op",
+                format!("{}: the host's CPU is both sides'", probes.shared.clone().unwrap_or_default()),
+            ),
             (Ok(b), Ok(a)) => {
                 let used = a.since(b);
                 m.host_steal_pct = used.steal_pct();

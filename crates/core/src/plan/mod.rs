@@ -1,6 +1,7 @@
 //! Resolved settings: what every step runs with, typed and validated
 //! (the plan builds them from flags and suite files), and the steps.
 
+pub mod repeats;
 pub mod server_kind;
 pub mod shard;
 pub mod slo;
@@ -318,6 +319,9 @@ pub struct EngineConfig {
     /// to; the plan then holds every config once per round.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub repeat: Option<u32>,
+    /// With `--duet`: its duet's round, its half of the CPUs, its partner.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duet: Option<repeats::DuetSlot>,
 }
 
 impl EngineConfig {
@@ -513,6 +517,12 @@ pub struct RunPlan {
     /// Runs of every config (`--repeat`, suite `repeat`); 1 = no repeats.
     #[serde(default = "one_repeat")]
     pub repeat: u32,
+    /// `--duet`: the configs run in pairs, at the same time, placed so (`repeats`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duet: Option<repeats::Placement>,
+    /// `--repeat auto`: rounds until every verdict is decided.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adaptive: Option<repeats::Adaptive>,
 }
 
 fn one_repeat() -> u32 {
@@ -576,6 +586,25 @@ impl Default for YcsbSettings {
             write_all_fields: false,
             max_scan_length: 100,
         }
+    }
+}
+
+/// A config named `name` of `engine` with no options, as the planner makes one (tests).
+#[cfg(any(test, feature = "fixtures"))]
+pub fn test_config(name: &str, engine: &str) -> EngineConfig {
+    EngineConfig {
+        name: name.into(),
+        engine: engine.into(),
+        allocator: Default::default(),
+        options: Default::default(),
+        server_config: Vec::new(),
+        server_version: None,
+        engine_version: None,
+        server_config_unknown: Vec::new(),
+        target_password: None,
+        sweep: Vec::new(),
+        repeat: None,
+        duet: None,
     }
 }
 

@@ -107,6 +107,7 @@ pub fn config(name: &str, engine: &str, steps: Vec<StepResult>) -> ConfigResult 
         scaling: Vec::new(),
         sweep: Vec::new(),
         repeat: None,
+        duet: None,
     }
 }
 
@@ -133,6 +134,8 @@ pub fn run(configs: Vec<ConfigResult>) -> RunResult {
         device: None,
         sharding: None,
         merged: None,
+        adaptive: None,
+        duet: None,
     }
 }
 

@@ -18,6 +18,7 @@ pub mod debt;
 pub mod internals;
 pub mod merge;
 pub mod mixgraph;
+pub mod repeats;
 pub mod scaling;
 pub mod slo;
 pub mod trace;
@@ -87,6 +88,12 @@ pub struct RunResult {
     /// `rumbench merge`: the shards this run was merged from, a row each.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub merged: Option<merge::MergeInfo>,
+    /// `--repeat auto`: its design, and the rounds it took.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adaptive: Option<repeats::AdaptiveRepeats>,
+    /// `--duet`: the CPUs split between the sides.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duet: Option<repeats::DuetRun>,
 }
 
 impl RunResult {
@@ -120,6 +127,8 @@ impl RunResult {
             device: None,
             sharding: None,
             merged: None,
+            adaptive: None,
+            duet: None,
         }
     }
 
@@ -187,6 +196,9 @@ pub struct ConfigResult {
     /// With `--repeat`: the round (1..=N) of this run of the config.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub repeat: Option<u32>,
+    /// With `--duet`: the partner it ran beside and its CPUs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duet: Option<repeats::DuetSide>,
 }
 
 impl ConfigResult {
@@ -368,6 +380,9 @@ pub struct StepResult {
     /// (results from before it have only the name to go by).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kind: Option<StepKind>,
+    /// `--duet`: how much of the step ran beside its partner's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duet: Option<repeats::StepDuet>,
     /// The step's timed window on the monotonic clock, from the release of
     /// its clients to the end of the last one (the driver's): what its CPU
     /// profile is cut by. Not written: it means nothing outside the process.
@@ -420,6 +435,7 @@ impl StepResult {
             trace: None,
             replay: None,
             kind: Some(plan.kind),
+            duet: None,
             window: None,
         }
     }

@@ -67,8 +67,18 @@ pub fn human_size(b: u64) -> String {
 /// Free bytes (to an unprivileged writer) of the filesystem holding `path`,
 /// or its nearest existing parent when it does not exist yet.
 pub fn free_space(path: &Path) -> Option<u64> {
-    let existing = path.ancestors().find(|d| d.exists())?;
-    super::device::FsSpace::of(existing).ok().map(|s| s.avail_bytes)
+    let existing = existing_ancestor(path)?;
+    super::device::FsSpace::of(&existing).ok().map(|s| s.avail_bytes)
+}
+
+/// `path` itself, or the nearest of its parents that exists: the directory
+/// whose filesystem a path about to be created will be on. A relative path
+/// is made absolute first ("db/x" whose "db" does not exist yet is on the
+/// working directory's filesystem; its own ancestors end in "", which
+/// exists for no one).
+pub fn existing_ancestor(path: &Path) -> Option<std::path::PathBuf> {
+    let absolute = std::path::absolute(path).ok()?;
+    absolute.ancestors().find(|d| d.exists()).map(Path::to_path_buf)
 }
 
 #[cfg(test)]

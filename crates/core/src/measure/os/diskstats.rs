@@ -319,7 +319,20 @@ mod tests {
 
     #[test]
     fn live_diskstats_parse() {
+        // This kernel's lines, each to its own device and counters, with the
+        // discard and flush fields exactly when the kernel gives them.
         let text = std::fs::read_to_string("/proc/diskstats").unwrap();
-        assert!(!DiskCounters::parse_all(&text).unwrap().is_empty());
+        let lines: Vec<Vec<&str>> =
+            text.lines().map(|l| l.split_whitespace().collect::<Vec<_>>()).filter(|f| !f.is_empty()).collect();
+        let all = DiskCounters::parse_all(&text).unwrap();
+        assert_eq!(all.len(), lines.len());
+        for (c, f) in all.iter().zip(&lines) {
+            let n = |i: usize| f[i].parse::<u64>().unwrap();
+            assert_eq!(c.devices, [f[2]]);
+            assert_eq!((c.reads, c.sectors_read, c.writes, c.sectors_written), (n(3), n(5), n(7), n(9)), "{f:?}");
+            assert_eq!((c.io_ticks_ms, c.time_in_queue_ms), (n(12), n(13)), "{f:?}");
+            assert_eq!(c.sectors_discarded, (f.len() >= 18).then(|| n(16)), "{f:?}");
+            assert_eq!(c.flushes, (f.len() >= 20).then(|| n(18)), "{f:?}");
+        }
     }
 }

@@ -15,6 +15,13 @@ use std::path::Path;
 /// directories that vanish during the walk (engines delete files
 /// concurrently) are skipped; other errors (permission) are returned.
 pub fn allocated_bytes(dir: &Path) -> std::io::Result<u64> {
+    allocated_bytes_listing(dir, |_| {})
+}
+
+/// `allocated_bytes`, calling `listed` with each directory once its
+/// entries are listed, before the directories under it are walked (what
+/// an engine deletes then, the walk finds gone).
+fn allocated_bytes_listing(dir: &Path, mut listed: impl FnMut(&Path)) -> std::io::Result<u64> {
     let mut seen: HashSet<(u64, u64)> = HashSet::new();
     let mut total = 0u64;
     let mut stack = vec![dir.to_path_buf()];
@@ -53,6 +60,7 @@ pub fn allocated_bytes(dir: &Path) -> std::io::Result<u64> {
                 total += md.blocks() * 512;
             }
         }
+        listed(&d);
     }
     Ok(total)
 }
@@ -102,22 +110,29 @@ mod tests {
     }
 
     #[test]
-    fn tolerates_concurrent_deletes() {
+    fn directories_deleted_during_the_walk_are_skipped() {
         let dir = tempfile::tempdir().unwrap();
-        for i in 0..200 {
+        for i in 0..20 {
             let d = dir.path().join(format!("d{i}"));
-            std::fs::create_dir(&d).unwrap();
-            std::fs::write(d.join("f"), b"x").unwrap();
+            std::fs::create_dir_all(d.join("sub")).unwrap();
+            std::fs::write(d.join("sub/f"), vec![7u8; 64 << 10]).unwrap();
         }
-        let p = dir.path().to_path_buf();
-        let deleter = std::thread::spawn(move || {
-            for i in 0..200 {
-                let _ = std::fs::remove_dir_all(p.join(format!("d{i}")));
+        let with_them = allocated_bytes(dir.path()).unwrap();
+        // Once the top directory is listed, an engine deletes what is under it:
+        // every directory the walk then visits is gone.
+        let mut deleted = 0;
+        let n = allocated_bytes_listing(dir.path(), |d| {
+            if d == dir.path() {
+                for i in 0..20 {
+                    std::fs::remove_dir_all(dir.path().join(format!("d{i}"))).unwrap();
+                    deleted += 1;
+                }
             }
-        });
-        for _ in 0..20 {
-            allocated_bytes(dir.path()).unwrap();
-        }
-        deleter.join().unwrap();
+        })
+        .unwrap();
+        assert_eq!(deleted, 20, "the walk listed the top directory");
+        // What remains counted is the top directory's own blocks, as a walk of it now finds.
+        assert_eq!(n, allocated_bytes(dir.path()).unwrap());
+        assert!(n < with_them, "{n} of {with_them}");
     }
 }

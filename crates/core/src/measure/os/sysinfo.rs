@@ -531,9 +531,16 @@ mod tests {
         assert!(i.clocksource.value().is_some());
         let d = i.data_dir.as_ref().unwrap();
         assert!(d.value().is_some(), "{d:?}");
+        // Whatever this machine has, each device the data dir's IO is counted
+        // on was asked for SMART, by its /dev path, and one without wear data
+        // says why.
+        let devices: Vec<String> =
+            d.value().unwrap().counted_devices.iter().map(|n| format!("/dev/{}", n.replace('!', "/"))).collect();
+        assert_eq!(i.smart.iter().map(|s| s.device.clone()).collect::<Vec<_>>(), devices, "{:?}", i.smart);
         for s in &i.smart {
-            // Whatever this machine has, SMART is a value or a reason, never a panic.
-            assert!(s.wear.value().is_some() || s.wear.reason().is_some());
+            if let Some(why) = s.wear.reason() {
+                assert!(!why.trim().is_empty(), "{}: no reason given", s.device);
+            }
         }
         eprintln!("{}", serde_json::to_string_pretty(&i).unwrap());
         eprintln!("warnings: {:?}", warnings(&i));

@@ -41,17 +41,36 @@ impl Role {
 /// background roles "rb-bg-N"): the threads that are rumbench's clients.
 pub const CLIENT_THREAD_PREFIX: &str = "rb-";
 
+/// Symbol prefixes of an engine's code linked into rumbench's own
+/// executable and the library a profile shows them as (each engine's
+/// `profile_symbols`, gathered by the caller from the engine registry).
+pub type EngineSymbols = [(&'static str, &'static str)];
+
+/// The libraries engines link in statically, by their symbols' prefixes:
+/// compression, which runs on an engine's behalf whichever engine it is.
+const LINKED_LIBRARIES: &[(&str, &str)] = &[
+    ("snappy::", "libsnappy"),
+    ("LZ4", "liblz4"),
+    ("ZSTD", "libzstd"),
+    // zstd's entropy coders and histograms (HUF_buildCTable_wksp, ...).
+    ("HUF_", "libzstd"),
+    ("FSE_", "libzstd"),
+    ("HIST_", "libzstd"),
+    ("ZDICT_", "libzstd"),
+    ("BZ2_", "libbz2"),
+];
+
 /// The library a frame belongs to. Engines linked into rumbench's own
-/// executable (RocksDB, LevelDB, SQLite, LMDB, SplinterDB, WiredTiger) are
-/// told apart by their symbols' names; everything else by its object file.
-pub fn library(sym: &str, dso: &str) -> String {
+/// executable are told apart by their symbols' names (`engines`);
+/// everything else by its object file.
+pub fn library(sym: &str, dso: &str, engines: &EngineSymbols) -> String {
     if dso == "[kernel.kallsyms]" || dso.starts_with("[kernel") || dso == "[vdso]" {
         return "kernel".into();
     }
     let file = dso.rsplit('/').next().unwrap_or(dso);
     let in_rumbench = file.starts_with("rumbench");
     if in_rumbench || file == "[unknown]" {
-        if let Some(engine) = engine_of_symbol(sym) {
+        if let Some(engine) = engine_of_symbol(sym, engines) {
             return engine.into();
         }
         return if in_rumbench { "rumbench".into() } else { "unknown".into() };
@@ -60,41 +79,26 @@ pub fn library(sym: &str, dso: &str) -> String {
     file.split(".so").next().unwrap_or(file).to_string()
 }
 
-/// The engine a symbol of rumbench's executable belongs to, if any.
-fn engine_of_symbol(sym: &str) -> Option<&'static str> {
-    // C++'s adjustor thunks carry the name of the method they lead to.
+/// The engine (or linked library) a symbol of rumbench's executable belongs to, if any.
+fn engine_of_symbol(sym: &str, engines: &EngineSymbols) -> Option<&'static str> {
+    // C++'s adjustor thunks carry the name of the method they lead to; a
+    // Rust method of a trait impl is shown as `<path::Type as Trait>::f`.
     let sym = sym.trim_start_matches("non-virtual thunk to ").trim_start_matches("virtual thunk to ");
-    const BY_PREFIX: &[(&str, &str)] = &[
-        ("rocksdb::", "librocksdb"),
-        ("rocksdb_", "librocksdb"),
-        ("leveldb::", "libleveldb"),
-        ("leveldb_", "libleveldb"),
-        ("sqlite3", "libsqlite3"),
-        ("mdb_", "liblmdb"),
-        ("__wt_", "libwiredtiger"),
-        ("wiredtiger_", "libwiredtiger"),
-        ("splinterdb_", "libsplinterdb"),
-        ("snappy::", "libsnappy"),
-        ("LZ4", "liblz4"),
-        ("ZSTD", "libzstd"),
-        // zstd's entropy coders and histograms (HUF_buildCTable_wksp, ...).
-        ("HUF_", "libzstd"),
-        ("FSE_", "libzstd"),
-        ("HIST_", "libzstd"),
-        ("ZDICT_", "libzstd"),
-        ("BZ2_", "libbz2"),
-    ];
-    BY_PREFIX.iter().find(|(p, _)| sym.starts_with(p)).map(|(_, lib)| *lib)
+    let sym = sym.trim_start_matches('<');
+    engines.iter().chain(LINKED_LIBRARIES).find(|(p, _)| sym.starts_with(p)).map(|(_, lib)| *lib)
 }
 
-/// Whether a frame is the engine's code: an engine library, or rumbench's
-/// adapter of an engine (`rumbench::engine::...`, e.g. the null engine).
-fn is_engine_frame(sym: &str, lib: &str) -> bool {
-    engine_of_symbol(sym).is_some() || lib.starts_with("libsplinterdb") || sym.contains("rumbench::engine::")
+/// Whether a frame is the engine's code: an engine's symbol or library
+/// (one loaded as its own object, as SplinterDB's), or rumbench's adapter
+/// of an engine (`rumbench::engine::...`, e.g. the null engine).
+fn is_engine_frame(sym: &str, lib: &str, engines: &EngineSymbols) -> bool {
+    engine_of_symbol(sym, engines).is_some()
+        || engines.iter().any(|(_, l)| *l == lib)
+        || sym.contains("rumbench::engine::")
 }
 
 /// A sample's role in the config process `pid`.
-pub fn role(s: &Sample, pid: u32, frames: &[(String, String)]) -> Role {
+pub fn role(s: &Sample, pid: u32, frames: &[(String, String)], engines: &EngineSymbols) -> Role {
     if s.pid != pid {
         return Role::Server;
     }
@@ -102,7 +106,7 @@ pub fn role(s: &Sample, pid: u32, frames: &[(String, String)]) -> Role {
     if !client_thread {
         return Role::EngineBackground;
     }
-    if frames.iter().any(|(sym, lib)| is_engine_frame(sym, lib)) {
+    if frames.iter().any(|(sym, lib)| is_engine_frame(sym, lib, engines)) {
         Role::EngineForeground
     } else {
         Role::Client
@@ -128,13 +132,15 @@ pub struct Window {
 pub struct Folder {
     pid: u32,
     windows: Vec<Window>,
+    engines: Vec<(&'static str, &'static str)>,
     pub stacks: Vec<HashMap<String, u64>>,
 }
 
 impl Folder {
-    pub fn new(pid: u32, windows: Vec<Window>) -> Folder {
+    /// Folding for config process `pid`, whose engines' code is told by `engines`.
+    pub fn new(pid: u32, windows: Vec<Window>, engines: Vec<(&'static str, &'static str)>) -> Folder {
         let stacks = windows.iter().map(|_| HashMap::new()).collect();
-        Folder { pid, windows, stacks }
+        Folder { pid, windows, engines, stacks }
     }
 
     /// Add a sample to the window it fell in (none: between steps).
@@ -143,8 +149,8 @@ impl Folder {
             return;
         };
         let frames: Vec<(String, String)> =
-            s.frames.iter().map(|(sym, dso)| (sym.clone(), library(sym, dso))).collect();
-        let role = role(&s, self.pid, &frames);
+            s.frames.iter().map(|(sym, dso)| (sym.clone(), library(sym, dso, &self.engines))).collect();
+        let role = role(&s, self.pid, &frames, &self.engines);
         let mut line = String::from(role.name());
         if role == Role::Server || role == Role::EngineBackground {
             // Which process or thread: postgres backends, rocksdb:low, ...
@@ -173,29 +179,36 @@ mod tests {
         }
     }
 
+    /// The symbols of two made-up engines: one in C++, one in Rust.
+    const ENGINES: &EngineSymbols = &[("kvdb::", "libkvdb"), ("kvdb_", "libkvdb"), ("rustkv::", "librustkv")];
+
+    fn lib(sym: &str, dso: &str) -> String {
+        library(sym, dso, ENGINES)
+    }
+
     #[test]
     fn libraries_are_told_apart_inside_rumbench() {
-        assert_eq!(library("rocksdb::DBImpl::Get", "/x/target/release/rumbench"), "librocksdb");
-        assert_eq!(library("rumbench::driver::run", "/x/target/release/rumbench"), "rumbench");
-        assert_eq!(
-            library("non-virtual thunk to rocksdb::BytewiseComparatorImpl::Compare", "/x/rumbench"),
-            "librocksdb"
-        );
-        assert_eq!(
-            library("HUF_buildCTable_wksp", "/x/rumbench"),
-            "libzstd",
-            "zstd's entropy coder, linked in statically"
-        );
-        assert_eq!(library("__GI___libc_write", "/usr/lib/x86_64-linux-gnu/libc.so.6"), "libc");
-        assert_eq!(library("vfs_write", "[kernel.kallsyms]"), "kernel");
-        assert_eq!(library("ExecInsert", "/usr/lib/postgresql/16/bin/postgres"), "postgres");
+        assert_eq!(lib("kvdb::DBImpl::Get", "/x/target/release/rumbench"), "libkvdb");
+        assert_eq!(lib("rumbench::driver::run", "/x/target/release/rumbench"), "rumbench");
+        assert_eq!(lib("non-virtual thunk to kvdb::BytewiseComparatorImpl::Compare", "/x/rumbench"), "libkvdb");
+        // A Rust engine's trait method, as perf demangles it.
+        assert_eq!(lib("<rustkv::tree::Tree as rustkv::Abstract>::get", "/x/rumbench"), "librustkv");
+        assert_eq!(lib("HUF_buildCTable_wksp", "/x/rumbench"), "libzstd", "zstd's entropy coder, linked in statically");
+        assert_eq!(lib("__GI___libc_write", "/usr/lib/x86_64-linux-gnu/libc.so.6"), "libc");
+        assert_eq!(lib("vfs_write", "[kernel.kallsyms]"), "kernel");
+        assert_eq!(lib("ExecInsert", "/usr/lib/postgresql/16/bin/postgres"), "postgres");
+        // Without the engine's symbols, its code is rumbench's own.
+        assert_eq!(library("kvdb::DBImpl::Get", "/x/rumbench", &[]), "rumbench");
     }
 
     #[test]
     fn samples_fold_by_window_and_role() {
         let pid = 10;
-        let mut f =
-            Folder::new(pid, vec![Window { start_ns: 100, end_ns: 200 }, Window { start_ns: 300, end_ns: 400 }]);
+        let mut f = Folder::new(
+            pid,
+            vec![Window { start_ns: 100, end_ns: 200 }, Window { start_ns: 300, end_ns: 400 }],
+            ENGINES.to_vec(),
+        );
         let exe = "/x/rumbench";
         // A client in the null engine, a client in rumbench, a background thread, a server, one between steps.
         f.add(sample(
@@ -206,17 +219,20 @@ mod tests {
             &[("rumbench::engine::null::burn", exe), ("rumbench::workload::dbbench::client_thread", exe)],
         ));
         f.add(sample("rb-client-0", pid, 11, 160, &[("rumbench::workload::dbbench::client_thread", exe)]));
-        f.add(sample("rocksdb:low", pid, 12, 170, &[("rocksdb::CompactionJob::Run", exe)]));
+        f.add(sample("kvdb:low", pid, 12, 170, &[("kvdb::CompactionJob::Run", exe)]));
+        // A client in an engine loaded as its own library.
+        f.add(sample("rb-client-1", pid, 13, 180, &[("lookup", "/x/libkvdb.so"), ("rumbench::driver::run", exe)]));
         f.add(sample("postgres", 99, 99, 350, &[("ExecInsert", "/usr/lib/postgresql/16/bin/postgres")]));
         f.add(sample("rb-client-0", pid, 11, 250, &[("x", exe)]));
         let w0 = &f.stacks[0];
         assert_eq!(w0["engine-foreground;rumbench!rumbench::workload::dbbench::client_thread;rumbench!rumbench::engine::null::burn"], 1);
         assert_eq!(w0["client;rumbench!rumbench::workload::dbbench::client_thread"], 1);
-        assert_eq!(w0["engine-background;[rocksdb:low];librocksdb!rocksdb::CompactionJob::Run"], 1);
+        assert_eq!(w0["engine-background;[kvdb:low];libkvdb!kvdb::CompactionJob::Run"], 1);
+        assert_eq!(w0["engine-foreground;rumbench!rumbench::driver::run;libkvdb!lookup"], 1);
         assert_eq!(f.stacks[1]["server;[postgres];postgres!ExecInsert"], 1);
         assert_eq!(
             w0.values().sum::<u64>() + f.stacks[1].values().sum::<u64>(),
-            4,
+            5,
             "the sample between steps is in no window"
         );
     }
