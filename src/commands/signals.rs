@@ -33,8 +33,13 @@ pub fn install(announce: bool) {
         for sig in signals.forever() {
             if sig == runner::PARENT_DIED_SIGNAL {
                 // A config process whose main process died. The kernel sends
-                // this once per thread of the dead parent, so it never escalates.
+                // this once per thread of the dead parent, so it never
+                // escalates: the process stops after its current operations,
+                // and a watch ends it (and its servers) if it has not ended
+                // in time (stuck in an engine's call, an open).
+                runner::mark_orphaned();
                 driver::stop::request_stop(SIGTERM);
+                orphan_watch();
                 continue;
             }
             if sig == SIGHUP {
@@ -63,12 +68,36 @@ pub fn install(announce: bool) {
                         "rumbench: config process: {} again, stopping its servers and exiting now",
                         driver::stop::signal_name(sig)
                     );
-                    // exit() runs no destructors: stop the database servers this process started.
-                    rumbench::server::stop_all_servers();
+                    // exit() runs no destructors: end the database servers this
+                    // process started, at once (a frozen one would never shut down).
+                    rumbench::server::kill_all_servers();
                     std::process::exit(runner::CHILD_STOPPED_AT_ONCE as i32);
                 }
             }
         }
+    });
+}
+
+/// How long a config process whose main process died may take to end by
+/// itself (its step marked, its server stopped, its results written)
+/// before it ends itself and its servers at once: every process rumbench
+/// started is gone within seconds of its main process.
+const ORPHAN_GRACE: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// Start, once, the watch that ends an orphaned config process after [`ORPHAN_GRACE`].
+fn orphan_watch() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        std::thread::spawn(|| {
+            std::thread::sleep(ORPHAN_GRACE);
+            errln!(
+                "rumbench: config process: its main process died and it did not end within {} s: ending it and its servers now",
+                ORPHAN_GRACE.as_secs()
+            );
+            rumbench::server::kill_all_servers();
+            runner::record_orphaned_end();
+            std::process::exit(runner::CHILD_STOPPED_AT_ONCE as i32);
+        });
     });
 }
 

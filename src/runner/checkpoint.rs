@@ -40,6 +40,69 @@ struct Running {
     /// fast the use grew over the last interval (bytes/s).
     #[serde(default)]
     space: Option<Space>,
+    /// The engine call that has been running longest, when one has for a
+    /// second or more (a plugin's calls are marked; see `engine::calls_in_flight`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    in_call: Option<InCall>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+struct InCall {
+    call: String,
+    seconds: f64,
+}
+
+impl InCall {
+    fn text(&self) -> String {
+        format!("a call to {} that had not returned after {:.0} s", self.call, self.seconds)
+    }
+}
+
+/// The calls in flight across the watcher's looks: which has been running longest.
+#[derive(Default)]
+struct CallsSeen {
+    /// (the call's value, when it was first seen with that value)
+    seen: Vec<(u32, Instant)>,
+}
+
+impl CallsSeen {
+    fn look(&mut self) -> Option<InCall> {
+        let now = Instant::now();
+        let calls = crate::engine::calls_in_flight();
+        let mut longest: Option<InCall> = None;
+        let mut seen = Vec::with_capacity(calls.len());
+        for (call, value) in calls {
+            let since = self.seen.iter().find(|(v, _)| *v == value).map_or(now, |(_, at)| *at);
+            seen.push((value, since));
+            let seconds = now.duration_since(since).as_secs_f64();
+            if seconds >= 1.0 && longest.as_ref().is_none_or(|l| seconds > l.seconds) {
+                longest = Some(InCall { call: call.to_string(), seconds });
+            }
+        }
+        self.seen = seen;
+        longest
+    }
+}
+
+/// What the main process sees of a config process's running step (see
+/// `watchdog`): which config and step, how long since its clients were
+/// released, and the call it is stuck in, if any.
+pub struct Seen {
+    pub config: usize,
+    pub step: usize,
+    pub elapsed_s: f64,
+    pub in_call: Option<String>,
+}
+
+/// The running step as the config process last wrote it (nothing is removed).
+pub fn peek(output_dir: &Path) -> Option<Seen> {
+    let running: Running = std::fs::read(output_dir.join(FILE)).ok().and_then(|b| serde_json::from_slice(&b).ok())?;
+    Some(Seen {
+        config: running.config,
+        step: running.step,
+        elapsed_s: running.elapsed_s,
+        in_call: running.in_call.as_ref().map(InCall::text),
+    })
 }
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
@@ -94,6 +157,7 @@ pub fn keep<R>(
         ops: 0,
         elapsed_s: 0.0,
         space: space(None),
+        in_call: None,
     };
     write(&path, &base);
     let live = Arc::new(Live::default());
@@ -109,6 +173,7 @@ pub fn keep<R>(
             .name(format!("{}checkpoint", crate::measure::profile::fold::CLIENT_THREAD_PREFIX))
             .spawn_scoped(scope, move || {
                 let mut last: Option<(Space, Instant)> = base.space.map(|s| (s, Instant::now()));
+                let mut calls = CallsSeen::default();
                 let mut stop = done.0.lock().unwrap_or_else(|e| e.into_inner());
                 loop {
                     stop = done.1.wait_timeout(stop, EVERY).unwrap_or_else(|e| e.into_inner()).0;
@@ -119,7 +184,8 @@ pub fn keep<R>(
                     last = now.map(|s| (s, Instant::now())).or(last);
                     let ops = live.ops.load(Ordering::Relaxed);
                     let elapsed_s = live.elapsed_ms.load(Ordering::Relaxed) as f64 / 1000.0;
-                    write(path, &Running { ops, elapsed_s, space: now, ..base.clone() });
+                    let in_call = calls.look();
+                    write(path, &Running { ops, elapsed_s, space: now, in_call, ..base.clone() });
                 }
             });
         let r = body();
@@ -191,6 +257,9 @@ impl Left {
             "the config process ended during this step: {} operations in {:.1} s by its last checkpoint (kept every 100 ms while its clients ran); no rate or latency is reported",
             running.ops, running.elapsed_s
         ));
+        if let Some(c) = &running.in_call {
+            result.notes.push(format!("a client was in {} when it ended", c.text()));
+        }
         result.metrics.missing.push(crate::measure::step_metrics::Missing {
             metric: "all".into(),
             reason:
@@ -214,6 +283,8 @@ mod tests {
             steps: Vec::new(),
             settings: Default::default(),
             repeat: 1,
+            duet: None,
+            adaptive: None,
         };
         plan.steps.push(crate::plan::test_step(crate::plan::steps::StepKind::FillSeq, 1, false));
         plan.steps.push(crate::plan::test_step(crate::plan::steps::StepKind::FillRandom, 1, false));
@@ -255,6 +326,7 @@ mod tests {
                 ops: 0,
                 elapsed_s: 0.0,
                 space,
+                in_call: None,
             })
         };
         assert!(left(64 << 20, 0.0)

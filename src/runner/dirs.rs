@@ -66,6 +66,7 @@ fn created_by_us(dir: &Path) -> bool {
 #[derive(Debug)]
 pub struct DirLock {
     _file: File,
+    path: PathBuf,
 }
 
 /// Another process holds a directory's lock (`lock`'s error, told apart
@@ -97,7 +98,7 @@ pub fn lock(dir: &Path) -> Result<DirLock> {
         }
         return Err(err).with_context(|| format!("cannot lock {}", dir.display()));
     }
-    Ok(DirLock { _file: file })
+    Ok(DirLock { _file: file, path: dir.to_path_buf() })
 }
 
 /// How deep below a directory to look for data dirs in use (out/db/<config>
@@ -203,7 +204,9 @@ impl DataDir {
             DirState::Owned => {
                 let lock = lock(dir)?;
                 before_clearing(dir);
-                clear_contents(dir)?;
+                if let Some(k) = clear_contents(dir)?.first() {
+                    bail!("data dir {} holds another run's {}: choose another --db-dir", dir.display(), k.display());
+                }
                 Ok(DataDir { path: dir.to_path_buf(), lock: Some(lock), owned: true })
             }
             DirState::Foreign => Err(foreign_error(
@@ -250,18 +253,68 @@ pub fn check_existing(dir: &Path) -> Result<()> {
     }
 }
 
-/// Remove everything in `dir` except the marker (the dir must be ours).
-fn clear_contents(dir: &Path) -> Result<()> {
+/// Remove everything in `dir` except the marker (the dir must be ours), and
+/// except what another run put there: a directory inside it that holds
+/// another run's results (rumbench's marker and a result.json) or that
+/// another process holds locked (a live run's data or output dir) stays,
+/// with the directories above it. A run's own data dirs inside its output
+/// dir (out/db/<config>) are marked too, and go. Returns what was kept,
+/// when anything was.
+fn clear_contents(dir: &Path) -> Result<Vec<PathBuf>> {
+    clear_contents_holding(dir, &[])
+}
+
+/// `clear_contents`, where `held` are locks this process holds itself inside `dir`.
+fn clear_contents_holding(dir: &Path, held: &[DirLock]) -> Result<Vec<PathBuf>> {
+    let mut kept = Vec::new();
+    clear_below(dir, held, &mut kept)?;
+    Ok(kept)
+}
+
+fn clear_below(dir: &Path, held: &[DirLock], kept: &mut Vec<PathBuf>) -> Result<()> {
     for e in std::fs::read_dir(dir).with_context(|| format!("cannot read {}", dir.display()))? {
         let e = e?;
         if e.file_name() == MARKER {
             continue;
         }
         let p = e.path();
-        let r = if e.file_type()?.is_dir() { std::fs::remove_dir_all(&p) } else { std::fs::remove_file(&p) };
-        r.with_context(|| format!("cannot clear {}", p.display()))?;
+        // Not following symlinks: a link out of the directory is removed, not its target.
+        if !e.file_type()?.is_dir() {
+            std::fs::remove_file(&p).with_context(|| format!("cannot clear {}", p.display()))?;
+            continue;
+        }
+        let ours = held.iter().any(|l| l.path == p);
+        if (p.join(MARKER).is_file() && p.join("result.json").is_file()) || (!ours && is_locked(&p)) {
+            kept.push(p);
+            continue;
+        }
+        let before = kept.len();
+        clear_below(&p, held, kept)?;
+        if kept.len() == before {
+            std::fs::remove_dir(&p).with_context(|| format!("cannot clear {}", p.display()))?;
+        }
     }
     Ok(())
+}
+
+/// Another run's live directory (its lock says so) that `path`, resolved,
+/// lies inside, if any: an output or data dir there would be removed with it.
+pub fn inside_live_run(path: &Path) -> Option<PathBuf> {
+    let resolved = resolved(path);
+    resolved.ancestors().skip(1).find(|a| a.join(MARKER).is_file() && is_locked(a)).map(Path::to_path_buf)
+}
+
+/// Refuse `path` (the `what`: "output directory", "--db-dir") inside another
+/// run's live directory.
+pub fn check_not_inside_live_run(path: &Path, what: &str) -> Result<()> {
+    match inside_live_run(path) {
+        Some(live) => bail!(
+            "{what} {} is inside {}, which another rumbench run is using (its lock says so): that run removes it when it ends, and this run's files with it; choose a directory outside it",
+            path.display(),
+            live.display()
+        ),
+        None => Ok(()),
+    }
 }
 
 /// Remove `dir` if, and only if, it carries rumbench's marker: the whole dir
@@ -276,7 +329,17 @@ pub fn remove_owned(dir: &Path) -> bool {
         return false;
     }
     let created = created_by_us(dir);
-    if clear_contents(dir).is_err() || std::fs::remove_file(dir.join(MARKER)).is_err() {
+    match clear_contents(dir) {
+        Ok(kept) if kept.is_empty() => {}
+        // Another run's directory inside it stays, and so does this one (with its marker).
+        Ok(kept) => {
+            let kept: Vec<String> = kept.iter().map(|k| k.display().to_string()).collect();
+            errln!("rumbench: kept {}: it holds another run's {}", dir.display(), kept.join(", "));
+            return false;
+        }
+        Err(_) => return false,
+    }
+    if std::fs::remove_file(dir.join(MARKER)).is_err() {
         return false;
     }
     !created || std::fs::remove_dir(dir).is_ok()
@@ -312,8 +375,15 @@ pub fn prepare_output_dir(dir: &Path, replace: bool) -> Result<DirLock> {
         DirState::Owned => {
             let lock = lock(dir).with_context(|| format!("cannot replace output directory {}", dir.display()))?;
             // Held while clearing: no run can start using a data dir in there meanwhile.
-            let _inner = lock_subdirs(dir, "output directory")?;
-            clear_contents(dir)?;
+            let inner = lock_subdirs(dir, "output directory")?;
+            let kept = clear_contents_holding(dir, &inner)?;
+            if let Some(k) = kept.first() {
+                bail!(
+                    "cannot replace output directory {}: it holds another run's {} (kept)",
+                    dir.display(),
+                    k.display()
+                );
+            }
             return Ok(lock);
         }
         DirState::Foreign => unreachable!("refused by check_output_dir"),
@@ -453,6 +523,32 @@ fn check_creatable(dir: &Path) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn another_runs_directory_inside_ours_is_never_removed_with_it() {
+        let t = tempfile::tempdir().unwrap();
+        // Run A's data dir, in use; run B made its output dir inside it.
+        let a = t.path().join("a-db");
+        let held = DataDir::fresh(&a).unwrap();
+        std::fs::write(a.join("engine.sst"), "a's data").unwrap();
+        assert!(inside_live_run(&a.join("b-out")).is_some(), "a's lock says it is live");
+        let e = check_not_inside_live_run(&a.join("b-out/x"), "output directory").unwrap_err().to_string();
+        assert!(e.contains("another rumbench run is using") && e.contains("a-db"), "{e}");
+        assert!(inside_live_run(&t.path().join("elsewhere")).is_none());
+        let b = a.join("deep").join("b-out");
+        std::fs::create_dir_all(&b).unwrap();
+        let b_lock = prepare_output_dir(&b, false).unwrap();
+        std::fs::write(b.join("result.json"), "b's results").unwrap();
+        // A ends and removes its data dir: B's directory stays, and the dirs above it.
+        held.remove();
+        assert!(b.join("result.json").is_file(), "b's results are kept");
+        assert!(!a.join("engine.sst").exists(), "a's own files go");
+        assert!(a.join(MARKER).is_file(), "a stays marked: the next run still knows it as rumbench's");
+        // B unlocked but marked: still another run's, still kept.
+        drop(b_lock);
+        assert!(!remove_owned(&a));
+        assert!(b.join("result.json").is_file());
+    }
 
     #[test]
     fn a_foreign_dir_is_refused_and_left_alone() {

@@ -56,6 +56,21 @@ pub(super) fn kill_tree(pid: u32, sig: libc::c_int) {
     }
 }
 
+/// Make this process the reaper of the orphans among its descendants
+/// (PR_SET_CHILD_SUBREAPER), once, before it starts a server. A server
+/// that daemonizes (postgres under pg_ctl) is then reparented here, not to
+/// init: when it is killed, [`wait_reaped`] reaps it at once, where some
+/// inits (a container's) take a second or more, which a frozen server's
+/// kill and the crash test's restart on the same data dir would wait for.
+pub(super) fn adopt_orphans() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        // SAFETY: prctl with PR_SET_CHILD_SUBREAPER takes an integer flag and
+        // changes only how this process's orphaned descendants are reparented.
+        unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1 as libc::c_ulong) };
+    });
+}
+
 /// Wait until `pid` is gone (or a zombie); true if it is.
 pub(super) fn wait_gone(pid: u32, timeout: Duration) -> bool {
     let deadline = Instant::now() + timeout;
