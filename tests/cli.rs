@@ -3,18 +3,12 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-use assert_cmd::cargo::CommandCargoExt;
 use serde_json::Value;
 
-fn rumbench() -> Command {
-    let mut c = Command::cargo_bin("rumbench").unwrap();
-    // Tests' runs stay out of the user's results history.
-    c.arg("run").arg("--progress").arg("off").arg("--no-history");
-    c
-}
+use crate::common::cli;
 
 fn run_ok(args: &[&str], dir: &Path) -> Value {
-    let out = rumbench().args(args).arg("--output-dir").arg(dir).output().unwrap();
+    let out = cli::rumbench_run().args(args).arg("--output-dir").arg(dir).output().unwrap();
     assert!(out.status.success(), "rumbench {args:?} failed:\n{}", String::from_utf8_lossy(&out.stderr));
     load(dir)
 }
@@ -43,9 +37,21 @@ fn error_line(o: &Output) -> String {
 
 const ALL_STEPS: &str = "fillseq,fillrandom,filluniquerandom,overwrite,readrandom,multireadrandom,readseq,fwdrange,revrange,deleterandom,mixgraph,flush,waitforcompaction";
 
+/// The engines of the registry this test runs: every one but those that
+/// need more than their defaults (a plugin's library: tests/plugins.rs) or
+/// that leave out steps (SplinterDB has no atomic batches: tests/splinterdb.rs).
+fn engines_with_every_step() -> Vec<&'static str> {
+    rumbench::engine::engine_names().into_iter().filter(|e| !["plugin", "splinterdb"].contains(e)).collect()
+}
+
 #[test]
 fn every_engine_runs_every_step_and_writes_results() {
-    for engine in ["rocksdb", "lmdb", "sqlite", "null"] {
+    let engines = engines_with_every_step();
+    // A new engine joins by its registry line; these are there.
+    for known in ["rocksdb", "lmdb", "sqlite", "null", "fjall", "redb"] {
+        assert!(engines.contains(&known), "{known} is not in {engines:?}");
+    }
+    for engine in engines {
         let dir = tempfile::tempdir().unwrap();
         let v = run_ok(&["-e", engine, "-s", ALL_STEPS, "-n", "3000", "-t", "2"], dir.path());
         assert_eq!(v["schema"], "rumbench.result/1");
@@ -57,7 +63,7 @@ fn every_engine_runs_every_step_and_writes_results() {
         assert_eq!(steps.len(), ALL_STEPS.split(',').count());
         for s in steps {
             assert_eq!(s["status"], "completed", "{engine} {}", s["name"]);
-            if s["name"] == "waitforcompaction" && engine != "rocksdb" {
+            if s["name"] == "waitforcompaction" && s["ops"] == 0 {
                 // Nothing to wait for: no operation, no rate (not 1 / the time of one check).
                 assert_eq!(s["ops"], 0, "{engine}");
                 assert!(s["ops_s"].is_null(), "{engine}: {}", s["ops_s"]);
@@ -239,11 +245,20 @@ fn a_fill_stopped_by_its_time_limit_is_named_by_the_reads_after_it() {
 
 #[test]
 fn bad_input_gets_one_line_and_exit_code_2() {
+    // Every backend of the registry, in its order (an engine added is listed by its registry line).
+    let unknown = format!("unknown engine 'mongo' (valid engines: {})", rumbench::backend::names().join(", "));
+    assert!(unknown.contains("rocksdb, leveldb, lmdb") && unknown.ends_with("mongodb)"), "{unknown}");
     let cases: &[(&[&str], &str)] = &[
-        (&["-e", "mongo"], "unknown engine 'mongo' (valid engines: rocksdb, leveldb, lmdb, sqlite, splinterdb, null, plugin, postgres, mariadb-innodb, mariadb-myrocks, mongodb)"),
+        (&["-e", "mongo"], &unknown),
         (&["-e", "null", "-s", "fillseq,readrandm"], "unknown step 'readrandm' (valid steps: fillseq,"),
-        (&["-e", "rocksdb", "-o", "cache=1G"], "unknown option 'cache' for engine rocksdb (valid options: compaction_style,"),
-        (&["-e", "rocksdb", "-o", "compaction_style=fifo"], "invalid value 'fifo' for rocksdb.compaction_style (expected leveled|universal)"),
+        (
+            &["-e", "rocksdb", "-o", "cache=1G"],
+            "unknown option 'cache' for engine rocksdb (valid options: compaction_style,",
+        ),
+        (
+            &["-e", "rocksdb", "-o", "compaction_style=fifo"],
+            "invalid value 'fifo' for rocksdb.compaction_style (expected leveled|universal)",
+        ),
         (&["-e", "null", "--distribution", "pareto"], "invalid distribution 'pareto'"),
         (&["-e", "null", "--threads", "0"], "--threads must be between 1 and 1024"),
         (&["-e", "null", "--bogus"], "unexpected argument '--bogus'"),
@@ -251,7 +266,7 @@ fn bad_input_gets_one_line_and_exit_code_2() {
         (&["--config", "/nonexistent/suite.toml"], "cannot read suite file /nonexistent/suite.toml"),
     ];
     for (args, expected) in cases {
-        let out = rumbench().args(*args).output().unwrap();
+        let out = cli::rumbench_run().args(*args).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
         let line = error_line(&out);
         assert!(line.contains(expected), "{args:?}: {line}");
@@ -264,7 +279,7 @@ fn output_and_data_dirs_inside_each_other_are_refused_before_anything_starts() {
     let t = tempfile::tempdir().unwrap();
     let (outer, inner) = (t.path().join("outer"), t.path().join("outer/inner"));
     for (out_dir, db_dir, expected) in [(&inner, &outer, "--output-dir"), (&outer, &inner, "--db-dir")] {
-        let o = rumbench()
+        let o = cli::rumbench_run()
             .args(["-e", "null", "-s", "fillseq", "-n", "100", "--output-dir"])
             .arg(out_dir)
             .arg("--db-dir")
@@ -280,7 +295,7 @@ fn output_and_data_dirs_inside_each_other_are_refused_before_anything_starts() {
         assert!(!outer.exists(), "nothing is created");
     }
     // The default layout, given explicitly, is fine.
-    let o = rumbench()
+    let o = cli::rumbench_run()
         .args(["-e", "null", "-s", "fillseq", "-n", "100", "--output-dir"])
         .arg(&outer)
         .arg("--db-dir")
@@ -294,7 +309,7 @@ fn output_and_data_dirs_inside_each_other_are_refused_before_anything_starts() {
 fn a_target_host_too_long_for_a_config_name_gets_a_shortened_name() {
     // Nothing listens on it: the refusal must be about reaching it, not about the name.
     let host = format!("{}.invalid", "a".repeat(120));
-    let o = rumbench()
+    let o = cli::rumbench_run()
         .args(["-s", "ycsb-load", "--records", "10", "--target"])
         .arg(format!("postgres://u@{host}:5432/db"))
         .output()
@@ -306,7 +321,7 @@ fn a_target_host_too_long_for_a_config_name_gets_a_shortened_name() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("s.toml"), format!("[[config]]\nengine = \"null\"\nname = \"{}\"", "n".repeat(101)))
         .unwrap();
-    let o = rumbench().arg("--config").arg(dir.path().join("s.toml")).output().unwrap();
+    let o = cli::rumbench_run().arg("--config").arg(dir.path().join("s.toml")).output().unwrap();
     assert_eq!(o.status.code(), Some(2));
     assert!(error_line(&o).contains("is 101 characters long: at most 100"), "{}", stderr(&o));
 }
@@ -327,17 +342,9 @@ fn export_and_report_write_to_what_a_path_names_and_never_replace_it() {
     let run = t.path().join("run");
     run_ok(&["-e", "null", "-s", "fillseq", "-n", "1000"], &run);
     let export = |to: &Path, format: &str| {
-        Command::cargo_bin("rumbench")
-            .unwrap()
-            .arg("export")
-            .arg(&run)
-            .args(["-f", format, "-o"])
-            .arg(to)
-            .output()
-            .unwrap()
+        cli::rumbench().arg("export").arg(&run).args(["-f", format, "-o"]).arg(to).output().unwrap()
     };
-    let report =
-        |to: &Path| Command::cargo_bin("rumbench").unwrap().arg("report").arg(&run).arg("-o").arg(to).output().unwrap();
+    let report = |to: &Path| cli::rumbench().arg("report").arg(&run).arg("-o").arg(to).output().unwrap();
 
     // A device node: written through, still a device (as root, rename would have replaced it).
     let dev = t.path().join("null-device");
@@ -401,7 +408,7 @@ fn export_and_report_write_to_what_a_path_names_and_never_replace_it() {
     }
     assert_eq!(load(&run)["schema"], "rumbench.result/1");
     // report's default: the run's own report.html, rewritten.
-    let o = Command::cargo_bin("rumbench").unwrap().arg("report").arg(&run).output().unwrap();
+    let o = cli::rumbench().arg("report").arg(&run).output().unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
 
     // A plain file is replaced (and says so in --help).
@@ -409,7 +416,7 @@ fn export_and_report_write_to_what_a_path_names_and_never_replace_it() {
     std::fs::write(&plain, "old").unwrap();
     assert_eq!(export(&plain, "markdown").status.code(), Some(0));
     assert!(std::fs::read_to_string(&plain).unwrap().contains("rumbench results"));
-    let help = Command::cargo_bin("rumbench").unwrap().args(["export", "--help"]).output().unwrap();
+    let help = cli::rumbench().args(["export", "--help"]).output().unwrap();
     assert!(String::from_utf8_lossy(&help.stdout).contains("An existing file is replaced"));
 }
 
@@ -424,7 +431,7 @@ fn a_failed_write_to_standard_output_is_an_error() {
         vec!["compare".into(), run.display().to_string(), run.display().to_string()],
         vec!["engines".into()],
     ] {
-        let o = Command::cargo_bin("rumbench").unwrap().args(&args).stdout(full()).output().unwrap();
+        let o = cli::rumbench().args(&args).stdout(full()).output().unwrap();
         assert_eq!(o.status.code(), Some(1), "{args:?}: {}", stderr(&o));
         assert!(
             stderr(&o).contains("cannot write to standard output: No space left on device"),
@@ -433,7 +440,7 @@ fn a_failed_write_to_standard_output_is_an_error() {
         );
     }
     // A run whose summary cannot be written: its files are there, the exit is not 0.
-    let o = rumbench()
+    let o = cli::rumbench_run()
         .args(["-e", "null", "-s", "fillseq", "-n", "1000", "--output-dir"])
         .arg(t.path().join("run2"))
         .stdout(full())
@@ -448,7 +455,7 @@ fn unwritable_output_dir_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("a-file");
     std::fs::write(&file, "x").unwrap();
-    let out = rumbench().args(["-e", "null", "--output-dir"]).arg(file.join("sub")).output().unwrap();
+    let out = cli::rumbench_run().args(["-e", "null", "--output-dir"]).arg(file.join("sub")).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(error_line(&out).contains("cannot create output directory"), "{}", stderr(&out));
 }
@@ -457,7 +464,7 @@ fn unwritable_output_dir_is_refused() {
 fn a_read_step_on_an_empty_database_is_refused_before_anything_runs() {
     let dir = tempfile::tempdir().unwrap();
     let out_dir = dir.path().join("out");
-    let out = rumbench()
+    let out = cli::rumbench_run()
         .args(["-e", "rocksdb", "-s", "flush,readrandom,fillseq", "-n", "1000", "--output-dir"])
         .arg(&out_dir)
         .output()
@@ -474,7 +481,7 @@ fn a_database_with_no_keys_fails_its_read_step_and_keeps_earlier_results() {
     // An existing database that holds files but no key: only a run can tell.
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("db");
-    let first = rumbench()
+    let first = cli::rumbench_run()
         .args(["-e", "rocksdb", "-s", "flush", "-n", "200", "--keep-db", "--db-dir"])
         .arg(&db)
         .arg("--output-dir")
@@ -483,7 +490,7 @@ fn a_database_with_no_keys_fails_its_read_step_and_keeps_earlier_results() {
         .unwrap();
     assert!(first.status.success(), "{}", stderr(&first));
     let out_dir = dir.path().join("out");
-    let out = rumbench()
+    let out = cli::rumbench_run()
         .args(["-e", "rocksdb", "-s", "flush,readrandom", "-n", "200", "--use-existing-db", "--db-dir"])
         .arg(&db)
         .arg("--output-dir")
@@ -505,7 +512,7 @@ fn a_database_with_no_keys_fails_its_read_step_and_keeps_earlier_results() {
 #[test]
 fn ctrl_c_stops_the_run_and_keeps_what_was_measured() {
     let dir = tempfile::tempdir().unwrap();
-    let child = rumbench()
+    let child = cli::rumbench_run()
         .args(["-e", "rocksdb", "-s", "fillseq,readrandom,fwdrange", "-n", "2000", "--seconds", "3", "--output-dir"])
         .arg(dir.path())
         .stderr(std::process::Stdio::piped())
@@ -527,13 +534,13 @@ fn ctrl_c_stops_the_run_and_keeps_what_was_measured() {
 
 #[test]
 fn engines_and_help_describe_everything() {
-    let out = Command::cargo_bin("rumbench").unwrap().arg("engines").output().unwrap();
+    let out = cli::rumbench().arg("engines").output().unwrap();
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
     for needle in ["rocksdb", "lmdb", "sqlite", "null", "block_cache_size", "default 8M", "sync_mode", "journal_mode"] {
         assert!(text.contains(needle), "{needle} missing from:\n{text}");
     }
-    let out = Command::cargo_bin("rumbench").unwrap().args(["run", "--help"]).output().unwrap();
+    let out = cli::rumbench().args(["run", "--help"]).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     for flag in [
         "--engine",
@@ -555,7 +562,7 @@ fn engines_and_help_describe_everything() {
     ] {
         assert!(text.contains(flag), "{flag} missing from run --help");
     }
-    let out = Command::cargo_bin("rumbench").unwrap().arg("steps").output().unwrap();
+    let out = cli::rumbench().arg("steps").output().unwrap();
     assert!(String::from_utf8_lossy(&out.stdout).contains("readwhilewriting"));
 }
 
@@ -574,7 +581,7 @@ fn a_full_disk_fails_the_run_with_the_cause_and_keeps_results() {
          [[step]]\nname = \"fillseq\"\nops = 10000\n[[step]]\nname = \"fillrandom\"\n",
     )
     .unwrap();
-    let out = rumbench()
+    let out = cli::rumbench_run()
         .arg("--config")
         .arg(&suite)
         .arg("--db-dir")
@@ -606,7 +613,7 @@ fn a_full_disk_fails_the_run_with_the_cause_and_keeps_results() {
 #[test]
 fn a_step_with_nothing_to_do_prints_no_latency() {
     let dir = tempfile::tempdir().unwrap();
-    let out = rumbench()
+    let out = cli::rumbench_run()
         .args(["-e", "lmdb", "-s", "fillseq,waitforcompaction", "-n", "1000", "--output-dir"])
         .arg(dir.path())
         .output()
@@ -649,7 +656,7 @@ fn waitforcompaction_returns_with_universal_compaction_and_marks_a_timeout() {
     // RocksDB flushes before it looks at the deadline, and with nothing left
     // after it the wait ends done, however long the flush took.)
     let dir = tempfile::tempdir().unwrap();
-    let out = rumbench()
+    let out = cli::rumbench_run()
         .args([
             "-e",
             "rocksdb",
@@ -701,7 +708,7 @@ fn results_say_exactly_what_ran() {
         !v["warnings"].as_array().unwrap().iter().any(|w| w.as_str().unwrap().contains("assertions")),
         "a release build is not warned about"
     );
-    let out = Command::cargo_bin("rumbench").unwrap().args(["engines", "rocksdb"]).output().unwrap();
+    let out = cli::rumbench().args(["engines", "rocksdb"]).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("preset rocksdb:blob") && text.contains("build.ndebug: true"), "{text}");
 }
@@ -761,7 +768,7 @@ fn bad_values_are_refused_at_plan_time_with_one_line() {
     for (args, suite, expected) in cases {
         let dir = tempfile::tempdir().unwrap();
         let out_dir = dir.path().join("out");
-        let mut cmd = rumbench();
+        let mut cmd = cli::rumbench_run();
         cmd.args(*args).arg("--output-dir").arg(&out_dir);
         if !suite.is_empty() {
             std::fs::write(dir.path().join("suite.toml"), suite).unwrap();
@@ -779,7 +786,7 @@ fn bad_values_are_refused_at_plan_time_with_one_line() {
 fn a_big_sweep_is_refused_at_once_with_its_count() {
     let dir = tempfile::tempdir().unwrap();
     let values = |n: usize| (1..=n).map(|v| v.to_string()).collect::<Vec<_>>().join(",");
-    let child = rumbench()
+    let child = cli::rumbench_run()
         .args(["-e", "rocksdb", "-s", "fillseq", "-n", "100"])
         .arg("--sweep")
         .arg(format!("max_subcompactions={}", values(50)))
@@ -804,7 +811,7 @@ fn a_big_sweep_is_refused_at_once_with_its_count() {
 fn a_stopped_sweep_records_the_configs_left_at_once() {
     let dir = tempfile::tempdir().unwrap();
     let ten = "1,2,3,4,5,6,7,8,9,10";
-    let child = rumbench()
+    let child = cli::rumbench_run()
         .args(["-e", "rocksdb", "-s", "fillseq", "-n", "100"])
         .args(["--sweep", &format!("rocksdb.max_subcompactions={ten}")])
         .args([
@@ -863,8 +870,12 @@ fn a_server_that_is_not_installed_is_refused_before_anything_is_written() {
     ];
     for (args, program) in cases {
         // The default output directory (results/<time> under the working directory) must not appear.
-        let out =
-            rumbench().env("RUMBENCH_SERVER_BIN_DIR", &empty).current_dir(dir.path()).args(*args).output().unwrap();
+        let out = cli::rumbench_run()
+            .env("RUMBENCH_SERVER_BIN_DIR", &empty)
+            .current_dir(dir.path())
+            .args(*args)
+            .output()
+            .unwrap();
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
         assert_eq!(stderr(&out).lines().count(), 1, "{args:?}: {}", stderr(&out));
         let line = error_line(&out);
@@ -875,7 +886,7 @@ fn a_server_that_is_not_installed_is_refused_before_anything_is_written() {
         assert!(!dir.path().join("results").exists(), "{args:?}: a results directory was created");
     }
     // A server the user runs needs nothing installed here: the refusal is about reaching it.
-    let out = rumbench()
+    let out = cli::rumbench_run()
         .env("RUMBENCH_SERVER_BIN_DIR", &empty)
         .current_dir(dir.path())
         .args(["--target", "postgres://bench@127.0.0.1:1/db", "-s", "ycsb-load", "--records", "100"])
@@ -890,7 +901,7 @@ fn a_server_that_is_not_installed_is_refused_before_anything_is_written() {
 fn an_engine_left_out_of_this_build_says_how_to_build_it() {
     let build = "cargo build --release --locked --features wiredtiger";
     for args in [&["-e", "wiredtiger"][..], &["-e", "rocksdb", "-o", "wiredtiger.cache_size=1G"]] {
-        let out = rumbench().args(args).output().unwrap();
+        let out = cli::rumbench_run().args(args).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
         assert_eq!(stderr(&out).lines().count(), 1, "{args:?}: {}", stderr(&out));
         let line = error_line(&out);
@@ -902,13 +913,13 @@ fn an_engine_left_out_of_this_build_says_how_to_build_it() {
         );
     }
     // `rumbench engines` lists it the same way.
-    let out = Command::cargo_bin("rumbench").unwrap().arg("engines").output().unwrap();
+    let out = cli::rumbench().arg("engines").output().unwrap();
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
     let entry =
         text.lines().find(|l| l.starts_with("wiredtiger ")).unwrap_or_else(|| panic!("no wiredtiger entry:\n{text}"));
     assert!(entry.contains("not in this build") && entry.contains(build), "{entry}");
-    let out = Command::cargo_bin("rumbench").unwrap().args(["engines", "wiredtiger"]).output().unwrap();
+    let out = cli::rumbench().args(["engines", "wiredtiger"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains(build), "{}", String::from_utf8_lossy(&out.stderr));
 }

@@ -6,9 +6,7 @@
 use crate::common;
 
 use std::path::Path;
-use std::process::Command;
 
-use assert_cmd::cargo::CommandCargoExt;
 use common::*;
 use rumbench::report::compare::{self, Comparison, Group, Options, Verdict};
 use rumbench::result::RunResult;
@@ -177,7 +175,7 @@ fn fail_on_regression_acts_on_regression_verdicts_only() {
         save_all("b", &[70_000, 70_500, 69_500, 70_200, 69_800]),
         save_all("c", &[100_500, 99_500, 100_000, 100_100, 99_900]),
     );
-    let bin = || Command::cargo_bin("rumbench").unwrap();
+    let bin = cli::rumbench;
     let out = bin().args(["compare", &a, &b, "--fail-on-regression"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stdout));
     let text = String::from_utf8_lossy(&out.stdout);
@@ -218,8 +216,7 @@ fn null_run(dir: &Path, spins: &[u64], repeat: u32) -> std::path::PathBuf {
     let file = dir.join("suite.toml");
     std::fs::write(&file, suite).unwrap();
     let out_dir = dir.join("run");
-    let out = Command::cargo_bin("rumbench")
-        .unwrap()
+    let out = cli::rumbench()
         .args(["run", "--no-history", "--progress", "off", "--repeat", &repeat.to_string(), "-c"])
         .arg(&file)
         .arg("-d")
@@ -231,7 +228,7 @@ fn null_run(dir: &Path, spins: &[u64], repeat: u32) -> std::path::PathBuf {
 }
 
 fn compare_dir(dir: &Path, extra: &[&str]) -> (Option<i32>, String) {
-    let out = Command::cargo_bin("rumbench").unwrap().arg("compare").arg(dir).args(extra).output().unwrap();
+    let out = cli::rumbench().arg("compare").arg(dir).args(extra).output().unwrap();
     (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned())
 }
 

@@ -3,16 +3,11 @@
 //! rumbench starts (small scale), and the refusal of engines without them.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
-use assert_cmd::prelude::*;
 use serde_json::Value;
 
-fn rumbench() -> Command {
-    let mut c = Command::cargo_bin("rumbench").unwrap();
-    c.args(["run", "--progress", "off", "--no-history"]);
-    c
-}
+use crate::common::cli;
 
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).to_string()
@@ -24,7 +19,7 @@ fn load(dir: &Path) -> Value {
 
 /// Run with `args` into `dir`; it must succeed. Its output and result.json.
 fn run_ok(args: &[&str], dir: &Path) -> (Output, Value) {
-    let out = rumbench().args(args).arg("-d").arg(dir).output().unwrap();
+    let out = cli::rumbench_run().args(args).arg("-d").arg(dir).output().unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     (out, load(dir))
 }
@@ -147,7 +142,7 @@ fn randomtransaction_keeps_every_set_sum_equal_on_every_engine_and_server() {
 fn engines_without_transactions_are_refused_before_anything_runs() {
     for (engine, extra) in [("null", vec![]), ("leveldb", vec![]), ("rocksdb", vec!["-o", "transactions=none"])] {
         let dir = tempfile::tempdir().unwrap();
-        let out = rumbench()
+        let out = cli::rumbench_run()
             .args(["-e", engine, "-s", "randomtransaction"])
             .args(&extra)
             .arg("-d")

@@ -5,17 +5,12 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-use assert_cmd::cargo::CommandCargoExt;
 use serde_json::Value;
 
-fn rumbench() -> Command {
-    let mut c = Command::cargo_bin("rumbench").unwrap();
-    c.env("XDG_DATA_HOME", std::env::temp_dir().join("rumbench-crashtest-xdg"));
-    c
-}
+use crate::common::cli;
 
 fn crashtest(args: &[&str], out: &Path) -> Output {
-    rumbench()
+    cli::rumbench()
         .arg("crashtest")
         .args(args)
         .args(["--kill-after", "100,400", "--seed", "7", "-d"])
@@ -152,7 +147,7 @@ fn what_the_crash_test_cannot_run_is_refused_before_anything_starts() {
         (&["-e", "rocksdb", "--kill-after", "5,1"][..], "first must not be above"),
         (&["-e", "rocksdb", "--value-size", "100000000000"][..], "--value-size must be at most 64 MiB"),
     ] {
-        let o = rumbench().arg("crashtest").args(args).arg("-d").arg(&out).output().unwrap();
+        let o = cli::rumbench().arg("crashtest").args(args).arg("-d").arg(&out).output().unwrap();
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o));
         let err = String::from_utf8_lossy(&o.stderr);
         assert!(err.contains(expected) && err.lines().count() == 1, "{args:?}: {err}");
@@ -164,7 +159,7 @@ fn what_the_crash_test_cannot_run_is_refused_before_anything_starts() {
 fn a_stopped_crash_test_keeps_its_results_and_leaves_no_mount_or_process() {
     let t = tempfile::tempdir().unwrap();
     let out = t.path().join("run");
-    let child = rumbench()
+    let child = cli::rumbench()
         .args(["crashtest", "-e", "rocksdb", "-o", "sync=true", "--crashes", "1000", "--kill-after", "200,400", "-d"])
         .arg(&out)
         .stdout(std::process::Stdio::piped())
@@ -232,7 +227,7 @@ fn postgres_with_synchronous_commit_loses_nothing_and_without_it_loses_acknowled
         &[("pg-sync", "postgres", "synchronous_commit = on"), ("pg-async", "postgres", "synchronous_commit = off")],
     );
     // Kills well after wal_writer_delay (200 ms): an asynchronous commit's window is open.
-    let o = rumbench()
+    let o = cli::rumbench()
         .args([
             "crashtest",
             "-c",
@@ -275,7 +270,7 @@ fn mariadb_loses_nothing_with_a_synced_log_per_commit_and_loses_without() {
             ("myrocks-1", "mariadb-myrocks", "rocksdb_flush_log_at_trx_commit = 1"),
         ],
     );
-    let o = rumbench()
+    let o = cli::rumbench()
         .args([
             "crashtest",
             "-c",
@@ -309,7 +304,7 @@ fn mariadb_loses_nothing_with_a_synced_log_per_commit_and_loses_without() {
 fn a_stopped_server_crash_test_stops_the_server_and_unmounts() {
     let t = tempfile::tempdir().unwrap();
     let out = t.path().join("run");
-    let child = rumbench()
+    let child = cli::rumbench()
         .args(["crashtest", "-e", "postgres", "--crashes", "1000", "--kill-after", "200,400", "-d"])
         .arg(&out)
         .stdout(std::process::Stdio::piped())
@@ -344,7 +339,7 @@ fn config_process(out: &Path) -> Option<i32> {
 
 /// Start a crash test of `args` into `out` and wait until `crashes` crashes were checked.
 fn start_and_wait(args: &[&str], out: &Path, work: &Path, crashes: usize) -> std::process::Child {
-    let child = rumbench()
+    let child = cli::rumbench()
         .arg("crashtest")
         .args(args)
         .args(["--crashes", "1000", "--kill-after", "200,400", "-d"])
@@ -406,7 +401,7 @@ fn a_crash_test_killed_outright_records_each_crash_and_leaves_nothing() {
             .collect();
         assert!(sockets.is_empty(), "{engine}: socket dirs left: {sockets:?}");
         // The next crash test on the same --db-dir runs.
-        let o = rumbench()
+        let o = cli::rumbench()
             .args(["crashtest", "-e", engine, "--crashes", "1", "--kill-after", "200,300", "-d"])
             .arg(t.path().join("again"))
             .arg("--db-dir")
@@ -452,7 +447,7 @@ fn a_dead_mount_of_a_killed_crash_test_is_released_by_the_next() {
         }
     }
     assert_eq!(dead, Some(libc::ENOTCONN), "a dead mount is left at {}", mnt.display());
-    let o = rumbench()
+    let o = cli::rumbench()
         .args(["crashtest", "-e", "rocksdb", "--crashes", "1", "--kill-after", "200,300", "-d"])
         .arg(t.path().join("again"))
         .arg("--db-dir")
@@ -469,7 +464,7 @@ fn nothing_acknowledged_is_not_tested_and_a_full_disk_is_said() {
     let t = tempfile::tempdir().unwrap();
     // Killed as soon as the engine opened: no commit can have been acknowledged.
     let out = t.path().join("zero");
-    let o = rumbench()
+    let o = cli::rumbench()
         .args(["crashtest", "-e", "rocksdb", "-o", "sync=false", "--crashes", "2", "--kill-after", "0,0", "-d"])
         .arg(&out)
         .output()
@@ -486,7 +481,7 @@ fn nothing_acknowledged_is_not_tested_and_a_full_disk_is_said() {
     let ok = Command::new("mount").args(["-t", "tmpfs", "-o", "size=3m", "tmpfs"]).arg(mnt.path()).status().unwrap();
     assert!(ok.success(), "cannot mount a tmpfs: this test needs root");
     let out = t.path().join("full");
-    let o = rumbench()
+    let o = cli::rumbench()
         .args([
             "crashtest",
             "-e",

@@ -11,8 +11,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use assert_cmd::cargo::CommandCargoExt;
 use rumbench::engine::rocksdb::parse_options_file;
+
+use crate::common::cli;
 
 /// Where bench/build_dbbench.sh puts db_bench.
 fn db_bench() -> Option<PathBuf> {
@@ -120,8 +121,7 @@ fn rocksdb_defaults_are_db_benchs() {
     assert!(out.status.success(), "db_bench failed:\n{}", String::from_utf8_lossy(&out.stderr));
 
     let run_dir = tmp.path().join("rumbench");
-    let out = Command::cargo_bin("rumbench")
-        .unwrap()
+    let out = cli::rumbench()
         .args([
             "run",
             "--progress",

@@ -11,13 +11,13 @@
 
 use std::os::unix::process::CommandExt;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use assert_cmd::prelude::*;
 use rumbench::server::{RunningServer, ServerConfig, ServerKind};
 use serde_json::Value;
 
+use crate::common::cli;
 use crate::mongodb::Ferret;
 
 /// What is done to the server while the run's second step runs.
@@ -91,12 +91,18 @@ fn freeze(pids: &dyn Fn() -> Vec<u32>) -> Vec<u32> {
 /// against `url`; once the load is recorded and ycsb-c has run a second,
 /// do `fault` to the server whose processes `pids` lists.
 fn run_with_fault(url: &str, pids: &dyn Fn() -> Vec<u32>, fault: Fault, dir: &Path) -> Seen {
+    run_on_with_fault(&["--target", url], pids, fault, dir)
+}
+
+/// `run_with_fault` on the server `on` names (`--target URL`, or `-e KIND`
+/// for one rumbench starts itself).
+fn run_on_with_fault(on: &[&str], pids: &dyn Fn() -> Vec<u32>, fault: Fault, dir: &Path) -> Seen {
+    let url = on.last().copied().unwrap_or_default();
     let out = dir.join("out");
     let (stdout, stderr) = (dir.join("stdout"), dir.join("stderr"));
     let seconds = if fault == Fault::Pause { "5" } else { "30" };
-    let mut child = Command::cargo_bin("rumbench")
-        .unwrap()
-        .args(["run", "--progress", "off", "--no-history", "--target", url])
+    let mut child = cli::rumbench_run()
+        .args(on)
         .args(["-s", "ycsb-load,ycsb-c", "--records", "200", "-t", "2", "--seconds", seconds])
         .arg("--output-dir")
         .arg(&out)
@@ -245,8 +251,7 @@ fn a_mongodb_server_stopped_during_the_setup_is_named_within_seconds() {
     let pid = ferret.child.id();
     let at = ferret.base.trim_start_matches("mongodb://").to_string();
     let out = tmp.path().join("out");
-    let mut child = Command::cargo_bin("rumbench")
-        .unwrap()
+    let mut child = cli::rumbench()
         .args(["run", "--progress", "off", "--no-history", "--target", &format!("{}/bench", ferret.base)])
         .args(["-s", "hotrow", "--hot-rows", "1000000", "--hot-tables", "1", "-t", "1", "--seconds", "5"])
         .arg("--output-dir")
@@ -321,5 +326,57 @@ fn a_mariadb_server_that_dies_is_named_within_seconds() {
     let tmp = tempfile::tempdir().unwrap();
     for fault in [Fault::Kill, Fault::Stop, Fault::StopThenCtrlC, Fault::Pause] {
         server_case(ServerKind::MariadbInnodb, fault, tmp.path());
+    }
+}
+
+/// The processes of the server a run in `dir` started (their working
+/// directory is in its data dirs, under `dir`).
+fn started_server_pids(dir: &Path, comm: &str) -> Vec<u32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|c| c.trim() == comm)
+                && std::fs::read_link(format!("/proc/{pid}/cwd")).is_ok_and(|c| c.starts_with(dir))
+        })
+        .collect()
+}
+
+/// A server rumbench started itself, frozen (SIGSTOP) mid-step: named as
+/// the step's failure within seconds, as a target is, and ended at once
+/// (it would never shut down), so the run ends within seconds too; with
+/// Ctrl-C during the freeze, sooner still.
+#[test]
+fn a_postgres_server_rumbench_started_that_freezes_is_named_within_seconds() {
+    let tmp = tempfile::tempdir().unwrap();
+    for fault in [Fault::Stop, Fault::StopThenCtrlC] {
+        let dir = tmp.path().join(format!("{fault:?}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let d = dir.clone();
+        let seen = run_on_with_fault(&["-e", "postgres"], &|| started_server_pids(&d, "postgres"), fault, &dir);
+        let step = seen.step(1);
+        let said = format!("{}{}", step["error"], step["notes"]);
+        assert!(said.contains("stopped answering"), "{fault:?}: {step}\n{}", seen.output);
+        assert_ne!(seen.code, Some(0), "{fault:?}");
+        match fault {
+            Fault::Stop => {
+                assert_eq!(step["status"], "failed", "{step}");
+                assert!(seen.recorded.unwrap() < Duration::from_secs(5), "recorded {:?}", seen.recorded);
+                assert!(
+                    seen.exited < Duration::from_secs(8),
+                    "exited {:?} after the freeze\n{}",
+                    seen.exited,
+                    seen.output
+                );
+                let notes = seen.result["configs"][0]["notes"].to_string();
+                assert!(notes.contains("the server was ended at once"), "{notes}");
+            }
+            _ => {
+                assert!(seen.exited < Duration::from_secs(3), "exited {:?} after Ctrl-C\n{}", seen.exited, seen.output)
+            }
+        }
+        assert_eq!(seen.step(0)["status"], "completed");
+        assert!(started_server_pids(&dir, "postgres").is_empty(), "{fault:?}: the frozen server was left running");
     }
 }

@@ -2,9 +2,7 @@
 //! w-amp through that debt, on the real binary and real engines.
 
 use std::path::Path;
-use std::process::Command;
 
-use assert_cmd::cargo::CommandCargoExt;
 use serde_json::Value;
 
 use crate::common::cli;
@@ -85,14 +83,7 @@ fn settle_where_it_cannot_apply_is_refused() {
         &["-e", "lmdb", "-s", "ycsb-load,ycsb-a", "--records", "1000", "--settle"][..],
         &["-e", "lmdb", "-s", "ycsb-load,settle"][..],
     ] {
-        let o = Command::cargo_bin("rumbench")
-            .unwrap()
-            .args(["run", "--progress", "off", "--no-history"])
-            .args(args)
-            .arg("--output-dir")
-            .arg(dir.path().join("out"))
-            .output()
-            .unwrap();
+        let o = cli::rumbench_run().args(args).arg("--output-dir").arg(dir.path().join("out")).output().unwrap();
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
         assert!(err.contains("apply to db_bench-style steps"), "{err}");

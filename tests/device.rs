@@ -3,26 +3,19 @@
 //! the baseline stored in the history and a run's ceilings computed from it.
 
 use std::path::Path;
-use std::process::Command;
 
-use assert_cmd::cargo::CommandCargoExt;
 use rumbench::measure::device_baseline::{key_of, StoredBaseline};
 use rumbench::report::history::History;
 
-/// rumbench with a private history (XDG_DATA_HOME): never the user's.
-fn rumbench(xdg: &Path) -> Command {
-    let mut c = Command::cargo_bin("rumbench").unwrap();
-    c.env("XDG_DATA_HOME", xdg);
-    c
-}
+use crate::common::cli;
 
 fn run_json(dir: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(dir.join("result.json")).unwrap()).unwrap()
 }
 
 /// A small run of rocksdb (fillrandom with sync, readrandom) recorded in `history`.
-fn small_run(xdg: &Path, history: &Path, out: &Path) -> serde_json::Value {
-    let o = rumbench(xdg)
+fn small_run(history: &Path, out: &Path) -> serde_json::Value {
+    let o = cli::rumbench()
         .args([
             "run",
             "-e",
@@ -49,9 +42,9 @@ fn small_run(xdg: &Path, history: &Path, out: &Path) -> serde_json::Value {
 #[test]
 fn a_short_real_fio_run_gives_every_figure_is_stored_and_gives_a_runs_ceilings() {
     let t = tempfile::tempdir().unwrap();
-    let xdg = tempfile::tempdir().unwrap();
-    let history = xdg.path().join("h.sqlite");
-    let o = rumbench(xdg.path())
+    let h = tempfile::tempdir().unwrap();
+    let history = h.path().join("h.sqlite");
+    let o = cli::rumbench()
         .args(["device", "--size", "32M", "--runtime", "1", "--json", "--history"])
         .arg(&history)
         .arg("--dir")
@@ -73,15 +66,14 @@ fn a_short_real_fio_run_gives_every_figure_is_stored_and_gives_a_runs_ceilings()
     assert_eq!(std::fs::read_dir(t.path()).unwrap().count(), 0, "fio's test file and job are removed");
 
     // Asked again within the week: the stored baseline, not a new measurement.
-    let o =
-        rumbench(xdg.path()).args(["device", "--history"]).arg(&history).arg("--dir").arg(t.path()).output().unwrap();
+    let o = cli::rumbench().args(["device", "--history"]).arg(&history).arg("--dir").arg(t.path()).output().unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(text.contains("stored 0.0 days ago; --remeasure measures again"), "{text}");
     assert!(!String::from_utf8_lossy(&o.stderr).contains("measuring"), "no fio run");
 
     // A run on the same device: every completed step has its ceilings from that baseline.
-    let run = small_run(xdg.path(), &history, &t.path().join("run"));
+    let run = small_run(&history, &t.path().join("run"));
     assert_eq!(run["device"]["source"], "history", "{}", run["device"]);
     assert_eq!(run["device"]["baseline"]["fio"], *fio);
     let fill = &run["configs"][0]["steps"][0];
@@ -104,9 +96,9 @@ fn a_short_real_fio_run_gives_every_figure_is_stored_and_gives_a_runs_ceilings()
 #[test]
 fn without_a_baseline_the_results_stay_and_say_why_and_a_rate_above_a_ceiling_is_warned_about() {
     let t = tempfile::tempdir().unwrap();
-    let xdg = tempfile::tempdir().unwrap();
-    let history = xdg.path().join("h.sqlite");
-    let run = small_run(xdg.path(), &history, &t.path().join("none"));
+    let h = tempfile::tempdir().unwrap();
+    let history = h.path().join("h.sqlite");
+    let run = small_run(&history, &t.path().join("none"));
     let why = run["device"]["missing"].as_str().unwrap();
     assert!(why.starts_with("no device baseline of this data dir's device: measure it with `rumbench device"), "{why}");
     for (i, s) in run["configs"][0]["steps"].as_array().unwrap().iter().enumerate() {
@@ -133,7 +125,7 @@ fn without_a_baseline_the_results_stay_and_say_why_and_a_rate_above_a_ceiling_is
     fio.seq_write_mb_s = 0.001;
     let slow = StoredBaseline { device_key: key, measured_at: rumbench::report::now_text(), dir: t.path().into(), fio };
     History::open(&history).unwrap().store_device_baseline(&slow).unwrap();
-    let run = small_run(xdg.path(), &history, &t.path().join("slow"));
+    let run = small_run(&history, &t.path().join("slow"));
     let fill = &run["configs"][0]["steps"][0];
     let warnings: Vec<&str> = fill["warnings"].as_array().unwrap().iter().map(|w| w.as_str().unwrap()).collect();
     assert!(warnings.iter().any(|w| w.contains("above the sync ceiling of 1 ")), "{warnings:?}");
@@ -143,23 +135,23 @@ fn without_a_baseline_the_results_stay_and_say_why_and_a_rate_above_a_ceiling_is
 #[test]
 fn bad_input_is_refused_and_a_missing_fio_is_said() {
     let t = tempfile::tempdir().unwrap();
-    let rumbench = || rumbench(t.path());
     for (args, expected) in [(&["--size", "0"][..], "--size 0"), (&["--size", "lots"][..], "--size lots")] {
-        let o = rumbench().arg("device").args(args).arg("--dir").arg(t.path()).output().unwrap();
+        let o = cli::rumbench().arg("device").args(args).arg("--dir").arg(t.path()).output().unwrap();
         assert_eq!(o.status.code(), Some(2), "{args:?}");
         assert!(String::from_utf8_lossy(&o.stderr).contains(expected), "{}", String::from_utf8_lossy(&o.stderr));
     }
-    let o = rumbench().args(["device", "--dir"]).arg(t.path().join("missing")).output().unwrap();
+    let o = cli::rumbench().args(["device", "--dir"]).arg(t.path().join("missing")).output().unwrap();
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("not a directory"));
-    let o = rumbench().args(["device", "--size", "2M", "--dir"]).arg(t.path()).env("PATH", t.path()).output().unwrap();
+    let o =
+        cli::rumbench().args(["device", "--size", "2M", "--dir"]).arg(t.path()).env("PATH", t.path()).output().unwrap();
     assert_eq!(o.status.code(), Some(1));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("fio is not installed"), "{err}");
     assert!(o.stdout.is_empty(), "no figure printed: {}", String::from_utf8_lossy(&o.stdout));
     // A run asked to measure first, without fio: refused before anything starts.
     let out = t.path().join("run");
-    let o = rumbench()
+    let o = cli::rumbench()
         .args(["run", "-e", "null", "--device-baseline", "-d"])
         .arg(&out)
         .env("PATH", t.path())
@@ -191,8 +183,7 @@ fn a_stopped_device_measurement_stops_fio_and_removes_its_files() {
     // SIGTERM and SIGHUP to rumbench alone, SIGINT to its process group (Ctrl-C).
     for (sig, group) in [(libc::SIGTERM, false), (libc::SIGHUP, false), (libc::SIGINT, true)] {
         let t = tempfile::tempdir().unwrap();
-        let xdg = tempfile::tempdir().unwrap();
-        let mut cmd = rumbench(xdg.path());
+        let mut cmd = cli::rumbench();
         cmd.args(["device", "--no-history", "--size", "64M", "--runtime", "30", "--dir"]).arg(t.path());
         std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
         let mut child = cmd.stdout(std::process::Stdio::null()).stderr(std::process::Stdio::piped()).spawn().unwrap();
@@ -229,13 +220,12 @@ fn a_stopped_device_measurement_stops_fio_and_removes_its_files() {
 #[test]
 fn files_a_killed_measurement_left_are_removed_by_the_next() {
     let t = tempfile::tempdir().unwrap();
-    let xdg = tempfile::tempdir().unwrap();
     // As a `rumbench device` killed by SIGKILL leaves them: a pid that is gone.
     for ext in ["fio", "job"] {
         std::fs::write(t.path().join(format!("rumbench-device-999999999.{ext}")), "x").unwrap();
     }
     std::fs::write(t.path().join("users-file.fio"), "mine").unwrap();
-    let o = rumbench(xdg.path())
+    let o = cli::rumbench()
         .args(["device", "--no-history", "--size", "2M", "--runtime", "1", "--dir"])
         .arg(t.path())
         .output()
@@ -250,8 +240,7 @@ fn files_a_killed_measurement_left_are_removed_by_the_next() {
 #[test]
 fn fio_workers_of_a_killed_measurement_are_stopped_by_the_next() {
     let t = tempfile::tempdir().unwrap();
-    let xdg = tempfile::tempdir().unwrap();
-    let mut cmd = rumbench(xdg.path());
+    let mut cmd = cli::rumbench();
     cmd.args(["device", "--no-history", "--size", "64M", "--runtime", "30", "--dir"]).arg(t.path());
     let mut child = cmd.stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null()).spawn().unwrap();
     let began = std::time::Instant::now();
@@ -263,7 +252,7 @@ fn fio_workers_of_a_killed_measurement_are_stopped_by_the_next() {
     // SIGKILL, as the OOM killer does: rumbench cannot stop anything itself.
     child.kill().unwrap();
     child.wait().unwrap();
-    let o = rumbench(xdg.path())
+    let o = cli::rumbench()
         .args(["device", "--no-history", "--size", "2M", "--runtime", "1", "--dir"])
         .arg(t.path())
         .output()

@@ -8,13 +8,14 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use assert_cmd::cargo::CommandCargoExt;
+use common::cli::Isolation;
 use common::*;
 
+/// rumbench whose default history is under `db`'s directory (`xdg/`), where
+/// a test sees whether a command created it.
 fn rumbench(db: &Path) -> Command {
-    let mut c = Command::cargo_bin("rumbench").unwrap();
-    // Never touch the user's own history.
-    c.env("XDG_DATA_HOME", db.parent().unwrap().join("xdg"));
+    let mut c = cli::rumbench();
+    c.data_in(&db.parent().unwrap().join("xdg"));
     c
 }
 

@@ -8,7 +8,6 @@ use std::path::Path;
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
-use assert_cmd::cargo::CommandCargoExt;
 use rumbench::backend::servers::Transport;
 use rumbench::engine::{self, EngineOptions, OpenArgs};
 use rumbench::server::{RunningServer, ServerConfig, ServerKind};
@@ -19,10 +18,14 @@ use rumbench::workload::ibench::table::Table;
 use rumbench::workload::ibench::{Index, Row, RowGen};
 use serde_json::Value;
 
+use crate::common::cli;
+
 const ALL_STEPS: &str = "l.i0,l.x,l.i1,l.i2,qr100,qp100,qr500,qp500,qr1000,qp1000";
 
+/// `rumbench run --progress off`, its runs recorded in the history of its
+/// own (`cli::rumbench`).
 fn rumbench() -> Command {
-    let mut c = Command::cargo_bin("rumbench").unwrap();
+    let mut c = cli::rumbench();
     c.arg("run").arg("--progress").arg("off");
     c
 }
@@ -509,12 +512,12 @@ fn plans_that_cannot_work_are_refused_in_one_line() {
         assert!(stderr(&out).contains(expected), "{args:?}: {}", stderr(&out));
         assert_eq!(stderr(&out).lines().count(), 1, "{args:?}: {}", stderr(&out));
     }
-    let out = Command::cargo_bin("rumbench").unwrap().arg("engines").output().unwrap();
+    let out = cli::rumbench().arg("engines").output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     for needle in ["postgres - ", "mariadb-innodb - ", "mariadb-myrocks - ", "config"] {
         assert!(text.contains(needle), "{needle} missing from engines:\n{text}");
     }
-    let out = Command::cargo_bin("rumbench").unwrap().arg("steps").output().unwrap();
+    let out = cli::rumbench().arg("steps").output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     for s in ALL_STEPS.split(',') {
         assert!(text.contains(s), "{s} missing from steps");

@@ -20,6 +20,7 @@ mod dead_server;
 mod debt;
 mod deploy;
 mod device;
+mod duet;
 mod history;
 mod ibench;
 mod internals;

@@ -6,25 +6,14 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use assert_cmd::cargo::CommandCargoExt;
 use serde_json::Value;
 
-use super::common::cli::{load, run_ok, text};
+use super::common::cli::{self, load, refused, run_ok, text};
 use super::common::fs::Tmpfs;
-
-fn rumbench() -> Command {
-    Command::cargo_bin("rumbench").unwrap()
-}
 
 /// `rumbench run --progress off --no-history ARGS` into `out`.
 fn run(args: &[&str], out: &Path) -> Output {
-    rumbench()
-        .args(["run", "--progress", "off", "--no-history"])
-        .args(args)
-        .arg("--output-dir")
-        .arg(out)
-        .output()
-        .unwrap()
+    cli::rumbench_run().args(args).arg("--output-dir").arg(out).output().unwrap()
 }
 
 /// Refused before anything starts: exit 2, one error line containing every
@@ -50,17 +39,32 @@ fn sizes_the_machine_does_not_have_are_refused_before_anything_starts() {
     let out = t.path().join("out");
     let db = t.path().join("db");
     let db_arg = db.to_str().unwrap();
-    // The case of the issue: a 100T SplinterDB file (it took 24 GB of memory before the OOM killer came).
+    // A SplinterDB file larger than the free space (its 2 GiB of lookup table fits in memory).
+    let o = run(&["-e", "splinterdb", "-o", "disk_size=2T", "-s", "fillseq", "-n", "1000", "--db-dir", db_arg], &out);
+    assert_refused(&o, &["splinterdb.disk_size=2T", "of disk", "free (statvfs of"], &out);
+    // The case of the issue: a 100T SplinterDB file (it took 24 GB of memory
+    // before the OOM killer came): its cache's lookup table, 4 bytes a page, is 100 GiB.
     let o = run(&["-e", "splinterdb", "-o", "disk_size=100T", "-s", "fillseq", "-n", "1000", "--db-dir", db_arg], &out);
-    assert_refused(&o, &["splinterdb.disk_size=100T", "of disk", "free (statvfs of"], &out);
-    // A file so large that the allocator's reference counts (4 bytes an extent) exceed the memory.
-    let o =
-        run(&["-e", "splinterdb", "-o", "disk_size=4000T", "-s", "fillseq", "-n", "1000", "--db-dir", db_arg], &out);
     assert_refused(
         &o,
-        &["splinterdb.disk_size=4000T's reference counts", "of memory", "available (MemAvailable in /proc/meminfo"],
+        &[
+            "splinterdb.disk_size=100T's lookup table and reference counts",
+            "of memory",
+            "available (MemAvailable in /proc/meminfo",
+        ],
         &out,
     );
+    // The same with a relative --db-dir whose parents do not exist yet: checked on the filesystem it will be on.
+    for disk in ["2T", "100T"] {
+        let o = cli::rumbench()
+            .current_dir(t.path())
+            .args(["run", "--progress", "off", "--no-history", "-e", "splinterdb", "-o", &format!("disk_size={disk}")])
+            .args(["-s", "fillseq,readrandom", "-n", "20000", "-d", "o-SPopt", "--db-dir", "spo/db"])
+            .output()
+            .unwrap();
+        assert_refused(&o, &[&format!("splinterdb.disk_size={disk}")], &t.path().join("o-SPopt"));
+        assert!(!t.path().join("spo").exists(), "no data dir made");
+    }
     // Caches against memory, every engine's.
     for (engine, option) in [
         ("rocksdb", "block_cache_size=100T"),
@@ -143,7 +147,7 @@ fn splinterdb_on_a_full_filesystem_says_so_and_keeps_its_step() {
     let out = t.path().join("out");
     let db = fs.path().join("db");
     // For a duration: its writes are not known, so the file takes 90% of the free space.
-    let child = rumbench()
+    let child = cli::rumbench()
         // A small cache, so that SplinterDB writes its pages back to the file early.
         .args([
             "run",
@@ -198,36 +202,28 @@ fn splinterdb_on_a_full_filesystem_says_so_and_keeps_its_step() {
 }
 
 /// SplinterDB opens an existing file with the geometry it was created with:
-/// that is what is recorded, not the option asked for.
+/// that is what is recorded; a geometry its I/O layer cannot create (8K
+/// pages: they failed at create once) is refused before anything starts.
 #[test]
 fn an_existing_splinterdb_records_its_files_geometry() {
     let t = tempfile::tempdir().unwrap();
     let db = t.path().join("db");
     let db_arg = db.to_str().unwrap();
     run_ok(&["-e", "splinterdb", "-s", "fillseq", "-n", "2000", "--keep-db", "--db-dir", db_arg], &t.path().join("a"));
-    let v = load(&run_ok_dir(
-        &[
-            "-e",
-            "splinterdb",
-            "-o",
-            "page_size=8K",
-            "-s",
-            "readrandom",
-            "-n",
-            "2000",
-            "--use-existing-db",
-            "--db-dir",
-            db_arg,
-        ],
-        &t.path().join("b"),
-    ));
+    let reopen = |extra: &[&str]| {
+        let mut args =
+            vec!["-e", "splinterdb", "-s", "readrandom", "-n", "2000", "--use-existing-db", "--db-dir", db_arg];
+        args.extend_from_slice(extra);
+        args.into_iter().map(str::to_string).collect::<Vec<String>>()
+    };
+    let refused_args = reopen(&["-o", "page_size=8K"]);
+    let e = refused(&refused_args.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(e.contains("splinterdb.page_size=8192: this SplinterDB takes 4096 only"), "{e}");
+    let args = reopen(&[]);
+    let v = load(&run_ok_dir(&args.iter().map(String::as_str).collect::<Vec<_>>(), &t.path().join("b")));
     let c = &v["configs"][0];
     assert_eq!(effective(c, "page_size"), Some("4096"), "{c}");
-    assert!(
-        effective(c, "geometry.note")
-            .is_some_and(|n| n.contains("page_size=4096") && n.contains("options' page_size=8192")),
-        "{c}"
-    );
+    assert_eq!(effective(c, "extent_size"), Some("131072"), "{c}");
     assert!(effective(c, "disk_size").unwrap().parse::<u64>().is_ok(), "the file's own size: {c}");
 }
 
@@ -263,14 +259,14 @@ fn the_rounds_messages() {
     // history rebuild into a link to nothing: said to be one.
     let link = t.path().join("h.sqlite");
     std::os::unix::fs::symlink(t.path().join("gone/h.sqlite"), &link).unwrap();
-    let o = rumbench().args(["history", "rebuild"]).arg(t.path()).arg("--history").arg(&link).output().unwrap();
+    let o = cli::rumbench().args(["history", "rebuild"]).arg(t.path()).arg("--history").arg(&link).output().unwrap();
     assert_ne!(o.status.code(), Some(0));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("is a symbolic link to") && !err.contains("history rebuild"), "{err}");
     // --help and --version that cannot be written are not a success.
     for flag in ["--help", "--version"] {
         let full = std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
-        let o = rumbench().arg(flag).stdout(full).output().unwrap();
+        let o = cli::rumbench().arg(flag).stdout(full).output().unwrap();
         assert_eq!(o.status.code(), Some(1), "{flag}: {}", String::from_utf8_lossy(&o.stderr));
         assert!(String::from_utf8_lossy(&o.stderr).contains("cannot write to standard output"), "{flag}");
     }

@@ -1,10 +1,8 @@
 //! Integration tests of the efficiency metrics: the real binary, real engines.
 
 use std::path::Path;
-use std::process::Command;
 use std::sync::RwLock;
 
-use assert_cmd::cargo::CommandCargoExt;
 use serde_json::Value;
 
 use crate::common::cli;
@@ -142,7 +140,7 @@ fn environment_is_captured_and_sysinfo_prints_it() {
     assert!(sys["allocator"].as_str().unwrap().contains("malloc"));
     assert!(sys["data_dir"]["value"]["counted_devices"].is_array() || sys["data_dir"]["unavailable"].is_string());
     assert!(v["configs"][0]["allocator_in_use"].as_str().unwrap().contains("glibc"));
-    let out = Command::cargo_bin("rumbench").unwrap().args(["sysinfo", "--data-dir", "/tmp"]).output().unwrap();
+    let out = cli::rumbench().args(["sysinfo", "--data-dir", "/tmp"]).output().unwrap();
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
     for key in ["cpu_model", "clocksource", "kernel_release", "mem_total_bytes", "data_dir.fs_device", "allocator"] {

@@ -13,10 +13,9 @@ use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use ::mongodb::bson::{doc, Document};
-use assert_cmd::prelude::*;
 use serde_json::Value;
 
-use crate::common::cli::{load, run_into, text};
+use crate::common::cli::{self, load, run_into, text};
 
 const PASSWORD: &str = "Fe7ret-pw_93";
 
@@ -134,7 +133,7 @@ impl Ferret {
 }
 
 fn rumbench(history: Option<&Path>) -> Command {
-    let mut c = Command::cargo_bin("rumbench").unwrap();
+    let mut c = cli::rumbench();
     c.args(["run", "--progress", "off"]);
     match history {
         Some(h) => c.arg("--history").arg(h),

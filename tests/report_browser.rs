@@ -10,7 +10,6 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use assert_cmd::cargo::CommandCargoExt;
 use common::*;
 
 /// Where cargo puts build output (CARGO_TARGET_DIR aware).
@@ -100,17 +99,8 @@ fn report_renders_in_headless_chromium() {
     save(&sample_run("2025-03-01T10:00:00+00:00", 1.0), &a);
     save(&sample_run("2025-03-02T10:00:00+00:00", 0.85), &b);
     let html = work.join("report.html");
-    let out = Command::cargo_bin("rumbench")
-        .unwrap()
-        .arg("report")
-        .arg(&a)
-        .arg(&b)
-        .arg("--base")
-        .arg(&a)
-        .arg("-o")
-        .arg(&html)
-        .output()
-        .unwrap();
+    let out =
+        cli::rumbench().arg("report").arg(&a).arg(&b).arg("--base").arg(&a).arg("-o").arg(&html).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let url = format!("file://{}", html.canonicalize().unwrap().display());
 

@@ -13,16 +13,11 @@
 //! (RUMBENCH_TEST_ROCKSDB_VERSION=8.10 makes it required); see docs/rocksdb-versions.md.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
-use assert_cmd::cargo::CommandCargoExt;
 use serde_json::Value;
 
-fn rumbench() -> Command {
-    let mut c = Command::cargo_bin("rumbench").unwrap();
-    c.arg("run").arg("--progress").arg("off").arg("--no-history");
-    c
-}
+use crate::common::cli::{self, Isolation};
 
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).to_string()
@@ -35,16 +30,18 @@ fn load(dir: &Path) -> Value {
 fn refused(args: &[&str]) -> String {
     let t = tempfile::tempdir().unwrap();
     let out_dir = t.path().join("out");
-    let out = rumbench()
+    let out = cli::rumbench_run()
         .args(args)
         .arg("--output-dir")
         .arg(&out_dir)
-        .env("XDG_CACHE_HOME", t.path().join("cache"))
+        .cache_in(&t.path().join("cache"))
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
     assert!(!out_dir.exists(), "{args:?}: nothing written before the run starts");
-    assert!(!t.path().join("cache").exists(), "{args:?}: nothing built for a refused plan");
+    // A version without a source here is looked up among rocksdbjni's
+    // (the version list in the cache's Maven repository): nothing else.
+    assert!(!t.path().join("cache/rumbench/rocksdb").exists(), "{args:?}: nothing built or fetched for a refused plan");
     let err = stderr(&out);
     assert_eq!(err.lines().count(), 1, "one line: {err}");
     err
@@ -53,9 +50,11 @@ fn refused(args: &[&str]) -> String {
 #[test]
 fn an_unknown_version_is_refused_with_the_versions_that_exist() {
     for args in [
-        vec!["-e", "rocksdb@8.11", "-s", "fillseq"],
-        vec!["-e", "rocksdb", "--sweep", "rocksdb.version=8.10,7.3", "-s", "fillseq"],
+        vec!["-e", "rocksdb@8.11:source", "-s", "fillseq"],
+        vec!["-e", "rocksdb", "--sweep", "rocksdb.version=8.10,7.3:source", "-s", "fillseq"],
         vec!["-e", "rocksdb@latest", "-s", "fillseq"],
+        // No such release on Maven Central (7.6.0 and 7.7.3 are).
+        vec!["-e", "rocksdb@7.6.1", "-s", "fillseq"],
     ] {
         let err = refused(&args);
         assert!(
@@ -64,8 +63,12 @@ fn an_unknown_version_is_refused_with_the_versions_that_exist() {
             "{err}"
         );
     }
-    let err = refused(&["-e", "rocksdb@8.5", "-s", "fillseq"]);
+    let err = refused(&["-e", "rocksdb@8.5:source", "-s", "fillseq"]);
     assert!(err.contains("bundles RocksDB 8.6.7"), "{err}");
+    let err = refused(&["-e", "rocksdb@7.6.1:release", "-s", "fillseq"]);
+    assert!(err.contains("rocksdbjni has release builds of 6.28.2, 6.29.4.1, 6.29.5, 7.0.3"), "{err}");
+    let err = refused(&["-e", "rocksdb@6.22:release", "-s", "fillseq"]);
+    assert!(err.contains("older than 6.28.2, the oldest RocksDB whose C API rumbench binds"), "{err}");
     let err = refused(&["-e", "lmdb@0.9", "-s", "fillseq"]);
     assert!(err.contains("only postgres and rocksdb take a version"), "{err}");
 }
@@ -86,12 +89,7 @@ fn what_a_version_lacks_is_refused_before_anything_is_built() {
 #[test]
 fn rocksdb_versions_lists_every_version_and_what_it_lacks() {
     let t = tempfile::tempdir().unwrap();
-    let out = Command::cargo_bin("rumbench")
-        .unwrap()
-        .arg("rocksdb-versions")
-        .env("XDG_CACHE_HOME", t.path())
-        .output()
-        .unwrap();
+    let out = cli::rumbench().arg("rocksdb-versions").cache_in(t.path()).output().unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.lines().any(|l| l.starts_with("11.8.1") && l.contains("built in")), "{text}");
@@ -119,12 +117,14 @@ fn a_version_runs_in_its_own_cached_build_with_its_provenance() {
     let t = tempfile::tempdir().unwrap();
     let out_dir = t.path().join("out");
     let run = |out_dir: &Path| {
-        rumbench()
+        cli::rumbench_run()
             .args(["-e", "rocksdb@11.8", "-s", "fillseq,readrandom", "-n", "20000", "--db-dir"])
             .arg(t.path().join("db"))
             .arg("--output-dir")
             .arg(out_dir)
-            .env("XDG_CACHE_HOME", test_cache())
+            // Shared with scripts/test.sh, which builds 11.8 into it before
+            // the tests (3 minutes): the test runs that build.
+            .cache_in(&test_cache())
             .env("RUMBENCH_ROCKSDB_BUILD_BUILTIN", "1")
             .env("RUMBENCH_ROCKSDB_TARGET_DIR", main_target_dir())
             .output()
@@ -164,7 +164,9 @@ fn a_version_runs_in_its_own_cached_build_with_its_provenance() {
 fn an_older_version_runs_with_its_provenance() {
     let wanted = std::env::var("RUMBENCH_TEST_ROCKSDB_VERSION").ok();
     let version = wanted.clone().unwrap_or_else(|| "8.10".into());
-    let listed = Command::cargo_bin("rumbench").unwrap().arg("rocksdb-versions").output().unwrap();
+    // The user's cache, not one of the test's: an older version takes 15-20
+    // minutes to build, so only one the user built is run.
+    let listed = cli::rumbench().users_cache().arg("rocksdb-versions").output().unwrap();
     let text = String::from_utf8_lossy(&listed.stdout).to_string();
     let full = text
         .lines()
@@ -180,7 +182,8 @@ fn an_older_version_runs_with_its_provenance() {
     let full = full.unwrap();
     let t = tempfile::tempdir().unwrap();
     let out_dir = t.path().join("out");
-    let out = rumbench()
+    let out = cli::rumbench_run()
+        .users_cache()
         .args([
             "-e",
             &format!("rocksdb@{version}"),
@@ -225,10 +228,9 @@ fn ctrl_c_while_waiting_for_another_runs_build_stops_at_once() {
         std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(root.join(".build.lock")).unwrap();
     // SAFETY: flock on a descriptor we own, held until this test ends.
     assert_eq!(unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX) }, 0);
-    let mut child = Command::cargo_bin("rumbench")
-        .unwrap()
+    let mut child = cli::rumbench()
         .args(["rocksdb-versions", "--build", "8.10"])
-        .env("XDG_CACHE_HOME", t.path().join("cache"))
+        .cache_in(&t.path().join("cache"))
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
         .spawn()
@@ -252,4 +254,70 @@ fn ctrl_c_while_waiting_for_another_runs_build_stops_at_once() {
             && !rest.contains("building RocksDB"),
         "{rest}"
     );
+}
+
+/// RocksDB 11.8.1's own release build (rocksdbjni 11.8.1's library),
+/// linked through the C API header of the 11.8.1 rumbench compiles, beside
+/// that source build: scripts/test.sh fetches and links it before the tests
+/// (`rumbench rocksdb-versions --build 11.8.1:release`, about 3 minutes:
+/// only rumbench's crate is compiled), and sets RUMBENCH_REQUIRE_ROCKSDB_RELEASE.
+#[test]
+fn an_official_release_build_runs_its_own_library_with_its_provenance() {
+    let t = tempfile::tempdir().unwrap();
+    let listed = cli::rumbench().arg("rocksdb-versions").cache_in(&test_cache()).output().unwrap();
+    let text = String::from_utf8_lossy(&listed.stdout).to_string();
+    if !text.lines().any(|l| l.starts_with("11.8.1:release") && l.contains("cached")) {
+        assert!(std::env::var_os("RUMBENCH_REQUIRE_ROCKSDB_RELEASE").is_none(), "11.8.1:release is not built: {text}");
+        eprintln!("skipped: 11.8.1's release build is not in the test cache (rumbench rocksdb-versions --build 11.8.1:release)");
+        return;
+    }
+    let out_dir = t.path().join("out");
+    let out = cli::rumbench_run()
+        .args(["-e", "rocksdb@11.8.1:release", "-e", "rocksdb", "-s", "fillrandom,readrandom,flush", "-n", "20000"])
+        .arg("--db-dir")
+        .arg(t.path().join("db"))
+        .arg("--output-dir")
+        .arg(&out_dir)
+        .cache_in(&test_cache())
+        .env("RUMBENCH_ROCKSDB_TARGET_DIR", main_target_dir())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v = load(&out_dir);
+    let c = &v["configs"][0];
+    assert_eq!(c["name"], "rocksdb-11.8.1-release");
+    assert_eq!(c["status"], "completed", "{}", c["error"]);
+    assert_eq!(c["engine_version"], "11.8.1", "the OPTIONS file the library wrote says which RocksDB ran");
+    let prov: Vec<(String, String)> = serde_json::from_value(c["provenance"].clone()).unwrap();
+    let get = |k: &str| {
+        prov.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone()).unwrap_or_else(|| panic!("no {k} in {prov:?}"))
+    };
+    assert_eq!(get("build.origin"), "official release build");
+    let library = get("build.library");
+    assert!(
+        library.starts_with("RocksDB 11.8.1, official release build (rocksdbjni 11.8.1, sha1 ")
+            && library.contains("linked dynamically"),
+        "{library}"
+    );
+    assert!(get("build.compiler").starts_with("GCC"), "its .comment section: {prov:?}");
+    assert!(get("build.target_cpu").starts_with("portable"), "{prov:?}");
+    assert!(get("build.ndebug").starts_with("unknown (not checked"), "{prov:?}");
+    assert!(!prov.iter().any(|(k, _)| k == "build.rocksdb_cxx_flags"), "nothing of RocksDB compiled: {prov:?}");
+    for s in c["steps"].as_array().unwrap() {
+        assert_eq!(s["status"], "completed", "{}", s["name"]);
+    }
+    // The source build beside it says it is one.
+    let src: Vec<(String, String)> = serde_json::from_value(v["configs"][1]["provenance"].clone()).unwrap();
+    assert!(src.iter().any(|(k, v)| k == "build.origin" && v == "source build"), "{src:?}");
+    // The process that ran it had RocksDB's library mapped, not its own: the
+    // cached binary needs the library's functions (it links no RocksDB).
+    let bin = std::fs::read_dir(test_cache().join("rumbench/rocksdb/11.8.1-official"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path().join("rumbench"))
+        .find(|p| p.is_file())
+        .expect("the cached release build");
+    let needed = std::process::Command::new("nm").args(["-D", "--undefined-only"]).arg(&bin).output().unwrap();
+    let needed = String::from_utf8_lossy(&needed.stdout);
+    assert!(needed.lines().filter(|l| l.contains(" rocksdb_")).count() > 50, "{needed}");
 }

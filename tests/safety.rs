@@ -10,20 +10,14 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use assert_cmd::cargo::CommandCargoExt;
 use serde_json::Value;
 
+use crate::common::cli;
 use crate::common::fs::recordings_in;
-
-fn rumbench() -> Command {
-    let mut c = Command::cargo_bin("rumbench").unwrap();
-    c.arg("run").arg("--progress").arg("off").arg("--no-history");
-    c
-}
 
 /// `rumbench run ARGS --db-dir DB --output-dir OUT`.
 fn rumbench_in(args: &[&str], db_root: &Path, out_dir: &Path) -> Command {
-    let mut c = rumbench();
+    let mut c = cli::rumbench_run();
     c.args(args).arg("--db-dir").arg(db_root).arg("--output-dir").arg(out_dir);
     c
 }
@@ -88,7 +82,7 @@ fn a_directory_rumbench_did_not_create_is_never_removed() {
     std::fs::create_dir_all(data.join("lmdb")).unwrap();
     std::fs::write(data.join("lmdb/important.txt"), "precious").unwrap();
     let out_dir = t.path().join("out");
-    let out = rumbench()
+    let out = cli::rumbench_run()
         .args(["-e", "lmdb", "-s", "fillseq", "-n", "1000", "--db-dir"])
         .arg(&data)
         .arg("--output-dir")
@@ -105,7 +99,7 @@ fn a_directory_rumbench_did_not_create_is_never_removed() {
 
     // A data dir rumbench made itself (kept with --keep-db) may be reused and
     // is removed at the end; the user's --db-dir around it stays.
-    let kept = rumbench()
+    let kept = cli::rumbench_run()
         .args(["-e", "lmdb", "-s", "fillseq", "-n", "1000", "--keep-db", "--db-dir"])
         .arg(t.path().join("db2"))
         .arg("--output-dir")
@@ -114,7 +108,7 @@ fn a_directory_rumbench_did_not_create_is_never_removed() {
         .unwrap();
     assert!(kept.status.success(), "{}", stderr(&kept));
     assert!(t.path().join("db2/lmdb/data.mdb").exists());
-    let again = rumbench()
+    let again = cli::rumbench_run()
         .args(["-e", "lmdb", "-s", "fillseq", "-n", "1000", "--db-dir"])
         .arg(t.path().join("db2"))
         .arg("--output-dir")
@@ -134,7 +128,7 @@ fn config_names_cannot_leave_the_data_directory() {
     let suite = t.path().join("evil.toml");
     std::fs::write(&suite, "[[config]]\nname = \"../../victim\"\nengine = \"null\"\n").unwrap();
     let out_dir = t.path().join("a/b/out");
-    let out = rumbench().arg("--config").arg(&suite).arg("--output-dir").arg(&out_dir).output().unwrap();
+    let out = cli::rumbench_run().arg("--config").arg(&suite).arg("--output-dir").arg(&out_dir).output().unwrap();
     assert_refused(&out, "invalid config name \"../../victim\": use letters, digits, '.', '_' and '-' only", &out_dir);
     assert_eq!(std::fs::read_to_string(victim.join("keep.txt")).unwrap(), "mine");
 }
@@ -143,13 +137,19 @@ fn config_names_cannot_leave_the_data_directory() {
 fn an_existing_output_dir_is_refused_unless_replaced() {
     let t = tempfile::tempdir().unwrap();
     let out_dir = t.path().join("run");
-    let first =
-        rumbench().args(["-e", "null", "-s", "fillseq", "-n", "100", "--output-dir"]).arg(&out_dir).output().unwrap();
+    let first = cli::rumbench_run()
+        .args(["-e", "null", "-s", "fillseq", "-n", "100", "--output-dir"])
+        .arg(&out_dir)
+        .output()
+        .unwrap();
     assert!(first.status.success(), "{}", stderr(&first));
     let started = load(&out_dir)["started_at"].clone();
 
-    let second =
-        rumbench().args(["-e", "null", "-s", "fillseq", "-n", "100", "--output-dir"]).arg(&out_dir).output().unwrap();
+    let second = cli::rumbench_run()
+        .args(["-e", "null", "-s", "fillseq", "-n", "100", "--output-dir"])
+        .arg(&out_dir)
+        .output()
+        .unwrap();
     assert_eq!(second.status.code(), Some(2), "{}", stderr(&second));
     assert!(
         stderr(&second).contains("already holds a run: choose another --output-dir, or pass --replace-output"),
@@ -159,7 +159,7 @@ fn an_existing_output_dir_is_refused_unless_replaced() {
     assert_eq!(load(&out_dir)["started_at"], started, "the earlier run is untouched");
 
     std::thread::sleep(Duration::from_millis(1100));
-    let third = rumbench()
+    let third = cli::rumbench_run()
         .args(["-e", "null", "-s", "fillseq", "-n", "100", "--replace-output", "--output-dir"])
         .arg(&out_dir)
         .output()
@@ -171,7 +171,7 @@ fn an_existing_output_dir_is_refused_unless_replaced() {
     let mine = t.path().join("mine");
     std::fs::create_dir(&mine).unwrap();
     std::fs::write(mine.join("thesis.tex"), "x").unwrap();
-    let out = rumbench()
+    let out = cli::rumbench_run()
         .args(["-e", "null", "-s", "fillseq", "-n", "100", "--replace-output", "--output-dir"])
         .arg(&mine)
         .output()
@@ -189,7 +189,7 @@ fn an_existing_output_dir_is_refused_unless_replaced() {
 
 /// Start a run that holds `db_root/<engine>` for a few seconds, and wait until it does.
 fn start_holding_run(engine: &str, db_root: &Path, out_dir: &Path) -> Child {
-    let child = rumbench()
+    let child = cli::rumbench_run()
         .args(["-e", engine, "-s", "fillrandom", "-n", "50000", "--seconds", "4", "--keep-db", "--db-dir"])
         .arg(db_root)
         .arg("--output-dir")
@@ -215,7 +215,7 @@ fn a_database_another_run_holds_is_refused_on_every_engine() {
         let first = start_holding_run(engine, &db_root, &t.path().join("first"));
         for extra in [&[][..], &["--use-existing-db"][..]] {
             let out_dir = t.path().join(format!("second{}", extra.len()));
-            let out = rumbench()
+            let out = cli::rumbench_run()
                 .args(["-e", engine, "-s", "fillseq", "-n", "1000"])
                 .args(extra)
                 .arg("--db-dir")
@@ -234,7 +234,7 @@ fn a_database_another_run_holds_is_refused_on_every_engine() {
         assert!(done.status.success(), "{engine}: the first run must not notice the second: {}", stderr(&done));
         assert_eq!(load(&t.path().join("first"))["status"], "completed");
         // Free again: an existing database is opened, read, and kept.
-        let out = rumbench()
+        let out = cli::rumbench_run()
             .args(["-e", engine, "-s", "readrandom", "-n", "50000", "--ops", "1000", "--use-existing-db", "--db-dir"])
             .arg(&db_root)
             .arg("--output-dir")
@@ -248,6 +248,35 @@ fn a_database_another_run_holds_is_refused_on_every_engine() {
         );
         assert_nothing_left_running(t.path(), 5);
     }
+}
+
+/// A run whose output or data dir is inside another run's live directory
+/// (its data dir, or its output dir) is refused: that run would remove it
+/// when it ends, with this run's files in it.
+#[test]
+fn a_run_inside_another_runs_live_directory_is_refused() {
+    let t = tempfile::tempdir().unwrap();
+    let db_root = t.path().join("shared");
+    let first_out = t.path().join("first");
+    let first = start_holding_run("lmdb", &db_root, &first_out);
+    let live = db_root.join("lmdb");
+    for (flag, inside, live) in [
+        ("--output-dir", live.join("b"), &live),
+        ("--db-dir", live.join("b-db"), &live),
+        ("--output-dir", first_out.join("b"), &first_out),
+    ] {
+        let out_dir = if flag == "--output-dir" { inside.clone() } else { t.path().join("second") };
+        let mut cmd = cli::rumbench_run();
+        cmd.args(["-e", "null", "-s", "fillseq", "-n", "100"]);
+        if flag == "--db-dir" {
+            cmd.arg("--db-dir").arg(&inside);
+        }
+        let out = cmd.arg("--output-dir").arg(&out_dir).output().unwrap();
+        assert_refused(&out, &format!("is inside {}, which another rumbench run is using", live.display()), &out_dir);
+    }
+    let done = first.wait_with_output().unwrap();
+    assert!(done.status.success(), "the first run must not notice the others: {}", stderr(&done));
+    assert_nothing_left_running(t.path(), 5);
 }
 
 #[test]
@@ -291,12 +320,12 @@ fn everything_knowable_is_checked_before_anything_starts() {
     ];
     for (args, expected) in cases {
         let out_dir = t.path().join("out");
-        let out = rumbench().args(&args).arg("--output-dir").arg(&out_dir).output().unwrap();
+        let out = cli::rumbench_run().args(&args).arg("--output-dir").arg(&out_dir).output().unwrap();
         assert_refused(&out, &expected, &out_dir);
     }
     assert!(empty.join("lmdb").is_dir(), "an empty dir the user made stays");
     // The null engine pretends every key exists: a read step alone is fine there.
-    let out = rumbench()
+    let out = cli::rumbench_run()
         .args(["-e", "null", "-s", "readrandom", "-n", "1000"])
         .arg("--output-dir")
         .arg(t.path().join("null"))
@@ -304,8 +333,7 @@ fn everything_knowable_is_checked_before_anything_starts() {
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     // compare with an empty group is a usage error, not a panic.
-    let out =
-        Command::cargo_bin("rumbench").unwrap().args(["compare", ",", t.path().to_str().unwrap()]).output().unwrap();
+    let out = cli::rumbench().args(["compare", ",", t.path().to_str().unwrap()]).output().unwrap();
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("compare: \",\" names no run"), "{}", stderr(&out));
 }
@@ -347,7 +375,7 @@ fn signal_the_parent(sig: i32, args: &[&str], suite: Option<&str>, steps_before:
     let t = tempfile::tempdir().unwrap();
     let out_dir = t.path().join("out");
     let db_root = t.path().join("db");
-    let mut cmd = rumbench();
+    let mut cmd = cli::rumbench_run();
     if let Some(text) = suite {
         std::fs::write(t.path().join("suite.toml"), text).unwrap();
         cmd.arg("--config").arg(t.path().join("suite.toml"));
@@ -431,7 +459,7 @@ fn a_crashed_config_process_is_cleaned_up_and_the_next_config_still_runs() {
     let out_dir = t.path().join("out");
     let db_root = t.path().join("db");
     let out = kill_the_config_process_after_its_first_step(
-        rumbench()
+        cli::rumbench_run()
             .args(["-e", "rocksdb,lmdb", "-s", "fillseq,readrandom", "-n", "20000", "--seconds", "2", "--db-dir"])
             .arg(&db_root),
         &out_dir,
@@ -470,7 +498,7 @@ fn a_crashed_profiled_config_keeps_its_finished_steps_profiles_and_leaves_no_rec
     let out_dir = t.path().join("out");
     let place = t.path().join("recordings");
     std::fs::create_dir(&place).unwrap();
-    let parent = rumbench()
+    let parent = cli::rumbench_run()
         .env("RUMBENCH_PROFILE_DIR", &place)
         .args([
             "-e",
@@ -513,7 +541,7 @@ fn killing_every_process_keeps_the_finished_steps_profile_and_the_next_run_remov
     let out_dir = t.path().join("out");
     let place = t.path().join("recordings");
     std::fs::create_dir(&place).unwrap();
-    let mut parent = rumbench()
+    let mut parent = cli::rumbench_run()
         .env("RUMBENCH_PROFILE_DIR", &place)
         .args([
             "-e",
@@ -571,7 +599,7 @@ fn killing_every_process_keeps_the_finished_steps_profile_and_the_next_run_remov
     );
     // The next run (profiled or not) finds it, its processes dead, and removes it.
     let next = t.path().join("next");
-    let out = rumbench()
+    let out = cli::rumbench_run()
         .env("RUMBENCH_PROFILE_DIR", &place)
         .args(["-e", "null", "-s", "fillseq", "-n", "100", "--output-dir"])
         .arg(&next)
@@ -586,8 +614,11 @@ fn killing_every_process_keeps_the_finished_steps_profile_and_the_next_run_remov
 fn missing_figures_are_null_with_a_reason() {
     let t = tempfile::tempdir().unwrap();
     let out_dir = t.path().join("out");
-    let out =
-        rumbench().args(["-e", "null", "-s", "fillseq", "-n", "50", "--output-dir"]).arg(&out_dir).output().unwrap();
+    let out = cli::rumbench_run()
+        .args(["-e", "null", "-s", "fillseq", "-n", "50", "--output-dir"])
+        .arg(&out_dir)
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     let v = load(&out_dir);
     let m = &v["configs"][0]["steps"][0]["metrics"];
@@ -603,7 +634,7 @@ fn a_full_disk_under_lmdb_says_the_disk_is_full() {
     assert!(ok.success(), "cannot mount a tmpfs: this test needs root");
     let t = tempfile::tempdir().unwrap();
     let out_dir = t.path().join("out");
-    let out = rumbench()
+    let out = cli::rumbench_run()
         .args(["-e", "lmdb,sqlite", "-s", "fillseq", "-n", "200000", "--db-dir"])
         .arg(mnt.path().join("db"))
         .arg("--output-dir")
@@ -674,7 +705,7 @@ fn stop_a_run(how: Delivery, sig: i32, args: &[&str], steps_before: usize, data_
     let out_dir = t.path().join("out");
     let db_root = t.path().join("db");
     use std::os::unix::process::CommandExt;
-    let mut cmd = rumbench();
+    let mut cmd = cli::rumbench_run();
     if let Some(engines) = args.strip_prefix(&["suite"]) {
         // A short fill and a long read, from a suite file.
         let configs: String = engines.iter().map(|e| format!("[[config]]\nengine = \"{e}\"\n")).collect();
@@ -741,8 +772,9 @@ fn sigterm_to_every_process_at_once_interrupts_the_step() {
 
 /// Run `script` in bash with $RB set to rumbench; returns (its output, the status it echoed last).
 fn bash_pipeline(script: &str, cwd: &Path) -> (String, i32) {
-    let exe = assert_cmd::cargo::cargo_bin("rumbench");
-    let out = Command::new("bash").arg("-c").arg(script).env("RB", exe).current_dir(cwd).output().unwrap();
+    let exe = cli::exe();
+    let out =
+        cli::isolate(&mut Command::new("bash")).arg("-c").arg(script).env("RB", exe).current_dir(cwd).output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout).to_string();
     let code = stdout.lines().last().and_then(|l| l.trim().parse().ok()).unwrap_or(-1);
     (stdout + &String::from_utf8_lossy(&out.stderr), code)
@@ -797,7 +829,7 @@ fn a_terminal_that_hangs_up_stops_the_run() {
         libc::fcntl(master, libc::F_SETFD, libc::FD_CLOEXEC);
         libc::fcntl(slave, libc::F_SETFD, libc::FD_CLOEXEC);
     }
-    let mut cmd = Command::cargo_bin("rumbench").unwrap();
+    let mut cmd = cli::rumbench();
     cmd.args([
         "run",
         "--no-history",
@@ -905,14 +937,14 @@ fn a_server_a_killed_run_left_running_is_stopped_before_its_files_go() {
 fn replace_output_keeps_a_data_dir_another_run_uses() {
     let t = tempfile::tempdir().unwrap();
     let a = t.path().join("a");
-    let kept = rumbench()
+    let kept = cli::rumbench_run()
         .args(["-e", "lmdb", "-s", "fillseq", "-n", "20000", "--keep-db", "--output-dir"])
         .arg(&a)
         .output()
         .unwrap();
     assert!(kept.status.success(), "{}", stderr(&kept));
     assert!(a.join("db/lmdb/data.mdb").exists());
-    let user = rumbench()
+    let user = cli::rumbench_run()
         .args(["-e", "lmdb", "-s", "readrandom", "-n", "20000", "--seconds", "5", "--use-existing-db", "--db-dir"])
         .arg(a.join("db"))
         .arg("--output-dir")
@@ -923,7 +955,7 @@ fn replace_output_keeps_a_data_dir_another_run_uses() {
         .unwrap();
     config_process(&t.path().join("b"));
     std::thread::sleep(Duration::from_millis(500));
-    let out = rumbench()
+    let out = cli::rumbench_run()
         .args(["-e", "null", "-s", "fillseq", "-n", "100", "--replace-output", "--output-dir"])
         .arg(&a)
         .output()
@@ -947,7 +979,7 @@ fn use_existing_db_without_a_database_is_refused_and_adds_nothing() {
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join("notes.txt"), "mine").unwrap();
         let out_dir = t.path().join(format!("out-{engine}"));
-        let out = rumbench()
+        let out = cli::rumbench_run()
             .args(["-e", engine, "-s", "readrandom", "--use-existing-db", "--db-dir"])
             .arg(t.path().join("db"))
             .arg("--output-dir")
@@ -968,7 +1000,7 @@ fn use_existing_db_without_a_database_is_refused_and_adds_nothing() {
 fn figures_that_were_not_measured_are_null() {
     let t = tempfile::tempdir().unwrap();
     let out_dir = t.path().join("out");
-    let out = rumbench()
+    let out = cli::rumbench_run()
         .args(["-e", "lmdb,sqlite,null", "-s", "fillseq,waitforcompaction", "-n", "2000", "--output-dir"])
         .arg(&out_dir)
         .output()
@@ -992,7 +1024,7 @@ fn runs_started_in_the_same_second_get_their_own_directories() {
     let t = tempfile::tempdir().unwrap();
     let runs: Vec<Child> = (0..3)
         .map(|_| {
-            rumbench()
+            cli::rumbench_run()
                 .args(["-e", "null", "-s", "fillseq", "-n", "1000"])
                 .current_dir(t.path())
                 .stdout(Stdio::null())
@@ -1156,7 +1188,7 @@ fn a_hung_up_terminal_stops_a_run_in_a_background_process_group_at_once() {
     }
     // A shell with job control owns the terminal; rumbench is its background job
     // (a process group that is not the terminal's foreground one: no SIGHUP reaches it).
-    let exe = assert_cmd::cargo::cargo_bin("rumbench");
+    let exe = cli::exe();
     let script = format!(
         "set -m; '{}' run --no-history --progress off -e rocksdb -s fillseq,readrandom -n 20000 --seconds 20 --db-dir '{}' --output-dir '{}' & wait",
         exe.display(),
@@ -1164,7 +1196,7 @@ fn a_hung_up_terminal_stops_a_run_in_a_background_process_group_at_once() {
         out_dir.display()
     );
     let mut cmd = Command::new("bash");
-    cmd.arg("-c").arg(script);
+    cli::isolate(&mut cmd).arg("-c").arg(script);
     // SAFETY: duplicates of the pty's slave for the shell's standard streams;
     // setsid and TIOCSCTTY make it the shell's controlling terminal.
     unsafe {

@@ -9,9 +9,10 @@ use std::net::{SocketAddr, TcpStream};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use assert_cmd::cargo::CommandCargoExt;
 use mysql::prelude::Queryable;
 use rumbench::server::{process_alive, running_servers, RunningServer, ServerConfig, ServerKind, ServerStartError};
+
+use crate::common::cli;
 
 fn cfg(kind: ServerKind, dir: PathBuf, lines: &[&str]) -> ServerConfig {
     ServerConfig { kind, data_dir: dir, config_lines: lines.iter().map(|s| s.to_string()).collect() }
@@ -285,8 +286,7 @@ fn output_and_data_paths_with_shell_and_config_file_characters() {
     // (pg_ctl's, mariadb-install-db's) or into a config file unquoted.
     let tmp = tempfile::tempdir().unwrap();
     let out_dir = tmp.path().join(r#"a "q" $x \b 's,#"#);
-    let out = std::process::Command::cargo_bin("rumbench")
-        .unwrap()
+    let out = cli::rumbench()
         .args([
             "run",
             "--progress",

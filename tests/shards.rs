@@ -3,9 +3,8 @@
 //! one PostgreSQL that the test starts and every shard loads into.
 
 use std::path::Path;
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Output, Stdio};
 
-use assert_cmd::prelude::*;
 use base64::Engine as _;
 use hdrhistogram::serialization::interval_log::{IntervalLogIterator, LogEntry};
 use hdrhistogram::serialization::Deserializer;
@@ -13,9 +12,7 @@ use hdrhistogram::Histogram;
 use rumbench::server::{RunningServer, ServerConfig, ServerKind};
 use serde_json::Value;
 
-fn rumbench() -> Command {
-    Command::cargo_bin("rumbench").unwrap()
-}
+use crate::common::cli;
 
 fn text(o: &Output) -> String {
     format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
@@ -32,7 +29,7 @@ fn soon(secs: u64) -> String {
 
 /// Shard `i` of `n` started in the background, results in `dir/s<i>`.
 fn start_shard(dir: &Path, i: u32, n: u32, at: &str, args: &[&str]) -> Child {
-    rumbench()
+    cli::rumbench()
         .args([
             "run",
             "--progress",
@@ -141,7 +138,7 @@ fn rocksdb_shards_merge_exactly_and_export_an_interval_log() {
     for s in &shards {
         assert_eq!(step(s, "fillseq")["ops"], 10_000);
     }
-    let out = rumbench()
+    let out = cli::rumbench()
         .args(["merge", "-d"])
         .arg(dir.join("m"))
         .arg(dir.join("s2"))
@@ -161,8 +158,12 @@ fn rocksdb_shards_merge_exactly_and_export_an_interval_log() {
     assert!(dir.join("m/report.html").exists());
 
     // The interval log: every second of every step, read back by the crate's reader.
-    let out =
-        rumbench().args(["export", "-f", "hdr-log", "-o"]).arg(dir.join("m.hlog")).arg(dir.join("m")).output().unwrap();
+    let out = cli::rumbench()
+        .args(["export", "-f", "hdr-log", "-o"])
+        .arg(dir.join("m.hlog"))
+        .arg(dir.join("m"))
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", text(&out));
     let log = std::fs::read(dir.join("m.hlog")).unwrap();
     let mut by_tag: std::collections::BTreeMap<String, u64> = Default::default();
@@ -177,7 +178,7 @@ fn rocksdb_shards_merge_exactly_and_export_an_interval_log() {
 
     // Shards that do not belong together are refused before anything is written.
     let refused = |dirs: &[&str], why: &str| {
-        let mut c = rumbench();
+        let mut c = cli::rumbench();
         c.args(["merge", "-d"]).arg(dir.join("refused"));
         for d in dirs {
             c.arg(dir.join(d));
@@ -191,7 +192,7 @@ fn rocksdb_shards_merge_exactly_and_export_an_interval_log() {
     refused(&["s0", "s1", "s1"], "each once");
     refused(&["m", "s1"], "merged run");
     // A shard 2 of another plan (another seed).
-    let out = rumbench()
+    let out = cli::rumbench()
         .args([
             "run",
             "--progress",
@@ -221,7 +222,7 @@ fn rocksdb_shards_merge_exactly_and_export_an_interval_log() {
     // and --replace-output replaces only an earlier merge.
     for (output, why) in [("s0", "holds the shard"), (".", "holds the shard"), ("other", "is not a merge")] {
         let before = std::fs::read(dir.join("s0/result.json")).unwrap();
-        let out = rumbench()
+        let out = cli::rumbench()
             .args(["merge", "--replace-output", "-d"])
             .arg(dir.join(output))
             .arg(dir.join("s0"))
@@ -233,7 +234,7 @@ fn rocksdb_shards_merge_exactly_and_export_an_interval_log() {
         assert!(text(&out).contains(why), "{output}: {}", text(&out));
         assert_eq!(std::fs::read(dir.join("s0/result.json")).unwrap(), before, "shard 0's run is untouched");
     }
-    let out = rumbench()
+    let out = cli::rumbench()
         .args(["merge", "--replace-output", "-d"])
         .arg(dir.join("m"))
         .arg(dir.join("s0"))
@@ -248,7 +249,7 @@ fn rocksdb_shards_merge_exactly_and_export_an_interval_log() {
     let h = s1["configs"][0]["steps"][1]["ops_by_type"][0]["histogram"].as_str().unwrap().to_string();
     s1["configs"][0]["steps"][1]["ops_by_type"][0]["histogram"] = Value::String(h[..h.len() / 2].to_string());
     std::fs::write(dir.join("s1/result.json"), serde_json::to_vec(&s1).unwrap()).unwrap();
-    let out = rumbench()
+    let out = cli::rumbench()
         .args(["merge", "-d"])
         .arg(dir.join("m2"))
         .arg(dir.join("s0"))
@@ -315,8 +316,13 @@ fn ycsb_shards_load_one_postgres_without_colliding() {
     let mut c = server.connect_postgres().unwrap();
     let rows: i64 = c.query_one("SELECT count(*) FROM usertable", &[]).unwrap().get(0);
     assert_eq!(rows as u64, 3000 + inserts);
-    let out =
-        rumbench().args(["merge", "-d"]).arg(dir.join("m")).arg(dir.join("s0")).arg(dir.join("s1")).output().unwrap();
+    let out = cli::rumbench()
+        .args(["merge", "-d"])
+        .arg(dir.join("m"))
+        .arg(dir.join("s0"))
+        .arg(dir.join("s1"))
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", text(&out));
     let merged = load(&dir.join("m"));
     assert_eq!(step(&merged, "ycsb-load")["ops"], 3000);
@@ -364,8 +370,13 @@ fn hotrow_shards_update_the_same_rows_of_one_postgres() {
     let mut c = server.connect_postgres().unwrap();
     let counter: i64 = c.query_one("SELECT counter FROM hot1 WHERE id = 1", &[]).unwrap().get(0);
     assert_eq!(counter as u64, updates);
-    let out =
-        rumbench().args(["merge", "-d"]).arg(dir.join("m")).arg(dir.join("s0")).arg(dir.join("s1")).output().unwrap();
+    let out = cli::rumbench()
+        .args(["merge", "-d"])
+        .arg(dir.join("m"))
+        .arg(dir.join("s0"))
+        .arg(dir.join("s1"))
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", text(&out));
     let merged = load(&dir.join("m"));
     assert_eq!(step(&merged, "hotrow@T1@t4")["ops"].as_u64().unwrap(), updates, "named by all shards' clients");
@@ -394,8 +405,13 @@ fn insert_benchmark_shards_use_tables_of_their_own() {
     let mut c = server.connect_postgres().unwrap();
     let left: i64 = c.query_one("SELECT count(*) FROM pg_tables WHERE tablename LIKE 'pi%'", &[]).unwrap().get(0);
     assert_eq!(left, 0, "each shard dropped its own tables");
-    let out =
-        rumbench().args(["merge", "-d"]).arg(dir.join("m")).arg(dir.join("s0")).arg(dir.join("s1")).output().unwrap();
+    let out = cli::rumbench()
+        .args(["merge", "-d"])
+        .arg(dir.join("m"))
+        .arg(dir.join("s0"))
+        .arg(dir.join("s1"))
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", text(&out));
     let merged = load(&dir.join("m"));
     assert_eq!(step(&merged, "l.i0")["ops"], 8000);
@@ -417,13 +433,7 @@ fn bad_shard_and_schedule_flags_are_refused_before_anything_starts() {
     ];
     for (i, (args, why)) in cases.iter().enumerate() {
         let out_dir = tmp.path().join(format!("r{i}"));
-        let out = rumbench()
-            .args(["run", "--progress", "off", "--no-history"])
-            .args(args)
-            .arg("-d")
-            .arg(&out_dir)
-            .output()
-            .unwrap();
+        let out = cli::rumbench_run().args(args).arg("-d").arg(&out_dir).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out));
         assert!(text(&out).contains(why), "{args:?}: {}", text(&out));
         assert_eq!(text(&out).trim().lines().count(), 1, "{args:?}: one line: {}", text(&out));

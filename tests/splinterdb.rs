@@ -7,21 +7,14 @@
 //! (tests/fixtures/splinterdb/splinter_test_keys.txt, bench/splinterdb_keys.sh).
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
-use assert_cmd::cargo::CommandCargoExt;
 use serde_json::Value;
 
-use crate::common::cli::refused;
-
-fn rumbench() -> Command {
-    let mut c = Command::cargo_bin("rumbench").unwrap();
-    c.env("XDG_DATA_HOME", std::env::temp_dir().join("rumbench-splinterdb-xdg"));
-    c
-}
+use crate::common::cli::{self, refused};
 
 fn run(args: &[&str], out: &Path) -> Output {
-    rumbench()
+    cli::rumbench()
         .arg("run")
         .args(["--progress", "off", "--no-history"])
         .args(args)
@@ -55,7 +48,7 @@ fn notes(s: &Value) -> Vec<String> {
 
 #[test]
 fn it_is_listed_with_its_options_and_build() {
-    let o = rumbench().args(["engines", "splinterdb"]).output().unwrap();
+    let o = cli::rumbench().args(["engines", "splinterdb"]).output().unwrap();
     let t = text(&o);
     assert!(o.status.success(), "{t}");
     for want in [
@@ -79,7 +72,7 @@ fn it_is_listed_with_its_options_and_build() {
     ] {
         assert!(t.contains(want), "{want} not in:\n{t}");
     }
-    let all = text(&rumbench().arg("engines").output().unwrap());
+    let all = text(&cli::rumbench().arg("engines").output().unwrap());
     assert!(all.contains("splinterdb"), "{all}");
 }
 
@@ -250,7 +243,7 @@ fn ycsb_a_to_f_and_the_hot_row_workload_run() {
 fn the_crash_test_gives_its_row() {
     let t = tempfile::tempdir().unwrap();
     let out = t.path().join("ct");
-    let o = rumbench()
+    let o = cli::rumbench()
         .args(["crashtest", "-e", "splinterdb", "--crashes", "2", "--kill-after", "300,600", "--seed", "7", "-d"])
         .arg(&out)
         .output()

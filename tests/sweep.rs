@@ -2,9 +2,7 @@
 //! the step once per count and fits the Universal Scalability Law.
 
 use std::path::Path;
-use std::process::Command;
 
-use assert_cmd::cargo::CommandCargoExt;
 use serde_json::Value;
 
 use crate::common::cli;
@@ -64,7 +62,7 @@ fn a_concurrency_sweep_is_charted_and_compared() {
     assert_eq!(scaling.matches(r#"<circle class="point""#).count(), 6, "one dot per thread count");
     assert!(html.contains("<title>linear scaling"));
     assert!(std::fs::read_to_string(a.path().join("summary.md")).unwrap().contains("## Concurrency sweeps"));
-    let out = Command::cargo_bin("rumbench").unwrap().arg("compare").arg(a.path()).arg(b.path()).output().unwrap();
+    let out = cli::rumbench().arg("compare").arg(a.path()).arg(b.path()).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(text.contains("Universal Scalability Law fitted on each side"), "{text}");

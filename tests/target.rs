@@ -7,17 +7,15 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-use assert_cmd::prelude::*;
 use rumbench::server::{RunningServer, ServerConfig, ServerKind};
 use serde_json::Value;
 
-use crate::common::cli::{load, run_into, text};
+use crate::common::cli::{self, load, run_into, text};
 
 const PASSWORD: &str = "s3cret-Pw_42";
 
 fn rumbench() -> Command {
-    let mut c = Command::cargo_bin("rumbench").unwrap();
-    c.arg("run").arg("--progress").arg("off").arg("--no-history");
+    let mut c = cli::rumbench_run();
     // Only what the test gives: no password from the environment.
     c.env_remove("PGPASSWORD").env_remove("RUMBENCH_TARGET_PASSWORD");
     c

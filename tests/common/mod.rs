@@ -239,6 +239,7 @@ impl StepSpec {
             trace: None,
             replay: None,
             kind: None,
+            duet: None,
             window: None,
         }
     }
@@ -264,6 +265,7 @@ pub fn config(name: &str, engine: &str, version: &str, steps: &[StepSpec]) -> Co
         scaling: Vec::new(),
         sweep: Vec::new(),
         repeat: None,
+        duet: None,
     }
 }
 
@@ -301,6 +303,8 @@ pub fn run(started_at: &str, configs: Vec<ConfigResult>) -> RunResult {
         device: None,
         sharding: None,
         merged: None,
+        adaptive: None,
+        duet: None,
     }
 }
 

@@ -7,6 +7,7 @@
  *   segfault_at_put=N  the Nth put (counted across all sessions) writes
  *                      through a NULL pointer: SIGSEGV
  *   abort_at_put=N     the Nth put calls abort(): SIGABRT
+ *   hang_at_get=N      the Nth get never returns (it sleeps for ever)
  *
  * (0, the default: never). Compiled with -DRB_FAULTY_WRONG_ABI it reports
  * abi_version 99, which rumbench must refuse before anything runs.
@@ -21,14 +22,16 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "rumbench_engine.h"
 
-#define VALID_OPTIONS "segfault_at_put, abort_at_put"
+#define VALID_OPTIONS "segfault_at_put, abort_at_put, hang_at_get"
 
 typedef struct faulty_options {
     unsigned long long segfault_at_put;
     unsigned long long abort_at_put;
+    unsigned long long hang_at_get;
 } faulty_options;
 
 /* A decimal integer >= 0: digits only. */
@@ -45,12 +48,14 @@ static int parse_count(const char *text, unsigned long long *out) {
 static rb_status parse_options(const rb_pair *options, size_t count, faulty_options *o, rb_error *err) {
     o->segfault_at_put = 0;
     o->abort_at_put = 0;
+    o->hang_at_get = 0;
     for (size_t i = 0; i < count; i++) {
         const char *name = options[i].name ? options[i].name : "";
         const char *value = options[i].value ? options[i].value : "";
         unsigned long long *slot;
         if (strcmp(name, "segfault_at_put") == 0) slot = &o->segfault_at_put;
         else if (strcmp(name, "abort_at_put") == 0) slot = &o->abort_at_put;
+        else if (strcmp(name, "hang_at_get") == 0) slot = &o->hang_at_get;
         else return rb_error_set(err, "unknown option '%s' (valid options: " VALID_OPTIONS ")", name);
         if (!parse_count(value, slot))
             return rb_error_set(err, "invalid value '%s' for %s (expected an integer >= 0; 0: never)", value, name);
@@ -77,6 +82,7 @@ struct rb_engine {
     entry *entries;     /* sorted by key, bytewise */
     size_t n, cap;
     atomic_ullong puts; /* puts so far, across all sessions */
+    atomic_ullong gets; /* gets so far, across all sessions */
 };
 
 struct rb_session {
@@ -127,6 +133,7 @@ static rb_status fa_open(const rb_open_args *args, const rb_pair *options, size_
     e->opt = o;
     pthread_mutex_init(&e->mu, NULL);
     atomic_init(&e->puts, 0);
+    atomic_init(&e->gets, 0);
     *out = e;
     return RB_OK;
 }
@@ -148,6 +155,7 @@ static void emit_u64(rb_emit_fn emit, void *ctx, const char *name, unsigned long
 static void fa_effective_options(rb_engine *e, rb_emit_fn emit, void *ctx) {
     emit_u64(emit, ctx, "segfault_at_put", e->opt.segfault_at_put);
     emit_u64(emit, ctx, "abort_at_put", e->opt.abort_at_put);
+    emit_u64(emit, ctx, "hang_at_get", e->opt.hang_at_get);
 }
 
 static void fa_stats(rb_engine *e, rb_emit_fn emit, void *ctx) {
@@ -243,6 +251,12 @@ static rb_status fa_get(rb_session *s, const uint8_t *key, size_t key_len, const
                         rb_error *err) {
     rb_engine *e = s->e;
     rb_status st = RB_NOT_FOUND;
+    if (e->opt.hang_at_get && atomic_fetch_add(&e->gets, 1) + 1 == e->opt.hang_at_get) {
+        for (;;) {
+            struct timespec t = {3600, 0};
+            nanosleep(&t, NULL);
+        }
+    }
     pthread_mutex_lock(&e->mu);
     size_t i = lower_bound(e, key, key_len);
     if (i < e->n && compare(e->entries[i].key, e->entries[i].key_len, key, key_len) == 0) {
