@@ -42,9 +42,14 @@ const SYNC_SYMBOLS: &[&str] = &["fsync", "fdatasync", "msync", "sync_file_range"
 
 fn main() {
     // The source root: this package's dir, or the tree a RocksDB version's
-    // manifest (rocksdb-versions/<version>/Cargo.toml) lives in.
+    // manifest (rocksdb-versions/<version>/Cargo.toml) lives in; a release
+    // build's manifest is in the cache, and names the tree it builds.
     let manifest_dir = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
-    let root = build_support::root_of(&manifest_dir).expect("build.rs and src/lib.rs above the manifest");
+    println!("cargo:rerun-if-env-changed=RUMBENCH_BUILD_SOURCE_ROOT");
+    let root = match std::env::var_os("RUMBENCH_BUILD_SOURCE_ROOT").filter(|r| !r.is_empty()) {
+        Some(r) => PathBuf::from(r),
+        None => build_support::root_of(&manifest_dir).expect("build.rs and src/lib.rs above the manifest"),
+    };
     // Sources too, so the "-dirty" mark and the source hash follow edits (the crate recompiles then anyway).
     for entry in build_support::HASHED {
         println!("cargo:rerun-if-changed={}", root.join(entry).display());
@@ -54,6 +59,7 @@ fn main() {
         println!("cargo:rustc-link-arg=-Wl,--export-dynamic-symbol={sym}");
     }
     leveldb_provenance();
+    rocksdb_release_library();
     if std::env::var_os("CARGO_FEATURE_WIREDTIGER").is_some() {
         #[cfg(feature = "wiredtiger")]
         wiredtiger();
@@ -307,4 +313,17 @@ fn git_commit() {
     let dirty = git(&["status", "--porcelain", "--untracked-files=no"]).is_some_and(|s| !s.is_empty());
     let suffix = if dirty { "-dirty" } else { "" };
     println!("cargo:rustc-env=RUMBENCH_GIT_COMMIT={commit}{suffix}");
+}
+
+/// A build against RocksDB's own release library (src/engine/rocksdb_official.rs)
+/// links it dynamically from ROCKSDB_LIB_DIR (librocksdb-sys's own switch):
+/// the binary finds it there at run time (an rpath), and knows it was linked
+/// so (RUMBENCH_ROCKSDB_LIB_DIR).
+fn rocksdb_release_library() {
+    println!("cargo:rerun-if-env-changed=ROCKSDB_LIB_DIR");
+    if let Some(dir) = std::env::var_os("ROCKSDB_LIB_DIR").filter(|d| !d.is_empty()) {
+        let dir = dir.to_string_lossy();
+        println!("cargo:rustc-link-arg=-Wl,-rpath,{dir}");
+        println!("cargo:rustc-env=RUMBENCH_ROCKSDB_LIB_DIR={dir}");
+    }
 }

@@ -15,6 +15,10 @@ pub const CXX_COMPILER: &str = env!("RUMBENCH_CXX");
 /// build ran it, paths left out ("" when its build did not log commands).
 pub const ROCKSDB_CXX_FLAGS: &str = env!("RUMBENCH_ROCKSDB_CXX_FLAGS");
 
+/// The fingerprint of the source this binary was built from (build.rs:
+/// `build_support`'s hash of Cargo.toml, Cargo.lock, src/, crates/, ...).
+pub const SOURCE_HASH: &str = env!("RUMBENCH_SOURCE_HASH");
+
 /// This binary, as the results record it.
 pub const THIS: Binary = Binary {
     version: env!("CARGO_PKG_VERSION"),

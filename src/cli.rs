@@ -202,10 +202,24 @@ pub struct RunArgs {
     pub sweeps: Vec<String>,
     /// Run every config N times, in interleaved rounds (a b c, then b c a,
     /// ...), each in a fresh process and data dir: comparisons then give
-    /// confidence intervals, and verdicts from 5 repeats on (replaces the
+    /// confidence intervals, and verdicts from 5 repeats on; `auto[:MAX]`:
+    /// rounds until every pair's throughput and cost verdicts are decided,
+    /// at most MAX (20), intervals widened for the looks (replaces the
     /// suite's `repeat`)
-    #[arg(long, value_name = "N")]
-    pub repeat: Option<u32>,
+    #[arg(long, value_name = "N|auto[:MAX]", value_parser = repeat_spec)]
+    pub repeat: Option<crate::plan::repeats::RepeatSpec>,
+    /// Duets: the base config (the first) runs at the same time as each
+    /// other config, so that a noisy machine disturbs both sides alike:
+    /// `split` (the default) pins each side to its own half of the CPUs,
+    /// the halves swapped every round; `shared` pins both to the first half,
+    /// which the scheduler divides between them evenly (suite `duet`)
+    #[arg(long, value_name = "PLACEMENT", num_args = 0..=1, require_equals = true, default_missing_value = "split", value_parser = duet_placement)]
+    pub duet: Option<crate::plan::repeats::Placement>,
+    /// `--repeat auto`: the smallest change that matters, as a fraction or
+    /// percent: a round decides a verdict once its interval lies wholly
+    /// beyond it or wholly within it [default: 5%]
+    #[arg(long, value_parser = fraction)]
+    pub threshold: Option<f64>,
     /// A server you already run, benchmarked as a config of its own (beside
     /// any --engine; `-e postgres --target URL` runs both):
     /// postgres://user[:password]@host[:port]/database, mysql://... or
@@ -410,6 +424,14 @@ pub struct ReportArgs {
 }
 
 /// A fraction: 0.05 or 5%.
+fn duet_placement(s: &str) -> Result<crate::plan::repeats::Placement, String> {
+    crate::plan::repeats::Placement::parse(s).map_err(|e| format!("{e:#}"))
+}
+
+fn repeat_spec(s: &str) -> Result<crate::plan::repeats::RepeatSpec, String> {
+    crate::plan::repeats::RepeatSpec::parse(s).map_err(|e| format!("{e:#}"))
+}
+
 fn fraction(s: &str) -> Result<f64, String> {
     let (num, scale) = match s.strip_suffix('%') {
         Some(n) => (n, 100.0),

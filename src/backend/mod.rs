@@ -58,8 +58,8 @@ pub fn capabilities(name: &str) -> &'static [Capability] {
         &[Capability::Documents]
     } else if is_server(name) {
         &[Capability::Tables]
-    } else if name == "null" {
-        // It stores nothing: tables that must give their rows back cannot live on it.
+    } else if engine::find(name).is_ok_and(|spec| !spec.stores_data) {
+        // It stores nothing (the null engine): tables that must give their rows back cannot live on it.
         &[Capability::KeyValue]
     } else {
         &[Capability::KeyValue, Capability::Tables]
@@ -82,6 +82,26 @@ pub fn needs(kind: StepKind) -> &'static [Capability] {
     }
 }
 
+/// The settings of an engine's option that turn its transactions on, when
+/// its defaults leave them off ("transactions=pessimistic or optimistic").
+fn transaction_switch(spec: &EngineSpec) -> Option<String> {
+    if (spec.transactions)(&engine::resolve_options(spec, &[]).ok()?).is_some() {
+        return None;
+    }
+    spec.options.iter().find_map(|o| {
+        let engine::OptKind::Choice(values) = o.kind else { return None };
+        let on: Vec<&str> = values
+            .iter()
+            .copied()
+            .filter(|v| {
+                engine::resolve_options(spec, &[(o.name.to_string(), v.to_string())])
+                    .is_ok_and(|opts| (spec.transactions)(&opts).is_some())
+            })
+            .collect();
+        (!on.is_empty()).then(|| format!("{}={}", o.name, on.join(" or ")))
+    })
+}
+
 /// Refuse a step that needs transactions on a config without them, naming both.
 pub fn check_transactions(config: &crate::plan::EngineConfig, kind: StepKind) -> Result<()> {
     if !kind.is_contention() {
@@ -93,16 +113,21 @@ pub fn check_transactions(config: &crate::plan::EngineConfig, kind: StepKind) ->
     }
     let spec = find(&config.engine)?;
     if (spec.transactions)(&engine::EngineOptions(config.options.clone())).is_none() {
-        let with: Vec<&str> = registry()
+        let with: Vec<String> = registry()
             .iter()
-            .filter(|s| (s.transactions)(&engine::EngineOptions(Default::default())).is_some())
-            .map(|s| s.name)
+            .filter_map(|s| match transaction_switch(s) {
+                None if (s.transactions)(&engine::EngineOptions(Default::default())).is_some() => {
+                    Some(s.name.to_string())
+                }
+                None => None,
+                Some(set) => Some(format!("{} with {set}", s.name)),
+            })
             .collect();
+        let hint = transaction_switch(spec).map(|set| format!(" as configured: set -o {set}")).unwrap_or_default();
         bail!(
-            "step {kind} needs transactions, which config {} ({}) does not have{} (engines with them: rocksdb with transactions=pessimistic or optimistic, {})",
+            "step {kind} needs transactions, which config {} ({}) does not have{hint} (engines with them: {})",
             config.name,
             config.engine,
-            if config.engine == "rocksdb" { " as configured: set -o transactions=pessimistic or optimistic" } else { "" },
             with.join(", ")
         );
     }
@@ -154,8 +179,23 @@ mod tests {
 
     #[test]
     fn the_registry_has_engines_and_servers() {
-        assert!(find("rocksdb").is_ok() && find("postgres").is_ok() && find("mariadb-myrocks").is_ok());
-        assert!(find("mongodb").is_ok());
-        assert!(find("mongo").err().unwrap().to_string().contains("valid engines"));
+        // Every engine, then every server, each once and found by its name;
+        // a server is one exactly when it is among the servers.
+        let names = names();
+        let engines: Vec<&str> = engine::registry().iter().map(|e| e.name).collect();
+        let servers: Vec<&str> = servers::SERVERS.iter().map(|s| s.name).collect();
+        assert_eq!(names, [engines, servers.clone()].concat());
+        for n in ["rocksdb", "lmdb", "null", "postgres", "mariadb-innodb", "mariadb-myrocks", "mongodb"] {
+            assert!(names.contains(&n), "{n} is not a backend: {names:?}");
+        }
+        for n in &names {
+            assert_eq!(names.iter().filter(|m| *m == n).count(), 1, "{n} twice: {names:?}");
+            assert_eq!(find(n).unwrap().name, *n);
+            assert_eq!(is_server(n), servers.contains(n), "{n}");
+        }
+        // A near miss is refused, naming every backend there is.
+        let e = find("mongo").err().expect("mongo is not a backend").to_string();
+        assert!(e.starts_with("unknown engine 'mongo' (valid engines: "), "{e}");
+        assert!(names.iter().all(|n| e.contains(n)), "{e}");
     }
 }

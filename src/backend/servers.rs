@@ -57,6 +57,12 @@ const fn server(name: &'static str, description: &'static str) -> EngineSpec {
     EngineSpec {
         name,
         description,
+        // A server's CPU is its own processes' (the profile's server role).
+        profile_symbols: &[],
+        sizes_not_claimed: &[],
+        check_plan: crate::engine::no_plan_checks,
+        plan_claims: crate::engine::no_plan_claims,
+        space_needed: crate::engine::no_space_needed,
         options: OPTIONS,
         io_bound_options: &[],
         open: not_a_kv_engine,

@@ -21,8 +21,8 @@ pub fn run(a: rumbench::cli::CrashtestArgs) -> Result<ExitCode> {
         options: a.options.clone(),
         sweeps: a.sweeps.clone(),
         flags: Default::default(),
-        repeat: None,
         postgres_versions: rumbench::server::pg_versions::available,
+        ..Default::default()
     })?;
     for c in &plan.configs {
         crashtest::check_config(c)?;

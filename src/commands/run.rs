@@ -54,8 +54,12 @@ fn make_plan(args: &RunArgs) -> Result<RunPlan> {
         sweeps: args.sweeps.clone(),
         flags: args.settings.clone(),
         repeat: args.repeat,
+        duet: args.duet,
+        threshold: args.threshold,
         // The one question the planner asks outside: which PostgreSQL versions npm has.
         postgres_versions: rumbench::server::pg_versions::available,
+        // And which RocksDB release builds Maven Central has (rocksdb@7.6.0).
+        rocksdb_releases: rumbench::engine::rocksdb_official::versions,
     })
 }
 

@@ -53,6 +53,17 @@ pub fn release_next_at(unix_s: Option<f64>) {
     *RELEASE_AT.lock().unwrap_or_else(|e| e.into_inner()) = unix_s;
 }
 
+/// A gate every step's clients pass once their sessions are open, before
+/// their release: it blocks until they may go and returns the moment to
+/// release them at (a duet's barrier with the other side's clients; None:
+/// at once). Set once per process, by the runner.
+static RELEASE_GATE: OnceLock<fn() -> Option<f64>> = OnceLock::new();
+
+/// Make every step's clients wait at `gate` before their release.
+pub fn set_release_gate(gate: fn() -> Option<f64>) {
+    let _ = RELEASE_GATE.set(gate);
+}
+
 /// The wall clock, seconds since the epoch.
 pub fn unix_now() -> f64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs_f64()).unwrap_or(0.0)
@@ -481,7 +492,7 @@ pub fn run<S, O: Send>(
                     // Every session open; with --start-at, one thread sleeps to
                     // the moment while the others block (no spinning for seconds).
                     if step.barrier.wait().is_leader() {
-                        if let Some(at) = release_at {
+                        if let Some(at) = release_at.or_else(|| RELEASE_GATE.get().and_then(|gate| gate())) {
                             sleep_until_unix(at);
                         }
                     }

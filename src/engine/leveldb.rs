@@ -36,6 +36,11 @@ const IO_BOUND: &[(&str, &str)] = &[("block_cache_size", "8M"), ("bloom_bits", "
 
 pub const SPEC: EngineSpec = EngineSpec {
     name: "leveldb",
+    profile_symbols: &[("leveldb::", "libleveldb"), ("leveldb_", "libleveldb")],
+    sizes_not_claimed: &["block_size"],
+    check_plan: super::no_plan_checks,
+    plan_claims: super::no_plan_claims,
+    space_needed: super::no_space_needed,
     description: "LevelDB 1.22 LSM (bundled, static) through its C API; option defaults are LevelDB's own db_bench's",
     options: OPTIONS,
     io_bound_options: IO_BOUND,

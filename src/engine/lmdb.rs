@@ -44,6 +44,11 @@ fn build_info() -> Vec<(String, String)> {
 
 pub const SPEC: EngineSpec = EngineSpec {
     name: "lmdb",
+    profile_symbols: &[("mdb_", "liblmdb")],
+    sizes_not_claimed: &[],
+    check_plan: super::no_plan_checks,
+    plan_claims: super::no_plan_claims,
+    space_needed: super::no_space_needed,
     description: "LMDB (via heed, bundled): copy-on-write B-tree in a memory map; one writer at a time, reads never block",
     options: &[
         OptionSpec {

@@ -11,14 +11,17 @@ use std::path::PathBuf;
 use anyhow::{bail, Result};
 
 pub mod conformance;
+pub mod fjall;
 pub mod leveldb;
 pub mod lmdb;
 pub mod null;
 pub mod plugin;
+pub mod redb;
 pub mod rocksdb;
 pub mod rocksdb_build;
 mod rocksdb_common;
 mod rocksdb_ffi;
+pub mod rocksdb_official;
 #[cfg(rocksdb_has_txn)]
 mod rocksdb_txn;
 pub mod rocksdb_versions;
@@ -116,6 +119,15 @@ pub struct OpenArgs {
 pub struct EngineSpec {
     pub name: &'static str,
     pub description: &'static str,
+    /// The engine's code in a profile: symbol prefixes (a function's name,
+    /// or a Rust path's first segment) and the library they are shown as,
+    /// for an engine linked into rumbench's own executable
+    /// (`("rocksdb::", "librocksdb")`). Its frames on a client thread are the
+    /// engine's foreground CPU.
+    pub profile_symbols: &'static [(&'static str, &'static str)],
+    /// Its size options that take neither memory nor disk of their own (a
+    /// block size): every other size option must be named by a claim.
+    pub sizes_not_claimed: &'static [&'static str],
     pub options: &'static [OptionSpec],
     /// Options applied in io-bound mode (before the user's own).
     pub io_bound_options: &'static [(&'static str, &'static str)],
@@ -156,6 +168,35 @@ pub struct EngineSpec {
     /// with where the limit comes from: a run whose keys or values are
     /// larger is refused before anything starts.
     pub size_limits: fn(&EngineOptions) -> SizeLimits,
+    /// What a plan asks of this engine that its options alone do not say
+    /// (steps it cannot run as configured), refused before anything starts.
+    pub check_plan: fn(&crate::plan::EngineConfig, &crate::plan::RunPlan) -> Result<()>,
+    /// What a config of the plan takes of the machine beyond `claims`, its
+    /// data dir being the given one (a file sized for the run at open);
+    /// Err: the data dir's filesystem cannot hold what the run needs.
+    pub plan_claims: fn(&crate::plan::EngineConfig, &crate::plan::RunPlan, &std::path::Path) -> Result<Vec<Claim>>,
+    /// `OpenArgs::space_needed` for a run of the plan: the space an engine
+    /// whose file is sized at creation needs; None when it sizes nothing.
+    pub space_needed: fn(&crate::plan::RunPlan) -> Option<u64>,
+}
+
+/// `EngineSpec::check_plan` of an engine that runs every step its traits allow.
+pub fn no_plan_checks(_: &crate::plan::EngineConfig, _: &crate::plan::RunPlan) -> Result<()> {
+    Ok(())
+}
+
+/// `EngineSpec::plan_claims` of an engine whose claims follow from its options alone.
+pub fn no_plan_claims(
+    _: &crate::plan::EngineConfig,
+    _: &crate::plan::RunPlan,
+    _: &std::path::Path,
+) -> Result<Vec<Claim>> {
+    Ok(Vec::new())
+}
+
+/// `EngineSpec::space_needed` of an engine whose files grow as they need.
+pub fn no_space_needed(_: &crate::plan::RunPlan) -> Option<u64> {
+    None
 }
 
 /// The largest key and value an engine takes (None: none below rumbench's own).
@@ -355,9 +396,9 @@ pub trait Engine: Send + Sync {
         None
     }
     /// Notes for a step's result: how this engine ran step `step` when it did
-    /// it another way, or why its writes are not durable (`writes`: the step
-    /// changes data).
-    fn step_notes(&self, _step: &str, _writes: bool) -> Vec<String> {
+    /// it another way, or why its writes are not durable (when the step
+    /// changes data: `StepKind::changes_data`).
+    fn step_notes(&self, _step: crate::plan::steps::StepKind) -> Vec<String> {
         Vec::new()
     }
 }
@@ -365,6 +406,13 @@ pub trait Engine: Send + Sync {
 /// The file in a data dir where an engine keeps its error messages, so that
 /// a config process the library crashed leaves its last words (SplinterDB).
 pub const ENGINE_ERRORS_LOG: &str = "engine-errors.log";
+
+/// The engine calls threads of this process are in now: (the call, a value
+/// that stays the same while that call has not returned). Calls into a
+/// plugin are marked (plugin::crash); an in-process engine's are not.
+pub fn calls_in_flight() -> Vec<(&'static str, u32)> {
+    plugin::crash::in_flight()
+}
 
 /// The last lines (at most 3) an engine logged as errors in data dir `dir`.
 pub fn last_words(dir: &std::path::Path) -> Option<String> {
@@ -546,6 +594,30 @@ pub trait Session {
     ) -> Result<usize>;
 }
 
+/// `Session::scan` over an engine's iterator of entries: `visit` each (its
+/// key and value as `kv` gives them) until it returns false or
+/// `max_entries` were visited; the number visited.
+pub fn visit_entries<T>(
+    entries: impl Iterator<Item = Result<T>>,
+    max_entries: usize,
+    kv: impl for<'a> Fn(&'a T) -> (&'a [u8], &'a [u8]),
+    visit: &mut dyn FnMut(&[u8], &[u8]) -> bool,
+) -> Result<usize> {
+    let mut visited = 0;
+    if max_entries == 0 {
+        return Ok(0);
+    }
+    for entry in entries {
+        let entry = entry?;
+        let (k, v) = kv(&entry);
+        visited += 1;
+        if !visit(k, v) || visited >= max_entries {
+            break;
+        }
+    }
+    Ok(visited)
+}
+
 /// All engines, by name (with RUMBENCH_TEST_ENGINES=1, the test-only ones too).
 pub fn registry() -> &'static [EngineSpec] {
     // The test-only engines last, so that the others are a prefix.
@@ -555,6 +627,8 @@ pub fn registry() -> &'static [EngineSpec] {
         lmdb::SPEC,
         sqlite::SPEC,
         splinterdb::SPEC,
+        fjall::SPEC,
+        redb::SPEC,
         null::SPEC,
         plugin::SPEC,
         #[cfg(feature = "wiredtiger")]
@@ -572,6 +646,11 @@ pub fn registry() -> &'static [EngineSpec] {
 
 /// Set to 1 to register the test-only engines (`testlog`), for the crash test's tests.
 pub const TEST_ENGINES_ENV: &str = "RUMBENCH_TEST_ENGINES";
+
+/// Every engine's profile symbols (`EngineSpec::profile_symbols`), for the profile's folding.
+pub fn profile_symbols() -> Vec<(&'static str, &'static str)> {
+    registry().iter().flat_map(|e| e.profile_symbols.iter().copied()).collect()
+}
 
 pub fn engine_names() -> Vec<&'static str> {
     registry().iter().map(|e| e.name).collect()

@@ -11,6 +11,11 @@ use super::{BatchOp, Engine, EngineSpec, OpenArgs, OptKind, OptionSpec, Session}
 
 pub const SPEC: EngineSpec = EngineSpec {
     name: "null",
+    profile_symbols: &[],
+    sizes_not_claimed: &[],
+    check_plan: super::no_plan_checks,
+    plan_claims: super::no_plan_claims,
+    space_needed: super::no_space_needed,
     description: "does nothing, as fast as possible: measures the client's own overhead",
     options: &[
         OptionSpec {
@@ -152,7 +157,7 @@ impl Calibration {
 /// build), measured (half a second) the first time under a lock, so that
 /// processes started together wait for one measurement.
 pub fn calibration() -> Result<Calibration> {
-    let dir = super::rocksdb_build::cache_root()?.parent().map(std::path::Path::to_path_buf).unwrap_or_default();
+    let dir = crate::cache::root()?;
     calibration_in(&dir)
 }
 
@@ -168,7 +173,7 @@ fn calibration_in(dir: &std::path::Path) -> Result<Calibration> {
                 .map(|(_, v)| v.trim().to_string())
         })
         .unwrap_or_else(|| "unknown".into());
-    let source_hash = super::rocksdb_build::SOURCE_HASH.to_string();
+    let source_hash = crate::build_info::SOURCE_HASH.to_string();
     std::fs::create_dir_all(dir)?;
     let path = dir.join("null-spin.json");
     let lock =

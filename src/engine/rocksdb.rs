@@ -155,6 +155,11 @@ pub const PRESETS: &[(&str, &[(&str, &str)])] = &[
 
 pub const SPEC: EngineSpec = EngineSpec {
     name: "rocksdb",
+    profile_symbols: &[("rocksdb::", "librocksdb"), ("rocksdb_", "librocksdb")],
+    sizes_not_claimed: &["target_file_size_base", "max_bytes_for_level_base", "min_blob_size", "blob_file_size", "block_size", "bytes_per_sync"],
+    check_plan: super::no_plan_checks,
+    plan_claims: super::no_plan_claims,
+    space_needed: super::no_space_needed,
     description: concat!(
         "RocksDB ",
         env!("RUMBENCH_ROCKSDB_SOURCE_VERSION"),
@@ -342,6 +347,11 @@ fn open(args: &OpenArgs) -> Result<Box<dyn Engine>> {
 
 /// How this RocksDB was built, for every result (see build.rs).
 pub fn build_provenance() -> Vec<(String, String)> {
+    // A RocksDB version's build (rocksdb@8.10): how and when it was made (the cache entry beside this binary).
+    let cached = super::rocksdb_build::this_binarys_build();
+    if let Some(dir) = option_env!("RUMBENCH_ROCKSDB_LIB_DIR") {
+        return official_provenance(dir, cached.as_ref());
+    }
     let flags = crate::build_info::ROCKSDB_CXX_FLAGS;
     let ndebug = if flags.is_empty() {
         "true (librocksdb-sys defines NDEBUG; its compile commands were not logged to check)".to_string()
@@ -355,6 +365,7 @@ pub fn build_provenance() -> Vec<(String, String)> {
             "build.library".into(),
             format!("bundled source of librocksdb-sys {}, linked statically", ffi::SYS_CRATE_VERSION),
         ),
+        ("build.origin".into(), "source build".into()),
         ("build.rocksdb_source".into(), ffi::SOURCE_VERSION.into()),
         ("build.ndebug".into(), ndebug),
         ("build.opt_level".into(), crate::build_info::OPT_LEVEL.into()),
@@ -368,11 +379,7 @@ pub fn build_provenance() -> Vec<(String, String)> {
     let release = super::rocksdb_versions::Release::built_in();
     out.extend(release.lacks().into_iter().map(|l| ("rocksdb.lacks".to_string(), l)));
     out.push(("build.rumbench_source".into(), super::rocksdb_build::SOURCE_HASH.into()));
-    if let Some(cached) = std::env::current_exe()
-        .ok()
-        .and_then(|exe| std::fs::read(exe.with_file_name("build.json")).ok())
-        .and_then(|b| serde_json::from_slice::<super::rocksdb_build::CachedBuild>(&b).ok())
-    {
+    if let Some(cached) = cached {
         out.push((
             "build.version_build".into(),
             format!(
@@ -390,6 +397,60 @@ pub fn build_provenance() -> Vec<(String, String)> {
                 ),
             ));
         }
+    }
+    out
+}
+
+/// The provenance of a build linked to RocksDB's own release library in
+/// `lib_dir` (`rocksdb@7.6.0:release`): what the library is and where it
+/// came from, as its cache entry records it, and what it says of its own
+/// build. Nothing of it was compiled here: its flags are RocksDB's release
+/// build's (portable, `DEBUG_LEVEL=0`), not checked the way a source build's are.
+fn official_provenance(lib_dir: &str, cached: Option<&super::rocksdb_build::CachedBuild>) -> Vec<(String, String)> {
+    let release = super::rocksdb_versions::Release::built_in();
+    let mut out = Vec::new();
+    let Some(lib) = cached.and_then(|c| c.official.as_ref()) else {
+        out.push((
+            "build.library".into(),
+            format!("a RocksDB shared library from {lib_dir}, linked dynamically; where it came from is not recorded (no build.json beside this binary)"),
+        ));
+        out.push(("build.origin".into(), "shared library of unknown origin".into()));
+        return out;
+    };
+    out.push((
+        "build.library".into(),
+        format!(
+            "{}: {}, linked dynamically, through librocksdb-sys {}'s C API header (RocksDB {})",
+            lib.describe(),
+            lib.path.display(),
+            ffi::SYS_CRATE_VERSION,
+            ffi::SOURCE_VERSION
+        ),
+    ));
+    out.push(("build.origin".into(), "official release build".into()));
+    out.push(("build.rocksdb_source".into(), lib.version.clone()));
+    out.push(("build.rocksdb_header".into(), ffi::SOURCE_VERSION.into()));
+    out.push((
+        "build.ndebug".into(),
+        "unknown (not checked: RocksDB's release jars are built with DEBUG_LEVEL=0, which defines NDEBUG, but the library keeps no compile command)".into(),
+    ));
+    out.push(("build.target_cpu".into(), "portable (RocksDB's release build, PORTABLE=1)".into()));
+    out.push(("build.compiler".into(), lib.compiler()));
+    if let Some(date) = &lib.build_date {
+        out.push(("build.rocksdb_build_date".into(), date.clone()));
+    }
+    out.extend(release.lacks().into_iter().map(|l| ("rocksdb.lacks".to_string(), l)));
+    out.push(("build.rumbench_source".into(), super::rocksdb_build::SOURCE_HASH.into()));
+    if let Some(c) = cached {
+        out.push((
+            "build.version_build".into(),
+            format!(
+                "rumbench linked to {} made {} in {:.1} min (nothing of RocksDB compiled)",
+                lib.describe(),
+                c.built_at,
+                c.build_seconds / 60.0
+            ),
+        ));
     }
     out
 }

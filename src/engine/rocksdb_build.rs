@@ -23,7 +23,7 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 
 use super::rocksdb_versions::{Capabilities, Release};
@@ -65,8 +65,27 @@ impl BuildInfo {
     }
 }
 
+/// The RocksDB this binary runs, as a plan names it: the release it was
+/// built from source ("8.10.0"), or for a build linked to RocksDB's release
+/// library, that library's version as its cache entry beside the binary
+/// records it ("7.6.0:release"; "unknown:release" without one).
+pub fn running_release() -> String {
+    if option_env!("RUMBENCH_ROCKSDB_LIB_DIR").is_none() {
+        return super::rocksdb_ffi::SOURCE_VERSION.to_string();
+    }
+    let version = this_binarys_build().and_then(|c| c.official).map(|o| o.version).unwrap_or_else(|| "unknown".into());
+    format!("{version}:release")
+}
+
+/// The cache entry beside this binary (build.json), when it is a cached
+/// build of a RocksDB version (rocksdb@8.10, rocksdb@7.6.0:release).
+pub fn this_binarys_build() -> Option<CachedBuild> {
+    let exe = std::env::current_exe().ok()?;
+    serde_json::from_slice(&fs::read(exe.with_file_name("build.json")).ok()?).ok()
+}
+
 /// The fingerprint of the source this binary was compiled from.
-pub const SOURCE_HASH: &str = env!("RUMBENCH_SOURCE_HASH");
+pub use crate::build_info::SOURCE_HASH;
 /// The tree this binary was compiled from (where a release is built from).
 pub const SOURCE_ROOT: &str = env!("RUMBENCH_SOURCE_ROOT");
 
@@ -80,19 +99,14 @@ pub struct CachedBuild {
     pub added_cxxflags: Option<String>,
     pub built_at: String,
     pub build_seconds: f64,
+    /// RocksDB's release library the build is linked to (`rocksdb@7.6.0:release`).
+    #[serde(default)]
+    pub official: Option<super::rocksdb_official::Library>,
 }
 
 /// The cache directory of release builds.
 pub fn cache_root() -> Result<PathBuf> {
-    let base = match std::env::var_os("XDG_CACHE_HOME").filter(|v| !v.is_empty()) {
-        Some(x) => PathBuf::from(x),
-        None => PathBuf::from(
-            std::env::var_os("HOME")
-                .ok_or_else(|| anyhow!("neither XDG_CACHE_HOME nor HOME is set: no cache for RocksDB builds"))?,
-        )
-        .join(".cache"),
-    };
-    Ok(base.join("rumbench").join("rocksdb"))
+    Ok(crate::cache::root()?.join("rocksdb"))
 }
 
 /// The shared cargo target dir (RUMBENCH_ROCKSDB_TARGET_DIR overrides it:
@@ -110,6 +124,10 @@ fn target_dir(root: &Path) -> PathBuf {
 fn cache_key(source: &Path, release: &Release) -> Result<String> {
     let mut h = build_support::Fnv::default();
     h.field(SOURCE_HASH.as_bytes());
+    if release.is_official() {
+        h.field(b"official release build");
+        h.field(release.version.as_bytes());
+    }
     for f in ["Cargo.toml", "Cargo.lock"] {
         let p = source.join(release.manifest_dir()).join(f);
         h.field(&fs::read(&p).with_context(|| format!("cannot read {}", p.display()))?);
@@ -141,7 +159,7 @@ fn source_tree() -> Result<PathBuf> {
 /// The cached binary of `release` for this source, if it was built.
 pub fn cached(release: &Release) -> Result<Option<PathBuf>> {
     let source = PathBuf::from(SOURCE_ROOT);
-    let dir = cache_root()?.join(release.version).join(cache_key(&source, release)?);
+    let dir = cache_root()?.join(release.cache_name()).join(cache_key(&source, release)?);
     let bin = dir.join("rumbench");
     Ok((bin.is_file() && dir.join("build.json").is_file()).then_some(bin))
 }
@@ -175,7 +193,7 @@ pub fn ensure(release: &Release) -> Result<Option<PathBuf>> {
     }
     let source = source_tree()?;
     let root = cache_root()?;
-    let vdir = root.join(release.version);
+    let vdir = root.join(release.cache_name());
     fs::create_dir_all(&vdir).with_context(|| format!("cannot create the cache directory {}", vdir.display()))?;
     // One build at a time (cargo locks its target dir anyway), also across rumbench processes.
     let lock_path = root.join(".build.lock");
@@ -203,7 +221,12 @@ pub fn ensure(release: &Release) -> Result<Option<PathBuf>> {
             let _ = fs::remove_dir_all(e.path());
         }
     }
-    let built = build(release, &source, &root, &vdir, &key)?;
+    let official = if release.is_official() {
+        Some(super::rocksdb_official::ensure(&root.join("official"), release.version)?)
+    } else {
+        None
+    };
+    let built = build(release, official.as_ref(), &source, &root, &vdir, &key)?;
     Ok(Some(built))
 }
 
@@ -219,24 +242,44 @@ fn cargo() -> PathBuf {
     }
 }
 
-fn build(release: &Release, source: &Path, root: &Path, vdir: &Path, key: &str) -> Result<PathBuf> {
-    let manifest = source.join(release.manifest_dir()).join("Cargo.toml");
+fn build(
+    release: &Release,
+    official: Option<&super::rocksdb_official::Library>,
+    source: &Path,
+    root: &Path,
+    vdir: &Path,
+    key: &str,
+) -> Result<PathBuf> {
+    let mut manifest = source.join(release.manifest_dir()).join("Cargo.toml");
     if !manifest.is_file() {
         bail!("{} is missing: scripts/rocksdb-versions.sh generates it", manifest.display());
+    }
+    if official.is_some() {
+        // The header release's manifest with absolute paths, in the cache (the source tree is never written).
+        let dir = vdir.join("manifest");
+        fs::create_dir_all(&dir)?;
+        fs::write(dir.join("Cargo.toml"), super::rocksdb_versions::official_manifest(release, source)?)?;
+        fs::copy(manifest.with_file_name("Cargo.lock"), dir.join("Cargo.lock"))?;
+        manifest = dir.join("Cargo.toml");
     }
     let target = target_dir(root);
     let log_path = vdir.join(format!("build-{key}.log"));
     let log = fs::File::create(&log_path).with_context(|| format!("cannot create {}", log_path.display()))?;
     let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
-    let (estimate, what) = if rocksdb_compiled(&target, release) {
+    let (estimate, what) = if official.is_some() {
+        (
+            Duration::from_secs(240),
+            "nothing of RocksDB is compiled: rumbench's source linked to RocksDB's release library",
+        )
+    } else if rocksdb_compiled(&target, release) {
         // Only rumbench's crate changed since the last build of this release.
         (Duration::from_secs(120), "RocksDB's C++ is compiled already, rumbench's source changed")
     } else {
         (estimate(root), "once, then cached")
     };
     errln!(
-        "building RocksDB {} (librocksdb-sys {}) with rumbench's source: {what}; about {} min on {cores} cores; log: {}",
-        release.version,
+        "building {} (librocksdb-sys {}) with rumbench's source: {what}; about {} min on {cores} cores; log: {}",
+        release.label(),
         release.crate_version,
         (estimate.as_secs_f64() / 60.0).round().max(1.0),
         log_path.display()
@@ -263,6 +306,13 @@ fn build(release: &Release, source: &Path, root: &Path, vdir: &Path, key: &str) 
     if let Some(flags) = &added {
         cmd.env("CXXFLAGS_x86_64_unknown_linux_gnu", flags);
     }
+    // librocksdb-sys links the library in ROCKSDB_LIB_DIR (dynamically, without
+    // ROCKSDB_STATIC) instead of compiling RocksDB; build.rs adds its rpath.
+    cmd.env_remove("ROCKSDB_LIB_DIR").env_remove("ROCKSDB_STATIC");
+    cmd.env_remove("RUMBENCH_BUILD_SOURCE_ROOT");
+    if let Some(lib) = official {
+        cmd.env("ROCKSDB_LIB_DIR", lib.lib_dir()).env("RUMBENCH_BUILD_SOURCE_ROOT", source);
+    }
     // Its own process group: a stop ends cargo and every compiler it started.
     std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
     let t0 = Instant::now();
@@ -282,18 +332,28 @@ fn build(release: &Release, source: &Path, root: &Path, vdir: &Path, key: &str) 
     let stdout = child.stdout.take().expect("piped");
     let json_reader = {
         let (progress, log, state) = (progress.clone(), log.clone(), rocksdb_state.clone());
+        let done = if official.is_some() {
+            "librocksdb-sys bound to the release library; compiling and linking rumbench"
+        } else {
+            "RocksDB's C++ done; compiling and linking rumbench"
+        };
         std::thread::spawn(move || {
             for line in BufReader::new(stdout).lines().map_while(|l| l.ok()) {
                 use std::io::Write;
                 if line.contains("\"reason\":\"build-script-executed\"") && line.contains("librocksdb-sys") {
                     state.store(2, std::sync::atomic::Ordering::Relaxed);
-                    progress.set_message("RocksDB's C++ done; compiling and linking rumbench");
+                    progress.set_message(done);
                     let _ = writeln!(log.lock().unwrap(), "(cargo) librocksdb-sys build script executed");
                 }
             }
         })
     };
     let stderr = child.stderr.take().expect("piped");
+    let compiling_sys = if official.is_some() {
+        "librocksdb-sys: bindings of its C API header, linked to the release library"
+    } else {
+        "compiling RocksDB's C++ (librocksdb-sys's build script)"
+    };
     let reader = {
         let (progress, log, state) = (progress.clone(), log.clone(), rocksdb_state.clone());
         std::thread::spawn(move || {
@@ -313,7 +373,7 @@ fn build(release: &Release, source: &Path, root: &Path, vdir: &Path, key: &str) 
                     }
                     match state.load(std::sync::atomic::Ordering::Relaxed) {
                         0 => progress.set_message(&format!("compiling {last}")),
-                        1 => progress.set_message("compiling RocksDB's C++ (librocksdb-sys's build script)"),
+                        1 => progress.set_message(compiling_sys),
                         _ => {}
                     }
                 }
@@ -363,6 +423,21 @@ fn build(release: &Release, source: &Path, root: &Path, vdir: &Path, key: &str) 
     let partial = tempfile::Builder::new().prefix(".partial-").tempdir_in(vdir)?;
     let bin = partial.path().join("rumbench");
     fs::copy(&artifact, &bin).with_context(|| format!("cannot copy {} into the cache", artifact.display()))?;
+    if let Some(lib) = official {
+        // Every symbol is bound when the binary starts: a function the
+        // library lacks would stop every run of it, so it is named here.
+        let missing = super::rocksdb_official::missing_functions(&bin, &lib.path)?;
+        if !missing.is_empty() {
+            bail!(
+                "{} lacks {} function{} of the C API that rumbench calls (through librocksdb-sys {}'s header): {}",
+                lib.describe(),
+                missing.len(),
+                if missing.len() == 1 { "" } else { "s" },
+                release.crate_version,
+                missing.join(", ")
+            );
+        }
+    }
     let info = query_build_info(&bin)?;
     check_build(release, &info)?;
     let cached = CachedBuild {
@@ -371,12 +446,13 @@ fn build(release: &Release, source: &Path, root: &Path, vdir: &Path, key: &str) 
         info,
         built_at: chrono::Utc::now().to_rfc3339(),
         build_seconds: secs,
+        official: official.cloned(),
     };
     fs::write(partial.path().join("build.json"), serde_json::to_vec_pretty(&cached)?)?;
     let dest = vdir.join(key);
     let partial = partial.keep();
     fs::rename(&partial, &dest).with_context(|| format!("cannot move {} to {}", partial.display(), dest.display()))?;
-    errln!("built RocksDB {} in {:.1} min: {}", release.version, secs / 60.0, dest.display());
+    errln!("built {} in {:.1} min: {}", release.label(), secs / 60.0, dest.display());
     prune(vdir, KEEP_BUILDS);
     Ok(dest.join("rumbench"))
 }
@@ -430,7 +506,7 @@ pub fn query_build_info(bin: &Path) -> Result<BuildInfo> {
 /// A build is used only when it is the release asked for, with the
 /// capabilities the table promises, from this very source, optimised.
 pub fn check_build(release: &Release, info: &BuildInfo) -> Result<()> {
-    if info.rocksdb_version != release.version {
+    if info.rocksdb_version != release.header_version() {
         bail!(
             "the build for RocksDB {} has RocksDB {} (librocksdb-sys {})",
             release.version,
@@ -472,7 +548,9 @@ pub fn check_build(release: &Release, info: &BuildInfo) -> Result<()> {
             info.opt_level
         );
     }
-    if !build_support::flags_are_release(&info.rocksdb_cxx_flags) {
+    // A release library was not compiled here: no compile command to read
+    // (its provenance says what is known of its build).
+    if !release.is_official() && !build_support::flags_are_release(&info.rocksdb_cxx_flags) {
         bail!(
             "RocksDB {} was not compiled as a release build (NDEBUG, optimised): {:?}",
             release.version,

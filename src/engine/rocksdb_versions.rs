@@ -12,7 +12,7 @@
 //! process of `rocksdb@<version>` is that binary. docs/rocksdb-versions.md
 //! says how and why.
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 
 /// What a RocksDB release's C API can do that 6.28.2's cannot (build.rs
@@ -77,6 +77,19 @@ pub struct Release {
     /// them ([`Release::added_cxxflags`]), so every release is built alike.
     pub passes_target_cpu: bool,
     pub caps: Capabilities,
+    /// Compiled here from that source, or RocksDB's own release binary.
+    pub origin: Origin,
+}
+
+/// Where a release's RocksDB comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// Compiled here from the source librocksdb-sys bundles.
+    Source,
+    /// RocksDB's own release build (rocksdbjni's native library,
+    /// src/engine/rocksdb_official.rs), linked through the C API header of
+    /// the source release `header` (the newest not newer than it).
+    Official { header: &'static str },
 }
 
 /// Features of librocksdb-sys 0.6.3: its `static` feature is not weak
@@ -99,6 +112,7 @@ pub const RELEASES: &[Release] = &[
         cxx_std: "c++11",
         passes_target_cpu: false,
         caps: Capabilities::since(false, false, false, false, false, false),
+        origin: Origin::Source,
     },
     Release {
         version: "7.4.4",
@@ -107,6 +121,7 @@ pub const RELEASES: &[Release] = &[
         cxx_std: "c++17",
         passes_target_cpu: false,
         caps: Capabilities::since(true, true, false, false, false, false),
+        origin: Origin::Source,
     },
     Release {
         version: "7.9.2",
@@ -115,6 +130,7 @@ pub const RELEASES: &[Release] = &[
         cxx_std: "c++17",
         passes_target_cpu: false,
         caps: Capabilities::since(true, true, true, false, false, false),
+        origin: Origin::Source,
     },
     Release {
         version: "8.1.1",
@@ -123,6 +139,7 @@ pub const RELEASES: &[Release] = &[
         cxx_std: "c++17",
         passes_target_cpu: false,
         caps: Capabilities::since(true, true, true, false, false, false),
+        origin: Origin::Source,
     },
     // librocksdb-sys 0.12.0 is labelled 8.5.3 but bundles 8.6.7's source (its version.h): 8.5.3 is not offered.
     Release {
@@ -132,6 +149,7 @@ pub const RELEASES: &[Release] = &[
         cxx_std: "c++17",
         passes_target_cpu: false,
         caps: Capabilities::since(true, true, true, false, true, false),
+        origin: Origin::Source,
     },
     Release {
         version: "8.8.1",
@@ -140,6 +158,7 @@ pub const RELEASES: &[Release] = &[
         cxx_std: "c++17",
         passes_target_cpu: false,
         caps: Capabilities::since(true, true, true, true, true, true),
+        origin: Origin::Source,
     },
     Release {
         version: "8.9.1",
@@ -148,6 +167,7 @@ pub const RELEASES: &[Release] = &[
         cxx_std: "c++17",
         passes_target_cpu: false,
         caps: Capabilities::since(true, true, true, true, true, true),
+        origin: Origin::Source,
     },
     Release {
         version: "8.10.0",
@@ -156,6 +176,7 @@ pub const RELEASES: &[Release] = &[
         cxx_std: "c++17",
         passes_target_cpu: false,
         caps: Capabilities::since(true, true, true, true, true, true),
+        origin: Origin::Source,
     },
     Release {
         version: "9.9.3",
@@ -164,6 +185,7 @@ pub const RELEASES: &[Release] = &[
         cxx_std: "c++17",
         passes_target_cpu: false,
         caps: Capabilities::since(true, true, true, true, true, true),
+        origin: Origin::Source,
     },
     Release {
         version: "10.4.2",
@@ -172,6 +194,7 @@ pub const RELEASES: &[Release] = &[
         cxx_std: "c++17",
         passes_target_cpu: false,
         caps: Capabilities::since(true, true, true, true, true, true),
+        origin: Origin::Source,
     },
     Release {
         version: "11.8.1",
@@ -180,6 +203,7 @@ pub const RELEASES: &[Release] = &[
         cxx_std: "c++20",
         passes_target_cpu: true,
         caps: Capabilities::since(true, true, true, true, true, true),
+        origin: Origin::Source,
     },
 ];
 
@@ -205,7 +229,50 @@ impl Release {
     }
 
     pub fn is_built_in(&self) -> bool {
-        self.version == super::rocksdb_ffi::SOURCE_VERSION
+        self.version == super::rocksdb_ffi::SOURCE_VERSION && self.origin == Origin::Source
+    }
+
+    pub fn is_official(&self) -> bool {
+        matches!(self.origin, Origin::Official { .. })
+    }
+
+    /// The source release whose manifest and C API header this one is built with.
+    pub fn header_version(&self) -> &'static str {
+        match self.origin {
+            Origin::Official { header } => header,
+            Origin::Source => self.version,
+        }
+    }
+
+    /// The version, with `suffix` after it for a release build.
+    fn version_then(&self, suffix: &str) -> String {
+        match self.origin {
+            Origin::Official { .. } => format!("{}{suffix}", self.version),
+            Origin::Source => self.version.to_string(),
+        }
+    }
+
+    /// Its directory in the cache of builds: "8.10.0", "7.6.0-official".
+    pub fn cache_name(&self) -> String {
+        self.version_then("-official")
+    }
+
+    /// What a plan records and resolves again ("8.10.0", "7.6.0:release").
+    pub fn request(&self) -> String {
+        self.version_then(":release")
+    }
+
+    /// In a config's default name: "8.10.0", "7.6.0-release".
+    pub fn config_slug(&self) -> String {
+        self.version_then("-release")
+    }
+
+    /// "RocksDB 8.10.0" or "RocksDB 7.6.0 (official release build)".
+    pub fn label(&self) -> String {
+        match self.origin {
+            Origin::Official { .. } => format!("RocksDB {} (official release build)", self.version),
+            Origin::Source => format!("RocksDB {}", self.version),
+        }
     }
 
     /// What rumbench adds to the crate's own C++ flags (CXXFLAGS), so that
@@ -223,7 +290,7 @@ impl Release {
     /// AVX2 probe) where 8.x on tests the compiler's own `__AVX2__`; the 7.x
     /// crates define them themselves, 0.6.3 does not.
     pub fn added_cxxflags(&self) -> Option<String> {
-        if self.passes_target_cpu {
+        if self.passes_target_cpu || self.is_official() {
             return None;
         }
         let mut flags = String::from(
@@ -238,7 +305,7 @@ impl Release {
 
     /// "8.10.0" -> "8_10_0": in package and binary names.
     pub fn slug(&self) -> String {
-        self.version.replace('.', "_")
+        self.header_version().replace('.', "_")
     }
 
     /// The crate version without its "+RocksDB" build metadata ("0.16.0").
@@ -253,7 +320,7 @@ impl Release {
 
     /// Where this release's manifest and lockfile live, relative to the source root.
     pub fn manifest_dir(&self) -> String {
-        format!("rocksdb-versions/{}", self.version)
+        format!("rocksdb-versions/{}", self.header_version())
     }
 
     /// What this release lacks against the newest, one line each (printed
@@ -322,9 +389,100 @@ pub fn version_list() -> String {
 }
 
 /// The release a config asks for: exact ("8.10.0") or by major.minor
-/// ("8.10", "6.28"). Anything else is refused with the versions that exist.
+/// ("8.10", "6.28"), with `:source` (compiled here) or `:release`
+/// (RocksDB's own release build, from Maven Central's rocksdbjni) after it.
+/// Without either, a version with a source here is compiled and any other
+/// comes from its release jar. Anything else is refused with the versions
+/// that exist.
 pub fn resolve(request: &str) -> Result<&'static Release> {
+    resolve_with(request, &|| super::rocksdb_official::versions())
+}
+
+/// [`resolve`] with the list of official releases from `official_versions`
+/// (asked only when a request needs it).
+pub fn resolve_with(request: &str, official_versions: &dyn Fn() -> Result<Vec<String>>) -> Result<&'static Release> {
     let req = request.trim();
+    match req.rsplit_once(':') {
+        Some((v, "source")) => resolve_source(v.trim()),
+        Some((v, "release")) => resolve_official(v.trim(), official_versions),
+        Some((_, other)) => bail!(
+            "rocksdb@{req}: {other:?} is neither \"source\" (compiled here) nor \"release\" (RocksDB's own release build)"
+        ),
+        None => match resolve_source(req) {
+            Ok(r) => Ok(r),
+            Err(_) if is_version_text(req) && version_key(req) >= version_key(RELEASES[0].version) => {
+                resolve_official(req, official_versions)
+            }
+            Err(e) => Err(e),
+        },
+    }
+}
+
+/// "7.6.0", "7.6", "10.10.1.1": numbers and dots.
+fn is_version_text(v: &str) -> bool {
+    let parts: Vec<&str> = v.split('.').collect();
+    (2..=4).contains(&parts.len()) && parts.iter().all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// A version as numbers, for ordering ("10.10.1.1" after "10.10.1").
+pub fn version_key(v: &str) -> Vec<u32> {
+    v.split('.').map(|p| p.parse().unwrap_or(0)).collect()
+}
+
+/// RocksDB's own release build of `req` (exact, or the newest of a
+/// major.minor), with the header of the newest source release not newer.
+fn resolve_official(req: &str, official_versions: &dyn Fn() -> Result<Vec<String>>) -> Result<&'static Release> {
+    if !is_version_text(req) {
+        bail!("unknown RocksDB version {req:?}: a release build is asked for as rocksdb@7.6.0:release or rocksdb@7.6:release");
+    }
+    let oldest = RELEASES[0].version;
+    if version_key(req) < version_key(oldest) {
+        bail!(
+            "RocksDB {req} is older than {oldest}, the oldest RocksDB whose C API rumbench binds (versions: {})",
+            version_list()
+        );
+    }
+    let list = official_versions().with_context(|| {
+        format!(
+            "RocksDB {req} is looked up among the release builds of Maven Central's org.rocksdb:rocksdbjni (source builds: {})",
+            version_list()
+        )
+    })?;
+    let prefix = format!("{req}.");
+    let found = list.iter().filter(|v| *v == req || (req.matches('.').count() == 1 && v.starts_with(&prefix)));
+    let Some(version) = found.max_by_key(|v| version_key(v)) else {
+        let usable: Vec<&String> = list.iter().filter(|v| version_key(v) >= version_key(oldest)).collect();
+        bail!(
+            "unknown RocksDB version {req:?}: rocksdbjni has release builds of {} ({} in all from {oldest} on); source builds: {}",
+            usable.iter().map(|v| v.as_str()).collect::<Vec<_>>().join(", "),
+            usable.len(),
+            version_list()
+        );
+    };
+    if version_key(version) < version_key(oldest) {
+        bail!("RocksDB {version} is older than {oldest}, the oldest RocksDB whose C API rumbench binds");
+    }
+    static MADE: std::sync::Mutex<Vec<&'static Release>> = std::sync::Mutex::new(Vec::new());
+    let mut made = MADE.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(r) = made.iter().find(|r| r.version == version) {
+        return Ok(r);
+    }
+    let header = RELEASES
+        .iter()
+        .rev()
+        .find(|r| version_key(r.version) <= version_key(version))
+        .expect("a version from the oldest on has a header");
+    // Leaked once per version and process: a release lives as long as the plan.
+    let r: &'static Release = Box::leak(Box::new(Release {
+        version: Box::leak(version.clone().into_boxed_str()),
+        origin: Origin::Official { header: header.version },
+        ..*header
+    }));
+    made.push(r);
+    Ok(r)
+}
+
+fn resolve_source(req: &str) -> Result<&'static Release> {
     if let Some(r) = find_exact(req) {
         return Ok(r);
     }
@@ -339,7 +497,11 @@ pub fn resolve(request: &str) -> Result<&'static Release> {
     if req == "8.5" || req == "8.5.3" {
         bail!("RocksDB {req} is not available: librocksdb-sys 0.12.0, labelled 8.5.3, bundles RocksDB 8.6.7's source (use rocksdb@8.6); versions: {}", version_list());
     }
-    bail!("unknown RocksDB version {req:?}: rumbench can build {}", version_list())
+    bail!(
+        "unknown RocksDB version {req:?}: rumbench builds {} from source, and runs any release from {} on as rocksdb@VERSION:release",
+        version_list(),
+        RELEASES[0].version
+    )
 }
 
 /// The cargo manifest of `release`'s build, generated from the main
@@ -415,6 +577,50 @@ pub fn manifest(release: &Release, main: &str) -> Result<String> {
     Ok(header + &toml::to_string(&doc)?)
 }
 
+/// The manifest an official release's build uses: its header release's
+/// (rocksdb-versions/<header>/Cargo.toml, as committed), with the paths
+/// made absolute (it is written into the cache) and librocksdb-sys without
+/// its `snappy` feature. Without snappy the crate links no compression
+/// library of its own (the release library carries its own), and the
+/// feature set differs from the source build's, so cargo keeps the two
+/// librocksdb-sys builds apart in a shared target dir: the source build's
+/// compiled RocksDB is not replaced by a link to the release library.
+pub fn official_manifest(release: &Release, source_root: &std::path::Path) -> Result<String> {
+    use toml::Value;
+    let committed = source_root.join(release.manifest_dir()).join("Cargo.toml");
+    let text = std::fs::read_to_string(&committed)
+        .with_context(|| format!("cannot read {} (scripts/rocksdb-versions.sh generates it)", committed.display()))?;
+    let mut doc: toml::Table = text.parse()?;
+    fn absolute(v: &mut Value, root: &std::path::Path) {
+        match v {
+            Value::String(s) if s.starts_with("../../") => {
+                *s = root.join(&s["../../".len()..]).to_string_lossy().into_owned();
+            }
+            Value::Table(t) => t.iter_mut().for_each(|(_, v)| absolute(v, root)),
+            Value::Array(a) => a.iter_mut().for_each(|v| absolute(v, root)),
+            _ => {}
+        }
+    }
+    doc.iter_mut().for_each(|(_, v)| absolute(v, source_root));
+    let sys = doc
+        .get_mut("dependencies")
+        .and_then(|d| d.get_mut("librocksdb-sys"))
+        .and_then(Value::as_table_mut)
+        .ok_or_else(|| anyhow::anyhow!("{} has no librocksdb-sys dependency", committed.display()))?;
+    let features: Vec<Value> =
+        release.features.iter().filter(|f| **f != "snappy").map(|f| Value::String(f.to_string())).collect();
+    sys.insert("features".into(), Value::Array(features));
+    let header = format!(
+        "# RocksDB {}'s official release build, linked through librocksdb-sys {}'s C API header (RocksDB {}).\n\
+         # Made by rumbench from {}: do not edit.\n\n",
+        release.version,
+        release.crate_version,
+        release.header_version(),
+        committed.display()
+    );
+    Ok(header + &toml::to_string(&doc)?)
+}
+
 /// The manifests under `root` that differ from what [`manifest`] makes of
 /// `root`'s Cargo.toml: (path, the text it should have).
 pub fn stale_manifests(root: &std::path::Path) -> Result<Vec<(std::path::PathBuf, String)>> {
@@ -443,13 +649,84 @@ mod tests {
         assert_eq!(resolve(" 9.9 ").unwrap().version, "9.9.3");
     }
 
+    /// rocksdbjni's versions as Maven Central lists some of them (no network in unit tests).
+    fn jni_versions() -> Result<Vec<String>> {
+        Ok(["6.22.1", "6.28.2", "7.6.0", "7.7.3", "8.10.0", "8.10.2", "10.10.1", "10.10.1.1", "11.8.1"]
+            .map(String::from)
+            .to_vec())
+    }
+
+    #[test]
+    fn a_version_without_a_source_is_rocksdbs_release_build() {
+        let r = resolve_with("7.6.0", &jni_versions).unwrap();
+        assert_eq!((r.version, r.origin), ("7.6.0", Origin::Official { header: "7.4.4" }));
+        assert_eq!((r.crate_version, r.caps), (RELEASES[1].crate_version, RELEASES[1].caps), "the header's");
+        assert_eq!(r.manifest_dir(), "rocksdb-versions/7.4.4");
+        assert_eq!(r.cache_name(), "7.6.0-official");
+        assert!(r.is_official() && !r.is_built_in() && r.added_cxxflags().is_none());
+        assert!(std::ptr::eq(r, resolve_with("7.6.0:release", &jni_versions).unwrap()), "made once");
+        // A major.minor is its newest; a four-part version is exact.
+        assert_eq!(resolve_with("8.10:release", &jni_versions).unwrap().version, "8.10.2");
+        let r = resolve_with("10.10.1.1", &jni_versions).unwrap();
+        assert_eq!((r.version, r.header_version()), ("10.10.1.1", "10.4.2"));
+        // The built-in version's release build, beside the built-in source build.
+        let r = resolve_with("11.8.1:release", &jni_versions).unwrap();
+        assert_eq!(r.header_version(), "11.8.1");
+        assert!(!r.is_built_in());
+        // With a source here, the source unless the release is asked for.
+        assert_eq!(resolve_with("8.10", &jni_versions).unwrap().origin, Origin::Source);
+        assert_eq!(resolve_with("7.4.4:source", &jni_versions).unwrap().origin, Origin::Source);
+        let no_network = || -> Result<Vec<String>> { bail!("no network") };
+        assert_eq!(resolve_with("9.9", &no_network).unwrap().version, "9.9.3", "a source build needs no list");
+    }
+
+    #[test]
+    fn a_release_build_that_does_not_exist_or_cannot_run_is_refused() {
+        let e = resolve_with("7.6.1", &jni_versions).unwrap_err().to_string();
+        assert!(
+            e.contains("rocksdbjni has release builds of 6.28.2, 7.6.0") && e.contains("source builds: 6.28.2, 7.4.4"),
+            "{e}"
+        );
+        let e = resolve_with("6.22.1:release", &jni_versions).unwrap_err().to_string();
+        assert!(e.contains("older than 6.28.2, the oldest RocksDB whose C API rumbench binds"), "{e}");
+        let e = resolve_with("7.6.0:debug", &jni_versions).unwrap_err().to_string();
+        assert!(e.contains("neither \"source\"") && e.contains("nor \"release\""), "{e}");
+        assert!(resolve_with("7.6.0:source", &jni_versions)
+            .unwrap_err()
+            .to_string()
+            .contains("unknown RocksDB version"));
+        let no_network = || -> Result<Vec<String>> { bail!("mvn did not answer") };
+        let e = format!("{:#}", resolve_with("7.6.0", &no_network).unwrap_err());
+        assert!(
+            e.contains("looked up among the release builds of Maven Central's org.rocksdb:rocksdbjni")
+                && e.contains("mvn did not answer"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_release_builds_manifest_is_its_headers_with_absolute_paths_and_no_snappy() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let r = resolve_with("7.6.0", &jni_versions).unwrap();
+        let text = official_manifest(r, root).unwrap();
+        assert!(!text.contains("\"../../"), "{text}");
+        let doc: toml::Table = text.parse().unwrap();
+        let bin = &doc["bin"].as_array().unwrap()[0];
+        assert_eq!(bin["path"].as_str().unwrap(), root.join("src/main.rs").to_str().unwrap());
+        assert_eq!(bin["name"].as_str().unwrap(), "rumbench-rocksdb-7_4_4", "the header's package: its lockfile fits");
+        let sys = &doc["dependencies"]["librocksdb-sys"];
+        assert_eq!(sys["version"].as_str(), Some("=0.8.3"));
+        let features: Vec<&str> = sys["features"].as_array().unwrap().iter().filter_map(|f| f.as_str()).collect();
+        assert_eq!(features, ["static", "lz4", "zstd"]);
+    }
+
     #[test]
     fn an_unknown_version_is_refused_with_the_list() {
         for bad in ["8.11", "8", "6.28.1", "latest", "", "8.10.x", "99.1"] {
-            let e = resolve(bad).unwrap_err().to_string();
+            let e = resolve_with(bad, &jni_versions).unwrap_err().to_string();
             assert!(e.contains("6.28.2, 7.4.4, 7.9.2") && e.contains("11.8.1"), "{bad}: {e}");
         }
-        assert!(resolve("8.5").unwrap_err().to_string().contains("bundles RocksDB 8.6.7"));
+        assert!(resolve_with("8.5:source", &jni_versions).unwrap_err().to_string().contains("bundles RocksDB 8.6.7"));
     }
 
     #[test]
@@ -460,10 +737,6 @@ mod tests {
         assert_eq!(r.caps, Capabilities::this_build(), "the table says what build.rs found in this build's RocksDB");
         assert!(r.lacks().is_empty());
         assert!(RELEASES.windows(2).all(|w| version_key(w[0].version) < version_key(w[1].version)), "oldest first");
-    }
-
-    fn version_key(v: &str) -> Vec<u32> {
-        v.split('.').map(|p| p.parse().unwrap()).collect()
     }
 
     #[test]

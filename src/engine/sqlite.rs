@@ -40,6 +40,11 @@ fn build_info() -> Vec<(String, String)> {
 
 pub const SPEC: EngineSpec = EngineSpec {
     name: "sqlite",
+    profile_symbols: &[("sqlite3", "libsqlite3")],
+    sizes_not_claimed: &["mmap_size"],
+    check_plan: super::no_plan_checks,
+    plan_claims: super::no_plan_claims,
+    space_needed: super::no_space_needed,
     description: "SQLite (via rusqlite, bundled): B-tree table kv(k BLOB PRIMARY KEY, v BLOB) WITHOUT ROWID, one connection per client thread",
     options: &[
         OptionSpec {

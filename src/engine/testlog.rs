@@ -21,6 +21,11 @@ use super::{BatchOp, Engine, EngineSpec, OpenArgs, OptKind, OptionSpec, Session}
 
 pub const SPEC: EngineSpec = EngineSpec {
     name: "testlog",
+    profile_symbols: &[],
+    sizes_not_claimed: &[],
+    check_plan: super::no_plan_checks,
+    plan_claims: super::no_plan_claims,
+    space_needed: super::no_space_needed,
     description: "TEST ONLY (RUMBENCH_TEST_ENGINES=1): an append-only log whose `sync` option is right or wrong on purpose, for the crash test's own tests",
     options: &[
         OptionSpec {

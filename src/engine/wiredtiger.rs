@@ -102,6 +102,11 @@ fn build_info() -> Vec<(String, String)> {
 
 pub const SPEC: EngineSpec = EngineSpec {
     name: "wiredtiger",
+    profile_symbols: &[("__wt_", "libwiredtiger"), ("wiredtiger_", "libwiredtiger")],
+    sizes_not_claimed: &["leaf_page_max", "internal_page_max"],
+    check_plan: super::no_plan_checks,
+    plan_claims: super::no_plan_claims,
+    space_needed: super::no_space_needed,
     description: "WiredTiger 11.3.1 row-store B-tree (GPL; built from the PyPI sdist, Release, static)",
     options: OPTIONS,
     io_bound_options: IO_BOUND,

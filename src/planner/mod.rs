@@ -18,6 +18,7 @@ pub use sweep::{ConfigSweep, MAX_CONFIGS};
 use anyhow::{bail, Context, Result};
 
 use crate::engine;
+use crate::plan::repeats::{self, Adaptive, RepeatSpec};
 use crate::plan::steps::StepKind;
 use crate::plan::{EngineConfig, Mode, RunPlan, Settings, StepPlan, DEFAULT_WRITER_RATE};
 use flags::check_writer_rate;
@@ -38,13 +39,21 @@ pub struct PlanInputs {
     /// Config sweeps (`--sweep [ENGINE.]KEY=V1,V2,...`); replace the suite's.
     pub sweeps: Vec<String>,
     pub flags: SettingsArgs,
-    /// `--repeat N`: replaces the suite's `repeat`.
-    pub repeat: Option<u32>,
+    /// `--repeat N` or `--repeat auto[:MAX]`: replaces the suite's `repeat`.
+    pub repeat: Option<RepeatSpec>,
+    /// `--duet[=PLACEMENT]` (or the suite's `duet`).
+    pub duet: Option<repeats::Placement>,
+    /// `--threshold`: what `--repeat auto` decides its verdicts at.
+    pub threshold: Option<f64>,
     /// The PostgreSQL versions a config's `postgres@16` resolves against,
     /// asked for only when a config names one: by default the npm
     /// registry's listing (pg_versions::available), the planner's one
     /// question to the outside, made by whoever builds the inputs.
     pub postgres_versions: fn() -> Result<Vec<crate::server::pg_versions::PackageVersion>>,
+    /// RocksDB's release builds a `rocksdb@7.6.0` without a source here
+    /// resolves against, asked for only then: by default Maven Central's
+    /// rocksdbjni versions (rocksdb_official::versions).
+    pub rocksdb_releases: fn() -> Result<Vec<String>>,
 }
 
 impl Default for PlanInputs {
@@ -57,9 +66,25 @@ impl Default for PlanInputs {
             sweeps: Vec::new(),
             flags: SettingsArgs::default(),
             repeat: None,
+            duet: None,
+            threshold: None,
             postgres_versions: crate::server::pg_versions::available,
+            rocksdb_releases: crate::engine::rocksdb_official::versions,
         }
     }
+}
+
+/// "rocksdb:blob" is (rocksdb, blob); a version's origin stays with it:
+/// "rocksdb@7.6.0:release" has no preset, "rocksdb@8.10:source:blob" has blob.
+fn split_preset(text: &str) -> (&str, Option<&str>) {
+    let Some((engine, rest)) = text.split_once(':') else { return (text, None) };
+    if engine.contains('@') {
+        let (word, after) = rest.split_once(':').map_or((rest, None), |(w, a)| (w, Some(a)));
+        if word == "release" || word == "source" {
+            return (&text[..engine.len() + 1 + word.len()], after);
+        }
+    }
+    (engine, Some(rest))
 }
 
 /// Most runs of each config (`--repeat`): a verdict settles long before.
@@ -70,6 +95,16 @@ pub const DEFAULT_STEPS: &[&str] = &["fillseq", "readrandom"];
 /// The plan of a run: flags and the suite file, resolved.
 pub fn build(inp: &PlanInputs) -> Result<RunPlan> {
     let suite = inp.suite.clone().unwrap_or_default();
+    let repeat = match (inp.repeat, &suite.repeat) {
+        (Some(r), _) => r,
+        (None, Some(s)) => s.spec()?,
+        (None, None) => RepeatSpec::Fixed(1),
+    };
+    let duet = match (inp.duet, &suite.duet) {
+        (Some(p), _) => Some(p),
+        (None, Some(d)) => d.placement()?,
+        (None, None) => None,
+    };
     // Engine configs: --engine and --target replace the suite's configs.
     let entries: Vec<ConfigEntry> = if !inp.engines.is_empty() || !inp.targets.is_empty() {
         let mut v: Vec<ConfigEntry> = inp.engines.iter().map(|e| ConfigEntry::of_engine(e)).collect();
@@ -83,7 +118,8 @@ pub fn build(inp: &PlanInputs) -> Result<RunPlan> {
     // "rocksdb:blob": engine rocksdb with its preset "blob", named rocksdb-blob by default.
     let mut entries = entries;
     for e in &mut entries {
-        if let Some((engine, preset)) = e.engine.clone().split_once(':') {
+        let text = e.engine.clone();
+        if let (engine, Some(preset)) = split_preset(&text) {
             if engine == crate::engine::plugin::NAME {
                 // "plugin:/path/libfoo.so": the library, not a preset.
                 if e.library.is_some() {
@@ -128,7 +164,7 @@ pub fn build(inp: &PlanInputs) -> Result<RunPlan> {
     let sweeps: Vec<ConfigSweep> =
         sweeps.iter().map(|s| s.parse().map_err(anyhow::Error::msg)).collect::<Result<_>>()?;
     let entries = expand_sweeps(entries, &sweeps)?;
-    let versions = resolve_versions(&entries, inp.postgres_versions)?;
+    let versions = resolve_versions(&entries, inp.postgres_versions, inp.rocksdb_releases)?;
     if entries.is_empty() {
         bail!(
             "no engine given: use --engine NAME or a suite file with [[config]] entries (engines: {})",
@@ -225,7 +261,7 @@ pub fn build(inp: &PlanInputs) -> Result<RunPlan> {
             .flatten();
         let name = entry.name.clone().or(plugin_name).unwrap_or_else(|| match (&entry.preset, version) {
             (_, Some(ResolvedVersion::Postgres(v))) => format!("{}-{}", entry.engine, v.pg_version()),
-            (_, Some(ResolvedVersion::Rocksdb(r))) => format!("{}-{}", entry.engine, r.version),
+            (_, Some(ResolvedVersion::Rocksdb(r))) => format!("{}-{}", entry.engine, r.config_slug()),
             (Some(p), None) => format!("{}-{p}", entry.engine),
             (None, None) => entry.engine.clone(),
         });
@@ -242,13 +278,14 @@ pub fn build(inp: &PlanInputs) -> Result<RunPlan> {
                 _ => None,
             },
             engine_version: match version {
-                Some(ResolvedVersion::Rocksdb(r)) => Some(r.version.to_string()),
+                Some(ResolvedVersion::Rocksdb(r)) => Some(r.request()),
                 _ => None,
             },
             server_config_unknown: Vec::new(),
             target_password,
             sweep: entry.sweep.clone(),
             repeat: None,
+            duet: None,
         });
     }
     for (i, c) in configs.iter().enumerate() {
@@ -371,8 +408,8 @@ pub fn build(inp: &PlanInputs) -> Result<RunPlan> {
         bail!("--trace records the calls of db_bench-style steps, mixgraph and replay, and no step here is one");
     }
     if traced > 0 {
-        if inp.repeat.or(suite.repeat).unwrap_or(1) > 1 {
-            bail!("--trace records one run: give it without --repeat");
+        if repeat.rounds() > 1 || duet.is_some() {
+            bail!("--trace records one run: give it without --repeat or --duet");
         }
         let per_step = traced * configs.len() > 1;
         for step in steps.iter_mut() {
@@ -401,15 +438,56 @@ pub fn build(inp: &PlanInputs) -> Result<RunPlan> {
             c.options.insert("transactions".into(), if needs_transactions { "pessimistic" } else { "none" }.into());
         }
     }
-    let repeat = inp.repeat.or(suite.repeat).unwrap_or(1);
-    if !(1..=MAX_REPEAT).contains(&repeat) {
-        bail!("repeat {repeat} is out of range: give 1 to {MAX_REPEAT} runs of each config");
+    let rounds = repeat.rounds();
+    if !(1..=MAX_REPEAT).contains(&rounds) {
+        bail!("repeat {rounds} is out of range: give 1 to {MAX_REPEAT} runs of each config");
     }
-    if repeat > 1 && configs.len() as u64 * repeat as u64 > MAX_CONFIGS as u64 {
-        bail!("{} configs x {repeat} repeats is {} config runs, more than {MAX_CONFIGS}: repeat fewer or sweep fewer values", configs.len(), configs.len() as u64 * repeat as u64);
+    let adaptive = match repeat {
+        RepeatSpec::Fixed(_) => None,
+        RepeatSpec::Auto { max } => {
+            if configs.len() < 2 {
+                bail!("--repeat auto runs rounds until the comparisons of its configs are decided: give two or more configs (or --repeat N)");
+            }
+            let threshold = inp.threshold.or(suite.threshold).unwrap_or(DEFAULT_THRESHOLD);
+            if !(threshold > 0.0 && threshold < 1.0) {
+                bail!("threshold {threshold} is out of range: give a fraction between 0 and 1 (0.05 or 5%)");
+            }
+            Some(Adaptive { max_rounds: max, first_look: repeats::FIRST_LOOK, threshold })
+        }
+    };
+    if adaptive.is_none() && (inp.threshold.is_some() || suite.threshold.is_some()) {
+        bail!("--threshold is what --repeat auto decides its verdicts at: give it with --repeat auto (compare takes its own)");
     }
-    let configs = if repeat > 1 { crate::plan::interleave_rounds(&configs, repeat) } else { configs };
-    Ok(RunPlan { suite: suite.name.clone(), configs, steps, settings, repeat })
+    if duet.is_some() {
+        check_duet(&configs)?;
+    }
+    let runs = if duet.is_some() { 2 * (configs.len() - 1) } else { configs.len() } as u64 * rounds as u64;
+    if (rounds > 1 || duet.is_some()) && runs > MAX_CONFIGS as u64 {
+        bail!("{} configs x {rounds} repeats is {runs} config runs, more than {MAX_CONFIGS}: repeat fewer or sweep fewer values", configs.len());
+    }
+    let (configs, repeat) = match (duet, rounds) {
+        (Some(p), _) => (repeats::duet_rounds(&configs, rounds, p), rounds * (configs.len() as u32 - 1)),
+        (None, 1) => (configs, 1),
+        (None, _) => (crate::plan::interleave_rounds(&configs, rounds), rounds),
+    };
+    Ok(RunPlan { suite: suite.name.clone(), configs, steps, settings, repeat, duet, adaptive })
+}
+
+/// The threshold `--repeat auto` decides at by default: compare's.
+const DEFAULT_THRESHOLD: f64 = 0.05;
+
+/// Configs that can run as duets: two or more, each with a store of its
+/// own (a server rumbench does not start is one server for both sides).
+fn check_duet(configs: &[EngineConfig]) -> Result<()> {
+    if configs.len() < 2 {
+        bail!(
+            "--duet runs two configs at the same time: give two or more (the first is the base each other runs beside)"
+        );
+    }
+    if let Some(c) = configs.iter().find(|c| c.is_target()) {
+        bail!("--duet: config {} is a server rumbench does not start (--target): both sides of a duet would share it, so neither side's figures would be its own", c.name);
+    }
+    Ok(())
 }
 
 /// Whether a pacing setting (`--rate`, `--slo`, named by `flag`) applies to
@@ -896,6 +974,16 @@ mod tests {
         build(Some("unlimited"), 100, &["fillseq", "readwhilewriting"]).unwrap();
         // A step without a writer does not use the rate.
         build(Some("0.01"), 100, &["fillseq", "readrandom"]).unwrap();
+    }
+
+    #[test]
+    fn a_versions_origin_is_not_a_preset() {
+        assert_eq!(split_preset("rocksdb:blob"), ("rocksdb", Some("blob")));
+        assert_eq!(split_preset("rocksdb@7.6.0:release"), ("rocksdb@7.6.0:release", None));
+        assert_eq!(split_preset("rocksdb@8.10:source:blob"), ("rocksdb@8.10:source", Some("blob")));
+        assert_eq!(split_preset("rocksdb@8.10:universal"), ("rocksdb@8.10", Some("universal")));
+        assert_eq!(split_preset("lmdb"), ("lmdb", None));
+        assert_eq!(split_preset("plugin:/x/lib.so"), ("plugin", Some("/x/lib.so")));
     }
 
     #[test]

@@ -116,8 +116,49 @@ pub struct SuiteFile {
     /// Config sweeps, as `--sweep` takes them: "[ENGINE.]KEY=V1,V2,...".
     #[serde(default)]
     pub sweep: Vec<String>,
-    /// Runs of every config, in interleaved rounds (`--repeat` replaces it).
-    pub repeat: Option<u32>,
+    /// Runs of every config, in interleaved rounds: a number, or "auto"
+    /// / "auto:MAX" (`--repeat` replaces it).
+    pub repeat: Option<SuiteRepeat>,
+    /// Duets (`--duet`): the base config beside each other config, at
+    /// once: `duet = true` (split), "split" or "shared".
+    pub duet: Option<SuiteDuet>,
+    /// `repeat = "auto"`: the threshold its verdicts are decided at, a
+    /// fraction (0.05; `--threshold` replaces it).
+    pub threshold: Option<f64>,
+}
+
+/// A suite's `duet`: `duet = true` or `duet = "shared"`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum SuiteDuet {
+    On(bool),
+    Placement(String),
+}
+
+impl SuiteDuet {
+    pub fn placement(&self) -> Result<Option<crate::plan::repeats::Placement>> {
+        match self {
+            SuiteDuet::On(on) => Ok(on.then_some(crate::plan::repeats::Placement::Split)),
+            SuiteDuet::Placement(p) => crate::plan::repeats::Placement::parse(p).map(Some).context("the suite's duet"),
+        }
+    }
+}
+
+/// A suite's `repeat`: `repeat = 5` or `repeat = "auto:20"`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum SuiteRepeat {
+    Rounds(u32),
+    Text(String),
+}
+
+impl SuiteRepeat {
+    pub fn spec(&self) -> Result<crate::plan::repeats::RepeatSpec> {
+        match self {
+            SuiteRepeat::Rounds(n) => Ok(crate::plan::repeats::RepeatSpec::Fixed(*n)),
+            SuiteRepeat::Text(t) => crate::plan::repeats::RepeatSpec::parse(t).context("the suite's repeat"),
+        }
+    }
 }
 
 impl SuiteFile {

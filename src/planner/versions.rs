@@ -27,6 +27,7 @@ pub(super) enum VersionAsked {
 pub(super) fn resolve_versions(
     entries: &[ConfigEntry],
     available: fn() -> Result<Vec<PackageVersion>>,
+    rocksdb_releases: fn() -> Result<Vec<String>>,
 ) -> Result<Vec<Option<ResolvedVersion>>> {
     let mut asked = Vec::new();
     for e in entries {
@@ -35,7 +36,8 @@ pub(super) fn resolve_versions(
             (None, _) => None,
             (Some(v), "postgres") => Some(VersionAsked::Postgres(VersionRequest::parse(v)?)),
             (Some(v), "rocksdb") => Some(VersionAsked::Rocksdb(
-                crate::engine::rocksdb_versions::resolve(v).with_context(|| format!("config {}", name()))?,
+                crate::engine::rocksdb_versions::resolve_with(v, &rocksdb_releases)
+                    .with_context(|| format!("config {}", name()))?,
             )),
             (Some(_), other) => bail!(
                 "config {}: only postgres and rocksdb take a version (postgres@16, rocksdb@8.10), not {other}",

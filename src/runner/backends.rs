@@ -268,7 +268,7 @@ pub(super) fn kv_open_args(
         value_size,
         num_keys,
         threads: runner::sessions_opened(plan),
-        space_needed: crate::engine::splinterdb::run_space_needed(plan).ok(),
+        space_needed: crate::backend::find(&config.engine).ok().and_then(|spec| (spec.space_needed)(plan)),
         create,
         read_only,
     }
@@ -342,12 +342,15 @@ pub(super) fn open_backend(config: &EngineConfig, plan: &RunPlan, opts: &RunOpti
             }
         };
         let transport = Transport::from_options(&config.options);
-        let endpoint = server.endpoint(transport == Transport::Unix);
+        let mut endpoint = server.endpoint(transport == Transport::Unix);
+        // A server rumbench started can die or freeze (killed, SIGSTOPped)
+        // as a target can: watched the same way, before any connection is made.
+        let watch = Some(endpoint.watch(crate::driver::stop::stop_requested)?);
         let table: Box<dyn Table> = match kind {
             ServerKind::Postgres => Box::new(PgTable::new(endpoint.clone(), Some(&server), transport)?),
             _ => Box::new(MyTable::new(endpoint.clone(), Some(&server), transport)?),
         };
-        return Ok(Backend { table, endpoint: Some(endpoint), server: Some(server), mongo: None, watch: None });
+        return Ok(Backend { table, endpoint: Some(endpoint), server: Some(server), mongo: None, watch });
     }
     let spec = crate::backend::find(&config.engine)?;
     // The tables start empty (--use-existing-db is refused for them); YCSB's

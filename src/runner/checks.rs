@@ -9,6 +9,12 @@ use super::*;
 /// --use-existing-db needs. Nothing is created or changed.
 pub fn preflight(plan: &RunPlan, opts: &RunOptions) -> Result<()> {
     dirs::check_output_dir(&opts.output_dir, opts.replace_output)?;
+    // Inside another run's live directory, this run's files would go when that run ends.
+    dirs::check_not_inside_live_run(&opts.output_dir, "output directory")?;
+    dirs::check_not_inside_live_run(&opts.db_root(), "data directory")?;
+    if plan.duet.is_some() {
+        duet::check(plan, opts)?;
+    }
     if let Some(db_dir) = &opts.db_dir {
         dirs::check_apart(&opts.output_dir, db_dir)?;
     }
@@ -261,10 +267,9 @@ pub fn check_plan(plan: &RunPlan) -> Result<()> {
         if let Ok(spec) = crate::backend::find(&c.engine) {
             engine::check_sessions(spec, &EngineOptions(c.options.clone()), sessions_opened(plan))
                 .with_context(|| format!("config {}", c.name))?;
+            (spec.check_plan)(c, plan)?;
         }
         check_release(c, plan)?;
-        crate::engine::splinterdb::check_plan(c, plan)?;
-        crate::engine::plugin::check_plan(c, plan)?;
     }
     resources::check_sizes(plan)?;
     // YCSB's run steps without ycsb-load: checked with the run's options

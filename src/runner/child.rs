@@ -7,6 +7,7 @@ use super::*;
 /// The child side: run config `index` of the task in `task_path`. Its exit
 /// code is its own config's outcome: 0 completed, 1 failed, 130 interrupted.
 pub fn run_config_child(task_path: &Path, index: usize) -> ExitCode {
+    let _ = THIS_TASK.set((task_path.to_path_buf(), index));
     // SAFETY: getppid has no preconditions.
     let parent = unsafe { libc::getppid() };
     let outcome = (|| -> Result<Status> {
@@ -15,6 +16,7 @@ pub fn run_config_child(task_path: &Path, index: usize) -> ExitCode {
         let mut run = crate::result::load(&task.opts.output_dir.join("result.json"))?;
         let config = task.plan.configs.get(index).ok_or_else(|| anyhow::anyhow!("no config {index} in the task"))?;
         check_engine_version(config)?;
+        super::duet::join_from_env()?;
         profiling::start(&task.plan, &task.opts, index);
         let ran = run_config(&task.plan, &task.opts, index, &mut run);
         // Each step's profile was cut as it ended: the recording goes, also when the config failed.
@@ -25,16 +27,7 @@ pub fn run_config_child(task_path: &Path, index: usize) -> ExitCode {
         if unsafe { libc::getppid() } != parent {
             // The main process died (we were stopped by PR_SET_PDEATHSIG):
             // nobody else will end the run, so end it here.
-            for c in &task.plan.configs[index + 1..] {
-                run.configs.push(ended_config(
-                    c,
-                    &task.opts,
-                    Status::NotRun,
-                    "not run: the main rumbench process died",
-                ));
-            }
-            crate::driver::stop::request_stop(libc::SIGTERM);
-            finish_run(&mut run, &task.opts, Some("interrupted: the main rumbench process died"))?;
+            finish_orphaned(&mut run, &task, index)?;
         }
         Ok(status)
     })();
@@ -47,6 +40,61 @@ pub fn run_config_child(task_path: &Path, index: usize) -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+/// Whether this config process's main process died: what is left to do is
+/// done fast (its servers are ended at once, not shut down: a shutdown's
+/// checkpoint could outlast the grace an orphan has before it ends itself).
+static ORPHANED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Mark this config process an orphan (its main process died).
+pub fn mark_orphaned() {
+    ORPHANED.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// See [`mark_orphaned`].
+pub fn orphaned() -> bool {
+    ORPHANED.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// The task this config process runs (its file, its config's index).
+static THIS_TASK: std::sync::OnceLock<(PathBuf, usize)> = std::sync::OnceLock::new();
+
+/// A config process whose main process died, and which is ending itself
+/// before its step could end (`commands::signals`): record what it leaves,
+/// as the main process would have (its running step from its checkpoint,
+/// interrupted; the configs after it not run; the run interrupted), from
+/// what is on disk. Best effort: this process is about to exit.
+pub fn record_orphaned_end() {
+    let Some((task_path, index)) = THIS_TASK.get() else { return };
+    let _ = (|| -> Result<()> {
+        let task: ChildTask = serde_json::from_slice(&std::fs::read(task_path)?)?;
+        let mut run = crate::result::load(&task.opts.output_dir.join("result.json"))?;
+        let why = "interrupted: the main rumbench process died, and this config process could not end its step (it was ended)";
+        let config = task.plan.configs.get(*index).context("no such config")?;
+        if run.configs.len() <= *index {
+            run.configs.push(ended_config(config, &task.opts, Status::Interrupted, why));
+        }
+        let recorded = run.configs[*index].steps.len();
+        if let Some(step) = checkpoint::take(&task.opts.output_dir, *index, recorded)
+            .and_then(|l| l.into_step(&task.plan, Status::Interrupted, why))
+        {
+            run.configs[*index].steps.push(step);
+        }
+        run.configs[*index].status = Status::Interrupted;
+        run.configs[*index].error = Some(why.into());
+        finish_orphaned(&mut run, &task, *index)
+    })();
+}
+
+/// The end of a run whose main process died, written by its config
+/// process `index`: the configs after it not run, the run interrupted.
+fn finish_orphaned(run: &mut RunResult, task: &ChildTask, index: usize) -> Result<()> {
+    for c in &task.plan.configs[index + 1..] {
+        run.configs.push(ended_config(c, &task.opts, Status::NotRun, "not run: the main rumbench process died"));
+    }
+    crate::driver::stop::request_stop(libc::SIGTERM);
+    finish_run(run, &task.opts, Some("interrupted: the main rumbench process died"))
 }
 
 /// Whether the database holds no key at all (a step that reads would measure nothing).
@@ -213,7 +261,7 @@ pub(crate) fn run_step(
     dir: &Path,
 ) -> StepResult {
     let mut result = StepResult::new(plan);
-    result.notes.extend(engine.step_notes(plan.kind.name(), plan.kind.changes_data()));
+    result.notes.extend(engine.step_notes(plan.kind));
     if plan.kind.needs_data() {
         match database_is_empty(engine, plan.settings.key_size) {
             Ok(false) => {}
@@ -384,7 +432,7 @@ pub(crate) fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &
             value_size: plan.settings.value_size,
             num_keys: plan.settings.num,
             threads: sessions_opened(plan),
-            space_needed: crate::engine::splinterdb::run_space_needed(plan).ok(),
+            space_needed: (spec.space_needed)(plan),
             create: !opts.use_existing_db,
             read_only: opens_read_only(plan, opts),
         };
@@ -417,7 +465,7 @@ pub(crate) fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &
     run.configs.push(cres);
     let ci = run.configs.len() - 1;
     record_provenance(run, ci, spec, engine.version(), engine.provenance());
-    let probes = engine_probes(&dir, spec);
+    let probes = duet_probes(engine_probes(&dir, spec), config);
     let mut state = ConfigState {
         live: (!opts.use_existing_db).then(|| KeyBitmap::with_capacity(plan.settings.num)),
         last_fill: None,
@@ -462,6 +510,14 @@ pub(crate) fn engine_probes(dir: &Path, spec: &engine::EngineSpec) -> Probes {
     match spec.stores_data {
         true => Probes::new(dir),
         false => Probes::new(dir).keeps_nothing(spec.name),
+    }
+}
+
+/// A duet side's probes: the host and the device are its partner's too.
+pub(crate) fn duet_probes(probes: Probes, config: &EngineConfig) -> Probes {
+    match &config.duet {
+        Some(d) => probes.shared(format!("a duet beside {}", d.partner)),
+        None => probes,
     }
 }
 

@@ -7,6 +7,7 @@
 //! that crashes the process takes only its own unfinished step with it: the
 //! parent records the crash and keeps everything measured before it.
 
+mod adaptive;
 mod backends;
 mod ceilings;
 mod checkpoint;
@@ -14,7 +15,9 @@ mod checks;
 mod child;
 pub mod device;
 pub mod dirs;
+mod duet;
 mod internals;
+mod orphans;
 pub mod prepare;
 pub mod profiling;
 mod record;
@@ -23,6 +26,7 @@ pub mod schedule;
 mod slo;
 mod steps;
 mod tables;
+mod watchdog;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -99,15 +103,18 @@ const TASK_FILE: &str = ".rumbench-task.json";
 
 use crate::result::now_text;
 
-/// The running config process, if any.
-static CHILD_PID: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
+/// The running config processes, if any: one, or a duet's two.
+static CHILD_PIDS: [std::sync::atomic::AtomicI32; 2] =
+    [std::sync::atomic::AtomicI32::new(0), std::sync::atomic::AtomicI32::new(0)];
 
-/// Pass a stop signal on to the running config process (called by the signal handler).
+/// Pass a stop signal on to the running config processes (called by the signal handler).
 pub fn forward_signal(sig: i32) {
-    let pid = CHILD_PID.load(std::sync::atomic::Ordering::SeqCst);
-    if pid > 0 {
-        // SAFETY: sending a signal to a child we started.
-        unsafe { libc::kill(pid, sig) };
+    for pid in &CHILD_PIDS {
+        let pid = pid.load(std::sync::atomic::Ordering::SeqCst);
+        if pid > 0 {
+            // SAFETY: sending a signal to a child we started.
+            unsafe { libc::kill(pid, sig) };
+        }
     }
 }
 
@@ -129,25 +136,29 @@ const JEMALLOC: &str = "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2";
 pub fn run(plan: &RunPlan, opts: &RunOptions) -> Result<RunResult> {
     // Held for the whole run: a second run cannot replace this one's directory.
     let (_output_lock, mut run) = start_run(plan, opts)?;
-    // perf's recordings that a killed run left (its processes all gone).
-    for line in profiling::remove_leftovers(opts) {
+    // What a killed run left: its processes, its servers, perf's recordings.
+    for line in orphans::clear().into_iter().chain(profiling::remove_leftovers(opts)) {
         errln!("note: {line}");
     }
     let task_path = opts.output_dir.join(TASK_FILE);
     std::fs::write(&task_path, serde_json::to_vec(&ChildTask { plan: plan.clone(), opts: opts.clone() })?)?;
     let exe = std::env::current_exe().context("cannot find the rumbench executable")?;
-
-    for (i, config) in plan.configs.iter().enumerate() {
+    let split = plan.duet.map(duet::split).transpose()?;
+    if let Some(split) = &split {
+        run.duet = Some(split.clone());
+        run.warnings.extend(duet::warnings(plan, split));
+    }
+    let mut rounds = adaptive::Rounds::new(plan);
+    let mut i = 0;
+    while i < plan.configs.len() {
+        // A duet's two configs run together; every other config alone.
+        let turn = if plan.duet.is_some() { i..(i + 2).min(plan.configs.len()) } else { i..i + 1 };
         let mut stopped = crate::driver::stop::stop_requested();
         if !stopped {
-            let round = config.repeat.map(|r| format!(", round {r} of {}", plan.repeat)).unwrap_or_default();
-            errln!(
-                "{} ({}{}{round}):",
-                config.name,
-                config.engine,
-                if config.allocator == Allocator::Jemalloc { ", jemalloc" } else { "" }
-            );
-            // Writing that line may have found the terminal gone: a stop too.
+            for config in &plan.configs[turn.clone()] {
+                announce(plan, config, split.as_ref());
+            }
+            // Writing those lines may have found the terminal gone: a stop too.
             stopped = crate::driver::stop::stop_requested();
         }
         if stopped {
@@ -158,91 +169,271 @@ pub fn run(plan: &RunPlan, opts: &RunOptions) -> Result<RunResult> {
             write_between_configs(&run, opts);
             break;
         }
-        // How the configs before this one ended, as this process knows it
-        // (a config process rewrites result.json from what it read there).
-        let ended = run.configs.clone();
-        let (status, crash) = match config_exe(config, &exe).and_then(|exe| run_child(&exe, &task_path, i, config)) {
-            Ok(status) => (Some(status), None),
-            Err(e) => (None, Some(format!("cannot run the {} process: {e:#}", config.name))),
-        };
-        // Stopped at once by a second signal: its running step is kept from its checkpoint.
-        let stopped_at_once = status.is_some_and(|s| s.code() == Some(CHILD_STOPPED_AT_ONCE as i32));
-        let crashed = stopped_at_once
-            || crash.is_some()
-            || status.is_some_and(|s| s.code().is_none() || s.code().is_some_and(|c| c != 0 && c != 1 && c != 130));
-        let dir = opts.data_dir(config);
-        // A config process that died without stopping its database server
-        // (killed, crashed) leaves it running: stop it from here.
-        for leftover in crate::server::stop_leftover_servers(&config.engine, &dir, crashed) {
-            errln!("rumbench: {leftover}");
-        }
-        // The child rewrote result.json after each step; take it back (when
-        // it could not, the results filesystem is full: keep ours).
-        match crate::result::load(&opts.output_dir.join("result.json")) {
-            Ok(written) => {
-                run = written;
-                for (j, c) in ended.into_iter().enumerate().filter(|(j, _)| *j < i) {
-                    match run.configs.get_mut(j) {
-                        Some(slot) => *slot = c,
-                        None => run.configs.push(c),
-                    }
-                }
+        match (&split, turn.len()) {
+            (Some(split), 2) => run_duet(plan, opts, &exe, i, split, &mut run),
+            _ => {
+                let config = &plan.configs[i];
+                let watch = watchdog::Watchdog::new(plan, i, opts.output_dir.clone());
+                let ended = match config_exe(config, &exe).and_then(|exe| run_child(&exe, &task_path, i, config, watch))
+                {
+                    Ok(ended) => ended,
+                    Err(e) => Ended::NotStarted(format!("cannot run the {} process: {e:#}", config.name)),
+                };
+                settle_config(plan, opts, opts, i, ended, &mut run);
             }
-            Err(e) => errln!("  {}: cannot read back its results: {e:#}", config.name),
-        }
-        if let Some(c) = run.configs.get_mut(i).filter(|c| c.status == Status::Running) {
-            // Its last writes did not reach the disk.
-            c.status = Status::Failed;
-            let full =
-                full_filesystem_note(&opts.output_dir, "results", opts).map(|f| format!(" ({f})")).unwrap_or_default();
-            c.error = Some(format!(
-                "the config process ended without recording its end{full}; steps recorded before it are kept"
-            ));
-        }
-        if crashed {
-            // The step it was running when it ended, from its checkpoint.
-            let left = checkpoint::take(&opts.output_dir, i, run.configs.get(i).map_or(0, |c| c.steps.len()));
-            let full = left.as_ref().and_then(checkpoint::Left::cause);
-            let (status, msg) = match stopped_at_once {
-                true => (Status::Interrupted, format!("stopped at once by a second {}: its running step is kept with the operations it completed, without a rate", crate::driver::stop::signal_name(crate::driver::stop::stop_signal().unwrap_or(libc::SIGTERM)))),
-                false => (Status::Failed, crash.unwrap_or_else(|| crash_message(config, status.as_ref().expect("a status"), opts, full))),
-            };
-            errln!("  {}: {msg}", config.name);
-            if run.configs.len() <= i {
-                run.configs.push(ended_config(config, opts, status, &msg));
-            } else {
-                run.configs[i].status = status;
-                run.configs[i].error = Some(msg.clone());
-            }
-            // The step it was running, with what it completed.
-            if let Some(step) = left.and_then(|l| l.into_step(plan, status, &msg)) {
-                errln!(
-                    "  {} {}: kept, with the {} operations completed by its last checkpoint",
-                    config.name,
-                    step.name,
-                    step.ops
-                );
-                run.configs[i].steps.push(step);
-            }
-            if let Some(note) = profiling::after_crash(plan, opts, config) {
-                run.configs[i].notes.push(note);
-            }
-            // The crashed process could not remove its data dir (rumbench's own only).
-            if !opts.keep_db && !opts.use_existing_db {
-                dirs::remove_owned(&dir);
-            }
-        } else if run.configs.len() <= i {
-            run.configs.push(ended_config(
-                config,
-                opts,
-                Status::Failed,
-                "the config process ended without recording a result",
-            ));
         }
         write_between_configs(&run, opts);
+        i = turn.end;
+        // --repeat auto: a round ended; stop once every verdict is decided.
+        if rounds.after(plan, i, opts, &mut run) {
+            break;
+        }
     }
     finish_run(&mut run, opts, None)?;
     Ok(run)
+}
+
+/// "name (engine, round r of n):" as a config starts (with its CPUs in a duet).
+fn announce(plan: &RunPlan, config: &EngineConfig, split: Option<&crate::result::repeats::DuetRun>) {
+    let rounds = plan.configs.iter().filter_map(crate::plan::repeats::round_of).max().unwrap_or(1);
+    let of = if plan.adaptive.is_some() { "of at most" } else { "of" };
+    let round = match (&config.duet, config.repeat) {
+        (Some(d), _) => format!(", duet round {} {of} {rounds}, beside {}", d.round, d.partner),
+        (None, Some(r)) => format!(", round {r} {of} {rounds}"),
+        (None, None) => String::new(),
+    };
+    let cpus = split
+        .zip(config.duet.as_ref())
+        .map(|(s, d)| {
+            let half = &s.halves[d.half as usize & 1];
+            format!(", CPU{} {}", if half.len() == 1 { "" } else { "s" }, cpu_list(half))
+        })
+        .unwrap_or_default();
+    errln!(
+        "{} ({}{}{round}{cpus}):",
+        config.name,
+        config.engine,
+        if config.allocator == Allocator::Jemalloc { ", jemalloc" } else { "" }
+    );
+}
+
+/// CPUs as "0,1".
+fn cpu_list(cpus: &[usize]) -> String {
+    cpus.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(",")
+}
+
+/// A duet: configs `i` and `i + 1` at the same time, each writing into a
+/// directory of its own under the run directory, taken back when both end.
+fn run_duet(
+    plan: &RunPlan,
+    opts: &RunOptions,
+    exe: &Path,
+    i: usize,
+    split: &crate::result::repeats::DuetRun,
+    run: &mut RunResult,
+) {
+    let mut sides: Vec<(RunOptions, Result<std::process::Command>)> = Vec::new();
+    for (k, config) in plan.configs[i..i + 2].iter().enumerate() {
+        let side_opts = RunOptions {
+            output_dir: opts.output_dir.join(format!(".duet-{}", config.instance_name())),
+            db_dir: Some(opts.db_root()),
+            // Two bars on one terminal would overwrite each other: lines (each written whole) instead.
+            progress: match opts.progress {
+                ProgressMode::Off => ProgressMode::Off,
+                _ => ProgressMode::Lines,
+            },
+            ..opts.clone()
+        };
+        let cmd = (|| -> Result<std::process::Command> {
+            let _ = std::fs::remove_dir_all(&side_opts.output_dir);
+            std::fs::create_dir_all(&side_opts.output_dir)?;
+            std::fs::write(side_opts.output_dir.join(dirs::MARKER), "made by rumbench; created=true\n")?;
+            // The side starts from the run so far; the second side's partner
+            // holds the slot before it, so that each writes its own config at its index.
+            let mut start = run.clone();
+            if k == 1 {
+                start.configs.push(ended_config(&plan.configs[i], opts, Status::Running, "running beside it"));
+            }
+            crate::report::write_all(&start, &side_opts.output_dir)?;
+            let side_task = side_opts.output_dir.join(TASK_FILE);
+            std::fs::write(
+                &side_task,
+                serde_json::to_vec(&ChildTask { plan: plan.clone(), opts: side_opts.clone() })?,
+            )?;
+            let exe = config_exe(config, exe)?;
+            Ok(child_command(&exe, &side_task, i + k, config))
+        })();
+        sides.push((side_opts, cmd));
+    }
+    let cpus = [0, 1].map(|k| {
+        let half = plan.configs[i + k].duet.as_ref().map_or(k as u8, |d| d.half);
+        split.halves[half as usize & 1].clone()
+    });
+    let mut cmds = Vec::new();
+    let mut failed: [Option<String>; 2] = [None, None];
+    for (k, (_, cmd)) in sides.iter_mut().enumerate() {
+        match std::mem::replace(cmd, Err(anyhow::anyhow!("taken"))) {
+            Ok(c) => cmds.push(c),
+            Err(e) => {
+                failed[k] = Some(format!("cannot run the {} process: {e:#}", plan.configs[i + k].name));
+                // A side that cannot start: a process that ends at once, so its partner runs alone.
+                let mut c = std::process::Command::new("true");
+                c.arg("not-started");
+                cmds.push(c);
+            }
+        }
+    }
+    let cmds: [std::process::Command; 2] = cmds.try_into().unwrap_or_else(|_| unreachable!("two sides"));
+    let watches = [0, 1].map(|k| Some(watchdog::Watchdog::new(plan, i + k, sides[k].0.output_dir.clone())));
+    let mut end = duet::run_pair(cmds, cpus, watches);
+    for (k, (side_opts, _)) in sides.iter().enumerate() {
+        let ended = match (&failed[k], std::mem::replace(&mut end.status[k], Err(String::new())), end.killed[k].take())
+        {
+            (Some(why), _, _) => Ended::NotStarted(why.clone()),
+            (None, _, Some(kill)) => Ended::Killed(kill),
+            (None, Ok(s), None) => Ended::Exited(s),
+            (None, Err(e), None) => {
+                Ended::NotStarted(format!("cannot run the {} process: {e}", plan.configs[i + k].name))
+            }
+        };
+        settle_config(plan, opts, side_opts, i + k, ended, run);
+        if let Some(c) = run.configs.get_mut(i + k) {
+            c.duet = duet::side_record(&plan.configs[i + k], split);
+            if end.stopped_for_partner[k] {
+                let partner = plan.configs[i + 1 - k].instance_name();
+                let why = format!("stopped: its duet partner {partner} ended without completing");
+                c.error = Some(match c.error.take() {
+                    Some(e) => format!("{why} ({e})"),
+                    None => why,
+                });
+                if c.status == Status::Interrupted || c.status == Status::Completed {
+                    c.status = Status::Failed;
+                }
+            }
+        }
+        // What the side wrote outside its results (kept server logs) moves to the run directory.
+        keep_side_files(&side_opts.output_dir, &opts.output_dir);
+        dirs::remove_owned(&side_opts.output_dir);
+    }
+    duet::note_overlap(run, [i, i + 1], &end.alone);
+}
+
+/// A duet side's kept logs, moved into the run directory.
+fn keep_side_files(side: &Path, run_dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(side) else { return };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        if name.to_string_lossy().ends_with(".log") {
+            let _ = std::fs::rename(e.path(), run_dir.join(&name));
+        }
+    }
+}
+
+/// How a config process ended.
+pub(crate) enum Ended {
+    /// By itself, or by a signal from outside.
+    Exited(std::process::ExitStatus),
+    /// The main process ended it (`watchdog`), and why.
+    Killed(watchdog::Kill),
+    /// It could not be started: why.
+    NotStarted(String),
+}
+
+/// Config `i`'s process has ended: take back what it wrote into
+/// `side.output_dir` (the run directory, or a duet side's), and record what
+/// it could not (a crash, its running step from its checkpoint, servers and
+/// data it left).
+fn settle_config(plan: &RunPlan, opts: &RunOptions, side: &RunOptions, i: usize, ended: Ended, run: &mut RunResult) {
+    let config = &plan.configs[i];
+    let status = match &ended {
+        Ended::Exited(s) => Some(*s),
+        _ => None,
+    };
+    // Stopped at once by a second signal: its running step is kept from its checkpoint.
+    let stopped_at_once = status.is_some_and(|s| s.code() == Some(CHILD_STOPPED_AT_ONCE as i32));
+    let crashed = stopped_at_once
+        || status.is_none()
+        || status.is_some_and(|s| s.code().is_none() || s.code().is_some_and(|c| c != 0 && c != 1 && c != 130));
+    let dir = opts.data_dir(config);
+    // A config process that died without stopping its database server
+    // (killed, crashed) leaves it running: stop it from here.
+    for leftover in crate::server::stop_leftover_servers(&config.engine, &dir, crashed) {
+        errln!("rumbench: {leftover}");
+    }
+    // The child rewrote result.json after each step; take its config back
+    // (when it could not, the results filesystem is full: keep ours).
+    match crate::result::load(&side.output_dir.join("result.json")) {
+        Ok(written) => take_back(run, i, written),
+        Err(e) => errln!("  {}: cannot read back its results: {e:#}", config.name),
+    }
+    if let Some(c) = run.configs.get_mut(i).filter(|c| c.status == Status::Running) {
+        // Its last writes did not reach the disk.
+        c.status = Status::Failed;
+        let full =
+            full_filesystem_note(&opts.output_dir, "results", opts).map(|f| format!(" ({f})")).unwrap_or_default();
+        c.error = Some(format!(
+            "the config process ended without recording its end{full}; steps recorded before it are kept"
+        ));
+    }
+    if crashed {
+        // The step it was running when it ended, from its checkpoint.
+        let left = checkpoint::take(&side.output_dir, i, run.configs.get(i).map_or(0, |c| c.steps.len()));
+        let full = left.as_ref().and_then(checkpoint::Left::cause);
+        let (status, msg) = match ended {
+            _ if stopped_at_once => (Status::Interrupted, format!("stopped at once by a second {}: its running step is kept with the operations it completed, without a rate", crate::driver::stop::signal_name(crate::driver::stop::stop_signal().unwrap_or(libc::SIGTERM)))),
+            Ended::Killed(k) => (if k.interrupted { Status::Interrupted } else { Status::Failed }, k.why),
+            Ended::NotStarted(why) => (Status::Failed, why),
+            Ended::Exited(s) => (Status::Failed, crash_message(config, &s, opts, full)),
+        };
+        errln!("  {}: {msg}", config.name);
+        if run.configs.len() <= i {
+            run.configs.push(ended_config(config, opts, status, &msg));
+        } else {
+            run.configs[i].status = status;
+            run.configs[i].error = Some(msg.clone());
+        }
+        // The step it was running, with what it completed.
+        if let Some(step) = left.and_then(|l| l.into_step(plan, status, &msg)) {
+            errln!(
+                "  {} {}: kept, with the {} operations completed by its last checkpoint",
+                config.name,
+                step.name,
+                step.ops
+            );
+            run.configs[i].steps.push(step);
+        }
+        if let Some(note) = profiling::after_crash(plan, opts, config) {
+            run.configs[i].notes.push(note);
+        }
+        // The crashed process could not remove its data dir (rumbench's own only).
+        if !opts.keep_db && !opts.use_existing_db {
+            dirs::remove_owned(&dir);
+        }
+    } else if run.configs.len() <= i {
+        run.configs.push(ended_config(
+            config,
+            opts,
+            Status::Failed,
+            "the config process ended without recording a result",
+        ));
+    }
+}
+
+/// Config `i` as its process wrote it, and the run's warnings it added.
+/// The configs before it stay as this process knows them (a config
+/// process rewrites result.json from what it read there).
+fn take_back(run: &mut RunResult, i: usize, written: RunResult) {
+    for w in written.warnings {
+        if !run.warnings.contains(&w) {
+            run.warnings.push(w);
+        }
+    }
+    let Some(c) = written.configs.into_iter().nth(i) else { return };
+    if let Some(slot) = run.configs.get_mut(i) {
+        *slot = c;
+    } else if run.configs.len() == i {
+        run.configs.push(c);
+    }
 }
 
 /// Write the results between configs. Not fatal: the next config still runs
@@ -353,7 +544,7 @@ fn check_engine_version(config: &EngineConfig) -> Result<()> {
     if config.engine != "rocksdb" {
         return Ok(());
     }
-    let here = crate::engine::rocksdb_versions::Release::built_in().version;
+    let here = crate::engine::rocksdb_build::running_release();
     match config.engine_version.as_deref() {
         Some(v) if v != here => {
             bail!("config {} asks for RocksDB {v}, but this program is built with RocksDB {here}", config.name)
@@ -362,7 +553,22 @@ fn check_engine_version(config: &EngineConfig) -> Result<()> {
     }
 }
 
-fn run_child(exe: &Path, task_path: &Path, index: usize, config: &EngineConfig) -> Result<std::process::ExitStatus> {
+fn run_child(
+    exe: &Path,
+    task_path: &Path,
+    index: usize,
+    config: &EngineConfig,
+    watch: watchdog::Watchdog,
+) -> Result<Ended> {
+    let (status, kill) = wait_config_process(child_command(exe, task_path, index, config), Some(watch))?;
+    Ok(match kill {
+        Some(k) => Ended::Killed(k),
+        None => Ended::Exited(status),
+    })
+}
+
+/// The command of config `index`'s process.
+fn child_command(exe: &Path, task_path: &Path, index: usize, config: &EngineConfig) -> std::process::Command {
     let mut cmd = std::process::Command::new(exe);
     cmd.arg("internal-run-config").arg(task_path).arg(index.to_string());
     match config.allocator {
@@ -374,18 +580,65 @@ fn run_child(exe: &Path, task_path: &Path, index: usize, config: &EngineConfig) 
         Some(p) => cmd.env(crate::server::endpoint::PASSWORD_ENV, p),
         None => cmd.env_remove(crate::server::endpoint::PASSWORD_ENV),
     };
-    run_config_process(cmd)
+    cmd
 }
 
 /// Run a config process (`cmd`, a rumbench subcommand) and wait for it:
 /// in a process group of its own, told of our death, sent our stop signals.
-pub(crate) fn run_config_process(mut cmd: std::process::Command) -> Result<std::process::ExitStatus> {
+pub(crate) fn run_config_process(cmd: std::process::Command) -> Result<std::process::ExitStatus> {
+    wait_config_process(cmd, None).map(|(status, _)| status)
+}
+
+/// Run a config process as `run_config_process` does, under `watch`'s eye:
+/// its exit status, and why the watchdog ended it when it did.
+fn wait_config_process(
+    cmd: std::process::Command,
+    mut watch: Option<watchdog::Watchdog>,
+) -> Result<(std::process::ExitStatus, Option<watchdog::Kill>)> {
+    let mut child = spawn_config_process(cmd, None, &[])?;
+    CHILD_PIDS[0].store(child.id() as i32, std::sync::atomic::Ordering::SeqCst);
+    if let Some(sig) = crate::driver::stop::stop_signal() {
+        forward_signal(sig);
+    }
+    let ended = (|| -> std::io::Result<(std::process::ExitStatus, Option<watchdog::Kill>)> {
+        loop {
+            if let Some(status) = child.try_wait()? {
+                return Ok((status, None));
+            }
+            if let Some(kill) = watch.as_mut().and_then(watchdog::Watchdog::check) {
+                watchdog::kill(&child);
+                return Ok((child.wait()?, Some(kill)));
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+    })();
+    CHILD_PIDS[0].store(0, std::sync::atomic::Ordering::SeqCst);
+    ended.context("waiting for the benchmark process")
+}
+
+/// Start a config process: in a process group of its own, told of our
+/// death; `keep_fd` left open for it (a duet's socket), `cpus` (when any)
+/// the only CPUs it and everything it starts may run on.
+pub(crate) fn spawn_config_process(
+    mut cmd: std::process::Command,
+    keep_fd: Option<i32>,
+    cpus: &[usize],
+) -> Result<std::process::Child> {
     use std::os::unix::process::CommandExt;
     // Its own process group: a terminal's Ctrl-C reaches only us, and we
     // forward it once (see `forward_signal`).
     cmd.process_group(0);
     let parent = std::process::id();
-    // SAFETY: async-signal-safe calls only (prctl, getppid, kill, getpid).
+    // SAFETY: a zeroed cpu_set_t is an empty set; CPU_SET writes within it.
+    let affinity = (!cpus.is_empty()).then(|| unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        for &c in cpus {
+            libc::CPU_SET(c, &mut set);
+        }
+        set
+    });
+    // SAFETY: async-signal-safe calls only (prctl, getppid, kill, getpid,
+    // fcntl, sched_setaffinity), on memory made before the fork.
     unsafe {
         cmd.pre_exec(move || {
             // The config process stops (as on SIGTERM: its step is marked,
@@ -395,17 +648,21 @@ pub(crate) fn run_config_process(mut cmd: std::process::Command) -> Result<std::
             if libc::getppid() as u32 != parent {
                 libc::kill(libc::getpid(), PARENT_DIED_SIGNAL);
             }
+            if let Some(fd) = keep_fd {
+                // Open past exec in this process only.
+                if libc::fcntl(fd, libc::F_SETFD, 0) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+            }
+            if let Some(set) = &affinity {
+                if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), set) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+            }
             Ok(())
         });
     }
-    let mut child = cmd.spawn().context("cannot start the benchmark process")?;
-    CHILD_PID.store(child.id() as i32, std::sync::atomic::Ordering::SeqCst);
-    if let Some(sig) = crate::driver::stop::stop_signal() {
-        forward_signal(sig);
-    }
-    let status = child.wait().context("waiting for the benchmark process");
-    CHILD_PID.store(0, std::sync::atomic::Ordering::SeqCst);
-    status
+    cmd.spawn().context("cannot start the benchmark process")
 }
 
 fn crash_message(
@@ -562,5 +819,6 @@ pub(crate) fn new_config_result(config: &EngineConfig, dir: PathBuf) -> ConfigRe
         scaling: Vec::new(),
         sweep: config.sweep.clone(),
         repeat: config.repeat,
+        duet: None,
     }
 }

@@ -37,7 +37,7 @@ pub fn build_engine_versions(plan: &RunPlan) -> Result<Vec<String>> {
         seen.push(v);
         let release = crate::engine::rocksdb_versions::resolve(v)?;
         crate::engine::rocksdb_build::ensure(release).with_context(|| format!("config {}", c.name))?;
-        notes.extend(release.lacks().into_iter().map(|l| format!("RocksDB {}: {l}", release.version)));
+        notes.extend(release.lacks().into_iter().map(|l| format!("{}: {l}", release.label())));
     }
     Ok(notes)
 }

@@ -412,7 +412,7 @@ pub(crate) fn cut(run: &mut RunResult, ci: usize, opts: &RunOptions) -> (bool, V
     if let Some(p) = pending {
         let (profiler, scope) = (a.profiler, a.scope);
         let folded = data.map_err(anyhow::Error::msg).and_then(|d| {
-            let mut folder = Folder::new(a.root, vec![p.window]);
+            let mut folder = Folder::new(a.root, vec![p.window], crate::engine::profile_symbols());
             perf::read_samples(&d, &mut a.tree, profiler, |s| folder.add(s))?;
             Ok(folder.stacks.into_iter().next().map(Folded::from_map).unwrap_or_default())
         });

@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 
 use super::RunOptions;
 use crate::engine::{human_size, Claim, EngineOptions, Resource};
@@ -18,17 +18,37 @@ use crate::plan::{EngineConfig, RunPlan};
 pub fn check(plan: &RunPlan, opts: &RunOptions) -> Result<()> {
     let memory = capacity::memory_available();
     for c in plan.configs.iter().filter(|c| !c.is_target()) {
-        let claims = config_claims(c, plan);
+        let dir = opts.data_dir(c);
+        let mut claims = config_claims(c, plan);
+        // What the plan adds (a file sized for the run), or why its data dir cannot hold the run.
+        let added = crate::backend::find(&c.engine).map_or(Ok(Vec::new()), |spec| (spec.plan_claims)(c, plan, &dir));
+        claims.extend(added.as_ref().map_or(&[][..], |a| a.as_slice()).iter().cloned());
         if let Some((available, source)) = &memory {
             check_memory(c, &claims, *available, source)?;
         }
-        let dir = opts.data_dir(c);
         if let Some(free) = capacity::free_space(&dir) {
             // Files already there (--use-existing-db) hold part of what they claim.
             let held = if dir.exists() { crate::measure::os::space::allocated_bytes(&dir).unwrap_or(0) } else { 0 };
             check_disk(c, &claims, free.saturating_add(held), &dir)?;
         }
-        crate::engine::splinterdb::check_space(c, plan, &dir)?;
+        added?;
+    }
+    // A duet's two configs hold their memory at the same time.
+    if let (true, Some((available, source))) = (plan.duet.is_some(), &memory) {
+        for pair in plan.configs.chunks(2).filter(|p| p.len() == 2) {
+            let (a, b) = (&pair[0], &pair[1]);
+            let both: Vec<Claim> = [a, b]
+                .iter()
+                .flat_map(|c| {
+                    config_claims(c, plan).into_iter().map(|mut claim| {
+                        claim.what = format!("{}'s {}", c.name, claim.what);
+                        claim
+                    })
+                })
+                .collect();
+            check_memory(a, &both, *available, source)
+                .with_context(|| format!("--duet runs {} beside {}", a.name, b.name))?;
+        }
     }
     Ok(())
 }
@@ -116,7 +136,7 @@ fn check_disk(c: &EngineConfig, claims: &[Claim], free: u64, dir: &Path) -> Resu
             big.what,
             human_size(big.bytes),
             human_size(free),
-            dir.ancestors().find(|d| d.exists()).unwrap_or(dir).display()
+            crate::measure::os::capacity::existing_ancestor(dir).unwrap_or_else(|| dir.to_path_buf()).display()
         );
     }
     Ok(())
@@ -127,19 +147,7 @@ mod tests {
     use super::*;
 
     fn config(engine: &str) -> EngineConfig {
-        EngineConfig {
-            name: engine.into(),
-            engine: engine.into(),
-            allocator: Default::default(),
-            options: Default::default(),
-            server_config: Vec::new(),
-            server_version: None,
-            engine_version: None,
-            server_config_unknown: Vec::new(),
-            target_password: None,
-            sweep: Vec::new(),
-            repeat: None,
-        }
+        crate::plan::test_config(engine, engine)
     }
 
     #[test]
@@ -166,42 +174,34 @@ mod tests {
     }
 
     /// Every engine's size options make claims (a size option nobody claims
-    /// would be an option that can take the machine down unchecked).
+    /// would be an option that can take the machine down unchecked), but
+    /// those its spec says take nothing of their own (a block size).
     #[test]
     fn every_memory_or_disk_size_option_is_claimed() {
-        // Size options that take neither memory nor disk of their own.
-        const NOT_CLAIMS: &[&str] = &[
-            "rocksdb.target_file_size_base",
-            "rocksdb.max_bytes_for_level_base",
-            "rocksdb.min_blob_size",
-            "rocksdb.blob_file_size",
-            "rocksdb.block_size",
-            "rocksdb.bytes_per_sync",
-            "leveldb.block_size",
-            "sqlite.mmap_size",
-            "splinterdb.memtable_capacity",
-            "splinterdb.page_size",
-            "splinterdb.extent_size",
-            "wiredtiger.leaf_page_max",
-            "wiredtiger.internal_page_max",
-        ];
         for spec in crate::engine::registry() {
             for o in spec.options.iter().filter(|o| matches!(o.kind, crate::engine::OptKind::Size)) {
                 let name = format!("{}.{}", spec.name, o.name);
-                if NOT_CLAIMS.contains(&name.as_str()) {
+                if spec.sizes_not_claimed.contains(&o.name) {
                     continue;
                 }
-                // Set it (and write_map for LMDB's map) huge: some claim must name it.
-                let mut user = vec![(o.name.to_string(), "100T".to_string())];
-                if spec.name == "lmdb" {
-                    user.push(("write_map".into(), "true".into()));
-                }
-                let options = crate::engine::resolve_options(spec, &user).unwrap();
-                let claims = (spec.claims)(&options, 3);
-                assert!(
-                    claims.iter().any(|c| c.what.contains(o.name) && c.bytes >= 100 << 40),
-                    "{name} is not claimed: {claims:?}"
+                // Set it huge, alone and with every switch of the engine on
+                // (LMDB's map is a disk claim only with write_map): some claim must name it.
+                let huge = vec![(o.name.to_string(), "100T".to_string())];
+                let mut switched = huge.clone();
+                switched.extend(
+                    spec.options
+                        .iter()
+                        .filter(|b| matches!(b.kind, crate::engine::OptKind::Bool))
+                        .map(|b| (b.name.to_string(), "true".to_string())),
                 );
+                let claimed = [huge, switched].iter().any(|user| {
+                    let options = crate::engine::resolve_options(spec, user).unwrap();
+                    (spec.claims)(&options, 3).iter().any(|c| c.what.contains(o.name) && c.bytes >= 100 << 40)
+                });
+                assert!(claimed, "{name} is not claimed");
+            }
+            for n in spec.sizes_not_claimed {
+                assert!(spec.options.iter().any(|o| o.name == *n), "{}: {n} is not one of its options", spec.name);
             }
         }
     }

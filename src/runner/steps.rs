@@ -30,11 +30,12 @@ pub(crate) fn run_steps(
     let order = crate::plan::run_order(&plan.steps, config.repeat);
     let mut prev: Option<&StepPlan> = None;
     let mut schedule = opts.schedule.map(schedule::Schedule::new);
-    for &i in &order {
+    for (position, &i) in order.iter().enumerate() {
         let step = &plan.steps[i];
         if crate::driver::stop::stop_requested() {
             break;
         }
+        duet::begin_step(position);
         let settled = settle_point(step, prev, engine);
         profiling::before_step(step);
         // (i: the step's seeds stay its own whatever the order.)
@@ -42,6 +43,7 @@ pub(crate) fn run_steps(
             checkpoint::keep(&opts.output_dir, index, i, run.configs[ci].steps.len(), engine, || {
                 schedule::Schedule::run(&mut schedule, step, || run_step(step, i))
             });
+        duet::end_step(position);
         note_sweep_order(&mut result, plan, &order, i, config.repeat);
         if let Some(s) = settled {
             s.record(&mut result);
@@ -73,12 +75,17 @@ impl Settled {
 /// A step that wrote: what the engine still owes for it as it ends
 /// (`engine`: None for a server, which is not asked yet).
 pub(crate) fn note_write_debt(result: &mut StepResult, engine: Option<&dyn Engine>) {
-    if result.metrics.logical_bytes_written == 0 || result.status != Status::Completed {
+    if result.metrics.logical_bytes_written == 0 {
         return;
     }
-    let owed = match engine {
-        Some(e) => e.write_debt(),
-        None => Err("a server's dirty buffers and checkpoint age are not read".to_string()),
+    // An interrupted step's engine is as alive as a completed one's: what it
+    // owes for the writes it took is asked the same way.
+    let owed = match (result.status, engine) {
+        (Status::Completed | Status::Interrupted, Some(e)) => e.write_debt(),
+        (Status::Completed | Status::Interrupted, None) => {
+            Err("a server's dirty buffers and checkpoint age are not read".to_string())
+        }
+        (_, _) => Err("the step failed: an engine that failed is not asked what it owes".to_string()),
     };
     result.write_debt = Some(crate::result::debt::WriteDebt::owed(owed));
 }

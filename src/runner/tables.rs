@@ -26,6 +26,7 @@ use crate::result::scaling::Machine;
 use crate::result::{RunResult, Status, StepResult};
 use crate::runner::dirs::DataDir;
 use crate::runner::{self, RunOptions};
+use crate::server::liveness::Gone;
 use crate::server::RunningServer;
 use crate::workload::contention::{self, ContentionState};
 use crate::workload::ibench::exec::{self, IbenchState};
@@ -70,7 +71,7 @@ fn run_step(
 ) -> StepResult {
     let mut result = StepResult::new(plan);
     if let Some(e) = backend.table.kv_engine() {
-        result.notes.extend(e.step_notes(plan.kind.name(), plan.kind.changes_data()));
+        result.notes.extend(e.step_notes(plan.kind));
     }
     let server = backend.endpoint.is_some();
     // (Refused for targets when the plan was built: this machine's page cache is not theirs.)
@@ -373,6 +374,7 @@ pub fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut Run
         ),
         (None, None) => runner::engine_probes(&dir, crate::backend::find(&config.engine)?),
     };
+    let probes = runner::duet_probes(probes, config);
     let mut state = ConfigState {
         ibench: IbenchState::new(tables, RowGen::new(plan.settings.seed)),
         ycsb: YcsbState::new(),
@@ -438,10 +440,25 @@ pub fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut Run
             }
         }
     }
+    // A server that stopped answering (frozen, hung) would never shut down: it is ended at once.
+    let frozen = watch.as_ref().and_then(|w| w.liveness().verdict()).filter(|v| v.gone == Gone::Stopped).cloned();
     drop(watch);
     if let Some(server) = server {
         let log = server.log_path().to_path_buf();
-        if let Err(e) = server.stop() {
+        let stopped = match &frozen {
+            Some(v) => {
+                run.configs[ci].notes.push(format!("{v}: the server was ended at once (SIGKILL), not shut down"));
+                server.kill().map(drop)
+            }
+            None if runner::orphaned() => {
+                run.configs[ci].notes.push(
+                    "the main rumbench process died: the server was ended at once (SIGKILL), not shut down".into(),
+                );
+                server.kill().map(drop)
+            }
+            None => server.stop(),
+        };
+        if let Err(e) = stopped {
             run.warnings.push(format!("{}: {e:#}", config.name));
         }
         keep_log(&log, &opts.output_dir, &config.instance_name());

@@ -42,7 +42,7 @@ pub(super) const MAX_SOCKET_PATH: usize = 107;
 /// filesystem: one may not hold sockets (the crash test's lazy one does not).
 pub(super) fn on_fuse(dir: &Path) -> bool {
     const FUSE_SUPER_MAGIC: i64 = 0x6573_5546;
-    let Some(existing) = dir.ancestors().find(|a| a.exists()) else { return false };
+    let Some(existing) = crate::measure::os::capacity::existing_ancestor(dir) else { return false };
     let Ok(path) = std::ffi::CString::new(existing.as_os_str().as_encoded_bytes()) else { return false };
     // SAFETY: statfs into a zeroed struct of the right type.
     let mut st: libc::statfs = unsafe { std::mem::zeroed() };

@@ -45,7 +45,7 @@ pub mod wire;
 
 pub use endpoint::Endpoint;
 pub use files::*;
-pub use leftover::stop_leftover_servers;
+pub use leftover::{server_processes, stop_leftover_servers, stop_server_process, ServerProcess};
 pub use process::*;
 pub use registry::*;
 
@@ -238,6 +238,7 @@ impl RunningServer {
     fn launch(cfg: &ServerConfig, bin_dir: Option<&Path>, init: Init) -> Result<RunningServer> {
         check_not_stopping_all()?;
         check_config_lines(cfg.kind, &cfg.config_lines)?;
+        process::adopt_orphans();
         match cfg.kind {
             ServerKind::Postgres => postgres::start(cfg, bin_dir, init),
             ServerKind::MariadbInnodb | ServerKind::MariadbMyrocks if bin_dir.is_some() => {

@@ -256,14 +256,7 @@ fn npm(args: &[&str], cwd: Option<&Path>, timeout: Duration) -> Result<String> {
 /// Where fetched versions live: `$XDG_CACHE_HOME/rumbench/postgres`, else
 /// `~/.cache/rumbench/postgres`.
 pub fn cache_root() -> Result<PathBuf> {
-    let base = match std::env::var_os("XDG_CACHE_HOME").filter(|v| !v.is_empty()) {
-        Some(x) => PathBuf::from(x),
-        None => match std::env::var_os("HOME").filter(|v| !v.is_empty()) {
-            Some(h) => PathBuf::from(h).join(".cache"),
-            None => bail!("neither XDG_CACHE_HOME nor HOME is set: no place for the PostgreSQL binaries cache"),
-        },
-    };
-    Ok(super::absolute(&base)?.join("rumbench").join("postgres"))
+    Ok(crate::cache::root()?.join("postgres"))
 }
 
 /// The cache entry of a package version (whether or not it is there).

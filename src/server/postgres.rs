@@ -321,6 +321,8 @@ impl PgProc {
         let problem = match run_cmd(cmd, STOP_TIMEOUT + Duration::from_secs(10)) {
             Ok(o) if o.status.success() => {
                 if wait_gone(pid, Duration::from_secs(10)) {
+                    // Ours to reap (adopted): a zombie holds nothing, but is not left behind.
+                    super::process::wait_reaped(pid, Duration::from_secs(1));
                     return Ok(());
                 }
                 "postmaster still running after pg_ctl stop".to_string()

@@ -88,6 +88,28 @@ pub fn running_servers() -> Vec<(ServerKind, Option<u32>, PathBuf)> {
     registry().iter().map(|e| (e.kind, e.pid, e.data_dir.clone())).collect()
 }
 
+/// End every server this process started, at once: SIGKILL to each one's
+/// process tree (a stopped process, SIGSTOPped, ends by SIGKILL too), for a
+/// process that must end now (a second Ctrl-C, a main process gone) and
+/// cannot wait for a shutdown that a frozen server would never make. No
+/// server may start afterwards. The data dirs are left as a crash leaves
+/// them; rumbench removes its own.
+pub fn kill_all_servers() {
+    STOPPING_ALL.store(true, Ordering::SeqCst);
+    let entries: Vec<Entry> = registry().clone();
+    for e in &entries {
+        if let Some(pid) = e.pid.or_else(|| postgres::read_postmaster_pid(&e.data_dir)) {
+            kill_tree(pid, libc::SIGKILL);
+        }
+    }
+    for e in &entries {
+        if let Some(pid) = e.pid.or_else(|| postgres::read_postmaster_pid(&e.data_dir)) {
+            wait_gone(pid, Duration::from_secs(2));
+        }
+        registry_remove(e.id);
+    }
+}
+
 /// Stop every server this process started and has not stopped yet (graceful
 /// with a short timeout, then SIGKILL of the process tree), in parallel, and
 /// wait for servers that are being stopped elsewhere. Safe to call from a

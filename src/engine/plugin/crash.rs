@@ -7,8 +7,8 @@
 use std::cell::Cell;
 use std::ffi::CString;
 use std::path::Path;
-use std::sync::atomic::{AtomicPtr, Ordering};
-use std::sync::Once;
+use std::sync::atomic::{AtomicPtr, AtomicU32, Ordering};
+use std::sync::{Mutex, Once};
 
 /// The note a crash leaves in the plugin's data dir.
 pub const CRASH_NOTE: &str = "plugin-crash.txt";
@@ -75,6 +75,28 @@ thread_local! {
     static IN_CALL: Cell<u8> = const { Cell::new(0) };
 }
 
+/// Every thread's call as a watcher sees it (`in_flight`): the call's index
+/// in the top byte, a count of the thread's calls below (so that a watcher
+/// that sees the same value twice knows the same call has not returned).
+/// One slot per thread that ever called the plugin, leaked: a few per step.
+static SLOTS: Mutex<Vec<&'static AtomicU32>> = Mutex::new(Vec::new());
+
+thread_local! {
+    static SLOT: Cell<Option<&'static AtomicU32>> = const { Cell::new(None) };
+}
+
+fn call_slot() -> &'static AtomicU32 {
+    SLOT.with(|s| match s.get() {
+        Some(slot) => slot,
+        None => {
+            let slot: &'static AtomicU32 = Box::leak(Box::new(AtomicU32::new(0)));
+            SLOTS.lock().unwrap_or_else(|e| e.into_inner()).push(slot);
+            s.set(Some(slot));
+            slot
+        }
+    })
+}
+
 /// Marks the thread as inside a plugin call until dropped.
 pub struct InCall(u8);
 
@@ -82,6 +104,9 @@ impl InCall {
     #[inline]
     pub fn enter(call: u8) -> InCall {
         let before = IN_CALL.with(|c| c.replace(call));
+        let slot = call_slot();
+        let count = slot.load(Ordering::Relaxed).wrapping_add(1) & 0x00FF_FFFF;
+        slot.store((call as u32) << 24 | count, Ordering::Relaxed);
         InCall(before)
     }
 }
@@ -90,7 +115,23 @@ impl Drop for InCall {
     #[inline]
     fn drop(&mut self) {
         IN_CALL.with(|c| c.set(self.0));
+        let slot = call_slot();
+        let count = slot.load(Ordering::Relaxed) & 0x00FF_FFFF;
+        slot.store((self.0 as u32) << 24 | count, Ordering::Relaxed);
     }
+}
+
+/// The calls threads are in now: (the call's name, a value that stays the
+/// same for as long as that call has not returned), one per thread in a call.
+pub fn in_flight() -> Vec<(&'static str, u32)> {
+    let slots = SLOTS.lock().unwrap_or_else(|e| e.into_inner());
+    slots
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (i, s.load(Ordering::Relaxed)))
+        .filter(|&(_, v)| v >> 24 != 0)
+        .filter_map(|(i, v)| CALLS.get((v >> 24) as usize).map(|name| (*name, v ^ (i as u32).rotate_left(7))))
+        .collect()
 }
 
 /// The note's path (a leaked C string), set by each open.

@@ -31,6 +31,11 @@ pub const LIBRARY: &str = "library";
 
 pub const SPEC: EngineSpec = EngineSpec {
     name: NAME,
+    profile_symbols: &[],
+    sizes_not_claimed: &[],
+    check_plan,
+    plan_claims: super::no_plan_claims,
+    space_needed: super::no_space_needed,
     description: "an engine from a shared library, through rumbench's C ABI (include/rumbench_engine.h): -e plugin:/path/libfoo.so",
     options: &[
         OptionSpec {
@@ -276,9 +281,6 @@ pub fn config_name(o: &EngineOptions) -> Option<String> {
 /// Refuse, before anything runs, a step that needs a capability the
 /// plugin does not announce.
 pub fn check_plan(c: &crate::plan::EngineConfig, plan: &crate::plan::RunPlan) -> Result<()> {
-    if c.engine != NAME {
-        return Ok(());
-    }
     let p = Plugin::of(&EngineOptions(c.options.clone()))?;
     let lacks = |cap: u64, what: &str, kind: StepKind| -> Result<()> {
         match p.has(cap) {
@@ -520,7 +522,8 @@ impl Engine for PluginEngine {
         }
     }
 
-    fn step_notes(&self, _step: &str, writes: bool) -> Vec<String> {
+    fn step_notes(&self, step: crate::plan::steps::StepKind) -> Vec<String> {
+        let writes = step.changes_data();
         match writes && !self.syncs {
             true => vec![format!(
                 "plugin {} says its acknowledged writes are not synced as configured (syncs_writes = 0): a machine crash may lose them",
