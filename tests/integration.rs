@@ -25,6 +25,7 @@ mod history;
 mod ibench;
 mod internals;
 mod limits;
+mod mariadb_versions;
 mod metrics;
 mod mixgraph;
 mod mongodb;

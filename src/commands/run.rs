@@ -60,6 +60,8 @@ fn make_plan(args: &RunArgs) -> Result<RunPlan> {
         postgres_versions: rumbench::server::pg_versions::available,
         // And which RocksDB release builds Maven Central has (rocksdb@7.6.0).
         rocksdb_releases: rumbench::engine::rocksdb_official::versions,
+        // And which MariaDB builds Maven Central has (mariadb-innodb@10.2).
+        mariadb_versions: rumbench::server::mariadb_versions::available,
     })
 }
 

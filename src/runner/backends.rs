@@ -316,9 +316,10 @@ pub(super) fn open_backend(config: &EngineConfig, plan: &RunPlan, opts: &RunOpti
         crate::server::install_panic_hook();
         // The server's own private dir, inside the data dir rumbench marked
         // as its own (initdb wants an empty directory).
-        // A PostgreSQL version's binaries (fetched before the run; cached),
+        // A server version's binaries (fetched before the run; cached),
         // without the config lines that version does not know (reported).
-        let bin_dir = config.server_version.as_deref().map(crate::server::pg_versions::ensure_named).transpose()?;
+        let bin_dir =
+            config.server_version.as_deref().map(|v| crate::server::versioned_binaries(kind, v)).transpose()?;
         let cfg = ServerConfig { kind, data_dir: dir.join("server"), config_lines: config.applied_server_config() };
         let server = match RunningServer::start_with_binaries(&cfg, bin_dir.as_deref()) {
             Ok(s) => s,

@@ -1,22 +1,26 @@
 //! What a plan needs before its first step, once its checks passed: the
 //! side effects the plan itself never has (it is made without I/O):
-//! PostgreSQL versions fetched, RocksDB versions built, the servers'
+//! server versions fetched, RocksDB versions built, the servers'
 //! settings checked against each version (the device baseline is device.rs).
 
 use anyhow::{bail, Context, Result};
 
 use crate::plan::{EngineConfig, RunPlan};
-use crate::server::pg_versions::{self, PackageVersion};
+use crate::server::{self, ServerKind};
 
-/// Before the run (after the plan's checks): the binaries of every
-/// PostgreSQL version in the plan, fetched once into the cache (each with
-/// a progress line); a fetch that fails is an error naming what failed.
+/// A config's server kind and version, when it starts a versioned server.
+fn versioned(c: &EngineConfig) -> Option<(ServerKind, &str)> {
+    Some((server::kind_of(&c.engine)?, c.server_version.as_deref()?))
+}
+
+/// Before the run (after the plan's checks): the binaries of every server
+/// version in the plan (PostgreSQL's, MariaDB's), fetched once into the
+/// cache (each with a progress line); a fetch that fails is an error naming
+/// what failed.
 pub fn fetch_server_versions(plan: &RunPlan) -> Result<()> {
     for c in &plan.configs {
-        if let Some(v) = &c.server_version {
-            let pv =
-                PackageVersion::parse(v).with_context(|| format!("config {}: invalid package version {v}", c.name))?;
-            pg_versions::ensure(&pv).with_context(|| format!("config {}", c.name))?;
+        if let Some((kind, v)) = versioned(c) {
+            server::versioned_binaries(kind, v).with_context(|| format!("config {}", c.name))?;
         }
     }
     Ok(())
@@ -42,45 +46,54 @@ pub fn build_engine_versions(plan: &RunPlan) -> Result<Vec<String>> {
     Ok(notes)
 }
 
-/// After [`fetch_server_versions`]: the server config lines each postgres
-/// config's version does not know (`postgres --describe-config`). Those are
-/// left out of that config (and reported: the lines returned, to print
-/// before the run, and in its results); a line that no postgres version of
-/// the run knows is a mistake: an error. Plans without versions are left
-/// as they are (Debian's server refuses an unknown setting itself).
+/// After [`fetch_server_versions`]: the server config lines each started
+/// server config's version does not know (`postgres --describe-config`,
+/// `mysqld --verbose --help`). Those are left out of that config (and
+/// reported: the lines returned, to print before the run, and in its
+/// results); a line that no version of that server in the run knows is a
+/// mistake: an error. Plans without versions are left as they are
+/// (Debian's servers refuse an unknown setting themselves).
 pub fn check_server_settings(plan: &mut RunPlan) -> Result<Vec<String>> {
     if plan.configs.iter().all(|c| c.server_version.is_none()) {
         return Ok(Vec::new());
     }
     let mut report = Vec::new();
-    let mut unknown_to: Vec<(String, usize)> = Vec::new();
-    let started_postgres = |c: &EngineConfig| c.engine == "postgres" && !c.is_target();
-    for c in plan.configs.iter_mut().filter(|c| started_postgres(c)) {
+    let mut unknown_to: Vec<(ServerKind, String, usize)> = Vec::new();
+    let started = |c: &EngineConfig| !c.is_target() && server::kind_of(&c.engine).is_some();
+    for c in plan.configs.iter_mut().filter(|c| started(c)) {
+        let Some(kind) = server::kind_of(&c.engine) else { continue };
         if c.server_config.is_empty() {
             continue;
         }
         let (bin, what) = match &c.server_version {
-            Some(v) => {
-                let pv = PackageVersion::parse(v)
-                    .with_context(|| format!("config {}: invalid package version {v}", c.name))?;
-                (pg_versions::ensure(&pv)?, format!("PostgreSQL {}", pv.pg_version()))
-            }
-            None => (pg_versions::debian_bin_dir()?, "Debian's PostgreSQL".to_string()),
+            Some(v) => (
+                Some(server::versioned_binaries(kind, v).with_context(|| format!("config {}", c.name))?),
+                match crate::server::pg_versions::PackageVersion::parse(v) {
+                    // "PostgreSQL 16.4", not its package's "16.4.0-beta.13".
+                    Some(pv) if kind == ServerKind::Postgres => format!("PostgreSQL {}", pv.pg_version()),
+                    _ => format!("{} {v}", kind.product()),
+                },
+            ),
+            None => (None, format!("Debian's {}", kind.product())),
         };
-        let known = pg_versions::known_settings(&bin).with_context(|| format!("config {}", c.name))?;
-        c.server_config_unknown = pg_versions::unknown_lines(&c.server_config, &known);
+        c.server_config_unknown = server::unknown_settings(kind, bin.as_deref(), &c.server_config)
+            .with_context(|| format!("config {}", c.name))?;
         for l in &c.server_config_unknown {
             report.push(format!("{}: server setting {l:?} is unknown to {what}: not applied to this config", c.name));
-            match unknown_to.iter_mut().find(|(x, _)| x == l) {
-                Some((_, n)) => *n += 1,
-                None => unknown_to.push((l.clone(), 1)),
+            match unknown_to.iter_mut().find(|(k, x, _)| *k == kind && x == l) {
+                Some((_, _, n)) => *n += 1,
+                None => unknown_to.push((kind, l.clone(), 1)),
             }
         }
     }
-    let with_line =
-        |l: &String| plan.configs.iter().filter(|c| started_postgres(c) && c.server_config.contains(l)).count();
-    if let Some((l, _)) = unknown_to.iter().find(|(l, n)| *n == with_line(l)) {
-        bail!("server setting {l:?} is unknown to every PostgreSQL version in this run (a misspelt name?)");
+    let with_line = |kind: ServerKind, l: &String| {
+        plan.configs
+            .iter()
+            .filter(|c| started(c) && server::kind_of(&c.engine) == Some(kind) && c.server_config.contains(l))
+            .count()
+    };
+    if let Some((kind, l, _)) = unknown_to.iter().find(|(k, l, n)| *n == with_line(*k, l)) {
+        bail!("server setting {l:?} is unknown to every {} version in this run (a misspelt name?)", kind.product());
     }
     Ok(report)
 }

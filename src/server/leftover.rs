@@ -4,7 +4,8 @@
 
 use std::path::Path;
 
-/// Main processes of servers under `dir`: a postgres or mariadbd whose
+/// Main processes of servers under `dir`: a postgres, mariadbd or mysqld (a
+/// MariaDB version before 10.5) whose
 /// command line names a path in `dir` (mariadbd's `--defaults-file`) or
 /// whose working directory is in it (the postmaster runs in its data dir,
 /// and gets it from PGDATA, not `-D`), and whose parent is not such a server
@@ -41,7 +42,7 @@ pub fn server_processes() -> Vec<ServerProcess> {
     for e in rd.flatten() {
         let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else { continue };
         let comm = comm_of(&pid.to_string());
-        if (comm != "postgres" && comm != "mariadbd") || comm_of(&parent_of(pid)) == comm {
+        if !["postgres", "mariadbd", "mysqld"].contains(&comm.as_str()) || comm_of(&parent_of(pid)) == comm {
             continue;
         }
         let cmdline = std::fs::read(e.path().join("cmdline")).unwrap_or_default();

@@ -1,4 +1,7 @@
-//! MariaDB (InnoDB or MyRocks): mariadb-install-db, then mariadbd as our child.
+//! MariaDB (InnoDB or MyRocks): mariadb-install-db, then mariadbd as our
+//! child; Debian's programs, or a version's from [`super::mariadb_versions`]
+//! (its base dir: its own bootstrap script and server, stopped with SIGTERM,
+//! mysqld's normal shutdown, as its files hold no mariadb-admin).
 
 use std::fs;
 use std::os::unix::process::CommandExt;
@@ -54,6 +57,44 @@ const INSTALL_TIME: &[&str] =
 /// Our mariadbd child.
 pub(super) struct MariaProc {
     child: Child,
+    /// Stopped with mariadb-admin (Debian's), or with SIGTERM (a version's files hold none).
+    admin: bool,
+}
+
+/// The programs a server runs from: Debian's, or a version's base dir.
+enum Programs {
+    Debian,
+    Version(super::mariadb_versions::Layout),
+}
+
+impl Programs {
+    fn server(&self) -> Command {
+        match self {
+            Programs::Debian => Command::new(program("mariadbd")),
+            Programs::Version(l) => {
+                let mut c = Command::new(&l.server);
+                c.env("LD_LIBRARY_PATH", l.library_path());
+                c
+            }
+        }
+    }
+    fn install_db(&self) -> Command {
+        match self {
+            Programs::Debian => Command::new(program("mariadb-install-db")),
+            Programs::Version(l) => {
+                let mut c = Command::new(&l.install_db);
+                c.env("LD_LIBRARY_PATH", l.library_path());
+                c
+            }
+        }
+    }
+    /// Where the binaries came from, for the result.
+    fn origin(&self) -> String {
+        match self {
+            Programs::Debian => format!("Debian package ({})", program("mariadbd").display()),
+            Programs::Version(l) => l.origin(),
+        }
+    }
 }
 
 /// A connection as root (no password) over TCP to 127.0.0.1.
@@ -68,8 +109,12 @@ pub(super) fn connect(port: u16, db: Option<&str>, timeout: Duration) -> Result<
     Conn::new(opts).with_context(|| format!("cannot connect to mariadb at 127.0.0.1:{port}"))
 }
 
-pub(super) fn start(cfg: &ServerConfig, init: Init) -> Result<RunningServer> {
+pub(super) fn start(cfg: &ServerConfig, base: Option<&Path>, init: Init) -> Result<RunningServer> {
     let kind = cfg.kind;
+    let programs = match base {
+        None => Programs::Debian,
+        Some(b) => Programs::Version(super::mariadb_versions::Layout::of(b)?),
+    };
     let myrocks = kind == ServerKind::MariadbMyrocks;
     let dir = absolute(&cfg.data_dir)?;
     if init == Init::Fresh {
@@ -88,7 +133,7 @@ pub(super) fn start(cfg: &ServerConfig, init: Init) -> Result<RunningServer> {
     let tmp = dir.join("tmp");
 
     if init == Init::Fresh {
-        install_db(cfg, &dir, &datadir, &tmp)?;
+        install_db(cfg, &programs, &dir, &datadir, &tmp)?;
     }
 
     // Settings we manage go on the command line (it overrides the file); the
@@ -103,6 +148,9 @@ pub(super) fn start(cfg: &ServerConfig, init: Init) -> Result<RunningServer> {
     ];
     if is_root() {
         managed.push("user=root".to_string());
+    }
+    if let Programs::Version(l) = &programs {
+        managed.push(format!("basedir={}", l.base.display()));
     }
     // On the command line too, unless the fragment sets its own: an option
     // file reads backslash escapes and '#' comments in values.
@@ -119,7 +167,10 @@ pub(super) fn start(cfg: &ServerConfig, init: Init) -> Result<RunningServer> {
     for m in &managed {
         text.push_str(&format!("#   --{m}\n"));
     }
-    text.push_str("[mariadbd]\n# ---- rumbench: config fragment from the suite (verbatim) ----\n");
+    // [mysqld] for a version's server: before 10.4.6 mysqld reads no [mariadbd] group.
+    let group = if base.is_some() { "[mysqld]" } else { "[mariadbd]" };
+    text.push_str(group);
+    text.push_str("\n# ---- rumbench: config fragment from the suite (verbatim) ----\n");
     for l in &cfg.config_lines {
         text.push_str(l);
         text.push('\n');
@@ -130,8 +181,10 @@ pub(super) fn start(cfg: &ServerConfig, init: Init) -> Result<RunningServer> {
 
     // Start mariadbd as our child, in its own process group (a terminal's
     // Ctrl-C reaches only rumbench, which then stops it in order).
+    // This start's lines of the log (a restart appends to it).
+    let log_start = fs::metadata(&log).map(|m| m.len()).unwrap_or(0);
     let logf = fs::OpenOptions::new().create(true).append(true).open(&log)?;
-    let mut cmd = Command::new(program("mariadbd"));
+    let mut cmd = programs.server();
     cmd.arg(format!("--defaults-file={}", cnf.display()))
         .args(managed.iter().map(|m| format!("--{m}")))
         .stdin(Stdio::null())
@@ -184,6 +237,7 @@ pub(super) fn start(cfg: &ServerConfig, init: Init) -> Result<RunningServer> {
     drop(conn);
     check_loopback_only(kind, port)?;
 
+    let provenance = startup_provenance(&programs, &version, &log, log_start);
     let (reg_id, child) = guard.disarm();
     Ok(RunningServer {
         kind,
@@ -196,29 +250,74 @@ pub(super) fn start(cfg: &ServerConfig, init: Init) -> Result<RunningServer> {
         config_path: cnf,
         pid,
         version,
-        provenance: Vec::new(),
+        provenance,
         reg_id,
-        backend: Backend::Mariadb(MariaProc { child: child.expect("child") }),
+        backend: Backend::Mariadb(MariaProc { child: child.expect("child"), admin: base.is_none() }),
         stopped: false,
     })
 }
 
+/// What ran: `SELECT version()`, where the binaries came from, and the
+/// warnings this start's log gave about settings a version knows but no
+/// longer honours (deprecated, ignored, removed), so that none is lost
+/// silently between versions.
+fn startup_provenance(programs: &Programs, version: &str, log: &Path, from: u64) -> Vec<(String, String)> {
+    let mut p =
+        vec![("server_version".to_string(), version.to_string()), ("server.binaries".to_string(), programs.origin())];
+    let bytes = fs::read(log).unwrap_or_default();
+    let text = String::from_utf8_lossy(&bytes[(from as usize).min(bytes.len())..]).into_owned();
+    let warnings = setting_warnings(&text);
+    if !warnings.is_empty() {
+        p.push(("server.setting_warnings".to_string(), warnings.join("; ")));
+    }
+    p
+}
+
+/// The `[Warning]` lines of a start's log about a setting it does not honour.
+fn setting_warnings(log: &str) -> Vec<String> {
+    const WORDS: [&str; 5] = ["deprecated", "ignored", "no effect", "removed", "obsolete"];
+    log.lines()
+        .filter_map(|l| l.split_once("[Warning]").map(|(_, rest)| rest.trim()))
+        .filter(|w| {
+            let low = w.to_ascii_lowercase();
+            WORDS.iter().any(|x| low.contains(x))
+        })
+        .map(str::to_string)
+        .collect()
+}
+
 /// mariadb-install-db: the system tables in `datadir`.
-fn install_db(cfg: &ServerConfig, dir: &Path, datadir: &Path, tmp: &Path) -> Result<()> {
+fn install_db(cfg: &ServerConfig, programs: &Programs, dir: &Path, datadir: &Path, tmp: &Path) -> Result<()> {
     let kind = cfg.kind;
     // System tables. mariadb-install-db is a shell script that word-splits
     // and re-expands its paths (`chown $user $dir`, `$args`): it is given
     // them through a symlink of a plain name in a private directory.
     let plain = PlainPath::new(dir)?;
-    let mut cmd = Command::new(program("mariadb-install-db"));
+    let mut cmd = programs.install_db();
     cmd.arg("--no-defaults");
     if is_root() {
         cmd.arg("--user=root");
     }
-    cmd.arg(format!("--datadir={}", plain.path.join("data").display()))
-        .args(["--auth-root-authentication-method=normal", "--skip-test-db"])
-        .arg(format!("--tmpdir={}", plain.path.join("tmp").display()))
-        .current_dir("/");
+    cmd.arg(format!("--datadir={}", plain.path.join("data").display()));
+    match programs {
+        Programs::Debian => {
+            cmd.args(["--auth-root-authentication-method=normal", "--skip-test-db"]);
+        }
+        Programs::Version(l) => {
+            // Each version's own bootstrap, given what it knows: root
+            // without a password came with --auth-root-authentication-method
+            // in 10.4 (before, it was the default), --skip-test-db in 10.5.
+            let script = fs::read_to_string(&l.install_db).unwrap_or_default();
+            for flag in ["--auth-root-authentication-method=normal", "--skip-test-db"] {
+                if script.contains(flag.split('=').next().unwrap_or(flag).trim_start_matches('-')) {
+                    cmd.arg(flag);
+                }
+            }
+            // Its programs beside it, and no DNS lookup of this host (resolveip).
+            cmd.arg(format!("--basedir={}", l.base.display())).args(["--force", "--skip-name-resolve"]);
+        }
+    }
+    cmd.arg(format!("--tmpdir={}", plain.path.join("tmp").display())).current_dir("/");
     for l in &cfg.config_lines {
         if let (Some(n), Some(v)) = (setting_name(l), setting_value(l)) {
             if INSTALL_TIME.contains(&n.as_str()) {
@@ -278,6 +377,18 @@ impl MariaProc {
         let pid = self.child.id();
         if let Ok(Some(st)) = self.child.try_wait() {
             bail!("{kind} (pid {pid}) had already exited ({st})");
+        }
+        if !self.admin {
+            // SIGTERM is mysqld's normal shutdown (what mariadb-admin shutdown asks for).
+            signal(pid, libc::SIGTERM);
+            if wait_child(&mut self.child, STOP_TIMEOUT).is_some() {
+                return Ok(());
+            }
+            kill_tree(pid, libc::SIGKILL);
+            if wait_child(&mut self.child, Duration::from_secs(10)).is_none() {
+                bail!("{kind} (pid {pid}) could not be stopped");
+            }
+            bail!("{kind} was still running {} s after SIGTERM; it was killed", STOP_TIMEOUT.as_secs());
         }
         let mut cmd = Command::new(program("mariadb-admin"));
         cmd.arg("--no-defaults")
@@ -429,6 +540,12 @@ mod tests {
         .map(|s| s.to_string())
         .collect();
         assert_eq!(meaningful_line(&log).unwrap(), "mariadbd: unknown variable 'nonsense_option=1'");
+    }
+
+    #[test]
+    fn setting_warnings_are_kept() {
+        let log = "2026-12-02 12:55:26 0 [Warning] 'innodb-log-files-in-group' was removed. It does nothing now and exists only for compatibility with old my.cnf files.\n2026-12-02 12:55:26 0 [Note] InnoDB: Started\n2026-12-02 12:55:27 0 [Warning] Could not open mysql.plugin table.\n";
+        assert_eq!(setting_warnings(log), vec!["'innodb-log-files-in-group' was removed. It does nothing now and exists only for compatibility with old my.cnf files.".to_string()]);
     }
 
     #[test]

