@@ -814,9 +814,11 @@ mod tests {
             .contains("swept twice"));
         assert!(err(&["rocksdb"], &["rocksdb.max_subcompactions=1,2"], &["max_subcompactions=3"])
             .contains("both by -o and by --sweep"));
-        assert!(err(&["lmdb"], &["lmdb.version=1,2"], &[]).contains("only postgres and rocksdb have versions"));
+        assert!(err(&["lmdb"], &["lmdb.version=1,2"], &[])
+            .contains("only postgres, mariadb-innodb and rocksdb have versions"));
         assert!(
-            err(&["rocksdb"], &["version=8.10,9.9"], &[]).contains("only postgres and rocksdb have versions"),
+            err(&["rocksdb"], &["version=8.10,9.9"], &[])
+                .contains("only postgres, mariadb-innodb and rocksdb have versions"),
             "the engine is named"
         );
         // postgres.version: one config per version (resolved later against the registry).
@@ -825,6 +827,9 @@ mod tests {
         let out = expand_sweeps(vec![entry("postgres"), entry("lmdb")], &sweeps).unwrap();
         assert_eq!(out.iter().map(|e| e.version.as_deref()).collect::<Vec<_>>(), [Some("12"), Some("16"), None]);
         assert_eq!(sweep_name("postgres-16.14".into(), &out[1]), "postgres-16.14", "the default name says the version");
+        let maria: Vec<ConfigSweep> = vec!["mariadb-innodb.version=10.2,11.4".parse().unwrap()];
+        let out = expand_sweeps(vec![entry("mariadb-innodb")], &maria).unwrap();
+        assert_eq!(out.iter().map(|e| e.version.as_deref()).collect::<Vec<_>>(), [Some("10.2"), Some("11.4")]);
         let mut pinned = entry("postgres");
         pinned.version = Some("15".into());
         assert!(expand_sweeps(vec![pinned], &sweeps).unwrap_err().to_string().contains("a version is given twice"));

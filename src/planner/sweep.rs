@@ -67,8 +67,8 @@ pub(super) fn expand_sweeps(entries: Vec<ConfigEntry>, sweeps: &[ConfigSweep]) -
         {
             bail!("option {} is swept twice: give its values in one --sweep", sw.key);
         }
-        if sw.key == "version" && !matches!(sw.engine.as_deref(), Some("postgres" | "rocksdb")) {
-            bail!("sweep {}{}: only postgres and rocksdb have versions to sweep (postgres.version=12,16 or rocksdb.version=8.10,9.9)", sw.engine.as_deref().map(|e| format!("{e}.")).unwrap_or_default(), sw.key);
+        if sw.key == "version" && !matches!(sw.engine.as_deref(), Some("postgres" | "mariadb-innodb" | "rocksdb")) {
+            bail!("sweep {}{}: only postgres, mariadb-innodb and rocksdb have versions to sweep (postgres.version=12,16, mariadb-innodb.version=10.2,11.4 or rocksdb.version=8.10,9.9)", sw.engine.as_deref().map(|e| format!("{e}.")).unwrap_or_default(), sw.key);
         }
     }
     // Counted before anything is expanded: a typo in a sweep can ask for millions.
