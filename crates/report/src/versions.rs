@@ -20,6 +20,7 @@ use crate::plan::server_kind::ServerKind;
 pub const METRICS: &[(&str, &str)] = &[
     ("ops_s", "ops/s"),
     ("srv_cpu_us_op", "srv cpu us/op"),
+    ("srv_cs_op", "srv cs/op"),
     // rumbench's client threads (measure::thread_cpu): the control.
     ("thr_cpu_us_op", "cli cpu us/op"),
     ("rpq", "rpq"),

@@ -209,6 +209,12 @@ pub struct StepMetrics {
     /// (`engine_cpu_us_op` in results before it had the reports' name.)
     #[serde(default, skip_serializing_if = "Option::is_none", alias = "engine_cpu_us_op")]
     pub srv_cpu_us_op: Option<f64>,
+    /// Server engines: context switches (voluntary + involuntary) of the
+    /// server's threads per operation, from each thread's /proc status at
+    /// the step's start and end (threads that exited during the step take
+    /// theirs with them: a lower bound). Where `srv_cpu_us_op` is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub srv_switches_op: Option<f64>,
     pub host_cpu_us_op: Option<f64>,
     /// The share of the host's CPU time a hypervisor gave to other guests
     /// during the step (steal), percent: high values mean noisy figures.
@@ -690,6 +696,9 @@ impl StepProbe {
                 match below_cpu_resolution(cpu, work.wall_s) {
                     None => m.srv_cpu_us_op = per(cpu as f64, work.ops),
                     Some(why) => missing("srv_cpu_us_op", why),
+                }
+                if m.srv_cpu_us_op.is_some() {
+                    m.srv_switches_op = a.since(b).ctx_switches.and_then(|n| per(n as f64, work.ops));
                 }
                 let d = a.since(b);
                 m.process_read_bytes = Some(d.read_bytes);

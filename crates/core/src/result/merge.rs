@@ -521,6 +521,7 @@ fn merged_metrics(steps: &[&StepResult]) -> StepMetrics {
         client_cpu_us_op: weighted(&|m| m.client_cpu_us_op),
         client_threads_cpu_us_op: weighted(&|m| m.client_threads_cpu_us_op),
         client_threads_switches_op: weighted(&|m| m.client_threads_switches_op),
+        srv_switches_op: weighted(&|m| m.srv_switches_op),
         srv_cpu_us_op: weighted(&|m| m.srv_cpu_us_op),
         logical_bytes_written: steps.iter().map(|s| s.metrics.logical_bytes_written).sum(),
         ..Default::default()

@@ -57,6 +57,10 @@ pub struct ProcessCounters {
     /// VmPeak.
     pub vm_peak_bytes: u64,
     pub threads: u64,
+    /// Context switches (voluntary + involuntary) of the threads alive at
+    /// the read, from each `task/<tid>/status` (a thread that exited takes
+    /// its count with it); None where no thread's status could be read.
+    pub ctx_switches: Option<u64>,
 }
 
 impl ProcessCounters {
@@ -108,6 +112,7 @@ impl ProcessCounters {
             vm_size_bytes: kib(status.vmsize),
             vm_peak_bytes: kib(status.vmpeak),
             threads: stat.num_threads.max(0) as u64,
+            ctx_switches: task_switches(&dir),
         })
     }
 
@@ -179,6 +184,7 @@ impl ProcessCounters {
             vm_size_bytes: 0,
             vm_peak_bytes: 0,
             threads: stat.num_threads.max(0) as u64,
+            ctx_switches: None,
         })
     }
 
@@ -203,6 +209,12 @@ impl ProcessCounters {
             vm_size_bytes: self.vm_size_bytes + o.vm_size_bytes,
             vm_peak_bytes: self.vm_peak_bytes + o.vm_peak_bytes,
             threads: self.threads + o.threads,
+            // A process whose threads could not be read adds nothing: the
+            // tree's count is a lower bound, like its exited threads'.
+            ctx_switches: match (self.ctx_switches, o.ctx_switches) {
+                (None, None) => None,
+                (a, b) => Some(a.unwrap_or(0) + b.unwrap_or(0)),
+            },
         }
     }
 
@@ -222,9 +234,33 @@ impl ProcessCounters {
             read_bytes: self.read_bytes.saturating_sub(earlier.read_bytes),
             write_bytes: self.write_bytes.saturating_sub(earlier.write_bytes),
             cancelled_write_bytes: self.cancelled_write_bytes.saturating_sub(earlier.cancelled_write_bytes),
+            ctx_switches: match (self.ctx_switches, earlier.ctx_switches) {
+                (Some(a), Some(b)) => Some(a.saturating_sub(b)),
+                _ => None,
+            },
             ..self.clone()
         }
     }
+}
+
+/// The context switches of every thread of the process at `dir`
+/// (`task/*/status`: voluntary_ctxt_switches + nonvoluntary_ctxt_switches).
+fn task_switches(dir: &Path) -> Option<u64> {
+    let mut total = None;
+    for task in std::fs::read_dir(dir.join("task")).ok()?.flatten() {
+        let Ok(text) = std::fs::read_to_string(task.path().join("status")) else { continue };
+        let mut n = 0u64;
+        for line in text.lines() {
+            if let Some(v) = line
+                .strip_prefix("voluntary_ctxt_switches:")
+                .or_else(|| line.strip_prefix("nonvoluntary_ctxt_switches:"))
+            {
+                n += v.trim().parse::<u64>().unwrap_or(0);
+            }
+        }
+        total = Some(total.unwrap_or(0) + n);
+    }
+    total
 }
 
 /// All descendants of `pid` (children, grandchildren, ...). Sorted.
@@ -439,6 +475,29 @@ mod tests {
         assert_eq!(t.write_bytes, 75_452_416 + 519_950_336 + 33_554_432);
         assert_eq!(t.rss_bytes, (30_052 + 140_200 + 150_100 + 12_000) * 1024);
         assert_eq!(t.threads, 4);
+        // The fixture holds no task/<tid>/status: not measured, not 0.
+        assert_eq!(t.ctx_switches, None);
+    }
+
+    #[test]
+    fn the_switches_of_every_live_thread_are_counted() {
+        let before = ProcessCounters::current().unwrap();
+        let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
+        let (slept_tx, slept_rx) = std::sync::mpsc::channel::<()>();
+        // A thread that blocks 50 times (each a voluntary switch), then waits, alive, for the read.
+        let t = std::thread::spawn(move || {
+            for _ in 0..50 {
+                std::thread::sleep(std::time::Duration::from_micros(200));
+            }
+            slept_tx.send(()).unwrap();
+            done_rx.recv().unwrap();
+        });
+        slept_rx.recv().unwrap();
+        let after = ProcessCounters::current().unwrap();
+        done_tx.send(()).unwrap();
+        t.join().unwrap();
+        let grew = after.since(&before).ctx_switches.expect("this process's threads are readable");
+        assert!(grew >= 50, "{grew}");
     }
 
     /// A copy of the fixture /proc to change under a reader.
