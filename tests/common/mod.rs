@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod cli;
+pub mod fetched;
 pub mod fs;
 
 use std::path::Path;
