@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Install the database servers rumbench starts itself (PostgreSQL, MariaDB with
-# InnoDB and MyRocks). Idempotent; runs as root on Debian 12.
+# InnoDB and MyRocks), and sysbench 1.0.20, the client rumbench's sysbench
+# steps are checked and compared against (tests/fixtures/sysbench/record.sh,
+# bench/sysbench_client_cpu.sh). Idempotent; runs as root on Debian 12.
 #
 # rumbench runs its own private instances (own data dir, loopback only, own
 # port), so the packaged system services must not be left running: if apt
 # started them (Debian's policy-rc.d usually prevents it), they are stopped.
 set -euo pipefail
 
-PACKAGES=(postgresql mariadb-server mariadb-plugin-rocksdb)
+PACKAGES=(postgresql mariadb-server mariadb-plugin-rocksdb sysbench)
 
 if [[ $(id -u) -ne 0 ]]; then
     echo "install-servers.sh: must run as root" >&2

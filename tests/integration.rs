@@ -45,5 +45,6 @@ mod shards;
 mod slo;
 mod splinterdb;
 mod sweep;
+mod sysbench;
 mod target;
 mod ycsb;

@@ -21,6 +21,9 @@ pub enum Capability {
     /// Collections of documents with secondary indexes (MongoDB): YCSB's
     /// records, the insert benchmark's rows and the hot counters as documents.
     Documents,
+    /// SQL statements the server parses, plans and runs as sent (PostgreSQL,
+    /// MariaDB): sysbench's microbenchmarks (src/workload/sql).
+    Sql,
 }
 
 impl Capability {
@@ -29,6 +32,7 @@ impl Capability {
             Capability::KeyValue => "key-value access",
             Capability::Tables => "tables",
             Capability::Documents => "documents",
+            Capability::Sql => "SQL",
         }
     }
 }
@@ -57,7 +61,7 @@ pub fn capabilities(name: &str) -> &'static [Capability] {
     if name == servers::MONGODB.name {
         &[Capability::Documents]
     } else if is_server(name) {
-        &[Capability::Tables]
+        &[Capability::Tables, Capability::Sql]
     } else if engine::find(name).is_ok_and(|spec| !spec.stores_data) {
         // It stores nothing (the null engine): tables that must give their rows back cannot live on it.
         &[Capability::KeyValue]
@@ -77,6 +81,8 @@ pub fn needs(kind: StepKind) -> &'static [Capability] {
         &[Capability::Tables, Capability::Documents]
     } else if kind.is_ycsb() {
         &[]
+    } else if kind.is_sysbench() {
+        &[Capability::Sql]
     } else {
         &[Capability::KeyValue]
     }
@@ -142,6 +148,8 @@ pub fn check(backend: &str, kind: StepKind) -> Result<()> {
         let offers: Vec<&str> = caps.iter().map(|c| c.describe()).collect();
         let runs = if caps.contains(&Capability::Documents) {
             "YCSB (ycsb-load, ycsb-a .. ycsb-f), hotrow and the insert benchmark (l.i0, l.x, l.i1, l.i2, qr*, qp*)"
+        } else if caps.contains(&Capability::Sql) {
+            "the insert benchmark (l.i0, l.x, l.i1, l.i2, qr*, qp*), YCSB (ycsb-load, ycsb-a .. ycsb-f) and sysbench's microbenchmarks (point-query, read-write, ...)"
         } else if caps.contains(&Capability::Tables) {
             "the insert benchmark (l.i0, l.x, l.i1, l.i2, qr*, qp*) and YCSB (ycsb-load, ycsb-a .. ycsb-f)"
         } else {
@@ -175,6 +183,13 @@ mod tests {
         let e = check("mongodb", StepKind::FillSeq).unwrap_err().to_string();
         assert!(e.contains("key-value access") && e.contains("documents"), "{e}");
         check("rocksdb", StepKind::ReadRandom).unwrap();
+        let point_query = "point-query".parse().unwrap();
+        check("postgres", point_query).unwrap();
+        check("mariadb-innodb", point_query).unwrap();
+        let e = check("rocksdb", point_query).unwrap_err().to_string();
+        assert!(e.contains("point-query needs SQL, which rocksdb does not offer"), "{e}");
+        let e = check("mongodb", point_query).unwrap_err().to_string();
+        assert!(e.contains("needs SQL") && e.contains("documents"), "{e}");
     }
 
     #[test]

@@ -182,6 +182,17 @@ pub struct SettingsArgs {
     /// randomtransaction: key sets, one key of each read and written per transaction [default: 2]
     #[arg(long)]
     pub transaction_sets: Option<u32>,
+    /// sysbench: tables sbtest1..sbtestN (sysbench's --tables) [default: 1]
+    #[arg(long)]
+    pub tables: Option<u32>,
+    /// sysbench: rows per table, as sysbench's prepare loads them (--table-size) [default: 10000]
+    #[arg(long)]
+    pub table_size: Option<u64>,
+    /// sysbench: the range of range queries and the points of IN lists
+    /// (--range-size and --random-points), for every sysbench step; a step
+    /// named NAME_range=N has its own [default: all_small.sh's, per step]
+    #[arg(long)]
+    pub range_size: Option<u64>,
     /// mixgraph: db_bench's parameters as KEY=VALUE,... under db_bench's names
     /// (mix_get_ratio, key_dist_a, keyrange_num, value_k, sine_mix_rate, ...),
     /// and preset=all_random, all_dist or prefix_dist for the paper's sets;
@@ -260,7 +271,10 @@ impl SettingsArgs {
             max_scan_length,
             hot_tables,
             hot_rows,
-            transaction_sets
+            transaction_sets,
+            tables,
+            table_size,
+            range_size
         );
         self.mixgraph = mixgraph;
     }
@@ -461,6 +475,7 @@ pub fn resolve_settings(a: &SettingsArgs) -> Result<Settings> {
         ibench: resolve_ibench(a, num)?,
         ycsb: resolve_ycsb(a, num)?,
         contention: resolve_contention(a)?,
+        sysbench: resolve_sysbench(a)?,
         mixgraph: match &a.mixgraph {
             None => Default::default(),
             Some(text) => {
@@ -544,6 +559,22 @@ fn resolve_ibench(a: &SettingsArgs, num: u64) -> Result<IbenchSettings> {
     check_range("--rows", s.rows, 1..=limits::MAX_NUM, "")?;
     check_range("--insert-rows", s.insert_rows, 1..=limits::MAX_NUM, "")?;
     check_seconds("--query-seconds", s.query_seconds)?;
+    Ok(s)
+}
+
+fn resolve_sysbench(a: &SettingsArgs) -> Result<crate::plan::sysbench::SysbenchSettings> {
+    let d = crate::plan::sysbench::SysbenchSettings::default();
+    let s = crate::plan::sysbench::SysbenchSettings {
+        tables: a.tables.unwrap_or(d.tables),
+        table_size: a.table_size.unwrap_or(d.table_size),
+        range_size: a.range_size,
+    };
+    // sysbench's ids are SQL INTEGERs.
+    check_range("--tables", s.tables as u64, 1..=1024, "")?;
+    check_range("--table-size", s.table_size, 1..=i32::MAX as u64, "")?;
+    if let Some(r) = s.range_size {
+        check_range("--range-size", r, 1..=1_000_000, "")?;
+    }
     Ok(s)
 }
 

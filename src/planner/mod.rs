@@ -326,11 +326,15 @@ pub fn build(inp: &PlanInputs) -> Result<RunPlan> {
         if entry.settings.settle.is_some() {
             bail!("[[step]] {name}: 'settle' is not a per-step setting: in [settings] it adds a settle step at each config's end (or give a settle step)");
         }
-        let kind: StepKind = name.parse().map_err(anyhow::Error::msg)?;
+        // sysbench's steps as the regression posts name them: read-only_range=10.
+        let (kind, range) = sysbench_step(name)?;
         let mut layered = suite.settings.clone();
         layered.overlay(&entry.settings);
         layered.overlay(&inp.flags);
         let mut s = resolve_settings(&layered).with_context(|| format!("step {name}"))?;
+        if range.is_some() {
+            s.sysbench.range_size = range;
+        }
         s.rate = step_rate(kind, s.rate, entry.settings.rate.is_some()).with_context(|| format!("step {name}"))?;
         if !s.slo.is_empty()
             && !pacing_applies(kind, entry.settings.slo.is_some(), "--slo").with_context(|| format!("step {name}"))?
@@ -428,7 +432,7 @@ pub fn build(inp: &PlanInputs) -> Result<RunPlan> {
     // settle = true: the config's last write debt paid, measured, in a step of its own.
     let mut whole = suite.settings.clone();
     whole.overlay(&inp.flags);
-    let tables = steps.iter().any(|s| s.kind.is_ibench() || s.kind.is_ycsb() || s.kind.is_contention());
+    let tables = steps.iter().any(|s| s.kind.on_tables());
     if tables && (whole.settle == Some(true) || steps.iter().any(|s| s.kind.is_engine_call())) {
         bail!("flush, waitforcompaction and settle (and settle = true) apply to db_bench-style steps, not with insert-benchmark, YCSB or contention steps");
     }
@@ -521,7 +525,7 @@ fn pacing_applies(kind: StepKind, own: bool, flag: &str) -> Result<bool> {
 /// Whether `--trace` can record a step of `kind`: its clients make the
 /// key-value calls of a session (db_bench-style steps, mixgraph, replay).
 fn traceable(kind: StepKind) -> bool {
-    !(kind.is_engine_call() || kind.is_ibench() || kind.is_ycsb() || kind.is_contention())
+    !(kind.is_engine_call() || kind.on_tables())
 }
 
 /// The rate a step of `kind` is paced at (`pacing_applies`).
@@ -530,6 +534,25 @@ fn step_rate(kind: StepKind, rate: Option<f64>, own: bool) -> Result<Option<f64>
         Some(r) if pacing_applies(kind, own, "--rate")? => Ok(Some(r)),
         _ => Ok(None),
     }
+}
+
+/// A step's kind from its name, and the range a sysbench step's name gives
+/// (`read-only_range=10`); a range on another step, or on a sysbench step
+/// that has none, is refused.
+fn sysbench_step(name: &str) -> Result<(StepKind, Option<u64>)> {
+    let Some((base, range)) = name.split_once("_range=") else {
+        return Ok((name.parse().map_err(anyhow::Error::msg)?, None));
+    };
+    let kind: StepKind = base.parse().map_err(anyhow::Error::msg)?;
+    let StepKind::Sysbench(micro) = kind else {
+        bail!("step {name}: _range= gives a sysbench step its range; {base} is not one");
+    };
+    if !micro.uses_range() {
+        bail!("step {name}: {base} has no range (sysbench's {} takes none)", micro.lua());
+    }
+    let range: u64 = range.parse().map_err(|_| anyhow::anyhow!("step {name}: the range must be a whole number"))?;
+    flags::check_range(&format!("step {name}: the range"), range, 1..=1_000_000, "")?;
+    Ok((kind, Some(range)))
 }
 
 #[cfg(test)]

@@ -26,6 +26,7 @@ use crate::workload::ibench::mongodb::MongoTable;
 use crate::workload::ibench::postgres::PgTable;
 use crate::workload::ibench::table::Table;
 use crate::workload::ibench::RowGen;
+use crate::workload::sql;
 use crate::workload::ycsb;
 
 /// An open backend: the table layer, and the server behind it if any.
@@ -74,6 +75,18 @@ impl Backend {
         Ok(match endpoint.kind {
             ServerKind::Postgres => Box::new(contention::postgres::PgStore::new(endpoint, tables, sets)),
             _ => Box::new(contention::mariadb::MyStore::new(endpoint, tables, sets)),
+        })
+    }
+
+    /// The SQL capability's view of this backend (a SQL server), with the
+    /// storage engine MySQL's tables are made in (sysbench's
+    /// --mysql-storage-engine).
+    pub(super) fn sql_store(&self) -> Result<(Box<dyn sql::SqlStore + '_>, &'static str)> {
+        let endpoint = self.endpoint.clone().filter(|_| self.mongo.is_none()).context("a SQL server")?;
+        Ok(match endpoint.kind {
+            ServerKind::Postgres => (Box::new(sql::postgres::PgSql::new(endpoint)), ""),
+            ServerKind::MariadbMyrocks => (Box::new(sql::mariadb::MySql::new(endpoint)), "rocksdb"),
+            _ => (Box::new(sql::mariadb::MySql::new(endpoint)), "innodb"),
         })
     }
 

@@ -237,7 +237,7 @@ pub(crate) fn opens_read_only(plan: &RunPlan, opts: &RunOptions) -> bool {
 /// query step's clients each beside a writer).
 pub(crate) fn sessions_opened(plan: &RunPlan) -> usize {
     let threads = plan.steps.iter().map(|s| s.settings.threads).max().unwrap_or(1);
-    match plan.steps.iter().any(|s| s.kind.is_ibench() || s.kind.is_ycsb() || s.kind.is_contention()) {
+    match plan.steps.iter().any(|s| s.kind.on_tables()) {
         true => threads * 2 + 1,
         false => threads + 1,
     }

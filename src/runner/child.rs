@@ -415,7 +415,7 @@ pub(crate) fn run_step(
 /// Run one config's steps, appending to `run` and writing after each step.
 pub(crate) fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut RunResult) -> Result<()> {
     let config = plan.configs.get(index).context("config index out of range")?;
-    if plan.steps.iter().any(|s| s.kind.is_ibench() || s.kind.is_ycsb() || s.kind.is_contention()) {
+    if plan.steps.iter().any(|s| s.kind.on_tables()) {
         return tables::run_config(plan, opts, index, run);
     }
     let spec = crate::backend::find(&config.engine)?;

@@ -31,6 +31,8 @@ use crate::server::RunningServer;
 use crate::workload::contention::{self, ContentionState};
 use crate::workload::ibench::exec::{self, IbenchState};
 use crate::workload::ibench::{RowGen, ROW_LOGICAL_BYTES};
+use crate::workload::sql::SqlStore;
+use crate::workload::sysbench::{self, SysbenchState};
 use crate::workload::ycsb::{self, YcsbState};
 
 /// What the steps of one config carry from step to step.
@@ -38,6 +40,7 @@ struct ConfigState {
     ibench: IbenchState,
     ycsb: YcsbState,
     contention: ContentionState,
+    sysbench: SysbenchState,
 }
 
 /// Run a step on a workload's view of the backend, or fail it when the view cannot be made.
@@ -58,7 +61,9 @@ fn with_store<S: ?Sized, W: Default>(
 
 /// Steps that read what earlier steps wrote (io-bound mode starts them cold).
 fn reads_data(kind: StepKind) -> bool {
-    crate::workload::ibench::query_step(kind).is_some() || (kind.is_ycsb() && kind != StepKind::YcsbLoad)
+    crate::workload::ibench::query_step(kind).is_some()
+        || (kind.is_ycsb() && kind != StepKind::YcsbLoad)
+        || kind.is_sysbench()
 }
 
 fn run_step(
@@ -100,6 +105,28 @@ fn run_step(
                 wall_s: result.wall_s.unwrap_or(0.0),
             };
             (result, step_work, work.commits, None)
+        } else if plan.kind.is_sysbench() {
+            let (result, work) = match backend.sql_store() {
+                Ok((store, engine)) => {
+                    sysbench::run_step(store.as_ref(), engine, plan, index, &mut state.sysbench, result)
+                }
+                Err(e) => with_store::<dyn SqlStore, _>(Err(e), result, |_, r| (r, Default::default())),
+            };
+            let step_work = StepWork {
+                ops: result.ops,
+                queries: work.queries,
+                writes: work.writes,
+                // A server's syncs are made in its own processes, not counted here.
+                commits: 0,
+                logical_bytes_written: work.logical_bytes_written,
+                writer_threads: if work.writes > 0 { plan.settings.threads as u64 } else { 0 },
+                live_keys: None,
+                entry_bytes: 188,
+                wall_s: result.wall_s.unwrap_or(0.0),
+            };
+            // sysbench's transactions (or autocommit writes) are the commits.
+            let commits = if work.writes > 0 { result.ops } else { 0 };
+            (result, step_work, commits, None)
         } else if plan.kind.is_ycsb() {
             let y = &plan.settings.ycsb;
             let (result, work) = with_store(backend.ycsb_store(plan), result, |store, r| {
@@ -379,6 +406,7 @@ pub fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut Run
         ibench: IbenchState::new(tables, RowGen::new(plan.settings.seed)),
         ycsb: YcsbState::new(),
         contention: ContentionState::default(),
+        sysbench: SysbenchState::default(),
     };
     // YCSB's records loaded before the run (checked before it started):
     // counted again here, the run steps' inserts continue after them.
@@ -428,6 +456,20 @@ pub fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut Run
             shared.join(", "),
             e.url()
         ));
+    }
+    // sysbench's tables on a target: those this run made are dropped (kept
+    // with --keep-db); those that were there are the user's, and kept.
+    let made: Vec<String> = state.sysbench.created.iter().map(|&t| sysbench::table_name(t)).collect();
+    if let Some(e) = endpoint.as_ref().filter(|e| e.remote && !made.is_empty()) {
+        let what = format!("sysbench's {} in {}", made.join(", "), e.url());
+        if opts.keep_db {
+            run.configs[ci].notes.push(format!("kept {what} (--keep-db)"));
+        } else {
+            match e.drop_tables(&made) {
+                Ok(()) => run.configs[ci].notes.push(format!("created and dropped {what}")),
+                Err(err) => run.warnings.push(format!("{}: could not drop {what}: {err:#}", config.name)),
+            }
+        }
     }
     if let Some(e) = endpoint.filter(|e| e.remote && !own.is_empty()) {
         let what = format!("{} {} in {}", tables_word(&e), own.join(", "), e.url());

@@ -455,9 +455,15 @@ impl PgConn {
 
     /// Run SQL text with the simple query protocol (DDL, VACUUM, ...).
     pub fn simple_query(&mut self, sql: &str) -> Result<()> {
+        self.simple_query_rows(sql, &mut |_| Ok(()))
+    }
+
+    /// Run SQL text with the simple query protocol; each result row (in
+    /// text) goes to `on_row`.
+    pub fn simple_query_rows(&mut self, sql: &str, on_row: &mut dyn FnMut(&DataRowBody) -> Result<()>) -> Result<()> {
         frontend::query(sql, &mut self.out)?;
         self.flush()?;
-        self.finish(&mut |_| Ok(()))
+        self.finish(on_row)
     }
 
     /// Execute prepared statement `name` with `params` (binary), results in

@@ -12,5 +12,7 @@ pub mod dbbench;
 pub mod ibench;
 pub mod mixgraph;
 pub mod replay;
+pub mod sql;
+pub mod sysbench;
 pub mod trace;
 pub mod ycsb;

@@ -6,6 +6,7 @@ pub mod server_kind;
 pub mod shard;
 pub mod slo;
 pub mod steps;
+pub mod sysbench;
 pub mod trace;
 
 use anyhow::Result;
@@ -136,6 +137,9 @@ pub struct Settings {
     /// hotrow and randomtransaction settings.
     #[serde(default)]
     pub contention: ContentionSettings,
+    /// sysbench's microbenchmarks' settings.
+    #[serde(default)]
+    pub sysbench: sysbench::SysbenchSettings,
     /// mixgraph's model (db_bench's parameters; used by the mixgraph step only).
     #[serde(default)]
     pub mixgraph: crate::datagen::mixgraph::MixgraphParams,
@@ -226,6 +230,7 @@ impl Default for Settings {
             ibench: IbenchSettings::default(),
             ycsb: YcsbSettings::default(),
             contention: ContentionSettings::default(),
+            sysbench: Default::default(),
             mixgraph: Default::default(),
             shard: None,
             trace: None,
@@ -403,6 +408,7 @@ pub fn planned_write_bytes(kind: StepKind, s: &Settings) -> std::result::Result<
             (_, None) => return Err(format!("{kind}'s background writer writes for as long as its readers run")),
         },
         _ if kind.is_ibench() => return Err(format!("{kind} writes rows and index entries for as long as it runs")),
+        Sysbench(_) => return Err(format!("{kind} writes rows and index entries on a server for as long as it runs")),
         // Its puts' share of the operations (db_bench's slots), each of at
         // most the largest value the model draws.
         MixGraph => {
@@ -472,6 +478,14 @@ pub fn run_write_bytes(plan: &RunPlan) -> std::result::Result<u64, String> {
 impl StepPlan {
     /// The step's name in results: its kind, with the thread count in a sweep.
     pub fn name(&self) -> String {
+        if let StepKind::Sysbench(m) = self.kind {
+            // As the regression posts name them: point-query_range=100.
+            let base = format!("{}_range={}", m.name(), self.settings.sysbench.range(m));
+            return match self.sweep {
+                true => format!("{base}@t{}", self.settings.threads),
+                false => base,
+            };
+        }
         if self.kind == StepKind::HotRow {
             return format!("hotrow@T{}@t{}", self.settings.contention.tables, self.settings.threads);
         }

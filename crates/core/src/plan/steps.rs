@@ -3,10 +3,13 @@
 use std::fmt;
 use std::str::FromStr;
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+use super::sysbench::{Micro, MICROS};
+
+/// A step's kind; in results, its name (the STEPS table's, or a sysbench
+/// microbenchmark's).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum StepKind {
     Fill,
     FillSeq,
@@ -29,13 +32,9 @@ pub enum StepKind {
     WaitForCompaction,
     Settle,
     // The insert benchmark (src/ibench).
-    #[serde(rename = "l.i0")]
     LoadI0,
-    #[serde(rename = "l.x")]
     CreateIndexes,
-    #[serde(rename = "l.i1")]
     LoadI1,
-    #[serde(rename = "l.i2")]
     LoadI2,
     Qr100,
     Qp100,
@@ -44,23 +43,18 @@ pub enum StepKind {
     Qr1000,
     Qp1000,
     // YCSB's core workloads (src/workload/ycsb).
-    #[serde(rename = "ycsb-load")]
     YcsbLoad,
-    #[serde(rename = "ycsb-a")]
     YcsbA,
-    #[serde(rename = "ycsb-b")]
     YcsbB,
-    #[serde(rename = "ycsb-c")]
     YcsbC,
-    #[serde(rename = "ycsb-d")]
     YcsbD,
-    #[serde(rename = "ycsb-e")]
     YcsbE,
-    #[serde(rename = "ycsb-f")]
     YcsbF,
     // Contention (src/workload/contention).
     HotRow,
     RandomTransaction,
+    /// A sysbench microbenchmark (src/workload/sysbench).
+    Sysbench(Micro),
 }
 
 /// (kind, name, what it does)
@@ -122,11 +116,33 @@ pub const STEPS: &[(StepKind, &str, &str)] = &[
 
 impl StepKind {
     pub fn name(self) -> &'static str {
-        STEPS.iter().find(|s| s.0 == self).unwrap().1
+        match self {
+            StepKind::Sysbench(m) => m.name(),
+            _ => STEPS.iter().find(|s| s.0 == self).expect("every step is in STEPS").1,
+        }
     }
 
     pub fn names() -> Vec<&'static str> {
-        STEPS.iter().map(|s| s.1).collect()
+        STEPS.iter().map(|s| s.1).chain(MICROS.iter().map(|m| m.1)).collect()
+    }
+
+    /// What the step does, for `rumbench steps`.
+    pub fn describe(self) -> &'static str {
+        match self {
+            StepKind::Sysbench(m) => MICROS.iter().find(|e| e.0 == m).map_or("", |e| e.4),
+            _ => STEPS.iter().find(|s| s.0 == self).map_or("", |s| s.2),
+        }
+    }
+
+    /// sysbench's microbenchmarks (run by src/workload/sysbench on a SQL server).
+    pub fn is_sysbench(self) -> bool {
+        matches!(self, StepKind::Sysbench(_))
+    }
+
+    /// The workloads on tables (insert benchmark, YCSB, contention, sysbench):
+    /// run by runner/tables.rs, not by the db_bench-style step loop.
+    pub fn on_tables(self) -> bool {
+        self.is_ibench() || self.is_ycsb() || self.is_contention() || self.is_sysbench()
     }
 
     /// One engine-wide call, timed as a whole (flush, waitforcompaction,
@@ -180,6 +196,8 @@ impl StepKind {
     pub fn workload(self) -> &'static str {
         if self.is_contention() {
             "contention"
+        } else if self.is_sysbench() {
+            "sysbench"
         } else if self.is_ibench() {
             "insert benchmark"
         } else if self.is_ycsb() {
@@ -205,6 +223,7 @@ impl StepKind {
             || self.is_ibench()
             || self.is_contention()
             || (self.is_ycsb() && self != YcsbC)
+            || matches!(self, Sysbench(m) if m.writes())
     }
 }
 
@@ -221,7 +240,21 @@ impl FromStr for StepKind {
             .iter()
             .find(|st| st.1 == s)
             .map(|st| st.0)
+            .or_else(|| MICROS.iter().find(|m| m.1 == s).map(|m| StepKind::Sysbench(m.0)))
             .ok_or_else(|| format!("unknown step '{s}' (valid steps: {})", Self::names().join(", ")))
+    }
+}
+
+impl Serialize for StepKind {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for StepKind {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = std::borrow::Cow::<str>::deserialize(deserializer)?;
+        name.parse().map_err(serde::de::Error::custom)
     }
 }
 
@@ -235,6 +268,14 @@ mod tests {
             assert_eq!(name.parse::<StepKind>().unwrap(), *kind);
             assert_eq!(kind.to_string(), *name);
         }
+        for m in MICROS {
+            let kind = StepKind::Sysbench(m.0);
+            assert_eq!(m.1.parse::<StepKind>().unwrap(), kind);
+            assert_eq!(serde_json::to_string(&kind).unwrap(), format!("\"{}\"", m.1));
+        }
         assert!("readrandomx".parse::<StepKind>().unwrap_err().contains("valid steps: fillseq"));
+        // In results, a step is its name, as before the names were one table.
+        assert_eq!(serde_json::to_string(&StepKind::LoadI0).unwrap(), "\"l.i0\"");
+        assert_eq!(serde_json::from_str::<StepKind>("\"ycsb-a\"").unwrap(), StepKind::YcsbA);
     }
 }

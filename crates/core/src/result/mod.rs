@@ -530,6 +530,17 @@ pub fn step_parameters(plan: &StepPlan) -> BTreeMap<String, Value> {
                 set("max_scan_length", json!(y.max_scan_length));
             }
         }
+        Sysbench(m) => {
+            let sb = &s.sysbench;
+            set("threads", json!(s.threads));
+            extent.into_iter().for_each(|(k, v)| set(k, v));
+            set("tables", json!(sb.tables));
+            set("table_size", json!(if m == crate::plan::sysbench::Micro::UpdateOne { 1 } else { sb.table_size }));
+            if m.uses_range() {
+                set("range_size", json!(sb.range(m)));
+            }
+            set("lua", json!(m.lua().replace("RANGE", &sb.range(m).to_string())));
+        }
         _ if kind.is_ibench() => {
             let ib = &s.ibench;
             set("threads", json!(s.threads));
