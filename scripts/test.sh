@@ -40,6 +40,16 @@ trap 'kill -- -"$ferretdb_build" 2>/dev/null || true; kill -- -"$installs" 2>/de
 export PATH="$HOME/.cargo/bin:$PATH"
 # The house's habits (docs/contributing.md): formatted as rustfmt.toml says.
 cargo fmt --all --check >/dev/null || { echo "test.sh: cargo fmt --check found unformatted code: run cargo fmt" >&2; exit 1; }
+# A test build must reuse the release build's crates (Cargo.toml, on the
+# features of rumbench-core, regex-automata and simd-adler32): a crate whose
+# features the dev-dependencies change would be compiled again, and with it
+# rumbench (minutes of CI).
+features_of() { cargo tree --quiet --locked -e "features,$1" -f '{p}|{f}' --prefix none --no-dedupe | sed 's/ (\*)//' | sort -t'|' -k1,1 -u; }
+differ=$(join -t'|' <(features_of normal) <(features_of normal,dev) | awk -F'|' '$2 != $3 {print $1}')
+if [ -n "$differ" ]; then
+    echo "test.sh: the dev-dependencies change the features of: $differ; turn those features on in Cargo.toml's [dependencies] (see its comment there)" >&2
+    exit 1
+fi
 cargo build --release --locked
 # The Rust example plugin (plugins/rust-example) that tests/plugins.rs runs;
 # the C plugins are built by that test itself.
