@@ -85,8 +85,12 @@ impl Backend {
         let endpoint = self.endpoint.clone().filter(|_| self.mongo.is_none()).context("a SQL server")?;
         Ok(match endpoint.kind {
             ServerKind::Postgres => (Box::new(sql::postgres::PgSql::new(endpoint)), ""),
-            ServerKind::MariadbMyrocks => (Box::new(sql::mariadb::MySql::new(endpoint)), "rocksdb"),
-            _ => (Box::new(sql::mariadb::MySql::new(endpoint)), "innodb"),
+            kind => {
+                // sysbench's --mysql-storage-engine, as it writes its default (innodb).
+                let engine = crate::server::mariadb::storage_engine(kind);
+                let engine = if engine == "InnoDB" { "innodb" } else { engine };
+                (Box::new(sql::mariadb::MySql::new(endpoint)), engine)
+            }
         })
     }
 

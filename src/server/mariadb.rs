@@ -20,6 +20,15 @@ use super::{
     StopHow, DB_NAME, LOG_TAIL_LINES, START_TIMEOUT, STOP_TIMEOUT,
 };
 
+/// The storage engine of each MariaDB server's tables, as CREATE TABLE's
+/// ENGINE = names it (and MyRocks' default_storage_engine).
+pub fn storage_engine(kind: ServerKind) -> &'static str {
+    match kind {
+        ServerKind::MariadbMyrocks => "ROCKSDB",
+        _ => "InnoDB",
+    }
+}
+
 const SBIN: &[&str] = &["/usr/sbin", "/usr/bin", "/sbin", "/bin"];
 
 /// The programs rumbench runs, in the order it runs them.

@@ -65,7 +65,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Context, Result};
 
-mod mariadb;
+pub mod mariadb;
 pub mod mongodb;
 mod postgres;
 
@@ -359,7 +359,7 @@ impl RunningServer {
         }
         if self.kind == ServerKind::MariadbMyrocks {
             v.push(("plugin_load_add".to_string(), "ha_rocksdb.so".to_string()));
-            v.push(("default_storage_engine".to_string(), "ROCKSDB".to_string()));
+            v.push(("default_storage_engine".to_string(), mariadb::storage_engine(self.kind).to_string()));
         }
         v
     }
