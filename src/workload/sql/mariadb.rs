@@ -1,9 +1,11 @@
 //! The SQL capability on MariaDB (and MySQL), through the mysql crate:
 //! server-side prepared statements (COM_STMT_PREPARE and _EXECUTE, as
 //! sysbench's mysql driver uses them by default), text statements with
-//! COM_QUERY, every result row read.
+//! COM_QUERY, every result row read. A statement the server cannot prepare
+//! (error 1295: BEGIN before MariaDB 10.3) is sent as text with its values
+//! written in, as sysbench's driver then emulates it.
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use mysql::prelude::Queryable;
 use mysql::{Statement, Value};
 
@@ -27,7 +29,7 @@ impl SqlStore for MySql {
     }
 
     fn session(&self) -> Result<Box<dyn SqlSession + '_>> {
-        Ok(Box::new(MySession { c: self.endpoint.connect_mysql()?, stmts: Vec::new(), params: Vec::new() }))
+        Ok(Box::new(MySession { c: self.endpoint.connect_mysql()?, stmts: Vec::new() }))
     }
 
     fn place(&self) -> String {
@@ -41,9 +43,39 @@ impl SqlStore for MySql {
 
 struct MySession {
     c: MysqlConn,
-    stmts: Vec<Statement>,
-    /// The parameters' values, kept between calls (their buffers reused).
-    params: Vec<Value>,
+    stmts: Vec<Prepared>,
+}
+
+/// A statement the server prepared, or one sent as text (the server refused
+/// to prepare it: ER_UNSUPPORTED_PS).
+enum Prepared {
+    Server(Statement),
+    Emulated(String),
+}
+
+/// ER_UNSUPPORTED_PS: "This command is not supported in the prepared statement protocol yet".
+const UNSUPPORTED_PS: u16 = 1295;
+
+/// `sql` with each `?` replaced by its value as sysbench's db_print_value
+/// writes it: a number as it is, a string in single quotes.
+fn with_values(sql: &str, params: &[Param<'_>]) -> String {
+    let mut out = String::with_capacity(sql.len() + 16 * params.len());
+    let mut values = params.iter();
+    for ch in sql.chars() {
+        match (ch, ch == '?') {
+            (_, true) => match values.next() {
+                Some(Param::Int(i)) => out.push_str(&i.to_string()),
+                Some(Param::Str(s)) => {
+                    out.push('\'');
+                    out.push_str(&s.replace('\'', "''"));
+                    out.push('\'');
+                }
+                None => out.push('?'),
+            },
+            (c, false) => out.push(c),
+        }
+    }
+    out
 }
 
 /// Rows of a result read to the end: returned, or for a write affected.
@@ -60,20 +92,32 @@ fn drain<P: mysql::prelude::Protocol>(mut result: mysql::QueryResult<'_, '_, '_,
 
 impl SqlSession for MySession {
     fn prepare(&mut self, sql: &str, _types: &[ParamType]) -> Result<Stmt> {
-        let s = self.c.prep(sql).with_context(|| format!("preparing {}", sql.trim()))?;
-        self.stmts.push(s);
+        let prepared = match self.c.prep(sql) {
+            Ok(s) => Prepared::Server(s),
+            Err(mysql::Error::MySqlError(e)) if e.code == UNSUPPORTED_PS => Prepared::Emulated(sql.to_string()),
+            Err(e) => return Err(anyhow::Error::new(e).context(format!("preparing {}", sql.trim()))),
+        };
+        self.stmts.push(prepared);
         Ok(Stmt(self.stmts.len() - 1))
     }
 
     fn execute(&mut self, stmt: Stmt, params: &[Param<'_>]) -> Result<u64> {
-        let mut values = std::mem::take(&mut self.params);
-        values.clear();
-        values.extend(params.iter().map(|p| match *p {
-            Param::Int(i) => Value::Int(i as i64),
-            Param::Str(s) => Value::Bytes(s.as_bytes().to_vec()),
-        }));
+        let statement = match &self.stmts[stmt.0] {
+            Prepared::Server(s) => s,
+            Prepared::Emulated(sql) => {
+                let text = with_values(sql, params);
+                return drain(self.c.query_iter(text)?);
+            }
+        };
+        let values: Vec<Value> = params
+            .iter()
+            .map(|p| match *p {
+                Param::Int(i) => Value::Int(i as i64),
+                Param::Str(s) => Value::Bytes(s.as_bytes().to_vec()),
+            })
+            .collect();
         let params = if values.is_empty() { mysql::Params::Empty } else { mysql::Params::Positional(values) };
-        let result = self.c.exec_iter(&self.stmts[stmt.0], params)?;
+        let result = self.c.exec_iter(statement, params)?;
         drain(result)
     }
 
@@ -84,5 +128,19 @@ impl SqlSession for MySession {
 
     fn query_i64(&mut self, sql: &str) -> Result<Option<i64>> {
         Ok(self.c.query_first(sql)?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_emulated_statement_has_its_values_written_in() {
+        assert_eq!(with_values("BEGIN", &[]), "BEGIN");
+        assert_eq!(
+            with_values("UPDATE t SET c=? WHERE id=?", &[Param::Str("1-2'x"), Param::Int(-5)]),
+            "UPDATE t SET c='1-2''x' WHERE id=-5"
+        );
     }
 }
