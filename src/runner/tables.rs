@@ -443,7 +443,7 @@ pub fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut Run
         }
     };
     runner::settle_config_status(run, ci, plan.steps.len(), machine);
-    let (shared, own) = split_for_shards(plan, own_tables(plan, tables));
+    let (shared, mut own) = split_for_shards(plan, own_tables(plan, tables));
     let Backend { table, server, endpoint, mongo, watch } = backend;
     drop(mongo);
     drop(table);
@@ -457,20 +457,9 @@ pub fn run_config(plan: &RunPlan, opts: &RunOptions, index: usize, run: &mut Run
             e.url()
         ));
     }
-    // sysbench's tables on a target: those this run made are dropped (kept
-    // with --keep-db); those that were there are the user's, and kept.
-    let made: Vec<String> = state.sysbench.created.iter().map(|&t| sysbench::table_name(t)).collect();
-    if let Some(e) = endpoint.as_ref().filter(|e| e.remote && !made.is_empty()) {
-        let what = format!("sysbench's {} in {}", made.join(", "), e.url());
-        if opts.keep_db {
-            run.configs[ci].notes.push(format!("kept {what} (--keep-db)"));
-        } else {
-            match e.drop_tables(&made) {
-                Ok(()) => run.configs[ci].notes.push(format!("created and dropped {what}")),
-                Err(err) => run.warnings.push(format!("{}: could not drop {what}: {err:#}", config.name)),
-            }
-        }
-    }
+    // sysbench's tables on a target: those this run made are its own, dropped
+    // with the rest (kept with --keep-db); those that were there are the user's.
+    own.extend(state.sysbench.created.iter().map(|&t| sysbench::table_name(t)));
     if let Some(e) = endpoint.filter(|e| e.remote && !own.is_empty()) {
         let what = format!("{} {} in {}", tables_word(&e), own.join(", "), e.url());
         if opts.keep_db {
