@@ -162,3 +162,92 @@ fn what_cannot_be_recorded_or_replayed_is_refused() {
     assert!(err.contains("--repeat"), "{err}");
     assert!(!new.exists());
 }
+
+/// A recording killed mid-write (its file cut inside a chunk) replays every
+/// whole call before the cut and counts the calls lost there; a RocksDB
+/// trace without its end record, or with records of a type nobody knows,
+/// says so instead of claiming the same calls.
+#[test]
+fn a_trace_cut_short_or_unended_replays_what_it_holds_and_says_so() {
+    let t = tempfile::tempdir().unwrap();
+    let trace = t.path().join("t.rtrace");
+    // About 21 bytes a call: 40,000 calls are several 256 KiB chunks.
+    run_ok(
+        &["-e", "null", "-s", "readrandom", "-n", "40000", "--trace", trace.to_str().unwrap()],
+        &t.path().join("recorded"),
+    );
+    let data = std::fs::read(&trace).unwrap();
+    let cut = t.path().join("cut.rtrace");
+    std::fs::write(&cut, &data[..data.len() * 2 / 3]).unwrap();
+    let r = replay_ok(&cut, &["-e", "null", "--replay-speed", "max"], &t.path().join("cut"));
+    let s = step(&r, "replay");
+    assert_eq!(s["status"], "completed", "{s}");
+    let rp = &s["replay"];
+    let (replayed, lost) = (rp["replayed"].as_u64().unwrap(), rp["cut"]["calls"].as_u64().unwrap());
+    assert!(replayed > 10_000 && lost > 0 && replayed + lost < 40_000, "{rp}");
+    assert_eq!((rp["complete_recording"].as_bool(), rp["same_calls"].as_bool()), (Some(false), Some(false)));
+    let warnings = s["warnings"].to_string();
+    assert!(warnings.contains("cut short at byte") && warnings.contains("cut off there"), "{warnings}");
+
+    let fixture = std::fs::read(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/rocksdb_trace/mixgraph-300.trace"),
+    )
+    .unwrap();
+    // Its last 13 bytes are its end record.
+    assert_eq!(fixture[fixture.len() - 5], 2, "the fixture ends with RocksDB's end record");
+    let body = &fixture[..fixture.len() - 13];
+    let unended = t.path().join("unended.trace");
+    std::fs::write(&unended, body).unwrap();
+    let r = replay_ok(&unended, &["-e", "null", "--replay-speed", "max"], &t.path().join("unended"));
+    let s = step(&r, "replay");
+    let rp = &s["replay"];
+    assert_eq!(rp["replayed"], 300);
+    assert_eq!((rp["complete_recording"].as_bool(), rp["same_calls"].as_bool()), (Some(false), Some(false)));
+    assert!(s["notes"].to_string().contains("no end record"), "{s}");
+    // A record of type 99 among them, then the end record.
+    let mut odd = body.to_vec();
+    odd.extend_from_slice(&1u64.to_le_bytes());
+    odd.push(99);
+    odd.extend_from_slice(&2u32.to_le_bytes());
+    odd.extend_from_slice(b"??");
+    odd.extend_from_slice(&fixture[fixture.len() - 13..]);
+    let unknown = t.path().join("unknown.trace");
+    std::fs::write(&unknown, &odd).unwrap();
+    let r = replay_ok(&unknown, &["-e", "null", "--replay-speed", "max"], &t.path().join("unknown"));
+    let rp = &step(&r, "replay")["replay"];
+    assert_eq!((rp["complete_recording"].as_bool(), rp["same_calls"].as_bool()), (Some(true), Some(false)));
+    assert!(rp["skipped"].to_string().contains("type this reader does not know (99)"), "{rp}");
+}
+
+/// A damaged trace, a trace header that is not one, and a `--trace` file
+/// rumbench cannot write are refused before anything starts (before the
+/// fill a replay follows), not at the step.
+#[test]
+fn a_damaged_trace_or_an_unwritable_recording_is_refused_before_anything_starts() {
+    let t = tempfile::tempdir().unwrap();
+    let trace = t.path().join("t.rtrace");
+    run_ok(&["-e", "null", "-s", "readrandom", "-n", "100", "--trace", trace.to_str().unwrap()], &t.path().join("r"));
+    let data = std::fs::read(&trace).unwrap();
+    let header_end = 14 + u32::from_le_bytes(data[10..14].try_into().unwrap()) as usize;
+    // A chunk claiming thread 0x7FFFFFFF: refused, not a 48 GB allocation.
+    let mut bad = data[..header_end].to_vec();
+    for w in [0x7FFF_FFFFu32, 1, 0] {
+        bad.extend_from_slice(&w.to_le_bytes());
+    }
+    let damaged = t.path().join("damaged.rtrace");
+    std::fs::write(&damaged, &bad).unwrap();
+    let d = damaged.to_str().unwrap();
+    let err = refused(&["-e", "null", "-s", "fillseq,replay", "--replay", d]);
+    assert!(err.contains("claims thread 2147483647") && err.contains("damaged"), "{err}");
+    // A header that is not JSON.
+    let mut bad = data[..10].to_vec();
+    bad.extend_from_slice(&3u32.to_le_bytes());
+    bad.extend_from_slice(b"{x}");
+    std::fs::write(&damaged, &bad).unwrap();
+    let err = refused(&["-e", "null", "-s", "fillseq,replay", "--replay", d]);
+    assert!(err.contains("header is not readable"), "{err}");
+    // A directory no file can be made in (root writes anywhere else).
+    let err = refused(&["-e", "null", "-s", "fillseq", "--trace", "/proc/t.rtrace"]);
+    assert!(err.contains("cannot write /proc/t.rtrace"), "{err}");
+    assert!(!std::path::Path::new("/proc/t.rtrace").exists());
+}

@@ -161,6 +161,14 @@ fn check_traces(plan: &RunPlan) -> Result<()> {
             if !seen.insert(path.clone()) {
                 bail!("--trace: two steps would record into {}", path.display());
             }
+            // The file is made here and removed (nothing was there): a path
+            // rumbench cannot write is found now, not after the steps before.
+            std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&path)
+                .and_then(|_| std::fs::remove_file(&path))
+                .map_err(|e| anyhow::anyhow!("--trace: cannot write {}: {e}", path.display()))?;
         }
     }
     for s in plan.steps.iter().filter(|s| s.kind == StepKind::Replay) {
@@ -170,6 +178,10 @@ fn check_traces(plan: &RunPlan) -> Result<()> {
             .and_then(|f| std::io::Read::read_to_end(&mut std::io::Read::take(f, 1 << 16), &mut head))
             .map_err(|e| anyhow::anyhow!("--replay: cannot read {}: {e}", r.path.display()))?;
         crate::datagen::trace::check_head(&head).map_err(|e| anyhow::anyhow!("--replay: {}: {e}", r.path.display()))?;
+        // The whole file read once now, so a damaged record is found before
+        // the steps before the replay run (a cut end is not an error: it
+        // replays).
+        crate::datagen::trace::Trace::load(&r.path).map_err(|e| anyhow::anyhow!("--replay: {e}"))?;
         if plan.steps.iter().any(|t| t.settings.trace.as_ref().is_some_and(|t| t.path == r.path)) {
             bail!("--trace and --replay name the same file {}", r.path.display());
         }

@@ -302,13 +302,16 @@ pub fn run_replay_step(
         result.reads = Some(ReadCounts { found, not_found });
     }
     let trace = &loaded.trace;
-    let (trailer, skipped) = match &trace.source {
-        TraceSource::Rumbench { trailer, .. } => (*trailer, Vec::new()),
-        TraceSource::Rocksdb { skipped, .. } => (None, skipped.clone()),
+    let (trailer, skipped, ended) = match &trace.source {
+        TraceSource::Rumbench { trailer, .. } => (*trailer, Vec::new(), trailer.is_some()),
+        TraceSource::Rocksdb { skipped, ended, .. } => (None, skipped.clone(), *ended),
     };
+    let complete_recording = ended && trace.cut.is_none();
     // The recording's own sum when it ended with one; else the file's calls'.
     let recorded = trailer.map_or(trace.checksum, |t| t.checksum);
-    let same_calls = calls == total && checksum == recorded;
+    // Equal sums prove the file's calls were made; the recording's only when
+    // it ended and nothing in it was passed over.
+    let same_calls = calls == total && checksum == recorded && complete_recording && skipped.is_empty();
     let replay = Replay {
         source: r.path.display().to_string(),
         sha256: loaded.sha256.clone(),
@@ -323,7 +326,8 @@ pub fn run_replay_step(
         recorded_checksum: format!("{recorded:016x}"),
         replayed_checksum: format!("{checksum:016x}"),
         same_calls,
-        complete_recording: !matches!(trace.source, TraceSource::Rumbench { trailer: None, .. }),
+        complete_recording,
+        cut: trace.cut.map(|c| crate::result::trace::TraceCut { at_byte: c.at_byte, calls: c.calls }),
         skipped,
         start_lateness: r.speed.map(|_| LatencySummary::from_histogram(&lateness)),
     };
@@ -345,12 +349,25 @@ pub fn run_replay_step(
         result.warnings.push(
             "the trace's calls are not the ones recorded (its checksum differs from its trailer's): the file was altered or damaged".into(),
         );
+    } else if let Some(cut) = trace.cut {
+        let lost = match cut.calls {
+            Some(n) => format!("{n} call{} cut off there", if n == 1 { " was" } else { "s were" }),
+            None => "the calls cut off there are not counted (the cut record's header was cut too)".into(),
+        };
+        result.warnings.push(format!(
+            "the trace is cut short at byte {}: its recording was killed; every whole record before it was replayed, {lost}",
+            cut.at_byte
+        ));
     } else if !replay.complete_recording {
-        result
-            .notes
-            .push("the trace has no trailer: its recording ended early (the calls it holds were replayed)".into());
+        let what = match trace.source {
+            TraceSource::Rumbench { .. } => "no trailer",
+            TraceSource::Rocksdb { .. } => "no end record",
+        };
+        result.notes.push(format!(
+            "the trace has {what}: its recording ended early (the calls it holds were replayed; those after cannot be known)"
+        ));
     }
-    if calls == total && !same_calls {
+    if calls == total && checksum != recorded {
         result.warnings.push(format!(
             "the calls replayed are not the recorded ones: checksum {} against {}",
             replay.replayed_checksum, replay.recorded_checksum

@@ -67,6 +67,9 @@ pub struct TraceRecord {
 pub struct TraceError {
     pub offset: usize,
     pub what: String,
+    /// The file ends inside this record (a trace whose writer was killed):
+    /// the records before it are whole.
+    pub cut: bool,
 }
 
 impl fmt::Display for TraceError {
@@ -84,6 +87,9 @@ const WRITE: u8 = 3;
 const GET: u8 = 4;
 const SEEK: u8 = 5;
 const SEEK_FOR_PREV: u8 = 6;
+/// Block cache lookups (7 to 11) and IO records (12): not queries.
+const BLOCK_CACHE_FIRST: u8 = 7;
+const IO_TRACER: u8 = 12;
 const MULTI_GET: u8 = 13;
 
 /// A trace file's header and its records, read lazily.
@@ -97,6 +103,10 @@ pub struct RocksdbTrace<'a> {
     pub rocksdb_version: String,
     /// The header's timestamp, us since the epoch.
     pub start_us: u64,
+    /// The trace's end record was read (a tracer that was ended, not killed).
+    pub ended: bool,
+    /// Records of types this reader does not know, by type, and how many.
+    pub unknown: std::collections::BTreeMap<u8, u64>,
 }
 
 /// A raw record: its timestamp (us), type byte and payload.
@@ -111,7 +121,7 @@ struct Cursor<'a> {
 
 impl<'a> Cursor<'a> {
     fn err(&self, what: impl Into<String>) -> TraceError {
-        TraceError { offset: self.base + self.pos, what: what.into() }
+        TraceError { offset: self.base + self.pos, what: what.into(), cut: false }
     }
     fn take(&mut self, n: usize) -> Result<&'a [u8], TraceError> {
         let end =
@@ -149,40 +159,63 @@ impl<'a> Cursor<'a> {
 impl<'a> RocksdbTrace<'a> {
     /// Read the header of the trace held in `data`.
     pub fn new(data: &'a [u8]) -> Result<RocksdbTrace<'a>, TraceError> {
-        let mut t = RocksdbTrace { data, pos: 0, version: 0, rocksdb_version: String::new(), start_us: 0 };
-        let (ts, kind, payload) = t.next_raw()?.ok_or(TraceError { offset: 0, what: "empty file".into() })?;
+        let mut t = RocksdbTrace {
+            data,
+            pos: 0,
+            version: 0,
+            rocksdb_version: String::new(),
+            start_us: 0,
+            ended: false,
+            unknown: Default::default(),
+        };
+        let err = |offset, what: &str| TraceError { offset, what: what.into(), cut: false };
+        let (ts, kind, payload) =
+            t.next_raw().map_err(|e| TraceError { cut: false, ..e })?.ok_or(err(0, "empty file"))?;
         if kind != BEGIN || !payload.starts_with(MAGIC) {
-            return Err(TraceError { offset: 0, what: "no trace header (RocksDB's magic feedcafedeadbeef)".into() });
+            return Err(err(0, "no trace header (RocksDB's magic feedcafedeadbeef)"));
         }
         let text = String::from_utf8_lossy(payload);
         let field = |name: &str| text.split('\t').find_map(|f| f.strip_prefix(name)).map(|v| v.trim().to_string());
-        let version = field("Trace Version: ")
-            .ok_or(TraceError { offset: 13, what: "the header names no trace version".into() })?;
+        let version = field("Trace Version: ").ok_or(err(13, "the header names no trace version"))?;
         t.version = version
             .split_once('.')
             .and_then(|(a, b)| format!("{a}{b}").parse().ok())
-            .ok_or(TraceError { offset: 13, what: format!("trace version '{version}'") })?;
+            .ok_or(err(13, &format!("trace version '{version}'")))?;
         t.rocksdb_version = field("RocksDB Version: ").unwrap_or_default();
         t.start_us = ts;
         Ok(t)
     }
 
-    /// The next record's timestamp, type and payload (None at the end).
+    /// The next record's timestamp, type and payload (None at the end). A
+    /// record the file ends inside is an error marked `cut`, at its start.
     fn next_raw(&mut self) -> Result<Option<RawRecord<'a>>, TraceError> {
         if self.pos >= self.data.len() {
             return Ok(None);
         }
-        let mut c = Cursor { buf: self.data, pos: self.pos, base: 0 };
-        let ts = c.u64()?;
-        let kind = c.take(1)?[0];
-        let len = c.u32()? as usize;
-        let payload = c.take(len)?;
+        let start = self.pos;
+        let mut c = Cursor { buf: self.data, pos: start, base: 0 };
+        let cut = |_| TraceError {
+            offset: start,
+            what: format!("cut short at byte {start}: the file ends inside a record"),
+            cut: true,
+        };
+        let ts = c.u64().map_err(cut)?;
+        let kind = c.take(1).map_err(cut)?[0];
+        let len = c.u32().map_err(cut)? as usize;
+        let payload = c.take(len).map_err(cut)?;
         self.pos = c.pos;
         Ok(Some((ts, kind, payload)))
     }
 
-    /// The next operation (None at the end, or at the trace's end record).
-    /// Record types that are not queries (block cache and IO traces) are skipped.
+    /// The offset of the next record.
+    pub fn position(&self) -> usize {
+        self.pos
+    }
+
+    /// The next operation (None at the end, or at the trace's end record,
+    /// which sets `ended`). Record types that are not queries (block cache
+    /// and IO traces) are passed over; types this reader does not know are
+    /// passed over and counted in `unknown`.
     pub fn next_record(&mut self) -> Result<Option<TraceRecord>, TraceError> {
         loop {
             let at = self.pos;
@@ -190,7 +223,10 @@ impl<'a> RocksdbTrace<'a> {
             let mut c = Cursor { buf: payload, pos: 0, base: at + 13 };
             let v2 = self.version >= 2;
             let op = match kind {
-                END => return Ok(None),
+                END => {
+                    self.ended = true;
+                    return Ok(None);
+                }
                 WRITE => {
                     let rep = if v2 {
                         // Bit 1 (kWriteBatchData) names the batch that follows.
@@ -229,7 +265,11 @@ impl<'a> RocksdbTrace<'a> {
                     }
                     TraceOp::MultiGet { cfs, keys }
                 }
-                _ => continue,
+                BLOCK_CACHE_FIRST..=IO_TRACER => continue,
+                other => {
+                    *self.unknown.entry(other).or_default() += 1;
+                    continue;
+                }
             };
             return Ok(Some(TraceRecord { ts_us, op }));
         }
@@ -426,5 +466,32 @@ pub mod tests {
             }
         };
         assert!(err.to_string().contains("cut short"), "{err}");
+        assert!(err.cut, "the file ends inside a record: {err}");
+        assert!(!t.ended);
+    }
+
+    #[test]
+    fn the_end_record_and_types_nobody_knows_are_told() {
+        let read = |data: &[u8]| {
+            let mut t = RocksdbTrace::new(data).unwrap();
+            let mut n = 0;
+            while t.next_record().unwrap().is_some() {
+                n += 1;
+            }
+            (n, t.ended, t.unknown.clone())
+        };
+        let data = sample();
+        assert_eq!(read(&data), (4, true, Default::default()));
+        // Without its end record: the same four, and not ended.
+        let end = 13;
+        assert_eq!(read(&data[..data.len() - end]), (4, false, Default::default()));
+        // A block cache record is not a query; types 0 and 99 are nobody's.
+        let mut odd = data[..data.len() - end].to_vec();
+        record(&mut odd, 700, 9, b"block");
+        record(&mut odd, 701, 99, b"??");
+        record(&mut odd, 702, 99, b"??");
+        record(&mut odd, 703, 0, b"");
+        record(&mut odd, 800, END, b"");
+        assert_eq!(read(&odd), (4, true, [(0u8, 1u64), (99, 2)].into_iter().collect()));
     }
 }

@@ -385,8 +385,26 @@ impl Call {
 /// Where a loaded trace came from.
 #[derive(Debug, Clone, PartialEq)]
 pub enum TraceSource {
-    Rumbench { header: TraceHeader, trailer: Option<TraceTrailer> },
-    Rocksdb { rocksdb_version: String, trace_version: u32, skipped: Vec<String> },
+    Rumbench {
+        header: TraceHeader,
+        trailer: Option<TraceTrailer>,
+    },
+    /// `ended`: the trace's end record was read (a tracer ended, not killed).
+    Rocksdb {
+        rocksdb_version: String,
+        trace_version: u32,
+        skipped: Vec<String>,
+        ended: bool,
+    },
+}
+
+/// Where a trace's file ends inside a record (its writer was killed), and
+/// how many calls were lost there, when the file says (a chunk's header
+/// counts its calls; a RocksDB record is one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cut {
+    pub at_byte: u64,
+    pub calls: Option<u64>,
 }
 
 /// A trace loaded for replay: its calls in the order of their intended
@@ -401,6 +419,8 @@ pub struct Trace {
     pub threads: u32,
     /// The wrapping sum of the loaded calls' digests.
     pub checksum: u64,
+    /// The file ends inside a record: the whole ones before it are loaded.
+    pub cut: Option<Cut>,
 }
 
 /// Whether `head`, a file's first bytes (64 KiB will do), starts a trace
@@ -409,7 +429,7 @@ pub fn check_head(head: &[u8]) -> Result<(), String> {
     if let Some(rest) = head.strip_prefix(MAGIC) {
         let version = rest.get(..2).map(|v| u16::from_le_bytes([v[0], v[1]]));
         return match version {
-            Some(VERSION) => Ok(()),
+            Some(VERSION) => read_header(&mut Reader { buf: head, pos: MAGIC.len() + 2 }).map(|_| ()),
             Some(v) => Err(format!("a rumbench trace of format version {v}; this rumbench reads version {VERSION}")),
             None => Err("a rumbench trace cut short in its header".into()),
         };
@@ -417,6 +437,26 @@ pub fn check_head(head: &[u8]) -> Result<(), String> {
     RocksdbTrace::new(head)
         .map(|_| ())
         .map_err(|e| format!("neither a rumbench trace (magic RUMTRACE) nor a RocksDB trace ({})", e.what))
+}
+
+/// The most threads a recording has: rumbench's 1,024 clients and a
+/// background writer.
+const MAX_RECORDED_THREADS: u32 = 1024;
+
+/// A rumbench trace's header, after its magic and version: readable, and
+/// naming a thread count rumbench can have recorded.
+fn read_header(r: &mut Reader<'_>) -> Result<TraceHeader, String> {
+    let n = r.u32().map_err(|_| "a rumbench trace cut short in its header".to_string())? as usize;
+    let bytes = r.take(n).map_err(|_| format!("a rumbench trace cut short in its header (of {n} bytes)"))?;
+    let header: TraceHeader =
+        serde_json::from_slice(bytes).map_err(|e| format!("the trace's header is not readable: {e}"))?;
+    if header.threads > MAX_RECORDED_THREADS {
+        return Err(format!(
+            "the trace's header says {} client threads recorded; rumbench records at most {MAX_RECORDED_THREADS}: the file is damaged",
+            header.threads
+        ));
+    }
+    Ok(header)
 }
 
 struct Reader<'a> {
@@ -472,7 +512,7 @@ impl Trace {
     }
 
     fn empty(source: TraceSource) -> Trace {
-        Trace { source, calls: Vec::new(), parts: Vec::new(), keys: Vec::new(), threads: 0, checksum: 0 }
+        Trace { source, calls: Vec::new(), parts: Vec::new(), keys: Vec::new(), threads: 0, checksum: 0, cut: None }
     }
 
     /// The keys of a call, with their value sizes and whether each deletes.
@@ -508,55 +548,64 @@ impl Trace {
         if version != VERSION {
             return Err(format!("a rumbench trace of format version {version}; this rumbench reads version {VERSION}"));
         }
-        let n = r.u32()? as usize;
-        let header: TraceHeader =
-            serde_json::from_slice(r.take(n)?).map_err(|e| format!("the trace's header is not readable: {e}"))?;
+        let header = read_header(&mut r)?;
+        let recorded_threads = header.threads;
         let mut t = Trace::empty(TraceSource::Rumbench { header, trailer: None });
         // Each recorded thread's next index and last intended start.
         let mut threads: HashMap<u32, (u64, u64)> = HashMap::new();
         let mut trailer = None;
         while r.pos < data.len() {
-            let thread = r.u32()?;
-            let calls = r.u32()?;
-            let len = r.u32()? as usize;
-            let payload = r.take(len)?;
+            let at = r.pos;
+            // A recording killed mid-write ends inside a chunk: every whole
+            // call before the cut is kept, the rest counted.
+            let head = (r.u32(), r.u32(), r.u32());
+            let (Ok(thread), Ok(calls), Ok(len)) = head else {
+                t.cut = Some(Cut { at_byte: at as u64, calls: None });
+                break;
+            };
+            let whole = r.take(len as usize);
+            let payload = match whole {
+                Ok(p) => p,
+                Err(_) => &data[r.pos..],
+            };
             if thread == END_CHUNK {
+                let Ok(payload) = whole else {
+                    t.cut = Some(Cut { at_byte: at as u64, calls: Some(0) });
+                    break;
+                };
                 trailer = Some(
                     serde_json::from_slice::<TraceTrailer>(payload)
                         .map_err(|e| format!("the trace's trailer is not readable: {e}"))?,
                 );
                 break;
             }
+            // Clients are 0..threads, a background writer the one after them.
+            if thread > recorded_threads {
+                return Err(format!(
+                    "a chunk at byte {at} claims thread {thread}, in a trace its header says {recorded_threads} client threads recorded: the file is damaged"
+                ));
+            }
             let (seq, last_ns) = threads.entry(thread).or_insert((0, 0));
             let mut c = Reader { buf: payload, pos: 0 };
-            for _ in 0..calls {
-                let kind = CallKind::from_u8(c.take(1)?[0])
-                    .ok_or_else(|| format!("an unknown call kind in a chunk of thread {thread}"))?;
-                *last_ns += c.varint()?;
-                let first = t.parts.len();
-                let mut scan_len = 0;
-                match kind {
-                    CallKind::Get | CallKind::Delete | CallKind::Put => {
-                        let key = c.key()?;
-                        let size = if kind == CallKind::Put { c.varint()? as u32 } else { 0 };
-                        t.push_part(key, size, kind == CallKind::Delete);
+            let mut read = 0;
+            while read < calls {
+                let first = (t.parts.len(), t.keys.len());
+                match t.read_call(&mut c, thread, *seq, last_ns) {
+                    Ok(()) => {}
+                    Err(_) if whole.is_err() => {
+                        // The cut call's keys are not kept.
+                        t.parts.truncate(first.0);
+                        t.keys.truncate(first.1);
+                        break;
                     }
-                    CallKind::Seek | CallKind::SeekBack => {
-                        let key = c.key()?;
-                        scan_len = c.varint()? as u32;
-                        t.push_part(key, 0, false);
-                    }
-                    CallKind::MultiGet | CallKind::Batch => {
-                        for _ in 0..c.varint()? {
-                            let delete = kind == CallKind::Batch && c.take(1)?[0] == 1;
-                            let key = c.key()?;
-                            let size = if kind == CallKind::Batch && !delete { c.varint()? as u32 } else { 0 };
-                            t.push_part(key, size, delete);
-                        }
-                    }
+                    Err(e) => return Err(format!("a chunk of thread {thread} at byte {at}: {e}")),
                 }
-                t.push_call(thread, *seq, *last_ns, kind, scan_len, first);
                 *seq += 1;
+                read += 1;
+            }
+            if whole.is_err() {
+                t.cut = Some(Cut { at_byte: at as u64, calls: Some(u64::from(calls - read)) });
+                break;
             }
             if c.pos != payload.len() {
                 return Err(format!("a chunk of thread {thread} holds more than its {calls} calls"));
@@ -571,6 +620,38 @@ impl Trace {
         Ok(t)
     }
 
+    /// One call of a chunk, read into the trace; an error leaves the parts
+    /// it pushed (the caller drops them).
+    fn read_call(&mut self, c: &mut Reader<'_>, thread: u32, seq: u64, last_ns: &mut u64) -> Result<(), String> {
+        let kind = CallKind::from_u8(c.take(1)?[0]).ok_or_else(|| "an unknown call kind".to_string())?;
+        let at = *last_ns + c.varint()?;
+        let first = self.parts.len();
+        let mut scan_len = 0;
+        match kind {
+            CallKind::Get | CallKind::Delete | CallKind::Put => {
+                let key = c.key()?;
+                let size = if kind == CallKind::Put { c.varint()? as u32 } else { 0 };
+                self.push_part(key, size, kind == CallKind::Delete);
+            }
+            CallKind::Seek | CallKind::SeekBack => {
+                let key = c.key()?;
+                scan_len = c.varint()? as u32;
+                self.push_part(key, 0, false);
+            }
+            CallKind::MultiGet | CallKind::Batch => {
+                for _ in 0..c.varint()? {
+                    let delete = kind == CallKind::Batch && c.take(1)?[0] == 1;
+                    let key = c.key()?;
+                    let size = if kind == CallKind::Batch && !delete { c.varint()? as u32 } else { 0 };
+                    self.push_part(key, size, delete);
+                }
+            }
+        }
+        *last_ns = at;
+        self.push_call(thread, seq, at, kind, scan_len, first);
+        Ok(())
+    }
+
     /// RocksDB's trace as one thread's calls (a trace records no threads).
     /// What a replay through the `Session` calls cannot do is skipped and
     /// counted: column families other than the default, merges, range
@@ -582,6 +663,7 @@ impl Trace {
             rocksdb_version: rt.rocksdb_version.clone(),
             trace_version: rt.version,
             skipped: Vec::new(),
+            ended: false,
         });
         let start_us = rt.start_us;
         let mut skipped: Vec<(&'static str, u64)> = Vec::new();
@@ -590,7 +672,18 @@ impl Trace {
             None => skipped.push((what, 1)),
         };
         let mut seq = 0u64;
-        while let Some(rec) = rt.next_record().map_err(|e| e.to_string())? {
+        loop {
+            let at = rt.position();
+            let rec = match rt.next_record() {
+                Ok(Some(rec)) => rec,
+                Ok(None) => break,
+                // A tracer killed mid-record: the records before it replay.
+                Err(e) if e.cut => {
+                    t.cut = Some(Cut { at_byte: at as u64, calls: Some(1) });
+                    break;
+                }
+                Err(e) => return Err(e.to_string()),
+            };
             let at = rec.ts_us.saturating_sub(start_us) * 1000;
             let first = t.parts.len();
             let (kind, scan_len) = match rec.op {
@@ -647,8 +740,12 @@ impl Trace {
             seq += 1;
         }
         t.threads = 1;
-        if let TraceSource::Rocksdb { skipped: slot, .. } = &mut t.source {
+        if let TraceSource::Rocksdb { skipped: slot, ended, .. } = &mut t.source {
             *slot = skipped.into_iter().map(|(what, n)| format!("{n} {what}")).collect();
+            slot.extend(
+                rt.unknown.iter().map(|(kind, n)| format!("{n} records of a type this reader does not know ({kind})")),
+            );
+            *ended = rt.ended;
         }
         t.sort();
         Ok(t)
@@ -733,18 +830,104 @@ mod tests {
         let at = data.windows(16).position(|w| w == b"key0000000000015").unwrap();
         data[at + 3] = b'9';
         assert_ne!(Trace::parse(&data).unwrap().checksum, trailer.checksum);
-        // Cut inside a chunk: an error. Cut at a chunk's end: no trailer.
-        assert!(Trace::parse(&data[..data.len() - 40]).is_err());
+        // Cut inside the trailer: every call, no trailer, cut with no call lost.
+        let t = Trace::parse(&data[..data.len() - 40]).unwrap();
+        assert!(matches!(t.source, TraceSource::Rumbench { trailer: None, .. }));
+        assert_eq!((t.calls.len(), t.cut.map(|c| c.calls)), (40_000, Some(Some(0))));
+        // Cut at a chunk's end: no trailer, nothing cut.
         let end = 12 + serde_json::to_vec(&trailer).unwrap().len();
         let t = Trace::parse(&data[..data.len() - end]).unwrap();
         assert!(matches!(t.source, TraceSource::Rumbench { trailer: None, .. }));
-        assert_eq!(t.calls.len(), 40_000);
+        assert_eq!((t.calls.len(), t.cut), (40_000, None));
         assert!(Trace::parse(b"RUMTRACE\x02\x00").unwrap_err().contains("format version 2"));
         assert!(Trace::parse(b"hello").unwrap_err().contains("neither a rumbench trace"));
-        assert_eq!(check_head(&data[..100]), Ok(()));
+        assert_eq!(check_head(&data[..200]), Ok(()));
         assert!(check_head(b"RUMTRACE\x02\x00").unwrap_err().contains("format version 2"));
         assert!(check_head(b"hello").unwrap_err().contains("neither"));
         assert_eq!(check_head(&super::super::rocksdb_trace::tests::sample()[..120]), Ok(()));
+    }
+
+    /// A recording killed mid-write: the whole calls before the cut load,
+    /// each as recorded, and the cut chunk's lost calls are counted.
+    #[test]
+    fn a_trace_cut_inside_a_chunk_keeps_its_whole_calls() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.rtrace");
+        record(&path);
+        let data = std::fs::read(&path).unwrap();
+        let full = Trace::parse(&data).unwrap();
+        let key =
+            |t: &Trace, c: &Call| t.parts(c).map(|(k, p)| (k.to_vec(), p.value_size, p.delete)).collect::<Vec<_>>();
+        for cut_at in [data.len() / 2, data.len() / 3 + 7, 300_001] {
+            let t = Trace::parse(&data[..cut_at]).unwrap();
+            let cut = t.cut.expect("cut");
+            assert!(cut.at_byte < cut_at as u64);
+            let lost = cut.calls.expect("the chunk's header is whole");
+            assert!(lost > 0 && !t.calls.is_empty() && t.calls.len() as u64 + lost < 40_000, "{cut:?}");
+            for c in &t.calls {
+                let same = full.calls.iter().find(|f| (f.thread, f.seq) == (c.thread, c.seq)).unwrap();
+                assert_eq!((same.kind, same.intended_ns, key(&full, same)), (c.kind, c.intended_ns, key(&t, c)));
+            }
+        }
+        // Cut inside a chunk's own header: the chunks before it, and a cut of unknown calls.
+        let first_chunk_end = {
+            let n = u32::from_le_bytes(data[10..14].try_into().unwrap()) as usize;
+            let at = 14 + n;
+            at + 12 + u32::from_le_bytes(data[at + 8..at + 12].try_into().unwrap()) as usize
+        };
+        let t = Trace::parse(&data[..first_chunk_end + 5]).unwrap();
+        assert_eq!(t.cut, Some(Cut { at_byte: first_chunk_end as u64, calls: None }));
+        assert!(!t.calls.is_empty());
+    }
+
+    /// A chunk or a header that claims more threads than rumbench records
+    /// is refused, not allocated for.
+    #[test]
+    fn a_damaged_thread_count_is_refused() {
+        let header = |threads: u32| {
+            let json = serde_json::to_vec(&TraceHeader { threads, ..Default::default() }).unwrap();
+            let mut d = MAGIC.to_vec();
+            d.extend_from_slice(&VERSION.to_le_bytes());
+            d.extend_from_slice(&(json.len() as u32).to_le_bytes());
+            d.extend_from_slice(&json);
+            d
+        };
+        let mut d = header(4);
+        for w in [0x7FFF_FFFFu32, 1, 0] {
+            d.extend_from_slice(&w.to_le_bytes());
+        }
+        let e = Trace::parse(&d).unwrap_err();
+        assert!(e.contains("claims thread 2147483647") && e.contains("4 client threads"), "{e}");
+        let e = Trace::parse(&header(1 << 30)).unwrap_err();
+        assert!(e.contains("1073741824 client threads"), "{e}");
+        assert!(check_head(&header(1 << 30)).is_err());
+        // The background writer is the thread after the clients.
+        let mut d = header(4);
+        for w in [4u32, 0, 0] {
+            d.extend_from_slice(&w.to_le_bytes());
+        }
+        assert_eq!(Trace::parse(&d).unwrap().threads, 5);
+        // A header that is not JSON is found by the check before a run.
+        let mut d = MAGIC.to_vec();
+        d.extend_from_slice(&VERSION.to_le_bytes());
+        d.extend_from_slice(&3u32.to_le_bytes());
+        d.extend_from_slice(b"{x}");
+        assert!(check_head(&d).unwrap_err().contains("header is not readable"));
+    }
+
+    #[test]
+    fn a_rocksdb_trace_cut_or_unended_says_so() {
+        let data = super::super::rocksdb_trace::tests::sample();
+        let ended = |t: &Trace| matches!(t.source, TraceSource::Rocksdb { ended: true, .. });
+        let t = Trace::parse(&data).unwrap();
+        assert!(ended(&t) && t.cut.is_none());
+        // Without its end record (13 bytes): the same calls, not ended.
+        let t = Trace::parse(&data[..data.len() - 13]).unwrap();
+        assert!(!ended(&t) && t.cut.is_none() && t.calls.len() == 4);
+        // Cut inside the multiget: the three before it, and one record cut.
+        let t = Trace::parse(&data[..data.len() - 20]).unwrap();
+        assert_eq!(t.calls.len(), 3);
+        assert_eq!(t.cut.and_then(|c| c.calls), Some(1));
     }
 
     #[test]

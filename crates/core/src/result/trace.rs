@@ -18,6 +18,14 @@ pub struct TraceRecording {
     pub span_s: f64,
 }
 
+/// Where a trace's file was cut short.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct TraceCut {
+    pub at_byte: u64,
+    /// The calls the cut record held (None: its header was cut too).
+    pub calls: Option<u64>,
+}
+
 /// What a replay replayed, and how faithfully.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Replay {
@@ -43,10 +51,18 @@ pub struct Replay {
     /// the sum over the calls made.
     pub recorded_checksum: String,
     pub replayed_checksum: String,
-    /// Every call of the trace was made, once, with its keys and sizes.
+    /// Every call of the recording was made, once, with its keys and sizes:
+    /// false when calls were skipped, cut off or of an unknown kind, or
+    /// when the recording did not end (its calls cannot be told).
     pub same_calls: bool,
-    /// The recording ended with its trailer (a RocksDB trace: true).
+    /// The recording ended: its trailer (rumbench) or end record (RocksDB)
+    /// is there, and the file does not end inside a record.
     pub complete_recording: bool,
+    /// The file ends inside a record (its writer was killed): where, and
+    /// how many calls were lost there when the file says. Every whole
+    /// record before it was replayed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cut: Option<TraceCut>,
     /// What the trace holds that a replay cannot do, counted.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub skipped: Vec<String>,
