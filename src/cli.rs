@@ -158,6 +158,15 @@ Exit codes: 0 every rule kept (or skipped, saying why); 1 a rule broken; 2 bad i
     /// One config of a crash test, in a process of its own (used by `crashtest`)
     #[command(hide = true)]
     InternalCrashConfig { task: PathBuf, index: usize },
+    /// Loads an engine plugin, and with --check checks its options, in a
+    /// process of its own (used while a run is planned: a plugin that
+    /// crashes there is named)
+    #[command(hide = true)]
+    InternalPluginProbe {
+        library: PathBuf,
+        #[arg(long, num_args = 0..)]
+        check: Option<Vec<String>>,
+    },
     /// Prints how this binary was built, as JSON (used to check a RocksDB version's build)
     #[command(hide = true)]
     InternalBuildInfo,
@@ -331,6 +340,13 @@ pub struct ConformArgs {
     /// Where the rules' databases go (a directory of its own is made in it) [default: the system's temporary directory]
     #[arg(long)]
     pub dir: Option<PathBuf>,
+    /// The longest one rule may take before it is called hung and its process killed
+    #[arg(long, default_value_t = 60.0, value_name = "SECONDS")]
+    pub rule_seconds: f64,
+    /// Run only rule INDEX in --dir and print its verdict (conform runs each
+    /// rule in a process of its own so)
+    #[arg(long, hide = true)]
+    pub one_rule: Option<usize>,
 }
 
 #[derive(clap::Args, Debug)]

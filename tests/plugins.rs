@@ -16,6 +16,9 @@ struct Built {
     lmdb: PathBuf,
     faulty: PathBuf,
     wrong_abi: PathBuf,
+    /// The faulty plugin with a library constructor, or an entry, that crashes.
+    crash_loaded: PathBuf,
+    crash_entry: PathBuf,
 }
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
@@ -57,7 +60,9 @@ fn built() -> &'static Built {
         };
         let faulty = cc("libfaulty.so", &[]);
         let wrong_abi = cc("libwrongabi.so", &["-DRB_FAULTY_WRONG_ABI"]);
-        Built { lmdb: dir.path().join("librumbench_lmdb.so"), faulty, wrong_abi, _dir: dir }
+        let crash_loaded = cc("libcrashloaded.so", &["-DRB_FAULTY_CRASH_IN_CONSTRUCTOR"]);
+        let crash_entry = cc("libcrashentry.so", &["-DRB_FAULTY_CRASH_IN_ENTRY"]);
+        Built { lmdb: dir.path().join("librumbench_lmdb.so"), faulty, wrong_abi, crash_loaded, crash_entry, _dir: dir }
     })
 }
 
@@ -108,6 +113,77 @@ fn conform_names_each_rule_a_plugin_breaks() {
     );
     assert!(text.contains("skipped scans_reverse: no reverse scans"), "{text}");
     assert!(text.contains("ok      put_get_delete"), "{text}");
+}
+
+/// conform runs each rule in a process of its own: a plugin that crashes,
+/// aborts or hangs breaks the rule it did it in (named with the signal and
+/// the call), the other rules get their verdicts, and nothing is left in
+/// the directory the rules ran in. Interrupted, it stops at once, cleans up
+/// and exits 130.
+#[test]
+fn conform_gives_a_verdict_on_a_plugin_that_crashes_aborts_or_hangs() {
+    let lib = engine(&built().faulty);
+    for (option, says) in [
+        ("segfault_at_put=1", "the engine crashed the process (SIGSEGV): the plugin crashed in put (signal 11)"),
+        ("abort_at_put=1", "the engine crashed the process (SIGABRT): the plugin crashed in put (signal 6)"),
+        ("hang_at_get=1", "it did not end within 3 s, in a call to get"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().to_str().unwrap();
+        let out = rumbench(&["conform", "-e", &lib, "-o", option, "--dir", d, "--rule-seconds", "3"]);
+        let text = cli::text(&out);
+        assert_eq!(out.status.code(), Some(1), "{option}: {text}");
+        assert!(text.contains(&format!("BROKEN  put_get_delete: {says}")), "{option}: {text}");
+        // Every rule has its verdict, the ones after the crash too.
+        assert!(text.contains("skipped scans_reverse: no reverse scans"), "{option}: {text}");
+        assert!(text.contains("rules kept"), "{option}: {text}");
+        assert!(!text.contains("unwrap()"), "no Rust panic text: {text}");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "{option}: the rules' databases removed");
+    }
+    // Ctrl-C while a rule hangs: exit 130 within seconds, nothing left.
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = cli::rumbench()
+        .args(["conform", "-e", &lib, "-o", "hang_at_get=1", "--rule-seconds", "60", "--dir"])
+        .arg(dir.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    // SAFETY: a signal to the child this test started.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(started.elapsed().as_secs() < 10, "conform still running 10 s after SIGINT");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    assert_eq!(status.code(), Some(130));
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "interrupted: the rules' databases removed");
+}
+
+/// The crash test names the plugin call a writer crashed in (not only that
+/// the writer stopped).
+#[test]
+fn the_crash_test_names_the_plugin_call_that_crashed() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let o = cli::rumbench()
+        .args(["crashtest", "-e", &engine(&built().faulty), "-o", "segfault_at_put=20", "--crashes", "1"])
+        .args(["--kill-after", "3000,3000", "-d"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let text = cli::text(&o);
+    assert_ne!(o.status.code(), Some(0), "{text}");
+    let result = std::fs::read_to_string(out.join("result.json")).unwrap_or_default();
+    assert!(
+        text.contains("the plugin crashed in put (signal 11)")
+            || result.contains("the plugin crashed in put (signal 11)"),
+        "{text}\n{result}"
+    );
 }
 
 /// A plugin that segfaults in its 1000th put ends its config with the call
@@ -199,6 +275,32 @@ fn what_a_plugin_cannot_do_is_refused_before_anything_runs() {
         let err = String::from_utf8_lossy(&out.stderr).to_string();
         assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
         assert!(err.contains(says), "{args:?}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+        assert!(!out_dir.exists(), "{args:?} created its output directory");
+    }
+}
+
+/// A plugin that crashes while the run is planned (its library's
+/// constructor, its entry, its check of the options) is loaded by a probe
+/// process: the run is refused in one line naming where it crashed and how,
+/// with exit 2 and nothing written, instead of rumbench dying of it.
+#[test]
+fn a_plugin_that_crashes_while_the_run_is_planned_is_named() {
+    let b = built();
+    let cases: [(Vec<String>, &str); 3] = [
+        (vec!["-e".into(), engine(&b.crash_loaded)], "in loading its library (its constructors) (SIGSEGV)"),
+        (vec!["-e".into(), engine(&b.crash_entry)], "in its entry, rumbench_engine_api (SIGSEGV)"),
+        (vec!["-e".into(), engine(&b.faulty), "-o".into(), "crash_in_check=1".into()], "in check_options (SIGSEGV)"),
+    ];
+    for (args, says) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let out_dir = dir.path().join("out");
+        let mut cmd = cli::rumbench();
+        cmd.args(["run", "--progress", "off", "--no-history", "-s", "fillseq"]).args(&args);
+        let out = cli::run_into(&mut cmd, &out_dir);
+        let err = String::from_utf8_lossy(&out.stderr).to_string();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains("crashed while rumbench planned the run") && err.contains(says), "{args:?}: {err}");
         assert_eq!(err.trim().lines().count(), 1, "{err}");
         assert!(!out_dir.exists(), "{args:?} created its output directory");
     }

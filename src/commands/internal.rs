@@ -39,16 +39,20 @@ pub fn build_info() -> Result<ExitCode> {
 /// `internal-run-config TASK INDEX`: one config of a run, in a process of its own.
 pub fn run_config(task: &std::path::Path, index: usize) -> ExitCode {
     super::signals::install(false);
+    // A plugin that crashes here ends this config only: the main process names it.
+    rumbench::engine::let_engine_code_run_here();
     rumbench::runner::run_config_child(task, index)
 }
 
 /// `internal-crash-config TASK INDEX`: one config of a crash test, in a process of its own.
 pub fn crash_config(task: &std::path::Path, index: usize) -> ExitCode {
     super::signals::install(false);
+    rumbench::engine::let_engine_code_run_here();
     rumbench::crashtest::run_config_process(task, index)
 }
 
 /// `internal-crash-child writer|check TASK`: a crash test's writer or checker.
 pub fn crash_child(role: &str, task: &std::path::Path) -> ExitCode {
+    rumbench::engine::let_engine_code_run_here();
     rumbench::crashtest::child::main(role, task)
 }

@@ -68,6 +68,9 @@ pub fn dispatch(command: Command) -> (Result<ExitCode>, bool) {
         Command::Crashtest(a) => crashtest::run(a),
         Command::Conform(a) => conform::run(a),
         Command::InternalBuildInfo => internal::build_info(),
+        Command::InternalPluginProbe { library, check } => {
+            return (Ok(rumbench::engine::library_probe_main(&library, check.as_deref())), true)
+        }
         Command::InternalRocksdbManifests { root, check } => internal::rocksdb_manifests(root, check),
         Command::InternalCrashChild { role, task } => return (Ok(internal::crash_child(&role, &task)), true),
         Command::InternalRunConfig { task, index } => return (Ok(internal::run_config(&task, index)), true),

@@ -288,13 +288,26 @@ impl EngineSubject {
 impl Subject for EngineSubject {
     fn write_and_crash(&mut self, task: &ChildTask, after: Duration) -> Result<()> {
         self.write_task(task)?;
-        kill_writer(&self.task_path, after)
+        kill_writer(&self.task_path, after).map_err(|e| match engine_cause(task) {
+            Some(cause) => e.context(cause),
+            None => e,
+        })
     }
 
     fn recover(&mut self, task: &ChildTask) -> Result<std::result::Result<CheckReport, String>> {
         self.write_task(task)?;
-        recover(&self.task_path, &task.report)
+        Ok(recover(&self.task_path, &task.report)?.map_err(|why| match engine_cause(task) {
+            Some(cause) => format!("{cause}: {why}"),
+            None => why,
+        }))
     }
+}
+
+/// What the engine left in its data dir about a crash of its own (a
+/// plugin's: the call it crashed in), taken once (the next crash's note is
+/// the next one's).
+fn engine_cause(task: &ChildTask) -> Option<String> {
+    crate::engine::take_crash_cause(crate::backend::find(&task.config.engine).ok()?, &task.db_dir)
 }
 
 fn crash_loop(
@@ -732,8 +745,7 @@ fn finish(
 /// crash test, its results written after each crash. Exit code: 0
 /// completed, 1 failed, 130 interrupted.
 pub fn run_config_process(task_path: &Path, index: usize) -> std::process::ExitCode {
-    // SAFETY: getppid has no preconditions.
-    let parent = unsafe { libc::getppid() };
+    let parent = crate::sys::ParentWatch::now();
     let outcome = (|| -> Result<Status> {
         let task: ConfigTask = serde_json::from_slice(&std::fs::read(task_path)?)?;
         let config = task.configs.get(index).with_context(|| format!("no config {index} in the task"))?;
@@ -749,8 +761,7 @@ pub fn run_config_process(task_path: &Path, index: usize) -> std::process::ExitC
         let r = run_config(config, &task.options, index, &mut write);
         let status = r.status;
         write(&r);
-        // SAFETY: as above.
-        if unsafe { libc::getppid() } != parent {
+        if parent.died() {
             // The main process died (PR_SET_PDEATHSIG stopped us): nobody else ends the crash test.
             crate::driver::stop::request_stop(libc::SIGTERM);
             let mut run = crate::result::load(&results)?;

@@ -87,29 +87,47 @@ pub fn write_batch_is_visible(e: &dyn Engine) {
     assert_eq!(count(&mut *s), 2);
 }
 
+/// A batch's keys far apart among many others, with values of a few KiB:
+/// an engine whose batch lands in several pages (or files) one at a time
+/// shows a scan half of it, as one whose batch is a single page may not.
 pub fn readers_never_see_half_a_batch(e: &dyn Engine) {
-    let (ka, kb) = (key(1), key(2));
-    e.session().unwrap().write_batch(&[BatchOp::Put(&ka, b"0"), BatchOp::Put(&kb, b"0")]).unwrap();
+    const KEYS: u64 = 2000;
+    const BATCH: u64 = 8;
+    let step = KEYS / BATCH;
+    let value = |version: u32| format!("{version:>8}").repeat(256).into_bytes();
+    let mut s = e.session().unwrap();
+    let (filler, first) = (vec![b'.'; 200], value(0));
+    for i in 0..KEYS {
+        s.put(&key(i), if i % step == 0 { &first } else { &filler }).unwrap();
+    }
+    drop(s);
+    let batch_keys: Vec<Vec<u8>> = (0..BATCH).map(|j| key(j * step)).collect();
     std::thread::scope(|scope| {
-        let (ka, kb) = (&ka, &kb);
+        let batch_keys = &batch_keys;
         scope.spawn(move || {
             let mut s = e.session().unwrap();
-            for i in 1..200u32 {
-                let v = i.to_string();
-                s.write_batch(&[BatchOp::Put(ka, v.as_bytes()), BatchOp::Put(kb, v.as_bytes())]).unwrap();
+            for version in 1..300u32 {
+                let v = value(version);
+                let ops: Vec<BatchOp<'_>> = batch_keys.iter().map(|k| BatchOp::Put(k, &v)).collect();
+                s.write_batch(&ops).unwrap();
             }
         });
         scope.spawn(move || {
             let mut s = e.session().unwrap();
-            for _ in 0..200 {
-                let mut vals = Vec::new();
-                s.scan(&key(0), false, 2, &mut |_, v| {
-                    vals.push(v.to_vec());
+            for _ in 0..300 {
+                let mut versions = Vec::new();
+                s.scan(&key(0), false, KEYS as usize, &mut |k, v| {
+                    if batch_keys.iter().any(|b| b.as_slice() == k) {
+                        versions.push(v.get(..8).map(<[u8]>::to_vec).unwrap_or_default());
+                    }
                     true
                 })
                 .unwrap();
-                assert_eq!(vals.len(), 2);
-                assert_eq!(vals[0], vals[1], "scan saw half a batch");
+                assert_eq!(versions.len() as u64, BATCH, "the batch's keys in a scan of them all");
+                let first = &versions[0];
+                let seen: Vec<String> =
+                    versions.iter().map(|v| String::from_utf8_lossy(v).trim().to_string()).collect();
+                assert!(versions.iter().all(|v| v == first), "a scan saw half a batch: versions {seen:?} in one scan");
             }
         });
     });
@@ -456,21 +474,43 @@ fn plain_words(msg: &str) -> String {
             if what.is_empty() { String::new() } else { format!("{what}: ") }
         ))
     });
-    eq.unwrap_or_else(|| msg.to_string()).replace('\n', " ")
+    // An engine call that returned an error where the rule expected none.
+    let msg = match msg.strip_prefix("called `Result::unwrap()` on an `Err` value: ") {
+        Some(err) => format!("an engine call failed: {err}"),
+        None => msg.to_string(),
+    };
+    eq.unwrap_or(msg).replace('\n', " ")
 }
 
 /// Check every rule, each on a fresh engine from `open(dir, create)` in a
 /// directory of its own under `root`; `each` hears every rule as it
 /// starts (a crash then names the rule it happened in). A broken rule is
-/// Err with what broke.
+/// Err with what broke. (`rumbench conform` runs each rule in a process of
+/// its own, `check_rule`: an engine that crashes or hangs breaks one rule.)
 pub fn check(
     root: &Path,
     open: &Opener<'_>,
     each: &mut dyn FnMut(&str),
 ) -> Vec<(&'static str, std::result::Result<Verdict, String>)> {
+    let mut out = Vec::new();
+    for (i, rule) in RULES.iter().enumerate() {
+        each(rule.name);
+        out.push((rule.name, check_rule(root, open, i)));
+    }
+    out
+}
+
+/// The directory rule `index` runs in, under `root`.
+pub fn rule_dir(root: &Path, index: usize) -> std::path::PathBuf {
+    root.join(format!("{index:02}-{}", RULES[index].name))
+}
+
+/// Check rule `index` of `RULES` on a fresh engine in `rule_dir(root,
+/// index)`, removed after. Err: what broke, in words.
+pub fn check_rule(root: &Path, open: &Opener<'_>, index: usize) -> std::result::Result<Verdict, String> {
     use std::sync::Mutex;
     // The first panic's message and place: a broken rule's words. Nothing
-    // is printed while the rules run (a scoped thread's panic comes first).
+    // is printed while the rule runs (a scoped thread's panic comes first).
     static FIRST: Mutex<Option<String>> = Mutex::new(None);
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(|info| {
@@ -485,25 +525,21 @@ pub fn check(
             *first = Some(plain_words(&msg));
         }
     }));
-    let mut out = Vec::new();
-    for (i, rule) in RULES.iter().enumerate() {
-        each(rule.name);
-        let dir = root.join(format!("{i:02}-{}", rule.name));
-        let outcome = match std::fs::create_dir_all(&dir) {
-            Err(e) => Err(format!("cannot create {}: {e}", dir.display())),
-            Ok(()) => {
-                *FIRST.lock().unwrap_or_else(|p| p.into_inner()) = None;
-                let subject = Subject { dir: &dir, open };
-                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (rule.check)(&subject))).map_err(|_| {
-                    FIRST.lock().unwrap_or_else(|p| p.into_inner()).take().unwrap_or_else(|| "it panicked".into())
-                })
-            }
-        };
-        let _ = std::fs::remove_dir_all(&dir);
-        out.push((rule.name, outcome));
-    }
+    let rule = &RULES[index];
+    let dir = rule_dir(root, index);
+    let outcome = match std::fs::create_dir_all(&dir) {
+        Err(e) => Err(format!("cannot create {}: {e}", dir.display())),
+        Ok(()) => {
+            *FIRST.lock().unwrap_or_else(|p| p.into_inner()) = None;
+            let subject = Subject { dir: &dir, open };
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (rule.check)(&subject))).map_err(|_| {
+                FIRST.lock().unwrap_or_else(|p| p.into_inner()).take().unwrap_or_else(|| "it panicked".into())
+            })
+        }
+    };
+    let _ = std::fs::remove_dir_all(&dir);
     std::panic::set_hook(previous);
-    out
+    outcome
 }
 
 #[cfg(test)]
@@ -515,6 +551,6 @@ mod tests {
         let bare = "assertion `left == right` failed\n  left: 1\n right: 2";
         assert_eq!(super::plain_words(bare), "got 1, expected 2");
         let err = "called `Result::unwrap()` on an `Err` value: x: y\n\nStack backtrace:\n 0: a";
-        assert_eq!(super::plain_words(err), "called `Result::unwrap()` on an `Err` value: x: y");
+        assert_eq!(super::plain_words(err), "an engine call failed: x: y");
     }
 }

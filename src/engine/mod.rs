@@ -211,37 +211,33 @@ pub fn no_size_limits(_: &EngineOptions) -> SizeLimits {
     SizeLimits::default()
 }
 
-/// A resource of the machine an engine option takes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Resource {
-    /// Memory (RAM): caches, memtables, buffers the engine may fill.
-    Memory,
-    /// Space on the data directory's filesystem: a file sized at creation.
-    Disk,
-}
-
-/// What an option (or a product of options) takes of one resource.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Claim {
-    pub resource: Resource,
-    pub bytes: u64,
-    /// The options that set it, as a user writes them ("rocksdb.block_cache_size=30G";
-    /// "sqlite.cache_size=64M x 9 connections").
-    pub what: String,
-}
-
-impl Claim {
-    pub fn memory(bytes: u64, what: String) -> Claim {
-        Claim { resource: Resource::Memory, bytes, what }
-    }
-    pub fn disk(bytes: u64, what: String) -> Claim {
-        Claim { resource: Resource::Disk, bytes, what }
-    }
-}
+// What an option takes of the machine: below engines, since servers claim
+// memory for their settings too.
+pub use crate::measure::os::capacity::{Claim, Resource};
 
 /// `EngineSpec::claims` of an engine whose options take nothing worth checking.
 pub fn no_claims(_: &EngineOptions, _: usize) -> Vec<Claim> {
     Vec::new()
+}
+
+/// This process may die of an engine's code (a plugin's): a config process,
+/// a crash test's. Elsewhere (the main process) a plugin is loaded and its
+/// options checked in a probe process first (`plugin::probe`).
+pub fn let_engine_code_run_here() {
+    plugin::probe::let_code_run_here();
+}
+
+/// `rumbench internal-plugin-probe`: see `plugin::probe`.
+pub fn library_probe_main(library: &std::path::Path, check: Option<&[String]>) -> std::process::ExitCode {
+    plugin::probe::probe_main(library, check)
+}
+
+/// What a crash of the engine left in data dir `dir` (`EngineSpec::crash_cause`),
+/// taken: its note is removed, so that the next crash's cause is its own.
+pub fn take_crash_cause(spec: &EngineSpec, dir: &std::path::Path) -> Option<String> {
+    let cause = (spec.crash_cause)(dir)?;
+    let _ = std::fs::remove_file(dir.join(plugin::crash::CRASH_NOTE));
+    Some(cause)
 }
 
 /// `EngineSpec::crash_cause` of an engine that leaves nothing that tells.

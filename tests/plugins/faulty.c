@@ -8,9 +8,13 @@
  *                      through a NULL pointer: SIGSEGV
  *   abort_at_put=N     the Nth put calls abort(): SIGABRT
  *   hang_at_get=N      the Nth get never returns (it sleeps for ever)
+ *   crash_in_check=1   check_options writes through a NULL pointer: a
+ *                      plugin that dies while rumbench plans the run
  *
  * (0, the default: never). Compiled with -DRB_FAULTY_WRONG_ABI it reports
- * abi_version 99, which rumbench must refuse before anything runs.
+ * abi_version 99, which rumbench must refuse before anything runs; with
+ * -DRB_FAULTY_CRASH_IN_CONSTRUCTOR its library's constructor crashes as it
+ * is loaded, and with -DRB_FAULTY_CRASH_IN_ENTRY its entry does.
  *
  *   cc -std=c11 -O2 -fPIC -shared -fvisibility=hidden -I include tests/plugins/faulty.c -o faulty.so
  */
@@ -26,12 +30,13 @@
 
 #include "rumbench_engine.h"
 
-#define VALID_OPTIONS "segfault_at_put, abort_at_put, hang_at_get"
+#define VALID_OPTIONS "segfault_at_put, abort_at_put, hang_at_get, crash_in_check"
 
 typedef struct faulty_options {
     unsigned long long segfault_at_put;
     unsigned long long abort_at_put;
     unsigned long long hang_at_get;
+    unsigned long long crash_in_check;
 } faulty_options;
 
 /* A decimal integer >= 0: digits only. */
@@ -49,6 +54,7 @@ static rb_status parse_options(const rb_pair *options, size_t count, faulty_opti
     o->segfault_at_put = 0;
     o->abort_at_put = 0;
     o->hang_at_get = 0;
+    o->crash_in_check = 0;
     for (size_t i = 0; i < count; i++) {
         const char *name = options[i].name ? options[i].name : "";
         const char *value = options[i].value ? options[i].value : "";
@@ -56,6 +62,7 @@ static rb_status parse_options(const rb_pair *options, size_t count, faulty_opti
         if (strcmp(name, "segfault_at_put") == 0) slot = &o->segfault_at_put;
         else if (strcmp(name, "abort_at_put") == 0) slot = &o->abort_at_put;
         else if (strcmp(name, "hang_at_get") == 0) slot = &o->hang_at_get;
+        else if (strcmp(name, "crash_in_check") == 0) slot = &o->crash_in_check;
         else return rb_error_set(err, "unknown option '%s' (valid options: " VALID_OPTIONS ")", name);
         if (!parse_count(value, slot))
             return rb_error_set(err, "invalid value '%s' for %s (expected an integer >= 0; 0: never)", value, name);
@@ -63,10 +70,19 @@ static rb_status parse_options(const rb_pair *options, size_t count, faulty_opti
     return RB_OK;
 }
 
+/* Where a crash is asked for: through a pointer the compiler cannot prove null. */
+static volatile int *volatile nowhere = NULL;
+
 static rb_status fa_check_options(const rb_pair *options, size_t count, rb_error *err) {
     faulty_options o;
-    return parse_options(options, count, &o, err);
+    rb_status rc = parse_options(options, count, &o, err);
+    if (rc == RB_OK && o.crash_in_check) *nowhere = 1;
+    return rc;
 }
+
+#ifdef RB_FAULTY_CRASH_IN_CONSTRUCTOR
+__attribute__((constructor)) static void crash_as_loaded(void) { *nowhere = 1; }
+#endif
 
 /* ------------------------------------------------------------- the store */
 
@@ -350,4 +366,9 @@ static const rb_engine_api API = {
        stay NULL, and rumbench never calls them. */
 };
 
-RB_ENGINE_EXPORT const rb_engine_api *rumbench_engine_api(void) { return &API; }
+RB_ENGINE_EXPORT const rb_engine_api *rumbench_engine_api(void) {
+#ifdef RB_FAULTY_CRASH_IN_ENTRY
+    *nowhere = 1;
+#endif
+    return &API;
+}

@@ -9,6 +9,7 @@
 
 pub mod abi;
 pub mod crash;
+pub mod probe;
 mod session;
 
 use std::collections::HashMap;
@@ -91,14 +92,21 @@ fn text(p: *const c_char) -> String {
         String::new()
     } else {
         // SAFETY: the plugin hands out NUL-terminated static strings (header).
-        unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
+        printable(&unsafe { CStr::from_ptr(p) }.to_string_lossy())
     }
+}
+
+/// A plugin's words as rumbench shows them: its control characters (an
+/// escape sequence, a carriage return) written out, never sent raw to a
+/// terminal or a summary.
+pub fn printable(t: &str) -> String {
+    t.chars().map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() }).collect()
 }
 
 /// The plugin's words in an rb_error.
 fn error_text(e: &RbError) -> String {
     let bytes: Vec<u8> = e.text.iter().take_while(|&&c| c != 0).map(|&c| c as u8).collect();
-    let t = String::from_utf8_lossy(&bytes).trim().to_string();
+    let t = printable(String::from_utf8_lossy(&bytes).trim());
     if t.is_empty() {
         "(the plugin gave no error text)".into()
     } else {
@@ -111,7 +119,10 @@ fn new_error() -> Box<RbError> {
 }
 
 impl Plugin {
-    /// Load the library at `path` (once per process) and check its ABI.
+    /// Load the library at `path` (once per process) and check its ABI. In
+    /// the main process the library is first loaded by a probe process
+    /// (`probe`), so that one whose constructors or entry crash is named,
+    /// not rumbench's end.
     pub fn load(path: &Path) -> Result<Arc<Plugin>> {
         static LOADED: OnceLock<Mutex<HashMap<PathBuf, Arc<Plugin>>>> = OnceLock::new();
         let path = std::fs::canonicalize(path).with_context(|| format!("plugin {}", path.display()))?;
@@ -119,17 +130,22 @@ impl Plugin {
         if let Some(p) = loaded.get(&path) {
             return Ok(p.clone());
         }
-        let p = Arc::new(Self::load_uncached(&path)?);
+        if !probe::code_runs_here() {
+            probe::run(&path, None)?;
+        }
+        let p = Arc::new(Self::load_uncached(&path, &|_| {})?);
         loaded.insert(path, p.clone());
         Ok(p)
     }
 
-    fn load_uncached(path: &Path) -> Result<Plugin> {
+    /// Load it, telling `mark` what runs of the plugin's code before each part.
+    fn load_uncached(path: &Path, mark: &dyn Fn(&str)) -> Result<Plugin> {
         let bytes = std::fs::read(path).with_context(|| format!("cannot read plugin {}", path.display()))?;
         let sha256 = {
             use sha2::Digest;
             format!("{:x}", sha2::Sha256::digest(&bytes))
         };
+        mark("loading its library (its constructors)");
         // SAFETY: loading a library runs its initialisers: the user named it
         // as the engine to run, which is trusting it with this process.
         let library = unsafe { libloading::Library::new(path) }
@@ -142,6 +158,7 @@ impl Plugin {
                     path.display()
                 )
             })?;
+        mark("its entry, rumbench_engine_api");
         // SAFETY: the entry returns a pointer to static data (header), or null.
         let api = unsafe { entry() };
         if api.is_null() {
@@ -245,8 +262,12 @@ impl Plugin {
             .context("a plugin option holds a NUL byte")
     }
 
-    /// Its own validation of these options.
+    /// Its own validation of these options (in the main process, by a
+    /// probe process: a plugin that crashes in it is named).
     pub fn check_options(&self, o: &EngineOptions) -> Result<()> {
+        if !probe::code_runs_here() {
+            return probe::run(&self.path, Some(o));
+        }
         let owned = Self::own_options(o)?;
         let pairs: Vec<RbPair> = owned.iter().map(|(k, v)| RbPair { name: k.as_ptr(), value: v.as_ptr() }).collect();
         let mut err = new_error();
@@ -303,6 +324,16 @@ pub fn check_plan(c: &crate::plan::EngineConfig, plan: &crate::plan::RunPlan) ->
         }
         if s.settings.batch_size > 1 && k.loads() {
             lacks(CAP_WRITE_BATCH, "write batches (RB_CAP_WRITE_BATCH) with --batch-size above 1", k)?;
+        }
+        if let Some(r) = s.settings.replay.as_ref().filter(|_| k == StepKind::Replay) {
+            use crate::datagen::trace::CallKind;
+            let trace = crate::datagen::trace::Trace::load(&r.path).map_err(|e| anyhow::anyhow!("--replay: {e}"))?;
+            if trace.calls.iter().any(|c| c.kind == CallKind::SeekBack) {
+                lacks(CAP_REVERSE_SCAN, "reverse scans (RB_CAP_REVERSE_SCAN) for the trace's backward seeks", k)?;
+            }
+            if trace.calls.iter().any(|c| c.kind == CallKind::Batch) {
+                lacks(CAP_WRITE_BATCH, "write batches (RB_CAP_WRITE_BATCH) for the trace's batches", k)?;
+            }
         }
     }
     Ok(())
