@@ -44,6 +44,28 @@ struct Running {
     /// second or more (a plugin's calls are marked; see `engine::calls_in_flight`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     in_call: Option<InCall>,
+    /// An SLO search's probes finished so far (`note_slo`), kept if the
+    /// process dies during a later probe.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    slo: Option<crate::result::slo::SloSearch>,
+}
+
+type SloSoFar = Arc<Mutex<Option<crate::result::slo::SloSearch>>>;
+
+thread_local! {
+    /// The SLO search so far of the step `keep` runs on this thread, which
+    /// its watcher writes with each checkpoint.
+    static SLO_SO_FAR: std::cell::RefCell<Option<SloSoFar>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Keep `search` (its finished probes) in the running step's checkpoint
+/// (called on the thread that runs the step).
+pub fn note_slo(search: &crate::result::slo::SloSearch) {
+    SLO_SO_FAR.with(|s| {
+        if let Some(s) = &*s.borrow() {
+            *s.lock().unwrap_or_else(|e| e.into_inner()) = Some(search.clone());
+        }
+    });
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -158,7 +180,10 @@ pub fn keep<R>(
         elapsed_s: 0.0,
         space: space(None),
         in_call: None,
+        slo: None,
     };
+    let slo: SloSoFar = Arc::default();
+    SLO_SO_FAR.with(|s| *s.borrow_mut() = Some(slo.clone()));
     write(&path, &base);
     let live = Arc::new(Live::default());
     let told = live.clone();
@@ -168,7 +193,7 @@ pub fn keep<R>(
     })));
     let done = (Mutex::new(false), Condvar::new());
     let r = std::thread::scope(|scope| {
-        let (path, done, base, live) = (&path, &done, &base, &live);
+        let (path, done, base, live, slo) = (&path, &done, &base, &live, &slo);
         let watcher = std::thread::Builder::new()
             .name(format!("{}checkpoint", crate::measure::profile::fold::CLIENT_THREAD_PREFIX))
             .spawn_scoped(scope, move || {
@@ -185,7 +210,8 @@ pub fn keep<R>(
                     let ops = live.ops.load(Ordering::Relaxed);
                     let elapsed_s = live.elapsed_ms.load(Ordering::Relaxed) as f64 / 1000.0;
                     let in_call = calls.look();
-                    write(path, &Running { ops, elapsed_s, space: now, in_call, ..base.clone() });
+                    let slo = slo.lock().unwrap_or_else(|e| e.into_inner()).clone();
+                    write(path, &Running { ops, elapsed_s, space: now, in_call, slo, ..base.clone() });
                 }
             });
         let r = body();
@@ -197,6 +223,7 @@ pub fn keep<R>(
         r
     });
     crate::driver::progress::observe(None);
+    SLO_SO_FAR.with(|s| *s.borrow_mut() = None);
     (r, Recorded { path })
 }
 
@@ -260,6 +287,16 @@ impl Left {
         if let Some(c) = &running.in_call {
             result.notes.push(format!("a client was in {} when it ended", c.text()));
         }
+        if let Some(mut search) = running.slo {
+            let n = search.probes.len();
+            search.no_rate = Some(format!(
+                "the config process ended during probe {} of the search: the {n} probe{} before it are kept",
+                n + 1,
+                if n == 1 { "" } else { "s" }
+            ));
+            result.notes.push(format!("the SLO search's {n} finished probes are kept in slo.probes"));
+            result.slo = Some(search);
+        }
         result.metrics.missing.push(crate::measure::step_metrics::Missing {
             metric: "all".into(),
             reason:
@@ -305,6 +342,7 @@ mod tests {
         assert!(left.cause().is_none(), "no fixed-size store");
         let r = left.into_step(&plan, Status::Failed, "the process died").unwrap();
         assert_eq!((r.name.as_str(), r.status, r.ops, r.wall_s), ("fillrandom", Status::Failed, 1234, Some(2.5)));
+        assert!(r.slo.is_none());
         assert!(r.ops_s.is_none());
         assert!(!out.path().join(FILE).exists(), "removed once read");
         // A recorded step's checkpoint goes with its guard.
@@ -312,6 +350,49 @@ mod tests {
         assert!(out.path().join(FILE).exists());
         drop(guard);
         assert!(!out.path().join(FILE).exists());
+    }
+
+    /// An SLO search's finished probes, noted as they end, are in the
+    /// checkpoint and in the step recovered from it.
+    #[test]
+    fn an_slo_search_keeps_its_finished_probes_when_its_process_dies() {
+        let out = tempfile::tempdir().unwrap();
+        let mut plan = crate::plan::RunPlan {
+            suite: None,
+            configs: Vec::new(),
+            steps: vec![crate::plan::test_step(crate::plan::steps::StepKind::ReadRandom, 1, false)],
+            settings: Default::default(),
+            repeat: 1,
+            duet: None,
+            adaptive: None,
+        };
+        plan.steps[0].settings.seconds = Some(1.0);
+        let probe = |rate| crate::result::slo::SloProbe {
+            offered_ops_s: rate,
+            achieved_ops_s: 1000.0,
+            ops: 1000,
+            seconds: 1.0,
+            percentiles_us: vec![50.0],
+            met: true,
+        };
+        let ((), guard) = keep(out.path(), 0, 0, 0, None, || {
+            let mut search = crate::result::slo::SloSearch::default();
+            search.probes.push(probe(None));
+            note_slo(&search);
+            search.probes.push(probe(Some(100.0)));
+            note_slo(&search);
+            std::thread::sleep(EVERY * 3);
+        });
+        std::mem::forget(guard);
+        let r = take(out.path(), 0, 0).unwrap().into_step(&plan, Status::Failed, "killed").unwrap();
+        let slo = r.slo.expect("the probes kept");
+        assert_eq!(slo.probes.len(), 2);
+        assert_eq!(slo.probes[1].offered_ops_s, Some(100.0));
+        assert!(slo.no_rate.unwrap().contains("during probe 3"));
+        // The next step starts with none.
+        let ((), guard) = keep(out.path(), 0, 0, 0, None, || std::thread::sleep(EVERY * 2));
+        std::mem::forget(guard);
+        assert!(take(out.path(), 0, 0).unwrap().into_step(&plan, Status::Failed, "killed").unwrap().slo.is_none());
     }
 
     #[test]
@@ -327,6 +408,7 @@ mod tests {
                 elapsed_s: 0.0,
                 space,
                 in_call: None,
+                slo: None,
             })
         };
         assert!(left(64 << 20, 0.0)

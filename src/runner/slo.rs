@@ -101,6 +101,8 @@ pub(crate) fn search(
         search.total_ops += r.ops + r.writer.as_ref().map_or(0, |w| w.ops);
         search.total_seconds += p.seconds;
         search.probes.push(p);
+        // Kept on disk: a config process that dies in a later probe keeps these.
+        super::checkpoint::note_slo(search);
         (r, met)
     };
     let names = || targets.iter().map(|t| format!("{} <= {} us", t.name(), t.limit_us)).collect::<Vec<_>>().join(", ");
