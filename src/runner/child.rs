@@ -8,8 +8,7 @@ use super::*;
 /// code is its own config's outcome: 0 completed, 1 failed, 130 interrupted.
 pub fn run_config_child(task_path: &Path, index: usize) -> ExitCode {
     let _ = THIS_TASK.set((task_path.to_path_buf(), index));
-    // SAFETY: getppid has no preconditions.
-    let parent = unsafe { libc::getppid() };
+    let parent = crate::sys::ParentWatch::now();
     let outcome = (|| -> Result<Status> {
         let task: ChildTask = serde_json::from_slice(&std::fs::read(task_path)?)?;
         progress::set_mode(task.opts.progress);
@@ -23,8 +22,7 @@ pub fn run_config_child(task_path: &Path, index: usize) -> ExitCode {
         profiling::finish();
         ran?;
         let status = run.configs.get(index).map(|c| c.status).unwrap_or(Status::Failed);
-        // SAFETY: as above.
-        if unsafe { libc::getppid() } != parent {
+        if parent.died() {
             // The main process died (we were stopped by PR_SET_PDEATHSIG):
             // nobody else will end the run, so end it here.
             finish_orphaned(&mut run, &task, index)?;
@@ -127,23 +125,6 @@ pub(crate) struct FillEnd {
 
 pub(crate) fn is_fill(kind: StepKind) -> bool {
     matches!(kind, StepKind::Fill | StepKind::FillSeq | StepKind::FillRandom | StepKind::FillUniqueRandom)
-}
-
-/// A read-only step whose rate climbed from its start to its end measured a
-/// cache while it warmed: its average depends on its length. Not readseq: it
-/// reads each key once, and is what users warm a cache with.
-fn warming_warning(kind: StepKind, result: &StepResult) -> Option<String> {
-    let repeats_reads = !kind.changes_data() && !kind.is_engine_call() && kind != StepKind::ReadSeq;
-    if !repeats_reads || result.status != Status::Completed {
-        return None;
-    }
-    let (o, wall_s) = result.main_op().zip(result.wall_s)?;
-    let (first, last) = crate::measure::rising_rate(&o.intervals, wall_s)?;
-    Some(format!(
-        "still warming: the rate climbed through the step ({} ops/s over its first third, {} over its last), so its average depends on its length; warm the cache first (a readseq step) or run longer",
-        thousands(first.round() as u64),
-        thousands(last.round() as u64)
-    ))
 }
 
 use crate::report::fmt::thousands;
@@ -364,50 +345,18 @@ pub(crate) fn run_step(
         .main_op()
         .zip(result.wall_s)
         .and_then(|(o, wall_s)| crate::measure::rate_percentiles(&o.intervals, wall_s));
-    if let Some(w) = warming_warning(plan.kind, &result) {
-        result.warnings.push(w);
-    }
-    if let Some(after) = engine.write_amp_counters() {
+    let after = engine.write_amp_counters();
+    if let Some(after) = after {
         result.engine_write_amp = after.amp_since(before);
         result.engine_write_amp_cumulative = after.amp_since(None);
-        let ingested = after.ingest_bytes.saturating_sub(before.map(|b| b.ingest_bytes).unwrap_or(0));
-        let written = after.written_bytes.saturating_sub(before.map(|b| b.written_bytes).unwrap_or(0));
-        if work.logical_bytes_written > 0 && result.engine_write_amp.is_none() && after.resolution_bytes > 1 {
-            result.notes.push(
-                "engine write-amp not shown: the engine's counters are too coarse for this little ingest (rocksdb: set statistics=true for exact counters)".into(),
-            );
-        }
-        if ingested > 0 && written == 0 && result.status == Status::Completed {
-            result.warnings.push(format!(
-                "the step ({:.1} s) was shorter than the engine's flush/compaction cycle: nothing was flushed, so it measured the memtable only; run longer or use a smaller write buffer",
-                result.wall_s.unwrap_or(0.0)
-            ));
-        }
     }
-    if let Some(w) = result.metrics.syncs.as_ref().and_then(SyncMetrics::not_durable_warning) {
-        result.warnings.push(w);
-    }
-    let device_warnings = result.metrics.judge_device_io();
-    result.warnings.extend(device_warnings);
-    if result.writer.as_ref().is_some_and(|w| w.missed_target) {
-        let w = result.writer.as_ref().unwrap();
-        result.warnings.push(format!(
-            "background writer missed its rate: {:.0} of {:.0} ops/s",
-            w.achieved_ops_s,
-            w.target_ops_s.unwrap_or(0.0)
-        ));
-    }
-    if s.mode == Mode::IoBound
-        && matches!(plan.kind, StepKind::ReadRandom | StepKind::MultiReadRandom | StepKind::ReadWhileWriting)
-    {
-        if let Some(rpq) = result.metrics.io.as_ref().and_then(|io| io.rpq) {
-            if rpq < 0.5 {
-                result.warnings.push(format!(
-                    "io-bound mode, but point queries averaged {rpq:.2} storage reads each: the run was not IO-bound (the data fits in a cache)"
-                ));
-            }
-        }
-    }
+    let step = super::judgments::Step {
+        plan,
+        writes: "ops",
+        engine_counters: after.map(|a| (before, a)),
+        logical_bytes_written: work.logical_bytes_written,
+    };
+    super::judgments::judge(&step, &mut result);
     result.engine_stats = engine.stats();
     result
 }
@@ -547,48 +496,4 @@ pub(crate) fn existing_db_note(plan: &RunPlan, opts: &RunOptions, engine: &dyn E
             format!("the existing database was opened read-write: step {writer} changes it")
         }
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::measure::IntervalStats;
-    use crate::result::OpResult;
-
-    fn step(kind: StepKind, rates: &[u64]) -> StepResult {
-        let mut r = StepResult::new(&crate::plan::test_step(kind, 1, false));
-        r.status = Status::Completed;
-        r.wall_s = Some(rates.len() as f64);
-        r.ops = rates.iter().sum();
-        let intervals = rates
-            .iter()
-            .enumerate()
-            .map(|(i, &ops)| IntervalStats { index: i as u32, ops, p99_us: 1.0, max_us: 1.0, histogram: None })
-            .collect();
-        r.ops_by_type = vec![OpResult {
-            op: "get".into(),
-            ops: r.ops,
-            latency: Default::default(),
-            intervals,
-            outcomes: None,
-            histogram: None,
-        }];
-        r
-    }
-
-    #[test]
-    fn a_read_step_whose_rate_climbs_is_said_to_be_still_warming() {
-        let climbing: Vec<u64> = (0..30).map(|i| 130_000 + i * 6_000).collect();
-        let w = warming_warning(StepKind::ReadRandom, &step(StepKind::ReadRandom, &climbing)).expect("warned");
-        assert!(w.starts_with("still warming") && w.contains("157,000 ops/s") && w.contains("277,000"), "{w}");
-        assert!(warming_warning(StepKind::YcsbC, &step(StepKind::YcsbC, &climbing)).is_some());
-        assert!(warming_warning(StepKind::ReadRandom, &step(StepKind::ReadRandom, &[170_000; 30])).is_none());
-        // Writes, the scan users warm with, and a failed step: not judged.
-        for kind in [StepKind::FillRandom, StepKind::ReadWhileWriting, StepKind::ReadSeq, StepKind::WaitForCompaction] {
-            assert!(warming_warning(kind, &step(kind, &climbing)).is_none(), "{kind}");
-        }
-        let mut failed = step(StepKind::ReadRandom, &climbing);
-        failed.status = Status::Failed;
-        assert!(warming_warning(StepKind::ReadRandom, &failed).is_none());
-    }
 }

@@ -239,20 +239,13 @@ fn run_step(
     if let Some(info) = info {
         ibench_after_step(backend, plan, &mut state.ibench, &mut result, info);
     }
-    if let Some(w) = &result.writer {
-        if w.missed_target {
-            result.warnings.push(format!(
-                "background writers missed their rate: {:.0} of {:.0} rows/s",
-                w.achieved_ops_s,
-                w.target_ops_s.unwrap_or(0.0)
-            ));
-        }
-    }
-    if let Some(w) = result.metrics.syncs.as_ref().and_then(SyncMetrics::not_durable_warning) {
-        result.warnings.push(w);
-    }
-    let device_warnings = result.metrics.judge_device_io();
-    result.warnings.extend(device_warnings);
+    let step = super::judgments::Step {
+        plan,
+        writes: "rows",
+        engine_counters: None,
+        logical_bytes_written: step_work.logical_bytes_written,
+    };
+    super::judgments::judge(&step, &mut result);
     result.engine_stats = backend.stats(state.ibench.tables.len() as u32);
     result
 }
