@@ -207,3 +207,129 @@ fn only_tests_common_makes_the_rumbench_command() {
     let builder = std::fs::read_to_string(common.join("cli.rs")).unwrap();
     assert!(WAYS.iter().any(|w| builder.contains(w)), "tests/common/cli.rs makes no rumbench command");
 }
+
+/// The top-level modules a piece of code reaches by `crate::` paths:
+/// `crate::engine::Claim`, and each item of `crate::{engine, runner::x}`.
+fn crate_paths(code: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = code;
+    while let Some(at) = rest.find("crate::") {
+        rest = &rest[at + "crate::".len()..];
+        let ident = |s: &str| -> String {
+            s.trim_start().chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect()
+        };
+        if let Some(group) = rest.strip_prefix('{') {
+            // The group's items at its own depth.
+            let (mut depth, mut item) = (0, String::new());
+            for c in group.chars() {
+                match c {
+                    '{' => depth += 1,
+                    '}' if depth == 0 => break,
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => {
+                        out.push(ident(&item));
+                        item.clear();
+                        continue;
+                    }
+                    _ => {}
+                }
+                if depth == 0 {
+                    item.push(c);
+                }
+            }
+            out.push(ident(&item));
+        } else {
+            out.push(ident(rest));
+        }
+    }
+    out.retain(|m| !m.is_empty());
+    out
+}
+
+/// `PREFIX` entries of docs/architecture.md's layer list, in its order, as
+/// module names ("src/runner/" -> "runner", "src/cache.rs" -> "cache").
+fn layers_under(prefix: &str) -> Vec<String> {
+    in_the_map_in_order()
+        .into_iter()
+        .filter_map(|p| p.strip_prefix(prefix).map(str::to_string))
+        .filter(|rest| rest.matches('/').count() <= 1 && (rest.ends_with('/') || rest.ends_with(".rs")))
+        .map(|rest| rest.trim_end_matches('/').trim_end_matches(".rs").to_string())
+        .collect()
+}
+
+fn in_the_map_in_order() -> Vec<String> {
+    let doc = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/architecture.md")).unwrap();
+    let block = doc.split("```").nth(1).expect("the layer list in a code block");
+    block.lines().filter_map(|l| l.split_whitespace().next()).map(str::to_string).collect()
+}
+
+/// Every (importing module, imported module, file) of the sources under
+/// `dir` whose top-level modules are `layers`, test modules and comments
+/// left out.
+fn imports(dir: &str, layers: &[String]) -> Vec<(String, String, String)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut out = Vec::new();
+    let mut stack = vec![root.join(dir)];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+                continue;
+            }
+            let rel = p.strip_prefix(root.join(dir)).unwrap().to_string_lossy().to_string();
+            if !rel.ends_with(".rs") || rel.ends_with("_tests.rs") {
+                continue;
+            }
+            let top = rel.split('/').next().unwrap().trim_end_matches(".rs").to_string();
+            if !layers.contains(&top) {
+                continue;
+            }
+            let text = std::fs::read_to_string(&p).unwrap();
+            let code: String = text
+                .split("#[cfg(test)]\nmod ")
+                .next()
+                .unwrap_or_default()
+                .lines()
+                .filter(|l| !l.trim_start().starts_with("//"))
+                .collect::<Vec<_>>()
+                .join("\n");
+            for m in crate_paths(&code) {
+                if m != top && layers.contains(&m) {
+                    out.push((top.clone(), m, format!("{dir}/{rel}")));
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn crate_paths_are_read_singly_and_in_groups() {
+    let code = "use crate::engine::{Claim, x};\nuse crate::{runner::a, driver, server::{b, c}};\nlet x = crate::cache::root();";
+    assert_eq!(crate_paths(code), ["engine", "runner", "driver", "server", "cache"]);
+}
+
+/// docs/architecture.md's order is the direction of every import: a module
+/// reaches only modules below it in the layer list, in the root package and
+/// in core (report is one layer; the compiler keeps the crates' order).
+#[test]
+fn imports_go_down_the_layer_list() {
+    let mut up = Vec::new();
+    for (dir, prefix) in [("src", "src/"), ("crates/core/src", "crates/core/src/")] {
+        let layers = layers_under(prefix);
+        assert!(layers.len() >= 6, "{prefix}: the layer list names its modules: {layers:?}");
+        let found = imports(dir, &layers);
+        let at = |m: &str| layers.iter().position(|l| l == m).unwrap();
+        // The reading finds imports where there are some (so that it can fail).
+        assert!(found.iter().any(|(a, b, _)| at(a) < at(b)), "{dir}: no import read at all");
+        for (from, to, file) in found {
+            if at(&to) < at(&from) {
+                up.push(format!("{file}: {from} imports {to}, which is above it"));
+            }
+        }
+    }
+    up.sort();
+    up.dedup();
+    assert!(up.is_empty(), "imports that go up docs/architecture.md's layer list:\n{}", up.join("\n"));
+}

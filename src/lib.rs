@@ -28,6 +28,7 @@ pub mod planner;
 pub mod runner;
 pub mod server;
 pub mod sync_interpose;
+pub mod sys;
 pub mod workload;
 
 #[cfg(test)]

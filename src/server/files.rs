@@ -228,7 +228,7 @@ pub(super) fn check_config_lines(kind: ServerKind, lines: &[String]) -> Result<(
 /// MariaDB's InnoDB buffer pool and log buffer, MyISAM's key buffer,
 /// MyRocks' block cache and write buffers): checked against what the machine
 /// has before anything starts. The server's defaults for the rest are small.
-pub fn memory_claims(kind: ServerKind, lines: &[String]) -> Vec<crate::engine::Claim> {
+pub fn memory_claims(kind: ServerKind, lines: &[String]) -> Vec<crate::measure::os::capacity::Claim> {
     const PG: &[&str] = &["shared_buffers", "wal_buffers"];
     const MARIADB: &[&str] = &[
         "innodb_buffer_pool_size",
@@ -249,7 +249,7 @@ pub fn memory_claims(kind: ServerKind, lines: &[String]) -> Vec<crate::engine::C
             _ => crate::plan::parse_size(&value),
         };
         if let Some(b) = bytes {
-            out.push(crate::engine::Claim::memory(b, format!("{kind} config {name} = {value}")));
+            out.push(crate::measure::os::capacity::Claim::memory(b, format!("{kind} config {name} = {value}")));
         }
     }
     out

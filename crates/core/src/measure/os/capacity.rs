@@ -81,6 +81,34 @@ pub fn existing_ancestor(path: &Path) -> Option<std::path::PathBuf> {
     absolute.ancestors().find(|d| d.exists()).map(Path::to_path_buf)
 }
 
+/// A resource of the machine an engine option or a server setting takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Resource {
+    /// Memory (RAM): caches, memtables, buffers the engine may fill.
+    Memory,
+    /// Space on the data directory's filesystem: a file sized at creation.
+    Disk,
+}
+
+/// What an option (or a product of options, or a server's setting) takes of one resource.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Claim {
+    pub resource: Resource,
+    pub bytes: u64,
+    /// The options that set it, as a user writes them ("rocksdb.block_cache_size=30G";
+    /// "sqlite.cache_size=64M x 9 connections").
+    pub what: String,
+}
+
+impl Claim {
+    pub fn memory(bytes: u64, what: String) -> Claim {
+        Claim { resource: Resource::Memory, bytes, what }
+    }
+    pub fn disk(bytes: u64, what: String) -> Claim {
+        Claim { resource: Resource::Disk, bytes, what }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
