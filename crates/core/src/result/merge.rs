@@ -517,21 +517,46 @@ fn merged_metrics(steps: &[&StepResult]) -> StepMetrics {
         let sum: Option<f64> = steps.iter().map(|s| f(&s.metrics).map(|v| v * s.ops as f64)).sum();
         sum.filter(|_| ops > 0).map(|x| x / ops as f64)
     };
-    let mut m = StepMetrics {
+    // Every metric is named here with its rule (a struct literal without
+    // `..`): a metric added to StepMetrics does not compile until it has one.
+    // A machine's own figures (its device, memory, syncs, space) are each
+    // shard's, and stay in each shard's result.
+    let per_machine =
+        format!("merged from {} shards on their own machines: each shard's result has its own", steps.len());
+    StepMetrics {
+        io: None,
+        write_amp: None,
+        write_amp_process: None,
+        process_read_bytes: None,
+        process_write_bytes: None,
+        process_cancelled_write_bytes: None,
+        process_writeback_bytes: None,
+        dirty_pages_synced: false,
+        logical_bytes_written: steps.iter().map(|s| s.metrics.logical_bytes_written).sum(),
+        db_size_bytes: None,
+        live_keys: None,
+        logical_live_bytes: None,
+        space_amp: None,
         client_cpu_us_op: weighted(&|m| m.client_cpu_us_op),
         client_threads_cpu_us_op: weighted(&|m| m.client_threads_cpu_us_op),
         client_threads_switches_op: weighted(&|m| m.client_threads_switches_op),
-        srv_switches_op: weighted(&|m| m.srv_switches_op),
         srv_cpu_us_op: weighted(&|m| m.srv_cpu_us_op),
-        logical_bytes_written: steps.iter().map(|s| s.metrics.logical_bytes_written).sum(),
-        ..Default::default()
-    };
-    m.syncs = None;
-    m.missing.push(Missing {
-        metric: "io, write_amp, space_amp, memory, syncs".into(),
-        reason: format!("merged from {} shards on their own machines: each shard's result has its own", steps.len()),
-    });
-    m
+        srv_switches_op: weighted(&|m| m.srv_switches_op),
+        host_cpu_us_op: None,
+        host_steal_pct: None,
+        rss_peak_bytes: None,
+        vsz_peak_bytes: None,
+        rss_end_bytes: None,
+        memory: Vec::new(),
+        syncs: None,
+        device_writes_by_others: false,
+        device_reads_by_others: false,
+        device_shared: false,
+        missing: vec![Missing {
+            metric: "io, write_amp, space_amp, host cpu, memory, syncs".into(),
+            reason: per_machine,
+        }],
+    }
 }
 
 #[cfg(test)]
