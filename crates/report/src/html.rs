@@ -32,6 +32,7 @@ pub struct HtmlOptions {
 
 const CSS: &str = r#"
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;font-size:13px;color:#222;margin:16px 24px;background:#fafafa}
+.barcell{width:140px;min-width:100px}.hbar{height:10px;background:#4878b0;border-radius:2px}
 h1{font-size:22px;margin:0 0 6px}h2{font-size:18px;margin:28px 0 6px;border-bottom:2px solid #ccc;padding-bottom:3px}
 h3{font-size:14px;margin:14px 0 4px}
 nav a{margin-right:10px}
@@ -619,5 +620,31 @@ mod tests {
         assert!(a.contains("17 conflicts; 2 errors"));
         assert!(!section("readrandom").contains("optypes"));
         assert!(section("readrandom").contains("distribution=uniform"));
+    }
+
+    /// The page opens with the comparison: the summary of every step and
+    /// config, each row's ops/s drawn as a bar, before any step's section,
+    /// and the stalled seconds come after the steps.
+    #[test]
+    fn the_summary_and_its_bars_come_first() {
+        let run = fixtures::realistic_run();
+        let s = Summary::build(&[NamedRun { label: "r".into(), dir: String::new(), run: &run }]);
+        let page = render(&s, &HtmlOptions { base: s.default_base(), title: None, generated_at: "now".into() });
+        let summary = page.find(r#"<section class="step" id="overview">"#).expect("a summary");
+        let first_step = page.find(r#"<section class="step" id="step-"#).expect("a step section");
+        assert!(summary < first_step, "the summary before the steps");
+        let table = &page[summary..first_step];
+        let rows: Vec<&str> = table.split("<tr><td").skip(1).collect();
+        assert!(rows.len() >= 2, "{table}");
+        for row in rows {
+            // The third cell is ops/s: "-" where the step has none.
+            let ops = row.split("<td").nth(2).unwrap_or_default();
+            let has_rate = !ops.starts_with(">-<");
+            assert_eq!(row.contains(r#"<div class="hbar""#), has_rate, "a bar where there is ops/s: {row}");
+        }
+        assert!(table.contains(r#"style="width:100.0%""#), "the step's best is a full bar: {table}");
+        if let Some(stalls) = page.find(r#"id="stalls"#) {
+            assert!(stalls > first_step, "stalled seconds after the steps");
+        }
     }
 }

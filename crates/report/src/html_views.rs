@@ -392,11 +392,22 @@ pub fn overview_html(s: &Summary, base: &summary::Base) -> String {
         return String::new();
     };
     let mut o = String::from(
-        r#"<section class="step" id="overview"><h2>summary</h2><p class="meta">every step and config; vs base: ops/s over the base config's in the same step (compare gives intervals and verdicts: <code>rumbench compare DIR</code>)</p><div class="scroll"><table class="overview"><thead><tr><th class="l">step</th><th class="l">config</th><th>ops/s</th><th>vs base</th><th>p99 us</th><th>cpu us/op</th><th>w-amp</th></tr></thead><tbody>"#,
+        r#"<section class="step" id="overview"><h2>summary</h2><p class="meta">every step and config; vs base: ops/s over the base config's in the same step (compare gives intervals and verdicts: <code>rumbench compare DIR</code>)</p><div class="scroll"><table class="overview"><thead><tr><th class="l">step</th><th class="l">config</th><th>ops/s</th><th class="l">of the step's best</th><th>vs base</th><th>p99 us</th><th>cpu us/op</th><th>w-amp</th></tr></thead><tbody>"#,
     );
     for st in &s.steps {
         let bases = s.base_rows(st, base);
+        // Each row's ops/s as a bar, against the step's highest: the
+        // comparison seen before it is read.
+        let best = st.rows.iter().filter_map(|r| r.values[ops]).fold(0.0_f64, f64::max);
         for (ri, row) in st.rows.iter().enumerate() {
+            let bar = match row.values[ops] {
+                Some(v) if best > 0.0 => format!(
+                    r#"<div class="hbar" style="width:{:.1}%" title="{:.0}% of the step's highest ops/s"></div>"#,
+                    (100.0 * v / best).max(0.5),
+                    100.0 * v / best
+                ),
+                _ => String::new(),
+            };
             let ratio = match (bases[ri], row.values[ops]) {
                 (Some(b), _) if b == ri => "base".to_string(),
                 (Some(b), Some(v)) => match st.rows[b].values[ops] {
@@ -408,7 +419,7 @@ pub fn overview_html(s: &Summary, base: &summary::Base) -> String {
             let mark = if row.not_durable { format!(" {}", crate::table::NOT_DURABLE_MARK) } else { String::new() };
             let _ = write!(
                 o,
-                r##"<tr><td class="l"><a href="#{}">{}</a></td><td class="l">{}</td><td>{}{mark}</td><td>{ratio}</td><td>{}</td><td>{}</td><td>{}</td></tr>"##,
+                r##"<tr><td class="l"><a href="#{}">{}</a></td><td class="l">{}</td><td>{}{mark}</td><td class="l barcell">{bar}</td><td>{ratio}</td><td>{}</td><td>{}</td><td>{}</td></tr>"##,
                 anchor(&st.key),
                 esc(&st.key),
                 esc(&row.label),
