@@ -9,7 +9,9 @@
  * which returns a table of the engine's functions (static storage: it must
  * stay valid while the library is loaded). rumbench refuses a plugin whose
  * abi_version is not RB_ENGINE_ABI_VERSION or whose struct_size is smaller
- * than the table it knows, naming both, before anything runs.
+ * than version 1's first table (up to txn_rollback), naming both, before
+ * anything runs; the calls appended since are read when struct_size covers
+ * them.
  *
  * Threads: rumbench opens one engine per process and one session per client
  * thread. A session is used only by the thread that opened it, from
@@ -52,6 +54,10 @@ extern "C" {
 
 /* Bumped on any change that is not an append at the end of rb_engine_api. */
 #define RB_ENGINE_ABI_VERSION 1u
+/* Counts the appends to version 1 (the calls after txn_rollback): a plugin
+   built against an older header has a smaller struct_size, and rumbench
+   reads only the fields it covers. */
+#define RB_ENGINE_ABI_APPENDS 1u
 
 /* The symbol rumbench looks up. */
 #define RB_ENGINE_ENTRY "rumbench_engine_api"
@@ -64,7 +70,15 @@ typedef enum rb_status {
        rumbench retries it. Only with RB_CAP_TRANSACTIONS. */
     RB_CONFLICT = 2,
     /* Anything else: the text is in the rb_error. */
-    RB_ERROR = 3
+    RB_ERROR = 3,
+    /* Appended: errors rumbench tells apart (each with its text too). The
+       engine cannot take the call now (a write stall it gives up on, a lock
+       held elsewhere); the call did nothing. */
+    RB_BUSY = 4,
+    /* The engine's storage is full: the call did nothing. */
+    RB_NO_SPACE = 5,
+    /* The engine found its data damaged. */
+    RB_CORRUPTION = 6
 } rb_status;
 
 #define RB_ERROR_TEXT 512
@@ -105,6 +119,17 @@ typedef struct rb_pair {
 /* A callback that receives name=value pairs; ctx is rumbench's. The strings
    need only live for the call: rumbench copies them. */
 typedef void (*rb_emit_fn)(void *ctx, const char *name, const char *value);
+
+/* One option of the plugin, described for `rumbench engines plugin:PATH`. */
+typedef struct rb_option_doc {
+    const char *name;          /* NULL ends the list */
+    const char *default_value; /* as the user would write it; "" when none */
+    const char *help;          /* one line */
+} rb_option_doc;
+
+/* A callback that receives the value of key number index of a multi-get;
+   the value need only live for the call. */
+typedef void (*rb_value_fn)(void *ctx, size_t index, const uint8_t *value, size_t value_len);
 
 /* What rumbench knows when it opens the engine. */
 typedef struct rb_open_args {
@@ -225,6 +250,29 @@ typedef struct rb_engine_api {
                          const uint8_t *value, size_t value_len, rb_error *err);
     rb_status (*txn_commit)(rb_session *s, rb_error *err);
     void (*txn_rollback)(rb_session *s);
+
+    /* ---- Appends to version 1 (RB_ENGINE_ABI_APPENDS 1). Each may be NULL,
+       and rumbench reads them only when struct_size covers them. ---- */
+
+    /* The plugin's options, ending with an entry whose name is NULL:
+       `rumbench engines plugin:PATH` lists them. */
+    const rb_option_doc *option_docs;
+    /* session_open, told which client opens the session: thread is 0 to
+       threads - 1 of rb_open_args for the clients, threads for a background
+       writer. When set, rumbench calls it instead of session_open. */
+    rb_status (*session_open_thread)(rb_engine *engine, uint32_t thread, rb_session **out, rb_error *err);
+    /* RB_CAP_MULTI_GET: multi_get that hands back each value it finds,
+       emit(ctx, i, value, value_len) for key i, before it returns. When
+       set, rumbench calls it instead of multi_get. */
+    rb_status (*multi_get_values)(rb_session *s, const uint8_t *keys, size_t key_size, size_t count,
+                                  rb_value_fn emit, void *ctx, size_t *found, rb_error *err);
+    /* scan_seek with the scan's bounds, so the engine reads no further
+       ahead than they allow: it stops before end (a forward scan at keys >=
+       end, a reverse one at keys <= end; NULL: no end) and after count
+       entries (0: no limit). scan_next returns RB_NOT_FOUND past either.
+       When set, rumbench calls it instead of scan_seek. */
+    rb_status (*scan_seek_bounded)(rb_session *s, const uint8_t *start, size_t start_len, int32_t reverse,
+                                   const uint8_t *end, size_t end_len, uint64_t count, rb_error *err);
 } rb_engine_api;
 
 /* What the plugin exports (define it with RB_ENGINE_EXPORT). */

@@ -19,6 +19,8 @@ struct Built {
     /// The faulty plugin with a library constructor, or an entry, that crashes.
     crash_loaded: PathBuf,
     crash_entry: PathBuf,
+    /// The faulty plugin with the table of version 1 before its appends.
+    first_table: PathBuf,
 }
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
@@ -62,7 +64,16 @@ fn built() -> &'static Built {
         let wrong_abi = cc("libwrongabi.so", &["-DRB_FAULTY_WRONG_ABI"]);
         let crash_loaded = cc("libcrashloaded.so", &["-DRB_FAULTY_CRASH_IN_CONSTRUCTOR"]);
         let crash_entry = cc("libcrashentry.so", &["-DRB_FAULTY_CRASH_IN_ENTRY"]);
-        Built { lmdb: dir.path().join("librumbench_lmdb.so"), faulty, wrong_abi, crash_loaded, crash_entry, _dir: dir }
+        let first_table = cc("libfirsttable.so", &["-DRB_FAULTY_FIRST_TABLE"]);
+        Built {
+            lmdb: dir.path().join("librumbench_lmdb.so"),
+            faulty,
+            wrong_abi,
+            crash_loaded,
+            crash_entry,
+            first_table,
+            _dir: dir,
+        }
     })
 }
 
@@ -280,6 +291,60 @@ fn what_a_plugin_cannot_do_is_refused_before_anything_runs() {
     }
 }
 
+/// The calls appended to ABI version 1: a plugin describes its options
+/// (`rumbench engines plugin:PATH` lists them), is told each session's
+/// thread, hands back multi-get values and bounded scans (the Rust example
+/// does all four); one built before the appends still runs; an error of a
+/// kind the header names is said as that kind.
+#[test]
+fn the_appended_calls_are_used_and_an_older_table_still_runs() {
+    let listed = cli::text(&rumbench(&["engines", &engine(&rust_example())]));
+    assert!(listed.contains("sync") && listed.contains("default false") && listed.contains("buffer_size"), "{listed}");
+    let listed = cli::text(&rumbench(&["engines", &engine(&built().faulty)]));
+    assert!(listed.contains("describes no options"), "{listed}");
+    let dir = tempfile::tempdir().unwrap();
+    run_ok(
+        &["-e", &engine(&rust_example()), "-s", "fillseq,multireadrandom,fwdrange", "-n", "2000", "-t", "2"],
+        &dir.path().join("example"),
+    );
+    let v = load(&dir.path().join("example"));
+    let steps = v["configs"][0]["steps"].as_array().unwrap();
+    assert!(steps.iter().all(|s| s["status"] == "completed"), "{steps:?}");
+    let stats = &steps.last().unwrap()["engine_stats"];
+    let told: u64 = stats
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p[0] == "thread_sessions")
+        .and_then(|p| p[1].as_str()?.parse().ok())
+        .unwrap_or_else(|| panic!("{stats}"));
+    // fillseq's 2 clients and each later step's: every client's session was told its thread.
+    assert!(told >= 6, "{stats}");
+    // A table of version 1 before the appends: loaded, its appends read as absent.
+    run_ok(&["-e", &engine(&built().first_table), "-s", "fillseq,readrandom", "-n", "1000"], &dir.path().join("first"));
+    // RB_NO_SPACE: the step fails saying so.
+    let out = cli::run_into(
+        cli::rumbench().args([
+            "run",
+            "--progress",
+            "off",
+            "--no-history",
+            "-e",
+            &engine(&built().faulty),
+            "-o",
+            "no_space_at_put=100",
+            "-s",
+            "fillseq",
+            "-n",
+            "1000",
+        ]),
+        &dir.path().join("full"),
+    );
+    assert_ne!(out.status.code(), Some(0));
+    let error = load(&dir.path().join("full"))["configs"][0]["steps"][0]["error"].to_string();
+    assert!(error.contains("put failed") && error.contains("out of space: faulty: no room for put 100"), "{error}");
+}
+
 /// A plugin that crashes while the run is planned (its library's
 /// constructor, its entry, its check of the options) is loaded by a probe
 /// process: the run is refused in one line naming where it crashed and how,
@@ -372,6 +437,16 @@ fn a_plugin_is_recorded_and_profiled_like_a_native_engine() {
         "{}",
         fill["notes"]
     );
+    // Its statistics each second, as a native engine's internals: the
+    // running totals as rates, the debt as it is.
+    let names: Vec<&str> = fill["internals"]["names"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{fill}"))
+        .iter()
+        .filter_map(|n| n.as_str())
+        .collect();
+    assert!(names.contains(&"debt.unwritten_bytes"), "{names:?}");
+    assert!(names.iter().filter(|n| !n.starts_with("debt.")).all(|n| n.ends_with("_per_s")), "{names:?}");
     // The profile: the plugin's functions by name (its library was built with -g).
     let read = &c["steps"][1];
     let profile: rumbench::measure::profile::StepProfile = serde_json::from_value(read["profile"].clone()).unwrap();

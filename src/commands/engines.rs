@@ -5,6 +5,24 @@ use anyhow::Result;
 use rumbench::{engine, outln};
 
 pub fn run(name: Option<&str>) -> Result<()> {
+    // An engine from a library: the options it describes (an append to the ABI).
+    if let Some(path) =
+        name.and_then(|n| n.split_once(':')).filter(|(kind, _)| *kind == engine::LIBRARY_ENGINE).map(|(_, p)| p)
+    {
+        let spec = rumbench::backend::find(engine::LIBRARY_ENGINE)?;
+        outln!("{} - {}: {path}", spec.name, spec.description);
+        match engine::library_options(std::path::Path::new(path))? {
+            None => outln!("    (it describes no options: its option_docs is NULL, or its table ends before it)"),
+            Some(docs) if docs.is_empty() => outln!("    (no options)"),
+            Some(docs) => {
+                let w = docs.iter().map(|(n, _, _)| n.len()).max().unwrap_or(0);
+                for (n, default, help) in docs {
+                    outln!("    {n:w$}  default {default:<10} {help}");
+                }
+            }
+        }
+        return Ok(());
+    }
     let specs: Vec<&engine::EngineSpec> = match name {
         Some(n) => vec![rumbench::backend::find(n)?],
         None => rumbench::backend::registry(),

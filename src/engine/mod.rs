@@ -223,6 +223,15 @@ pub fn no_claims(_: &EngineOptions, _: usize) -> Vec<Claim> {
 /// This process may die of an engine's code (a plugin's): a config process,
 /// a crash test's. Elsewhere (the main process) a plugin is loaded and its
 /// options checked in a probe process first (`plugin::probe`).
+/// The engine name that takes a library (`-e plugin:PATH`).
+pub const LIBRARY_ENGINE: &str = plugin::NAME;
+
+/// A plugin library's own options (name, default, help) as it describes
+/// them (`rumbench engines plugin:PATH`); None when it describes none.
+pub fn library_options(path: &std::path::Path) -> Result<Option<Vec<(String, String, String)>>> {
+    Ok(plugin::Plugin::load(path)?.option_docs())
+}
+
 pub fn let_engine_code_run_here() {
     plugin::probe::let_code_run_here();
 }
@@ -328,6 +337,13 @@ pub trait Engine: Send + Sync {
     }
     /// A session for one client thread.
     fn session(&self) -> Result<Box<dyn Session + '_>>;
+    /// A session for client thread `thread` (0 to threads - 1; a background
+    /// writer after them): an engine that keeps state per thread is told
+    /// which (a plugin's session_open_thread); the others open a session.
+    fn session_for(&self, thread: usize) -> Result<Box<dyn Session + '_>> {
+        let _ = thread;
+        self.session()
+    }
     /// Flush memtables / buffers so that reads see a settled structure.
     fn flush(&self) -> Result<()> {
         Ok(())

@@ -322,7 +322,8 @@ pub fn run_client_step(
         with_writer as usize,
         s.seconds,
         Progress { label: &label, total_ops: s.ops, seconds: s.seconds },
-        |_, _| engine.session(),
+        // Clients 0..threads, the writer after them (the header's thread index).
+        |role, i| engine.session_for(if role == Role::Client { i } else { threads + i }),
         |t, mut session| match t.role {
             Role::Client => client_thread(&cx, t, session.as_mut()),
             Role::Background => writer_thread(&cx, t, session.as_mut()),

@@ -224,7 +224,7 @@ pub fn run_mixgraph_step(
         0,
         s.seconds,
         Progress { label: &label, total_ops: s.ops, seconds: s.seconds },
-        |_, _| engine.session(),
+        |_, i| engine.session_for(i),
         |t, mut session| client(&cx, t, session.as_mut()),
         || {},
     );

@@ -265,7 +265,7 @@ pub fn run_replay_step(
         0,
         s.seconds,
         Progress { label: &label, total_ops: Some(total), seconds: s.seconds },
-        |_, _| engine.session(),
+        |_, i| engine.session_for(i),
         |t, mut session| client(&loaded, plan, t, session.as_mut(), recording),
         || {},
     );

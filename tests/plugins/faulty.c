@@ -10,11 +10,14 @@
  *   hang_at_get=N      the Nth get never returns (it sleeps for ever)
  *   crash_in_check=1   check_options writes through a NULL pointer: a
  *                      plugin that dies while rumbench plans the run
+ *   no_space_at_put=N  the Nth put returns RB_NO_SPACE (its storage is full)
  *
  * (0, the default: never). Compiled with -DRB_FAULTY_WRONG_ABI it reports
  * abi_version 99, which rumbench must refuse before anything runs; with
  * -DRB_FAULTY_CRASH_IN_CONSTRUCTOR its library's constructor crashes as it
- * is loaded, and with -DRB_FAULTY_CRASH_IN_ENTRY its entry does.
+ * is loaded, and with -DRB_FAULTY_CRASH_IN_ENTRY its entry does. With
+ * -DRB_FAULTY_FIRST_TABLE its struct_size ends at txn_rollback, as a plugin
+ * built before the appends to ABI version 1 has it.
  *
  *   cc -std=c11 -O2 -fPIC -shared -fvisibility=hidden -I include tests/plugins/faulty.c -o faulty.so
  */
@@ -30,13 +33,14 @@
 
 #include "rumbench_engine.h"
 
-#define VALID_OPTIONS "segfault_at_put, abort_at_put, hang_at_get, crash_in_check"
+#define VALID_OPTIONS "segfault_at_put, abort_at_put, hang_at_get, crash_in_check, no_space_at_put"
 
 typedef struct faulty_options {
     unsigned long long segfault_at_put;
     unsigned long long abort_at_put;
     unsigned long long hang_at_get;
     unsigned long long crash_in_check;
+    unsigned long long no_space_at_put;
 } faulty_options;
 
 /* A decimal integer >= 0: digits only. */
@@ -55,6 +59,7 @@ static rb_status parse_options(const rb_pair *options, size_t count, faulty_opti
     o->abort_at_put = 0;
     o->hang_at_get = 0;
     o->crash_in_check = 0;
+    o->no_space_at_put = 0;
     for (size_t i = 0; i < count; i++) {
         const char *name = options[i].name ? options[i].name : "";
         const char *value = options[i].value ? options[i].value : "";
@@ -63,6 +68,7 @@ static rb_status parse_options(const rb_pair *options, size_t count, faulty_opti
         else if (strcmp(name, "abort_at_put") == 0) slot = &o->abort_at_put;
         else if (strcmp(name, "hang_at_get") == 0) slot = &o->hang_at_get;
         else if (strcmp(name, "crash_in_check") == 0) slot = &o->crash_in_check;
+        else if (strcmp(name, "no_space_at_put") == 0) slot = &o->no_space_at_put;
         else return rb_error_set(err, "unknown option '%s' (valid options: " VALID_OPTIONS ")", name);
         if (!parse_count(value, slot))
             return rb_error_set(err, "invalid value '%s' for %s (expected an integer >= 0; 0: never)", value, name);
@@ -219,6 +225,10 @@ static rb_status fa_put(rb_session *s, const uint8_t *key, size_t key_len, const
         *nowhere = 1;
     }
     if (e->opt.abort_at_put && nth == e->opt.abort_at_put) abort();
+    if (e->opt.no_space_at_put && nth >= e->opt.no_space_at_put) {
+        rb_error_set(err, "faulty: no room for put %llu (no_space_at_put=%llu)", nth, e->opt.no_space_at_put);
+        return RB_NO_SPACE;
+    }
 
     uint8_t *kv = malloc(key_len + value_len + 1);
     if (!kv) return rb_error_set(err, "faulty: out of memory");
@@ -342,7 +352,11 @@ static const rb_engine_api API = {
 #else
     .abi_version = RB_ENGINE_ABI_VERSION,
 #endif
+#ifdef RB_FAULTY_FIRST_TABLE
+    .struct_size = offsetof(rb_engine_api, option_docs),
+#else
     .struct_size = sizeof(rb_engine_api),
+#endif
     .capabilities = 0,
     .name = "faulty",
     .version = "1",

@@ -36,7 +36,8 @@
 //! types, catches panics, and reports errors in the caller's `rb_error`.
 #![deny(unsafe_op_in_unsafe_fn)]
 
-pub mod abi;
+/// The ABI, from rumbench's one binding of include/rumbench_engine.h.
+pub use rumbench_engine_abi as abi;
 #[cfg(test)]
 mod tests;
 
@@ -242,6 +243,8 @@ struct Stats {
     batches: AtomicU64,
     commits: AtomicU64,
     conflicts: AtomicU64,
+    /// Sessions opened by session_open_thread, which says the client's thread.
+    thread_sessions: AtomicU64,
 }
 
 fn add(counter: &AtomicU64, n: u64) {
@@ -425,6 +428,7 @@ impl Engine {
             ("batches", &s.batches),
             ("commits", &s.commits),
             ("conflicts", &s.conflicts),
+            ("thread_sessions", &s.thread_sessions),
         ];
         let mut out: Vec<_> = counters.iter().map(|(n, c)| (*n, c.load(Relaxed).to_string())).collect();
         out.push(("keys", keys));
@@ -449,6 +453,9 @@ struct Session {
 struct Cursor {
     reverse: bool,
     at: Pos,
+    /// scan_seek_bounded's end key (exclusive) and the entries left (None: no bound).
+    end: Option<Vec<u8>>,
+    left: Option<u64>,
     _open: OpenScan,
 }
 
@@ -489,9 +496,9 @@ struct Txn {
 
 fn found(yes: bool) -> RbStatus {
     if yes {
-        RbStatus::Ok
+        RbStatus::OK
     } else {
-        RbStatus::NotFound
+        RbStatus::NOT_FOUND
     }
 }
 
@@ -517,7 +524,7 @@ impl Session {
     fn write(&mut self, check: impl FnOnce(&Map) -> Res<()>) -> Res {
         self.cursor = None;
         self.engine.write(self.record.finish()?, check)?;
-        Ok(RbStatus::Ok)
+        Ok(RbStatus::OK)
     }
 
     fn get(&mut self, key: &[u8]) -> Res {
@@ -546,7 +553,28 @@ impl Session {
         Ok(keys.filter(|k| map.contains_key(*k)).count())
     }
 
-    fn scan_seek(&mut self, start: &[u8], reverse: bool) -> Res {
+    /// The values of the keys that exist, each handed to `emit` with its
+    /// index, under one read lock.
+    fn multi_get_values<'a>(
+        &mut self,
+        keys: impl ExactSizeIterator<Item = &'a [u8]>,
+        mut emit: impl FnMut(usize, &[u8]),
+    ) -> Res<usize> {
+        add(&self.engine.stats.gets, keys.len() as u64);
+        let map = self.engine.map.read().map_err(|_| fail(POISONED))?;
+        let mut found = 0;
+        for (i, k) in keys.enumerate() {
+            if let Some(e) = map.get(k) {
+                emit(i, &e.value);
+                found += 1;
+            }
+        }
+        Ok(found)
+    }
+
+    /// A scan from `start`, stopping before `end` (exclusive) and after
+    /// `count` entries when given.
+    fn scan_seek(&mut self, start: &[u8], reverse: bool, end: Option<&[u8]>, count: Option<u64>) -> Res {
         self.cursor = None; // leaves the gate before entering it again
         self.key.clear();
         self.key.extend_from_slice(start);
@@ -555,15 +583,16 @@ impl Session {
             (true, true) => Pos::Nothing,
             (false, _) => Pos::At,
         };
-        self.cursor = Some(Cursor { reverse, at, _open: OpenScan::new(&self.engine) });
-        Ok(RbStatus::Ok)
+        let (end, left) = (end.map(<[u8]>::to_vec), count);
+        self.cursor = Some(Cursor { reverse, at, end, left, _open: OpenScan::new(&self.engine) });
+        Ok(RbStatus::OK)
     }
 
     /// The entry at the cursor, looked up afresh from its position.
     fn scan_next(&mut self) -> Res {
         let c = self.cursor.as_mut().ok_or_else(|| fail("scan_next without scan_seek"))?;
         let bound = match c.at {
-            Pos::Nothing => return Ok(RbStatus::NotFound),
+            Pos::Nothing => return Ok(RbStatus::NOT_FOUND),
             Pos::Start => Bound::Unbounded,
             Pos::At => Bound::Included(&self.key[..]),
             Pos::After => Bound::Excluded(&self.key[..]),
@@ -574,13 +603,21 @@ impl Session {
         } else {
             map.range::<[u8], _>((bound, Bound::Unbounded)).next()
         };
-        let Some((k, e)) = found else { return Ok(RbStatus::NotFound) };
+        let Some((k, e)) = found else { return Ok(RbStatus::NOT_FOUND) };
+        let past_end =
+            c.end.as_deref().is_some_and(|end| if c.reverse { k.as_slice() <= end } else { k.as_slice() >= end });
+        if past_end || c.left == Some(0) {
+            return Ok(RbStatus::NOT_FOUND);
+        }
+        if let Some(left) = &mut c.left {
+            *left -= 1;
+        }
         self.key.clear();
         self.key.extend_from_slice(k);
         self.value.clear();
         self.value.extend_from_slice(&e.value);
         c.at = Pos::After;
-        Ok(RbStatus::Ok)
+        Ok(RbStatus::OK)
     }
 
     fn txn_begin(&mut self) -> Res {
@@ -588,7 +625,7 @@ impl Session {
             return Err(fail("txn_begin: a transaction is already open on this session"));
         }
         self.txn = Some(Txn::default());
-        Ok(RbStatus::Ok)
+        Ok(RbStatus::OK)
     }
 
     /// The value (this transaction's own write first), remembering its version.
@@ -597,7 +634,7 @@ impl Session {
         if let Some(v) = txn.writes.get(key) {
             self.value.clear();
             self.value.extend_from_slice(v);
-            return Ok(RbStatus::Ok);
+            return Ok(RbStatus::OK);
         }
         let version = self.engine.get(key, &mut self.value)?;
         txn.reads.entry(key.to_vec()).or_insert(version);
@@ -607,7 +644,7 @@ impl Session {
     fn txn_put(&mut self, key: &[u8], value: &[u8]) -> Res {
         let txn = self.txn.as_mut().ok_or_else(|| fail(NO_TXN))?;
         txn.writes.insert(key.to_vec(), value.to_vec());
-        Ok(RbStatus::Ok)
+        Ok(RbStatus::OK)
     }
 
     /// Ends the transaction whatever the outcome: committed, or rolled back.
@@ -634,7 +671,7 @@ impl Session {
             }
             Err(e) => return Err(e),
         }
-        Ok(RbStatus::Ok)
+        Ok(RbStatus::OK)
     }
 }
 
@@ -655,9 +692,9 @@ type Bytes = *const u8;
 fn call(err: ErrBuf, f: impl FnOnce() -> Res) -> RbStatus {
     let (status, text) = match panic::catch_unwind(AssertUnwindSafe(f)) {
         Ok(Ok(status)) => return status,
-        Ok(Err(Fail::Error(text))) => (RbStatus::Error, text),
-        Ok(Err(Fail::Conflict(text))) => (RbStatus::Conflict, text),
-        Err(payload) => (RbStatus::Error, format!("rust-example panicked: {}", panic_text(&*payload))),
+        Ok(Err(Fail::Error(text))) => (RbStatus::ERROR, text),
+        Ok(Err(Fail::Conflict(text))) => (RbStatus::CONFLICT, text),
+        Err(payload) => (RbStatus::ERROR, format!("rust-example panicked: {}", panic_text(&*payload))),
     };
     // SAFETY: err is NULL or the rb_error rumbench passed, writable during the call.
     if let Some(e) = unsafe { err.as_mut() } {
@@ -744,7 +781,7 @@ unsafe fn set<T>(p: *mut T, v: T) {
 
 unsafe extern "C" fn check_options(opts: *const RbPair, n: usize, err: ErrBuf) -> RbStatus {
     // SAFETY: rumbench passes n valid pairs.
-    call(err, || unsafe { options(opts, n) }.map(|_| RbStatus::Ok))
+    call(err, || unsafe { options(opts, n) }.map(|_| RbStatus::OK))
 }
 
 unsafe extern "C" fn open(
@@ -768,7 +805,7 @@ unsafe extern "C" fn open(
         let engine = Engine::open(Path::new(dir), args.create != 0, opts)?;
         // SAFETY: out is writable; close releases the handle.
         unsafe { set(out, Arc::into_raw(Arc::new(engine)).cast_mut().cast()) };
-        Ok(RbStatus::Ok)
+        Ok(RbStatus::OK)
     })
 }
 
@@ -812,12 +849,12 @@ unsafe extern "C" fn syncs_writes(e: Eng) -> i32 {
 
 unsafe extern "C" fn sync(e: Eng, err: ErrBuf) -> RbStatus {
     // SAFETY: e is an open engine.
-    call(err, || unsafe { engine(e) }?.flush(true).map(|()| RbStatus::Ok))
+    call(err, || unsafe { engine(e) }?.flush(true).map(|()| RbStatus::OK))
 }
 
 unsafe extern "C" fn flush(e: Eng, err: ErrBuf) -> RbStatus {
     // SAFETY: e is an open engine.
-    call(err, || unsafe { engine(e) }?.flush(false).map(|()| RbStatus::Ok))
+    call(err, || unsafe { engine(e) }?.flush(false).map(|()| RbStatus::OK))
 }
 
 unsafe extern "C" fn session_open(e: Eng, out: *mut Ses, err: ErrBuf) -> RbStatus {
@@ -827,8 +864,22 @@ unsafe extern "C" fn session_open(e: Eng, out: *mut Ses, err: ErrBuf) -> RbStatu
         let session = Box::new(Session::new(Arc::clone(&arc)));
         // SAFETY: out is writable; session_close releases the session.
         unsafe { set(out, Box::into_raw(session).cast()) };
-        Ok(RbStatus::Ok)
+        Ok(RbStatus::OK)
     })
+}
+
+/// This engine keeps nothing per thread: it counts the sessions it was told
+/// a thread of (the header's thread index, 0 to threads - 1, then a writer).
+unsafe extern "C" fn session_open_thread(e: Eng, _thread: u32, out: *mut Ses, err: ErrBuf) -> RbStatus {
+    // SAFETY: as session_open's (the same arguments, and the thread index).
+    let status = unsafe { session_open(e, out, err) };
+    if status == RbStatus::OK {
+        // SAFETY: e is an open engine.
+        if let Ok(e) = unsafe { engine(e) } {
+            add(&e.stats.thread_sessions, 1);
+        }
+    }
+    status
 }
 
 unsafe extern "C" fn session_close(s: Ses) {
@@ -891,13 +942,61 @@ unsafe extern "C" fn multi_get(
         };
         // SAFETY: found is writable.
         unsafe { set(found, count) };
-        Ok(RbStatus::Ok)
+        Ok(RbStatus::OK)
+    })
+}
+
+#[allow(clippy::too_many_arguments, reason = "the header's multi_get_values")]
+unsafe extern "C" fn multi_get_values(
+    s: Ses,
+    keys: Bytes,
+    ksize: usize,
+    n: usize,
+    emit: RbValueFn,
+    ctx: *mut c_void,
+    found: *mut usize,
+    err: ErrBuf,
+) -> RbStatus {
+    call(err, || {
+        let total = ksize.checked_mul(n).ok_or_else(|| fail("multi_get_values: key_size * count overflows"))?;
+        let emit = emit.ok_or_else(|| fail("multi_get_values: no emit function"))?;
+        // SAFETY: s is an open session; keys holds n keys of ksize bytes back to back.
+        let (s, keys) = unsafe { (session(s)?, slice(keys, total)) };
+        // SAFETY: emit is rumbench's callback, ctx its argument; the value lives during the call.
+        let give = |i: usize, v: &[u8]| unsafe { emit(ctx, i, v.as_ptr(), v.len()) };
+        let count = match ksize {
+            0 => s.multi_get_values(std::iter::repeat_n(&[][..], n), give)?,
+            _ => s.multi_get_values(keys.chunks_exact(ksize), give)?,
+        };
+        // SAFETY: found is writable.
+        unsafe { set(found, count) };
+        Ok(RbStatus::OK)
     })
 }
 
 unsafe extern "C" fn scan_seek(s: Ses, start: Bytes, len: usize, reverse: i32, err: ErrBuf) -> RbStatus {
     // SAFETY: s is an open session; start is valid for len bytes.
-    call(err, || unsafe { session(s)?.scan_seek(slice(start, len), reverse != 0) })
+    call(err, || unsafe { session(s)?.scan_seek(slice(start, len), reverse != 0, None, None) })
+}
+
+#[allow(clippy::too_many_arguments, reason = "the header's scan_seek_bounded")]
+unsafe extern "C" fn scan_seek_bounded(
+    s: Ses,
+    start: Bytes,
+    len: usize,
+    reverse: i32,
+    end: Bytes,
+    end_len: usize,
+    count: u64,
+    err: ErrBuf,
+) -> RbStatus {
+    call(err, || {
+        // SAFETY: end, when not null, is valid for end_len bytes.
+        let end = (!end.is_null()).then(|| unsafe { slice(end, end_len) });
+        let count = (count > 0).then_some(count);
+        // SAFETY: s is an open session; start is valid for len bytes.
+        unsafe { session(s)?.scan_seek(slice(start, len), reverse != 0, end, count) }
+    })
 }
 
 unsafe extern "C" fn scan_next(
@@ -961,6 +1060,21 @@ unsafe extern "C" fn txn_rollback(s: Ses) {
     call_void("txn_rollback", || unsafe { session(s) }.map(|s| s.txn = None).ok());
 }
 
+/// Its options for `rumbench engines plugin:PATH` (a NULL name ends them).
+static OPTION_DOCS: [RbOptionDoc; 3] = [
+    RbOptionDoc {
+        name: c"sync".as_ptr(),
+        default_value: c"false".as_ptr(),
+        help: c"fsync the log at every write (true) or leave it to the OS (false)".as_ptr(),
+    },
+    RbOptionDoc {
+        name: c"buffer_size".as_ptr(),
+        default_value: c"1M".as_ptr(),
+        help: c"bytes of log records buffered before a write (64K, 1M; at most 1G)".as_ptr(),
+    },
+    RbOptionDoc { name: std::ptr::null(), default_value: std::ptr::null(), help: std::ptr::null() },
+];
+
 /// The table, and the build text it points to.
 struct Exported {
     api: RbEngineApi,
@@ -1008,6 +1122,10 @@ fn exported() -> Exported {
         txn_put: Some(txn_put),
         txn_commit: Some(txn_commit),
         txn_rollback: Some(txn_rollback),
+        option_docs: OPTION_DOCS.as_ptr(),
+        session_open_thread: Some(session_open_thread),
+        multi_get_values: Some(multi_get_values),
+        scan_seek_bounded: Some(scan_seek_bounded),
     };
     Exported { api, _build: build }
 }

@@ -44,7 +44,7 @@ fn check_options(options: &[(&str, &str)]) -> Result<(), String> {
     let mut err = new_error();
     // SAFETY: valid pairs and error buffer.
     match unsafe { api().check_options.unwrap()(pairs.as_ptr(), pairs.len(), &mut *err) } {
-        RbStatus::Ok => Ok(()),
+        RbStatus::OK => Ok(()),
         _ => Err(error_text(&err)),
     }
 }
@@ -73,7 +73,7 @@ impl Db {
         let (mut raw, mut err) = (ptr::null_mut(), new_error());
         // SAFETY: valid args, pairs, out pointer and error buffer.
         match unsafe { api().open.unwrap()(&args, pairs.as_ptr(), pairs.len(), &mut raw, &mut *err) } {
-            RbStatus::Ok => Ok(Db(raw)),
+            RbStatus::OK => Ok(Db(raw)),
             _ => Err(error_text(&err)),
         }
     }
@@ -85,7 +85,7 @@ impl Db {
     fn session(&self) -> S {
         let (mut raw, mut err) = (ptr::null_mut(), new_error());
         // SAFETY: an open engine.
-        assert_eq!(unsafe { api().session_open.unwrap()(self.0, &mut raw, &mut *err) }, RbStatus::Ok);
+        assert_eq!(unsafe { api().session_open.unwrap()(self.0, &mut raw, &mut *err) }, RbStatus::OK);
         S { raw, err }
     }
 
@@ -154,12 +154,12 @@ impl S {
         let (mut v, mut len) = (ptr::null(), 0);
         // SAFETY: an open session of this thread; arguments valid during the call.
         let st = unsafe { api().get.unwrap()(self.raw, k.as_ptr(), k.len(), &mut v, &mut len, &mut *self.err) };
-        (st, if st == RbStatus::Ok { copy(v, len) } else { Vec::new() })
+        (st, if st == RbStatus::OK { copy(v, len) } else { Vec::new() })
     }
     fn value(&mut self, k: &str) -> Option<String> {
         match self.get(k) {
-            (RbStatus::Ok, v) => Some(String::from_utf8(v).unwrap()),
-            (RbStatus::NotFound, _) => None,
+            (RbStatus::OK, v) => Some(String::from_utf8(v).unwrap()),
+            (RbStatus::NOT_FOUND, _) => None,
             (st, _) => panic!("get {k}: {st:?} {}", error_text(&self.err)),
         }
     }
@@ -190,7 +190,7 @@ impl S {
                 &mut *self.err,
             )
         };
-        assert_eq!(st, RbStatus::Ok);
+        assert_eq!(st, RbStatus::OK);
         found
     }
     /// Every key a scan from `start` returns, then scan_end.
@@ -198,18 +198,18 @@ impl S {
         let st =
             // SAFETY: an open session of this thread; arguments valid during the call.
             unsafe { api().scan_seek.unwrap()(self.raw, start.as_ptr(), start.len(), reverse as i32, &mut *self.err) };
-        assert_eq!(st, RbStatus::Ok);
+        assert_eq!(st, RbStatus::OK);
         let mut keys = Vec::new();
         loop {
             let (mut k, mut kl, mut v, mut vl) = (ptr::null(), 0, ptr::null(), 0);
             // SAFETY: an open session of this thread; arguments valid during the call.
             match unsafe { api().scan_next.unwrap()(self.raw, &mut k, &mut kl, &mut v, &mut vl, &mut *self.err) } {
-                RbStatus::Ok => {
+                RbStatus::OK => {
                     let (k, v) = (String::from_utf8(copy(k, kl)).unwrap(), String::from_utf8(copy(v, vl)).unwrap());
                     assert_eq!(v, format!("v{k}"));
                     keys.push(k);
                 }
-                RbStatus::NotFound => break,
+                RbStatus::NOT_FOUND => break,
                 st => panic!("scan_next: {st:?}"),
             }
         }
@@ -217,8 +217,62 @@ impl S {
         let (mut k, mut kl, mut v, mut vl) = (ptr::null(), 0, ptr::null(), 0);
         // SAFETY: an open session of this thread; arguments valid during the call.
         let st = unsafe { api().scan_next.unwrap()(self.raw, &mut k, &mut kl, &mut v, &mut vl, &mut *self.err) };
-        assert_eq!(st, RbStatus::NotFound);
+        assert_eq!(st, RbStatus::NOT_FOUND);
         // SAFETY: an open session of this thread; arguments valid during the call.
+        unsafe { api().scan_end.unwrap()(self.raw) };
+        keys
+    }
+    /// multi_get_values: each found key's index and value.
+    fn multi_get_values(&mut self, keys: &str, key_size: usize) -> (usize, Vec<(usize, String)>) {
+        unsafe extern "C" fn take(ctx: *mut c_void, i: usize, v: *const u8, len: usize) {
+            // SAFETY: ctx is the Vec below; v is valid for len bytes during the call.
+            unsafe { (*ctx.cast::<Vec<(usize, String)>>()).push((i, String::from_utf8(copy(v, len)).unwrap())) };
+        }
+        let (mut found, mut got) = (usize::MAX, Vec::new());
+        // SAFETY: an open session of this thread; arguments valid during the call; ctx is got.
+        let st = unsafe {
+            api().multi_get_values.unwrap()(
+                self.raw,
+                keys.as_ptr(),
+                key_size,
+                keys.len() / key_size,
+                Some(take),
+                (&mut got as *mut Vec<(usize, String)>).cast(),
+                &mut found,
+                &mut *self.err,
+            )
+        };
+        assert_eq!(st, RbStatus::OK);
+        (found, got)
+    }
+    /// The keys a bounded scan returns (end exclusive, count 0: unbounded).
+    fn scan_bounded(&mut self, start: &str, reverse: bool, end: Option<&str>, count: u64) -> Vec<String> {
+        let (e, el) = end.map_or((ptr::null(), 0), |e| (e.as_ptr(), e.len()));
+        // SAFETY: an open session of this thread; arguments valid during the call.
+        let st = unsafe {
+            api().scan_seek_bounded.unwrap()(
+                self.raw,
+                start.as_ptr(),
+                start.len(),
+                reverse as i32,
+                e,
+                el,
+                count,
+                &mut *self.err,
+            )
+        };
+        assert_eq!(st, RbStatus::OK);
+        let mut keys = Vec::new();
+        loop {
+            let (mut k, mut kl, mut v, mut vl) = (ptr::null(), 0, ptr::null(), 0);
+            // SAFETY: an open session of this thread; arguments valid during the call.
+            match unsafe { api().scan_next.unwrap()(self.raw, &mut k, &mut kl, &mut v, &mut vl, &mut *self.err) } {
+                RbStatus::OK => keys.push(String::from_utf8(copy(k, kl)).unwrap()),
+                RbStatus::NOT_FOUND => break,
+                st => panic!("scan_next: {st:?}"),
+            }
+        }
+        // SAFETY: an open session of this thread.
         unsafe { api().scan_end.unwrap()(self.raw) };
         keys
     }
@@ -232,7 +286,7 @@ impl S {
         let st = unsafe {
             api().txn_get_for_update.unwrap()(self.raw, k.as_ptr(), k.len(), &mut v, &mut len, &mut *self.err)
         };
-        (st, if st == RbStatus::Ok { copy(v, len) } else { Vec::new() })
+        (st, if st == RbStatus::OK { copy(v, len) } else { Vec::new() })
     }
     fn txn_put(&mut self, k: &str, v: &str) -> RbStatus {
         // SAFETY: an open session of this thread; arguments valid during the call.
@@ -275,15 +329,15 @@ fn put_get_del() {
     let db = Db::open(&dir, &[]);
     let mut s = db.session();
     assert_eq!(s.value("a"), None);
-    assert_eq!(s.put("a", "1"), RbStatus::Ok);
-    assert_eq!(s.put("b", ""), RbStatus::Ok);
+    assert_eq!(s.put("a", "1"), RbStatus::OK);
+    assert_eq!(s.put("b", ""), RbStatus::OK);
     assert_eq!((s.value("a"), s.value("b")), (Some("1".into()), Some("".into())));
-    assert_eq!(s.put("a", "22"), RbStatus::Ok);
+    assert_eq!(s.put("a", "22"), RbStatus::OK);
     assert_eq!(s.value("a"), Some("22".into()));
-    assert_eq!(s.del("a"), RbStatus::Ok);
-    assert_eq!(s.del("missing"), RbStatus::Ok);
+    assert_eq!(s.del("a"), RbStatus::OK);
+    assert_eq!(s.del("missing"), RbStatus::OK);
     assert_eq!(s.value("a"), None);
-    assert_eq!(s.put("", "empty key"), RbStatus::Ok);
+    assert_eq!(s.put("", "empty key"), RbStatus::OK);
     assert_eq!(s.value(""), Some("empty key".into()));
     assert_eq!((db.stat("puts"), db.stat("deletes"), db.stat("keys")), (4, 2, 2));
     assert_eq!(db.stat("ingest_bytes"), (2 + 1 + 3 + 9) + (1 + 7));
@@ -292,10 +346,10 @@ fn put_get_del() {
     assert_eq!(unsafe { api().syncs_writes.unwrap()(db.0) }, 0);
     let mut err = new_error();
     // SAFETY: as above.
-    assert_eq!(unsafe { api().flush.unwrap()(db.0, &mut *err) }, RbStatus::Ok);
+    assert_eq!(unsafe { api().flush.unwrap()(db.0, &mut *err) }, RbStatus::OK);
     assert_eq!(std::fs::metadata(dir.join("data.log")).unwrap().len(), db.stat("log_bytes"));
     // SAFETY: as above.
-    assert_eq!(unsafe { api().sync.unwrap()(db.0, &mut *err) }, RbStatus::Ok);
+    assert_eq!(unsafe { api().sync.unwrap()(db.0, &mut *err) }, RbStatus::OK);
     drop(s);
     drop(db);
     std::fs::remove_dir_all(dir).unwrap();
@@ -307,13 +361,13 @@ fn a_batch_is_all_or_nothing() {
     let db = Db::open(&dir, &[]);
     let mut s = db.session();
     s.put("gone", "x");
-    assert_eq!(s.batch(&[(RB_PUT, "a", "1"), (RB_PUT, "b", "2"), (RB_DELETE, "gone", "")]), RbStatus::Ok);
+    assert_eq!(s.batch(&[(RB_PUT, "a", "1"), (RB_PUT, "b", "2"), (RB_DELETE, "gone", "")]), RbStatus::OK);
     assert_eq!((s.value("a"), s.value("b"), s.value("gone")), (Some("1".into()), Some("2".into()), None));
     // A bad op anywhere: nothing of it is applied.
-    assert_eq!(s.batch(&[(RB_PUT, "c", "3"), (RB_DELETE, "a", ""), (7, "d", "4")]), RbStatus::Error);
+    assert_eq!(s.batch(&[(RB_PUT, "c", "3"), (RB_DELETE, "a", ""), (7, "d", "4")]), RbStatus::ERROR);
     assert!(error_text(&s.err).contains("op 2 has kind 7"), "{}", error_text(&s.err));
     assert_eq!((s.value("a"), s.value("c")), (Some("1".into()), None));
-    assert_eq!(s.batch(&[]), RbStatus::Ok);
+    assert_eq!(s.batch(&[]), RbStatus::OK);
     assert_eq!(db.stat("batches"), 2);
     drop(s);
     drop(db);
@@ -330,6 +384,47 @@ fn multi_get_counts_the_keys_found() {
     }
     assert_eq!(s.multi_get("k1k2k3k4k5", 2), 3);
     assert_eq!(s.multi_get("k2", 2), 0);
+    drop(s);
+    drop(db);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// The calls appended to ABI version 1: the options described, a session
+/// told its thread, a multi-get that hands back values, bounded scans.
+#[test]
+fn the_appended_calls_work() {
+    let a = api();
+    assert!(RbEngineApi::covers(a.struct_size, std::mem::offset_of!(RbEngineApi, scan_seek_bounded), 8));
+    // SAFETY: a static list ending with a NULL name.
+    let docs: Vec<(String, String)> = unsafe {
+        let mut out = Vec::new();
+        let mut d = a.option_docs;
+        while !(*d).name.is_null() {
+            let text = |p: *const c_char| CStr::from_ptr(p).to_str().unwrap().to_string();
+            out.push((text((*d).name), text((*d).default_value)));
+            d = d.add(1);
+        }
+        out
+    };
+    assert_eq!(docs, [("sync".to_string(), "false".to_string()), ("buffer_size".into(), "1M".into())]);
+    let dir = temp_dir("appended");
+    let db = Db::open(&dir, &[]);
+    let (mut raw, mut err) = (ptr::null_mut(), new_error());
+    // SAFETY: an open engine.
+    assert_eq!(unsafe { a.session_open_thread.unwrap()(db.0, 3, &mut raw, &mut *err) }, RbStatus::OK);
+    let mut s = S { raw, err };
+    assert_eq!(db.stat("thread_sessions"), 1);
+    for k in ["k1", "k3", "k4"] {
+        s.put(k, &format!("v{k}"));
+    }
+    let (found, got) = s.multi_get_values("k1k2k3k4k5", 2);
+    assert_eq!(found, 3);
+    assert_eq!(got, [(0, "vk1".to_string()), (2, "vk3".into()), (3, "vk4".into())]);
+    assert_eq!(s.scan_bounded("", false, None, 0), ["k1", "k3", "k4"]);
+    assert_eq!(s.scan_bounded("", false, Some("k4"), 0), ["k1", "k3"]);
+    assert_eq!(s.scan_bounded("k2", false, None, 1), ["k3"]);
+    assert_eq!(s.scan_bounded("k9", true, Some("k1"), 0), ["k4", "k3"]);
+    assert_eq!(s.scan_bounded("k9", true, None, 2), ["k4", "k3"]);
     drop(s);
     drop(db);
     std::fs::remove_dir_all(dir).unwrap();
@@ -361,12 +456,12 @@ fn scans_forward_and_reverse() {
     let mut err = new_error();
     // SAFETY: an open session and valid out pointers.
     unsafe {
-        assert_eq!(api().scan_seek.unwrap()(s.raw, ptr::null(), 0, 0, &mut *err), RbStatus::Ok);
-        assert_eq!(api().scan_next.unwrap()(s.raw, &mut k, &mut kl, &mut v, &mut vl, &mut *err), RbStatus::Ok);
+        assert_eq!(api().scan_seek.unwrap()(s.raw, ptr::null(), 0, 0, &mut *err), RbStatus::OK);
+        assert_eq!(api().scan_next.unwrap()(s.raw, &mut k, &mut kl, &mut v, &mut vl, &mut *err), RbStatus::OK);
         assert_eq!(copy(k, kl), b"b");
         assert_eq!(db.session().value("d"), Some("vd".into()));
-        assert_eq!(api().scan_seek.unwrap()(s.raw, b"e".as_ptr(), 1, 1, &mut *err), RbStatus::Ok);
-        assert_eq!(api().scan_next.unwrap()(s.raw, &mut k, &mut kl, &mut v, &mut vl, &mut *err), RbStatus::Ok);
+        assert_eq!(api().scan_seek.unwrap()(s.raw, b"e".as_ptr(), 1, 1, &mut *err), RbStatus::OK);
+        assert_eq!(api().scan_next.unwrap()(s.raw, &mut k, &mut kl, &mut v, &mut vl, &mut *err), RbStatus::OK);
         assert_eq!((copy(k, kl), copy(v, vl)), (b"d".to_vec(), b"vd".to_vec()));
         api().scan_end.unwrap()(s.raw);
     }
@@ -381,33 +476,33 @@ fn transactions_conflict_when_a_key_read_for_update_changed() {
     let db = Db::open(&dir, &[]);
     let (mut s1, mut s2) = (db.session(), db.session());
     s1.put("k", "0");
-    assert_eq!((s1.begin(), s2.begin()), (RbStatus::Ok, RbStatus::Ok));
-    assert_eq!(s1.get_for_update("k"), (RbStatus::Ok, b"0".to_vec()));
-    assert_eq!(s2.get_for_update("k"), (RbStatus::Ok, b"0".to_vec()));
-    assert_eq!(s1.txn_put("k", "1"), RbStatus::Ok);
-    assert_eq!(s1.get_for_update("k"), (RbStatus::Ok, b"1".to_vec()), "its own write");
-    assert_eq!(s2.txn_put("k", "2"), RbStatus::Ok);
+    assert_eq!((s1.begin(), s2.begin()), (RbStatus::OK, RbStatus::OK));
+    assert_eq!(s1.get_for_update("k"), (RbStatus::OK, b"0".to_vec()));
+    assert_eq!(s2.get_for_update("k"), (RbStatus::OK, b"0".to_vec()));
+    assert_eq!(s1.txn_put("k", "1"), RbStatus::OK);
+    assert_eq!(s1.get_for_update("k"), (RbStatus::OK, b"1".to_vec()), "its own write");
+    assert_eq!(s2.txn_put("k", "2"), RbStatus::OK);
     assert_eq!(s2.value("k"), Some("0".into()), "nothing is applied before commit");
-    assert_eq!(s1.commit(), RbStatus::Ok);
-    assert_eq!(s2.commit(), RbStatus::Conflict);
+    assert_eq!(s1.commit(), RbStatus::OK);
+    assert_eq!(s2.commit(), RbStatus::CONFLICT);
     assert!(error_text(&s2.err).contains("conflict: key \"k\""), "{}", error_text(&s2.err));
     s2.rollback();
     assert_eq!(s2.value("k"), Some("1".into()));
     // The retry wins.
-    assert_eq!(s2.begin(), RbStatus::Ok);
-    assert_eq!(s2.get_for_update("k"), (RbStatus::Ok, b"1".to_vec()));
-    assert_eq!(s2.txn_put("k", "2"), RbStatus::Ok);
-    assert_eq!(s2.commit(), RbStatus::Ok);
+    assert_eq!(s2.begin(), RbStatus::OK);
+    assert_eq!(s2.get_for_update("k"), (RbStatus::OK, b"1".to_vec()));
+    assert_eq!(s2.txn_put("k", "2"), RbStatus::OK);
+    assert_eq!(s2.commit(), RbStatus::OK);
     assert_eq!(s1.value("k"), Some("2".into()));
     // An absent key read for update conflicts with its insertion.
-    assert_eq!((s1.begin(), s1.get_for_update("new").0), (RbStatus::Ok, RbStatus::NotFound));
+    assert_eq!((s1.begin(), s1.get_for_update("new").0), (RbStatus::OK, RbStatus::NOT_FOUND));
     s2.put("new", "x");
-    assert_eq!((s1.txn_put("new", "y"), s1.commit()), (RbStatus::Ok, RbStatus::Conflict));
+    assert_eq!((s1.txn_put("new", "y"), s1.commit()), (RbStatus::OK, RbStatus::CONFLICT));
     // Rolled back: nothing written, and the session takes a new transaction.
-    assert_eq!((s1.begin(), s1.txn_put("z", "1")), (RbStatus::Ok, RbStatus::Ok));
+    assert_eq!((s1.begin(), s1.txn_put("z", "1")), (RbStatus::OK, RbStatus::OK));
     s1.rollback();
     assert_eq!(s1.value("z"), None);
-    assert_eq!(s1.txn_put("z", "1"), RbStatus::Error, "no transaction");
+    assert_eq!(s1.txn_put("z", "1"), RbStatus::ERROR, "no transaction");
     assert_eq!((db.stat("commits"), db.stat("conflicts")), (2, 2));
     drop((s1, s2));
     drop(db);
@@ -429,7 +524,7 @@ fn reopening_keeps_everything_and_a_torn_tail_is_dropped() {
     s.begin();
     s.get_for_update("k000");
     s.txn_put("t", "txn");
-    assert_eq!(s.commit(), RbStatus::Ok);
+    assert_eq!(s.commit(), RbStatus::OK);
     let log_bytes = db.stat("log_bytes");
     drop(s);
     drop(db);
@@ -510,7 +605,7 @@ fn sessions_run_on_many_threads_at_once() {
             scope.spawn(move || {
                 for i in 0..500 {
                     let k = format!("t{t}-{i:04}");
-                    assert_eq!(s.put(&k, "v"), RbStatus::Ok);
+                    assert_eq!(s.put(&k, "v"), RbStatus::OK);
                     assert_eq!(s.value(&k), Some("v".into()));
                 }
             });
@@ -519,7 +614,7 @@ fn sessions_run_on_many_threads_at_once() {
             let mut err = new_error();
             for _ in 0..20 {
                 // SAFETY: an open engine; engine-level calls may come from any thread.
-                assert_eq!(unsafe { api().sync.unwrap()(db.0, &mut *err) }, RbStatus::Ok);
+                assert_eq!(unsafe { api().sync.unwrap()(db.0, &mut *err) }, RbStatus::OK);
                 db.stat("keys");
             }
         });
@@ -543,7 +638,7 @@ fn a_scan_never_sees_half_a_batch() {
         scope.spawn(move || {
             for i in 1..500 {
                 let v = i.to_string();
-                assert_eq!(w.batch(&[(RB_PUT, "a", &v), (RB_PUT, "b", &v)]), RbStatus::Ok);
+                assert_eq!(w.batch(&[(RB_PUT, "a", &v), (RB_PUT, "b", &v)]), RbStatus::OK);
             }
         });
         let r = db.session();
@@ -555,10 +650,10 @@ fn a_scan_never_sees_half_a_batch() {
                 let mut values = Vec::new();
                 // SAFETY: an open session of this thread; valid out pointers.
                 unsafe {
-                    assert_eq!(api().scan_seek.unwrap()(r.raw, ptr::null(), 0, 0, &mut *err), RbStatus::Ok);
+                    assert_eq!(api().scan_seek.unwrap()(r.raw, ptr::null(), 0, 0, &mut *err), RbStatus::OK);
                     for _ in 0..2 {
                         let st = api().scan_next.unwrap()(r.raw, &mut k, &mut kl, &mut v, &mut vl, &mut *err);
-                        assert_eq!(st, RbStatus::Ok);
+                        assert_eq!(st, RbStatus::OK);
                         values.push(copy(v, vl));
                         std::thread::yield_now();
                     }
@@ -580,7 +675,7 @@ fn a_writer_waits_for_an_open_scan_to_end() {
     s.put("a", "va");
     let mut err = new_error();
     // SAFETY: an open session of this thread.
-    assert_eq!(unsafe { api().scan_seek.unwrap()(s.raw, ptr::null(), 0, 0, &mut *err) }, RbStatus::Ok);
+    assert_eq!(unsafe { api().scan_seek.unwrap()(s.raw, ptr::null(), 0, 0, &mut *err) }, RbStatus::OK);
     let done = AtomicUsize::new(0);
     std::thread::scope(|scope| {
         let mut w = db.session();
@@ -598,8 +693,8 @@ fn a_writer_waits_for_an_open_scan_to_end() {
     assert_eq!((done.load(Ordering::SeqCst), s.value("b")), (1, Some("vb".into())));
     // A write on the scanning session itself ends its scan (no deadlock).
     // SAFETY: as above.
-    assert_eq!(unsafe { api().scan_seek.unwrap()(s.raw, ptr::null(), 0, 0, &mut *err) }, RbStatus::Ok);
-    assert_eq!(s.put("c", "vc"), RbStatus::Ok);
+    assert_eq!(unsafe { api().scan_seek.unwrap()(s.raw, ptr::null(), 0, 0, &mut *err) }, RbStatus::OK);
+    assert_eq!(s.put("c", "vc"), RbStatus::OK);
     drop(s);
     drop(db);
     std::fs::remove_dir_all(dir).unwrap();

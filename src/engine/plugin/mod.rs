@@ -103,6 +103,23 @@ pub fn printable(t: &str) -> String {
     t.chars().map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() }).collect()
 }
 
+/// The most of a plugin's statistics sampled each second.
+const MAX_SAMPLED_STATS: usize = 64;
+
+/// A statistic's name for the sampler, which keeps names for the process's
+/// life: each distinct name is kept once (a plugin has a fixed few).
+fn interned(name: String) -> &'static str {
+    let name = printable(&name);
+    static NAMES: OnceLock<Mutex<std::collections::HashSet<&'static str>>> = OnceLock::new();
+    let mut names = NAMES.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(n) = names.get(name.as_str()) {
+        return n;
+    }
+    let n: &'static str = Box::leak(name.into_boxed_str());
+    names.insert(n);
+    n
+}
+
 /// The plugin's words in an rb_error.
 fn error_text(e: &RbError) -> String {
     let bytes: Vec<u8> = e.text.iter().take_while(|&&c| c != 0).map(|&c| c as u8).collect();
@@ -173,15 +190,29 @@ impl Plugin {
                 path.display()
             );
         }
-        if (struct_size as usize) < std::mem::size_of::<RbEngineApi>() {
+        if (struct_size as usize) < RbEngineApi::FIRST_SIZE {
             bail!(
                 "plugin {}: its function table is {struct_size} bytes, smaller than ABI version {ABI_VERSION}'s {} bytes: it was built against another include/rumbench_engine.h",
                 path.display(),
-                std::mem::size_of::<RbEngineApi>()
+                RbEngineApi::FIRST_SIZE
             );
         }
-        // SAFETY: checked above: a version-1 table of at least our size, static.
-        let api: &'static RbEngineApi = unsafe { &*api };
+        // The table as far as the plugin's struct_size goes: a plugin built
+        // against an older header lacks the calls appended since, which stay
+        // NULL here (a table read past its end would read the plugin's other data).
+        let table = {
+            // SAFETY: all zeroes is a valid table: null pointers, None functions, 0 numbers.
+            let mut table: RbEngineApi = unsafe { std::mem::zeroed() };
+            let size = (struct_size as usize).min(std::mem::size_of::<RbEngineApi>());
+            // SAFETY: the plugin's table holds struct_size bytes (at least
+            // FIRST_SIZE, checked above); at most our table's size is copied.
+            unsafe {
+                std::ptr::copy_nonoverlapping(api.cast::<u8>(), (&mut table as *mut RbEngineApi).cast::<u8>(), size)
+            };
+            table
+        };
+        // One table per library, kept for the process's life as the library is.
+        let api: &'static RbEngineApi = Box::leak(Box::new(table));
         let plugin = Plugin {
             path: path.to_path_buf(),
             sha256,
@@ -282,6 +313,37 @@ impl Plugin {
 
     fn has(&self, cap: u64) -> bool {
         self.caps & cap != 0
+    }
+
+    /// Its options as it describes them (an append to the ABI): name,
+    /// default, help; None when it describes none.
+    pub fn option_docs(&self) -> Option<Vec<(String, String, String)>> {
+        let mut d = self.api.option_docs;
+        if d.is_null() {
+            return None;
+        }
+        let mut out = Vec::new();
+        // SAFETY: the header's contract: a static array ending with a NULL
+        // name; at most a thousand are read, whatever the plugin did.
+        unsafe {
+            while !(*d).name.is_null() && out.len() < 1000 {
+                out.push((text((*d).name), text((*d).default_value), text((*d).help)));
+                d = d.add(1);
+            }
+        }
+        Some(out)
+    }
+}
+
+/// What a status other than RB_OK and RB_NOT_FOUND says, before the
+/// plugin's own words: the appended kinds of error are told apart.
+pub(super) fn status_words(rc: RbStatus) -> String {
+    match rc {
+        RB_BUSY => "the engine was busy: ".into(),
+        RB_NO_SPACE => "out of space: ".into(),
+        RB_CORRUPTION => "corruption: ".into(),
+        RB_CONFLICT | RB_ERROR => String::new(),
+        other => format!("status {} (not one of the header's): ", other.0),
     }
 }
 
@@ -420,20 +482,48 @@ impl PluginEngine {
 
     fn pairs(
         &self,
-        f: Option<unsafe extern "C" fn(*mut RbEngine, EmitFn, *mut c_void)>,
+        f: Option<unsafe extern "C" fn(*mut RbEngine, RbEmitFn, *mut c_void)>,
         which: u8,
     ) -> Vec<(String, String)> {
         let mut out: Vec<(String, String)> = Vec::new();
         let _in = InCall::enter(which);
         // SAFETY: raw is the open engine; the callback's ctx is `out`, alive for the call.
-        unsafe { (f.expect("checked at load"))(self.raw, collect, &mut out as *mut _ as *mut c_void) };
+        unsafe { (f.expect("checked at load"))(self.raw, Some(collect), &mut out as *mut _ as *mut c_void) };
         out
     }
 
-    fn status(&self, rc: i32, err: &RbError, what: &str) -> Result<()> {
+    /// A session, told its client's thread when the plugin takes it
+    /// (session_open_thread, an append to the ABI).
+    fn open_session(&self, thread: Option<usize>) -> Result<Box<dyn Session + '_>> {
+        let mut raw: *mut RbSession = std::ptr::null_mut();
+        let mut err = new_error();
+        let api = self.plugin.api;
+        let rc = {
+            let _in = InCall::enter(const { call("session_open") });
+            match (api.session_open_thread, thread) {
+                // SAFETY: raw receives the session; the engine is open.
+                (Some(f), Some(t)) => unsafe { f(self.raw, t as u32, &mut raw, &mut *err) },
+                // SAFETY: as above.
+                _ => unsafe { (api.session_open.expect("checked at load"))(self.raw, &mut raw, &mut *err) },
+            }
+        };
+        self.status(rc, &err, "session_open")?;
+        if raw.is_null() {
+            bail!("{}: session_open returned no session", self.plugin.name);
+        }
+        Ok(Box::new(PluginSession::new(self, raw)))
+    }
+
+    fn status(&self, rc: RbStatus, err: &RbError, what: &str) -> Result<()> {
         match rc {
             RB_OK => Ok(()),
-            _ => bail!("{}: {what} failed in {}: {}", self.plugin.name, self.dir.display(), error_text(err)),
+            _ => bail!(
+                "{}: {what} failed in {}: {}{}",
+                self.plugin.name,
+                self.dir.display(),
+                status_words(rc),
+                error_text(err)
+            ),
         }
     }
 }
@@ -466,18 +556,11 @@ impl Engine for PluginEngine {
     }
 
     fn session(&self) -> Result<Box<dyn Session + '_>> {
-        let mut raw: *mut RbSession = std::ptr::null_mut();
-        let mut err = new_error();
-        let rc = {
-            let _in = InCall::enter(const { call("session_open") });
-            // SAFETY: raw receives the session; the engine is open.
-            unsafe { (self.plugin.api.session_open.expect("checked at load"))(self.raw, &mut raw, &mut *err) }
-        };
-        self.status(rc, &err, "session_open")?;
-        if raw.is_null() {
-            bail!("{}: session_open returned no session", self.plugin.name);
-        }
-        Ok(Box::new(PluginSession::new(self, raw)))
+        self.open_session(None)
+    }
+
+    fn session_for(&self, thread: usize) -> Result<Box<dyn Session + '_>> {
+        self.open_session(Some(thread))
     }
 
     /// The plugin's flush (RB_CAP_FLUSH), else its sync: what a flush step
@@ -519,6 +602,27 @@ impl Engine for PluginEngine {
 
     fn stats(&self) -> Vec<(String, String)> {
         self.pairs(self.plugin.api.stats, const { call("stats") })
+    }
+
+    /// Its numeric statistics each second: cumulative since open (the
+    /// header's word) as their rate, `NAME_per_s`; the `debt.*` ones, the
+    /// work still owed now, as they are.
+    fn internals(&self) -> std::result::Result<Vec<super::Internal>, String> {
+        let out: Vec<super::Internal> = self
+            .stats()
+            .into_iter()
+            .filter_map(|(k, v)| {
+                let value = v.trim().parse::<f64>().ok().filter(|v| v.is_finite())?;
+                let cumulative = !k.starts_with("debt.");
+                let name = if cumulative { format!("{k}_per_s") } else { k };
+                Some(super::Internal { name: interned(name), value, cumulative })
+            })
+            .take(MAX_SAMPLED_STATS)
+            .collect();
+        match out.is_empty() {
+            true => Err(format!("plugin {} reports no numeric statistics", self.plugin.name)),
+            false => Ok(out),
+        }
     }
 
     /// From the statistics the header names: ingest_bytes and written_bytes.

@@ -58,31 +58,32 @@ impl<'a> PluginSession<'a> {
         PluginSession { engine, api: engine.plugin.api, raw, err, batch: Vec::new() }
     }
 
-    #[inline]
-    fn fail(&self, what: &str) -> anyhow::Error {
+    #[cold]
+    fn fail(&self, rc: RbStatus, what: &str) -> anyhow::Error {
         anyhow::anyhow!(
-            "{}: {what} failed in {}: {}",
+            "{}: {what} failed in {}: {}{}",
             self.engine.plugin.name,
             self.engine.dir.display(),
+            super::status_words(rc),
             error_text(&self.err)
         )
     }
 
     #[inline]
-    fn ok(&self, rc: i32, what: &str) -> Result<()> {
+    fn ok(&self, rc: RbStatus, what: &str) -> Result<()> {
         match rc {
             RB_OK => Ok(()),
-            _ => Err(self.fail(what)),
+            _ => Err(self.fail(rc, what)),
         }
     }
 
     /// RB_OK: true, RB_NOT_FOUND: false.
     #[inline]
-    fn found(&self, rc: i32, what: &str) -> Result<bool> {
+    fn found(&self, rc: RbStatus, what: &str) -> Result<bool> {
         match rc {
             RB_OK => Ok(true),
             RB_NOT_FOUND => Ok(false),
-            _ => Err(self.fail(what)),
+            _ => Err(self.fail(rc, what)),
         }
     }
 
@@ -152,7 +153,7 @@ impl Session for PluginSession<'_> {
             match rc {
                 RB_OK => Ok(TxnEnd::Committed),
                 RB_CONFLICT => Ok(TxnEnd::Conflict),
-                _ => Err(self.fail("txn_commit")),
+                _ => Err(self.fail(rc, "txn_commit")),
             }
         })())
     }
@@ -242,6 +243,33 @@ impl Session for PluginSession<'_> {
         }
         let mut found = 0usize;
         self.err.text[0] = 0;
+        if let Some(with_values) = self.api.multi_get_values {
+            // The values handed back, as a native engine's multi-get reads
+            // them: their bytes counted, so the plugin's work is the same.
+            unsafe extern "C" fn take(ctx: *mut std::ffi::c_void, _index: usize, _value: *const u8, len: usize) {
+                // SAFETY: ctx is `bytes` below, alive for the call.
+                unsafe { *ctx.cast::<usize>() += len };
+            }
+            let mut bytes = 0usize;
+            let rc = {
+                let _in = InCall::enter(const { call("multi_get") });
+                // SAFETY: keys is alive for the call; found and bytes are ours.
+                unsafe {
+                    with_values(
+                        self.raw,
+                        keys.as_ptr(),
+                        key_size,
+                        keys.len() / key_size,
+                        Some(take),
+                        (&mut bytes as *mut usize).cast(),
+                        &mut found,
+                        self.err.ptr(),
+                    )
+                }
+            };
+            self.ok(rc, "multi_get_values")?;
+            return Ok(found);
+        }
         let rc = {
             let _in = InCall::enter(const { call("multi_get") });
             // SAFETY: keys is alive for the call; found is ours.
@@ -276,15 +304,31 @@ impl Session for PluginSession<'_> {
         self.err.text[0] = 0;
         let rc = {
             let _in = InCall::enter(const { call("scan_seek") });
-            // SAFETY: start is alive for the call.
-            unsafe {
-                (self.api.scan_seek.expect("checked at load"))(
-                    self.raw,
-                    start.as_ptr(),
-                    start.len(),
-                    reverse as i32,
-                    self.err.ptr(),
-                )
+            match self.api.scan_seek_bounded {
+                // Told the scan's length, the plugin reads no further ahead.
+                // SAFETY: start is alive for the call; no end key.
+                Some(bounded) => unsafe {
+                    bounded(
+                        self.raw,
+                        start.as_ptr(),
+                        start.len(),
+                        reverse as i32,
+                        std::ptr::null(),
+                        0,
+                        u64::try_from(max_entries).unwrap_or(0),
+                        self.err.ptr(),
+                    )
+                },
+                // SAFETY: start is alive for the call.
+                None => unsafe {
+                    (self.api.scan_seek.expect("checked at load"))(
+                        self.raw,
+                        start.as_ptr(),
+                        start.len(),
+                        reverse as i32,
+                        self.err.ptr(),
+                    )
+                },
             }
         };
         let mut visited = 0;
