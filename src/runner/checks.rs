@@ -11,7 +11,12 @@ pub fn preflight(plan: &RunPlan, opts: &RunOptions) -> Result<()> {
     dirs::check_output_dir(&opts.output_dir, opts.replace_output)?;
     // Inside another run's live directory, this run's files would go when that run ends.
     dirs::check_not_inside_live_run(&opts.output_dir, "output directory")?;
-    dirs::check_not_inside_live_run(&opts.db_root(), "data directory")?;
+    // A data dir inside the output dir is checked with it: the output dir's
+    // own name (results/<time>-N) may be claimed by a run started in the
+    // same second before this one claims the next.
+    if opts.db_dir.is_some() {
+        dirs::check_not_inside_live_run(&opts.db_root(), "data directory")?;
+    }
     if plan.duet.is_some() {
         duet::check(plan, opts)?;
     }
