@@ -227,6 +227,13 @@ fn a_plugin_that_crashes_ends_its_config_and_the_next_one_runs() {
     let error = crashed["error"].as_str().unwrap();
     assert!(error.starts_with("the plugin crashed in put (signal 11)"), "{error}");
     assert!(error.contains("killed by signal 11 (SIGSEGV)"), "{error}");
+    // The step it crashed in, with the operations it completed: exactly the
+    // 999 puts before the 1000th, counted when it crashed (not a checkpoint's
+    // count up to 100 ms, or a thousand calls, behind).
+    let fill = &crashed["steps"][0];
+    assert_eq!((fill["name"].as_str(), fill["ops"].as_u64()), (Some("fillseq"), Some(999)), "{fill}");
+    assert!(fill["notes"].to_string().contains("completed when it crashed"), "{}", fill["notes"]);
+    assert!(!dir.path().join(".crash-count").exists(), "the count's file is rumbench's to remove");
     assert_eq!(next["name"], "null");
     assert_eq!(next["status"], "completed");
     assert_eq!(next["steps"].as_array().unwrap().len(), 2);

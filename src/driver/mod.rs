@@ -48,6 +48,28 @@ pub enum Role {
 /// A process runs one step at a time, so one slot serves.
 static RELEASE_AT: std::sync::Mutex<Option<f64>> = std::sync::Mutex::new(None);
 
+/// The running step's clients' counters (their first and how many), for a
+/// fatal signal's note of the operations done (`ops_done_at_a_signal`).
+static RUNNING_COUNTERS: std::sync::atomic::AtomicPtr<ProgressCounter> =
+    std::sync::atomic::AtomicPtr::new(std::ptr::null_mut());
+static RUNNING_COUNTERS_LEN: AtomicUsize = AtomicUsize::new(0);
+
+/// The operations the running step's clients have completed, read with
+/// atomic loads only (async-signal-safe: a fatal signal's handler may call
+/// it): exact, since each client stores its count after every call. None
+/// when no step runs.
+pub fn ops_done_at_a_signal() -> Option<u64> {
+    let first = RUNNING_COUNTERS.load(Ordering::Acquire);
+    if first.is_null() {
+        return None;
+    }
+    let len = RUNNING_COUNTERS_LEN.load(Ordering::Acquire);
+    // SAFETY: `run` publishes its counters (len first) before any client
+    // starts and withdraws them (the pointer first) before they are freed.
+    let counters = unsafe { std::slice::from_raw_parts(first, len) };
+    Some(counters.iter().map(|c| c.0.load(Ordering::Relaxed)).sum())
+}
+
 /// Release the next step's clients at `unix_s` (None: as soon as they are ready).
 pub fn release_next_at(unix_s: Option<f64>) {
     *RELEASE_AT.lock().unwrap_or_else(|e| e.into_inner()) = unix_s;
@@ -474,6 +496,16 @@ pub fn run<S, O: Send>(
     let released_mono = OnceLock::new();
     let ended_mono = OnceLock::new();
     let counters: Vec<ProgressCounter> = (0..clients).map(|_| ProgressCounter::default()).collect();
+    RUNNING_COUNTERS_LEN.store(counters.len(), Ordering::Release);
+    RUNNING_COUNTERS.store(counters.as_ptr().cast_mut(), Ordering::Release);
+    // Withdrawn however `run` ends, before `counters` is dropped (declared after it).
+    struct Withdraw;
+    impl Drop for Withdraw {
+        fn drop(&mut self) {
+            RUNNING_COUNTERS.store(std::ptr::null_mut(), Ordering::Release);
+        }
+    }
+    let _withdraw = Withdraw;
     let display = StepProgress::start(progress.label, progress.total_ops, progress.seconds);
     let (client_results, background_results) = std::thread::scope(|scope| {
         let (step, open, body, counters, released, released_mono, ended_mono) =

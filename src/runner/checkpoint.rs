@@ -22,6 +22,9 @@ use crate::plan::RunPlan;
 use crate::result::{Status, StepResult};
 
 const FILE: &str = ".running-step.json";
+/// Where a fatal signal notes the operations the step completed (exact:
+/// the clients' own counts at that moment): "CONFIG STEP OPS".
+const CRASH_COUNT: &str = ".crash-count";
 const EVERY: Duration = Duration::from_millis(100);
 
 /// A step in progress, as last written.
@@ -48,6 +51,9 @@ struct Running {
     /// process dies during a later probe.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     slo: Option<crate::result::slo::SloSearch>,
+    /// `ops` is the count a fatal signal noted (not kept in the file).
+    #[serde(skip)]
+    exact_count: bool,
 }
 
 type SloSoFar = Arc<Mutex<Option<crate::result::slo::SloSearch>>>;
@@ -152,6 +158,84 @@ impl Drop for Recorded {
     }
 }
 
+/// The file a fatal signal writes the running step's count to (a raw fd,
+/// opened once per process), and the config and step running.
+static CRASH_FD: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(-1);
+static CRASH_CONFIG: AtomicU64 = AtomicU64::new(0);
+static CRASH_STEP: AtomicU64 = AtomicU64::new(u64::MAX);
+
+/// On a fatal signal: "CONFIG STEP OPS" into the crash-count file, with
+/// atomic loads and one pwrite (async-signal-safe).
+fn note_crash_count(_sig: libc::c_int) {
+    let fd = CRASH_FD.load(Ordering::SeqCst);
+    let step = CRASH_STEP.load(Ordering::SeqCst);
+    let Some(ops) = crate::driver::ops_done_at_a_signal() else { return };
+    if fd < 0 || step == u64::MAX {
+        return;
+    }
+    let mut buf = [0u8; 72];
+    let mut n = 0;
+    for (i, v) in [CRASH_CONFIG.load(Ordering::SeqCst), step, ops].into_iter().enumerate() {
+        if i > 0 {
+            buf[n] = b' ';
+            n += 1;
+        }
+        n += crate::sys::write_decimal(&mut buf[n..], v);
+    }
+    buf[n] = b'\n';
+    // SAFETY: fd is open (never closed); buf holds n + 1 bytes.
+    unsafe { libc::pwrite(fd, buf.as_ptr().cast(), n + 1, 0) };
+}
+
+/// Ready the crash count for step `step` of config `config`: the file
+/// opened (once) and emptied, the handler installed (once).
+fn arm_crash_count(output_dir: &Path, config: usize, step: usize) {
+    if CRASH_FD.load(Ordering::SeqCst) < 0 {
+        use std::os::fd::IntoRawFd;
+        if let Ok(f) =
+            std::fs::OpenOptions::new().create(true).truncate(true).write(true).open(output_dir.join(CRASH_COUNT))
+        {
+            CRASH_FD.store(f.into_raw_fd(), Ordering::SeqCst);
+            crate::sys::note_fatal_signals(note_crash_count);
+        }
+    }
+    let fd = CRASH_FD.load(Ordering::SeqCst);
+    if fd >= 0 {
+        // SAFETY: our own open fd; emptied so that an earlier step's count is never read as this one's.
+        unsafe { libc::ftruncate(fd, 0) };
+    }
+    CRASH_CONFIG.store(config as u64, Ordering::SeqCst);
+    CRASH_STEP.store(step as u64, Ordering::SeqCst);
+}
+
+/// Removes a config process's crash-count file when dropped (the main
+/// process, once that process ended and its step was taken).
+pub struct CrashCount(PathBuf);
+
+impl CrashCount {
+    pub fn discarded_after(output_dir: &Path) -> CrashCount {
+        CrashCount(output_dir.join(CRASH_COUNT))
+    }
+}
+
+impl Drop for CrashCount {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// The count a fatal signal noted for step `step` of config `config`, taken.
+fn take_crash_count(output_dir: &Path, config: usize, step: usize) -> Option<u64> {
+    let path = output_dir.join(CRASH_COUNT);
+    let text = std::fs::read_to_string(&path).ok()?;
+    let _ = std::fs::remove_file(&path);
+    let mut w = text.split_whitespace().map(|x| x.parse::<u64>().ok());
+    match (w.next()??, w.next()??, w.next()??) {
+        (c, s, ops) if c == config as u64 && s == step as u64 => Some(ops),
+        _ => None,
+    }
+}
+
 /// Run `body`, step `step` of config `config` (after `recorded_before`
 /// recorded steps), with its checkpoint kept on disk while it runs. Returns
 /// what `body` returned and the guard that removes the checkpoint once the
@@ -165,6 +249,7 @@ pub fn keep<R>(
     body: impl FnOnce() -> R,
 ) -> (R, Recorded) {
     let path = output_dir.join(FILE);
+    arm_crash_count(output_dir, config, step);
     let space = |before: Option<(Space, Instant)>| {
         let (in_use, capacity) = engine?.space()?;
         let growth_per_s =
@@ -181,6 +266,7 @@ pub fn keep<R>(
         space: space(None),
         in_call: None,
         slo: None,
+        exact_count: false,
     };
     let slo: SloSoFar = Arc::default();
     SLO_SO_FAR.with(|s| *s.borrow_mut() = Some(slo.clone()));
@@ -246,7 +332,14 @@ pub fn take(output_dir: &Path, config: usize, recorded: usize) -> Option<Left> {
     let path = output_dir.join(FILE);
     let running: Option<Running> = std::fs::read(&path).ok().and_then(|b| serde_json::from_slice(&b).ok());
     let _ = std::fs::remove_file(&path);
-    running.filter(|r| r.config == config && r.recorded_before == recorded).map(Left)
+    let mut left = running.filter(|r| r.config == config && r.recorded_before == recorded)?;
+    // A crash noted the clients' exact count: it is the step's (the
+    // checkpoint's may be up to 100 ms older).
+    if let Some(ops) = take_crash_count(output_dir, config, left.step) {
+        left.ops = left.ops.max(ops);
+        left.exact_count = true;
+    }
+    Some(Left(left))
 }
 
 impl Left {
@@ -280,10 +373,16 @@ impl Left {
         result.ops = running.ops;
         // What the step completed, without a rate: it was cut short.
         result.wall_s = (running.ops > 0).then_some(running.elapsed_s);
-        result.notes.push(format!(
-            "the config process ended during this step: {} operations in {:.1} s by its last checkpoint (kept every 100 ms while its clients ran); no rate or latency is reported",
-            running.ops, running.elapsed_s
-        ));
+        result.notes.push(match running.exact_count {
+            true => format!(
+                "the config process ended during this step: {} operations completed when it crashed (the clients' own counts, noted by its fatal signal); no rate or latency is reported",
+                running.ops
+            ),
+            false => format!(
+                "the config process ended during this step: {} operations in {:.1} s by its last checkpoint (kept every 100 ms while its clients ran); no rate or latency is reported",
+                running.ops, running.elapsed_s
+            ),
+        });
         if let Some(c) = &running.in_call {
             result.notes.push(format!("a client was in {} when it ended", c.text()));
         }
@@ -409,6 +508,7 @@ mod tests {
                 space,
                 in_call: None,
                 slo: None,
+                exact_count: false,
             })
         };
         assert!(left(64 << 20, 0.0)

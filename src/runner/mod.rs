@@ -376,6 +376,8 @@ fn settle_config(plan: &RunPlan, opts: &RunOptions, side: &RunOptions, i: usize,
             "the config process ended without recording its end{full}; steps recorded before it are kept"
         ));
     }
+    // A crash's count is read below or not at all: the file goes either way.
+    let _count = checkpoint::CrashCount::discarded_after(&side.output_dir);
     if crashed {
         // The step it was running when it ended, from its checkpoint.
         let left = checkpoint::take(&side.output_dir, i, run.configs.get(i).map_or(0, |c| c.steps.len()));
@@ -395,12 +397,7 @@ fn settle_config(plan: &RunPlan, opts: &RunOptions, side: &RunOptions, i: usize,
         }
         // The step it was running, with what it completed.
         if let Some(step) = left.and_then(|l| l.into_step(plan, status, &msg)) {
-            errln!(
-                "  {} {}: kept, with the {} operations completed by its last checkpoint",
-                config.name,
-                step.name,
-                step.ops
-            );
+            errln!("  {} {}: kept, with the {} operations it completed", config.name, step.name, step.ops);
             run.configs[i].steps.push(step);
         }
         if let Some(note) = profiling::after_crash(plan, opts, config) {
