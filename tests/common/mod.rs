@@ -240,6 +240,7 @@ impl StepSpec {
             trace: None,
             replay: None,
             kind: None,
+            sweep_of: None,
             duet: None,
             window: None,
         }

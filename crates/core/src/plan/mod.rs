@@ -476,22 +476,28 @@ pub fn run_write_bytes(plan: &RunPlan) -> std::result::Result<u64, String> {
 }
 
 impl StepPlan {
-    /// The step's name in results: its kind, with the thread count in a sweep.
+    /// The step's name in results: its kind (a sysbench step's with its
+    /// range, a hot-row cell's with its tables), with the thread count when
+    /// it is a point (`sweep_of`).
     pub fn name(&self) -> String {
-        if let StepKind::Sysbench(m) = self.kind {
+        match self.sweep_of() {
+            Some(base) => format!("{base}@t{}", self.settings.threads),
+            None => self.base_name(),
+        }
+    }
+
+    /// The name of the step this one is a point of, when it is one: a
+    /// concurrency sweep's points, and every cell of a hot-row grid.
+    pub fn sweep_of(&self) -> Option<String> {
+        (self.sweep || self.kind == StepKind::HotRow).then(|| self.base_name())
+    }
+
+    fn base_name(&self) -> String {
+        match self.kind {
             // As the regression posts name them: point-query_range=100.
-            let base = format!("{}_range={}", m.name(), self.settings.sysbench.range(m));
-            return match self.sweep {
-                true => format!("{base}@t{}", self.settings.threads),
-                false => base,
-            };
-        }
-        if self.kind == StepKind::HotRow {
-            return format!("hotrow@T{}@t{}", self.settings.contention.tables, self.settings.threads);
-        }
-        match self.sweep {
-            true => format!("{}@t{}", self.kind, self.settings.threads),
-            false => self.kind.to_string(),
+            StepKind::Sysbench(m) => format!("{}_range={}", m.name(), self.settings.sysbench.range(m)),
+            StepKind::HotRow => format!("hotrow@T{}", self.settings.contention.tables),
+            kind => kind.to_string(),
         }
     }
 }

@@ -322,7 +322,7 @@ fn merge_step(steps: &[&StepResult]) -> Result<(StepResult, MergedStep)> {
     let mut m = first.clone();
     m.settings = merged_settings(&first.settings);
     // A step named by its threads (a hotrow cell, a concurrency sweep's point) is named by all shards'.
-    if let Some(base) = first.name.strip_suffix(&format!("@t{}", first.settings.threads)) {
+    if let Some(base) = first.sweep_of() {
         m.name = format!("{base}@t{}", m.settings.threads);
     }
     if let Some(t) = m.parameters.get_mut("threads") {

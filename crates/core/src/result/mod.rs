@@ -380,6 +380,12 @@ pub struct StepResult {
     /// (results from before it have only the name to go by).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kind: Option<StepKind>,
+    /// The step this one is a point of, named by its thread count (a
+    /// concurrency sweep's `readrandom@t8`, a hot-row grid's cell): its name
+    /// without the point ("readrandom", "hotrow@T1"). Recorded as it runs:
+    /// `sweep_of` reads it (results from before it have only the name).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sweep_of: Option<String>,
     /// `--duet`: how much of the step ran beside its partner's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duet: Option<repeats::StepDuet>,
@@ -435,6 +441,7 @@ impl StepResult {
             trace: None,
             replay: None,
             kind: Some(plan.kind),
+            sweep_of: plan.sweep_of(),
             duet: None,
             window: None,
         }
@@ -444,6 +451,15 @@ impl StepResult {
     /// comes before a sweep point's or a grid cell's "@..." (older results).
     pub fn step_kind(&self) -> Option<StepKind> {
         self.kind.or_else(|| self.name.split(['@', '#']).next()?.parse().ok())
+    }
+
+    /// The step this one is a point of (see the field): as recorded, else
+    /// (results from before it) its name up to "@t".
+    pub fn sweep_of(&self) -> Option<&str> {
+        match &self.sweep_of {
+            Some(base) => Some(base),
+            None => self.name.split_once("@t").map(|(b, _)| b),
+        }
     }
 
     /// One of the engine's statistics recorded at the step's end, by name.
@@ -735,6 +751,25 @@ mod tests {
             s.name = name.into();
             assert_eq!(s.step_kind(), kind, "{name}");
         }
+    }
+
+    /// A point of a sweep says which step it is a point of, by a field,
+    /// not its name; older results, without the field, by their name.
+    #[test]
+    fn a_sweep_point_names_its_step_by_a_field() {
+        let mut settings = Settings { threads: 8, ..Settings::default() };
+        let point = StepResult::new(&StepPlan { kind: StepKind::ReadRandom, settings: settings.clone(), sweep: true });
+        assert_eq!((point.name.as_str(), point.sweep_of()), ("readrandom@t8", Some("readrandom")));
+        settings.contention.tables = 2;
+        let cell = StepResult::new(&StepPlan { kind: StepKind::HotRow, settings: settings.clone(), sweep: false });
+        assert_eq!((cell.name.as_str(), cell.sweep_of()), ("hotrow@T2@t8", Some("hotrow@T2")));
+        let plain = StepResult::new(&StepPlan { kind: StepKind::ReadRandom, settings, sweep: false });
+        assert_eq!((plain.name.as_str(), plain.sweep_of()), ("readrandom", None));
+        let mut older = point.clone();
+        older.sweep_of = None;
+        assert_eq!(older.sweep_of(), Some("readrandom"));
+        let json = serde_json::to_string(&point).unwrap();
+        assert!(json.contains("\"sweep_of\":\"readrandom\""), "{json}");
     }
 
     #[test]

@@ -137,7 +137,7 @@ pub fn sweeps(config: &ConfigResult, machine: Option<&Machine>) -> Vec<Scaling> 
     let mut out: Vec<Scaling> = Vec::new();
     let mut failed: Vec<(String, String)> = Vec::new();
     for s in &config.steps {
-        let Some((step, _)) = s.name.split_once("@t") else { continue };
+        let Some(step) = s.sweep_of() else { continue };
         let i = match out.iter().position(|sc| sc.step == step) {
             Some(i) => i,
             None => {
