@@ -93,6 +93,9 @@ const ROCKSDB_C_CAPABILITIES: &[(&str, &[&str])] = &[
     ("rocksdb_has_hyper_clock", &["rocksdb_cache_create_hyper_clock"]),
     ("rocksdb_has_txndb_base_db", &["rocksdb_transactiondb_get_base_db"]),
     ("rocksdb_has_wait_for_compact", &["rocksdb_wait_for_compact", "rocksdb_wait_for_compact_options_set_timeout"]),
+    // A point read into a PinnableSlice on the stack, as db_bench's: no
+    // allocation per get (rocksdb_get_pinned news and deletes one).
+    ("rocksdb_has_get_into_buffer", &["rocksdb_get_into_buffer"]),
 ];
 /// Not a C function: the compaction_pri enum value (advanced_options.h).
 const ROCKSDB_ROUND_ROBIN: &str = "rocksdb_has_round_robin";

@@ -301,17 +301,15 @@ pub(super) fn scan_with(
         it.seek(start);
     }
     let mut n = 0;
-    while n < max_entries && it.valid() {
-        let (k, v) = (it.key().unwrap_or_default(), it.value().unwrap_or_default());
+    // One Valid() per entry (the C API's key, value and moves ask none).
+    while n < max_entries {
+        let Some(e) = it.entry() else { break };
         n += 1;
-        if !visit(k, v) || n == max_entries {
+        let positioned = e.positioned();
+        if !visit(e.key, e.value) || n == max_entries {
             break;
         }
-        if reverse {
-            it.prev();
-        } else {
-            it.next();
-        }
+        it.step_from(positioned, reverse);
     }
     it.status().context("rocksdb iterator")?;
     Ok(n)

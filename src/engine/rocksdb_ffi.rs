@@ -451,28 +451,34 @@ impl<'a> DbIterator<'a> {
         unsafe { ffi::rocksdb_iter_valid(self.0.as_ptr()) != 0 }
     }
 
-    /// Move on; only on a valid iterator (RocksDB asserts it).
-    pub fn next(&mut self) {
-        assert!(self.valid(), "next on an invalid iterator");
-        // SAFETY: a valid, positioned iterator.
-        unsafe { ffi::rocksdb_iter_next(self.0.as_ptr()) }
+    /// The entry the iterator is at, key and value, with one Valid() for
+    /// both; None when it is not positioned. Moving on from it is
+    /// `step_from`, which needs no Valid() of its own.
+    #[inline]
+    pub fn entry(&self) -> Option<Entry<'_>> {
+        // SAFETY: positioned (checked), so key() and value() are slices
+        // RocksDB keeps until the next move, which needs &mut self.
+        self.valid().then(|| unsafe {
+            Entry {
+                key: slice(|len| ffi::rocksdb_iter_key(self.0.as_ptr(), len)),
+                value: slice(|len| ffi::rocksdb_iter_value(self.0.as_ptr(), len)),
+                iterator: self.0.as_ptr(),
+            }
+        })
     }
 
-    pub fn prev(&mut self) {
-        assert!(self.valid(), "prev on an invalid iterator");
-        // SAFETY: a valid, positioned iterator.
-        unsafe { ffi::rocksdb_iter_prev(self.0.as_ptr()) }
-    }
-
-    /// The current key, valid until the iterator moves; None when not positioned.
-    pub fn key(&self) -> Option<&[u8]> {
-        // SAFETY: positioned (checked), so key() is a slice RocksDB keeps until the next move.
-        self.valid().then(|| unsafe { slice(|len| ffi::rocksdb_iter_key(self.0.as_ptr(), len)) })
-    }
-
-    pub fn value(&self) -> Option<&[u8]> {
-        // SAFETY: as for key().
-        self.valid().then(|| unsafe { slice(|len| ffi::rocksdb_iter_value(self.0.as_ptr(), len)) })
+    /// Move on from `entry` (this iterator's, just read): forward, or back
+    /// with `reverse`. The entry proves it positioned, so no Valid() is asked.
+    #[inline]
+    pub fn step_from(&mut self, entry: Positioned, reverse: bool) {
+        assert!(std::ptr::eq(entry.0, self.0.as_ptr()), "an entry of another iterator");
+        // SAFETY: a valid iterator, positioned (it gave the entry `entry` came from).
+        unsafe {
+            match reverse {
+                true => ffi::rocksdb_iter_prev(self.0.as_ptr()),
+                false => ffi::rocksdb_iter_next(self.0.as_ptr()),
+            }
+        }
     }
 
     /// Ok unless the iterator stopped on an error (I/O, corruption, incomplete).
@@ -481,6 +487,24 @@ impl<'a> DbIterator<'a> {
         try_call(|err| unsafe { ffi::rocksdb_iter_get_error(self.0.as_ptr(), err) })
     }
 }
+
+/// An iterator's entry: its key and value, borrowed until it moves.
+pub struct Entry<'i> {
+    pub key: &'i [u8],
+    pub value: &'i [u8],
+    iterator: *const ffi::rocksdb_iterator_t,
+}
+
+impl Entry<'_> {
+    /// The proof its iterator was positioned, kept past the entry's borrow
+    /// for `DbIterator::step_from`.
+    pub fn positioned(&self) -> Positioned {
+        Positioned(self.iterator)
+    }
+}
+
+/// See `Entry::positioned`: which iterator was positioned.
+pub struct Positioned(*const ffi::rocksdb_iterator_t);
 
 /// # Safety
 /// `get` returns a pointer to `len` bytes that live as long as the borrow.
@@ -552,6 +576,43 @@ impl DbHandle {
         try_call(|err| unsafe {
             PinnableSlice::from_c(ffi::rocksdb_get_pinned(self.0.as_ptr(), opts.0.as_ptr(), k, kl, err))
         })
+    }
+
+    /// Whether `key` exists: DB::Get into a PinnableSlice on RocksDB's stack
+    /// (rocksdb_get_into_buffer with no buffer: nothing copied, nothing
+    /// allocated), as db_bench's readrandom reads; before the C API had it,
+    /// through get_pinned.
+    #[inline]
+    pub fn get_found(&self, opts: &ReadOptions, key: &[u8]) -> Result<bool, Error> {
+        #[cfg(rocksdb_has_get_into_buffer)]
+        {
+            let (k, kl) = ptr_len(key);
+            let (mut len, mut found) = (0usize, 0u8);
+            // A real address for the 0-byte copy of an empty value (memcpy
+            // wants one even for 0 bytes).
+            let mut none = [0 as c_char; 1];
+            // SAFETY: valid handles; the key is read during the call only; a
+            // buffer of 0 bytes gets at most a 0-byte copy (only *vallen and
+            // *found are written).
+            try_call(|err| unsafe {
+                ffi::rocksdb_get_into_buffer(
+                    self.0.as_ptr(),
+                    opts.0.as_ptr(),
+                    k,
+                    kl,
+                    none.as_mut_ptr(),
+                    0,
+                    &mut len,
+                    &mut found,
+                    err,
+                )
+            })?;
+            Ok(found != 0)
+        }
+        #[cfg(not(rocksdb_has_get_into_buffer))]
+        {
+            Ok(self.get_pinned(opts, key)?.is_some())
+        }
     }
 
     pub fn put(&self, opts: &WriteOptions, key: &[u8], value: &[u8]) -> Result<(), Error> {
@@ -1037,8 +1098,9 @@ mod tests {
             cfg!(rocksdb_has_hyper_clock),
             cfg!(rocksdb_has_txndb_base_db),
             cfg!(rocksdb_has_wait_for_compact),
+            cfg!(rocksdb_has_get_into_buffer),
         ];
-        assert_eq!(on, [true; 6]);
+        assert_eq!(on, [true; 7]);
     }
 
     #[test]
@@ -1106,18 +1168,23 @@ mod tests {
         assert_eq!(db.get_pinned(&ro, b"a").unwrap().as_deref(), Some(&b"value"[..]));
         assert_eq!(db.get_pinned(&ro, b"empty").unwrap().as_deref(), Some(&b""[..]));
         assert!(db.get_pinned(&ro, b"b").unwrap().is_none());
+        let exists: Vec<bool> = [&b"a"[..], b"empty", b"b"].iter().map(|k| db.get_found(&ro, k).unwrap()).collect();
+        assert_eq!(exists, [true, true, false], "found without copying, the empty value too");
         let found: Vec<bool> =
             db.batched_multi_get(&ro, [&b"a"[..], b"b", b"c"]).into_iter().map(|r| r.unwrap().is_some()).collect();
         assert_eq!(found, [true, false, true]);
         let mut it = db.iterator(&ro);
+        let at = |it: &DbIterator<'_>| it.entry().map(|e| (e.key.to_vec(), e.value.to_vec()));
         it.seek(b"b");
-        assert_eq!((it.key(), it.value()), (Some(&b"c"[..]), Some(&b"value"[..])));
-        it.prev();
-        assert_eq!(it.key(), Some(&b"a"[..]));
+        assert_eq!(at(&it), Some((b"c".to_vec(), b"value".to_vec())));
+        let p = it.entry().unwrap().positioned();
+        it.step_from(p, true);
+        assert_eq!(at(&it).map(|(k, _)| k), Some(b"a".to_vec()));
         it.seek_for_prev(b"f");
-        assert_eq!(it.key(), Some(&b"empty"[..]));
-        it.next();
-        assert!(!it.valid() && it.key().is_none());
+        assert_eq!(at(&it).map(|(k, _)| k), Some(b"empty".to_vec()));
+        let p = it.entry().unwrap().positioned();
+        it.step_from(p, false);
+        assert!(!it.valid() && it.entry().is_none());
         it.status().unwrap();
         assert!(db.property("rocksdb.estimate-num-keys").is_some());
         assert!(db.property("rocksdb.no-such-property").is_none());
