@@ -75,6 +75,17 @@ pub(crate) fn warnings(plan: &RunPlan, split: &DuetRun) -> Vec<String> {
         crate::plan::repeats::Placement::Split => split.halves[0].len(),
         crate::plan::repeats::Placement::Shared => split.halves[0].len().div_ceil(2),
     };
+    // One CPU a side: whatever else runs lands on one side, and the next
+    // round on the other (bench/results/duet_power-20261207-0950.md: with an
+    // IO writer beside it, a split duet on 2 CPUs called a +10% cost in 0 of
+    // 10 trials, a shared one in 10 of 10).
+    if split.placement == crate::plan::repeats::Placement::Split && per_side < 2 {
+        out.push(format!(
+            "--duet split {} CPU{} into one a side: another process's work lands on one side at a time, so its ratios swing with it; --duet=shared (both sides on the same CPUs) holds under such load (docs/report.md, \"Duets\")",
+            split.cpus.len(),
+            if split.cpus.len() == 1 { "" } else { "s" }
+        ));
+    }
     if let Some(s) = plan.steps.iter().find(|s| s.settings.threads > per_side) {
         out.push(format!(
             "--duet: step {} runs {} client threads on each side's {per_side} CPU{}: each side is CPU-bound by its share, not by the engine",
