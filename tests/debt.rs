@@ -90,3 +90,29 @@ fn settle_where_it_cannot_apply_is_refused() {
         assert!(!dir.path().join("out").exists(), "nothing started");
     }
 }
+
+/// A write step interrupted by SIGINT still has its write debt: the engine
+/// is as alive as after a completed step, and is asked what it owes.
+#[test]
+fn an_interrupted_fill_still_says_what_it_owes() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let mut child = cli::rumbench_run()
+        .args(["-e", "rocksdb", "-s", "fillrandom", "-n", "100000000", "--seconds", "60"])
+        .args(["-o", "write_buffer_size=256M", "--output-dir"])
+        .arg(&out)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_secs(4));
+    // SAFETY: a signal to the child this test started.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    let v = cli::load(&out);
+    let fill = step(&v, "fillrandom");
+    assert_eq!(fill["status"], "interrupted", "{fill}");
+    let debt = &fill["write_debt"];
+    assert!(owed(debt, "memtable_bytes") > 0, "the interrupted fill's memtable is owed: {debt}");
+}

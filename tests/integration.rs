@@ -29,6 +29,7 @@ mod mariadb_versions;
 mod metrics;
 mod mixgraph;
 mod mongodb;
+mod orphans;
 mod pg_versions;
 mod pgwire;
 mod plugins;

@@ -14,6 +14,7 @@ use serde_json::Value;
 
 use crate::common::cli;
 use crate::common::fs::recordings_in;
+use crate::common::procs::{assert_nothing_left_running, processes_mentioning};
 
 /// `rumbench run ARGS --db-dir DB --output-dir OUT`.
 fn rumbench_in(args: &[&str], db_root: &Path, out_dir: &Path) -> Command {
@@ -28,41 +29,6 @@ fn stderr(o: &Output) -> String {
 
 fn load(dir: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(dir.join("result.json")).unwrap()).unwrap()
-}
-
-/// Live processes whose command line mentions `path`, or that run in it (zombies excluded).
-fn processes_mentioning(path: &Path) -> Vec<(i32, String)> {
-    let needle = path.to_string_lossy().to_string();
-    let mut out = Vec::new();
-    for e in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<i32>().ok()) else { continue };
-        if pid == std::process::id() as i32 {
-            continue;
-        }
-        let cmd =
-            String::from_utf8_lossy(&std::fs::read(e.path().join("cmdline")).unwrap_or_default()).replace('\0', " ");
-        let state = std::fs::read_to_string(e.path().join("stat")).unwrap_or_default();
-        let zombie = state.rsplit(')').next().is_some_and(|rest| rest.trim_start().starts_with('Z'));
-        // A postmaster names its data dir nowhere on its command line (PGDATA): it runs in it.
-        let cwd = std::fs::read_link(e.path().join("cwd")).is_ok_and(|c| c.starts_with(path));
-        if (cmd.contains(&needle) || cwd) && !zombie {
-            out.push((pid, cmd));
-        }
-    }
-    out
-}
-
-/// Wait (up to `secs`) until no process mentions `path`; fail naming them otherwise.
-fn assert_nothing_left_running(path: &Path, secs: u64) {
-    let deadline = Instant::now() + Duration::from_secs(secs);
-    loop {
-        let left = processes_mentioning(path);
-        if left.is_empty() {
-            return;
-        }
-        assert!(Instant::now() < deadline, "still running after the run: {left:?}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
 }
 
 /// A run refused before anything started: exit 2, one line on stderr that

@@ -5,6 +5,7 @@
 pub mod cli;
 pub mod fetched;
 pub mod fs;
+pub mod procs;
 
 use std::path::Path;
 
