@@ -143,9 +143,6 @@ fn engine_names_stay_in_their_folders() {
         ("src/planner/sweep.rs", "rocksdb", 1),
         ("src/planner/mod.rs", "rocksdb", 1),
         ("src/planner/versions.rs", "rocksdb", 4),
-        ("src/runner/checks.rs", "rocksdb", 2),
-        ("src/runner/mod.rs", "rocksdb", 5),
-        ("src/runner/prepare.rs", "rocksdb", 3),
         // `-e plugin:PATH`: the plugin's library given with its name.
         ("src/planner/mod.rs", "plugin", 5),
     ];

@@ -63,6 +63,7 @@ const fn server(name: &'static str, description: &'static str) -> EngineSpec {
         check_plan: crate::engine::no_plan_checks,
         plan_claims: crate::engine::no_plan_claims,
         space_needed: crate::engine::no_space_needed,
+        versions: None,
         options: OPTIONS,
         io_bound_options: &[],
         open: not_a_kv_engine,

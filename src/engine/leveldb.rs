@@ -41,6 +41,7 @@ pub const SPEC: EngineSpec = EngineSpec {
     check_plan: super::no_plan_checks,
     plan_claims: super::no_plan_claims,
     space_needed: super::no_space_needed,
+    versions: None,
     description: "LevelDB 1.22 LSM (bundled, static) through its C API; option defaults are LevelDB's own db_bench's",
     options: OPTIONS,
     io_bound_options: IO_BOUND,

@@ -49,6 +49,7 @@ pub const SPEC: EngineSpec = EngineSpec {
     check_plan: super::no_plan_checks,
     plan_claims: super::no_plan_claims,
     space_needed: super::no_space_needed,
+    versions: None,
     description: "LMDB (via heed, bundled): copy-on-write B-tree in a memory map; one writer at a time, reads never block",
     options: &[
         OptionSpec {

@@ -178,6 +178,26 @@ pub struct EngineSpec {
     /// `OpenArgs::space_needed` for a run of the plan: the space an engine
     /// whose file is sized at creation needs; None when it sizes nothing.
     pub space_needed: fn(&crate::plan::RunPlan) -> Option<u64>,
+    /// Versions other than the one this program is built with
+    /// (`-e rocksdb@8.10`), each a program of its own; None: only this one.
+    pub versions: Option<&'static EngineVersions>,
+}
+
+/// How an engine runs in a version other than the one built into this
+/// program: each version's program is built or fetched once (cached) before
+/// the run, and a config of that version runs in it. The runner reaches an
+/// engine's versions only through this.
+pub struct EngineVersions {
+    /// What config `c` (of `version`) asks that the version cannot do (its
+    /// options as resolved, the plan's steps), refused before anything starts.
+    pub check: fn(version: &str, c: &crate::plan::EngineConfig, plan: &crate::plan::RunPlan) -> Result<()>,
+    /// Build or fetch `version`'s program (once, then cached); what the
+    /// version lacks, a line each, to print before the run.
+    pub prepare: fn(version: &str) -> Result<Vec<String>>,
+    /// The program a config of `version` runs in; None: this one.
+    pub program: fn(version: &str) -> Result<Option<std::path::PathBuf>>,
+    /// The version this program runs: a config process refuses a config of another.
+    pub running: fn() -> String,
 }
 
 /// `EngineSpec::check_plan` of an engine that runs every step its traits allow.

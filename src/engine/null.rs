@@ -16,6 +16,7 @@ pub const SPEC: EngineSpec = EngineSpec {
     check_plan: super::no_plan_checks,
     plan_claims: super::no_plan_claims,
     space_needed: super::no_space_needed,
+    versions: None,
     description: "does nothing, as fast as possible: measures the client's own overhead",
     options: &[
         OptionSpec {

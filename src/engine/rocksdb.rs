@@ -153,6 +153,32 @@ pub const PRESETS: &[(&str, &[(&str, &str)])] = &[
     ("optimistic", &[("transactions", "optimistic")]),
 ];
 
+/// RocksDB in other releases (`rocksdb@8.10`, `rocksdb@7.6.0:release`): each
+/// built from this source or linked to RocksDB's own release library, once,
+/// into the cache (rocksdb_build), and run as a program of its own.
+const VERSIONS: super::EngineVersions = super::EngineVersions {
+    check: check_release,
+    prepare: |v| {
+        let release = super::rocksdb_versions::resolve(v)?;
+        super::rocksdb_build::ensure(release)?;
+        Ok(release.lacks().into_iter().map(|l| format!("{}: {l}", release.label())).collect())
+    },
+    program: |v| super::rocksdb_build::ensure(super::rocksdb_versions::resolve(v)?),
+    running: super::rocksdb_build::running_release,
+};
+
+/// A `rocksdb@<version>` config asks only for what that release can do
+/// (options as resolved, transactions=auto included, and its steps).
+fn check_release(v: &str, c: &crate::plan::EngineConfig, plan: &crate::plan::RunPlan) -> Result<()> {
+    let release = super::rocksdb_versions::resolve(v)?;
+    release.check_options(&EngineOptions(c.options.clone())).with_context(|| format!("config {}", c.name))?;
+    let multiget = crate::plan::steps::StepKind::MultiReadRandom;
+    if let Some(s) = plan.steps.iter().find(|s| s.kind == multiget && !release.caps.multiget) {
+        bail!("config {}: step {} needs RocksDB 7.4.4 or later (batched MultiGet in its C API); this config runs RocksDB {v}", c.name, s.kind);
+    }
+    Ok(())
+}
+
 pub const SPEC: EngineSpec = EngineSpec {
     name: "rocksdb",
     profile_symbols: &[("rocksdb::", "librocksdb"), ("rocksdb_", "librocksdb")],
@@ -160,6 +186,7 @@ pub const SPEC: EngineSpec = EngineSpec {
     check_plan: super::no_plan_checks,
     plan_claims: super::no_plan_claims,
     space_needed: super::no_space_needed,
+    versions: Some(&VERSIONS),
     description: concat!(
         "RocksDB ",
         env!("RUMBENCH_ROCKSDB_SOURCE_VERSION"),

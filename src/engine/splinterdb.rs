@@ -78,6 +78,7 @@ pub const SPEC: EngineSpec = EngineSpec {
     check_plan,
     plan_claims,
     space_needed: |plan| run_space_needed(plan).ok(),
+    versions: None,
     description: "SplinterDB d2173e0e (VMware, STBe-tree): built from source (vendor/splinterdb-sys), release, -march=native; no WAL replay, no fsync",
     options: OPTIONS,
     io_bound_options: IO_BOUND,

@@ -45,6 +45,7 @@ pub const SPEC: EngineSpec = EngineSpec {
     check_plan: super::no_plan_checks,
     plan_claims: super::no_plan_claims,
     space_needed: super::no_space_needed,
+    versions: None,
     description: "SQLite (via rusqlite, bundled): B-tree table kv(k BLOB PRIMARY KEY, v BLOB) WITHOUT ROWID, one connection per client thread",
     options: &[
         OptionSpec {

@@ -26,6 +26,7 @@ pub const SPEC: EngineSpec = EngineSpec {
     check_plan: super::no_plan_checks,
     plan_claims: super::no_plan_claims,
     space_needed: super::no_space_needed,
+    versions: None,
     description: "TEST ONLY (RUMBENCH_TEST_ENGINES=1): an append-only log whose `sync` option is right or wrong on purpose, for the crash test's own tests",
     options: &[
         OptionSpec {

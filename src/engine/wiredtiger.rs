@@ -107,6 +107,7 @@ pub const SPEC: EngineSpec = EngineSpec {
     check_plan: super::no_plan_checks,
     plan_claims: super::no_plan_claims,
     space_needed: super::no_space_needed,
+    versions: None,
     description: "WiredTiger 11.3.1 row-store B-tree (GPL; built from the PyPI sdist, Release, static)",
     options: OPTIONS,
     io_bound_options: IO_BOUND,

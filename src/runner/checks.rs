@@ -294,14 +294,12 @@ pub fn check_plan(plan: &RunPlan) -> Result<()> {
     crate::workload::ibench::check_plan(plan)
 }
 
-/// A `rocksdb@<version>` config asks only for what that release can do
-/// (options as resolved, transactions=auto included, and its steps).
+/// A config of an engine's version (`rocksdb@8.10`) asks only for what
+/// that version can do: the engine's own check (`EngineVersions::check`).
 pub(crate) fn check_release(c: &EngineConfig, plan: &RunPlan) -> Result<()> {
-    let (Some(v), "rocksdb") = (c.engine_version.as_deref(), c.engine.as_str()) else { return Ok(()) };
-    let release = crate::engine::rocksdb_versions::resolve(v)?;
-    release.check_options(&EngineOptions(c.options.clone())).with_context(|| format!("config {}", c.name))?;
-    if let Some(s) = plan.steps.iter().find(|s| s.kind == StepKind::MultiReadRandom && !release.caps.multiget) {
-        bail!("config {}: step {} needs RocksDB 7.4.4 or later (batched MultiGet in its C API); this config runs RocksDB {v}", c.name, s.kind);
+    let Some(v) = c.engine_version.as_deref() else { return Ok(()) };
+    match crate::backend::find(&c.engine)?.versions {
+        Some(versions) => (versions.check)(v, c, plan),
+        None => bail!("config {}: engine {} has no versions but this program's", c.name, c.engine),
     }
-    Ok(())
 }

@@ -528,24 +528,27 @@ fn finish_run(run: &mut RunResult, opts: &RunOptions, why: Option<&str>) -> Resu
 /// The program a config runs in: this one, or for `rocksdb@<version>` the
 /// cached build of that release (built before the run by `prepare_versions`).
 fn config_exe(config: &EngineConfig, this: &Path) -> Result<PathBuf> {
-    match config.engine_version.as_deref() {
-        Some(v) if config.engine == "rocksdb" => {
-            let release = crate::engine::rocksdb_versions::resolve(v)?;
-            Ok(crate::engine::rocksdb_build::ensure(release)?.unwrap_or_else(|| this.to_path_buf()))
-        }
+    let versions = crate::backend::find(&config.engine).ok().and_then(|spec| spec.versions);
+    match (config.engine_version.as_deref(), versions) {
+        (Some(v), Some(versions)) => Ok((versions.program)(v)?.unwrap_or_else(|| this.to_path_buf())),
         _ => Ok(this.to_path_buf()),
     }
 }
 
-/// A config process runs only the RocksDB release its config names.
+/// A config process runs only the engine version its config names.
 fn check_engine_version(config: &EngineConfig) -> Result<()> {
-    if config.engine != "rocksdb" {
+    let Some(versions) = crate::backend::find(&config.engine).ok().and_then(|spec| spec.versions) else {
         return Ok(());
-    }
-    let here = crate::engine::rocksdb_build::running_release();
+    };
+    let here = (versions.running)();
     match config.engine_version.as_deref() {
         Some(v) if v != here => {
-            bail!("config {} asks for RocksDB {v}, but this program is built with RocksDB {here}", config.name)
+            bail!(
+                "config {} asks for {} {v}, but this program is built with {} {here}",
+                config.name,
+                config.engine,
+                config.engine
+            )
         }
         _ => Ok(()),
     }

@@ -26,22 +26,22 @@ pub fn fetch_server_versions(plan: &RunPlan) -> Result<()> {
     Ok(())
 }
 
-/// Before the run: every RocksDB release in the plan other than the one
-/// rumbench is built with, built once from this source (about 10-20
-/// minutes each on 2 cores, with a progress line) or taken from the cache.
-/// Returns what each release lacks, a line each, to print before the run.
+/// Before the run: every engine version in the plan other than the one this
+/// program is built with, built or fetched once by its engine
+/// (`EngineVersions::prepare`: a RocksDB release from source takes 10-20
+/// minutes on 2 cores, with a progress line) or taken from the cache.
+/// Returns what each version lacks, a line each, to print before the run.
 pub fn build_engine_versions(plan: &RunPlan) -> Result<Vec<String>> {
-    let mut seen: Vec<&str> = Vec::new();
+    let mut seen: Vec<(&str, &str)> = Vec::new();
     let mut notes = Vec::new();
-    for c in plan.configs.iter().filter(|c| c.engine == "rocksdb") {
+    for c in &plan.configs {
         let Some(v) = c.engine_version.as_deref() else { continue };
-        if seen.contains(&v) {
+        if seen.contains(&(c.engine.as_str(), v)) {
             continue;
         }
-        seen.push(v);
-        let release = crate::engine::rocksdb_versions::resolve(v)?;
-        crate::engine::rocksdb_build::ensure(release).with_context(|| format!("config {}", c.name))?;
-        notes.extend(release.lacks().into_iter().map(|l| format!("{}: {l}", release.label())));
+        seen.push((c.engine.as_str(), v));
+        let Some(versions) = crate::backend::find(&c.engine)?.versions else { continue };
+        notes.extend((versions.prepare)(v).with_context(|| format!("config {}", c.name))?);
     }
     Ok(notes)
 }

@@ -52,6 +52,7 @@ pub const SPEC: EngineSpec = EngineSpec {
     check_plan: super::no_plan_checks,
     plan_claims: super::no_plan_claims,
     space_needed: super::no_space_needed,
+    versions: None,
     description: "fjall (crate, pure Rust): LSM tree with a journal, leveled compaction on its own worker threads",
     options: &[
         OptionSpec {

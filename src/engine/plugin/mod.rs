@@ -37,6 +37,7 @@ pub const SPEC: EngineSpec = EngineSpec {
     check_plan,
     plan_claims: super::no_plan_claims,
     space_needed: super::no_space_needed,
+    versions: None,
     description: "an engine from a shared library, through rumbench's C ABI (include/rumbench_engine.h): -e plugin:/path/libfoo.so",
     options: &[
         OptionSpec {

@@ -55,6 +55,7 @@ pub const SPEC: EngineSpec = EngineSpec {
     check_plan: super::no_plan_checks,
     plan_claims: super::no_plan_claims,
     space_needed: super::no_space_needed,
+    versions: None,
     description: "redb (crate, pure Rust): copy-on-write B-tree in one file; one writer at a time, reads never block",
     options: &[
         OptionSpec {
