@@ -231,10 +231,18 @@ pub fn judge(better: Better, interval: Option<&Interval>, threshold: f64) -> Ver
     }
 }
 
-/// An interval as "[0.97, 1.04]" ("-" without one).
+/// An interval as "[0.97, 1.04]" ("-" without one). Bounds past a
+/// hundredfold either way say only that ("[<0.01, >100]"): with two
+/// repeats a t interval at a Bonferroni level runs to 1e-95 and 1e+95,
+/// digits that say nothing but "more repeats" and stretch the table.
 pub fn interval_text(i: Option<&Interval>) -> String {
+    let bound = |r: f64| match r {
+        r if r < 0.01 => "<0.01".to_string(),
+        r if r > 100.0 => ">100".to_string(),
+        r => summary::fmt_ratio(r),
+    };
     match i {
-        Some(i) => format!("[{}, {}]", summary::fmt_ratio(i.lo), summary::fmt_ratio(i.hi)),
+        Some(i) => format!("[{}, {}]", bound(i.lo), bound(i.hi)),
         None => "-".into(),
     }
 }
@@ -258,5 +266,14 @@ mod tests {
         // Beyond the threshold with 4 repeats: not yet a change.
         let four = i(1.10, 1.20).map(|x| Interval { n: 4, ..x });
         assert_eq!(judge(Better::Higher, four.as_ref(), 0.05), Verdict::Inconclusive(Some(5)));
+    }
+
+    #[test]
+    fn an_interval_past_a_hundredfold_says_only_that() {
+        let i = |lo: f64, hi: f64| verdict::paired(&[(1.0, 0.9), (1.0, 1.1)], 0.0).map(|x| Interval { lo, hi, ..x });
+        assert_eq!(interval_text(i(0.97, 1.04).as_ref()), "[0.97, 1.04]");
+        assert_eq!(interval_text(i(0.02, 45.5).as_ref()), "[0.02, 45.50]");
+        assert_eq!(interval_text(i(1.2e-8, 120036972.0).as_ref()), "[<0.01, >100]");
+        assert_eq!(interval_text(None), "-");
     }
 }
