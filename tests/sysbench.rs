@@ -335,6 +335,33 @@ fn a_range_in_the_name_runs_at_that_range_and_names_the_step() {
     assert_eq!(s["parameters"]["lua"], "oltp_point_select.lua --skip-trx");
 }
 
+/// Deletes on a small table soon find their rows gone: such an event
+/// writes no WAL, its commit has nothing to sync, and the durability check
+/// counts only the events that changed a row (PostgreSQL 15, Debian's, which
+/// counts its WAL syncs exactly: one per commit that wrote).
+#[test]
+fn events_that_change_no_row_are_not_counted_as_commits_to_sync() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = cli::rumbench_run()
+        .args(["-e", "postgres", "-s", "delete", "--tables", "1", "--table-size", "200", "--ops", "2000"])
+        .arg("-d")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", cli::text(&out));
+    let v = cli::load(dir.path());
+    let s = step(&v, "delete_range=100");
+    assert_eq!(s["ops"], 2000);
+    let notes = s["notes"].to_string();
+    assert!(notes.contains("events changed no row"), "{notes}");
+    let syncs = &s["metrics"]["syncs"];
+    let commits = syncs["commits"].as_u64().unwrap();
+    // At most the 200 rows there were can be deleted.
+    assert!((1..=200).contains(&commits), "{syncs}");
+    assert_eq!(syncs["durable_as_run"], true, "{syncs}");
+    assert!(s["warnings"].as_array().is_none_or(|w| w.iter().all(|w| !w.to_string().contains("not durable"))), "{s}");
+}
+
 #[test]
 fn sysbench_steps_where_they_cannot_run_are_refused_in_one_line() {
     let e = cli::refused(&["-e", "rocksdb", "-s", "point-query"]);

@@ -124,8 +124,10 @@ fn run_step(
                 entry_bytes: 188,
                 wall_s: result.wall_s.unwrap_or(0.0),
             };
-            // sysbench's transactions (or autocommit writes) are the commits.
-            let commits = if work.writes > 0 { result.ops } else { 0 };
+            // sysbench's transactions (or autocommit writes) are the
+            // commits, those that changed a row: a commit that wrote no log
+            // has nothing to sync.
+            let commits = if work.writes > 0 { work.writing_events } else { 0 };
             (result, step_work, commits, None)
         } else if plan.kind.is_ycsb() {
             let y = &plan.settings.ycsb;

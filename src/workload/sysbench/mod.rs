@@ -64,6 +64,12 @@ pub struct Work {
     /// Events rolled back and run again on an error sysbench ignores.
     pub ignored_errors: u64,
     pub logical_bytes_written: u64,
+    /// Rows the writes affected.
+    pub rows_written: u64,
+    /// Events whose writes affected a row: the commits a durable server
+    /// must sync. An UPDATE or DELETE that finds no row (its id deleted by
+    /// an earlier event) writes no log, and its commit has nothing to flush.
+    pub writing_events: u64,
 }
 
 impl Work {
@@ -74,6 +80,8 @@ impl Work {
         self.rows_read += o.rows_read;
         self.ignored_errors += o.ignored_errors;
         self.logical_bytes_written += o.logical_bytes_written;
+        self.rows_written += o.rows_written;
+        self.writing_events += o.writing_events;
     }
 }
 
@@ -504,6 +512,7 @@ fn count(w: &mut Work, rows: u64, write: bool) {
     w.queries += 1;
     if write {
         w.writes += 1;
+        w.rows_written += rows;
     } else {
         w.reads += 1;
         w.rows_read += rows;
@@ -630,6 +639,14 @@ pub fn run_step(
         work.queries as f64 / events,
         work.rows_read as f64 / events,
     ));
+    if work.writes > 0 && work.writing_events < result.ops {
+        result.notes.push(format!(
+            "{} of the {} events changed no row (the rows their writes name were gone): their commits have nothing to sync, and the durability check counts the other {}",
+            result.ops - work.writing_events,
+            result.ops,
+            work.writing_events
+        ));
+    }
     if work.ignored_errors > 0 {
         result.notes.push(format!(
             "{} event(s) hit an error sysbench ignores (deadlock, lock wait time-out, serialization failure): rolled back and run again",
@@ -656,6 +673,7 @@ fn run_client(t: &Thread<'_>, mut client: Client<'_>, plan: &StepPlan, index: us
                 let mut w = Work::default();
                 match client.event(&mut rng, &mut w) {
                     Ok(()) => {
+                        w.writing_events = u64::from(w.rows_written > 0);
                         work.add(&w);
                         return Ok((1, false));
                     }
