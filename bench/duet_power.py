@@ -22,8 +22,11 @@ from verdict_calibration import by_pair, detectable_of, pairs_of  # noqa: E402
 CHANGE = ("REGRESSION", "improvement", "changed")
 
 
+THRESHOLD = "5%"
+
+
 def compare(binary, *runs):
-    out = subprocess.run([binary, "compare", *runs], capture_output=True, text=True)
+    out = subprocess.run([binary, "compare", "--threshold", THRESHOLD, *runs], capture_output=True, text=True)
     if out.returncode not in (0, 1):
         sys.exit(f"compare {runs} failed: {out.stderr}")
     return out.stdout
@@ -90,7 +93,11 @@ def main():
     ap.add_argument("--loads", required=True)
     ap.add_argument("--modes", required=True)
     ap.add_argument("--trials", type=int, required=True)
+    ap.add_argument("--threshold", default="5%", help="compare's --threshold (a verdict's smallest change)")
     a = ap.parse_args()
+    global THRESHOLD
+    THRESHOLD = a.threshold
+    threshold = float(a.threshold.rstrip("%")) / (100 if a.threshold.endswith("%") else 1)
     print("| load | mode | +10% REGRESSION on ops/s | on cpu/op | on both | A/A with a false verdict | rounds (median, range) | could detect, ops/s | cpu/op | interval half-width, ops/s | cpu/op | load average (median) |")
     print("|---|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|")
     examples = []
@@ -108,7 +115,7 @@ def main():
                 j = judged(a.rumbench, mode, d)
                 plus = j.get("plus10", ([], {}))[0]
                 for metric in half:
-                    v = half_width(j.get("plus10", ([], {}))[1].get("readrandom"), metric)
+                    v = half_width(j.get("plus10", ([], {}))[1].get("readrandom"), metric, threshold)
                     if v is not None:
                         half[metric].append(v)
                 hit_ops = any(l[0] == "readrandom" and l[1].startswith("ops/s") and l[2] == "REGRESSION" for l in plus)
@@ -137,7 +144,7 @@ def main():
             hw = {m: (f"{100 * statistics.median(v):.2f}%" if v else "-") for m, v in half.items()}
             print(f"| {load} | {mode} | {ops}/{n} | {cpu}/{n} | {both}/{n} | {false_aa}/{n} | {rtext} | {mde(det_ops, 'ops/s')} | {mde(det_cpu, 'cpu/op')} | {hw['ops/s']} | {hw['cpu/op']} | {la} |")
     print()
-    print("'could detect': the minimum detectable effect of base -> plus10 that compare states (at compare's 5% threshold it is never below 5%), median over the trials; 'interval half-width': half the width of that line's interval in logarithms (the noise it carries, whatever the threshold), median over the trials. An adaptive run's are at the round it stopped, with its intervals widened for the looks.")
+    print(f"'could detect': the minimum detectable effect of base -> plus10 that compare states (at compare's {a.threshold} threshold it is never below {a.threshold}), median over the trials; 'interval half-width': half the width of that line's interval in logarithms (the noise it carries, whatever the threshold), median over the trials. An adaptive run's are at the round it stopped, with its intervals widened for the looks.")
     if examples:
         print()
         print("False verdicts:")

@@ -28,6 +28,8 @@
 #
 # Usage: bench/duet_power.sh                     (LOADS=cpu, every mode, TRIALS=10)
 #        LOADS=quiet,cpu,io TRIALS=10 bench/duet_power.sh
+#        THRESHOLD=1% ...   compare's --threshold (and the adaptive modes'):
+#                           the floor of the detectable change it states (5%)
 # Writes bench/results/duet_power-<date>.md.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -38,6 +40,7 @@ TRIALS=${TRIALS:-10}
 STEP_SECONDS=${STEP_SECONDS:-4}
 SPIN=${SPIN:-1200}
 MAX=${MAX:-20}
+THRESHOLD=${THRESHOLD:-5%}
 OUT=bench/results/duet_power-$(date -u +%Y%m%d-%H%M).md
 WORK=$SCRATCH/duet_power
 rm -rf "$WORK"
@@ -106,9 +109,9 @@ for load in ${LOADS//,/ }; do
                 interleaved5) run "$dir" "$WORK/all.toml" --repeat 5 ;;
                 duet5) run "$dir" "$WORK/all.toml" --duet --repeat 5 ;;
                 shared5) run "$dir" "$WORK/all.toml" --duet=shared --repeat 5 ;;
-                interleaved-auto) run "$dir" "$WORK/all.toml" --repeat "auto:$MAX" ;;
-                duet-auto) run "$dir" "$WORK/all.toml" --duet --repeat "auto:$MAX" ;;
-                shared-auto) run "$dir" "$WORK/all.toml" --duet=shared --repeat "auto:$MAX" ;;
+                interleaved-auto) run "$dir" "$WORK/all.toml" --repeat "auto:$MAX" --threshold "$THRESHOLD" ;;
+                duet-auto) run "$dir" "$WORK/all.toml" --duet --repeat "auto:$MAX" --threshold "$THRESHOLD" ;;
+                shared-auto) run "$dir" "$WORK/all.toml" --duet=shared --repeat "auto:$MAX" --threshold "$THRESHOLD" ;;
                 *) echo "unknown mode $mode" >&2; exit 2 ;;
             esac
         done
@@ -119,10 +122,10 @@ done
 {
     echo "# Verdicts on a shared machine, $(hostname), $started to $(date -u +%FT%TZ)"
     echo
-    echo "Command: \`LOADS=$LOADS MODES=$MODES TRIALS=$TRIALS STEP_SECONDS=$STEP_SECONDS SPIN=$SPIN MAX=$MAX bench/duet_power.sh\`"
+    echo "Command: \`LOADS=$LOADS MODES=$MODES TRIALS=$TRIALS STEP_SECONDS=$STEP_SECONDS SPIN=$SPIN MAX=$MAX THRESHOLD=$THRESHOLD bench/duet_power.sh\`"
     echo "($(nproc) CPUs, rumbench $(git rev-parse --short HEAD); the null engine, spin_iterations $SPIN (base, aa) and $((SPIN * 110 / 100)) (plus10), readrandom ${STEP_SECONDS} s)"
     echo
-    python3 bench/duet_power.py --rumbench "$RUMBENCH" --work "$WORK" --loads "$LOADS" --modes "$MODES" --trials "$TRIALS"
+    python3 bench/duet_power.py --rumbench "$RUMBENCH" --work "$WORK" --loads "$LOADS" --modes "$MODES" --trials "$TRIALS" --threshold "$THRESHOLD"
 } > "$OUT"
 cat "$OUT"
 echo "written: $OUT" >&2
