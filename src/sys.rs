@@ -24,17 +24,24 @@ impl ParentWatch {
 /// instruction, an arithmetic fault, an abort.
 const FATAL: [libc::c_int; 5] = [libc::SIGSEGV, libc::SIGBUS, libc::SIGILL, libc::SIGFPE, libc::SIGABRT];
 
-/// What runs on a fatal signal (a `fn(signal)` as an address; 0: nothing).
-static ON_FATAL: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+/// What runs on a fatal signal, in the order given (each a `fn(signal)` as
+/// an address; 0: a free slot): a plugin's crash note, a step's count.
+static ON_FATAL: [std::sync::atomic::AtomicUsize; 4] = [const { std::sync::atomic::AtomicUsize::new(0) }; 4];
 /// The actions the handler replaced, put back when it has run.
 static mut PREVIOUS: [libc::sigaction; 5] = unsafe { std::mem::zeroed() };
 
-/// Run `note` when this process gets a fatal signal, then let the process
-/// die as it would have (the action before ours put back: a handler of an
+/// Run `note` when this process gets a fatal signal (after the notes given
+/// before it; a note given twice runs once), then let the process die as
+/// it would have (the action before ours put back: a handler of an
 /// engine's, Rust's stack-overflow check, or the default). `note` runs in
 /// a signal handler: only async-signal-safe calls (atomic loads, write).
 pub fn note_fatal_signals(note: fn(libc::c_int)) {
-    ON_FATAL.store(note as usize, std::sync::atomic::Ordering::SeqCst);
+    use std::sync::atomic::Ordering::SeqCst;
+    let added = ON_FATAL.iter().any(|slot| match slot.compare_exchange(0, note as usize, SeqCst, SeqCst) {
+        Ok(_) => true,
+        Err(there) => there == note as usize,
+    });
+    assert!(added, "more fatal-signal notes than ON_FATAL has slots");
     static INSTALL: std::sync::Once = std::sync::Once::new();
     INSTALL.call_once(|| {
         for (i, sig) in FATAL.into_iter().enumerate() {
@@ -55,15 +62,17 @@ pub fn note_fatal_signals(note: fn(libc::c_int)) {
 }
 
 extern "C" fn on_fatal(sig: libc::c_int, info: *mut libc::siginfo_t, ctx: *mut libc::c_void) {
-    let note = ON_FATAL.load(std::sync::atomic::Ordering::SeqCst);
-    if note != 0 {
-        // SAFETY: set from a `fn(c_int)` by note_fatal_signals.
-        let note: fn(libc::c_int) = unsafe { std::mem::transmute::<usize, fn(libc::c_int)>(note) };
-        note(sig);
+    for slot in &ON_FATAL {
+        let note = slot.load(std::sync::atomic::Ordering::SeqCst);
+        if note != 0 {
+            // SAFETY: set from a `fn(c_int)` by note_fatal_signals.
+            let note: fn(libc::c_int) = unsafe { std::mem::transmute::<usize, fn(libc::c_int)>(note) };
+            note(sig);
+        }
     }
     let i = FATAL.iter().position(|&s| s == sig).unwrap_or(0);
     // SAFETY: the action saved at install is put back (SIG_DFL at worst),
-    // and a handler there (a plugin's crash note, Rust's stack-overflow
+    // and a handler there (an engine library's own, Rust's stack-overflow
     // check) is called now: abort() raises again under SIG_DFL, not under
     // it, so it would not run otherwise. On return the fault happens again
     // (or abort raises again) and the process dies as it would have.

@@ -8,7 +8,7 @@ use std::cell::Cell;
 use std::ffi::CString;
 use std::path::Path;
 use std::sync::atomic::{AtomicPtr, AtomicU32, Ordering};
-use std::sync::{Mutex, Once};
+use std::sync::Mutex;
 
 /// The note a crash leaves in the plugin's data dir.
 pub const CRASH_NOTE: &str = "plugin-crash.txt";
@@ -137,45 +137,19 @@ pub fn in_flight() -> Vec<(&'static str, u32)> {
 /// The note's path (a leaked C string), set by each open.
 static NOTE_PATH: AtomicPtr<libc::c_char> = AtomicPtr::new(std::ptr::null_mut());
 
-const FATAL: [libc::c_int; 5] = [libc::SIGSEGV, libc::SIGBUS, libc::SIGILL, libc::SIGFPE, libc::SIGABRT];
-
 /// Where a crash of the plugin just opened in `dir` is noted, and the
-/// handlers that note it (installed once per process).
+/// note's fatal-signal hook (`sys::note_fatal_signals`, once per process).
 pub fn watch(dir: &Path) {
     if let Ok(path) = CString::new(dir.join(CRASH_NOTE).into_os_string().into_encoded_bytes()) {
         // One path per open engine; the few a process opens are leaked.
         NOTE_PATH.store(path.into_raw(), Ordering::SeqCst);
     }
-    static INSTALL: Once = Once::new();
-    INSTALL.call_once(|| {
-        for sig in FATAL {
-            // SAFETY: a plain sigaction install; the previous action is kept
-            // in PREVIOUS for the handler to restore (written before the
-            // handler can run for this signal).
-            unsafe {
-                let mut action: libc::sigaction = std::mem::zeroed();
-                action.sa_sigaction = on_fatal as *const () as usize;
-                action.sa_flags = libc::SA_SIGINFO | libc::SA_ONSTACK;
-                libc::sigemptyset(&mut action.sa_mask);
-                let mut old: libc::sigaction = std::mem::zeroed();
-                if libc::sigaction(sig, &action, &mut old) == 0 {
-                    PREVIOUS[slot(sig)] = old;
-                }
-            }
-        }
-    });
+    crate::sys::note_fatal_signals(note_crash);
 }
 
-static mut PREVIOUS: [libc::sigaction; 5] = unsafe { std::mem::zeroed() };
-
-fn slot(sig: libc::c_int) -> usize {
-    FATAL.iter().position(|&s| s == sig).unwrap_or(0)
-}
-
-/// Write the note when the thread is in a plugin call, then put back the
-/// previous action and return: the faulting instruction runs again (or
-/// abort raises again) and the process dies as it would have without us.
-extern "C" fn on_fatal(sig: libc::c_int, _info: *mut libc::siginfo_t, _ctx: *mut libc::c_void) {
+/// Write the note when the thread is in a plugin call (`sys` then lets the
+/// process die as it would have without us).
+fn note_crash(sig: libc::c_int) {
     let call = IN_CALL.with(|c| c.get()) as usize;
     let path = NOTE_PATH.load(Ordering::SeqCst);
     if call != 0 && call < CALLS.len() && !path.is_null() {
@@ -186,7 +160,7 @@ extern "C" fn on_fatal(sig: libc::c_int, _info: *mut libc::siginfo_t, _ctx: *mut
             buf[n..n + part.len()].copy_from_slice(part);
             n += part.len();
         }
-        n += write_decimal(&mut buf[n..], sig as u32);
+        n += crate::sys::write_decimal(&mut buf[n..], sig as u64);
         buf[n] = b')';
         n += 1;
         // SAFETY: path is a valid C string (leaked, never freed); buf holds n bytes.
@@ -198,30 +172,6 @@ extern "C" fn on_fatal(sig: libc::c_int, _info: *mut libc::siginfo_t, _ctx: *mut
             }
         }
     }
-    // SAFETY: restores the action saved at install (SIG_DFL at worst).
-    unsafe {
-        let previous = std::ptr::addr_of!(PREVIOUS[slot(sig)]);
-        if libc::sigaction(sig, previous, std::ptr::null_mut()) != 0 || (*previous).sa_sigaction == 0 {
-            libc::signal(sig, libc::SIG_DFL);
-        }
-    }
-}
-
-fn write_decimal(out: &mut [u8], mut v: u32) -> usize {
-    let mut digits = [0u8; 10];
-    let mut n = 0;
-    loop {
-        digits[n] = b'0' + (v % 10) as u8;
-        n += 1;
-        v /= 10;
-        if v == 0 {
-            break;
-        }
-    }
-    for i in 0..n {
-        out[i] = digits[n - 1 - i];
-    }
-    n
 }
 
 /// What a crash left in data dir `dir`: "the plugin crashed in put (signal 11)".
@@ -234,14 +184,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn calls_are_found_by_name_and_decimals_written() {
+    fn calls_are_found_by_name() {
         assert_eq!(CALLS[call("put") as usize], "put");
         assert_eq!(CALLS[call("check_options") as usize], "check_options");
-        let mut b = [0u8; 10];
-        let n = write_decimal(&mut b, 11);
-        assert_eq!(&b[..n], b"11");
-        let n = write_decimal(&mut b, 0);
-        assert_eq!(&b[..n], b"0");
     }
 
     #[test]
