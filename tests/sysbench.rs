@@ -342,13 +342,10 @@ fn a_range_in_the_name_runs_at_that_range_and_names_the_step() {
 #[test]
 fn events_that_change_no_row_are_not_counted_as_commits_to_sync() {
     let dir = tempfile::tempdir().unwrap();
-    let out = cli::rumbench_run()
-        .args(["-e", "postgres", "-s", "delete", "--tables", "1", "--table-size", "200", "--ops", "2000"])
-        .arg("-d")
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", cli::text(&out));
+    cli::run_ok(
+        &["-e", "postgres", "-s", "delete", "--tables", "1", "--table-size", "200", "--ops", "2000"],
+        dir.path(),
+    );
     let v = cli::load(dir.path());
     let s = step(&v, "delete_range=100");
     assert_eq!(s["ops"], 2000);

@@ -218,13 +218,12 @@ impl Table for PgTable {
                 );
             }
             // 18 moved the WAL's syncs from pg_stat_wal to pg_stat_io.
-            let query = match version {
-                v if v < 180000 => "SELECT wal_sync FROM pg_stat_wal",
-                _ => "SELECT coalesce(sum(fsyncs), 0)::bigint FROM pg_stat_io WHERE object = 'wal'",
-            };
-            let counter = match version {
-                v if v < 180000 => "pg_stat_wal.wal_sync",
-                _ => "pg_stat_io.fsyncs (object wal)",
+            let (query, counter) = match version {
+                v if v < 180000 => ("SELECT wal_sync FROM pg_stat_wal", "pg_stat_wal.wal_sync"),
+                _ => (
+                    "SELECT coalesce(sum(fsyncs), 0)::bigint FROM pg_stat_io WHERE object = 'wal'",
+                    "pg_stat_io.fsyncs (object wal)",
+                ),
             };
             // Backends report their WAL statistics up to a second late (and
             // on exit): read until the count holds still.
