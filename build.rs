@@ -319,14 +319,18 @@ fn git_commit() {
 }
 
 /// A build against RocksDB's own release library (src/engine/rocksdb_official.rs)
-/// links it dynamically from ROCKSDB_LIB_DIR (librocksdb-sys's own switch):
-/// the binary finds it there at run time (an rpath), and knows it was linked
-/// so (RUMBENCH_ROCKSDB_LIB_DIR).
+/// links it dynamically from ROCKSDB_LIB_DIR (librocksdb-sys's own switch),
+/// and knows it was linked so (RUMBENCH_ROCKSDB_LIB_DIR, cfg rocksdb_any_release).
 fn rocksdb_release_library() {
+    println!("cargo::rustc-check-cfg=cfg(rocksdb_any_release)");
     println!("cargo:rerun-if-env-changed=ROCKSDB_LIB_DIR");
-    if let Some(dir) = std::env::var_os("ROCKSDB_LIB_DIR").filter(|d| !d.is_empty()) {
-        let dir = dir.to_string_lossy();
-        println!("cargo:rustc-link-arg=-Wl,-rpath,{dir}");
-        println!("cargo:rustc-env=RUMBENCH_ROCKSDB_LIB_DIR={dir}");
+    if std::env::var_os("ROCKSDB_LIB_DIR").is_some_and(|d| !d.is_empty()) {
+        // The binary every release build shares (src/engine/rocksdb_build.rs):
+        // it loads the librocksdb.so in the `lib` beside it (each release's
+        // cache entry links its own library there), and finds the C API
+        // functions newer than 6.28.2 by name (src/engine/rocksdb_late.rs).
+        println!("cargo:rustc-link-arg=-Wl,-rpath,$ORIGIN/lib");
+        println!("cargo:rustc-env=RUMBENCH_ROCKSDB_LIB_DIR=$ORIGIN/lib");
+        println!("cargo:rustc-cfg=rocksdb_any_release");
     }
 }

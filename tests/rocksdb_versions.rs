@@ -323,3 +323,85 @@ fn an_official_release_build_runs_its_own_library_with_its_provenance() {
     let needed = String::from_utf8_lossy(&needed.stdout);
     assert!(needed.lines().filter(|l| l.contains(" rocksdb_")).count() > 50, "{needed}");
 }
+
+/// The inodes of the cached binaries of a release build's entries.
+fn release_binaries(version: &str) -> Vec<u64> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::read_dir(test_cache().join(format!("rumbench/rocksdb/{version}-official")))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| std::fs::metadata(e.path().join("rumbench")).ok())
+        .map(|m| m.ino())
+        .collect()
+}
+
+/// RocksDB 7.6.0's own release build, which no librocksdb-sys bundles, run
+/// by the same binary as 11.8.1's (a hard link: nothing was built for it)
+/// beside its own library, with 7.6.0's capabilities: no WaitForCompact in
+/// its C API (the step polls), no rocksdb_get_into_buffer (point reads
+/// through get_pinned), batched MultiGet yes. scripts/test.sh fetches it
+/// (`rumbench rocksdb-versions --build 7.6.0:release`: a 57 MB jar, seconds).
+#[test]
+fn every_release_build_shares_one_binary_and_runs_its_own_library() {
+    let shared: Vec<u64> = release_binaries("7.6.0");
+    if shared.is_empty() {
+        assert!(
+            std::env::var_os("RUMBENCH_REQUIRE_ROCKSDB_RELEASE").is_none(),
+            "7.6.0:release is not in the test cache"
+        );
+        eprintln!(
+            "skipped: 7.6.0's release build is not in the test cache (rumbench rocksdb-versions --build 7.6.0:release)"
+        );
+        return;
+    }
+    assert!(
+        release_binaries("11.8.1").iter().any(|i| shared.contains(i)),
+        "7.6.0's and 11.8.1's entries hold one binary (hard links)"
+    );
+    let t = tempfile::tempdir().unwrap();
+    let out_dir = t.path().join("out");
+    let out = cli::rumbench_run()
+        .args(["-e", "rocksdb@7.6.0:release", "-s", "fillrandom,readrandom,multireadrandom,waitforcompaction"])
+        .args(["-n", "5000"])
+        .arg("--db-dir")
+        .arg(t.path().join("db"))
+        .arg("--output-dir")
+        .arg(&out_dir)
+        .cache_in(&test_cache())
+        .env("RUMBENCH_ROCKSDB_TARGET_DIR", main_target_dir())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("building"), "nothing built: {}", stderr(&out));
+    let v = load(&out_dir);
+    let c = &v["configs"][0];
+    assert_eq!(c["status"], "completed", "{}", c["error"]);
+    assert_eq!(c["engine_version"], "7.6.0", "the OPTIONS file 7.6.0's library wrote");
+    let prov: Vec<(String, String)> = serde_json::from_value(c["provenance"].clone()).unwrap();
+    let lacks: Vec<&str> = prov.iter().filter(|(k, _)| k == "rocksdb.lacks").map(|(_, v)| v.as_str()).collect();
+    assert!(lacks.iter().any(|l| l.contains("WaitForCompact")), "{lacks:?}");
+    assert!(lacks.iter().any(|l| l.contains("rocksdb_get_into_buffer")), "{lacks:?}");
+    assert!(!lacks.iter().any(|l| l.contains("MultiGet")), "7.6.0 has it: {lacks:?}");
+    let steps = c["steps"].as_array().unwrap();
+    assert!(steps.iter().all(|s| s["status"] == "completed"), "{steps:?}");
+    let wait = steps.iter().find(|s| s["name"] == "waitforcompaction").unwrap();
+    assert!(wait["notes"].to_string().contains("polling"), "no WaitForCompact in 7.6.0: {}", wait["notes"]);
+    // What 7.6.0 cannot do is refused before anything runs.
+    let err = refused_in_cache(&["-e", "rocksdb@7.6.0:release", "-o", "cache_type=hyper_clock", "-s", "fillseq"]);
+    assert!(err.contains("needs RocksDB 8.8.1") && err.contains("7.6.0"), "{err}");
+}
+
+/// [`refused`] with the test cache (a release build's version list is there).
+fn refused_in_cache(args: &[&str]) -> String {
+    let t = tempfile::tempdir().unwrap();
+    let out = cli::rumbench_run()
+        .args(args)
+        .arg("--output-dir")
+        .arg(t.path().join("out"))
+        .cache_in(&test_cache())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+    stderr(&out)
+}

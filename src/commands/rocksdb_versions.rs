@@ -69,7 +69,7 @@ pub fn run(build: &[String]) -> Result<ExitCode> {
     }
     outln!(
         "release builds: any release of Maven Central's org.rocksdb:rocksdbjni from {} on, as rocksdb@VERSION:release \
-         (fetched with mvn, linked through the header of the newest source release above not newer; nothing of RocksDB compiled)",
+         (fetched with mvn and run by one rumbench binary built once for all of them; nothing of RocksDB compiled)",
         RELEASES[0].version
     );
     outln!("cache: {}", cache_root().map(|p| p.display().to_string()).unwrap_or_else(|e| one_line(&e)));

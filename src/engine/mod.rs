@@ -21,6 +21,7 @@ pub mod rocksdb;
 pub mod rocksdb_build;
 mod rocksdb_common;
 mod rocksdb_ffi;
+mod rocksdb_late;
 pub mod rocksdb_official;
 #[cfg(rocksdb_has_txn)]
 mod rocksdb_txn;

@@ -247,8 +247,8 @@ fn check(o: &EngineOptions) -> Result<()> {
     if (0..20).contains(&open_files) {
         bail!("rocksdb.max_open_files={open_files}: RocksDB would silently raise it to 20; give -1 (keep all open) or 20 and more");
     }
-    // What this RocksDB cannot do (build.rs finds out from its source).
-    super::rocksdb_versions::Release::built_in().check_options(o)?;
+    // What this RocksDB cannot do (build.rs finds out from its source; a release build's from its version).
+    super::rocksdb_versions::Release::this_process().check_options(o)?;
     if o.i64("level0_stop_writes_trigger") < o.i64("level0_slowdown_writes_trigger") {
         bail!(
             "level0_stop_writes_trigger ({}) is below level0_slowdown_writes_trigger ({}): writes would stop before they slow down",
@@ -328,7 +328,7 @@ fn open(args: &OpenArgs) -> Result<Box<dyn Engine>> {
     let (cache, cache_description) = match o.str("cache_type") {
         // Estimated entry charge 0: RocksDB sizes its table (AutoHyperClockCache), as db_bench does by default.
         #[cfg(rocksdb_has_hyper_clock)]
-        "hyper_clock" => (
+        "hyper_clock" if ffi::caps().hyper_clock => (
             Cache::hyper_clock(capacity as usize),
             format!("HyperClockCache(capacity={capacity}, estimated_entry_charge=0: auto)"),
         ),
@@ -434,7 +434,7 @@ pub fn build_provenance() -> Vec<(String, String)> {
 /// build. Nothing of it was compiled here: its flags are RocksDB's release
 /// build's (portable, `DEBUG_LEVEL=0`), not checked the way a source build's are.
 fn official_provenance(lib_dir: &str, cached: Option<&super::rocksdb_build::CachedBuild>) -> Vec<(String, String)> {
-    let release = super::rocksdb_versions::Release::built_in();
+    let release = super::rocksdb_versions::Release::this_process();
     let mut out = Vec::new();
     let Some(lib) = cached.and_then(|c| c.official.as_ref()) else {
         out.push((
@@ -447,11 +447,15 @@ fn official_provenance(lib_dir: &str, cached: Option<&super::rocksdb_build::Cach
     out.push((
         "build.library".into(),
         format!(
-            "{}: {}, linked dynamically, through librocksdb-sys {}'s C API header (RocksDB {})",
+            "{}: {}, linked dynamically, through librocksdb-sys {}'s C API header (RocksDB {}); its C API functions newer than 6.28.2 looked up by name where {} has them",
             lib.describe(),
             lib.path.display(),
             ffi::SYS_CRATE_VERSION,
-            ffi::SOURCE_VERSION
+            ffi::SOURCE_VERSION,
+            match release.origin {
+                super::rocksdb_versions::Origin::Official { caps_of } => format!("RocksDB {caps_of}"),
+                super::rocksdb_versions::Origin::Source => release.label(),
+            }
         ),
     ));
     out.push(("build.origin".into(), "official release build".into()));
@@ -472,7 +476,7 @@ fn official_provenance(lib_dir: &str, cached: Option<&super::rocksdb_build::Cach
         out.push((
             "build.version_build".into(),
             format!(
-                "rumbench linked to {} made {} in {:.1} min (nothing of RocksDB compiled)",
+                "rumbench's binary for every release build, run beside {}, made {} in {:.1} min (nothing of RocksDB compiled)",
                 lib.describe(),
                 c.built_at,
                 c.build_seconds / 60.0
@@ -618,6 +622,12 @@ impl Session for RocksSession<'_> {
 
     #[cfg(rocksdb_has_multiget)]
     fn multi_get(&mut self, keys: &[u8], key_size: usize) -> Result<usize> {
+        if !ffi::caps().multiget {
+            bail!(
+                "rocksdb multiget needs RocksDB 7.4.4 or later; this config runs {}",
+                super::rocksdb_versions::Release::this_process().label()
+            );
+        }
         let results = self.db.batched_multi_get(&self.read_opts, keys.chunks_exact(key_size));
         let mut found = 0;
         for r in results {

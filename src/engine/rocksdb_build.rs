@@ -8,7 +8,14 @@
 //!   being the source fingerprint of the tree it was built from and of the
 //!   release's manifest and lockfile; written under a temporary name and
 //!   renamed into place, so a build cut off half-way is never used;
-//! - `<version>/build-<key>.log`: cargo's output.
+//! - `<version>/build-<key>.log`: cargo's output;
+//! - for RocksDB's own release builds (`rocksdb@7.6.0:release`):
+//!   `release-builds/<key>/rumbench`, the one binary every release shares,
+//!   built once per source (linked to a `librocksdb.so` through its rpath
+//!   `$ORIGIN/lib`, the late C API functions found by name:
+//!   src/engine/rocksdb_late.rs), and per release `<version>-official/<key>/`
+//!   with a hard link of it, `lib` pointing at that release's unpacked
+//!   library, and a build.json naming the library.
 //!
 //! The build is `cargo build --release --locked` of
 //! rocksdb-versions/<version>/Cargo.toml with the working directory at the
@@ -119,6 +126,21 @@ fn target_dir(root: &Path) -> PathBuf {
         .unwrap_or_else(|| root.join("target"))
 }
 
+/// Where the binary of the release builds is built: the source tree's own
+/// target dir when it has a release build (the one that made this binary:
+/// its crates are compiled already, and this build's librocksdb-sys, with
+/// other features, is a unit of its own that compiles no RocksDB), else
+/// the cache's. RUMBENCH_ROCKSDB_TARGET_DIR overrides both.
+fn release_builds_target_dir(root: &Path, source: &Path) -> PathBuf {
+    let own = source.join("target");
+    if std::env::var_os("RUMBENCH_ROCKSDB_TARGET_DIR").is_none_or(|v| v.is_empty())
+        && own.join("release/.fingerprint").is_dir()
+    {
+        return own;
+    }
+    target_dir(root)
+}
+
 /// The cache key of `release` built from the tree at `source`: the source
 /// fingerprint, and the release's manifest and lockfile.
 fn cache_key(source: &Path, release: &Release) -> Result<String> {
@@ -221,13 +243,114 @@ pub fn ensure(release: &Release) -> Result<Option<PathBuf>> {
             let _ = fs::remove_dir_all(e.path());
         }
     }
-    let official = if release.is_official() {
-        Some(super::rocksdb_official::ensure(&root.join("official"), release.version)?)
-    } else {
-        None
-    };
-    let built = build(release, official.as_ref(), &source, &root, &vdir, &key)?;
+    if release.is_official() {
+        let lib = super::rocksdb_official::ensure(&root.join("official"), release.version)?;
+        let (shared, made) = release_builds_binary(&source, &root, &lib)?;
+        return Ok(Some(place_release(release, &lib, &shared, &made, &vdir, &key)?));
+    }
+    let built = build(release, None, &source, &root, &vdir, &key)?;
     Ok(Some(built))
+}
+
+/// Where the binary every release build shares is built, under the cache root.
+const RELEASE_BUILDS_DIR: &str = "release-builds";
+
+/// The binary every release build shares (built once per rumbench source,
+/// linked to `lib` to build it), and its cache record.
+fn release_builds_binary(
+    source: &Path,
+    root: &Path,
+    lib: &super::rocksdb_official::Library,
+) -> Result<(PathBuf, CachedBuild)> {
+    let dir = root.join(RELEASE_BUILDS_DIR);
+    let newest = super::rocksdb_versions::official_release(super::rocksdb_versions::newest().version);
+    let mut h = build_support::Fnv::default();
+    h.field(SOURCE_HASH.as_bytes());
+    h.field(b"the binary every release build shares");
+    h.field(super::rocksdb_versions::official_manifest(source)?.as_bytes());
+    for f in ["Cargo.toml", "Cargo.lock"] {
+        let p = source.join(newest.manifest_dir()).join(f);
+        h.field(&fs::read(&p).with_context(|| format!("cannot read {}", p.display()))?);
+    }
+    let key = format!("{:016x}", h.finish());
+    let done = dir.join(&key);
+    let record =
+        |d: &Path| -> Option<CachedBuild> { serde_json::from_slice(&fs::read(d.join("build.json")).ok()?).ok() };
+    if let Some(made) = record(&done).filter(|_| done.join("rumbench").is_file()) {
+        return Ok((done.join("rumbench"), made));
+    }
+    fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    for e in fs::read_dir(&dir)?.flatten() {
+        if e.file_name().to_string_lossy().starts_with(".partial-") {
+            let _ = fs::remove_dir_all(e.path());
+        }
+    }
+    let bin = build(newest, Some(lib), source, root, &dir, &key)?;
+    let made = record(&done).with_context(|| format!("no build.json in {}", done.display()))?;
+    Ok((bin, made))
+}
+
+/// `release`'s cache entry `vdir/key`: the shared binary (a hard link, or a
+/// copy across file systems) with `lib` beside it as `lib/`, where its
+/// rpath ($ORIGIN/lib) loads it from, and a build.json naming the library.
+/// Refused when the library lacks a function the binary binds at start or
+/// one the release's capabilities call; it is started once here, so a
+/// library that does not load is found now.
+fn place_release(
+    release: &Release,
+    lib: &super::rocksdb_official::Library,
+    shared: &Path,
+    made: &CachedBuild,
+    vdir: &Path,
+    key: &str,
+) -> Result<PathBuf> {
+    let t0 = Instant::now();
+    let have = super::rocksdb_official::exported_functions(&lib.path)?;
+    let mut missing: Vec<String> =
+        super::rocksdb_official::needed_functions(shared)?.into_iter().filter(|f| !have.contains(f)).collect();
+    missing.extend(
+        super::rocksdb_late::needed_for(&release.caps).into_iter().filter(|f| !have.contains(*f)).map(String::from),
+    );
+    if !missing.is_empty() {
+        bail!(
+            "{} lacks {} function{} of the C API that rumbench calls (through librocksdb-sys {}'s header, with RocksDB {}'s capabilities): {}",
+            lib.describe(),
+            missing.len(),
+            if missing.len() == 1 { "" } else { "s" },
+            release.crate_version,
+            match release.origin {
+                super::rocksdb_versions::Origin::Official { caps_of } => caps_of,
+                super::rocksdb_versions::Origin::Source => release.version,
+            },
+            missing.join(", ")
+        );
+    }
+    for e in fs::read_dir(vdir)?.flatten() {
+        if e.file_name().to_string_lossy().starts_with(".partial-") {
+            let _ = fs::remove_dir_all(e.path());
+        }
+    }
+    let partial = tempfile::Builder::new().prefix(".partial-").tempdir_in(vdir)?;
+    let bin = partial.path().join("rumbench");
+    if fs::hard_link(shared, &bin).is_err() {
+        fs::copy(shared, &bin).with_context(|| format!("cannot copy {} into {}", shared.display(), vdir.display()))?;
+    }
+    std::os::unix::fs::symlink(lib.lib_dir(), partial.path().join("lib"))?;
+    let info = query_build_info(&bin)?;
+    check_build(release, &info)?;
+    let cached = CachedBuild { official: Some(lib.clone()), ..made.clone() };
+    fs::write(partial.path().join("build.json"), serde_json::to_vec_pretty(&cached)?)?;
+    let dest = vdir.join(key);
+    let partial = partial.keep();
+    fs::rename(&partial, &dest).with_context(|| format!("cannot move {} to {}", partial.display(), dest.display()))?;
+    errln!(
+        "{}: the binary of every release build, beside its library, in {:.1} s: {}",
+        release.label(),
+        t0.elapsed().as_secs_f64(),
+        dest.display()
+    );
+    prune(vdir, KEEP_BUILDS);
+    Ok(dest.join("rumbench"))
 }
 
 fn cargo() -> PathBuf {
@@ -255,21 +378,21 @@ fn build(
         bail!("{} is missing: scripts/rocksdb-versions.sh generates it", manifest.display());
     }
     if official.is_some() {
-        // The header release's manifest with absolute paths, in the cache (the source tree is never written).
+        // The newest release's manifest with absolute paths, in the cache (the source tree is never written).
         let dir = vdir.join("manifest");
         fs::create_dir_all(&dir)?;
-        fs::write(dir.join("Cargo.toml"), super::rocksdb_versions::official_manifest(release, source)?)?;
+        fs::write(dir.join("Cargo.toml"), super::rocksdb_versions::official_manifest(source)?)?;
         fs::copy(manifest.with_file_name("Cargo.lock"), dir.join("Cargo.lock"))?;
         manifest = dir.join("Cargo.toml");
     }
-    let target = target_dir(root);
+    let target = if official.is_some() { release_builds_target_dir(root, source) } else { target_dir(root) };
     let log_path = vdir.join(format!("build-{key}.log"));
     let log = fs::File::create(&log_path).with_context(|| format!("cannot create {}", log_path.display()))?;
     let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
     let (estimate, what) = if official.is_some() {
         (
             Duration::from_secs(240),
-            "nothing of RocksDB is compiled: rumbench's source linked to RocksDB's release library",
+            "once for every release build: nothing of RocksDB is compiled, rumbench's source is bound through the newest C API header",
         )
     } else if rocksdb_compiled(&target, release) {
         // Only rumbench's crate changed since the last build of this release.
@@ -279,7 +402,7 @@ fn build(
     };
     errln!(
         "building {} (librocksdb-sys {}) with rumbench's source: {what}; about {} min on {cores} cores; log: {}",
-        release.label(),
+        if official.is_some() { "the binary of RocksDB's release builds".to_string() } else { release.label() },
         release.crate_version,
         (estimate.as_secs_f64() / 60.0).round().max(1.0),
         log_path.display()
@@ -311,7 +434,15 @@ fn build(
     cmd.env_remove("ROCKSDB_LIB_DIR").env_remove("ROCKSDB_STATIC");
     cmd.env_remove("RUMBENCH_BUILD_SOURCE_ROOT");
     if let Some(lib) = official {
-        cmd.env("ROCKSDB_LIB_DIR", lib.lib_dir()).env("RUMBENCH_BUILD_SOURCE_ROOT", source);
+        // Linked to one release's library through a directory that stays the
+        // same (the build script reruns when ROCKSDB_LIB_DIR changes); each
+        // release's entry then runs the binary beside its own (place_release).
+        let link_dir = vdir.join("link");
+        fs::create_dir_all(&link_dir)?;
+        let link = link_dir.join("librocksdb.so");
+        let _ = fs::remove_file(&link);
+        std::os::unix::fs::symlink(&lib.path, &link)?;
+        cmd.env("ROCKSDB_LIB_DIR", &link_dir).env("RUMBENCH_BUILD_SOURCE_ROOT", source);
     }
     // Its own process group: a stop ends cargo and every compiler it started.
     std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
@@ -320,7 +451,7 @@ fn build(
         format!("cannot run {} (Rust's cargo is needed to build a RocksDB version)", cargo().display())
     })?;
     let progress = std::sync::Arc::new(crate::driver::progress::LongTask::start(
-        &format!("RocksDB {}", release.version),
+        &if official.is_some() { "release builds' binary".to_string() } else { format!("RocksDB {}", release.version) },
         estimate,
     ));
     // Cargo's lines go to the log; what it compiles is the progress message.
@@ -424,19 +555,21 @@ fn build(
     let bin = partial.path().join("rumbench");
     fs::copy(&artifact, &bin).with_context(|| format!("cannot copy {} into the cache", artifact.display()))?;
     if let Some(lib) = official {
-        // Every symbol is bound when the binary starts: a function the
-        // library lacks would stop every run of it, so it is named here.
-        let missing = super::rocksdb_official::missing_functions(&bin, &lib.path)?;
-        if !missing.is_empty() {
+        // Every symbol is bound when the binary starts: it must name none of
+        // the functions an older release lacks (src/engine/rocksdb_late.rs).
+        let needed = super::rocksdb_official::needed_functions(&bin)?;
+        let named: Vec<&str> =
+            super::rocksdb_late::LATE_FUNCTIONS.iter().map(|(f, _)| *f).filter(|f| needed.contains(*f)).collect();
+        if !named.is_empty() {
             bail!(
-                "{} lacks {} function{} of the C API that rumbench calls (through librocksdb-sys {}'s header): {}",
-                lib.describe(),
-                missing.len(),
-                if missing.len() == 1 { "" } else { "s" },
-                release.crate_version,
-                missing.join(", ")
+                "the binary of RocksDB's release builds binds {} when it starts, which older releases lack: \
+                 call {} through src/engine/rocksdb_late.rs",
+                named.join(", "),
+                if named.len() == 1 { "it" } else { "them" }
             );
         }
+        // Its rpath's `lib` ($ORIGIN/lib), so that it starts (build info, below).
+        std::os::unix::fs::symlink(lib.lib_dir(), partial.path().join("lib"))?;
     }
     let info = query_build_info(&bin)?;
     check_build(release, &info)?;
@@ -446,13 +579,19 @@ fn build(
         info,
         built_at: chrono::Utc::now().to_rfc3339(),
         build_seconds: secs,
-        official: official.cloned(),
+        // The shared binary runs no release of its own: each release's entry names its library.
+        official: None,
     };
     fs::write(partial.path().join("build.json"), serde_json::to_vec_pretty(&cached)?)?;
     let dest = vdir.join(key);
     let partial = partial.keep();
     fs::rename(&partial, &dest).with_context(|| format!("cannot move {} to {}", partial.display(), dest.display()))?;
-    errln!("built {} in {:.1} min: {}", release.label(), secs / 60.0, dest.display());
+    errln!(
+        "built {} in {:.1} min: {}",
+        if official.is_some() { "the binary of RocksDB's release builds".to_string() } else { release.label() },
+        secs / 60.0,
+        dest.display()
+    );
     prune(vdir, KEEP_BUILDS);
     Ok(dest.join("rumbench"))
 }
@@ -514,12 +653,15 @@ pub fn check_build(release: &Release, info: &BuildInfo) -> Result<()> {
             info.librocksdb_sys
         );
     }
-    if info.capabilities != release.caps {
+    // A release build's binary is the one every release shares: it has the
+    // newest header's capabilities, and uses its release's (rocksdb_late.rs).
+    let expected = if release.is_official() { super::rocksdb_versions::newest().caps } else { release.caps };
+    if info.capabilities != expected {
         bail!(
             "RocksDB {}'s build has capabilities {:?}, where rumbench's table says {:?}: the table is wrong",
             release.version,
             info.capabilities,
-            release.caps
+            expected
         );
     }
     if info.source_hash != SOURCE_HASH {

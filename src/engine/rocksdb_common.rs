@@ -274,17 +274,16 @@ pub(super) const INT_PROPERTIES: &[&str] = &[
 /// does, so both do the same work.
 pub(super) fn wait_for_compact(db: &DbHandle, timeout: std::time::Duration) -> Result<Option<bool>> {
     #[cfg(rocksdb_has_wait_for_compact)]
-    return match db.wait_for_compact(true, timeout) {
-        Ok(()) => Ok(Some(true)),
-        Err(e) if e.kind() == ffi::ErrorKind::TimedOut => Ok(Some(false)),
-        Err(e) => Err(e).context("rocksdb wait for compaction"),
-    };
-    #[cfg(not(rocksdb_has_wait_for_compact))]
-    {
-        let _ = timeout;
-        db.flush().context("rocksdb flush before waiting for compactions")?;
-        Ok(None)
+    if ffi::caps().wait_for_compact {
+        return match db.wait_for_compact(true, timeout) {
+            Ok(()) => Ok(Some(true)),
+            Err(e) if e.kind() == ffi::ErrorKind::TimedOut => Ok(Some(false)),
+            Err(e) => Err(e).context("rocksdb wait for compaction"),
+        };
     }
+    let _ = timeout;
+    db.flush().context("rocksdb flush before waiting for compactions")?;
+    Ok(None)
 }
 
 /// Visit up to `max_entries` entries from `start` (see `Session::scan`).

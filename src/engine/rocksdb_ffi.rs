@@ -21,6 +21,22 @@ use std::ptr::{self, NonNull};
 
 use librocksdb_sys as ffi;
 
+#[allow(unused_imports)]
+use super::rocksdb_late as late;
+use super::rocksdb_versions::{Capabilities, Release};
+
+/// What this process's RocksDB can do: what its header has in a source
+/// build (constant); in the binary every release build shares, what its
+/// release has (src/engine/rocksdb_late.rs).
+#[inline]
+pub fn caps() -> Capabilities {
+    if cfg!(rocksdb_any_release) {
+        Release::this_process().caps
+    } else {
+        Capabilities::this_build()
+    }
+}
+
 /// RocksDB's version in the bundled source (rocksdb/version.h), and the
 /// librocksdb-sys crate that bundles it; both read by build.rs.
 pub const SOURCE_VERSION: &str = env!("RUMBENCH_ROCKSDB_SOURCE_VERSION");
@@ -280,7 +296,7 @@ impl Cache {
     #[cfg(rocksdb_has_hyper_clock)]
     pub fn hyper_clock(capacity: usize) -> Cache {
         // SAFETY: returns a new handle we own.
-        Cache(created(unsafe { ffi::rocksdb_cache_create_hyper_clock(capacity, 0) }, "HyperClockCache"))
+        Cache(created(unsafe { late::rocksdb_cache_create_hyper_clock(capacity, 0) }, "HyperClockCache"))
     }
 }
 
@@ -558,11 +574,11 @@ impl DbHandle {
     pub fn wait_for_compact(&self, flush: bool, timeout: std::time::Duration) -> Result<(), Error> {
         // SAFETY: create returns a handle we own and destroy after the call.
         unsafe {
-            let opts = created(ffi::rocksdb_wait_for_compact_options_create(), "wait-for-compact options").as_ptr();
-            ffi::rocksdb_wait_for_compact_options_set_flush(opts, flush as _);
-            ffi::rocksdb_wait_for_compact_options_set_timeout(opts, timeout.as_micros().max(1) as u64);
-            let result = try_call(|err| ffi::rocksdb_wait_for_compact(self.0.as_ptr(), opts, err));
-            ffi::rocksdb_wait_for_compact_options_destroy(opts);
+            let opts = created(late::rocksdb_wait_for_compact_options_create(), "wait-for-compact options").as_ptr();
+            late::rocksdb_wait_for_compact_options_set_flush(opts, flush as _);
+            late::rocksdb_wait_for_compact_options_set_timeout(opts, timeout.as_micros().max(1) as u64);
+            let result = try_call(|err| late::rocksdb_wait_for_compact(self.0.as_ptr(), opts, err));
+            late::rocksdb_wait_for_compact_options_destroy(opts);
             result
         }
     }
@@ -585,7 +601,7 @@ impl DbHandle {
     #[inline]
     pub fn get_found(&self, opts: &ReadOptions, key: &[u8]) -> Result<bool, Error> {
         #[cfg(rocksdb_has_get_into_buffer)]
-        {
+        if caps().get_into_buffer {
             let (k, kl) = ptr_len(key);
             let (mut len, mut found) = (0usize, 0u8);
             // A real address for the 0-byte copy of an empty value (memcpy
@@ -595,7 +611,7 @@ impl DbHandle {
             // buffer of 0 bytes gets at most a 0-byte copy (only *vallen and
             // *found are written).
             try_call(|err| unsafe {
-                ffi::rocksdb_get_into_buffer(
+                late::rocksdb_get_into_buffer(
                     self.0.as_ptr(),
                     opts.0.as_ptr(),
                     k,
@@ -607,12 +623,9 @@ impl DbHandle {
                     err,
                 )
             })?;
-            Ok(found != 0)
+            return Ok(found != 0);
         }
-        #[cfg(not(rocksdb_has_get_into_buffer))]
-        {
-            Ok(self.get_pinned(opts, key)?.is_some())
-        }
+        Ok(self.get_pinned(opts, key)?.is_some())
     }
 
     pub fn put(&self, opts: &WriteOptions, key: &[u8], value: &[u8]) -> Result<(), Error> {
@@ -735,7 +748,7 @@ impl Db {
         // SAFETY: every array has one entry per key and outlives the call;
         // each value or error set is ours to free (by the slice, take_string).
         unsafe {
-            ffi::rocksdb_batched_multi_get_cf(
+            late::rocksdb_batched_multi_get_cf(
                 self.handle.0.as_ptr(),
                 opts.0.as_ptr(),
                 self.default_cf.as_ptr(),
@@ -773,14 +786,27 @@ impl Drop for Db {
     }
 }
 
+/// A new wrapper of an open TransactionDB's base DB (freed by its Drop),
+/// where the C API can give it.
+#[cfg(rocksdb_has_txn)]
+fn base_of(raw: NonNull<ffi::rocksdb_transactiondb_t>) -> Option<DbHandle> {
+    #[cfg(rocksdb_has_txndb_base_db)]
+    if caps().txndb_base_db {
+        // SAFETY: a valid open TransactionDB; the wrapper is ours to close.
+        return Some(DbHandle(created(unsafe { late::rocksdb_transactiondb_get_base_db(raw.as_ptr()) }, "base DB")));
+    }
+    let _ = raw;
+    None
+}
+
 /// A pessimistic TransactionDB (row locks taken by GetForUpdate).
 #[cfg(rocksdb_has_txn)]
 pub struct TransactionDb {
     raw: NonNull<ffi::rocksdb_transactiondb_t>,
     default_cf: ColumnFamily,
-    /// Its base DB, for the calls TransactionDB has no C function of its own for.
-    #[cfg(rocksdb_has_txndb_base_db)]
-    base: DbHandle,
+    /// Its base DB, for the calls TransactionDB has no C function of its own
+    /// for (None where the C API cannot give it: before 8.5.3).
+    base: Option<DbHandle>,
 }
 
 // SAFETY: as DbHandle: RocksDB's TransactionDB is thread-safe.
@@ -813,21 +839,12 @@ impl TransactionDb {
             ffi::rocksdb_transactiondb_options_destroy(txn_opts);
             opened?
         };
-        Ok(TransactionDb {
-            raw,
-            default_cf,
-            // SAFETY: a new wrapper of the open DB's base DB, freed in Drop.
-            #[cfg(rocksdb_has_txndb_base_db)]
-            base: DbHandle(created(unsafe { ffi::rocksdb_transactiondb_get_base_db(raw.as_ptr()) }, "base DB")),
-        })
+        Ok(TransactionDb { raw, default_cf, base: base_of(raw) })
     }
 
     /// The base DB (None before RocksDB 8.5.3, whose C API cannot give it).
     pub fn base(&self) -> Option<&DbHandle> {
-        #[cfg(rocksdb_has_txndb_base_db)]
-        return Some(&self.base);
-        #[cfg(not(rocksdb_has_txndb_base_db))]
-        None
+        self.base.as_ref()
     }
 
     pub fn property(&self, name: &str) -> Option<String> {
@@ -842,7 +859,7 @@ impl TransactionDb {
     pub fn flush(&self) -> Result<(), Error> {
         let opts = FlushOptions::new();
         // SAFETY: valid handles.
-        try_call(|err| unsafe { ffi::rocksdb_transactiondb_flush(self.raw.as_ptr(), opts.0.as_ptr(), err) })
+        try_call(|err| unsafe { late::rocksdb_transactiondb_flush(self.raw.as_ptr(), opts.0.as_ptr(), err) })
     }
 
     pub fn begin(&self, write_opts: &WriteOptions, txn_opts: &TransactionOptions) -> Transaction<'_> {
@@ -862,7 +879,13 @@ impl TransactionDb {
         let (k, kl) = ptr_len(key);
         // SAFETY: as DbHandle::get_pinned.
         try_call(|err| unsafe {
-            PinnableSlice::from_c(ffi::rocksdb_transactiondb_get_pinned(self.raw.as_ptr(), opts.0.as_ptr(), k, kl, err))
+            PinnableSlice::from_c(late::rocksdb_transactiondb_get_pinned(
+                self.raw.as_ptr(),
+                opts.0.as_ptr(),
+                k,
+                kl,
+                err,
+            ))
         })
     }
 
@@ -898,7 +921,9 @@ impl Drop for TransactionDb {
         unsafe {
             destroy_column_family(self.default_cf);
             #[cfg(rocksdb_has_txndb_base_db)]
-            ffi::rocksdb_transactiondb_close_base_db(self.base.0.as_ptr());
+            if let Some(base) = &self.base {
+                late::rocksdb_transactiondb_close_base_db(base.0.as_ptr());
+            }
             ffi::rocksdb_transactiondb_close(self.raw.as_ptr());
         }
         logged_drop!("db closed");
@@ -1040,7 +1065,7 @@ impl<'db> Transaction<'db> {
         // SAFETY: valid handles; the key is read during the call only; the
         // slice is ours and lives no longer than the transaction.
         try_call(|err| unsafe {
-            PinnableSlice::from_c(ffi::rocksdb_transaction_get_pinned_for_update(
+            PinnableSlice::from_c(late::rocksdb_transaction_get_pinned_for_update(
                 self.0.as_ptr(),
                 opts.0.as_ptr(),
                 k,

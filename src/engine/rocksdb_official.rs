@@ -7,11 +7,14 @@
 //! the cache (the `linux64` classifier jar where the release has one, else
 //! the jar of every platform), its sha1 checked against the repository's,
 //! `librocksdbjni-linux64.so` unpacked as `lib/librocksdb.so` under
-//! `$XDG_CACHE_HOME/rumbench/rocksdb/official/<version>/`. rumbench's own
-//! source is then built against it (src/engine/rocksdb_build.rs): linked to
-//! that library, through the C API header of the newest source release not
-//! newer than it, so nothing of RocksDB is compiled. docs/rocksdb-versions.md
-//! says why it is linked rather than loaded function by function.
+//! `$XDG_CACHE_HOME/rumbench/rocksdb/official/<version>/`. One rumbench
+//! binary runs every release's library (src/engine/rocksdb_build.rs):
+//! built once per rumbench source against the newest source release's C API
+//! header and linked to a `librocksdb.so` it finds beside itself; the C API
+//! functions newer than 6.28.2 it looks up by name (src/engine/rocksdb_late.rs).
+//! So nothing of RocksDB is compiled, and a release costs a download.
+//! docs/rocksdb-versions.md says why it is linked rather than loaded
+//! function by function.
 
 use std::collections::BTreeSet;
 use std::fs;

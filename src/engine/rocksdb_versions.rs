@@ -31,6 +31,9 @@ pub struct Capabilities {
     pub txndb_base_db: bool,
     /// DB::WaitForCompact through the C API (waitforcompaction, settling).
     pub wait_for_compact: bool,
+    /// rocksdb_get_into_buffer: a point read that allocates nothing.
+    #[serde(default)]
+    pub get_into_buffer: bool,
 }
 
 impl Capabilities {
@@ -43,6 +46,7 @@ impl Capabilities {
             hyper_clock: cfg!(rocksdb_has_hyper_clock),
             txndb_base_db: cfg!(rocksdb_has_txndb_base_db),
             wait_for_compact: cfg!(rocksdb_has_wait_for_compact),
+            get_into_buffer: cfg!(rocksdb_has_get_into_buffer),
         }
     }
 
@@ -53,8 +57,9 @@ impl Capabilities {
         hyper_clock: bool,
         txndb_base_db: bool,
         wait_for_compact: bool,
+        get_into_buffer: bool,
     ) -> Capabilities {
-        Capabilities { multiget, txn, round_robin, hyper_clock, txndb_base_db, wait_for_compact }
+        Capabilities { multiget, txn, round_robin, hyper_clock, txndb_base_db, wait_for_compact, get_into_buffer }
     }
 }
 
@@ -87,9 +92,11 @@ pub enum Origin {
     /// Compiled here from the source librocksdb-sys bundles.
     Source,
     /// RocksDB's own release build (rocksdbjni's native library,
-    /// src/engine/rocksdb_official.rs), linked through the C API header of
-    /// the source release `header` (the newest not newer than it).
-    Official { header: &'static str },
+    /// src/engine/rocksdb_official.rs), run by the one binary every release
+    /// shares (bound through the newest header, src/engine/rocksdb_late.rs),
+    /// with the capabilities of the source release `caps_of` (the newest
+    /// not newer than it).
+    Official { caps_of: &'static str },
 }
 
 /// Features of librocksdb-sys 0.6.3: its `static` feature is not weak
@@ -111,7 +118,7 @@ pub const RELEASES: &[Release] = &[
         features: FEATURES_0_6,
         cxx_std: "c++11",
         passes_target_cpu: false,
-        caps: Capabilities::since(false, false, false, false, false, false),
+        caps: Capabilities::since(false, false, false, false, false, false, false),
         origin: Origin::Source,
     },
     Release {
@@ -120,7 +127,7 @@ pub const RELEASES: &[Release] = &[
         features: FEATURES_0_8,
         cxx_std: "c++17",
         passes_target_cpu: false,
-        caps: Capabilities::since(true, true, false, false, false, false),
+        caps: Capabilities::since(true, true, false, false, false, false, false),
         origin: Origin::Source,
     },
     Release {
@@ -129,7 +136,7 @@ pub const RELEASES: &[Release] = &[
         features: FEATURES_0_8,
         cxx_std: "c++17",
         passes_target_cpu: false,
-        caps: Capabilities::since(true, true, true, false, false, false),
+        caps: Capabilities::since(true, true, true, false, false, false, false),
         origin: Origin::Source,
     },
     Release {
@@ -138,7 +145,7 @@ pub const RELEASES: &[Release] = &[
         features: FEATURES_0_8,
         cxx_std: "c++17",
         passes_target_cpu: false,
-        caps: Capabilities::since(true, true, true, false, false, false),
+        caps: Capabilities::since(true, true, true, false, false, false, false),
         origin: Origin::Source,
     },
     // librocksdb-sys 0.12.0 is labelled 8.5.3 but bundles 8.6.7's source (its version.h): 8.5.3 is not offered.
@@ -148,7 +155,7 @@ pub const RELEASES: &[Release] = &[
         features: FEATURES_0_8,
         cxx_std: "c++17",
         passes_target_cpu: false,
-        caps: Capabilities::since(true, true, true, false, true, false),
+        caps: Capabilities::since(true, true, true, false, true, false, false),
         origin: Origin::Source,
     },
     Release {
@@ -157,7 +164,7 @@ pub const RELEASES: &[Release] = &[
         features: FEATURES_0_8,
         cxx_std: "c++17",
         passes_target_cpu: false,
-        caps: Capabilities::since(true, true, true, true, true, true),
+        caps: Capabilities::since(true, true, true, true, true, true, false),
         origin: Origin::Source,
     },
     Release {
@@ -166,7 +173,7 @@ pub const RELEASES: &[Release] = &[
         features: FEATURES_0_8,
         cxx_std: "c++17",
         passes_target_cpu: false,
-        caps: Capabilities::since(true, true, true, true, true, true),
+        caps: Capabilities::since(true, true, true, true, true, true, false),
         origin: Origin::Source,
     },
     Release {
@@ -175,7 +182,7 @@ pub const RELEASES: &[Release] = &[
         features: FEATURES_0_8,
         cxx_std: "c++17",
         passes_target_cpu: false,
-        caps: Capabilities::since(true, true, true, true, true, true),
+        caps: Capabilities::since(true, true, true, true, true, true, false),
         origin: Origin::Source,
     },
     Release {
@@ -184,7 +191,7 @@ pub const RELEASES: &[Release] = &[
         features: FEATURES_0_17,
         cxx_std: "c++17",
         passes_target_cpu: false,
-        caps: Capabilities::since(true, true, true, true, true, true),
+        caps: Capabilities::since(true, true, true, true, true, true, false),
         origin: Origin::Source,
     },
     Release {
@@ -193,7 +200,7 @@ pub const RELEASES: &[Release] = &[
         features: FEATURES_0_17,
         cxx_std: "c++17",
         passes_target_cpu: false,
-        caps: Capabilities::since(true, true, true, true, true, true),
+        caps: Capabilities::since(true, true, true, true, true, true, false),
         origin: Origin::Source,
     },
     Release {
@@ -202,7 +209,7 @@ pub const RELEASES: &[Release] = &[
         features: FEATURES_0_17,
         cxx_std: "c++20",
         passes_target_cpu: true,
-        caps: Capabilities::since(true, true, true, true, true, true),
+        caps: Capabilities::since(true, true, true, true, true, true, true),
         origin: Origin::Source,
     },
 ];
@@ -228,6 +235,25 @@ impl Release {
         find_exact(super::rocksdb_ffi::SOURCE_VERSION).expect("the built-in RocksDB is in RELEASES")
     }
 
+    /// The release this process runs: the built-in one, or in the binary
+    /// every release build shares, the release whose library it was started
+    /// beside (its build.json; "unknown" without one, with no capability).
+    pub fn this_process() -> &'static Release {
+        if !cfg!(rocksdb_any_release) {
+            return Release::built_in();
+        }
+        static THIS: std::sync::OnceLock<&'static Release> = std::sync::OnceLock::new();
+        THIS.get_or_init(|| {
+            let version = super::rocksdb_build::this_binarys_build().and_then(|b| b.official).map(|l| l.version);
+            match version {
+                Some(v) if is_version_text(&v) && version_key(&v) >= version_key(RELEASES[0].version) => {
+                    official_release(&v)
+                }
+                _ => &UNKNOWN_RELEASE,
+            }
+        })
+    }
+
     pub fn is_built_in(&self) -> bool {
         self.version == super::rocksdb_ffi::SOURCE_VERSION && self.origin == Origin::Source
     }
@@ -236,10 +262,12 @@ impl Release {
         matches!(self.origin, Origin::Official { .. })
     }
 
-    /// The source release whose manifest and C API header this one is built with.
+    /// The source release whose manifest and C API header this one is
+    /// built with: for a release build, the newest (every release build
+    /// shares one binary, bound through it).
     pub fn header_version(&self) -> &'static str {
         match self.origin {
-            Origin::Official { header } => header,
+            Origin::Official { .. } => newest().version,
             Origin::Source => self.version,
         }
     }
@@ -344,6 +372,9 @@ impl Release {
         if !c.multiget {
             out.push("no batched MultiGet in its C API (7.4.4 on): multireadrandom is refused".into());
         }
+        if !c.get_into_buffer {
+            out.push("no rocksdb_get_into_buffer in its C API (11.8.1 on): a point read goes through rocksdb_get_pinned, which allocates a PinnableSlice per get".into());
+        }
         if !c.txn {
             out.push("no pinned transactional reads in its C API (7.4.4 on): transactions=pessimistic/optimistic and the steps that need them are refused".into());
         }
@@ -430,7 +461,7 @@ pub fn version_key(v: &str) -> Vec<u32> {
 }
 
 /// RocksDB's own release build of `req` (exact, or the newest of a
-/// major.minor), with the header of the newest source release not newer.
+/// major.minor), with the capabilities of the newest source release not newer.
 fn resolve_official(req: &str, official_versions: &dyn Fn() -> Result<Vec<String>>) -> Result<&'static Release> {
     if !is_version_text(req) {
         bail!("unknown RocksDB version {req:?}: a release build is asked for as rocksdb@7.6.0:release or rocksdb@7.6:release");
@@ -462,24 +493,43 @@ fn resolve_official(req: &str, official_versions: &dyn Fn() -> Result<Vec<String
     if version_key(version) < version_key(oldest) {
         bail!("RocksDB {version} is older than {oldest}, the oldest RocksDB whose C API rumbench binds");
     }
+    Ok(official_release(version))
+}
+
+/// The newest source release: the header every release build is bound through.
+pub fn newest() -> &'static Release {
+    RELEASES.last().expect("RELEASES is not empty")
+}
+
+/// A release build's library whose version is not recorded: no capability
+/// beyond 6.28.2's (what every library rumbench runs has).
+static UNKNOWN_RELEASE: Release = Release {
+    version: "unknown",
+    caps: RELEASES[0].caps,
+    origin: Origin::Official { caps_of: "6.28.2" },
+    ..RELEASES[RELEASES.len() - 1]
+};
+
+/// RocksDB's own release build of `version` (at least the oldest source
+/// release): bound through the newest header, with the capabilities of the
+/// newest source release not newer than it. Made once per version and process.
+pub fn official_release(version: &str) -> &'static Release {
     static MADE: std::sync::Mutex<Vec<&'static Release>> = std::sync::Mutex::new(Vec::new());
     let mut made = MADE.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(r) = made.iter().find(|r| r.version == version) {
-        return Ok(r);
+        return r;
     }
-    let header = RELEASES
-        .iter()
-        .rev()
-        .find(|r| version_key(r.version) <= version_key(version))
-        .expect("a version from the oldest on has a header");
+    let caps_of =
+        RELEASES.iter().rev().find(|r| version_key(r.version) <= version_key(version)).unwrap_or(&RELEASES[0]);
     // Leaked once per version and process: a release lives as long as the plan.
     let r: &'static Release = Box::leak(Box::new(Release {
-        version: Box::leak(version.clone().into_boxed_str()),
-        origin: Origin::Official { header: header.version },
-        ..*header
+        version: Box::leak(version.to_string().into_boxed_str()),
+        origin: Origin::Official { caps_of: caps_of.version },
+        caps: caps_of.caps,
+        ..*newest()
     }));
     made.push(r);
-    Ok(r)
+    r
 }
 
 fn resolve_source(req: &str) -> Result<&'static Release> {
@@ -577,16 +627,17 @@ pub fn manifest(release: &Release, main: &str) -> Result<String> {
     Ok(header + &toml::to_string(&doc)?)
 }
 
-/// The manifest an official release's build uses: its header release's
-/// (rocksdb-versions/<header>/Cargo.toml, as committed), with the paths
+/// The manifest of the binary every release build shares: the newest
+/// source release's (rocksdb-versions/<newest>/Cargo.toml, as committed), with the paths
 /// made absolute (it is written into the cache) and librocksdb-sys without
 /// its `snappy` feature. Without snappy the crate links no compression
 /// library of its own (the release library carries its own), and the
 /// feature set differs from the source build's, so cargo keeps the two
 /// librocksdb-sys builds apart in a shared target dir: the source build's
 /// compiled RocksDB is not replaced by a link to the release library.
-pub fn official_manifest(release: &Release, source_root: &std::path::Path) -> Result<String> {
+pub fn official_manifest(source_root: &std::path::Path) -> Result<String> {
     use toml::Value;
+    let release = official_release(newest().version);
     let committed = source_root.join(release.manifest_dir()).join("Cargo.toml");
     let text = std::fs::read_to_string(&committed)
         .with_context(|| format!("cannot read {} (scripts/rocksdb-versions.sh generates it)", committed.display()))?;
@@ -611,9 +662,8 @@ pub fn official_manifest(release: &Release, source_root: &std::path::Path) -> Re
         release.features.iter().filter(|f| **f != "snappy").map(|f| Value::String(f.to_string())).collect();
     sys.insert("features".into(), Value::Array(features));
     let header = format!(
-        "# RocksDB {}'s official release build, linked through librocksdb-sys {}'s C API header (RocksDB {}).\n\
-         # Made by rumbench from {}: do not edit.\n\n",
-        release.version,
+        "# RocksDB's official release builds, bound through librocksdb-sys {}'s C API header (RocksDB {});\n\
+         # each runs the library beside it. Made by rumbench from {}: do not edit.\n\n",
         release.crate_version,
         release.header_version(),
         committed.display()
@@ -659,16 +709,17 @@ mod tests {
     #[test]
     fn a_version_without_a_source_is_rocksdbs_release_build() {
         let r = resolve_with("7.6.0", &jni_versions).unwrap();
-        assert_eq!((r.version, r.origin), ("7.6.0", Origin::Official { header: "7.4.4" }));
-        assert_eq!((r.crate_version, r.caps), (RELEASES[1].crate_version, RELEASES[1].caps), "the header's");
-        assert_eq!(r.manifest_dir(), "rocksdb-versions/7.4.4");
+        assert_eq!((r.version, r.origin), ("7.6.0", Origin::Official { caps_of: "7.4.4" }));
+        assert_eq!(r.caps, RELEASES[1].caps, "7.4.4's capabilities");
+        assert_eq!(r.crate_version, newest().crate_version, "bound through the newest header");
+        assert_eq!(r.manifest_dir(), "rocksdb-versions/11.8.1");
         assert_eq!(r.cache_name(), "7.6.0-official");
         assert!(r.is_official() && !r.is_built_in() && r.added_cxxflags().is_none());
         assert!(std::ptr::eq(r, resolve_with("7.6.0:release", &jni_versions).unwrap()), "made once");
         // A major.minor is its newest; a four-part version is exact.
         assert_eq!(resolve_with("8.10:release", &jni_versions).unwrap().version, "8.10.2");
         let r = resolve_with("10.10.1.1", &jni_versions).unwrap();
-        assert_eq!((r.version, r.header_version()), ("10.10.1.1", "10.4.2"));
+        assert_eq!((r.version, r.origin), ("10.10.1.1", Origin::Official { caps_of: "10.4.2" }));
         // The built-in version's release build, beside the built-in source build.
         let r = resolve_with("11.8.1:release", &jni_versions).unwrap();
         assert_eq!(r.header_version(), "11.8.1");
@@ -707,17 +758,16 @@ mod tests {
     #[test]
     fn a_release_builds_manifest_is_its_headers_with_absolute_paths_and_no_snappy() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        let r = resolve_with("7.6.0", &jni_versions).unwrap();
-        let text = official_manifest(r, root).unwrap();
+        let text = official_manifest(root).unwrap();
         assert!(!text.contains("\"../../"), "{text}");
         let doc: toml::Table = text.parse().unwrap();
         let bin = &doc["bin"].as_array().unwrap()[0];
         assert_eq!(bin["path"].as_str().unwrap(), root.join("src/main.rs").to_str().unwrap());
-        assert_eq!(bin["name"].as_str().unwrap(), "rumbench-rocksdb-7_4_4", "the header's package: its lockfile fits");
+        assert_eq!(bin["name"].as_str().unwrap(), "rumbench-rocksdb-11_8_1", "the header's package: its lockfile fits");
         let sys = &doc["dependencies"]["librocksdb-sys"];
-        assert_eq!(sys["version"].as_str(), Some("=0.8.3"));
+        assert_eq!(sys["version"].as_str(), Some("=0.19.0"));
         let features: Vec<&str> = sys["features"].as_array().unwrap().iter().filter_map(|f| f.as_str()).collect();
-        assert_eq!(features, ["static", "lz4", "zstd"]);
+        assert_eq!(features, ["static", "lz4", "zstd", "bindgen-runtime"]);
     }
 
     #[test]
@@ -776,7 +826,8 @@ mod tests {
         assert!(old.check_options(&opts(&[("cache_type", "lru")])).is_ok());
         let newer = resolve("8.10").unwrap();
         assert!(newer.check_options(&opts(&[("compaction_pri", "round_robin")])).is_ok());
-        assert!(newer.lacks().is_empty());
+        assert_eq!(newer.lacks().len(), 1, "only rocksdb_get_into_buffer");
+        assert!(newer.lacks()[0].contains("rocksdb_get_into_buffer"));
     }
 
     #[test]
