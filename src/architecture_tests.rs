@@ -138,11 +138,7 @@ fn engine_names_stay_in_their_folders() {
         // RocksDB's versions and builds: provisioning, one module of its own to come.
         ("src/commands/internal.rs", "rocksdb", 4),
         ("src/commands/mod.rs", "rocksdb", 1),
-        ("src/commands/run.rs", "rocksdb", 1),
         ("src/commands/rocksdb_versions.rs", "rocksdb", 2),
-        ("src/planner/sweep.rs", "rocksdb", 1),
-        ("src/planner/mod.rs", "rocksdb", 1),
-        ("src/planner/versions.rs", "rocksdb", 4),
         // `-e plugin:PATH`: the plugin's library given with its name.
         ("src/planner/mod.rs", "plugin", 5),
     ];

@@ -271,3 +271,46 @@ fn the_rounds_messages() {
         assert!(String::from_utf8_lossy(&o.stderr).contains("cannot write to standard output"), "{flag}");
     }
 }
+
+/// RocksDB's block_cache_size claim against what the process holds: two
+/// runs apart only in the block cache's size, each reading every block of
+/// a database larger than either cache once (readseq fills the cache), differ
+/// in measured RSS by the claims' difference, within 20% (issue 69: claims
+/// within 20% of measured peaks). With jemalloc, where the claim holds
+/// (0.95 here); with glibc's malloc the same runs differed by 1.55 times
+/// the claim (its arenas keep what the cache's evictions free), a gap the
+/// claim does not cover yet (docs/settings.md, "Memory claims against measured peaks").
+#[test]
+fn rocksdbs_block_cache_claim_is_what_the_process_holds() {
+    let t = tempfile::tempdir().unwrap();
+    // 1.5M keys of 16 + 100 bytes: about 180 MB of uncompressed blocks, more than either cache.
+    let suite = t.path().join("suite.toml");
+    std::fs::write(
+        &suite,
+        "[settings]\nnum = 1500000\n[[step]]\nname = \"fillseq\"\nops = 1500000\n[[step]]\nname = \"flush\"\n\
+         [[step]]\nname = \"readseq\"\n[[step]]\nname = \"readrandom\"\nseconds = 1\n",
+    )
+    .unwrap();
+    let peak = |cache: &str| {
+        let dir = t.path().join(cache);
+        let cache_size = format!("block_cache_size={cache}");
+        let args = ["-c", suite.to_str().unwrap(), "-e", "rocksdb", "-o", &cache_size, "--allocator", "jemalloc"];
+        run_ok(&args, &dir);
+        let r = load(&dir);
+        let step = |name: &str| {
+            r["configs"][0]["steps"].as_array().unwrap().iter().find(|s| s["name"] == name).unwrap().clone()
+        };
+        ["readseq", "readrandom"]
+            .iter()
+            .map(|n| step(n)["metrics"]["rss_peak_bytes"].as_u64().unwrap_or_else(|| panic!("no RSS measured: {n}")))
+            .max()
+            .unwrap()
+    };
+    let (small, large) = (peak("8M"), peak("136M"));
+    let measured = large as f64 - small as f64;
+    let ratio = measured / (128u64 << 20) as f64;
+    assert!(
+        (0.8..=1.2).contains(&ratio),
+        "RSS {small} -> {large}: {measured} bytes more, {ratio:.2} of the claims' difference (128 MiB)"
+    );
+}

@@ -58,8 +58,8 @@ fn make_plan(args: &RunArgs) -> Result<RunPlan> {
         threshold: args.threshold,
         // The one question the planner asks outside: which PostgreSQL versions npm has.
         postgres_versions: rumbench::server::pg_versions::available,
-        // And which RocksDB release builds Maven Central has (rocksdb@7.6.0).
-        rocksdb_releases: rumbench::engine::rocksdb_official::versions,
+        // And which versions an engine's registry has (RocksDB's release builds on Maven Central: rocksdb@7.6.0).
+        engine_version_listing: rumbench::engine::version_listing,
         // And which MariaDB builds Maven Central has (mariadb-innodb@10.2).
         mariadb_versions: rumbench::server::mariadb_versions::available,
     })

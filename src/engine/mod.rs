@@ -189,6 +189,13 @@ pub struct EngineSpec {
 /// the run, and a config of that version runs in it. The runner reaches an
 /// engine's versions only through this.
 pub struct EngineVersions {
+    /// A config's version as asked (`8.10`, `7.6.0:release`), resolved, or
+    /// refused with the versions that exist; `listed` gives the versions a
+    /// registry has (asked for only when the request needs them).
+    pub resolve: fn(request: &str, listed: &dyn Fn() -> Result<Vec<String>>) -> Result<EngineVersion>,
+    /// The versions a registry has for this engine (the network: the
+    /// planner's inputs give it, so tests can give another).
+    pub listing: fn() -> Result<Vec<String>>,
     /// What config `c` (of `version`) asks that the version cannot do (its
     /// options as resolved, the plan's steps), refused before anything starts.
     pub check: fn(version: &str, c: &crate::plan::EngineConfig, plan: &crate::plan::RunPlan) -> Result<()>,
@@ -199,6 +206,27 @@ pub struct EngineVersions {
     pub program: fn(version: &str) -> Result<Option<std::path::PathBuf>>,
     /// The version this program runs: a config process refuses a config of another.
     pub running: fn() -> String,
+}
+
+/// A version of an engine, as the planner records it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EngineVersion {
+    /// What a plan records and resolves again ("8.10.0", "7.6.0:release").
+    pub request: String,
+    /// In a config's default name ("8.10.0", "7.6.0-release").
+    pub slug: String,
+    /// Defaults where the version cannot do the engine's own (cache_type=lru
+    /// before RocksDB 8.8.1), applied under the user's options.
+    pub default_overrides: Vec<(String, String)>,
+}
+
+/// The versions `engine`'s registry has ([`EngineVersions::listing`]); none
+/// for an engine without versions.
+pub fn version_listing(engine: &str) -> Result<Vec<String>> {
+    match find(engine)?.versions {
+        Some(v) => (v.listing)(),
+        None => Ok(Vec::new()),
+    }
 }
 
 /// `EngineSpec::check_plan` of an engine that runs every step its traits allow.

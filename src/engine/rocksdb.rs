@@ -157,6 +157,15 @@ pub const PRESETS: &[(&str, &[(&str, &str)])] = &[
 /// built from this source or linked to RocksDB's own release library, once,
 /// into the cache (rocksdb_build), and run as a program of its own.
 const VERSIONS: super::EngineVersions = super::EngineVersions {
+    resolve: |request, listed| {
+        let r = super::rocksdb_versions::resolve_with(request, listed)?;
+        Ok(super::EngineVersion {
+            request: r.request(),
+            slug: r.config_slug(),
+            default_overrides: r.default_overrides(),
+        })
+    },
+    listing: super::rocksdb_official::versions,
     check: check_release,
     prepare: |v| {
         let release = super::rocksdb_versions::resolve(v)?;

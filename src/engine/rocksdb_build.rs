@@ -183,7 +183,9 @@ pub fn cached(release: &Release) -> Result<Option<PathBuf>> {
     let source = PathBuf::from(SOURCE_ROOT);
     let dir = cache_root()?.join(release.cache_name()).join(cache_key(&source, release)?);
     let bin = dir.join("rumbench");
-    Ok((bin.is_file() && dir.join("build.json").is_file()).then_some(bin))
+    // A release build's entry runs the library its `lib` points at: gone, it is no entry.
+    let lib_there = !release.is_official() || dir.join("lib/librocksdb.so").is_file();
+    Ok((bin.is_file() && dir.join("build.json").is_file() && lib_there).then_some(bin))
 }
 
 /// How long a build likely takes here: the last build's time on this
@@ -213,7 +215,10 @@ pub fn ensure(release: &Release) -> Result<Option<PathBuf>> {
     if let Some(bin) = cached(release)? {
         return Ok(Some(bin));
     }
-    let source = source_tree()?;
+    // A release build needs the tree unchanged only to build the binary it
+    // shares with the others (release_builds_binary); placing it beside one
+    // built from this binary's source does not.
+    let source = if release.is_official() { PathBuf::from(SOURCE_ROOT) } else { source_tree()? };
     let root = cache_root()?;
     let vdir = root.join(release.cache_name());
     fs::create_dir_all(&vdir).with_context(|| format!("cannot create the cache directory {}", vdir.display()))?;
@@ -285,7 +290,8 @@ fn release_builds_binary(
             let _ = fs::remove_dir_all(e.path());
         }
     }
-    let bin = build(newest, Some(lib), source, root, &dir, &key)?;
+    let source = source_tree()?;
+    let bin = build(newest, Some(lib), &source, root, &dir, &key)?;
     let made = record(&done).with_context(|| format!("no build.json in {}", done.display()))?;
     Ok((bin, made))
 }
@@ -306,8 +312,7 @@ fn place_release(
 ) -> Result<PathBuf> {
     let t0 = Instant::now();
     let have = super::rocksdb_official::exported_functions(&lib.path)?;
-    let mut missing: Vec<String> =
-        super::rocksdb_official::needed_functions(shared)?.into_iter().filter(|f| !have.contains(f)).collect();
+    let mut missing = super::rocksdb_official::missing_functions(shared, &lib.path)?;
     missing.extend(
         super::rocksdb_late::needed_for(&release.caps).into_iter().filter(|f| !have.contains(*f)).map(String::from),
     );
@@ -341,6 +346,8 @@ fn place_release(
     let cached = CachedBuild { official: Some(lib.clone()), ..made.clone() };
     fs::write(partial.path().join("build.json"), serde_json::to_vec_pretty(&cached)?)?;
     let dest = vdir.join(key);
+    // An entry whose library was removed from under it (`cached` passed it by); we hold the build lock.
+    let _ = fs::remove_dir_all(&dest);
     let partial = partial.keep();
     fs::rename(&partial, &dest).with_context(|| format!("cannot move {} to {}", partial.display(), dest.display()))?;
     errln!(
@@ -547,6 +554,16 @@ fn build(
             release.version,
             errors.join(" | "),
             log_path.display()
+        );
+    }
+    // The tree was checked before cargo started; an edit while it compiled
+    // would be in the binary under the fingerprint it had before.
+    if build_support::of_tree(source).ok().as_deref() != Some(SOURCE_HASH) {
+        bail!(
+            "the source in {} changed while RocksDB {} was built: nothing of that build is used; \
+             run `cargo build --release`, then the run again",
+            source.display(),
+            release.version
         );
     }
     let secs = t0.elapsed().as_secs_f64();

