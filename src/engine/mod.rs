@@ -192,7 +192,7 @@ pub struct EngineVersions {
     /// A config's version as asked (`8.10`, `7.6.0:release`), resolved, or
     /// refused with the versions that exist; `listed` gives the versions a
     /// registry has (asked for only when the request needs them).
-    pub resolve: fn(request: &str, listed: &dyn Fn() -> Result<Vec<String>>) -> Result<EngineVersion>,
+    pub resolve: fn(request: &str, listed: &VersionListing) -> Result<EngineVersion>,
     /// The versions a registry has for this engine (the network: the
     /// planner's inputs give it, so tests can give another).
     pub listing: fn() -> Result<Vec<String>>,
@@ -207,6 +207,9 @@ pub struct EngineVersions {
     /// The version this program runs: a config process refuses a config of another.
     pub running: fn() -> String,
 }
+
+/// The versions a registry lists (asked for only when a request needs them).
+pub type VersionListing<'a> = dyn Fn() -> Result<Vec<String>> + 'a;
 
 /// A version of an engine, as the planner records it.
 #[derive(Debug, Clone, PartialEq)]
