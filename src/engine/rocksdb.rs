@@ -341,6 +341,11 @@ fn open(args: &OpenArgs) -> Result<Box<dyn Engine>> {
             Cache::hyper_clock(capacity as usize),
             format!("HyperClockCache(capacity={capacity}, estimated_entry_charge=0: auto)"),
         ),
+        // Refused at plan time for a release without it; never an LRU cache in its place.
+        "hyper_clock" => bail!(
+            "rocksdb.cache_type=hyper_clock needs RocksDB 8.8.1 or later; this config runs {}",
+            super::rocksdb_versions::Release::this_process().label()
+        ),
         _ => (Cache::lru(capacity as usize), format!("LRUCache(capacity={capacity})")),
     };
     let mut table = BlockBasedOptions::new();
