@@ -107,6 +107,23 @@ fn main_target_dir() -> PathBuf {
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target"))
 }
 
+/// `rumbench run ARGS` with the test cache's builds, its database and output
+/// under `dir`: (the output, the output dir).
+fn run_in_test_cache(args: &[&str], dir: &Path) -> (Output, PathBuf) {
+    let out_dir = dir.join("out");
+    let out = cli::rumbench_run()
+        .args(args)
+        .arg("--db-dir")
+        .arg(dir.join("db"))
+        .arg("--output-dir")
+        .arg(&out_dir)
+        .cache_in(&test_cache())
+        .env("RUMBENCH_ROCKSDB_TARGET_DIR", main_target_dir())
+        .output()
+        .unwrap();
+    (out, out_dir)
+}
+
 /// The cache scripts/test.sh fills before the tests (a test-only location).
 fn test_cache() -> PathBuf {
     main_target_dir().join("test-cache")
@@ -271,17 +288,10 @@ fn an_official_release_build_runs_its_own_library_with_its_provenance() {
         eprintln!("skipped: 11.8.1's release build is not in the test cache (rumbench rocksdb-versions --build 11.8.1:release)");
         return;
     }
-    let out_dir = t.path().join("out");
-    let out = cli::rumbench_run()
-        .args(["-e", "rocksdb@11.8.1:release", "-e", "rocksdb", "-s", "fillrandom,readrandom,flush", "-n", "20000"])
-        .arg("--db-dir")
-        .arg(t.path().join("db"))
-        .arg("--output-dir")
-        .arg(&out_dir)
-        .cache_in(&test_cache())
-        .env("RUMBENCH_ROCKSDB_TARGET_DIR", main_target_dir())
-        .output()
-        .unwrap();
+    let (out, out_dir) = run_in_test_cache(
+        &["-e", "rocksdb@11.8.1:release", "-e", "rocksdb", "-s", "fillrandom,readrandom,flush", "-n", "20000"],
+        t.path(),
+    );
     assert!(out.status.success(), "{}", stderr(&out));
     let v = load(&out_dir);
     let c = &v["configs"][0];
@@ -360,18 +370,10 @@ fn every_release_build_shares_one_binary_and_runs_its_own_library() {
         "7.6.0's and 11.8.1's entries hold one binary (hard links)"
     );
     let t = tempfile::tempdir().unwrap();
-    let out_dir = t.path().join("out");
-    let out = cli::rumbench_run()
-        .args(["-e", "rocksdb@7.6.0:release", "-s", "fillrandom,readrandom,multireadrandom,waitforcompaction"])
-        .args(["-n", "5000"])
-        .arg("--db-dir")
-        .arg(t.path().join("db"))
-        .arg("--output-dir")
-        .arg(&out_dir)
-        .cache_in(&test_cache())
-        .env("RUMBENCH_ROCKSDB_TARGET_DIR", main_target_dir())
-        .output()
-        .unwrap();
+    let (out, out_dir) = run_in_test_cache(
+        &["-e", "rocksdb@7.6.0:release", "-s", "fillrandom,readrandom,multireadrandom,waitforcompaction", "-n", "5000"],
+        t.path(),
+    );
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(!stderr(&out).contains("building"), "nothing built: {}", stderr(&out));
     let v = load(&out_dir);
