@@ -303,7 +303,18 @@ fn rocksdbs_block_cache_claim_is_what_the_process_holds() {
         let dir = t.path().join(cache);
         let cache_size = format!("block_cache_size={cache}");
         let o = cli::rumbench_run()
-            .args(["-c", &reads, "-e", "rocksdb", "-o", &cache_size, "--use-existing-db", "--db-dir", db, "--output-dir"])
+            .args([
+                "-c",
+                &reads,
+                "-e",
+                "rocksdb",
+                "-o",
+                &cache_size,
+                "--use-existing-db",
+                "--db-dir",
+                db,
+                "--output-dir",
+            ])
             .arg(&dir)
             .env("MALLOC_ARENA_MAX", "1")
             .output()
@@ -320,7 +331,11 @@ fn rocksdbs_block_cache_claim_is_what_the_process_holds() {
             let (usage, capacity) = (stat("rocksdb.block-cache-usage"), stat("rocksdb.block-cache-capacity"));
             assert!(usage <= capacity, "{}: block cache usage {usage} over its capacity {capacity}", s["name"]);
         }
-        steps.iter().map(|s| s["metrics"]["rss_peak_bytes"].as_u64().unwrap_or_else(|| panic!("no RSS measured: {s}"))).max().unwrap()
+        steps
+            .iter()
+            .map(|s| s["metrics"]["rss_peak_bytes"].as_u64().unwrap_or_else(|| panic!("no RSS measured: {s}")))
+            .max()
+            .unwrap()
     };
     let (small, large) = (peak("8M"), peak("136M"));
     let measured = large as f64 - small as f64;
