@@ -26,6 +26,7 @@ mod ibench;
 mod internals;
 mod limits;
 mod mariadb_versions;
+mod memory_claims;
 mod metrics;
 mod mixgraph;
 mod mongodb;
