@@ -27,7 +27,7 @@
 //! 6. Reads the RocksDB source librocksdb-sys bundles (its manifest dir comes
 //!    as DEP_ROCKSDB_CARGO_MANIFEST_DIR): the version (RUMBENCH_ROCKSDB_SOURCE_VERSION,
 //!    RUMBENCH_LIBROCKSDB_SYS_VERSION) and which C API capabilities it has, as
-//!    `rocksdb_has_*` cfgs, so src/engine/rocksdb_ffi.rs compiles against
+//!    `rocksdb_has_*` cfgs, so src/engine/rocksdb/ffi.rs compiles against
 //!    every librocksdb-sys from 0.6.3 (RocksDB 6.28.2) on.
 
 use std::path::{Path, PathBuf};
@@ -318,17 +318,17 @@ fn git_commit() {
     println!("cargo:rustc-env=RUMBENCH_GIT_COMMIT={commit}{suffix}");
 }
 
-/// A build against RocksDB's own release library (src/engine/rocksdb_official.rs)
+/// A build against RocksDB's own release library (src/engine/rocksdb/official.rs)
 /// links it dynamically from ROCKSDB_LIB_DIR (librocksdb-sys's own switch),
 /// and knows it was linked so (RUMBENCH_ROCKSDB_LIB_DIR, cfg rocksdb_any_release).
 fn rocksdb_release_library() {
     println!("cargo::rustc-check-cfg=cfg(rocksdb_any_release)");
     println!("cargo:rerun-if-env-changed=ROCKSDB_LIB_DIR");
     if std::env::var_os("ROCKSDB_LIB_DIR").is_some_and(|d| !d.is_empty()) {
-        // The binary every release build shares (src/engine/rocksdb_build.rs):
+        // The binary every release build shares (src/engine/rocksdb/build.rs):
         // it loads the librocksdb.so in the `lib` beside it (each release's
         // cache entry links its own library there), and finds the C API
-        // functions newer than 6.28.2 by name (src/engine/rocksdb_late.rs).
+        // functions newer than 6.28.2 by name (src/engine/rocksdb/late.rs).
         println!("cargo:rustc-link-arg=-Wl,-rpath,$ORIGIN/lib");
         println!("cargo:rustc-env=RUMBENCH_ROCKSDB_LIB_DIR=$ORIGIN/lib");
         println!("cargo:rustc-cfg=rocksdb_any_release");

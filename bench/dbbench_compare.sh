@@ -166,7 +166,7 @@ DBB_OPTS=(
     # (delayed_write_rate 8M, hard_pending_compaction_bytes_limit 128G,
     # table_cache_numshardbits 4, index shortening, dump_malloc_stats, FIFO's)
     # are left as db_bench has them: rumbench applies the same ones
-    # (DB_BENCH_FIXED in src/engine/rocksdb.rs); the options table at the end
+    # (DB_BENCH_FIXED in src/engine/rocksdb/mod.rs); the options table at the end
     # of the results shows any difference.
     # Client behaviour:
     --histogram=1                                 # per-op timing, as rumbench always does

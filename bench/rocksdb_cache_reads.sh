@@ -61,7 +61,7 @@ logged "$work/load.log" "$RUMBENCH" run -c "$work/load.toml" --keep-db -d "$work
 for c in "${caches[@]:1}"; do ln -s rocksdb-leveled "$work/db/$(name "$c")"; done
 
 # db_bench with rumbench's RocksDB options (rumbench's defaults are
-# db_bench's: src/engine/rocksdb.rs, bench/README.md; the suite sets the WAL
+# db_bench's: src/engine/rocksdb/mod.rs, bench/README.md; the suite sets the WAL
 # off and the cache).
 dbb=("$DB_BENCH" --db="$work/db/rocksdb-leveled" --use_existing_db=1 --num="$NUM"
      --key_size="$key_size" --value_size="$value_size" --compaction_style=0 --disable_wal=1

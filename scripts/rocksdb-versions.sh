@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The manifests of the RocksDB versions rumbench can build (src/engine/rocksdb_versions.rs):
+# The manifests of the RocksDB versions rumbench can build (src/engine/rocksdb/versions.rs):
 # rocksdb-versions/<version>/Cargo.toml, generated from Cargo.toml, and each one's
 # Cargo.lock, seeded from the main Cargo.lock so every crate a version shares with
 # the default build stays at the same version (cargo resolves only what the older

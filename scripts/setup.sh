@@ -16,7 +16,7 @@ PACKAGES=(
   liblmdb-dev                           # the example C plugin (plugins/lmdb): Debian's LMDB
   libaio-dev libxxhash-dev llvm         # SplinterDB (vendor/splinterdb-sys): its IO and hash libraries; llvm-ar for its clang LTO archive
   openssl                               # the TLS certificate tests/mongodb.rs makes for its FerretDB
-  unzip                                 # RocksDB's release library out of its rocksdbjni jar (src/engine/rocksdb_official.rs)
+  unzip                                 # RocksDB's release library out of its rocksdbjni jar (src/engine/rocksdb/official.rs)
 )
 
 SUDO=""

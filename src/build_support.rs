@@ -3,7 +3,7 @@
 //! A fingerprint of rumbench's source: every file the binary is compiled
 //! from (Cargo.toml, Cargo.lock, build.rs, src/, crates/, vendor/), hashed by path
 //! and content. build.rs records it in the binary (RUMBENCH_SOURCE_HASH);
-//! a RocksDB version build (src/engine/rocksdb_build.rs) is made from the
+//! a RocksDB version build (src/engine/rocksdb/build.rs) is made from the
 //! same source tree and must carry the same fingerprint, so its workload,
 //! timing and measurement code is the very code of the binary that runs it.
 //!

@@ -10,9 +10,9 @@ use rumbench::outln;
 
 /// Write (or with `check`, compare) every RocksDB version's manifest.
 pub fn rocksdb_manifests(root: Option<PathBuf>, check: bool) -> Result<ExitCode> {
-    use rumbench::engine::rocksdb_versions;
-    let root = root.unwrap_or_else(|| PathBuf::from(rumbench::engine::rocksdb_build::SOURCE_ROOT));
-    let stale = rocksdb_versions::stale_manifests(&root)?;
+    use rumbench::engine::rocksdb::versions;
+    let root = root.unwrap_or_else(|| PathBuf::from(rumbench::engine::rocksdb::build::SOURCE_ROOT));
+    let stale = versions::stale_manifests(&root)?;
     if check {
         if !stale.is_empty() {
             bail!(
@@ -32,7 +32,7 @@ pub fn rocksdb_manifests(root: Option<PathBuf>, check: bool) -> Result<ExitCode>
 
 /// `internal-build-info`: how this binary was built, as JSON (a RocksDB version's build is checked with it).
 pub fn build_info() -> Result<ExitCode> {
-    outln!("{}", serde_json::to_string_pretty(&rumbench::engine::rocksdb_build::BuildInfo::this_binary())?);
+    outln!("{}", serde_json::to_string_pretty(&rumbench::engine::rocksdb::build::BuildInfo::this_binary())?);
     Ok(ExitCode::SUCCESS)
 }
 

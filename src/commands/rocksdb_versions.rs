@@ -12,8 +12,8 @@ use super::{interrupted_exit_code, one_line, signals, EXIT_FAILED};
 /// `rumbench rocksdb-versions`: each version, its crate, whether it is
 /// built for this source, and what it lacks; `--build` builds now.
 pub fn run(build: &[String]) -> Result<ExitCode> {
-    use rumbench::engine::rocksdb_build::{cache_root, cached, ensure};
-    use rumbench::engine::rocksdb_versions::{resolve, resolve_with, version_key, Release, RELEASES};
+    use rumbench::engine::rocksdb::build::{cache_root, cached, ensure};
+    use rumbench::engine::rocksdb::versions::{resolve, resolve_with, version_key, Release, RELEASES};
     let releases: Vec<&Release> = build.iter().map(|v| resolve(v)).collect::<Result<_>>()?;
     if !releases.is_empty() {
         signals::install(true);

@@ -18,14 +18,6 @@ pub mod null;
 pub mod plugin;
 pub mod redb;
 pub mod rocksdb;
-pub mod rocksdb_build;
-mod rocksdb_common;
-mod rocksdb_ffi;
-mod rocksdb_late;
-pub mod rocksdb_official;
-#[cfg(rocksdb_has_txn)]
-mod rocksdb_txn;
-pub mod rocksdb_versions;
 pub mod splinterdb;
 pub mod sqlite;
 mod sqlite_wal;

@@ -199,7 +199,7 @@ pub fn compare(groups: &[Group], opts: &Options) -> Result<Comparison> {
     let builds: Vec<Vec<String>> = matched_configs(groups)
         .into_iter()
         .map(|(ga, a, gb, b)| match (config_info(&sums[ga], &a), config_info(&sums[gb], &b)) {
-            (Some(x), Some(y)) => super::versions::build_differences(x, y),
+            (Some(x), Some(y)) => super::build_notes::build_differences(x, y),
             _ => Vec::new(),
         })
         .collect();

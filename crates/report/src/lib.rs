@@ -12,6 +12,7 @@
 #[macro_use]
 extern crate rumbench_core;
 pub(crate) use rumbench_core::{datagen, measure, plan, result};
+mod build_notes;
 pub mod changes;
 pub mod compare;
 mod compare_sides;

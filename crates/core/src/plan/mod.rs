@@ -304,7 +304,7 @@ pub struct EngineConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server_version: Option<String>,
     /// rocksdb: the RocksDB release this config runs (`rocksdb@8.10`, a build
-    /// of rumbench's own source against that release, src/engine/rocksdb_build.rs);
+    /// of rumbench's own source against that release, src/engine/rocksdb/build.rs);
     /// None: the one rumbench is built with.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub engine_version: Option<String>,

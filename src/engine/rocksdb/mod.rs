@@ -1,4 +1,4 @@
-//! RocksDB 11.8.1 through its C API (src/engine/rocksdb_ffi.rs), built from
+//! RocksDB 11.8.1 through its C API (`ffi.rs`), built from
 //! librocksdb-sys's bundled source as a release build (NDEBUG, -O3, for this
 //! machine's CPU); bench/ builds db_bench from the very same source and
 //! flags, so the two clients compare like with like. The same code builds
@@ -8,14 +8,30 @@
 //! rocksdb` and `db_bench` with default flags open RocksDB the same way: the
 //! same OPTIONS file and block cache (tests/dbbench_defaults.rs checks it
 //! against the real db_bench).
+//!
+//! Everything of RocksDB's is in this folder: `ffi.rs` the C API's
+//! bindings, `late.rs` the functions newer than 6.28.2 (found by name in
+//! the binary every release build shares), `common.rs` what the plain and
+//! the transactional database share, `txn.rs` transactions, `versions.rs`
+//! the releases rumbench runs and what each lacks, `build.rs` their builds
+//! (a cache of programs, one per release), `official.rs` RocksDB's own
+//! release libraries (rocksdbjni's jars).
+
+pub mod build;
+mod common;
+mod ffi;
+mod late;
+pub mod official;
+#[cfg(rocksdb_has_txn)]
+mod txn;
+pub mod versions;
 
 use anyhow::{bail, Context, Result};
 
-pub use super::rocksdb_common::parse_options_file;
-use super::rocksdb_common::{scan_with, wait_for_compact, Common};
-use super::rocksdb_ffi::{
-    self as ffi, BlockBasedOptions, Cache, CompactionStyle, Compression, Db, Options, ReadOptions, WriteBatch,
-    WriteOptions,
+pub use self::common::parse_options_file;
+use self::common::{scan_with, wait_for_compact, Common};
+use self::ffi::{
+    BlockBasedOptions, Cache, CompactionStyle, Compression, Db, Options, ReadOptions, WriteBatch, WriteOptions,
 };
 
 use super::{BatchOp, Engine, EngineOptions, EngineSpec, OpenArgs, OptKind, OptionSpec, Session, WriteAmpCounters};
@@ -158,28 +174,28 @@ pub const PRESETS: &[(&str, &[(&str, &str)])] = &[
 /// into the cache (rocksdb_build), and run as a program of its own.
 const VERSIONS: super::EngineVersions = super::EngineVersions {
     resolve: |request, listed| {
-        let r = super::rocksdb_versions::resolve_with(request, listed)?;
+        let r = self::versions::resolve_with(request, listed)?;
         Ok(super::EngineVersion {
             request: r.request(),
             slug: r.config_slug(),
             default_overrides: r.default_overrides(),
         })
     },
-    listing: super::rocksdb_official::versions,
+    listing: self::official::versions,
     check: check_release,
     prepare: |v| {
-        let release = super::rocksdb_versions::resolve(v)?;
-        super::rocksdb_build::ensure(release)?;
+        let release = self::versions::resolve(v)?;
+        self::build::ensure(release)?;
         Ok(release.lacks().into_iter().map(|l| format!("{}: {l}", release.label())).collect())
     },
-    program: |v| super::rocksdb_build::ensure(super::rocksdb_versions::resolve(v)?),
-    running: super::rocksdb_build::running_release,
+    program: |v| self::build::ensure(self::versions::resolve(v)?),
+    running: self::build::running_release,
 };
 
 /// A `rocksdb@<version>` config asks only for what that release can do
 /// (options as resolved, transactions=auto included, and its steps).
 fn check_release(v: &str, c: &crate::plan::EngineConfig, plan: &crate::plan::RunPlan) -> Result<()> {
-    let release = super::rocksdb_versions::resolve(v)?;
+    let release = self::versions::resolve(v)?;
     release.check_options(&EngineOptions(c.options.clone())).with_context(|| format!("config {}", c.name))?;
     let multiget = crate::plan::steps::StepKind::MultiReadRandom;
     if let Some(s) = plan.steps.iter().find(|s| s.kind == multiget && !release.caps.multiget) {
@@ -242,10 +258,10 @@ fn claims(o: &EngineOptions, _sessions: usize) -> Vec<super::Claim> {
     ]
 }
 
+#[cfg(rocksdb_has_txn)]
+use self::txn::kind as transactions_kind;
 #[cfg(not(rocksdb_has_txn))]
 use super::no_transactions as transactions_kind;
-#[cfg(rocksdb_has_txn)]
-use super::rocksdb_txn::kind as transactions_kind;
 
 /// Option combinations that cannot mean what they say.
 fn check(o: &EngineOptions) -> Result<()> {
@@ -257,7 +273,7 @@ fn check(o: &EngineOptions) -> Result<()> {
         bail!("rocksdb.max_open_files={open_files}: RocksDB would silently raise it to 20; give -1 (keep all open) or 20 and more");
     }
     // What this RocksDB cannot do (build.rs finds out from its source; a release build's from its version).
-    super::rocksdb_versions::Release::this_process().check_options(o)?;
+    self::versions::Release::this_process().check_options(o)?;
     if o.i64("level0_stop_writes_trigger") < o.i64("level0_slowdown_writes_trigger") {
         bail!(
             "level0_stop_writes_trigger ({}) is below level0_slowdown_writes_trigger ({}): writes would stop before they slow down",
@@ -344,7 +360,7 @@ fn open(args: &OpenArgs) -> Result<Box<dyn Engine>> {
         // Refused at plan time for a release without it; never an LRU cache in its place.
         "hyper_clock" => bail!(
             "rocksdb.cache_type=hyper_clock needs RocksDB 8.8.1 or later; this config runs {}",
-            super::rocksdb_versions::Release::this_process().label()
+            self::versions::Release::this_process().label()
         ),
         _ => (Cache::lru(capacity as usize), format!("LRUCache(capacity={capacity})")),
     };
@@ -373,7 +389,7 @@ fn open(args: &OpenArgs) -> Result<Box<dyn Engine>> {
     };
     #[cfg(rocksdb_has_txn)]
     if o.str("transactions") == "pessimistic" || o.str("transactions") == "optimistic" {
-        return super::rocksdb_txn::open(o.str("transactions"), common, o.i64("lock_timeout_ms"));
+        return self::txn::open(o.str("transactions"), common, o.i64("lock_timeout_ms"));
     }
     if args.read_only {
         // The user's database, read by steps that only read: RocksDB writes nothing of it.
@@ -389,7 +405,7 @@ fn open(args: &OpenArgs) -> Result<Box<dyn Engine>> {
 /// How this RocksDB was built, for every result (see build.rs).
 pub fn build_provenance() -> Vec<(String, String)> {
     // A RocksDB version's build (rocksdb@8.10): how and when it was made (the cache entry beside this binary).
-    let cached = super::rocksdb_build::this_binarys_build();
+    let cached = self::build::this_binarys_build();
     if let Some(dir) = option_env!("RUMBENCH_ROCKSDB_LIB_DIR") {
         return official_provenance(dir, cached.as_ref());
     }
@@ -404,10 +420,10 @@ pub fn build_provenance() -> Vec<(String, String)> {
     let mut out = vec![
         (
             "build.library".into(),
-            format!("bundled source of librocksdb-sys {}, linked statically", ffi::SYS_CRATE_VERSION),
+            format!("bundled source of librocksdb-sys {}, linked statically", versions::SYS_CRATE_VERSION),
         ),
         ("build.origin".into(), "source build".into()),
-        ("build.rocksdb_source".into(), ffi::SOURCE_VERSION.into()),
+        ("build.rocksdb_source".into(), versions::SOURCE_VERSION.into()),
         ("build.ndebug".into(), ndebug),
         ("build.opt_level".into(), crate::build_info::OPT_LEVEL.into()),
         ("build.target_cpu".into(), crate::build_info::TARGET_CPU.into()),
@@ -417,9 +433,9 @@ pub fn build_provenance() -> Vec<(String, String)> {
         out.push(("build.rocksdb_cxx_flags".into(), flags.into()));
     }
     // A RocksDB version's build (rocksdb@8.10): what it lacks, and how and when it was made (the cache entry beside this binary).
-    let release = super::rocksdb_versions::Release::built_in();
+    let release = self::versions::Release::built_in();
     out.extend(release.lacks().into_iter().map(|l| ("rocksdb.lacks".to_string(), l)));
-    out.push(("build.rumbench_source".into(), super::rocksdb_build::SOURCE_HASH.into()));
+    out.push(("build.rumbench_source".into(), self::build::SOURCE_HASH.into()));
     if let Some(cached) = cached {
         out.push((
             "build.version_build".into(),
@@ -447,8 +463,8 @@ pub fn build_provenance() -> Vec<(String, String)> {
 /// came from, as its cache entry records it, and what it says of its own
 /// build. Nothing of it was compiled here: its flags are RocksDB's release
 /// build's (portable, `DEBUG_LEVEL=0`), not checked the way a source build's are.
-fn official_provenance(lib_dir: &str, cached: Option<&super::rocksdb_build::CachedBuild>) -> Vec<(String, String)> {
-    let release = super::rocksdb_versions::Release::this_process();
+fn official_provenance(lib_dir: &str, cached: Option<&self::build::CachedBuild>) -> Vec<(String, String)> {
+    let release = self::versions::Release::this_process();
     let mut out = Vec::new();
     let Some(lib) = cached.and_then(|c| c.official.as_ref()) else {
         out.push((
@@ -464,17 +480,17 @@ fn official_provenance(lib_dir: &str, cached: Option<&super::rocksdb_build::Cach
             "{}: {}, linked dynamically, through librocksdb-sys {}'s C API header (RocksDB {}); its C API functions newer than 6.28.2 looked up by name where {} has them",
             lib.describe(),
             lib.path.display(),
-            ffi::SYS_CRATE_VERSION,
-            ffi::SOURCE_VERSION,
+            versions::SYS_CRATE_VERSION,
+            versions::SOURCE_VERSION,
             match release.origin {
-                super::rocksdb_versions::Origin::Official { caps_of } => format!("RocksDB {caps_of}"),
-                super::rocksdb_versions::Origin::Source => release.label(),
+                self::versions::Origin::Official { caps_of } => format!("RocksDB {caps_of}"),
+                self::versions::Origin::Source => release.label(),
             }
         ),
     ));
     out.push(("build.origin".into(), "official release build".into()));
     out.push(("build.rocksdb_source".into(), lib.version.clone()));
-    out.push(("build.rocksdb_header".into(), ffi::SOURCE_VERSION.into()));
+    out.push(("build.rocksdb_header".into(), versions::SOURCE_VERSION.into()));
     out.push((
         "build.ndebug".into(),
         "unknown (not checked: RocksDB's release jars are built with DEBUG_LEVEL=0, which defines NDEBUG, but the library keeps no compile command)".into(),
@@ -485,7 +501,7 @@ fn official_provenance(lib_dir: &str, cached: Option<&super::rocksdb_build::Cach
         out.push(("build.rocksdb_build_date".into(), date.clone()));
     }
     out.extend(release.lacks().into_iter().map(|l| ("rocksdb.lacks".to_string(), l)));
-    out.push(("build.rumbench_source".into(), super::rocksdb_build::SOURCE_HASH.into()));
+    out.push(("build.rumbench_source".into(), self::build::SOURCE_HASH.into()));
     if let Some(c) = cached {
         out.push((
             "build.version_build".into(),
@@ -639,7 +655,7 @@ impl Session for RocksSession<'_> {
         if !ffi::caps().multiget {
             bail!(
                 "rocksdb multiget needs RocksDB 7.4.4 or later; this config runs {}",
-                super::rocksdb_versions::Release::this_process().label()
+                self::versions::Release::this_process().label()
             );
         }
         let results = self.db.batched_multi_get(&self.read_opts, keys.chunks_exact(key_size));
@@ -665,7 +681,7 @@ impl Session for RocksSession<'_> {
     /// not the batched read this step measures.
     #[cfg(not(rocksdb_has_multiget))]
     fn multi_get(&mut self, _keys: &[u8], _key_size: usize) -> Result<usize> {
-        bail!("rocksdb multiget needs RocksDB 7.4.4 or later; this build has RocksDB {}", ffi::SOURCE_VERSION)
+        bail!("rocksdb multiget needs RocksDB 7.4.4 or later; this build has RocksDB {}", versions::SOURCE_VERSION)
     }
 }
 

@@ -1,5 +1,5 @@
 //! What the plain RocksDB (rocksdb.rs) and the transactional one
-//! (rocksdb_txn.rs) share: the options, cache and directory of an open DB,
+//! (txn.rs) share: the options, cache and directory of an open DB,
 //! what RocksDB reports about itself (its OPTIONS file, properties and
 //! statistics), its wait for compactions, and the scan of an iterator.
 
@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use super::rocksdb_ffi::{self as ffi, Cache, DbHandle, DbIterator, Options};
-use super::{Internal, WriteAmpCounters};
+use super::ffi::{self, Cache, DbHandle, DbIterator, Options};
+use crate::engine::{Internal, WriteAmpCounters};
 
 /// What a plain and a transactional RocksDB share: options, cache, where it lives.
 pub(super) struct Common {

@@ -22,12 +22,14 @@ use std::ptr::{self, NonNull};
 use librocksdb_sys as ffi;
 
 #[allow(unused_imports)]
-use super::rocksdb_late as late;
-use super::rocksdb_versions::{Capabilities, Release};
+use super::late;
+use super::versions::{Capabilities, Release};
+#[cfg(test)]
+use super::versions::{SOURCE_VERSION, SYS_CRATE_VERSION};
 
 /// What this process's RocksDB can do: what its header has in a source
 /// build (constant); in the binary every release build shares, what its
-/// release has (src/engine/rocksdb_late.rs).
+/// release has (src/engine/rocksdb/late.rs).
 #[inline]
 pub fn caps() -> Capabilities {
     if cfg!(rocksdb_any_release) {
@@ -36,11 +38,6 @@ pub fn caps() -> Capabilities {
         Capabilities::this_build()
     }
 }
-
-/// RocksDB's version in the bundled source (rocksdb/version.h), and the
-/// librocksdb-sys crate that bundles it; both read by build.rs.
-pub const SOURCE_VERSION: &str = env!("RUMBENCH_ROCKSDB_SOURCE_VERSION");
-pub const SYS_CRATE_VERSION: &str = env!("RUMBENCH_LIBROCKSDB_SYS_VERSION");
 
 /// A failed RocksDB call: its status as text ("Operation timed out: ...").
 #[derive(Debug, Clone, PartialEq, Eq)]

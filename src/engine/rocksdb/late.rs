@@ -1,13 +1,13 @@
 //! The C API functions the engine calls that RocksDB 6.28.2's lacks (the
-//! capabilities of src/engine/rocksdb_versions.rs), in one place.
+//! capabilities of src/engine/rocksdb/versions.rs), in one place.
 //!
 //! A source build names them as any other function, where its header has
 //! them (the `rocksdb_has_*` cfgs of build.rs). The binary every release
-//! build shares (cfg `rocksdb_any_release`, src/engine/rocksdb_build.rs)
+//! build shares (cfg `rocksdb_any_release`, src/engine/rocksdb/build.rs)
 //! starts with the library of any release from 6.28.2 on and binds every
 //! symbol it names when it starts, so it never names these: each is found
 //! by name in the loaded library (dlsym) at its first call, and called only
-//! where the release's capabilities (`Release::this_process`) say its
+//! where the release's capabilities (`Release::this_process`, build.rs) say its
 //! library has it. Their C types are the newest header's, which every
 //! release since each function's first has kept (checked against the
 //! bindings at compile time in a source build that has them, below).
@@ -27,10 +27,13 @@ fn resolve(name: &'static str) -> usize {
     let at = unsafe { libc::dlsym(libc::RTLD_DEFAULT, name.as_ptr().cast()) } as usize;
     if at == 0 {
         // The parent checked the library's exports against the release's
-        // capabilities before it started this process (rocksdb_build.rs).
+        // capabilities before it started this process (build.rs).
+        // The binary's path names the release (`<version>-official/<key>/`);
+        // Release::this_process would make this module depend on build.rs,
+        // which depends on it.
+        let exe = std::env::current_exe().map(|p| p.display().to_string()).unwrap_or_else(|e| format!("unknown: {e}"));
         panic!(
-            "RocksDB's library ({}) lacks {}, which its release's capabilities promise",
-            super::rocksdb_versions::Release::this_process().label(),
+            "RocksDB's library beside {exe} lacks {}, which its release's capabilities promise",
             name.trim_end_matches('\0')
         );
     }
@@ -132,7 +135,7 @@ late_functions! {
 
 /// The functions a release's library must export for `caps` (its
 /// capabilities): checked before a release build's process starts.
-pub fn needed_for(caps: &super::rocksdb_versions::Capabilities) -> Vec<&'static str> {
+pub fn needed_for(caps: &super::versions::Capabilities) -> Vec<&'static str> {
     LATE_FUNCTIONS
         .iter()
         .filter(|(_, cap)| match *cap {
@@ -150,8 +153,8 @@ pub fn needed_for(caps: &super::rocksdb_versions::Capabilities) -> Vec<&'static 
 
 #[cfg(test)]
 mod tests {
+    use super::super::versions::{Capabilities, RELEASES};
     use super::*;
-    use crate::engine::rocksdb_versions::{Capabilities, RELEASES};
 
     #[test]
     fn the_oldest_release_needs_no_late_function_and_the_newest_all() {
@@ -165,7 +168,7 @@ mod tests {
     /// shared release binary names none of them.
     #[test]
     fn every_capability_function_of_build_rs_is_late() {
-        let build_rs = include_str!("../../build.rs");
+        let build_rs = include_str!("../../../build.rs");
         let table = build_rs.split("const ROCKSDB_C_CAPABILITIES").nth(1).unwrap().split("];").next().unwrap();
         let named: Vec<&str> = table
             .split('"')

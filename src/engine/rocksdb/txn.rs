@@ -14,12 +14,12 @@
 
 use anyhow::{Context, Result};
 
-use super::rocksdb_common::{scan_with, wait_for_compact, Common};
-use super::rocksdb_ffi::{
+use super::common::{scan_with, wait_for_compact, Common};
+use super::ffi::{
     self as ffi, ErrorKind, OptimisticTransactionDb, OptimisticTransactionOptions, ReadOptions, Transaction,
     TransactionDb, TransactionOptions, WriteBatch, WriteOptions,
 };
-use super::{BatchOp, Conflict, Engine, EngineOptions, Session, TxnEnd, TxnOps, WriteAmpCounters};
+use crate::engine::{BatchOp, Conflict, Engine, EngineOptions, Session, TxnEnd, TxnOps, WriteAmpCounters};
 
 /// `EngineSpec::transactions` of rocksdb: what its `transactions` option opens.
 pub fn kind(o: &EngineOptions) -> Option<&'static str> {
@@ -126,7 +126,7 @@ impl Engine for RocksTxnEngine {
         self.common.write_debt(&|p| self.property(p))
     }
 
-    fn internals(&self) -> std::result::Result<Vec<super::Internal>, String> {
+    fn internals(&self) -> std::result::Result<Vec<crate::engine::Internal>, String> {
         self.common.internals(&|p| self.property(p))
     }
 
@@ -192,13 +192,13 @@ fn run_txn(
     if let Err(e) = body(&mut Ops { txn: &txn, read_opts }) {
         // A failed rollback adds nothing to the error that caused it.
         let _ = txn.rollback();
-        return if super::is_conflict(&e) { Ok(TxnEnd::Conflict) } else { Err(e) };
+        return if crate::engine::is_conflict(&e) { Ok(TxnEnd::Conflict) } else { Err(e) };
     }
     match txn.commit() {
         Ok(()) => Ok(TxnEnd::Committed),
         Err(e) => {
             let e = conflict_or(e, "commit");
-            if super::is_conflict(&e) {
+            if crate::engine::is_conflict(&e) {
                 Ok(TxnEnd::Conflict)
             } else {
                 Err(e)
@@ -265,9 +265,9 @@ impl Session for TxnSession<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::conformance;
-    use super::super::rocksdb::SPEC;
+    use super::super::SPEC;
     use super::*;
+    use crate::engine::conformance;
 
     fn add(s: &mut dyn Session, key: &[u8], by: u64) -> TxnEnd {
         s.transaction(&mut |t| {

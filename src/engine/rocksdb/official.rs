@@ -8,10 +8,10 @@
 //! the jar of every platform), its sha1 checked against the repository's,
 //! `librocksdbjni-linux64.so` unpacked as `lib/librocksdb.so` under
 //! `$XDG_CACHE_HOME/rumbench/rocksdb/official/<version>/`. One rumbench
-//! binary runs every release's library (src/engine/rocksdb_build.rs):
+//! binary runs every release's library (src/engine/rocksdb/build.rs):
 //! built once per rumbench source against the newest source release's C API
 //! header and linked to a `librocksdb.so` it finds beside itself; the C API
-//! functions newer than 6.28.2 it looks up by name (src/engine/rocksdb_late.rs).
+//! functions newer than 6.28.2 it looks up by name (src/engine/rocksdb/late.rs).
 //! So nothing of RocksDB is compiled, and a release costs a download.
 //! docs/rocksdb-versions.md says why it is linked rather than loaded
 //! function by function.

@@ -8,12 +8,17 @@
 //! same rumbench source against another librocksdb-sys: its manifest is
 //! rocksdb-versions/<version>/Cargo.toml (generated from Cargo.toml by
 //! [`manifest`], with its own Cargo.lock seeded from the main one), built
-//! on demand into a cache (src/engine/rocksdb_build.rs), and the config
+//! on demand into a cache (src/engine/rocksdb/build.rs), and the config
 //! process of `rocksdb@<version>` is that binary. docs/rocksdb-versions.md
 //! says how and why.
 
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
+
+/// RocksDB's version in the bundled source (rocksdb/version.h), and the
+/// librocksdb-sys crate that bundles it; both read by build.rs.
+pub const SOURCE_VERSION: &str = env!("RUMBENCH_ROCKSDB_SOURCE_VERSION");
+pub const SYS_CRATE_VERSION: &str = env!("RUMBENCH_LIBROCKSDB_SYS_VERSION");
 
 /// What a RocksDB release's C API can do that 6.28.2's cannot (build.rs
 /// finds these out from the bundled c.h and version.h for the running binary).
@@ -92,8 +97,8 @@ pub enum Origin {
     /// Compiled here from the source librocksdb-sys bundles.
     Source,
     /// RocksDB's own release build (rocksdbjni's native library,
-    /// src/engine/rocksdb_official.rs), run by the one binary every release
-    /// shares (bound through the newest header, src/engine/rocksdb_late.rs),
+    /// src/engine/rocksdb/official.rs), run by the one binary every release
+    /// shares (bound through the newest header, src/engine/rocksdb/late.rs),
     /// with the capabilities of the source release `caps_of` (the newest
     /// not newer than it).
     Official { caps_of: &'static str },
@@ -232,30 +237,11 @@ fn cpu_has_avx2_bmi_lzcnt() -> bool {
 impl Release {
     /// The release this binary is built with.
     pub fn built_in() -> &'static Release {
-        find_exact(super::rocksdb_ffi::SOURCE_VERSION).expect("the built-in RocksDB is in RELEASES")
-    }
-
-    /// The release this process runs: the built-in one, or in the binary
-    /// every release build shares, the release whose library it was started
-    /// beside (its build.json; "unknown" without one, with no capability).
-    pub fn this_process() -> &'static Release {
-        if !cfg!(rocksdb_any_release) {
-            return Release::built_in();
-        }
-        static THIS: std::sync::OnceLock<&'static Release> = std::sync::OnceLock::new();
-        THIS.get_or_init(|| {
-            let version = super::rocksdb_build::this_binarys_build().and_then(|b| b.official).map(|l| l.version);
-            match version {
-                Some(v) if is_version_text(&v) && version_key(&v) >= version_key(RELEASES[0].version) => {
-                    official_release(&v)
-                }
-                _ => &UNKNOWN_RELEASE,
-            }
-        })
+        find_exact(SOURCE_VERSION).expect("the built-in RocksDB is in RELEASES")
     }
 
     pub fn is_built_in(&self) -> bool {
-        self.version == super::rocksdb_ffi::SOURCE_VERSION && self.origin == Origin::Source
+        self.version == SOURCE_VERSION && self.origin == Origin::Source
     }
 
     pub fn is_official(&self) -> bool {
@@ -382,7 +368,7 @@ impl Release {
     }
 
     /// Options whose value this release cannot honour: the error, naming the release.
-    pub fn check_options(&self, options: &super::EngineOptions) -> Result<()> {
+    pub fn check_options(&self, options: &crate::engine::EngineOptions) -> Result<()> {
         let too_old = |what: &str, since: &str| -> Result<()> {
             bail!("rocksdb.{what} needs RocksDB {since} or later; this config runs RocksDB {}", self.version)
         };
@@ -426,7 +412,7 @@ pub fn version_list() -> String {
 /// comes from its release jar. Anything else is refused with the versions
 /// that exist.
 pub fn resolve(request: &str) -> Result<&'static Release> {
-    resolve_with(request, &|| super::rocksdb_official::versions())
+    resolve_with(request, &|| super::official::versions())
 }
 
 /// [`resolve`] with the list of official releases from `official_versions`
@@ -450,7 +436,7 @@ pub fn resolve_with(request: &str, official_versions: &dyn Fn() -> Result<Vec<St
 }
 
 /// "7.6.0", "7.6", "10.10.1.1": numbers and dots.
-fn is_version_text(v: &str) -> bool {
+pub(super) fn is_version_text(v: &str) -> bool {
     let parts: Vec<&str> = v.split('.').collect();
     (2..=4).contains(&parts.len()) && parts.iter().all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
 }
@@ -503,7 +489,7 @@ pub fn newest() -> &'static Release {
 
 /// A release build's library whose version is not recorded: no capability
 /// beyond 6.28.2's (what every library rumbench runs has).
-static UNKNOWN_RELEASE: Release = Release {
+pub(super) static UNKNOWN_RELEASE: Release = Release {
     version: "unknown",
     caps: RELEASES[0].caps,
     origin: Origin::Official { caps_of: "6.28.2" },
@@ -783,7 +769,7 @@ mod tests {
     fn the_built_in_release_is_this_build() {
         let r = Release::built_in();
         assert!(r.is_built_in());
-        assert_eq!(r.crate_version, super::super::rocksdb_ffi::SYS_CRATE_VERSION);
+        assert_eq!(r.crate_version, SYS_CRATE_VERSION);
         assert_eq!(r.caps, Capabilities::this_build(), "the table says what build.rs found in this build's RocksDB");
         assert!(r.lacks().is_empty());
         assert!(RELEASES.windows(2).all(|w| version_key(w[0].version) < version_key(w[1].version)), "oldest first");
@@ -807,9 +793,9 @@ mod tests {
             assert!(lacks.contains(what), "{what}: {lacks}");
         }
         assert_eq!(old.default_overrides(), vec![("cache_type".to_string(), "lru".to_string())]);
-        let spec = &super::super::rocksdb::SPEC;
+        let spec = &super::super::SPEC;
         let opts = |kv: &[(&str, &str)]| {
-            super::super::resolve_options(
+            crate::engine::resolve_options(
                 spec,
                 &kv.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect::<Vec<_>>(),
             )

@@ -13,7 +13,7 @@
 //!   `release-builds/<key>/rumbench`, the one binary every release shares,
 //!   built once per source (linked to a `librocksdb.so` through its rpath
 //!   `$ORIGIN/lib`, the late C API functions found by name:
-//!   src/engine/rocksdb_late.rs), and per release `<version>-official/<key>/`
+//!   src/engine/rocksdb/late.rs), and per release `<version>-official/<key>/`
 //!   with a hard link of it, `lib` pointing at that release's unpacked
 //!   library, and a build.json naming the library.
 //!
@@ -33,7 +33,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 
-use super::rocksdb_versions::{Capabilities, Release};
+use super::versions::{Capabilities, Release};
 use crate::build_support;
 
 /// What a rumbench binary says of its own build (`rumbench internal-build-info`),
@@ -60,8 +60,8 @@ impl BuildInfo {
         BuildInfo {
             rumbench_commit: option_env!("RUMBENCH_GIT_COMMIT").unwrap_or("unknown").into(),
             source_hash: SOURCE_HASH.into(),
-            rocksdb_version: super::rocksdb_ffi::SOURCE_VERSION.into(),
-            librocksdb_sys: super::rocksdb_ffi::SYS_CRATE_VERSION.into(),
+            rocksdb_version: super::versions::SOURCE_VERSION.into(),
+            librocksdb_sys: super::versions::SYS_CRATE_VERSION.into(),
             capabilities: Capabilities::this_build(),
             target_cpu: crate::build_info::TARGET_CPU.into(),
             opt_level: crate::build_info::OPT_LEVEL.into(),
@@ -78,10 +78,33 @@ impl BuildInfo {
 /// records it ("7.6.0:release"; "unknown:release" without one).
 pub fn running_release() -> String {
     if option_env!("RUMBENCH_ROCKSDB_LIB_DIR").is_none() {
-        return super::rocksdb_ffi::SOURCE_VERSION.to_string();
+        return super::versions::SOURCE_VERSION.to_string();
     }
     let version = this_binarys_build().and_then(|c| c.official).map(|o| o.version).unwrap_or_else(|| "unknown".into());
     format!("{version}:release")
+}
+
+impl Release {
+    /// The release this process runs: the built-in one, or in the binary
+    /// every release build shares, the release whose library it was started
+    /// beside (its build.json; "unknown" without one, with no capability).
+    /// Here, not in versions.rs, because it reads this binary's cache entry.
+    pub fn this_process() -> &'static Release {
+        if !cfg!(rocksdb_any_release) {
+            return Release::built_in();
+        }
+        static THIS: std::sync::OnceLock<&'static Release> = std::sync::OnceLock::new();
+        THIS.get_or_init(|| {
+            use super::versions::{is_version_text, official_release, version_key, RELEASES, UNKNOWN_RELEASE};
+            let version = this_binarys_build().and_then(|b| b.official).map(|l| l.version);
+            match version {
+                Some(v) if is_version_text(&v) && version_key(&v) >= version_key(RELEASES[0].version) => {
+                    official_release(&v)
+                }
+                _ => &UNKNOWN_RELEASE,
+            }
+        })
+    }
 }
 
 /// The cache entry beside this binary (build.json), when it is a cached
@@ -108,7 +131,7 @@ pub struct CachedBuild {
     pub build_seconds: f64,
     /// RocksDB's release library the build is linked to (`rocksdb@7.6.0:release`).
     #[serde(default)]
-    pub official: Option<super::rocksdb_official::Library>,
+    pub official: Option<super::official::Library>,
 }
 
 /// The cache directory of release builds.
@@ -249,7 +272,7 @@ pub fn ensure(release: &Release) -> Result<Option<PathBuf>> {
         }
     }
     if release.is_official() {
-        let lib = super::rocksdb_official::ensure(&root.join("official"), release.version)?;
+        let lib = super::official::ensure(&root.join("official"), release.version)?;
         let (shared, made) = release_builds_binary(&source, &root, &lib)?;
         return Ok(Some(place_release(release, &lib, &shared, &made, &vdir, &key)?));
     }
@@ -262,17 +285,13 @@ const RELEASE_BUILDS_DIR: &str = "release-builds";
 
 /// The binary every release build shares (built once per rumbench source,
 /// linked to `lib` to build it), and its cache record.
-fn release_builds_binary(
-    source: &Path,
-    root: &Path,
-    lib: &super::rocksdb_official::Library,
-) -> Result<(PathBuf, CachedBuild)> {
+fn release_builds_binary(source: &Path, root: &Path, lib: &super::official::Library) -> Result<(PathBuf, CachedBuild)> {
     let dir = root.join(RELEASE_BUILDS_DIR);
-    let newest = super::rocksdb_versions::official_release(super::rocksdb_versions::newest().version);
+    let newest = super::versions::official_release(super::versions::newest().version);
     let mut h = build_support::Fnv::default();
     h.field(SOURCE_HASH.as_bytes());
     h.field(b"the binary every release build shares");
-    h.field(super::rocksdb_versions::official_manifest(source)?.as_bytes());
+    h.field(super::versions::official_manifest(source)?.as_bytes());
     for f in ["Cargo.toml", "Cargo.lock"] {
         let p = source.join(newest.manifest_dir()).join(f);
         h.field(&fs::read(&p).with_context(|| format!("cannot read {}", p.display()))?);
@@ -304,18 +323,16 @@ fn release_builds_binary(
 /// library that does not load is found now.
 fn place_release(
     release: &Release,
-    lib: &super::rocksdb_official::Library,
+    lib: &super::official::Library,
     shared: &Path,
     made: &CachedBuild,
     vdir: &Path,
     key: &str,
 ) -> Result<PathBuf> {
     let t0 = Instant::now();
-    let have = super::rocksdb_official::exported_functions(&lib.path)?;
-    let mut missing = super::rocksdb_official::missing_functions(shared, &lib.path)?;
-    missing.extend(
-        super::rocksdb_late::needed_for(&release.caps).into_iter().filter(|f| !have.contains(*f)).map(String::from),
-    );
+    let have = super::official::exported_functions(&lib.path)?;
+    let mut missing = super::official::missing_functions(shared, &lib.path)?;
+    missing.extend(super::late::needed_for(&release.caps).into_iter().filter(|f| !have.contains(*f)).map(String::from));
     if !missing.is_empty() {
         bail!(
             "{} lacks {} function{} of the C API that rumbench calls (through librocksdb-sys {}'s header, with RocksDB {}'s capabilities): {}",
@@ -324,8 +341,8 @@ fn place_release(
             if missing.len() == 1 { "" } else { "s" },
             release.crate_version,
             match release.origin {
-                super::rocksdb_versions::Origin::Official { caps_of } => caps_of,
-                super::rocksdb_versions::Origin::Source => release.version,
+                super::versions::Origin::Official { caps_of } => caps_of,
+                super::versions::Origin::Source => release.version,
             },
             missing.join(", ")
         );
@@ -374,7 +391,7 @@ fn cargo() -> PathBuf {
 
 fn build(
     release: &Release,
-    official: Option<&super::rocksdb_official::Library>,
+    official: Option<&super::official::Library>,
     source: &Path,
     root: &Path,
     vdir: &Path,
@@ -388,7 +405,7 @@ fn build(
         // The newest release's manifest with absolute paths, in the cache (the source tree is never written).
         let dir = vdir.join("manifest");
         fs::create_dir_all(&dir)?;
-        fs::write(dir.join("Cargo.toml"), super::rocksdb_versions::official_manifest(source)?)?;
+        fs::write(dir.join("Cargo.toml"), super::versions::official_manifest(source)?)?;
         fs::copy(manifest.with_file_name("Cargo.lock"), dir.join("Cargo.lock"))?;
         manifest = dir.join("Cargo.toml");
     }
@@ -573,14 +590,14 @@ fn build(
     fs::copy(&artifact, &bin).with_context(|| format!("cannot copy {} into the cache", artifact.display()))?;
     if let Some(lib) = official {
         // Every symbol is bound when the binary starts: it must name none of
-        // the functions an older release lacks (src/engine/rocksdb_late.rs).
-        let needed = super::rocksdb_official::needed_functions(&bin)?;
+        // the functions an older release lacks (src/engine/rocksdb/late.rs).
+        let needed = super::official::needed_functions(&bin)?;
         let named: Vec<&str> =
-            super::rocksdb_late::LATE_FUNCTIONS.iter().map(|(f, _)| *f).filter(|f| needed.contains(*f)).collect();
+            super::late::LATE_FUNCTIONS.iter().map(|(f, _)| *f).filter(|f| needed.contains(*f)).collect();
         if !named.is_empty() {
             bail!(
                 "the binary of RocksDB's release builds binds {} when it starts, which older releases lack: \
-                 call {} through src/engine/rocksdb_late.rs",
+                 call {} through src/engine/rocksdb/late.rs",
                 named.join(", "),
                 if named.len() == 1 { "it" } else { "them" }
             );
@@ -671,8 +688,8 @@ pub fn check_build(release: &Release, info: &BuildInfo) -> Result<()> {
         );
     }
     // A release build's binary is the one every release shares: it has the
-    // newest header's capabilities, and uses its release's (rocksdb_late.rs).
-    let expected = if release.is_official() { super::rocksdb_versions::newest().caps } else { release.caps };
+    // newest header's capabilities, and uses its release's (late.rs).
+    let expected = if release.is_official() { super::versions::newest().caps } else { release.caps };
     if info.capabilities != expected {
         bail!(
             "RocksDB {}'s build has capabilities {:?}, where rumbench's table says {:?}: the table is wrong",
@@ -773,7 +790,7 @@ mod tests {
         let mut info = this();
         info.target_cpu = "x86-64".into();
         assert!(check_build(release, &info).unwrap_err().to_string().contains("compiled for x86-64"));
-        let old = super::super::rocksdb_versions::resolve("8.10").unwrap();
+        let old = super::super::versions::resolve("8.10").unwrap();
         assert!(check_build(old, &this()).unwrap_err().to_string().contains("has RocksDB 11.8.1"));
     }
 }
