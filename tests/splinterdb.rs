@@ -116,39 +116,6 @@ fn what_splinterdb_lacks_is_refused_at_plan_time_with_the_reason() {
     assert!(e.contains("needs write batches"), "{e}");
 }
 
-/// disk_size's memory claim (4 bytes a page and 4 an extent of the file,
-/// allocated and zeroed at open: clockcache.c's lookup table, the
-/// allocator's reference counts) against what the process holds: two runs
-/// apart only in disk_size differ in measured RSS by the claims' difference,
-/// within 20% (issue 69: 1T once took 1.1 GB where 32 MB was claimed).
-#[test]
-fn disk_sizes_memory_claim_is_what_the_process_holds() {
-    let t = tempfile::tempdir().unwrap();
-    // The same keys in both (a count), then a second of reads for the RSS samples.
-    let suite = t.path().join("suite.toml");
-    std::fs::write(
-        &suite,
-        "[settings]\nnum = 1000\n[[step]]\nname = \"fillseq\"\nops = 1000\n[[step]]\nname = \"readrandom\"\nseconds = 1\n",
-    )
-    .unwrap();
-    let peak = |disk: &str| {
-        let r = run_ok(
-            &["-c", suite.to_str().unwrap(), "-e", "splinterdb", "-o", &format!("disk_size={disk}")],
-            &t.path().join(disk),
-        );
-        let s = step(&r, "readrandom");
-        s["metrics"]["rss_peak_bytes"].as_u64().unwrap_or_else(|| panic!("no RSS measured: {s}"))
-    };
-    let claimed = |gib: u64| (gib << 30) / 4096 * 4 + (gib << 30) / (128 << 10) * 4;
-    let (small, large) = (peak("1G"), peak("9G"));
-    let measured = large as f64 - small as f64;
-    let ratio = measured / (claimed(9) - claimed(1)) as f64;
-    assert!(
-        (0.8..=1.2).contains(&ratio),
-        "RSS {small} -> {large}: {measured} bytes more, {ratio:.2} of the claims' difference"
-    );
-}
-
 /// Every db_bench-style step a key-value engine runs, each write step ND with
 /// SplinterDB's reason, flush and waitforcompaction saying how they were done.
 #[test]
