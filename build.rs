@@ -34,7 +34,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 #[path = "src/build_support.rs"]
-#[allow(dead_code)] // what only the binary uses
+#[allow(dead_code, reason = "what only the binary uses")]
 mod build_support;
 
 /// Must match the `#[no_mangle]` wrappers in src/sync_interpose.rs.

@@ -17,6 +17,7 @@ const DATABASE: &str = "rumbench_driver_api";
 /// voluntary and involuntary context switches)
 fn cpu() -> (f64, f64, i64, i64) {
     let usage = |who| {
+        // SAFETY: rusage is plain data; zeroed is a valid value.
         let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
         // SAFETY: getrusage fills the struct it is given.
         unsafe { libc::getrusage(who, &mut ru) };

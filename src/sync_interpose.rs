@@ -73,6 +73,7 @@ pub unsafe extern "C" fn msync(addr: *mut c_void, len: libc::size_t, flags: c_in
     }
     // SAFETY: f is glibc's msync, which has this signature.
     let f: unsafe extern "C" fn(*mut c_void, libc::size_t, c_int) -> c_int = unsafe { std::mem::transmute(f) };
+    // SAFETY: the caller's own arguments, passed on unchanged.
     unsafe { f(addr, len, flags) }
 }
 
@@ -106,8 +107,10 @@ mod tests {
         // SAFETY: valid open fd.
         let rc = unsafe { libc::fsync(f.as_raw_fd()) };
         assert_eq!(rc, 0);
+        // SAFETY: valid open fd.
         let rc = unsafe { libc::fdatasync(f.as_raw_fd()) };
         assert_eq!(rc, 0);
+        // SAFETY: valid open fd.
         let rc = unsafe { libc::sync_file_range(f.as_raw_fd(), 0, 0, libc::SYNC_FILE_RANGE_WRITE) };
         assert_eq!(rc, 0);
         let d = sync_calls().since(&before);

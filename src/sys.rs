@@ -28,6 +28,7 @@ const FATAL: [libc::c_int; 5] = [libc::SIGSEGV, libc::SIGBUS, libc::SIGILL, libc
 /// an address; 0: a free slot): a plugin's crash note, a step's count.
 static ON_FATAL: [std::sync::atomic::AtomicUsize; 4] = [const { std::sync::atomic::AtomicUsize::new(0) }; 4];
 /// The actions the handler replaced, put back when it has run.
+// SAFETY: sigaction is plain data; all zeroes is SIG_DFL with no flags.
 static mut PREVIOUS: [libc::sigaction; 5] = unsafe { std::mem::zeroed() };
 
 /// Run `note` when this process gets a fatal signal (after the notes given

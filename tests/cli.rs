@@ -519,6 +519,7 @@ fn ctrl_c_stops_the_run_and_keeps_what_was_measured() {
         .spawn()
         .unwrap();
     std::thread::sleep(std::time::Duration::from_millis(4500));
+    // SAFETY: signals a child this test started.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
@@ -826,6 +827,7 @@ fn a_stopped_sweep_records_the_configs_left_at_once() {
         .spawn()
         .unwrap();
     std::thread::sleep(std::time::Duration::from_millis(1500));
+    // SAFETY: signals a child this test started.
     unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
     let (out, took) = wait_at_most(child, std::time::Duration::from_secs(60));
     assert_eq!(out.status.code(), Some(143), "{}", stderr(&out));

@@ -177,6 +177,7 @@ fn a_stopped_crash_test_keeps_its_results_and_leaves_no_mount_or_process() {
         assert!(std::time::Instant::now() < deadline, "no crash was checked within a minute");
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
+    // SAFETY: signals a child this test started.
     unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
     let o = child.wait_with_output().unwrap();
     assert_eq!(o.status.code(), Some(143), "{}", text(&o));
@@ -318,6 +319,7 @@ fn a_stopped_server_crash_test_stops_the_server_and_unmounts() {
         assert!(std::time::Instant::now() < deadline, "no second crash within two minutes");
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
+    // SAFETY: signals a child this test started.
     unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
     let o = child.wait_with_output().unwrap();
     assert_eq!(o.status.code(), Some(143), "{}", text(&o));

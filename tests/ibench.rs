@@ -425,6 +425,7 @@ fn ctrl_c_stops_the_server() {
     std::thread::sleep(Duration::from_secs(1));
     assert!(!processes_under(dir.path()).is_empty(), "the server should be running");
     let t = Instant::now();
+    // SAFETY: signals a child this test started.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
@@ -464,6 +465,7 @@ fn a_killed_config_process_does_not_leave_its_server_running() {
     };
     std::thread::sleep(Duration::from_millis(1500));
     assert!(!processes_under(dir.path()).is_empty());
+    // SAFETY: signals the config process this test found under its own run.
     unsafe { libc::kill(config_pid, libc::SIGKILL) };
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));

@@ -837,6 +837,7 @@ fn a_terminal_that_hangs_up_stops_the_run() {
             let mut p = libc::pollfd { fd: master, events: libc::POLLIN, revents: 0 };
             // SAFETY: poll and read on the master we own.
             if unsafe { libc::poll(&mut p, 1, 100) } > 0 {
+                // SAFETY: read into a buffer of its length, on the master we own.
                 let n = unsafe { libc::read(master, buf.as_mut_ptr().cast(), buf.len()) };
                 if n <= 0 {
                     break;
@@ -845,6 +846,7 @@ fn a_terminal_that_hangs_up_stops_the_run() {
             }
         }
         // The last descriptor of the master: the terminal hangs up.
+        // SAFETY: closes the master we own, once.
         unsafe { libc::close(master) };
         String::from_utf8_lossy(&seen).to_string()
     });
@@ -1142,8 +1144,8 @@ fn a_hung_up_terminal_stops_a_run_in_a_background_process_group_at_once() {
     let t = tempfile::tempdir().unwrap();
     let out_dir = t.path().join("out");
     let (mut master, mut slave) = (0, 0);
-    // SAFETY: openpty fills two descriptors we own.
     assert_eq!(
+        // SAFETY: openpty fills two descriptors we own.
         unsafe { libc::openpty(&mut master, &mut slave, std::ptr::null_mut(), std::ptr::null(), std::ptr::null()) },
         0
     );
@@ -1187,12 +1189,14 @@ fn a_hung_up_terminal_stops_a_run_in_a_background_process_group_at_once() {
             let mut p = libc::pollfd { fd: master, events: libc::POLLIN, revents: 0 };
             // SAFETY: poll and read on the master we own.
             if unsafe { libc::poll(&mut p, 1, 100) } > 0
+                // SAFETY: read into a buffer of its length, on the master we own.
                 && unsafe { libc::read(master, buf.as_mut_ptr().cast(), buf.len()) } <= 0
             {
                 break;
             }
         }
         // The last descriptor of the master: the terminal hangs up.
+        // SAFETY: closes the master we own, once.
         unsafe { libc::close(master) };
     });
     wait_for_steps(&out_dir, 1, 120);

@@ -126,6 +126,7 @@ fn take_error(err: *mut c_char) -> Option<String> {
     }
     // SAFETY: LevelDB's error strings are NUL-terminated and malloc'd; we own them.
     let msg = unsafe { CStr::from_ptr(err) }.to_string_lossy().into_owned();
+    // SAFETY: LevelDB malloc'd it, and it is freed once.
     unsafe { ffi::leveldb_free(err.cast()) };
     Some(msg)
 }
@@ -152,6 +153,7 @@ pub struct LevelDbEngine {
 // the options, cache and filter policy are only read after open, and LevelDB's
 // cache is internally synchronized.
 unsafe impl Send for LevelDbEngine {}
+// SAFETY: as for Send, above.
 unsafe impl Sync for LevelDbEngine {}
 
 impl LevelDbEngine {
@@ -421,6 +423,7 @@ impl LevelDbSession<'_> {
 impl Session for LevelDbSession<'_> {
     fn put(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
         self.ingested += (key.len() + value.len()) as u64;
+        // SAFETY: the batch copies key and value.
         self.write_reused_batch("put", |b| unsafe {
             ffi::leveldb_writebatch_put(b, key.as_ptr().cast(), key.len(), value.as_ptr().cast(), value.len())
         })
@@ -428,6 +431,7 @@ impl Session for LevelDbSession<'_> {
 
     fn delete(&mut self, key: &[u8]) -> Result<()> {
         self.ingested += key.len() as u64;
+        // SAFETY: the batch copies the key.
         self.write_reused_batch("delete", |b| unsafe {
             ffi::leveldb_writebatch_delete(b, key.as_ptr().cast(), key.len())
         })
@@ -443,11 +447,12 @@ impl Session for LevelDbSession<'_> {
             .sum::<u64>();
         self.write_reused_batch("write batch", |b| {
             for op in ops {
-                // SAFETY: the batch copies key and value.
                 match *op {
+                    // SAFETY: the batch copies key and value.
                     BatchOp::Put(k, v) => unsafe {
                         ffi::leveldb_writebatch_put(b, k.as_ptr().cast(), k.len(), v.as_ptr().cast(), v.len())
                     },
+                    // SAFETY: the batch copies the key.
                     BatchOp::Delete(k) => unsafe { ffi::leveldb_writebatch_delete(b, k.as_ptr().cast(), k.len()) },
                 }
             }

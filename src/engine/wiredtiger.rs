@@ -27,7 +27,14 @@ use anyhow::{bail, Context, Result};
 
 use super::{BatchOp, Engine, EngineOptions, EngineSpec, OpenArgs, OptKind, OptionSpec, Session, WriteAmpCounters};
 
-#[allow(non_upper_case_globals, non_camel_case_types, non_snake_case, dead_code, clippy::all)]
+#[allow(
+    non_upper_case_globals,
+    non_camel_case_types,
+    non_snake_case,
+    dead_code,
+    clippy::all,
+    reason = "bindgen's output of wiredtiger.h, C names as they are"
+)]
 mod ffi {
     include!(concat!(env!("OUT_DIR"), "/wiredtiger.rs"));
 }
@@ -208,6 +215,7 @@ pub struct WtEngine {
 // SAFETY: a WT_CONNECTION is thread-safe; each session (one per thread) is
 // opened from it and used by one thread only.
 unsafe impl Send for WtEngine {}
+// SAFETY: as for Send, above.
 unsafe impl Sync for WtEngine {}
 
 impl WtEngine {

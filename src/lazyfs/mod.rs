@@ -395,9 +395,11 @@ impl Filesystem for LazyFs {
 
     fn statfs(&self, _req: &Request, _ino: INodeNo, reply: ReplyStatfs) {
         let s = self.state();
+        // SAFETY: statvfs is plain data; zeroed is a valid value.
         let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
         let path = std::ffi::CString::new(s.backing_dir().as_os_str().as_encoded_bytes()).unwrap_or_default();
         // The backing filesystem's free space, less what the live state holds in memory.
+        // SAFETY: a valid C string and out pointer.
         if unsafe { libc::statvfs(path.as_ptr(), &mut st) } != 0 {
             reply.error(Errno::EIO);
             return;
@@ -570,6 +572,7 @@ impl LazyMount {
             // The session may also end with an error after the unmount went
             // through (ECONNABORTED): then there is nothing left to detach (EINVAL).
             let path = std::ffi::CString::new(self.mountpoint.as_os_str().as_encoded_bytes())?;
+            // SAFETY: a valid C string; detaching our own mount.
             if unsafe { libc::umount2(path.as_ptr(), libc::MNT_DETACH) } != 0
                 && std::io::Error::last_os_error().raw_os_error() != Some(libc::EINVAL)
             {
@@ -706,6 +709,7 @@ mod tests {
         f.set_len(8192).unwrap();
         f.sync_all().unwrap();
         sync_dir(&root);
+        // SAFETY: a shared map of 8192 bytes of a file that long, written within it and unmapped.
         unsafe {
             let p = libc::mmap(
                 std::ptr::null_mut(),

@@ -46,6 +46,7 @@ pub(super) fn on_fuse(dir: &Path) -> bool {
     let Ok(path) = std::ffi::CString::new(existing.as_os_str().as_encoded_bytes()) else { return false };
     // SAFETY: statfs into a zeroed struct of the right type.
     let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+    // SAFETY: a valid C string and out pointer.
     unsafe { libc::statfs(path.as_ptr(), &mut st) == 0 && st.f_type as i64 == FUSE_SUPER_MAGIC }
 }
 

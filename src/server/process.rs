@@ -259,6 +259,7 @@ pub(super) fn is_root() -> bool {
 /// (uid, gid) of an OS user.
 pub(super) fn lookup_user(name: &str) -> Result<(u32, u32)> {
     let cname = std::ffi::CString::new(name)?;
+    // SAFETY: passwd is plain data (pointers and ids); zeroed is a valid value.
     let mut pwd: libc::passwd = unsafe { std::mem::zeroed() };
     let mut buf = vec![0 as libc::c_char; 16384];
     let mut result: *mut libc::passwd = std::ptr::null_mut();

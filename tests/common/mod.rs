@@ -1,6 +1,6 @@
 //! Synthetic results with known figures, for the report tests: every number
 //! is chosen, so renderings are deterministic and differences are known.
-#![allow(dead_code)]
+#![allow(dead_code, reason = "each test module uses a part of the helpers")]
 
 pub mod cli;
 pub mod fetched;

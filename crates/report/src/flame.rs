@@ -113,7 +113,7 @@ fn frames(o: &mut String, node: &Node, total: f64, mode: &Mode, scale: f64, x0: 
     }
 }
 
-#[allow(clippy::too_many_arguments)]
+#[allow(clippy::too_many_arguments, reason = "an SVG rectangle's geometry and its node, as drawn")]
 fn rect(o: &mut String, name: &str, node: &Node, total: f64, mode: &Mode, x: f64, y: f64, w: f64) {
     let pct = 100.0 * node.weight / total;
     let label = esc(name);

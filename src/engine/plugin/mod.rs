@@ -86,6 +86,7 @@ pub struct Plugin {
 // SAFETY: the table is immutable static data of a library that stays
 // loaded; the header requires its engine-level calls to be thread-safe.
 unsafe impl Send for Plugin {}
+// SAFETY: as for Send, above.
 unsafe impl Sync for Plugin {}
 
 fn text(p: *const c_char) -> String {
@@ -454,6 +455,7 @@ pub struct PluginEngine {
 // SAFETY: the header requires engine-level calls to be safe from any thread
 // while sessions run.
 unsafe impl Send for PluginEngine {}
+// SAFETY: as for Send, above.
 unsafe impl Sync for PluginEngine {}
 
 impl Drop for PluginEngine {

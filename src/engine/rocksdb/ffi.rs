@@ -21,7 +21,10 @@ use std::ptr::{self, NonNull};
 
 use librocksdb_sys as ffi;
 
-#[allow(unused_imports)]
+#[allow(
+    unused_imports,
+    reason = "a source build calls the header's functions directly: `late` is used by release builds only"
+)]
 use super::late;
 use super::versions::{Capabilities, Release};
 #[cfg(test)]
@@ -170,6 +173,7 @@ owned_handle!(
 // SAFETY: setters need &mut; through & only the statistics object (itself
 // thread-safe) is read.
 unsafe impl Send for Options {}
+// SAFETY: as for Send, above.
 unsafe impl Sync for Options {}
 
 /// `fn name(&mut self, v: T)` for a C setter `rocksdb_options_set_*(opts, v)`.
@@ -279,6 +283,7 @@ owned_handle!(
 
 // SAFETY: RocksDB caches are thread-safe; the handle is only passed on.
 unsafe impl Send for Cache {}
+// SAFETY: as for Send, above.
 unsafe impl Sync for Cache {}
 
 impl Cache {
@@ -545,6 +550,7 @@ pub struct DbHandle(NonNull<ffi::rocksdb_t>);
 
 // SAFETY: a RocksDB DB is safe for concurrent use from many threads (db.h).
 unsafe impl Send for DbHandle {}
+// SAFETY: as for Send, above.
 unsafe impl Sync for DbHandle {}
 
 impl DbHandle {
@@ -708,6 +714,7 @@ pub struct Db {
 
 // SAFETY: as DbHandle; column family handles are thread-safe too.
 unsafe impl Send for Db {}
+// SAFETY: as for Send, above.
 unsafe impl Sync for Db {}
 
 impl Db {
@@ -809,6 +816,7 @@ pub struct TransactionDb {
 // SAFETY: as DbHandle: RocksDB's TransactionDB is thread-safe.
 #[cfg(rocksdb_has_txn)]
 unsafe impl Send for TransactionDb {}
+// SAFETY: as for Send, above.
 #[cfg(rocksdb_has_txn)]
 unsafe impl Sync for TransactionDb {}
 
@@ -939,6 +947,7 @@ pub struct OptimisticTransactionDb {
 // SAFETY: as DbHandle: RocksDB's OptimisticTransactionDB is thread-safe.
 #[cfg(rocksdb_has_txn)]
 unsafe impl Send for OptimisticTransactionDb {}
+// SAFETY: as for Send, above.
 #[cfg(rocksdb_has_txn)]
 unsafe impl Sync for OptimisticTransactionDb {}
 

@@ -16,7 +16,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
 // The C types, as bound from the header (which types exist depends on its release).
-#[allow(unused_imports)]
+#[allow(unused_imports, reason = "which of the header's types the late functions name depends on the release")]
 use librocksdb_sys::*;
 
 /// The address of the loaded library's C function `name` (NUL-terminated).
@@ -52,7 +52,7 @@ macro_rules! late_functions {
 
             #[cfg(rocksdb_any_release)]
             #[inline]
-            #[allow(clippy::too_many_arguments)]
+            #[allow(clippy::too_many_arguments, reason = "the C function's own parameters")]
             pub unsafe fn $name($($arg: $ty),*) $(-> $ret)? {
                 static AT: AtomicUsize = AtomicUsize::new(0);
                 let mut at = AT.load(Relaxed);
@@ -73,7 +73,7 @@ macro_rules! late_functions {
     };
 }
 
-#[allow(unused_imports)]
+#[allow(unused_imports, reason = "used by the late functions a release build compiles in")]
 use std::ffi::{c_char, c_uchar};
 
 late_functions! {

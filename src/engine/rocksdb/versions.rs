@@ -604,7 +604,10 @@ pub fn manifest(release: &Release, main: &str) -> Result<String> {
             registry.as_table_mut().into_iter().flatten().for_each(|(_, dep)| rebase(dep));
         }
     }
+    // A manifest of its own: no workspace, and so none of its lints (they
+    // change warnings only, never the binary).
     doc.insert("workspace".into(), Value::Table(Table::new()));
+    doc.remove("lints");
     let header = format!(
         "# RocksDB {} (librocksdb-sys {}): rumbench's own source built against this release.\n\
          # Generated from ../../Cargo.toml by `scripts/rocksdb-versions.sh`: do not edit.\n\n",

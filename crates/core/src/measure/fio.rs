@@ -252,6 +252,7 @@ fn run_fio(fio: &Path, job: &Path, stop: &dyn Fn() -> bool) -> Result<(std::proc
             // Stopped first, so that it forks no worker while they are killed.
             unsafe { libc::kill(group, libc::SIGSTOP) };
             kill_running(job);
+            // SAFETY: as above, the process group of a child we started.
             unsafe { libc::kill(group, libc::SIGKILL) };
             let _ = child.wait();
             // Gone once the kernel has ended their IO.

@@ -21,8 +21,9 @@ pub struct ClockSync {
 
 impl ClockSync {
     pub fn read() -> ClockSync {
-        // SAFETY: adjtimex with modes = 0 only reads the kernel's state into `tx`.
+        // SAFETY: a zeroed timex is valid plain data (modes = 0: read only).
         let mut tx: libc::timex = unsafe { std::mem::zeroed() };
+        // SAFETY: adjtimex with modes = 0 only reads the kernel's state into `tx`.
         let state = unsafe { libc::adjtimex(&mut tx) };
         let (synchronized, est, max) = if state < 0 {
             (None, None, None)

@@ -199,6 +199,7 @@ impl FsSpace {
     pub fn of(path: &Path) -> Result<FsSpace> {
         use std::os::unix::ffi::OsStrExt;
         let c = std::ffi::CString::new(path.as_os_str().as_bytes())?;
+        // SAFETY: statvfs is plain data; zeroed is a valid value.
         let mut s: libc::statvfs = unsafe { std::mem::zeroed() };
         // SAFETY: valid C string and out pointer.
         if unsafe { libc::statvfs(c.as_ptr(), &mut s) } != 0 {

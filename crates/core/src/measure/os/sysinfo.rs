@@ -259,6 +259,7 @@ pub fn kernel_release() -> Probe<String> {
 }
 
 fn uname() -> (Probe<String>, Probe<String>, Probe<String>) {
+    // SAFETY: utsname is plain data (byte arrays); zeroed is a valid value.
     let mut u: libc::utsname = unsafe { std::mem::zeroed() };
     // SAFETY: u is a valid out pointer.
     if unsafe { libc::uname(&mut u) } != 0 {
