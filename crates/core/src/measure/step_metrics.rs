@@ -558,6 +558,30 @@ fn beyond_the_timed_work(cpu_us: u64, wall_s: f64) -> Option<String> {
 
 use super::thread_cpu::this_process_ns as process_cpu_ns;
 
+/// Why a server's own write counter (`write_bytes` of /proc/PID/io, its
+/// processes summed) is not the bytes it wrote, when it is not: the kernel
+/// counts a page-cache folio's whole size each time a write dirties a clean
+/// one, and with large folios (ext4 and xfs on Linux 6.x) a commit's 8 KB
+/// WAL write into a 256 KB folio its last sync cleaned counts 256 KB
+/// (PostgreSQL 14 to 18 here: 2.4 to 10 GB counted in 3-second steps whose
+/// device wrote 0.2 GB). A server writes its files with write calls, so
+/// the bytes it passed to them (`wchar`, its socket replies included) bound
+/// what it can have dirtied; far beyond them, the counter is folios, not
+/// bytes. (rumbench's own process is not judged so: an engine in it may
+/// write through a memory map, which no write call counts.)
+fn server_write_bytes_overstated(write_bytes: u64, wchar: u64) -> Option<String> {
+    const SLACK: u64 = 1 << 20;
+    (write_bytes > wchar.saturating_mul(2).saturating_add(SLACK)).then(|| {
+        format!(
+            "the server's processes dirtied {:.1} MB of page cache by their counters, against {:.1} MB passed to write calls: \
+             the kernel counts a whole page-cache folio each time a small write dirties a clean one (large folios), \
+             so their write counter is not bytes written; the device's figures stand (none where the device is shared)",
+            mb(write_bytes),
+            mb(wchar)
+        )
+    })
+}
+
 fn per(x: f64, n: u64) -> Option<f64> {
     (n > 0).then(|| x / n as f64)
 }
@@ -705,9 +729,14 @@ impl StepProbe {
                 // Bytes dirtied and then truncated or deleted before
                 // writeback (short-lived WAL files) never reach storage.
                 let written = d.write_bytes.saturating_sub(d.cancelled_write_bytes);
-                m.process_write_bytes = Some(written);
                 m.process_cancelled_write_bytes = Some(d.cancelled_write_bytes);
-                m.write_amp_process = per(written as f64, work.logical_bytes_written);
+                match server_write_bytes_overstated(written, d.wchar) {
+                    None => {
+                        m.process_write_bytes = Some(written);
+                        m.write_amp_process = per(written as f64, work.logical_bytes_written);
+                    }
+                    Some(why) => missing("process_write_bytes", why),
+                }
             }
             (Some(Err(e)), _) => missing("srv_cpu_us_op", e.clone()),
             (_, Some(Err(e))) => missing("srv_cpu_us_op", format!("server process tree: {e:#}")),
@@ -940,6 +969,31 @@ mod tests {
         assert!(synced.judge_device_io().is_empty());
         let mut unsynced = write_step(200, 40, 0);
         assert_eq!(unsynced.judge_device_io().len(), 1);
+    }
+
+    #[test]
+    fn a_servers_write_counter_far_beyond_its_write_calls_is_not_bytes() {
+        // PostgreSQL 14.23, update-nonindex for 3 s (2026-12-07): 5.3 GB
+        // counted by a backend that passed 188 MB to write calls.
+        let why = server_write_bytes_overstated(5_320_359_936, 188_383_232).expect("overstated");
+        assert!(
+            why.starts_with(
+                "the server's processes dirtied 5073.9 MB of page cache by their counters, against 179.7 MB"
+            ),
+            "{why}"
+        );
+        // PostgreSQL 12.22's: fewer bytes counted than written.
+        assert_eq!(server_write_bytes_overstated(99_274_752, 150_000_000), None);
+        // Up to twice the write calls and a MB: partial pages, metadata.
+        assert_eq!(server_write_bytes_overstated(2 * 100_000 + (1 << 20), 100_000), None);
+        assert!(server_write_bytes_overstated(2 * 100_000 + (1 << 20) + 1, 100_000).is_some());
+        // Without process bytes a shared device gives no KB per write, never the device's both sides'.
+        let mut duet = write_step(200, 70, 0);
+        duet.device_shared = true;
+        duet.process_write_bytes = None;
+        duet.write_amp_process = None;
+        assert!(duet.judge_device_io().is_empty());
+        assert_eq!((duet.headline_wkbpi(), duet.headline_write_amp()), (None, None));
     }
 
     #[test]
