@@ -134,7 +134,6 @@ fn engine_names_stay_in_their_folders() {
         ("crates/report/src/exercised.rs", "sqlite", 1),
         ("crates/report/src/exercised.rs", "wiredtiger", 2),
         ("crates/report/src/metrics.rs", "rocksdb", 2),
-        ("crates/report/src/versions.rs", "rocksdb", 2),
         // RocksDB's versions and builds: provisioning, one module of its own to come.
         ("src/commands/internal.rs", "rocksdb", 3),
         ("src/commands/mod.rs", "rocksdb", 1),

@@ -1,14 +1,23 @@
-//! Version sweeps: the same steps on several versions of a server in one
-//! run (`-e postgres@12,postgres@14,postgres@16`, `-e
-//! mariadb-innodb@10.2,mariadb-innodb@11.4`: one view, whatever the
-//! server), each version against the oldest, per step: throughput, server CPU per operation (the figure that
-//! shows a CPU regression), client CPU per operation (rumbench's own: it
-//! must stay flat), storage reads per query and KB written per write, and
-//! the p99. RocksDB versions (`--sweep rocksdb.version=6.28,8.10,11.8`)
-//! likewise: throughput, CPU per operation (rumbench's process, RocksDB's
-//! threads in it), write-amp and the p99. Verdicts are `rumbench compare`'s (the same code: [`compare::compare_configs`]). Versions built
-//! differently (build_notes.rs) and settings a version did not know are
-//! noted under the table.
+//! Version sweeps: the same steps on several versions of one server or
+//! engine in one run (`-e postgres@12,postgres@14,postgres@16`, `-e
+//! mariadb-innodb@10.2,mariadb-innodb@11.4`, `--sweep
+//! rocksdb.version=6.28,8.10,11.8`), each version against the oldest, per
+//! step. One view, whatever is versioned: a server rumbench starts shows
+//! throughput, server CPU per operation (the figure that shows a CPU
+//! regression), server context switches per operation, client CPU per
+//! operation (rumbench's own: it must stay flat), storage reads per query,
+//! KB written per write and the p99; an engine in rumbench's process shows
+//! throughput, CPU per operation (rumbench's process, the engine's threads
+//! in it), write-amp and the p99. Verdicts are `rumbench compare`'s (the
+//! same code: [`compare::compare_configs`]). Versions built differently
+//! (build_notes.rs), settings a version did not know and what a version
+//! lacks are noted under the table.
+//!
+//! What makes a sweep is read from the results, not from a list of
+//! engines: a server's configs by their `server_version`, an engine's by
+//! the version its build records (`build.<engine>_source`: the source or
+//! release its library was built from). An engine that records none has no
+//! sweep: two plugins' versions, say, are two engines, not two versions.
 
 use super::build_notes::{build_notes, prov, BUILD_KEYS, ROCKSDB_BUILD_KEYS};
 use super::compare::Options;
@@ -16,7 +25,7 @@ use super::relative::{Column, Table};
 use super::summary::{ConfigInfo, Summary};
 use crate::plan::server_kind::ServerKind;
 
-/// The metrics of the version table, in its order: (key, label).
+/// The metrics of a server's version table, in its order: (key, label).
 pub const METRICS: &[(&str, &str)] = &[
     ("ops_s", "ops/s"),
     ("srv_cpu_us_op", "srv cpu us/op"),
@@ -28,15 +37,17 @@ pub const METRICS: &[(&str, &str)] = &[
     ("p99_us", "p99 us"),
 ];
 
-/// The metrics of the RocksDB version table.
-pub const ROCKSDB_METRICS: &[(&str, &str)] =
+/// The metrics of an in-process engine's version table: its CPU is
+/// rumbench's process's.
+pub const ENGINE_METRICS: &[(&str, &str)] =
     &[("ops_s", "ops/s"), ("cpu_us_op", "cpu us/op"), ("write_amp", "w-amp"), ("p99_us", "p99 us")];
 
 /// One version of a sweep.
 #[derive(Debug, Clone)]
 pub struct Version {
     pub config: String,
-    /// `SHOW server_version`.
+    /// The version as the server says it (`SHOW server_version`), or as
+    /// the engine's build records it.
     pub server_version: String,
 }
 
@@ -57,118 +68,128 @@ pub fn version_key(v: &str) -> Vec<u32> {
         .collect()
 }
 
-/// Every version sweep of a one-run summary: one per server rumbench starts
-/// (PostgreSQL's, MariaDB's), then RocksDB's.
-pub fn sweeps(s: &Summary, opts: &Options) -> Vec<Sweep> {
-    let servers = ServerKind::ALL.into_iter().filter(|k| k.can_start()).map(|k| server_sweep(s, opts, k));
-    servers.chain([rocksdb_sweep(s, opts)]).flatten().collect()
+/// What one sweep is of, and how its table reads.
+struct Family<'a> {
+    id: String,
+    title: String,
+    /// "PostgreSQL", "RocksDB": the heading's name for a version.
+    product: String,
+    metrics: &'static [(&'static str, &'static str)],
+    build_keys: &'static [(&'static str, &'static str)],
+    /// The heading's last words: what the CPU figures are.
+    cpu_note: String,
+    /// Its configs with their versions, in the run's order.
+    configs: Vec<(&'a ConfigInfo, String)>,
 }
 
-/// The RocksDB version sweep of a one-run summary: its rocksdb configs,
-/// when they ran at least two RocksDB versions.
-pub fn rocksdb_sweep(s: &Summary, opts: &Options) -> Option<Sweep> {
-    if s.runs.len() != 1 {
-        return None;
-    }
-    let key = "build.rocksdb_source";
-    let mut configs: Vec<&ConfigInfo> =
-        s.runs[0].configs.iter().filter(|c| c.engine == "rocksdb" && prov(c, key).is_some()).collect();
-    let mut distinct: Vec<&str> = configs.iter().filter_map(|c| prov(c, key)).collect();
-    distinct.sort_unstable();
-    distinct.dedup();
-    if distinct.len() < 2 {
-        return None;
-    }
-    configs.sort_by_key(|c| version_key(prov(c, key).unwrap_or("")));
-    let versions: Vec<Version> = configs
-        .iter()
-        .map(|c| Version { config: c.name.clone(), server_version: prov(c, key).unwrap_or("?").to_string() })
-        .collect();
-    let columns: Vec<Column> = versions
-        .iter()
-        .map(|v| Column { config: v.config.clone(), label: v.label(), detail: Some(v.server_version.clone()) })
-        .collect();
-    let (rows, pair_notes, unexercised) = Table::build(s, ROCKSDB_METRICS, columns.clone(), opts);
-    let mut notes = build_notes(&configs, ROCKSDB_BUILD_KEYS);
-    for c in &configs {
-        let lacks: Vec<&str> = c
-            .provenance
+fn distinct<'a>(values: impl Iterator<Item = &'a str>) -> usize {
+    let mut v: Vec<&str> = values.collect();
+    v.sort_unstable();
+    v.dedup();
+    v.len()
+}
+
+/// Each server's configs that rumbench started, when there are at least
+/// two and they differ in version or binaries.
+fn server_families(s: &Summary) -> Vec<Family<'_>> {
+    let mut out = Vec::new();
+    for kind in ServerKind::ALL.into_iter().filter(|k| k.can_start()) {
+        let configs: Vec<(&ConfigInfo, String)> = s.runs[0]
+            .configs
             .iter()
-            .filter(|(k, _)| k == "rocksdb.lacks")
-            .map(|(_, v)| v.split(':').next().unwrap_or(v))
+            .filter(|c| c.engine == kind.name())
+            .filter(|c| !c.options.iter().any(|(k, v)| k == "target" && !v.is_empty()))
+            .filter_map(|c| Some((c, prov(c, "server_version")?.to_string())))
             .collect();
-        if !lacks.is_empty() {
-            notes.push(format!("{} (RocksDB {}) lacks: {}", c.name, prov(c, key).unwrap_or("?"), lacks.join("; ")));
+        let versions = distinct(configs.iter().map(|(_, v)| v.as_str()));
+        let binaries = distinct(configs.iter().filter_map(|(c, _)| prov(c, "server.binaries")));
+        if configs.len() < 2 || (versions < 2 && binaries < 2) {
+            continue;
+        }
+        out.push(Family {
+            // "versions" for PostgreSQL, as before other servers had one.
+            id: match kind {
+                ServerKind::Postgres => "versions".into(),
+                other => format!("versions-{}", other.name()),
+            },
+            title: match kind {
+                ServerKind::MariadbMyrocks => "MariaDB (MyRocks) versions".into(),
+                other => format!("{} versions", other.product()),
+            },
+            product: kind.product().into(),
+            metrics: METRICS,
+            build_keys: BUILD_KEYS,
+            cpu_note:
+                "srv cpu = the server's processes, cli cpu = rumbench's client threads (the control: it must stay flat)"
+                    .into(),
+            configs,
+        });
+    }
+    out
+}
+
+/// Each in-process engine's configs, when they ran at least two versions
+/// of it, as its build records them (`build.<engine>_source`).
+fn engine_families(s: &Summary) -> Vec<Family<'_>> {
+    let mut engines: Vec<&str> = Vec::new();
+    for c in &s.runs[0].configs {
+        if !ServerKind::ALL.iter().any(|k| k.name() == c.engine) && !engines.contains(&c.engine.as_str()) {
+            engines.push(&c.engine);
         }
     }
-    notes.extend(pair_notes);
-    let heading = format!(
-        "per step, each version against {} (RocksDB {}, the oldest): its value, then {}; \
-cpu = rumbench's process per operation, RocksDB's own threads included (the same client code on every version)",
-        versions[0].config,
-        versions[0].server_version,
-        super::relative::verdict_legend(opts),
-    );
-    let cpu = super::relative::cpu_changes(s, &columns, opts);
-    let table = Table {
-        id: "rocksdb-versions".into(),
-        title: "RocksDB versions".into(),
-        heading,
-        metrics: ROCKSDB_METRICS,
-        columns,
-        rows,
-        notes,
-        legend: Vec::new(),
-        cpu,
-        unexercised,
-    };
-    Some(Sweep { versions, table })
+    let mut out = Vec::new();
+    for engine in engines {
+        let source_key = format!("build.{engine}_source");
+        let configs: Vec<(&ConfigInfo, String)> = s.runs[0]
+            .configs
+            .iter()
+            .filter(|c| c.engine == engine)
+            .filter_map(|c| Some((c, prov(c, &source_key)?.to_string())))
+            .collect();
+        if distinct(configs.iter().map(|(_, v)| v.as_str())) < 2 {
+            continue;
+        }
+        // The engine's own name for itself, as its build records it.
+        let product = configs.iter().find_map(|(c, _)| prov(c, "build.product")).unwrap_or(engine).to_string();
+        out.push(Family {
+            id: format!("{engine}-versions"),
+            title: format!("{product} versions"),
+            cpu_note: format!(
+                "cpu = rumbench's process per operation, {product}'s own threads included (the same client code on every version)"
+            ),
+            product,
+            metrics: ENGINE_METRICS,
+            build_keys: ROCKSDB_BUILD_KEYS,
+            configs,
+        });
+    }
+    out
 }
 
-/// The PostgreSQL version sweep of a one-run summary ([`server_sweep`]).
-pub fn sweep(s: &Summary, opts: &Options) -> Option<Sweep> {
-    server_sweep(s, opts, ServerKind::Postgres)
-}
-
-/// The version sweep of one server in a one-run summary: its configs that
-/// rumbench started, when there are at least two and they differ in
-/// version or binaries. None otherwise (and for summaries of several runs:
-/// `rumbench compare` is for those).
-pub fn server_sweep(s: &Summary, opts: &Options, kind: ServerKind) -> Option<Sweep> {
+/// Every version sweep of a one-run summary: one per server rumbench starts
+/// (PostgreSQL's, MariaDB's), then one per in-process engine (RocksDB's).
+/// None for summaries of several runs: `rumbench compare` is for those.
+pub fn sweeps(s: &Summary, opts: &Options) -> Vec<Sweep> {
     if s.runs.len() != 1 {
-        return None;
+        return Vec::new();
     }
-    let mut configs: Vec<&ConfigInfo> = s.runs[0]
-        .configs
-        .iter()
-        .filter(|c| c.engine == kind.name() && prov(c, "server_version").is_some())
-        .filter(|c| !c.options.iter().any(|(k, v)| k == "target" && !v.is_empty()))
-        .collect();
-    let distinct = |key: &str| {
-        let mut v: Vec<&str> = configs.iter().filter_map(|c| prov(c, key)).collect();
-        v.sort_unstable();
-        v.dedup();
-        v.len()
-    };
-    if configs.len() < 2 || (distinct("server_version") < 2 && distinct("server.binaries") < 2) {
-        return None;
-    }
-    configs.sort_by_key(|c| version_key(prov(c, "server_version").unwrap_or("")));
-    let versions: Vec<Version> = configs
-        .iter()
-        .map(|c| Version {
-            config: c.name.clone(),
-            server_version: prov(c, "server_version").unwrap_or("?").to_string(),
-        })
-        .collect();
+    server_families(s).into_iter().chain(engine_families(s)).map(|f| sweep_of(s, opts, f)).collect()
+}
+
+/// The one builder of a version table, whatever the family.
+fn sweep_of(s: &Summary, opts: &Options, mut family: Family<'_>) -> Sweep {
+    family.configs.sort_by_key(|(_, v)| version_key(v));
+    let versions: Vec<Version> =
+        family.configs.iter().map(|(c, v)| Version { config: c.name.clone(), server_version: v.clone() }).collect();
     let columns: Vec<Column> = versions
         .iter()
         .map(|v| Column { config: v.config.clone(), label: v.label(), detail: Some(v.server_version.clone()) })
         .collect();
-    let (rows, pair_notes, unexercised) = Table::build(s, METRICS, columns.clone(), opts);
-
-    let mut notes = build_notes(&configs, BUILD_KEYS);
-    for c in &configs {
+    let (rows, pair_notes, unexercised) = Table::build(s, family.metrics, columns.clone(), opts);
+    let configs: Vec<&ConfigInfo> = family.configs.iter().map(|(c, _)| *c).collect();
+    let mut notes = build_notes(&configs, family.build_keys);
+    for (c, version) in &family.configs {
+        let version = short_version(version);
         if prov(c, "build.assertions").is_some_and(|a| a == "on") {
             notes.push(format!(
                 "{} was built with assertions on: its figures are slower than a release build's",
@@ -181,34 +202,36 @@ pub fn server_sweep(s: &Summary, opts: &Options, kind: ServerKind) -> Option<Swe
         if let Some(u) = prov(c, "server_config.unknown") {
             notes.push(format!(
                 "{}: server settings not applied, unknown to {} {}: {u}",
-                c.name,
-                kind.product(),
-                short_version(prov(c, "server_version").unwrap_or("?"))
+                c.name, family.product, version
             ));
+        }
+        // What a version's build could not do (`<engine>.lacks`).
+        let lacks_key = format!("{}.lacks", c.engine);
+        let lacks: Vec<&str> = c
+            .provenance
+            .iter()
+            .filter(|(k, _)| *k == lacks_key)
+            .map(|(_, v)| v.split(':').next().unwrap_or(v))
+            .collect();
+        if !lacks.is_empty() {
+            notes.push(format!("{} ({} {version}) lacks: {}", c.name, family.product, lacks.join("; ")));
         }
     }
     notes.extend(pair_notes);
     let heading = format!(
-        "per step, each version against {} ({} {}, the oldest): its value, then {}; \
-srv cpu = the server's processes, cli cpu = rumbench's client threads (the control: it must stay flat)",
+        "per step, each version against {} ({} {}, the oldest): its value, then {}; {}",
         versions[0].config,
-        kind.product(),
+        family.product,
         short_version(&versions[0].server_version),
         super::relative::verdict_legend(opts),
+        family.cpu_note,
     );
     let cpu = super::relative::cpu_changes(s, &columns, opts);
     let table = Table {
-        // "versions" for PostgreSQL, as before other servers had one.
-        id: match kind {
-            ServerKind::Postgres => "versions".into(),
-            other => format!("versions-{}", other.name()),
-        },
-        title: match kind {
-            ServerKind::MariadbMyrocks => "MariaDB (MyRocks) versions".into(),
-            other => format!("{} versions", other.product()),
-        },
+        id: family.id,
+        title: family.title,
         heading,
-        metrics: METRICS,
+        metrics: family.metrics,
         columns,
         rows,
         notes,
@@ -216,7 +239,7 @@ srv cpu = the server's processes, cli cpu = rumbench's client threads (the contr
         cpu,
         unexercised,
     };
-    Some(Sweep { versions, table })
+    Sweep { versions, table }
 }
 
 /// "10.2.11" of "10.2.11-MariaDB" (a version as the server says it, with its suffix).
@@ -281,6 +304,15 @@ mod tests {
 
     fn summary(run: &crate::result::RunResult) -> Summary {
         Summary::build(&[NamedRun { label: "r".into(), dir: String::new(), run }])
+    }
+
+    /// The sweep whose table is `id` ("versions": PostgreSQL's).
+    fn sweep_with_id(s: &Summary, id: &str) -> Option<Sweep> {
+        sweeps(s, &Options::default()).into_iter().find(|sw| sw.table.id == id)
+    }
+
+    fn sweep(s: &Summary, _opts: &Options) -> Option<Sweep> {
+        sweep_with_id(s, "versions")
     }
 
     #[test]
@@ -433,6 +465,7 @@ mod tests {
             c.name = name.into();
             c.engine = "rocksdb".into();
             c.provenance = vec![
+                ("build.product".into(), "RocksDB".into()),
                 ("build.rocksdb_source".into(), version.into()),
                 (
                     "build.ndebug".into(),
@@ -459,7 +492,8 @@ mod tests {
         let run = fixtures::in_rounds(two_rocksdb_versions(), 5);
         let s = summary(&run);
         assert!(sweep(&s, &Options::default()).is_none(), "no PostgreSQL sweep");
-        let sw = rocksdb_sweep(&s, &Options::default()).expect("a RocksDB sweep");
+        let sw = sweep_with_id(&s, "rocksdb-versions").expect("a RocksDB sweep");
+        assert_eq!(sw.table.title, "RocksDB versions");
         assert_eq!(
             sw.versions.iter().map(|v| v.config.as_str()).collect::<Vec<_>>(),
             ["rocksdb-6.28.2", "rocksdb-11.8.1"]
@@ -468,7 +502,7 @@ mod tests {
             .table
             .rows
             .iter()
-            .find(|r| r.step == "fillrandom" && ROCKSDB_METRICS[r.metric].0 == "cpu_us_op")
+            .find(|r| r.step == "fillrandom" && ENGINE_METRICS[r.metric].0 == "cpu_us_op")
             .expect("cpu row");
         assert_eq!(cpu.cells[0].verdict, Verdict::Regression);
         let text = crate::table::versions_text(&s);
@@ -505,6 +539,32 @@ mod tests {
         // One RocksDB version (the built-in beside a name): no table.
         other.configs.truncate(1);
         assert_eq!(crate::table::versions_text(&summary(&other)), "");
+    }
+
+    #[test]
+    fn servers_and_engines_share_one_view_and_an_engine_needs_its_builds_version() {
+        // Two PostgreSQL versions and two RocksDB versions in one run: two
+        // tables of the one builder, servers first.
+        let mut run = two_versions();
+        run.configs.extend(two_rocksdb_versions().configs);
+        let s = summary(&fixtures::in_rounds(run, 5));
+        let ids: Vec<String> = sweeps(&s, &Options::default()).into_iter().map(|sw| sw.table.id).collect();
+        assert_eq!(ids, ["versions", "rocksdb-versions"]);
+        // Two plugins report different versions: two engines, not a sweep.
+        let mut plugins = two_rocksdb_versions();
+        for (c, v) in plugins.configs.iter_mut().zip(["1.0", "2.0"]) {
+            c.engine = "plugin".into();
+            c.engine_version = Some(v.into());
+            c.provenance.retain(|(k, _)| !k.starts_with("build."));
+        }
+        assert!(sweeps(&summary(&plugins), &Options::default()).is_empty());
+        // Without its product's name, the table says the engine's.
+        let mut unnamed = two_rocksdb_versions();
+        for c in &mut unnamed.configs {
+            c.provenance.retain(|(k, _)| k != "build.product");
+        }
+        let sw = sweep_with_id(&summary(&unnamed), "rocksdb-versions").expect("a sweep");
+        assert_eq!(sw.table.title, "rocksdb versions");
     }
 
     #[test]

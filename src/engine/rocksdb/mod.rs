@@ -402,8 +402,15 @@ fn open(args: &OpenArgs) -> Result<Box<dyn Engine>> {
     Ok(Box::new(RocksEngine { db, common, read_only: false }))
 }
 
-/// How this RocksDB was built, for every result (see build.rs).
+/// How this RocksDB was built, for every result (see build.rs): its name
+/// for the version table (`build.product`), then the build.
 pub fn build_provenance() -> Vec<(String, String)> {
+    let mut out = vec![("build.product".to_string(), "RocksDB".to_string())];
+    out.extend(build_only_provenance());
+    out
+}
+
+fn build_only_provenance() -> Vec<(String, String)> {
     // A RocksDB version's build (rocksdb@8.10): how and when it was made (the cache entry beside this binary).
     let cached = self::build::this_binarys_build();
     if let Some(dir) = option_env!("RUMBENCH_ROCKSDB_LIB_DIR") {
