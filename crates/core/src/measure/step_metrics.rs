@@ -735,7 +735,12 @@ impl StepProbe {
                         m.process_write_bytes = Some(written);
                         m.write_amp_process = per(written as f64, work.logical_bytes_written);
                     }
-                    Some(why) => missing("process_write_bytes", why),
+                    Some(why) => {
+                        // Not rumbench's own either (set above): the engine's IO is the server's.
+                        m.process_write_bytes = None;
+                        m.write_amp_process = None;
+                        missing("process_write_bytes", why);
+                    }
                 }
             }
             (Some(Err(e)), _) => missing("srv_cpu_us_op", e.clone()),
