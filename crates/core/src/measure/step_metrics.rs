@@ -558,6 +558,28 @@ fn beyond_the_timed_work(cpu_us: u64, wall_s: f64) -> Option<String> {
 
 use super::thread_cpu::this_process_ns as process_cpu_ns;
 
+/// Why a server's context switches over a step are not known, when they are
+/// not: a thread or process of it that ended during the step took its count
+/// with it (a PostgreSQL backend, or a MariaDB 10.1 connection thread, ends
+/// with its client's session). Seen two ways: a thread of the first read
+/// gone by the second (`ended`), or CPU the live threads did not use
+/// (`ended_cpu_us`: one that came and went between the reads), beyond the
+/// ticks' rounding (50 ms, and a quarter of the step's server CPU).
+fn switches_lost(ended: u64, ended_cpu_us: u64, server_cpu_us: u64) -> Option<String> {
+    if ended > 0 {
+        return Some(format!(
+            "{ended} of the server's threads or processes ended during the step (a connection's, when its client's session closed) and took their context switches with them"
+        ));
+    }
+    (ended_cpu_us > 50_000 && ended_cpu_us * 4 > server_cpu_us).then(|| {
+        format!(
+            "threads or processes of the server that ended during the step (a connection's, when its client's session closed) used {:.0} ms of its {:.0} ms of CPU and took their context switches with them",
+            ended_cpu_us as f64 / 1e3,
+            server_cpu_us as f64 / 1e3
+        )
+    })
+}
+
 /// Why a server's own write counter (`write_bytes` of /proc/PID/io, its
 /// processes summed) is not the bytes it wrote, when it is not: the kernel
 /// counts a page-cache folio's whole size each time a write dirties a clean
@@ -722,7 +744,12 @@ impl StepProbe {
                     Some(why) => missing("srv_cpu_us_op", why),
                 }
                 if m.srv_cpu_us_op.is_some() {
-                    m.srv_switches_op = a.since(b).ctx_switches.and_then(|n| per(n as f64, work.ops));
+                    let d = a.since(b);
+                    if let Some(why) = switches_lost(d.tasks_ended, d.ended_cpu_us, cpu) {
+                        missing("srv_switches_op", why);
+                    } else {
+                        m.srv_switches_op = d.ctx_switches.and_then(|n| per(n as f64, work.ops));
+                    }
                 }
                 let d = a.since(b);
                 m.process_read_bytes = Some(d.read_bytes);
@@ -999,6 +1026,17 @@ mod tests {
         duet.write_amp_process = None;
         assert!(duet.judge_device_io().is_empty());
         assert_eq!((duet.headline_wkbpi(), duet.headline_write_amp()), (None, None));
+    }
+
+    #[test]
+    fn a_servers_switches_are_unknown_when_a_thread_that_worked_ended() {
+        assert!(switches_lost(1, 0, 1_000_000).unwrap().starts_with("1 of the server's threads"));
+        // A connection that came and went between the reads did most of the work.
+        let why = switches_lost(0, 2_400_000, 3_000_000).unwrap();
+        assert!(why.contains("used 2400 ms of its 3000 ms of CPU"), "{why}");
+        // Ticks' rounding across many threads: not a thread that ended.
+        assert_eq!(switches_lost(0, 40_000, 3_000_000), None);
+        assert_eq!(switches_lost(0, 200_000, 3_000_000), None);
     }
 
     #[test]

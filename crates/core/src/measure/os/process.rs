@@ -24,7 +24,7 @@ fn open(path: &Path) -> Result<File> {
 ///
 /// Counters (CPU, IO) are cumulative since process start; use
 /// [`ProcessCounters::since`] for a step's share. Memory fields are gauges.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct ProcessCounters {
     /// The processes summed (one for a single process).
     pub pids: Vec<i32>,
@@ -61,6 +61,26 @@ pub struct ProcessCounters {
     /// the read, from each `task/<tid>/status` (a thread that exited takes
     /// its count with it); None where no thread's status could be read.
     pub ctx_switches: Option<u64>,
+    /// The threads (every process's) read for `ctx_switches`, sorted.
+    #[serde(skip)]
+    pub task_ids: Vec<i32>,
+    /// In a [`ProcessCounters::since`]: the threads of the earlier read that
+    /// were gone by this one (a server's connection thread, or its backend
+    /// process, ended with its client's session): their switches went with
+    /// them, so `ctx_switches` is then None, not a count missing theirs.
+    #[serde(skip)]
+    pub tasks_ended: u64,
+    /// CPU of the threads alive at the read (each `task/<tid>/stat`),
+    /// microseconds: the process's own CPU less this is what its ended
+    /// threads used.
+    #[serde(skip)]
+    pub live_tasks_cpu_us: u64,
+    /// In a [`ProcessCounters::since`]: CPU used between the reads by
+    /// threads or processes gone by the later one, those that came and went
+    /// between the reads included (a connection opened and closed within a
+    /// step), microseconds; from ticks, so within a few ticks a thread.
+    #[serde(skip)]
+    pub ended_cpu_us: u64,
 }
 
 impl ProcessCounters {
@@ -95,6 +115,7 @@ impl ProcessCounters {
             .map_err(|e| anyhow!("{}/status: {e}", dir.display()))?;
         let tps = roots.ticks_per_second;
         let kib = |v: Option<u64>| v.unwrap_or(0) * 1024;
+        let (ctx_switches, task_ids, live_ticks) = task_switches(&dir);
         Ok(ProcessCounters {
             pids: vec![pid],
             cpu_user_us: ticks_to_us(stat.utime, tps),
@@ -112,7 +133,11 @@ impl ProcessCounters {
             vm_size_bytes: kib(status.vmsize),
             vm_peak_bytes: kib(status.vmpeak),
             threads: stat.num_threads.max(0) as u64,
-            ctx_switches: task_switches(&dir),
+            ctx_switches,
+            task_ids,
+            tasks_ended: 0,
+            live_tasks_cpu_us: ticks_to_us(live_ticks, tps),
+            ended_cpu_us: 0,
         })
     }
 
@@ -185,6 +210,10 @@ impl ProcessCounters {
             vm_peak_bytes: 0,
             threads: stat.num_threads.max(0) as u64,
             ctx_switches: None,
+            task_ids: Vec::new(),
+            tasks_ended: 0,
+            live_tasks_cpu_us: 0,
+            ended_cpu_us: 0,
         })
     }
 
@@ -215,6 +244,15 @@ impl ProcessCounters {
                 (None, None) => None,
                 (a, b) => Some(a.unwrap_or(0) + b.unwrap_or(0)),
             },
+            task_ids: {
+                let mut t = self.task_ids.clone();
+                t.extend(&o.task_ids);
+                t.sort_unstable();
+                t
+            },
+            tasks_ended: self.tasks_ended + o.tasks_ended,
+            live_tasks_cpu_us: self.live_tasks_cpu_us + o.live_tasks_cpu_us,
+            ended_cpu_us: self.ended_cpu_us + o.ended_cpu_us,
         }
     }
 
@@ -222,6 +260,10 @@ impl ProcessCounters {
     /// pids are `self`'s. For a tree, a process that exited between the two
     /// reads takes its counts with it (saturating at 0).
     pub fn since(&self, earlier: &ProcessCounters) -> ProcessCounters {
+        let ended = earlier.task_ids.iter().filter(|t| self.task_ids.binary_search(t).is_err()).count() as u64;
+        // All CPU (live threads, ended ones, reaped children) less the live threads' growth.
+        let all = |c: &ProcessCounters| (c.cpu_us() + c.reaped_children_cpu_us) as i64;
+        let ended_cpu = (all(self) - all(earlier)) - (self.live_tasks_cpu_us as i64 - earlier.live_tasks_cpu_us as i64);
         ProcessCounters {
             pids: self.pids.clone(),
             cpu_user_us: self.cpu_user_us.saturating_sub(earlier.cpu_user_us),
@@ -235,20 +277,40 @@ impl ProcessCounters {
             write_bytes: self.write_bytes.saturating_sub(earlier.write_bytes),
             cancelled_write_bytes: self.cancelled_write_bytes.saturating_sub(earlier.cancelled_write_bytes),
             ctx_switches: match (self.ctx_switches, earlier.ctx_switches) {
-                (Some(a), Some(b)) => Some(a.saturating_sub(b)),
+                (Some(a), Some(b)) if ended == 0 => Some(a.saturating_sub(b)),
                 _ => None,
             },
+            tasks_ended: ended,
+            ended_cpu_us: ended_cpu.max(0) as u64,
             ..self.clone()
         }
     }
 }
 
 /// The context switches of every thread of the process at `dir`
-/// (`task/*/status`: voluntary_ctxt_switches + nonvoluntary_ctxt_switches).
-fn task_switches(dir: &Path) -> Option<u64> {
+/// (`task/*/status`: voluntary_ctxt_switches + nonvoluntary_ctxt_switches),
+/// the threads read, sorted, and their CPU (utime + stime of each
+/// `task/<tid>/stat`), in ticks.
+fn task_switches(dir: &Path) -> (Option<u64>, Vec<i32>, u64) {
     let mut total = None;
-    for task in std::fs::read_dir(dir.join("task")).ok()?.flatten() {
+    let mut ids = Vec::new();
+    let mut ticks = 0u64;
+    let Ok(tasks) = std::fs::read_dir(dir.join("task")) else { return (None, ids, 0) };
+    for task in tasks.flatten() {
         let Ok(text) = std::fs::read_to_string(task.path().join("status")) else { continue };
+        // Fields after the command's closing parenthesis: state is the
+        // first, utime the 12th and stime the 13th.
+        if let Ok(stat) = std::fs::read_to_string(task.path().join("stat")) {
+            if let Some((_, rest)) = stat.rsplit_once(')') {
+                let mut f = rest.split_whitespace().skip(11);
+                let (u, s) =
+                    (f.next().and_then(|v| v.parse::<u64>().ok()), f.next().and_then(|v| v.parse::<u64>().ok()));
+                ticks += u.unwrap_or(0) + s.unwrap_or(0);
+            }
+        }
+        if let Some(id) = task.file_name().to_str().and_then(|n| n.parse().ok()) {
+            ids.push(id);
+        }
         let mut n = 0u64;
         for line in text.lines() {
             if let Some(v) = line
@@ -260,7 +322,8 @@ fn task_switches(dir: &Path) -> Option<u64> {
         }
         total = Some(total.unwrap_or(0) + n);
     }
-    total
+    ids.sort_unstable();
+    (total, ids, ticks)
 }
 
 /// All descendants of `pid` (children, grandchildren, ...). Sorted.
@@ -481,23 +544,82 @@ mod tests {
 
     #[test]
     fn the_switches_of_every_live_thread_are_counted() {
-        let before = ProcessCounters::current().unwrap();
-        let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
-        let (slept_tx, slept_rx) = std::sync::mpsc::channel::<()>();
-        // A thread that blocks 50 times (each a voluntary switch), then waits, alive, for the read.
+        // The other tests' threads come and go in this process: a read
+        // between which one of them ended has no count (the test below);
+        // tried again until none did.
+        for _ in 0..50 {
+            let before = ProcessCounters::current().unwrap();
+            let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
+            let (slept_tx, slept_rx) = std::sync::mpsc::channel::<()>();
+            // A thread that blocks 50 times (each a voluntary switch), then waits, alive, for the read.
+            let t = std::thread::spawn(move || {
+                for _ in 0..50 {
+                    std::thread::sleep(std::time::Duration::from_micros(200));
+                }
+                slept_tx.send(()).unwrap();
+                done_rx.recv().unwrap();
+            });
+            slept_rx.recv().unwrap();
+            let after = ProcessCounters::current().unwrap();
+            done_tx.send(()).unwrap();
+            t.join().unwrap();
+            let d = after.since(&before);
+            if d.tasks_ended > 0 {
+                continue;
+            }
+            let grew = d.ctx_switches.expect("this process's threads are readable");
+            assert!(grew >= 50, "{grew}");
+            return;
+        }
+        panic!("another thread of this process ended between every pair of reads");
+    }
+
+    #[test]
+    fn an_ended_thread_is_told_from_the_live_ones_by_its_id() {
+        let read = |ids: &[i32], switches: u64| ProcessCounters {
+            ctx_switches: Some(switches),
+            task_ids: ids.to_vec(),
+            ..ProcessCounters::default()
+        };
+        // 12 was there and is gone: its switches since are unknown, and so is the total.
+        let d = read(&[10, 11, 13], 500).since(&read(&[10, 11, 12], 400));
+        assert_eq!((d.ctx_switches, d.tasks_ended), (None, 1));
+        // 13 is new: all of its switches are the interval's.
+        let d = read(&[10, 11, 12, 13], 500).since(&read(&[10, 11, 12], 400));
+        assert_eq!((d.ctx_switches, d.tasks_ended), (Some(100), 0));
+        // The same threads, but 300 ms of CPU the live ones did not use: a
+        // thread came and went between the reads.
+        let mut later = read(&[10, 11, 12], 500);
+        later.cpu_user_us = 900_000;
+        later.live_tasks_cpu_us = 600_000;
+        let mut first = read(&[10, 11, 12], 400);
+        first.cpu_user_us = 100_000;
+        first.live_tasks_cpu_us = 100_000;
+        assert_eq!(later.since(&first).ended_cpu_us, 300_000);
+        // A tree: the processes' threads together.
+        let tree = read(&[10], 5).plus(&read(&[7, 8], 6));
+        assert_eq!((tree.task_ids, tree.ctx_switches), (vec![7, 8, 10], Some(11)));
+    }
+
+    #[test]
+    fn a_thread_that_ended_between_the_reads_leaves_the_switches_unknown() {
+        let (go_tx, go_rx) = std::sync::mpsc::channel::<()>();
+        let (started_tx, started_rx) = std::sync::mpsc::channel::<()>();
         let t = std::thread::spawn(move || {
-            for _ in 0..50 {
+            started_tx.send(()).unwrap();
+            go_rx.recv().unwrap();
+            for _ in 0..20 {
                 std::thread::sleep(std::time::Duration::from_micros(200));
             }
-            slept_tx.send(()).unwrap();
-            done_rx.recv().unwrap();
         });
-        slept_rx.recv().unwrap();
-        let after = ProcessCounters::current().unwrap();
-        done_tx.send(()).unwrap();
+        started_rx.recv().unwrap();
+        let before = ProcessCounters::current().unwrap();
+        go_tx.send(()).unwrap();
         t.join().unwrap();
-        let grew = after.since(&before).ctx_switches.expect("this process's threads are readable");
-        assert!(grew >= 50, "{grew}");
+        let after = ProcessCounters::current().unwrap();
+        let d = after.since(&before);
+        // Its 20 sleeps went with it (and other tests' threads may have ended too).
+        assert!(d.ctx_switches.is_none() && d.tasks_ended >= 1, "{:?} {}", d.ctx_switches, d.tasks_ended);
     }
 
     /// A copy of the fixture /proc to change under a reader.
