@@ -743,15 +743,14 @@ impl StepProbe {
                     None => m.srv_cpu_us_op = per(cpu as f64, work.ops),
                     Some(why) => missing("srv_cpu_us_op", why),
                 }
+                let d = a.since(b);
                 if m.srv_cpu_us_op.is_some() {
-                    let d = a.since(b);
                     if let Some(why) = switches_lost(d.tasks_ended, d.ended_cpu_us, cpu) {
                         missing("srv_switches_op", why);
                     } else {
                         m.srv_switches_op = d.ctx_switches.and_then(|n| per(n as f64, work.ops));
                     }
                 }
-                let d = a.since(b);
                 m.process_read_bytes = Some(d.read_bytes);
                 // Bytes dirtied and then truncated or deleted before
                 // writeback (short-lived WAL files) never reach storage.
@@ -1005,7 +1004,7 @@ mod tests {
 
     #[test]
     fn a_servers_write_counter_far_beyond_its_write_calls_is_not_bytes() {
-        // PostgreSQL 14.23, update-nonindex for 3 s (2026-12-07): 5.3 GB
+        // PostgreSQL 14.23, update-nonindex for 5 s (2026-12-07): 5.3 GB
         // counted by a backend that passed 188 MB to write calls.
         let why = server_write_bytes_overstated(5_320_359_936, 188_383_232).expect("overstated");
         assert!(
